@@ -1,0 +1,125 @@
+// base.c: structured errors and allocation hooks
+#include "salto/base.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+salto_src_loc salto_loc_none(void) {
+    salto_src_loc l = {NULL, 0, 0};
+    return l;
+}
+
+
+salto_status salto_fail(salto_error* err, salto_status s, salto_src_loc where, const char* func,
+                        int src_line, const char* fmt, ...) {
+    if (!err) return s;
+    if (err->status != SALTO_OK) return err->status;
+    err->status = s;
+    err->func = func;
+    err->src_line = src_line;
+    err->note[0] = '\0';
+    err->where = where;
+    if (where.file) {
+        snprintf(err->file_buf, sizeof err->file_buf, "%s", where.file);
+        err->where.file = err->file_buf;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+
+void salto_error_note(salto_error* err, const char* fmt, ...) {
+    if (!err || err->status == SALTO_OK || err->note[0]) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->note, sizeof err->note, fmt, ap);
+    va_end(ap);
+}
+
+
+static int format_loc(const salto_src_loc* l, char* buf, size_t n) {
+    if (!l->file) return 0;
+    if (l->line > 0 && l->col > 0) return snprintf(buf, n, "%s:%d:%d: ", l->file, l->line, l->col);
+    if (l->line > 0) return snprintf(buf, n, "%s:%d: ", l->file, l->line);
+    return snprintf(buf, n, "%s: ", l->file);
+}
+
+
+void salto_error_format(const salto_error* err, char* buf, size_t n) {
+    if (n == 0) return;
+    buf[0] = '\0';
+    char loc[300];
+    format_loc(&err->where, loc, sizeof loc);
+    int k = snprintf(buf, n, "%serror: %s", loc, err->msg);
+    if (err->note[0] && k > 0 && (size_t)k < n) {
+        snprintf(buf + k, n - (size_t)k, "\n%snote: %s", loc, err->note);
+    }
+}
+
+// ---- allocation ----
+
+static salto_alloc_hooks g_hooks = {NULL, NULL, NULL};
+
+
+void salto_set_alloc_hooks(const salto_alloc_hooks* hooks) {
+    if (hooks) {
+        g_hooks = *hooks;
+    } else {
+        g_hooks.malloc_fn = NULL;
+        g_hooks.free_fn = NULL;
+        g_hooks.user = NULL;
+    }
+}
+
+
+void* salto_malloc(size_t n) {
+    if (n == 0) return NULL;
+    if (g_hooks.malloc_fn) return g_hooks.malloc_fn(n, g_hooks.user);
+    return malloc(n);
+}
+
+
+void* salto_calloc(size_t n, size_t size) {
+    if (n == 0 || size == 0) return NULL;
+    if (size > (size_t)-1 / n) return NULL;
+    void* p = salto_malloc(n * size);
+    if (p) memset(p, 0, n * size);
+    return p;
+}
+
+
+void salto_free(void* p) {
+    if (!p) return;
+    if (g_hooks.free_fn) {
+        g_hooks.free_fn(p, g_hooks.user);
+    } else {
+        free(p);
+    }
+}
+
+
+char* salto_strdup(const char* s) {
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char* p = salto_malloc(n);
+    if (p) memcpy(p, s, n);
+    return p;
+}
+
+
+#ifndef NDEBUG
+void salto_assert_fail(const char* cond, const char* file, int line) {
+    fprintf(stderr, "%s:%d: assertion failed: %s\n", file, line, cond);
+    abort();
+}
+#endif
+
+
+const char* salto_version(void) {
+    return "0.1";
+}

@@ -1,0 +1,16 @@
+// test_suites.h: one Check suite per library module
+#ifndef SALTO_TEST_SUITES_H
+#define SALTO_TEST_SUITES_H
+
+#include <check.h>
+
+Suite* base_suite(void);
+Suite* config_suite(void);
+Suite* character_suite(void);
+Suite* spatial_suite(void);
+Suite* model_suite(void);
+Suite* kinematics_suite(void);
+Suite* dynamics_suite(void);
+Suite* aggregate_suite(void);
+
+#endif
