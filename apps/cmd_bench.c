@@ -1,0 +1,2 @@
+// cmd_bench.c: placeholder
+extern int salto_placeholder_cmd_bench;

@@ -1,0 +1,2 @@
+// cmd_dyn.c: placeholder
+extern int salto_placeholder_cmd_dyn;

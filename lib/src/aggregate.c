@@ -1,0 +1,2 @@
+// aggregate.c: placeholder until the module lands
+extern int salto_placeholder_aggregate;

@@ -1,0 +1,2 @@
+// character.c: placeholder until the module lands
+extern int salto_placeholder_character;

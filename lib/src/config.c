@@ -1,0 +1,2 @@
+// config.c: placeholder until the module lands
+extern int salto_placeholder_config;

@@ -1,0 +1,2 @@
+// dynamics.c: placeholder until the module lands
+extern int salto_placeholder_dynamics;

@@ -1,0 +1,2 @@
+// kinematics.c: placeholder until the module lands
+extern int salto_placeholder_kinematics;

@@ -1,0 +1,2 @@
+// model.c: placeholder until the module lands
+extern int salto_placeholder_model;

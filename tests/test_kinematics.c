@@ -1,0 +1,6 @@
+// test_kinematics.c: placeholder
+#include "test_suites.h"
+
+Suite* kinematics_suite(void) {
+    return suite_create("kinematics");
+}
