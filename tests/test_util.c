@@ -1,3 +1,112 @@
-// test_util.c: placeholder
+// test_util.c: fixtures, random states and vector assertions for the suites
 #include "test_util.h"
-extern int salto_placeholder_tu;
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "salto/character.h"
+
+const char* const salto_test_characters[] = {
+    "data/characters/gymnast7.yaml",
+    "data/characters/humanoid22.yaml",
+    "data/characters/luxo.yaml",
+    NULL,
+};
+
+
+const char* salto_test_root(void) {
+    const char* r = getenv("SALTO_ROOT");
+    return r && r[0] ? r : ".";
+}
+
+
+const char* salto_test_path(const char* rel) {
+    static char buf[4096];
+    snprintf(buf, sizeof buf, "%s/%s", salto_test_root(), rel);
+    return buf;
+}
+
+
+void salto_test_rng_seed(salto_test_rng* r, uint64_t seed) {
+    r->s = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+}
+
+
+double salto_test_uniform(salto_test_rng* r, double lo, double hi) {
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return lo + (hi - lo) * ((double)(z >> 11) * 0x1.0p-53);
+}
+
+
+static salto_model* build_or_abort(salto_character_desc* c, const char* what) {
+    if (!c) ck_abort_msg("could not make the character %s", what);
+    salto_error err = {0};
+    salto_model* m = salto_model_build(c, NULL, &err);
+    salto_character_destroy(c);
+    if (!m) {
+        char msg[1024];
+        salto_error_format(&err, msg, sizeof msg);
+        ck_abort_msg("could not build %s: %s", what, msg);
+    }
+    return m;
+}
+
+
+salto_model* salto_test_model_random(int nbody, int root_type, unsigned seed) {
+    char what[64];
+    snprintf(what, sizeof what, "random tree (n %d, root %d, seed %u)", nbody, root_type, seed);
+    return build_or_abort(salto_character_random_tree(nbody, (salto_root_type)root_type, seed),
+                          what);
+}
+
+
+salto_model* salto_test_model_chain(int n) {
+    return build_or_abort(salto_character_chain(n, 0.3, 1.0), "chain");
+}
+
+
+salto_model* salto_test_model_file(const char* rel) {
+    salto_error err = {0};
+    salto_model* m = salto_model_load(salto_test_path(rel), &err);
+    if (!m) {
+        char msg[1024];
+        salto_error_format(&err, msg, sizeof msg);
+        ck_abort_msg("could not load %s: %s", rel, msg);
+    }
+    return m;
+}
+
+
+void salto_test_random_state(const salto_model* m, salto_data* d, unsigned seed, double qmax) {
+    salto_test_rng r;
+    salto_test_rng_seed(&r, seed);
+    for (int i = 0; i < m->nv; i++) {
+        d->q[i] = salto_test_uniform(&r, -qmax, qmax);
+        d->qd[i] = salto_test_uniform(&r, -2, 2);
+        d->qdd[i] = salto_test_uniform(&r, -2, 2);
+        d->tau[i] = salto_test_uniform(&r, -2, 2);
+    }
+}
+
+
+void salto_test_vec_close(const double* a, const double* b, int n, double atol, double rtol,
+                          const char* ctx, const char* file, int line) {
+    for (int i = 0; i < n; i++) {
+        const double tol = atol + rtol * fmax(fabs(a[i]), fabs(b[i]));
+        if (!(fabs(a[i] - b[i]) <= tol)) {
+            ck_abort_msg("%s:%d: %s: entry %d differs: %.17g vs %.17g (|diff| %.3g > tol %.3g)",
+                         file, line, ctx, i, a[i], b[i], fabs(a[i] - b[i]), tol);
+        }
+    }
+}
+
+
+double salto_test_maxabs(const double* a, int n) {
+    double mx = 0.0;
+    for (int i = 0; i < n; i++) mx = fmax(mx, fabs(a[i]));
+    return mx;
+}

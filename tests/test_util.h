@@ -1,3 +1,46 @@
+// test_util.h: fixtures (models from data/ and generated trees), random states, assertions
 #ifndef SALTO_TEST_UTIL_H
 #define SALTO_TEST_UTIL_H
+
+#include <check.h>
+#include <stdint.h>
+
+#include "salto/data.h"
+#include "salto/model.h"
+
+// repository root, from the SALTO_ROOT environment variable (set by CTest), or "."
+const char* salto_test_root(void);
+
+// "<root>/<rel>" in a static buffer (overwritten by the next call)
+const char* salto_test_path(const char* rel);
+
+// deterministic generator (splitmix64); every test prints its seed on failure
+typedef struct salto_test_rng {
+    uint64_t s;
+} salto_test_rng;
+
+void salto_test_rng_seed(salto_test_rng* r, uint64_t seed);
+double salto_test_uniform(salto_test_rng* r, double lo, double hi);
+
+// fixture models; each aborts the test (ck_abort) if it cannot be built
+salto_model* salto_test_model_random(int nbody, int root_type, unsigned seed);
+salto_model* salto_test_model_chain(int n);
+salto_model* salto_test_model_file(const char* rel); // path relative to the root
+
+// fills q, qd, qdd, tau with uniform values: q in [-qmax, qmax], the others in [-2, 2]
+void salto_test_random_state(const salto_model* m, salto_data* d, unsigned seed, double qmax);
+
+// the shipped characters (relative paths), NULL-terminated
+extern const char* const salto_test_characters[];
+
+// |a - b| <= atol + rtol max(|a|, |b|) for each of n entries; on failure report the index,
+// both values and the context string
+#define ck_assert_vec_close(a, b, n, atol, rtol, ctx) \
+    salto_test_vec_close((a), (b), (n), (atol), (rtol), (ctx), __FILE__, __LINE__)
+void salto_test_vec_close(const double* a, const double* b, int n, double atol, double rtol,
+                          const char* ctx, const char* file, int line);
+
+// largest absolute entry
+double salto_test_maxabs(const double* a, int n);
+
 #endif

@@ -1,0 +1,31 @@
+// dynamics.h: inverse dynamics (RNEA), joint-space inertia (CRBA), forward dynamics (ABA)
+#ifndef SALTO_DYNAMICS_H
+#define SALTO_DYNAMICS_H
+
+#include "salto/data.h"
+
+// Inverse dynamics by the recursive Newton-Euler algorithm in world coordinates (RBDA
+// Table 5.1), gravity as a base acceleration -g. Reads d->q, d->qd, d->qdd; writes tau (nv,
+// may be NULL), the kinematics (salto_fk), d->I, d->F (joint forces: the net force of each
+// subtree) and d->f0, the root wrench: the wrench the world must apply, beyond gravity, to
+// produce the motion (for a free or planar root this is the aggregate force of Fang &
+// Pollard; for a fixed root, the base reaction). Allocates nothing.
+void salto_rnea(const salto_model* m, salto_data* d, double* tau);
+
+// Joint-space inertia matrix M (nv x nv, row-major, symmetric) by the composite-rigid-body
+// algorithm (RBDA Table 6.2, world form: M_ij = S_i . Ic_j S_j for i on j's path to the root).
+// Reads d->q; writes d->R, d->p, d->S, d->I, d->Ic.
+void salto_crba(const salto_model* m, salto_data* d, double* M);
+
+// Forward dynamics by the articulated-body algorithm (RBDA Table 7.1, world form). Reads
+// d->q, d->qd, d->tau and optional external forces fext (nv x 6: world-frame spatial forces
+// about the origin acting on each link's body, or NULL); writes d->qdd. Returns SALTO_OK, or
+// SALTO_ERR_NUMERIC if an articulated inertia is singular (a massless leaf) or a result is
+// not finite.
+salto_status salto_aba(const salto_model* m, salto_data* d, const double* fext);
+
+// The spatial force about the world origin of a linear force f applied at world point x:
+// [x × f; f].
+void salto_point_force(double w[6], const double x[3], const double f[3]);
+
+#endif

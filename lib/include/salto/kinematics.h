@@ -1,0 +1,45 @@
+// kinematics.h: forward kinematics, sites, centre of mass, momentum and energy
+#ifndef SALTO_KINEMATICS_H
+#define SALTO_KINEMATICS_H
+
+#include "salto/data.h"
+
+typedef enum salto_fk_level {
+    SALTO_FK_POS = 0, // R, p, S from q
+    SALTO_FK_VEL = 1, // and V, c from qd
+    SALTO_FK_ACC = 2  // and A from qdd, with the base accelerating at -g
+} salto_fk_level;
+
+// Forward kinematics in the world frame (RBDA 4.1, world-frame form). Reads d->q (and d->qd,
+// d->qdd by level); writes d->R, d->p, d->S (and d->V, d->c, d->A).
+void salto_fk(const salto_model* m, salto_data* d, salto_fk_level level);
+
+// World-frame rigid-body inertias of the links, d->I, from d->R and d->p (after salto_fk).
+void salto_link_inertias(const salto_model* m, salto_data* d);
+
+// Site position, linear velocity and linear acceleration (gravity excluded) in the world,
+// after salto_fk at the matching level.
+void salto_site_pos(const salto_model* m, const salto_data* d, int site, double pos[3]);
+void salto_site_vel(const salto_model* m, const salto_data* d, int site, double vel[3]);
+void salto_site_acc(const salto_model* m, const salto_data* d, int site, double acc[3]);
+
+// Jacobian of a site's position with respect to q, 3 x nv row-major (zero outside the
+// site's path to the root), after salto_fk(SALTO_FK_POS).
+void salto_site_jac(const salto_model* m, const salto_data* d, int site, double* J);
+
+// Same for any point x (world coordinates) moving with link (-1: the world, J = 0).
+void salto_point_jac(const salto_model* m, const salto_data* d, int link, const double x[3],
+                     double* J);
+
+// Centre of mass and its velocity, after salto_fk(SALTO_FK_VEL) and salto_link_inertias.
+void salto_com(const salto_model* m, const salto_data* d, double com[3], double comvel[3]);
+
+// Total spatial momentum about the world origin, [angular; linear], after
+// salto_fk(SALTO_FK_VEL) and salto_link_inertias.
+void salto_momentum(const salto_model* m, const salto_data* d, double h[6]);
+
+// Kinetic and potential energy (potential zero at the world origin), J.
+void salto_energy(const salto_model* m, const salto_data* d, double* kinetic,
+                  double* potential);
+
+#endif
