@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "salto/aggregate.h"
+#include "salto/character.h"
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
 #include "salto/spatial.h"
@@ -155,6 +156,196 @@ START_TEST(aba_external_force_equals_generalised_force) {
 END_TEST
 
 
+// ---- integration for the conservation tests: RK4 on (q, qd) with ABA ----
+
+static void deriv(const salto_model* mm, salto_data* dd, const double* q, const double* qd,
+                  double* dq, double* dqd) {
+    memcpy(dd->q, q, (size_t)mm->nv * sizeof(double));
+    memcpy(dd->qd, qd, (size_t)mm->nv * sizeof(double));
+    ck_assert_int_eq(salto_aba(mm, dd, NULL), SALTO_OK);
+    memcpy(dq, qd, (size_t)mm->nv * sizeof(double));
+    memcpy(dqd, dd->qdd, (size_t)mm->nv * sizeof(double));
+}
+
+
+static void rk4_step(const salto_model* mm, salto_data* dd, double* q, double* qd, double h) {
+    const int n = mm->nv;
+    double k1q[MAXV], k1v[MAXV], k2q[MAXV], k2v[MAXV], k3q[MAXV], k3v[MAXV], k4q[MAXV],
+        k4v[MAXV], tq[MAXV], tv[MAXV];
+    deriv(mm, dd, q, qd, k1q, k1v);
+    for (int i = 0; i < n; i++) tq[i] = q[i] + 0.5 * h * k1q[i], tv[i] = qd[i] + 0.5 * h * k1v[i];
+    deriv(mm, dd, tq, tv, k2q, k2v);
+    for (int i = 0; i < n; i++) tq[i] = q[i] + 0.5 * h * k2q[i], tv[i] = qd[i] + 0.5 * h * k2v[i];
+    deriv(mm, dd, tq, tv, k3q, k3v);
+    for (int i = 0; i < n; i++) tq[i] = q[i] + h * k3q[i], tv[i] = qd[i] + h * k3v[i];
+    deriv(mm, dd, tq, tv, k4q, k4v);
+    for (int i = 0; i < n; i++) {
+        q[i] += h / 6 * (k1q[i] + 2 * k2q[i] + 2 * k3q[i] + k4q[i]);
+        qd[i] += h / 6 * (k1v[i] + 2 * k2v[i] + 2 * k3v[i] + k4v[i]);
+    }
+}
+
+
+// total spatial momentum about the world origin at the state in d
+static void momentum_now(const salto_model* mm, salto_data* dd, double h[6]) {
+    salto_fk(mm, dd, SALTO_FK_VEL);
+    salto_link_inertias(mm, dd);
+    salto_momentum(mm, dd, h);
+}
+
+
+// a free-floating character with zero torques and no gravity keeps its spatial momentum
+START_TEST(momentum_conserved_free_floating) {
+    m = salto_test_model_random(8, SALTO_ROOT_FREE, 500u + (unsigned)_i);
+    d = salto_data_create(m);
+    salto_test_random_state(m, d, 77u + (unsigned)_i, 0.4);
+    // no gravity for this test: rebuild-free, the model is ours
+    m->gravity[0] = m->gravity[1] = m->gravity[2] = 0.0;
+    memset(d->tau, 0, (size_t)m->nv * sizeof(double));
+    double q[MAXV], qd[MAXV], h0[6], h1[6];
+    memcpy(q, d->q, (size_t)m->nv * sizeof(double));
+    for (int i = 0; i < m->nv; i++) qd[i] = 0.5 * d->qd[i];
+    memcpy(d->qd, qd, (size_t)m->nv * sizeof(double));
+    momentum_now(m, d, h0);
+    for (int k = 0; k < 400; k++) rk4_step(m, d, q, qd, 1e-3);
+    memcpy(d->q, q, (size_t)m->nv * sizeof(double));
+    memcpy(d->qd, qd, (size_t)m->nv * sizeof(double));
+    momentum_now(m, d, h1);
+    char ctx[96];
+    snprintf(ctx, sizeof ctx, "momentum after 0.4 s, seed %d", _i);
+    const double scale = salto_test_maxabs(h0, 6);
+    ck_assert_vec_close(h1, h0, 6, 1e-7 * scale, 1e-7, ctx);
+    // and the configuration did move
+    ck_assert_double_gt(fabs(q[0] - d->q[0]) + salto_test_maxabs(qd, m->nv), 0.0);
+    teardown_model();
+}
+END_TEST
+
+
+static double energy_now(const salto_model* mm, salto_data* dd) {
+    double ke, pe;
+    salto_fk(mm, dd, SALTO_FK_VEL);
+    salto_link_inertias(mm, dd);
+    salto_energy(mm, dd, &ke, &pe);
+    return ke + pe;
+}
+
+
+// energy drift of a passive chain under gravity after T seconds at step h
+static double energy_drift(const salto_model* mm, salto_data* dd, double h, double T) {
+    double q[MAXV], qd[MAXV];
+    salto_test_random_state(mm, dd, 4242u, 1.0);
+    memcpy(q, dd->q, (size_t)mm->nv * sizeof(double));
+    memcpy(qd, dd->qd, (size_t)mm->nv * sizeof(double));
+    memset(dd->tau, 0, (size_t)mm->nv * sizeof(double));
+    const double e0 = energy_now(mm, dd);
+    const int nstep = (int)lround(T / h);
+    for (int k = 0; k < nstep; k++) rk4_step(mm, dd, q, qd, h);
+    memcpy(dd->q, q, (size_t)mm->nv * sizeof(double));
+    memcpy(dd->qd, qd, (size_t)mm->nv * sizeof(double));
+    return fabs(energy_now(mm, dd) - e0);
+}
+
+
+// a passive chain conserves energy to integrator tolerance, and the error falls at RK4's order
+START_TEST(energy_conserved_passive_chain) {
+    m = salto_test_model_chain(5);
+    d = salto_data_create(m);
+    // energy scale: the chain's weight times its length
+    const double scale = m->mass * 9.81 * 0.3 * 5;
+    const double e_big = energy_drift(m, d, 2e-3, 1.0);
+    const double e_small = energy_drift(m, d, 1e-3, 1.0);
+    ck_assert_msg(e_small < 1e-7 * scale, "energy drift %.3g J at h = 1 ms (scale %.3g J)",
+                  e_small, scale);
+    // fourth order: halving h divides the error by about 16 (accept 8 or more)
+    ck_assert_msg(e_big / e_small > 8.0, "drift ratio %.3g (%.3g / %.3g)", e_big / e_small,
+                  e_big, e_small);
+    teardown_model();
+}
+END_TEST
+
+
+// rotation matrix from a random axis and angle
+static void random_rotation(salto_test_rng* r, double R[9]) {
+    double u[3] = {salto_test_uniform(r, -1, 1), salto_test_uniform(r, -1, 1),
+                   salto_test_uniform(r, -1, 1)};
+    const double n = salto_v3_norm(u);
+    for (int k = 0; k < 3; k++) u[k] /= n;
+    salto_m3_axis_angle(R, u, salto_test_uniform(r, -3, 3));
+}
+
+
+// results are equivariant under a change of world frame: joint torques and accelerations do
+// not change, positions map by x -> R x + p, forces and momenta by the spatial force transform
+START_TEST(equivariant_under_change_of_world_frame) {
+    const int k = _i % 5;
+    salto_character_desc* c = k == 4 ? salto_character_chain(5, 0.3, 1.0)
+                                     : salto_character_random_tree(8, (salto_root_type)(k % 3), 900u + (unsigned)_i);
+    ck_assert_ptr_nonnull(c);
+    salto_test_rng r;
+    salto_test_rng_seed(&r, 31u + (unsigned)_i);
+    salto_model_options opt;
+    random_rotation(&r, opt.world_R);
+    for (int t = 0; t < 3; t++) opt.world_p[t] = salto_test_uniform(&r, -2, 2);
+    salto_error err = {0};
+    salto_model* m0 = salto_model_build(c, NULL, &err);
+    salto_model* m1 = salto_model_build(c, &opt, &err);
+    salto_character_destroy(c);
+    ck_assert_ptr_nonnull(m0);
+    ck_assert_ptr_nonnull(m1);
+    salto_data* d0 = salto_data_create(m0);
+    salto_data* d1 = salto_data_create(m1);
+    salto_test_random_state(m0, d0, 5u + (unsigned)_i, 1.0);
+    salto_data_copy_inputs(m0, d1, d0);
+    const int nv = m0->nv;
+    char ctx[96];
+    snprintf(ctx, sizeof ctx, "model %d seed %d", k, _i);
+
+    double tau0[MAXV], tau1[MAXV];
+    salto_rnea(m0, d0, tau0);
+    salto_rnea(m1, d1, tau1);
+    ck_assert_vec_close(tau1, tau0, nv, 1e-9, 1e-9, ctx);
+
+    // f0' = X* f0: n' = R n + p x (R f), f' = R f
+    double fexp[6];
+    salto_m3_mul_v3(fexp + 3, opt.world_R, d0->f0 + 3);
+    salto_m3_mul_v3(fexp, opt.world_R, d0->f0);
+    salto_v3_cross_add(fexp, opt.world_p, fexp + 3);
+    ck_assert_vec_close(d1->f0, fexp, 6, 1e-9, 1e-9, ctx);
+
+    for (int s = 0; s < m0->nsite; s++) {
+        double x0[3], x1[3], xe[3];
+        salto_site_pos(m0, d0, s, x0);
+        salto_site_pos(m1, d1, s, x1);
+        salto_m3_mul_v3(xe, opt.world_R, x0);
+        for (int t = 0; t < 3; t++) xe[t] += opt.world_p[t];
+        ck_assert_vec_close(x1, xe, 3, 1e-12, 1e-12, ctx);
+    }
+
+    ck_assert_int_eq(salto_aba(m0, d0, NULL), SALTO_OK);
+    ck_assert_int_eq(salto_aba(m1, d1, NULL), SALTO_OK);
+    ck_assert_vec_close(d1->qdd, d0->qdd, nv, 1e-8, 1e-8, ctx);
+
+    // the Jacobian of f0 maps the same way, column by column
+    double J0[18 * MAXV], J1[18 * MAXV];
+    salto_f0_jac(m0, d0, SALTO_JAC_LINEAR, NULL, J0, NULL);
+    salto_f0_jac(m1, d1, SALTO_JAC_LINEAR, NULL, J1, NULL);
+    for (int col = 0; col < 3 * nv; col++) {
+        double a[6], e[6], b[6];
+        for (int t = 0; t < 6; t++) a[t] = J0[t * 3 * nv + col], b[t] = J1[t * 3 * nv + col];
+        salto_m3_mul_v3(e + 3, opt.world_R, a + 3);
+        salto_m3_mul_v3(e, opt.world_R, a);
+        salto_v3_cross_add(e, opt.world_p, e + 3);
+        ck_assert_vec_close(b, e, 6, 1e-8, 1e-8, ctx);
+    }
+    salto_data_destroy(d0);
+    salto_data_destroy(d1);
+    salto_model_destroy(m0);
+    salto_model_destroy(m1);
+}
+END_TEST
+
+
 Suite* dynamics_suite(void) {
     Suite* s = suite_create("dynamics");
     TCase* tc = tcase_create("consistency");
@@ -163,5 +354,12 @@ Suite* dynamics_suite(void) {
     tcase_add_loop_test(tc, aba_equals_crba_solve, 0, 2 * NMODEL);
     tcase_add_loop_test(tc, aba_external_force_equals_generalised_force, 0, 2 * NMODEL);
     suite_add_tcase(s, tc);
+
+    TCase* ph = tcase_create("physics");
+    tcase_set_timeout(ph, 120);
+    tcase_add_loop_test(ph, momentum_conserved_free_floating, 0, 3);
+    tcase_add_test(ph, energy_conserved_passive_chain);
+    tcase_add_loop_test(ph, equivariant_under_change_of_world_frame, 0, 10);
+    suite_add_tcase(s, ph);
     return s;
 }

@@ -1,6 +1,173 @@
-// test_kinematics.c: placeholder
+// test_kinematics.c: sites, point Jacobians, centre of mass and momentum against finite
+// differences in q and in time
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "salto/kinematics.h"
+#include "salto/spatial.h"
 #include "test_suites.h"
+#include "test_util.h"
+
+#define MAXV 64
+
+enum { NMODEL = 6 };
+
+static salto_model* make_model(int k, unsigned seed) {
+    switch (k) {
+    case 0: return salto_test_model_random(9, SALTO_ROOT_FREE, seed);
+    case 1: return salto_test_model_random(7, SALTO_ROOT_PLANAR, seed);
+    case 2: return salto_test_model_random(8, SALTO_ROOT_FIXED, seed);
+    default: return salto_test_model_file(salto_test_characters[k - 3]);
+    }
+}
+
+static salto_model* m;
+static salto_data* d;
+
+
+static void setup_model(int i) {
+    m = make_model(i % NMODEL, (unsigned)i);
+    d = salto_data_create(m);
+    salto_test_random_state(m, d, 3u * (unsigned)i + 11u, 1.2);
+}
+
+
+static void teardown_model(void) {
+    salto_data_destroy(d);
+    salto_model_destroy(m);
+}
+
+
+// moves the state along q(t) = q + qd t + qdd t^2 / 2, qd(t) = qd + qdd t
+static void state_at(const double* q, const double* qd, const double* qdd, int n, double t) {
+    for (int i = 0; i < n; i++) {
+        d->q[i] = q[i] + qd[i] * t + 0.5 * qdd[i] * t * t;
+        d->qd[i] = qd[i] + qdd[i] * t;
+        d->qdd[i] = qdd[i];
+    }
+    salto_fk(m, d, SALTO_FK_ACC);
+    salto_link_inertias(m, d);
+}
+
+
+// site Jacobian by central differences in q; velocity = J qd; acceleration = d/dt velocity
+START_TEST(site_derivatives) {
+    setup_model(_i);
+    const int nv = m->nv;
+    char ctx[96];
+    double q[MAXV], qd[MAXV], qdd[MAXV];
+    memcpy(q, d->q, sizeof(double) * (size_t)nv);
+    memcpy(qd, d->qd, sizeof(double) * (size_t)nv);
+    memcpy(qdd, d->qdd, sizeof(double) * (size_t)nv);
+    for (int s = 0; s < m->nsite; s++) {
+        snprintf(ctx, sizeof ctx, "site %d model %d seed %d", s, _i % NMODEL, _i);
+        double J[3 * MAXV], Jfd[3 * MAXV], xp[3], xm[3];
+        state_at(q, qd, qdd, nv, 0.0);
+        salto_site_jac(m, d, s, J);
+        for (int j = 0; j < nv; j++) {
+            const double h = 1e-6 * fmax(1, fabs(q[j]));
+            d->q[j] = q[j] + h;
+            salto_fk(m, d, SALTO_FK_POS);
+            salto_site_pos(m, d, s, xp);
+            d->q[j] = q[j] - h;
+            salto_fk(m, d, SALTO_FK_POS);
+            salto_site_pos(m, d, s, xm);
+            d->q[j] = q[j];
+            for (int r = 0; r < 3; r++) Jfd[r * nv + j] = (xp[r] - xm[r]) / (2 * h);
+        }
+        ck_assert_vec_close(J, Jfd, 3 * nv, 1e-7, 1e-6, ctx);
+
+        // velocity = J qd
+        state_at(q, qd, qdd, nv, 0.0);
+        double v[3], Jqd[3] = {0, 0, 0}, a[3];
+        salto_site_vel(m, d, s, v);
+        salto_site_acc(m, d, s, a);
+        for (int r = 0; r < 3; r++) {
+            for (int j = 0; j < nv; j++) Jqd[r] += J[r * nv + j] * qd[j];
+        }
+        ck_assert_vec_close(v, Jqd, 3, 1e-10, 1e-10, ctx);
+
+        // acceleration = d/dt velocity along the trajectory (gravity excluded)
+        const double h = 1e-5;
+        double vp[3], vm[3], afd[3];
+        state_at(q, qd, qdd, nv, h);
+        salto_site_vel(m, d, s, vp);
+        state_at(q, qd, qdd, nv, -h);
+        salto_site_vel(m, d, s, vm);
+        for (int r = 0; r < 3; r++) afd[r] = (vp[r] - vm[r]) / (2 * h);
+        ck_assert_vec_close(a, afd, 3, 1e-6, 1e-6, ctx);
+    }
+    teardown_model();
+}
+END_TEST
+
+
+// com velocity = d/dt com; linear momentum = mass x com velocity
+START_TEST(com_and_momentum) {
+    setup_model(_i);
+    const int nv = m->nv;
+    double q[MAXV], qd[MAXV], qdd[MAXV];
+    memcpy(q, d->q, sizeof(double) * (size_t)nv);
+    memcpy(qd, d->qd, sizeof(double) * (size_t)nv);
+    memcpy(qdd, d->qdd, sizeof(double) * (size_t)nv);
+    double c[3], cv[3], cp[3], cm[3], cfd[3], h6[6];
+    state_at(q, qd, qdd, nv, 0.0);
+    salto_com(m, d, c, cv);
+    salto_momentum(m, d, h6);
+    const double h = 1e-5;
+    state_at(q, qd, qdd, nv, h);
+    salto_com(m, d, cp, NULL);
+    state_at(q, qd, qdd, nv, -h);
+    salto_com(m, d, cm, NULL);
+    for (int r = 0; r < 3; r++) cfd[r] = (cp[r] - cm[r]) / (2 * h);
+    char ctx[96];
+    snprintf(ctx, sizeof ctx, "model %d seed %d", _i % NMODEL, _i);
+    ck_assert_vec_close(cv, cfd, 3, 1e-7, 1e-6, ctx);
+    for (int r = 0; r < 3; r++) ck_assert_double_eq_tol(h6[3 + r], m->mass * cv[r], 1e-9 * m->mass);
+
+    // the centre of mass is the mass-weighted mean of the bodies' centres
+    state_at(q, qd, qdd, nv, 0.0);
+    double mc[3] = {0, 0, 0}, mass = 0;
+    for (int i = 0; i < nv; i++) {
+        if (!m->link_massive[i]) continue;
+        const double* L = m->link_inertia + 10 * i;
+        double x[3];
+        salto_m3_mul_v3(x, d->R + 9 * i, L + 1);
+        for (int r = 0; r < 3; r++) mc[r] += L[0] * (x[r] + d->p[3 * i + r]);
+        mass += L[0];
+    }
+    ck_assert_double_eq_tol(mass, m->mass, 1e-12 * mass);
+    for (int r = 0; r < 3; r++) ck_assert_double_eq_tol(c[r], mc[r] / mass, 1e-12);
+    teardown_model();
+}
+END_TEST
+
+
+// the world rotation of each link stays orthonormal
+START_TEST(rotations_orthonormal) {
+    setup_model(_i);
+    salto_fk(m, d, SALTO_FK_POS);
+    for (int i = 0; i < m->nv; i++) {
+        const double* R = d->R + 9 * i;
+        for (int a = 0; a < 3; a++) {
+            for (int b = 0; b < 3; b++) {
+                const double dot = R[a] * R[b] + R[3 + a] * R[3 + b] + R[6 + a] * R[6 + b];
+                ck_assert_double_eq_tol(dot, a == b ? 1.0 : 0.0, 1e-12);
+            }
+        }
+    }
+    teardown_model();
+}
+END_TEST
 
 Suite* kinematics_suite(void) {
-    return suite_create("kinematics");
+    Suite* s = suite_create("kinematics");
+    TCase* tc = tcase_create("derivatives");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, site_derivatives, 0, 2 * NMODEL);
+    tcase_add_loop_test(tc, com_and_momentum, 0, 2 * NMODEL);
+    tcase_add_loop_test(tc, rotations_orthonormal, 0, NMODEL);
+    suite_add_tcase(s, tc);
+    return s;
 }

@@ -53,7 +53,7 @@ static int format_loc(const salto_src_loc* l, char* buf, size_t n) {
 void salto_error_format(const salto_error* err, char* buf, size_t n) {
     if (n == 0) return;
     buf[0] = '\0';
-    char loc[300];
+    char loc[300] = "";
     format_loc(&err->where, loc, sizeof loc);
     int k = snprintf(buf, n, "%serror: %s", loc, err->msg);
     if (err->note[0] && k > 0 && (size_t)k < n) {
