@@ -1,2 +1,307 @@
-// cmd_bench.c: placeholder
-extern int salto_placeholder_cmd_bench;
+// cmd_bench.c: salto bench dynamics: timing tables (Fang & Pollard 2003, Figure 5)
+//
+// Timings use CLOCK_MONOTONIC: one untimed warm-up, then --reps batches of at least a few
+// milliseconds each; the table shows the median time per evaluation, the CSV both the
+// minimum and the median. Compare methods as ratios within one run: the machines are shared.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmds.h"
+#include "salto/aggregate.h"
+#include "salto/character.h"
+#include "salto/dynamics.h"
+#include "salto/model.h"
+
+static void help(void) {
+    printf("usage: salto bench dynamics [--quick] [--reps N] [--csv FILE] [--root DIR]\n\n"
+           "Times, per evaluation, on serial chains of 3 to 50 links and on the shipped\n"
+           "characters: f0 plus its full 6 x 3D Jacobian by the linear-time method, by direct\n"
+           "O(D^2) differentiation and by central differences; inverse dynamics (RNEA); forward\n"
+           "dynamics (ABA). Prints a table of median nanoseconds and ratios, and fitted growth\n"
+           "per DOF (slope and log-log exponent over the chains).\n\n"
+           "  --quick     fewer chains, fewer and shorter batches (a smoke test)\n"
+           "  --reps N    timed batches per measurement (default 15; --quick: 3)\n"
+           "  --csv FILE  also write name,unit,reps,runs_per_rep,min_ns,median_ns\n"
+           "  --root DIR  repository root holding data/characters (default: .)\n");
+}
+
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+
+typedef struct bench_ctx {
+    const salto_model* m;
+    salto_data* d;
+    double* J;
+    double* tau;
+} bench_ctx;
+
+typedef void (*bench_fn)(bench_ctx* c);
+
+static void run_linear(bench_ctx* c) { salto_f0_jac(c->m, c->d, SALTO_JAC_LINEAR, NULL, c->J, NULL); }
+static void run_direct(bench_ctx* c) { salto_f0_jac(c->m, c->d, SALTO_JAC_DIRECT, NULL, c->J, NULL); }
+static void run_central(bench_ctx* c) { salto_f0_jac(c->m, c->d, SALTO_JAC_FD_CENTRAL, NULL, c->J, NULL); }
+static void run_rnea(bench_ctx* c) { salto_rnea(c->m, c->d, c->tau); }
+static void run_aba(bench_ctx* c) { (void)salto_aba(c->m, c->d, NULL); }
+
+
+typedef struct timing {
+    double min_ns, median_ns;
+    int reps, runs;
+} timing;
+
+
+static int cmp_double(const void* a, const void* b) {
+    const double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+
+// warm-up, size the batch to last at least batch_s, then time reps batches
+static timing measure(bench_fn fn, bench_ctx* c, int reps, double batch_s) {
+    timing t = {0, 0, reps, 1};
+    fn(c);
+    int runs = 1;
+    for (;;) {
+        const double t0 = now_s();
+        for (int k = 0; k < runs; k++) fn(c);
+        const double dt = now_s() - t0;
+        if (dt >= batch_s || runs >= (1 << 26)) break;
+        runs = dt > 0 ? (int)fmin((double)(1 << 26), runs * fmax(2.0, 1.2 * batch_s / dt)) : runs * 10;
+    }
+    double samples[64];
+    if (reps > 64) reps = 64;
+    for (int r = 0; r < reps; r++) {
+        const double t0 = now_s();
+        for (int k = 0; k < runs; k++) fn(c);
+        samples[r] = (now_s() - t0) / runs * 1e9;
+    }
+    qsort(samples, (size_t)reps, sizeof(double), cmp_double);
+    t.min_ns = samples[0];
+    t.median_ns = reps % 2 ? samples[reps / 2] : 0.5 * (samples[reps / 2 - 1] + samples[reps / 2]);
+    t.reps = reps;
+    t.runs = runs;
+    return t;
+}
+
+
+enum { NMETHOD = 5 };
+static const char* const method_names[NMETHOD] = {"f0_jac_linear", "f0_jac_direct",
+                                                  "f0_jac_central", "rnea", "aba"};
+static const bench_fn method_fns[NMETHOD] = {run_linear, run_direct, run_central, run_rnea, run_aba};
+
+
+typedef struct row {
+    char name[64];
+    int nv;
+    timing t[NMETHOD];
+} row;
+
+
+static int bench_model(const salto_model* m, const char* name, int reps, double batch_s, row* r,
+                       FILE* csv) {
+    salto_data* d = salto_data_create(m);
+    double* J = malloc(sizeof(double) * (size_t)(18 * m->nv));
+    double* tau = malloc(sizeof(double) * (size_t)m->nv);
+    if (!d || !J || !tau) {
+        salto_data_destroy(d);
+        free(J);
+        free(tau);
+        return 0;
+    }
+    // a fixed, moderate state (seeded pseudo-random), the same for every method
+    unsigned s = 12345u;
+    for (int i = 0; i < m->nv; i++) {
+        s = s * 1103515245u + 12345u;
+        d->q[i] = ((double)(s >> 8) / 16777216.0 - 0.5) * 1.6;
+        d->qd[i] = ((double)((s * 7u) >> 8) / 16777216.0 - 0.5) * 2.0;
+        d->qdd[i] = ((double)((s * 13u) >> 8) / 16777216.0 - 0.5) * 4.0;
+        d->tau[i] = ((double)((s * 17u) >> 8) / 16777216.0 - 0.5) * 2.0;
+    }
+    bench_ctx c = {m, d, J, tau};
+    snprintf(r->name, sizeof r->name, "%s", name);
+    r->nv = m->nv;
+    for (int k = 0; k < NMETHOD; k++) {
+        r->t[k] = measure(method_fns[k], &c, reps, batch_s);
+        if (csv) {
+            fprintf(csv, "%s/%s,eval,%d,%d,%.1f,%.1f\n", method_names[k], name, r->t[k].reps,
+                    r->t[k].runs, r->t[k].min_ns, r->t[k].median_ns);
+        }
+    }
+    salto_data_destroy(d);
+    free(J);
+    free(tau);
+    return 1;
+}
+
+
+static void print_row(const row* r) {
+    const double* lin = &r->t[0].median_ns;
+    printf("%-22s %4d %10.0f %10.0f %11.0f %8.0f %8.0f %9.1f %9.1f\n", r->name, r->nv, *lin,
+           r->t[1].median_ns, r->t[2].median_ns, r->t[3].median_ns, r->t[4].median_ns,
+           r->t[1].median_ns / *lin, r->t[2].median_ns / *lin);
+}
+
+
+// least squares y = a + b x
+static void fit_line(const double* x, const double* y, int n, double* a, double* b) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) sx += x[i], sy += y[i], sxx += x[i] * x[i], sxy += x[i] * y[i];
+    const double den = n * sxx - sx * sx;
+    *b = den != 0 ? (n * sxy - sx * sy) / den : 0;
+    *a = (sy - *b * sx) / n;
+}
+
+
+static int bench_dynamics(int argc, char** argv) {
+    int quick = 0, reps = -1;
+    const char* csv_path = NULL;
+    const char* root = ".";
+    for (int i = 1; i < argc; i++) {
+        if (app_is_help(argv[i])) {
+            help();
+            return 0;
+        } else if (strcmp(argv[i], "--quick") == 0) {
+            quick = 1;
+        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+            char* end;
+            reps = (int)strtol(argv[++i], &end, 10);
+            if (*end || reps < 1 || reps > 64) {
+                fprintf(stderr, "salto bench: --reps must be an integer from 1 to 64\n");
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
+            csv_path = argv[++i];
+        } else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
+            root = argv[++i];
+        } else {
+            fprintf(stderr, "salto bench dynamics: unknown or incomplete option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (reps < 0) reps = quick ? 3 : 15;
+    const double batch_s = quick ? 2e-4 : 5e-3;
+
+    FILE* csv = NULL;
+    char csv_tmp[4200];
+    if (csv_path) {
+        snprintf(csv_tmp, sizeof csv_tmp, "%s.tmp", csv_path);
+        csv = fopen(csv_tmp, "w");
+        if (!csv) {
+            fprintf(stderr, "salto bench: cannot write '%s'\n", csv_tmp);
+            return 2;
+        }
+        fprintf(csv, "name,unit,reps,runs_per_rep,min_ns,median_ns\n");
+    }
+
+    static const int chains_full[] = {3, 5, 8, 10, 15, 20, 25, 30, 40, 50};
+    static const int chains_quick[] = {3, 10, 50};
+    const int* chains = quick ? chains_quick : chains_full;
+    const int nchain = quick ? 3 : (int)(sizeof chains_full / sizeof chains_full[0]);
+    static const char* const chars[] = {"gymnast7", "luxo", "humanoid22"};
+
+    printf("salto bench dynamics: median ns per evaluation (%d batches of >= %.1f ms)\n", reps,
+           batch_s * 1e3);
+    printf("f0+J: f0 and its full 6 x 3D Jacobian in (q, qd, qdd)\n\n");
+    printf("%-22s %4s %10s %10s %11s %8s %8s %9s %9s\n", "model", "D", "f0+J lin", "f0+J dir",
+           "f0+J cdiff", "RNEA", "ABA", "dir/lin", "cdiff/lin");
+
+    row rows[16];
+    int status = 0;
+    double xs[16], ylin[16], ydir[16];
+    for (int k = 0; k < nchain; k++) {
+        salto_character_desc* c = salto_character_chain(chains[k], 0.3, 1.0);
+        salto_error err = {0};
+        salto_model* m = c ? salto_model_build(c, NULL, &err) : NULL;
+        salto_character_destroy(c);
+        if (!m) {
+            app_print_error(&err);
+            status = 1;
+            continue;
+        }
+        char name[64];
+        snprintf(name, sizeof name, "chain%d", chains[k]);
+        if (bench_model(m, name, reps, batch_s, &rows[k], csv)) print_row(&rows[k]);
+        xs[k] = m->nv;
+        ylin[k] = rows[k].t[0].median_ns;
+        ydir[k] = rows[k].t[1].median_ns;
+        salto_model_destroy(m);
+    }
+    for (size_t k = 0; k < sizeof chars / sizeof chars[0]; k++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/data/characters/%s.yaml", root, chars[k]);
+        salto_error err = {0};
+        salto_model* m = salto_model_load(path, &err);
+        if (!m) {
+            app_print_error(&err);
+            status = 2;
+            continue;
+        }
+        row r;
+        if (bench_model(m, chars[k], reps, batch_s, &r, csv)) print_row(&r);
+        salto_model_destroy(m);
+    }
+
+    // growth over the chains: slope per DOF, and the exponent of a log-log fit for D >= 10
+    double a, b, lx[16], ll[16], ld[16];
+    int nl = 0;
+    for (int k = 0; k < nchain; k++) {
+        if (xs[k] < 10) continue;
+        lx[nl] = log(xs[k]), ll[nl] = log(ylin[k]), ld[nl] = log(ydir[k]);
+        nl++;
+    }
+    printf("\ngrowth over the chains:\n");
+    fit_line(xs, ylin, nchain, &a, &b);
+    printf("  linear method: %.1f ns per DOF (+ %.0f ns)", b, a);
+    if (nl >= 2) {
+        fit_line(lx, ll, nl, &a, &b);
+        printf(", log-log exponent %.2f", b);
+    }
+    fit_line(xs, ydir, nchain, &a, &b);
+    printf("\n  direct method: %.1f ns per DOF (+ %.0f ns)", b, a);
+    if (nl >= 2) {
+        fit_line(lx, ld, nl, &a, &b);
+        printf(", log-log exponent %.2f", b);
+    }
+    printf("\n");
+    int cross = -1;
+    for (int k = 0; k < nchain; k++) {
+        if (rows[k].t[0].median_ns < rows[k].t[1].median_ns) {
+            cross = chains[k];
+            break;
+        }
+    }
+    if (cross > 0) printf("  linear faster than direct from %d DOF on in this run\n", cross);
+
+    if (csv) {
+        const int bad = fclose(csv) != 0;
+        if (bad || rename(csv_tmp, csv_path) != 0) {
+            fprintf(stderr, "salto bench: cannot write '%s'\n", csv_path);
+            remove(csv_tmp);
+            return 2;
+        }
+    }
+    return status;
+}
+
+
+int cmd_bench(int argc, char** argv) {
+    if (argc < 2 || app_is_help(argv[1])) {
+        if (argc < 2) {
+            fprintf(stderr, "usage: salto bench dynamics [options] (see 'salto bench --help')\n");
+            return 2;
+        }
+        help();
+        return 0;
+    }
+    if (strcmp(argv[1], "dynamics") == 0) return bench_dynamics(argc - 1, argv + 1);
+    fprintf(stderr, "salto bench: unknown benchmark '%s' (available: dynamics)\n", argv[1]);
+    return 2;
+}

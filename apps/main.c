@@ -1,3 +1,62 @@
-// main.c: placeholder
-extern int salto_placeholder_main;
-int main(void) { return 0; }
+// main.c: the salto command, with git-style subcommands
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+
+typedef struct command {
+    const char* name;
+    int (*run)(int argc, char** argv);
+    const char* summary;
+} command;
+
+static const command commands[] = {
+    {"check", cmd_check, "load a character file, check it and print its summary"},
+    {"dyn", cmd_dyn, "evaluate f0, its Jacobian, inverse or forward dynamics on states read from stdin"},
+    {"bench", cmd_bench, "run benchmarks and print timing tables"},
+    {"gen", cmd_gen, "generate characters (serial chains of N links)"},
+};
+
+
+static void usage(FILE* out) {
+    fprintf(out, "usage: salto <command> [options] [arguments]\n\n"
+                 "salto synthesises physically valid motion for articulated characters.\n\n"
+                 "commands:\n");
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+        fprintf(out, "  %-8s %s\n", commands[k].name, commands[k].summary);
+    }
+    fprintf(out, "\n'salto <command> --help' describes a command. 'salto --version' prints the version.\n");
+}
+
+
+void app_print_error(const salto_error* err) {
+    char buf[1400];
+    salto_error_format(err, buf, sizeof buf);
+    fprintf(stderr, "%s\n", buf);
+}
+
+
+int app_is_help(const char* arg) {
+    return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (app_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("salto %s\n", salto_version());
+        return 0;
+    }
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+        if (strcmp(argv[1], commands[k].name) == 0) return commands[k].run(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "salto: '%s' is not a salto command; see 'salto --help'\n", argv[1]);
+    return 2;
+}
