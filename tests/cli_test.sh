@@ -1,2 +1,129 @@
 #!/bin/sh
-exit 0
+# cli_test.sh: the salto command driven as a user drives it: exit codes, messages, results
+# usage: cli_test.sh SALTO ROOT
+salto="$1"
+root="$2"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+npass=0
+nfail=0
+
+ok() { npass=$((npass + 1)); }
+fail() { nfail=$((nfail + 1)); echo "FAIL: $*"; }
+
+# expect STATUS CMD...: run CMD, compare the exit status; output in $tmp/out, $tmp/err
+expect() {
+    want="$1"
+    shift
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    if [ "$got" -eq "$want" ]; then ok; else fail "exit $got (want $want): $* :: $(head -c 300 "$tmp/err")"; fi
+}
+
+# grep_in FILE PATTERN
+grep_in() {
+    if grep -Eq -- "$2" "$1"; then ok; else fail "'$2' not in $1: $(head -c 300 "$1")"; fi
+}
+
+# random state line of n numbers, seeded
+randline() {
+    awk -v n="$1" -v seed="$2" 'BEGIN { srand(seed); for (i = 0; i < n; i++) printf "%s%.6f", (i ? " " : ""), 2 * rand() - 1; print "" }'
+}
+
+# maxdiff FILE1 FILE2: largest |a - b| over all numbers, relative to max(1, |b|)
+maxdiff() {
+    paste -d'\n' "$1" "$2" | awk 'NR % 2 == 1 { n = split($0, a, " ") } NR % 2 == 0 { m = split($0, b, " "); if (m != n) { print 1e300; exit } for (i = 1; i <= n; i++) { d = a[i] - b[i]; if (d < 0) d = -d; s = b[i] < 0 ? -b[i] : b[i]; if (s < 1) s = 1; if (d / s > mx) mx = d / s } } END { printf "%.3g\n", mx + 0 }'
+}
+
+# ---- the program ----
+expect 0 "$salto" --help
+grep_in "$tmp/out" "check"
+expect 2 "$salto" frobnicate
+grep_in "$tmp/err" "not a salto command"
+expect 0 "$salto" --version
+for cmd in check dyn bench gen; do
+    expect 0 "$salto" $cmd --help
+    grep_in "$tmp/out" "usage: salto $cmd"
+done
+
+# ---- check ----
+expect 0 "$salto" check "$root/data/characters/humanoid22.yaml"
+grep_in "$tmp/out" "degrees of freedom: 22"
+grep_in "$tmp/out" "root_x"
+expect 0 "$salto" check "$root/data/characters/gymnast7.yaml"
+grep_in "$tmp/out" "degrees of freedom: 7"
+grep_in "$tmp/out" "planar"
+expect 0 "$salto" check "$root/data/characters/luxo.yaml"
+expect 2 "$salto" check "$tmp/no_such_file.yaml"
+grep_in "$tmp/err" "no_such_file.yaml"
+cat >"$tmp/bad.yaml" <<'YAML'
+name: bad
+bodies:
+  - name: trunk
+    joint: {type: free}
+    mass: -3
+    inertia: [1, 1, 1]
+YAML
+expect 2 "$salto" check "$tmp/bad.yaml"
+grep_in "$tmp/err" "bad.yaml:5:[0-9]+: error: .*mass"
+cat >"$tmp/typo.yaml" <<'YAML'
+name: typo
+bodies:
+  - name: trunk
+    joint: {type: free}
+    mas: 3
+    inertia: [1, 1, 1]
+YAML
+expect 2 "$salto" check "$tmp/typo.yaml"
+grep_in "$tmp/err" "typo.yaml:5:[0-9]+: error: .*mas"
+grep_in "$tmp/err" "did you mean 'mass'"
+
+# ---- dyn ----
+h="$root/data/characters/humanoid22.yaml"
+randline 66 1 >"$tmp/s1"
+randline 66 2 >>"$tmp/s1"
+expect 0 "$salto" dyn "$h" --op f0 <"$tmp/s1"
+if [ "$(wc -l <"$tmp/out")" -eq 2 ] && [ "$(head -1 "$tmp/out" | wc -w)" -eq 6 ]; then ok; else fail "dyn f0 shape"; fi
+expect 0 "$salto" dyn "$h" --op rnea <"$tmp/s1"
+if [ "$(head -1 "$tmp/out" | wc -w)" -eq 22 ]; then ok; else fail "dyn rnea shape"; fi
+
+# forward dynamics inverts inverse dynamics through the command line
+expect 0 "$salto" dyn "$h" --op aba <"$tmp/s1"
+cp "$tmp/out" "$tmp/qdd"
+paste -d' ' "$tmp/s1" "$tmp/qdd" | awk '{ for (i = 1; i <= 44; i++) printf "%s ", $i; for (i = 67; i <= 88; i++) printf "%s%s", $i, (i < 88 ? " " : "\n") }' >"$tmp/s2"
+awk '{ for (i = 45; i <= 66; i++) printf "%s%s", $i, (i < 66 ? " " : "\n") }' "$tmp/s1" >"$tmp/tau"
+expect 0 "$salto" dyn "$h" --op rnea <"$tmp/s2"
+d=$(maxdiff "$tmp/out" "$tmp/tau")
+if awk -v d="$d" 'BEGIN { exit !(d < 1e-9) }'; then ok; else fail "rnea(aba(tau)) != tau: $d"; fi
+
+# every Jacobian method agrees with the linear one (finite differences to their accuracy)
+expect 0 "$salto" dyn "$h" --op jac <"$tmp/s1"
+cp "$tmp/out" "$tmp/jlin"
+if [ "$(head -1 "$tmp/jlin" | wc -w)" -eq 396 ]; then ok; else fail "jac shape"; fi
+for m in direct:1e-9 fd-central:1e-6 richardson:1e-7 fd-forward:1e-4; do
+    expect 0 "$salto" dyn "$h" --op jac --method "${m%%:*}" <"$tmp/s1"
+    d=$(maxdiff "$tmp/out" "$tmp/jlin")
+    if awk -v d="$d" -v t="${m#*:}" 'BEGIN { exit !(d < t) }'; then ok; else fail "jac ${m%%:*} differs by $d"; fi
+done
+
+# bad input lines
+printf '1 2 x\n' | expect 2 "$salto" dyn "$h" --op f0
+grep_in "$tmp/err" "<stdin>:1:5: error: expected a finite number, found 'x'"
+{ randline 66 3; randline 65 4; } | expect 2 "$salto" dyn "$h" --op f0
+grep_in "$tmp/err" "<stdin>:2: error: expected 66 numbers"
+printf '\n# comment\n' | expect 0 "$salto" dyn "$h" --op f0
+expect 2 "$salto" dyn "$h" --op torque </dev/null
+expect 2 "$salto" dyn "$h" --op jac --method newton </dev/null
+expect 2 "$salto" dyn "$tmp/bad.yaml" --op f0 </dev/null
+grep_in "$tmp/err" "bad.yaml:5"
+
+# ---- gen ----
+expect 0 "$salto" gen chain 12 -o "$tmp/chain12.yaml"
+expect 0 "$salto" check "$tmp/chain12.yaml"
+grep_in "$tmp/out" "degrees of freedom: 12"
+expect 2 "$salto" gen chain 0 -o "$tmp/c0.yaml"
+expect 2 "$salto" gen chain 5 -o "$tmp/no/such/dir/c.yaml"
+if [ ! -e "$tmp/no/such/dir/c.yaml" ]; then ok; else fail "partial file written"; fi
+
+echo "$npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]

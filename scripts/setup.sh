@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# setup.sh: install what salto needs on Debian 12, build it, and run the main job or the tests
+#
+#   bash scripts/setup.sh run    set up, build (Release), run the main job
+#   bash scripts/setup.sh test   set up, build (Release with -Werror, and an AddressSanitizer +
+#                                UndefinedBehaviorSanitizer build), run the whole test suite
+#   bash scripts/setup.sh build  set up and build only
+#
+# Run as root on a fresh machine (it installs Debian packages when they are missing), or as a
+# user who already has them. Builds go to build/ and build-asan/ in the repository.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$here"
+mode="${1:-run}"
+jobs="$(nproc 2>/dev/null || echo 2)"
+
+# Debian packages: compiler and build tools, the YAML parser, Check for the tests, and the
+# numerical libraries the optimiser uses (IPOPT with MUMPS, SuiteSparse, OpenBLAS/LAPACK),
+# cairo for pictures
+packages=(build-essential cmake pkg-config libyaml-dev check
+          coinor-libipopt-dev libsuitesparse-dev libopenblas-dev liblapack-dev libcairo2-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "setup: missing Debian packages (${missing[*]}); run as root or install them" >&2
+        exit 2
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+build() { # build DIR [cmake options...]
+    local dir="$1"
+    shift
+    cmake -S . -B "$dir" "$@" >/dev/null
+    cmake --build "$dir" -j "$jobs" >/dev/null
+}
+
+case "$mode" in
+build)
+    build build -DCMAKE_BUILD_TYPE=Release
+    ;;
+run)
+    build build -DCMAKE_BUILD_TYPE=Release
+    ./build/apps/salto check data/characters/humanoid22.yaml
+    echo
+    ./build/apps/salto bench dynamics --quick
+    ;;
+test)
+    build build -DCMAKE_BUILD_TYPE=Release -DSALTO_WERROR=ON
+    (cd build && ctest --output-on-failure -j "$jobs")
+    # the same suite under AddressSanitizer and UndefinedBehaviorSanitizer (debug, asserts on)
+    build build-asan -DCMAKE_BUILD_TYPE=Debug -DSALTO_WERROR=ON -DSALTO_SANITIZE=ON
+    (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j "$jobs")
+    ;;
+*)
+    echo "usage: bash scripts/setup.sh run|test|build" >&2
+    exit 2
+    ;;
+esac
