@@ -1,6 +1,211 @@
-// test_base.c: placeholder
+// test_base.c: error formatting, first-error-wins, notes and allocation hooks
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "salto/base.h"
 #include "test_suites.h"
 
+static salto_src_loc loc(const char* file, int line, int col) {
+    salto_src_loc l = {file, line, col};
+    return l;
+}
+
+
+START_TEST(format_with_location) {
+    salto_error err = {0};
+    salto_status s = SALTO_FAIL(&err, SALTO_ERR_INVALID, loc("walk.yaml", 14, 9),
+                                "expected a number for '%s', found '%s'", "mass", "heavy");
+    ck_assert_int_eq(s, SALTO_ERR_INVALID);
+    ck_assert_int_eq(err.status, SALTO_ERR_INVALID);
+    char buf[512];
+    salto_error_format(&err, buf, sizeof buf);
+    ck_assert_str_eq(buf, "walk.yaml:14:9: error: expected a number for 'mass', found 'heavy'");
+    ck_assert_str_eq(err.func, "format_with_location_fn");
+    ck_assert_int_gt(err.src_line, 0);
+}
+END_TEST
+
+
+START_TEST(format_without_location) {
+    salto_error err = {0};
+    SALTO_FAIL(&err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    char buf[512];
+    salto_error_format(&err, buf, sizeof buf);
+    ck_assert_str_eq(buf, "error: out of memory");
+
+    // a file without a line, a line without a column
+    salto_error e2 = {0};
+    SALTO_FAIL(&e2, SALTO_ERR_IO, loc("a.yaml", 0, 0), "cannot read");
+    salto_error_format(&e2, buf, sizeof buf);
+    ck_assert_str_eq(buf, "a.yaml: error: cannot read");
+    salto_error e3 = {0};
+    SALTO_FAIL(&e3, SALTO_ERR_IO, loc("a.yaml", 3, 0), "bad line");
+    salto_error_format(&e3, buf, sizeof buf);
+    ck_assert_str_eq(buf, "a.yaml:3: error: bad line");
+}
+END_TEST
+
+
+START_TEST(format_with_note) {
+    salto_error err = {0};
+    SALTO_FAIL(&err, SALTO_ERR_INVALID, loc("c.yaml", 5, 3), "unknown key '%s'", "mas");
+    salto_error_note(&err, "did you mean '%s'?", "mass");
+    salto_error_note(&err, "a second note is ignored");
+    char buf[512];
+    salto_error_format(&err, buf, sizeof buf);
+    ck_assert_str_eq(buf, "c.yaml:5:3: error: unknown key 'mas'\n"
+                          "c.yaml:5:3: note: did you mean 'mass'?");
+}
+END_TEST
+
+
+START_TEST(note_needs_an_error) {
+    salto_error err = {0};
+    salto_error_note(&err, "orphan note");
+    ck_assert_int_eq(err.status, SALTO_OK);
+    ck_assert_str_eq(err.note, "");
+    salto_error_note(NULL, "no error object");
+}
+END_TEST
+
+
+START_TEST(first_error_wins) {
+    salto_error err = {0};
+    SALTO_FAIL(&err, SALTO_ERR_SYNTAX, loc("first.yaml", 1, 2), "first");
+    salto_error_note(&err, "first note");
+    salto_status s = SALTO_FAIL(&err, SALTO_ERR_NOMEM, loc("second.yaml", 3, 4), "second");
+    ck_assert_int_eq(s, SALTO_ERR_SYNTAX); // the recorded status is returned
+    ck_assert_int_eq(err.status, SALTO_ERR_SYNTAX);
+    ck_assert_str_eq(err.msg, "first");
+    ck_assert_str_eq(err.note, "first note");
+    ck_assert_str_eq(err.where.file, "first.yaml");
+    ck_assert_int_eq(err.where.line, 1);
+    ck_assert_int_eq(err.where.col, 2);
+}
+END_TEST
+
+
+START_TEST(null_error_object) {
+    ck_assert_int_eq(SALTO_FAIL(NULL, SALTO_ERR_IO, salto_loc_none(), "nobody listens"),
+                     SALTO_ERR_IO);
+}
+END_TEST
+
+
+// the error keeps its own copy of the file name
+START_TEST(error_outlives_file_name) {
+    char* file = malloc(32);
+    strcpy(file, "temporary.yaml");
+    salto_error err = {0};
+    SALTO_FAIL(&err, SALTO_ERR_INVALID, loc(file, 7, 1), "bad");
+    memset(file, 'x', 14);
+    free(file);
+    char buf[256];
+    salto_error_format(&err, buf, sizeof buf);
+    ck_assert_str_eq(buf, "temporary.yaml:7:1: error: bad");
+}
+END_TEST
+
+
+START_TEST(format_truncates) {
+    salto_error err = {0};
+    SALTO_FAIL(&err, SALTO_ERR_INVALID, loc("file.yaml", 10, 20), "a long message");
+    salto_error_note(&err, "and a note");
+    char buf[16];
+    memset(buf, '#', sizeof buf);
+    salto_error_format(&err, buf, 12);
+    ck_assert_int_eq((int)strlen(buf), 11);
+    ck_assert_int_eq(buf[12], '#');
+    salto_error_format(&err, buf, 0); // writes nothing
+    ck_assert_int_eq(buf[0], 'f');
+
+    // a message longer than the buffer in the error
+    char big[1000];
+    memset(big, 'm', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    salto_error e2 = {0};
+    SALTO_FAIL(&e2, SALTO_ERR_INVALID, salto_loc_none(), "%s", big);
+    ck_assert_int_eq((int)strlen(e2.msg), (int)sizeof e2.msg - 1);
+}
+END_TEST
+
+// ---- allocation ----
+
+typedef struct counter {
+    long calls;
+    long live;
+    long fail_at;
+} counter;
+
+
+static void* counting_malloc(size_t n, void* user) {
+    counter* c = user;
+    if (++c->calls == c->fail_at) return NULL;
+    void* p = malloc(n);
+    if (p) c->live++;
+    return p;
+}
+
+
+static void counting_free(void* p, void* user) {
+    counter* c = user;
+    c->live--;
+    free(p);
+}
+
+
+START_TEST(alloc_hooks) {
+    counter cnt = {0, 0, 3};
+    salto_alloc_hooks h = {counting_malloc, counting_free, &cnt};
+    salto_set_alloc_hooks(&h);
+    void* a = salto_malloc(10);
+    char* s = salto_strdup("abc");
+    void* z = salto_calloc(4, 8); // third call fails
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_str_eq(s, "abc");
+    ck_assert_ptr_null(z);
+    ck_assert_int_eq(cnt.live, 2);
+    salto_free(a);
+    salto_free(s);
+    salto_free(NULL);
+    ck_assert_int_eq(cnt.live, 2 - 2);
+    salto_set_alloc_hooks(NULL);
+
+    ck_assert_ptr_null(salto_malloc(0));
+    ck_assert_ptr_null(salto_calloc(0, 8));
+    ck_assert_ptr_null(salto_calloc((size_t)-1 / 2, 4)); // size overflow
+    ck_assert_ptr_null(salto_strdup(NULL));
+    double* d = salto_calloc(3, sizeof(double));
+    ck_assert_ptr_nonnull(d);
+    ck_assert(d[0] == 0.0 && d[1] == 0.0 && d[2] == 0.0);
+    salto_free(d);
+}
+END_TEST
+
+
+START_TEST(version_string) {
+    ck_assert_str_eq(salto_version(), "0.1");
+}
+END_TEST
+
+
 Suite* base_suite(void) {
-    return suite_create("base");
+    Suite* s = suite_create("base");
+    TCase* tc = tcase_create("errors");
+    tcase_add_test(tc, format_with_location);
+    tcase_add_test(tc, format_without_location);
+    tcase_add_test(tc, format_with_note);
+    tcase_add_test(tc, note_needs_an_error);
+    tcase_add_test(tc, first_error_wins);
+    tcase_add_test(tc, null_error_object);
+    tcase_add_test(tc, error_outlives_file_name);
+    tcase_add_test(tc, format_truncates);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("memory");
+    tcase_add_test(tc, alloc_hooks);
+    tcase_add_test(tc, version_string);
+    suite_add_tcase(s, tc);
+    return s;
 }
