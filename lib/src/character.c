@@ -517,7 +517,7 @@ static salto_src_loc key_at(const reader* R, const salto_cfg_node* n) {
 
 static salto_status nomem(reader* R) {
     return SALTO_FAIL(R->err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory reading '%s'",
-                      R->c->path);
+                      R->c->path ? R->c->path : "?");
 }
 
 

@@ -549,7 +549,7 @@ void salto_cfg_name(const salto_cfg_node* n, char* buf, size_t size) {
     } else if (n->parent) {
         char up[256];
         salto_cfg_name(n->parent, up, sizeof up);
-        snprintf(buf, size, "item %d of %s", n->index + 1, up);
+        snprintf(buf, size, "item %d of %.200s", n->index + 1, up);
     } else {
         snprintf(buf, size, "the document");
     }
