@@ -16,7 +16,7 @@
 #include "salto/model.h"
 
 static void help(void) {
-    printf("usage: salto bench dynamics [--quick] [--reps N] [--csv FILE] [--root DIR]\n\n"
+    printf("usage: salto bench dynamics [--quick] [--reps N] [--filter TEXT] [--csv FILE] [--root DIR]\n\n"
            "Times, per evaluation, on serial chains of 3 to 50 links and on the shipped\n"
            "characters: f0 plus its full 6 x 3D Jacobian by the linear-time method, by direct\n"
            "O(D^2) differentiation and by central differences; inverse dynamics (RNEA); forward\n"
@@ -24,6 +24,7 @@ static void help(void) {
            "per DOF (slope and log-log exponent over the chains).\n\n"
            "  --quick     fewer chains, fewer and shorter batches (a smoke test)\n"
            "  --reps N    timed batches per measurement (default 15; --quick: 3)\n"
+           "  --filter TEXT  only the models whose name contains TEXT\n"
            "  --csv FILE  also write name,unit,reps,runs_per_rep,min_ns,median_ns\n"
            "  --root DIR  repository root holding data/characters (default: .)\n");
 }
@@ -164,6 +165,7 @@ static int bench_dynamics(int argc, char** argv) {
     int quick = 0, reps = -1;
     const char* csv_path = NULL;
     const char* root = ".";
+    const char* filter = "";
     for (int i = 1; i < argc; i++) {
         if (app_is_help(argv[i])) {
             help();
@@ -179,6 +181,8 @@ static int bench_dynamics(int argc, char** argv) {
             }
         } else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
             csv_path = argv[++i];
+        } else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
+            filter = argv[++i];
         } else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
             root = argv[++i];
         } else {
@@ -216,7 +220,11 @@ static int bench_dynamics(int argc, char** argv) {
     row rows[16];
     int status = 0;
     double xs[16], ylin[16], ydir[16];
+    int ndone = 0;
     for (int k = 0; k < nchain; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "chain%d", chains[k]);
+        if (!strstr(name, filter)) continue;
         salto_character_desc* c = salto_character_chain(chains[k], 0.3, 1.0);
         salto_error err = {0};
         salto_model* m = c ? salto_model_build(c, NULL, &err) : NULL;
@@ -226,15 +234,15 @@ static int bench_dynamics(int argc, char** argv) {
             status = 1;
             continue;
         }
-        char name[64];
-        snprintf(name, sizeof name, "chain%d", chains[k]);
-        if (bench_model(m, name, reps, batch_s, &rows[k], csv)) print_row(&rows[k]);
-        xs[k] = m->nv;
-        ylin[k] = rows[k].t[0].median_ns;
-        ydir[k] = rows[k].t[1].median_ns;
+        if (bench_model(m, name, reps, batch_s, &rows[ndone], csv)) print_row(&rows[ndone]);
+        xs[ndone] = m->nv;
+        ylin[ndone] = rows[ndone].t[0].median_ns;
+        ydir[ndone] = rows[ndone].t[1].median_ns;
+        ndone++;
         salto_model_destroy(m);
     }
     for (size_t k = 0; k < sizeof chars / sizeof chars[0]; k++) {
+        if (!strstr(chars[k], filter)) continue;
         char path[4200];
         snprintf(path, sizeof path, "%s/data/characters/%s.yaml", root, chars[k]);
         salto_error err = {0};
@@ -250,35 +258,35 @@ static int bench_dynamics(int argc, char** argv) {
     }
 
     // growth over the chains: slope per DOF, and the exponent of a log-log fit for D >= 10
-    double a, b, lx[16], ll[16], ld[16];
-    int nl = 0;
-    for (int k = 0; k < nchain; k++) {
-        if (xs[k] < 10) continue;
-        lx[nl] = log(xs[k]), ll[nl] = log(ylin[k]), ld[nl] = log(ydir[k]);
-        nl++;
-    }
-    printf("\ngrowth over the chains:\n");
-    fit_line(xs, ylin, nchain, &a, &b);
-    printf("  linear method: %.1f ns per DOF (+ %.0f ns)", b, a);
-    if (nl >= 2) {
-        fit_line(lx, ll, nl, &a, &b);
-        printf(", log-log exponent %.2f", b);
-    }
-    fit_line(xs, ydir, nchain, &a, &b);
-    printf("\n  direct method: %.1f ns per DOF (+ %.0f ns)", b, a);
-    if (nl >= 2) {
-        fit_line(lx, ld, nl, &a, &b);
-        printf(", log-log exponent %.2f", b);
-    }
-    printf("\n");
-    int cross = -1;
-    for (int k = 0; k < nchain; k++) {
-        if (rows[k].t[0].median_ns < rows[k].t[1].median_ns) {
-            cross = chains[k];
-            break;
+    if (ndone >= 2) {
+        double a, b, lx[16], ll[16], ld[16];
+        int nl = 0;
+        for (int k = 0; k < ndone; k++) {
+            if (xs[k] < 10) continue;
+            lx[nl] = log(xs[k]), ll[nl] = log(ylin[k]), ld[nl] = log(ydir[k]);
+            nl++;
+        }
+        printf("\ngrowth over the chains:\n");
+        fit_line(xs, ylin, ndone, &a, &b);
+        printf("  linear method: %.1f ns per DOF (+ %.0f ns)", b, a);
+        if (nl >= 2) {
+            fit_line(lx, ll, nl, &a, &b);
+            printf(", log-log exponent %.2f", b);
+        }
+        fit_line(xs, ydir, ndone, &a, &b);
+        printf("\n  direct method: %.1f ns per DOF (+ %.0f ns)", b, a);
+        if (nl >= 2) {
+            fit_line(lx, ld, nl, &a, &b);
+            printf(", log-log exponent %.2f", b);
+        }
+        printf("\n");
+        for (int k = 0; k < ndone; k++) {
+            if (rows[k].t[0].median_ns < rows[k].t[1].median_ns) {
+                printf("  linear faster than direct from %d DOF on in this run\n", rows[k].nv);
+                break;
+            }
         }
     }
-    if (cross > 0) printf("  linear faster than direct from %d DOF on in this run\n", cross);
 
     if (csv) {
         const int bad = fclose(csv) != 0;

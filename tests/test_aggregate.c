@@ -243,6 +243,7 @@ static void wrench_at_of(const salto_model* mm, salto_data* dd, double out[6], c
     salto_f0_rnea(mm, dd, f);
     if (pc->site >= 0) {
         double x[3];
+        salto_fk(mm, dd, SALTO_FK_POS);
         salto_site_pos(mm, dd, pc->site, x);
         salto_wrench_at(out, f, x);
     } else {

@@ -305,6 +305,8 @@ START_TEST(equivariant_under_change_of_world_frame) {
     salto_rnea(m0, d0, tau0);
     salto_rnea(m1, d1, tau1);
     ck_assert_vec_close(tau1, tau0, nv, 1e-9, 1e-9, ctx);
+    salto_fk(m0, d0, SALTO_FK_POS);
+    salto_fk(m1, d1, SALTO_FK_POS);
 
     // f0' = X* f0: n' = R n + p x (R f), f' = R f
     double fexp[6];

@@ -158,42 +158,71 @@ static void clear_sums(const salto_model* m, salto_data* d) {
 }
 
 
+// I [x; y] = [B x + h × y; m y + x × h] for an inertia (m, h, B) (salto_si_mul), on 3-vectors
+static inline void inertia_apply(double* restrict rn, double* restrict rf, const double* I,
+                                 const double* x, const double* y) {
+    salto_sym3_mul_v3(rn, I + 4, x);
+    salto_v3_cross_add(rn, I + 1, y);
+    salto_v3_cross(rf, x, I + 1);
+    rf[0] += I[0] * y[0], rf[1] += I[0] * y[1], rf[2] += I[0] * y[2];
+}
+
+
 // The three columns of link j (see the file comment), evaluated from the subtree sums of a
-// subtree T that contains sub(j) or, for a joint-torque row of an ancestor link, the
-// quantities of the link's own subtree (Ic, Icd, H, F of T; only S_j, V_p, A_p from j).
+// subtree that contains sub(j) or, for a joint-torque row of an ancestor link, the sums of
+// the link's own subtree (Ic, Icd, H, F; only S_j, V_p, A_p come from j).
+//
+// The rate and momentum terms always come together as G x = Icd x + x ×* H, so they are
+// applied as one operator: with Icd = (0, hd, Bd) and H = [Hn; Hf],
+//   G [x; y] = [Bd x + x × Hn + (hd - Hf) × y;  x × (hd + Hf)].
 static void columns(const salto_model* m, const salto_data* d, int j, const double* Ic,
                     const double* Icd, const double* H, const double* F, int with_F,
                     double cq[6], double cqd[6], double cqdd[6]) {
-    static const double zero6[6] = {0, 0, 0, 0, 0, 0};
-    const double A0[6] = {0, 0, 0, -m->gravity[0], -m->gravity[1], -m->gravity[2]};
     const int par = m->link_parent[j];
-    const double* Vp = par >= 0 ? d->V + 6 * par : zero6;
-    const double* Ap = par >= 0 ? d->A + 6 * par : A0;
+    const double* Vp = d->V + 6 * par; // the world's slot when par is -1
+    const double* Ap = d->A + 6 * par;
     const double* S = d->S + 6 * j;
+    const double* hd = Icd + 1;
+    const double* Bd = Icd + 4;
+    const double hdm[3] = {hd[0] - H[3], hd[1] - H[4], hd[2] - H[5]};
+    const double hdp[3] = {hd[0] + H[3], hd[1] + H[4], hd[2] + H[5]};
 
-    // W = V_p x S_j
-    double W[6], t[6];
-    salto_sv_crossm(W, Vp, S);
+    // W = V_p × S = [w × s; w × t + v × s]
+    double Wn[3], Wf[3];
+    salto_v3_cross(Wn, Vp, S);
+    salto_v3_cross(Wf, Vp, S + 3);
+    salto_v3_cross_add(Wf, Vp + 3, S);
 
     // qdd: Ic S
-    salto_si_mul(cqdd, Ic, S);
+    inertia_apply(cqdd, cqdd + 3, Ic, S, S + 3);
 
-    // qd: 2 Ic W + Icd S + S x* H
-    salto_si_mul(cqd, Ic, W);
-    for (int k = 0; k < 6; k++) cqd[k] *= 2.0;
-    salto_si_mul_add(cqd, Icd, S);
-    salto_sv_crossf_add(cqd, S, H);
+    // qd: 2 Ic W + G S
+    double gn[3], gf[3];
+    inertia_apply(cqd, cqd + 3, Ic, Wn, Wf);
+    salto_sym3_mul_v3(gn, Bd, S);
+    salto_v3_cross_add(gn, S, H);
+    salto_v3_cross_add(gn, hdm, S + 3);
+    salto_v3_cross(gf, S, hdp);
+    for (int k = 0; k < 3; k++) {
+        cqd[k] = 2.0 * cqd[k] + gn[k];
+        cqd[3 + k] = 2.0 * cqd[3 + k] + gf[k];
+    }
 
-    // q: S x* F + Ic (A_p x S + V_p x W) + Icd W + W x* H
-    double a[6], b[6];
-    salto_sv_crossm(a, Ap, S);
-    salto_sv_crossm(b, Vp, W);
-    salto_sv_add_to(a, b);
-    salto_si_mul(cq, Ic, a);
+    // q: Ic a + G W (+ S ×* F), with a = A_p × S + V_p × W
+    double an[3], af[3];
+    salto_v3_cross(an, Ap, S);
+    salto_v3_cross_add(an, Vp, Wn);
+    salto_v3_cross(af, Ap, S + 3);
+    salto_v3_cross_add(af, Ap + 3, S);
+    salto_v3_cross_add(af, Vp, Wf);
+    salto_v3_cross_add(af, Vp + 3, Wn);
+    inertia_apply(cq, cq + 3, Ic, an, af);
+    salto_sym3_mul_v3(gn, Bd, Wn);
+    salto_v3_cross_add(gn, Wn, H);
+    salto_v3_cross_add(gn, hdm, Wf);
+    salto_v3_cross(gf, Wn, hdp);
+    for (int k = 0; k < 3; k++) cq[k] += gn[k], cq[3 + k] += gf[k];
     if (with_F) salto_sv_crossf_add(cq, S, F);
-    salto_si_mul(t, Icd, W);
-    salto_sv_add_to(cq, t);
-    salto_sv_crossf_add(cq, W, H);
 }
 
 
@@ -214,10 +243,8 @@ static void f0_jac_linear(const salto_model* m, salto_data* d, double* J, double
         }
         if (Jp) {
             // p0: q column S x* H + Ic W; qd column Ic S (= the f0 qdd column)
-            const int par = m->link_parent[j];
             double W[6], pq[6];
-            static const double zero6[6] = {0, 0, 0, 0, 0, 0};
-            salto_sv_crossm(W, par >= 0 ? d->V + 6 * par : zero6, d->S + 6 * j);
+            salto_sv_crossm(W, d->V + 6 * m->link_parent[j], d->S + 6 * j);
             salto_si_mul(pq, d->Ic + 10 * j, W);
             salto_sv_crossf_add(pq, d->S + 6 * j, d->H + 6 * j);
             for (int r = 0; r < 6; r++) {

@@ -95,17 +95,7 @@ static void rnea_body(const salto_model* m, salto_data* d) {
         } else {
             S[0] = S[1] = S[2] = 0.0, S[3] = ax[0], S[4] = ax[1], S[5] = ax[2];
         }
-        const double* L = m->link_inertia + 10 * i;
-        double* I = B + BF_I;
-        const double mass = L[0], cx = L[1], cy = L[2], cz = L[3];
-        const double cc = cx * cx + cy * cy + cz * cz;
-        I[0] = mass, I[1] = mass * cx, I[2] = mass * cy, I[3] = mass * cz;
-        I[4] = L[4] + mass * (cc - cx * cx);
-        I[5] = L[5] + mass * (cc - cy * cy);
-        I[6] = L[6] + mass * (cc - cz * cz);
-        I[7] = L[7] - mass * cx * cy;
-        I[8] = L[8] - mass * cx * cz;
-        I[9] = L[9] - mass * cy * cz;
+        memcpy(B + BF_I, m->link_Iorigin + 10 * i, 10 * sizeof(double));
 
         // v = X v_p + S qd, a = X a_p + S qdd + v x S qd
         const double* vp = par >= 0 ? W + BF_SIZE * par + BF_V : zero6;
@@ -119,7 +109,7 @@ static void rnea_body(const salto_model* m, salto_data* d) {
         double vs[6];
         salto_sv_crossm(vs, v, S);
         salto_sv_axpy(a, d->qd[i], vs);
-        body_force(B + BF_F, I, a, v);
+        body_force(B + BF_F, B + BF_I, a, v);
     }
 
     memset(d->f0, 0, sizeof d->f0);

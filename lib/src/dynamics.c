@@ -11,34 +11,62 @@
 #include "salto/kinematics.h"
 #include "salto/spatial.h"
 
+// F = I A + V x* I V for the massive link i, from the Newton-Euler equations at its centre
+// of mass (RBDA 2.15), which needs no world-frame inertia:
+//   c = p + R c_l,  v_c = v_O + w x c,  a_c = a_O + wd x c + w x v_c  (A includes -g)
+//   f = m a_c,  n_c = R (J wd_l + w_l x J w_l) with w_l = R' w, wd_l = R' wd,
+//   F = [n_c + c x f; f]
+static void body_force(const salto_model* m, const salto_data* d, int i, double* restrict F) {
+    const double* restrict L = m->link_inertia + 10 * i;
+    const double* restrict R = d->R + 9 * i;
+    const double* restrict p = d->p + 3 * i;
+    const double* restrict V = d->V + 6 * i;
+    const double* restrict A = d->A + 6 * i;
+    const double mass = L[0];
+    double c[3], vc[3], ac[3];
+    salto_m3_mul_v3(c, R, L + 1);
+    c[0] += p[0], c[1] += p[1], c[2] += p[2];
+    salto_v3_cross(vc, V, c);
+    vc[0] += V[3], vc[1] += V[4], vc[2] += V[5];
+    salto_v3_cross(ac, A, c);
+    salto_v3_cross_add(ac, V, vc);
+    const double f[3] = {mass * (ac[0] + A[3]), mass * (ac[1] + A[4]), mass * (ac[2] + A[5])};
+
+    double wl[3], wdl[3], Jw[3], nl[3], n[3];
+    salto_m3t_mul_v3(wl, R, V);
+    salto_m3t_mul_v3(wdl, R, A);
+    salto_sym3_mul_v3(Jw, L + 4, wl);
+    salto_sym3_mul_v3(nl, L + 4, wdl);
+    salto_v3_cross_add(nl, wl, Jw);
+    salto_m3_mul_v3(n, R, nl);
+    salto_v3_cross_add(n, c, f);
+    F[0] = n[0], F[1] = n[1], F[2] = n[2], F[3] = f[0], F[4] = f[1], F[5] = f[2];
+}
+
+
 void salto_rnea(const salto_model* m, salto_data* d, double* tau) {
     const int nv = m->nv;
     salto_fk(m, d, SALTO_FK_ACC);
-    salto_link_inertias(m, d);
 
     // forward: F_i = I_i A_i + V_i x* I_i V_i  (massless links carry nothing)
     for (int i = 0; i < nv; i++) {
         double* F = d->F + 6 * i;
-        if (!m->link_massive[i]) {
-            memset(F, 0, 6 * sizeof(double));
-            continue;
+        if (m->link_massive[i]) {
+            body_force(m, d, i, F);
+        } else {
+            for (int t = 0; t < 6; t++) F[t] = 0.0;
         }
-        const double* I = d->I + 10 * i;
-        const double* V = d->V + 6 * i;
-        double h[6];
-        salto_si_mul(F, I, d->A + 6 * i);
-        salto_si_mul(h, I, V);
-        salto_sv_crossf_add(F, V, h);
     }
 
-    // backward: tau_i = S_i . F_i, F_parent += F_i
-    memset(d->f0, 0, sizeof d->f0);
+    // backward: tau_i = S_i . F_i, F_parent += F_i (the world's slot collects f0)
+    double* F0 = d->F - 6;
+    for (int t = 0; t < 6; t++) F0[t] = 0.0;
     for (int i = nv - 1; i >= 0; i--) {
         const double* F = d->F + 6 * i;
         if (tau) tau[i] = salto_sv_dot(d->S + 6 * i, F);
-        const int par = m->link_parent[i];
-        salto_sv_add_to(par >= 0 ? d->F + 6 * par : d->f0, F);
+        salto_sv_add_to(d->F + 6 * m->link_parent[i], F);
     }
+    for (int t = 0; t < 6; t++) d->f0[t] = F0[t];
 }
 
 
@@ -97,12 +125,15 @@ salto_status salto_aba(const salto_model* m, salto_data* d, const double* fext) 
     }
 
     // pass 2, leaf to base: U = IA S, D = S . U, u = tau - S . pA;
-    // IA_p += IA - U U' / D, pA_p += pA + IA c + U u / D (with IA already reduced, RBDA 7.3)
+    // IA_p += IA - U U' / D, pA_p += pA + Ia c + U u / D (RBDA Table 7.1; the world's slot at
+    // index -1 absorbs the roots' contributions, which nothing reads)
+    for (int t = 0; t < 21; t++) d->IA[t - 21] = 0.0;
+    for (int t = 0; t < 6; t++) d->pA[t - 6] = 0.0;
     for (int i = nv - 1; i >= 0; i--) {
-        double* IA = d->IA + 21 * i;
-        double* pA = d->pA + 6 * i;
-        double* U = d->U + 6 * i;
-        const double* S = d->S + 6 * i;
+        double* restrict IA = d->IA + 21 * i;
+        const double* restrict pA = d->pA + 6 * i;
+        double* restrict U = d->U + 6 * i;
+        const double* restrict S = d->S + 6 * i;
         salto_s6_mul(U, IA, S);
         const double D = salto_sv_dot(S, U);
         if (!(D > 0.0) || !isfinite(D)) return SALTO_ERR_NUMERIC;
@@ -111,31 +142,32 @@ salto_status salto_aba(const salto_model* m, salto_data* d, const double* fext) 
         d->Dinv[i] = Dinv;
         d->u[i] = u;
         const int par = m->link_parent[i];
-        if (par < 0) continue;
+        double* restrict IAp = d->IA + 21 * par;
+        double* restrict pAp = d->pA + 6 * par;
 
-        // Ia = IA - U U' / D; pa = pA + Ia c + U u / D
-        double* IAp = d->IA + 21 * par;
-        double* pAp = d->pA + 6 * par;
-        int k = 0;
-        for (int r = 0; r < 6; r++) {
-            const double Ur = U[r] * Dinv;
-            for (int s = r; s < 6; s++, k++) {
-                const double v = IA[k] - Ur * U[s];
-                IA[k] = v;
-                IAp[k] += v;
-            }
-        }
+        // Ia = IA - U U' / D (packed upper triangle, row by row)
+        double Ud[6];
+        for (int t = 0; t < 6; t++) Ud[t] = U[t] * Dinv;
+        // clang-format off
+        IA[0] -= Ud[0] * U[0]; IA[1] -= Ud[0] * U[1]; IA[2] -= Ud[0] * U[2];
+        IA[3] -= Ud[0] * U[3]; IA[4] -= Ud[0] * U[4]; IA[5] -= Ud[0] * U[5];
+        IA[6] -= Ud[1] * U[1]; IA[7] -= Ud[1] * U[2]; IA[8] -= Ud[1] * U[3];
+        IA[9] -= Ud[1] * U[4]; IA[10] -= Ud[1] * U[5]; IA[11] -= Ud[2] * U[2];
+        IA[12] -= Ud[2] * U[3]; IA[13] -= Ud[2] * U[4]; IA[14] -= Ud[2] * U[5];
+        IA[15] -= Ud[3] * U[3]; IA[16] -= Ud[3] * U[4]; IA[17] -= Ud[3] * U[5];
+        IA[18] -= Ud[4] * U[4]; IA[19] -= Ud[4] * U[5]; IA[20] -= Ud[5] * U[5];
+        // clang-format on
+        for (int k = 0; k < 21; k++) IAp[k] += IA[k];
+
+        // pa = pA + Ia c + U u / D
         double Iac[6];
         salto_s6_mul(Iac, IA, d->c + 6 * i);
-        const double uD = u * Dinv;
-        for (int t = 0; t < 6; t++) pAp[t] += pA[t] + Iac[t] + U[t] * uD;
+        for (int t = 0; t < 6; t++) pAp[t] += pA[t] + Iac[t] + Ud[t] * u;
     }
 
     // pass 3, base to leaf: A'_i = A_p + c_i, qdd_i = (u_i - U_i . A'_i) / D_i, A_i = A'_i + S_i qdd_i
-    const double A0[6] = {0, 0, 0, -m->gravity[0], -m->gravity[1], -m->gravity[2]};
     for (int i = 0; i < nv; i++) {
-        const int par = m->link_parent[i];
-        const double* Ap = par >= 0 ? d->A + 6 * par : A0;
+        const double* Ap = d->A + 6 * m->link_parent[i];
         const double* U = d->U + 6 * i;
         const double* S = d->S + 6 * i;
         const double* c = d->c + 6 * i;

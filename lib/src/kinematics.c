@@ -10,46 +10,63 @@
 
 #include "salto/spatial.h"
 
-// R = R_J Rot(e_k, t) for a coordinate axis k: only two columns change
-static void rotate_about_coordinate_axis(double* R, const double* RJ, int k, double t) {
-    const double c = cos(t), s = sin(t);
-    const int a = (k + 1) % 3, b = (k + 2) % 3;
-    for (int r = 0; r < 3; r++) {
-        const double ca = RJ[3 * r + a], cb = RJ[3 * r + b];
-        R[3 * r + k] = RJ[3 * r + k];
-        R[3 * r + a] = c * ca + s * cb;
-        R[3 * r + b] = -s * ca + c * cb;
+// R = R_J Rot(e_k, t) for a coordinate axis k: column k is kept, the other two rotate
+static inline void rotate_about_coordinate_axis(double* restrict R, const double* restrict RJ,
+                                                int k, double c, double s) {
+    switch (k) {
+    case 0:
+        for (int r = 0; r < 3; r++) {
+            const double ca = RJ[3 * r + 1], cb = RJ[3 * r + 2];
+            R[3 * r] = RJ[3 * r], R[3 * r + 1] = c * ca + s * cb, R[3 * r + 2] = c * cb - s * ca;
+        }
+        break;
+    case 1:
+        for (int r = 0; r < 3; r++) {
+            const double ca = RJ[3 * r + 2], cb = RJ[3 * r];
+            R[3 * r + 1] = RJ[3 * r + 1], R[3 * r + 2] = c * ca + s * cb, R[3 * r] = c * cb - s * ca;
+        }
+        break;
+    default:
+        for (int r = 0; r < 3; r++) {
+            const double ca = RJ[3 * r], cb = RJ[3 * r + 1];
+            R[3 * r + 2] = RJ[3 * r + 2], R[3 * r] = c * ca + s * cb, R[3 * r + 1] = c * cb - s * ca;
+        }
+        break;
     }
 }
 
 
+// The loop body reads the parent's results and writes link i's; the restrict-qualified
+// pointers tell the compiler that they never overlap (a link is never its own parent).
 void salto_fk(const salto_model* m, salto_data* d, salto_fk_level level) {
-    static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    static const double zero3[3] = {0, 0, 0};
-    static const double zero6[6] = {0, 0, 0, 0, 0, 0};
     // the world accelerates at -g (gravity as a fictitious base acceleration, RBDA 5.3)
-    const double A0[6] = {0, 0, 0, -m->gravity[0], -m->gravity[1], -m->gravity[2]};
+    double* A0 = d->A - 6;
+    A0[0] = A0[1] = A0[2] = 0.0;
+    A0[3] = -m->gravity[0], A0[4] = -m->gravity[1], A0[5] = -m->gravity[2];
 
     for (int i = 0; i < m->nv; i++) {
         const int par = m->link_parent[i];
-        const double* Rp = par >= 0 ? d->R + 9 * par : I3;
-        const double* pp = par >= 0 ? d->p + 3 * par : zero3;
-        double* R = d->R + 9 * i;
-        double* p = d->p + 3 * i;
-        double* S = d->S + 6 * i;
-        const double* axis = m->link_axis + 3 * i;
+        const double* restrict Rp = d->R + 9 * par;
+        const double* restrict pp = d->p + 3 * par;
+        double* restrict R = d->R + 9 * i;
+        double* restrict p = d->p + 3 * i;
+        double* restrict S = d->S + 6 * i;
+        const double* rtree = m->link_rtree + 3 * i;
         const double qi = d->q[i];
 
         // joint frame: R_J = R_p R_tree, p_J = p_p + R_p r_tree
         double RJbuf[9];
-        const double* RJ = Rp;
+        const double* restrict RJ = Rp;
         if (m->link_tree_rot[i]) {
             salto_m3_mul(RJbuf, Rp, m->link_Rtree + 9 * i);
             RJ = RJbuf;
         }
-        double rt[3];
-        salto_m3_mul_v3(rt, Rp, m->link_rtree + 3 * i);
-        p[0] = pp[0] + rt[0], p[1] = pp[1] + rt[1], p[2] = pp[2] + rt[2];
+        double px = pp[0], py = pp[1], pz = pp[2];
+        if (m->link_offset[i]) {
+            px += Rp[0] * rtree[0] + Rp[1] * rtree[1] + Rp[2] * rtree[2];
+            py += Rp[3] * rtree[0] + Rp[4] * rtree[1] + Rp[5] * rtree[2];
+            pz += Rp[6] * rtree[0] + Rp[7] * rtree[1] + Rp[8] * rtree[2];
+        }
 
         // world axis u = R_J axis
         double u[3];
@@ -57,58 +74,65 @@ void salto_fk(const salto_model* m, salto_data* d, salto_fk_level level) {
         if (k >= 0) {
             u[0] = RJ[k], u[1] = RJ[3 + k], u[2] = RJ[6 + k];
         } else {
-            salto_m3_mul_v3(u, RJ, axis);
+            salto_m3_mul_v3(u, RJ, m->link_axis + 3 * i);
         }
 
         if (m->link_type[i] == SALTO_AXIS_REVOLUTE) {
             // R = R_J Rot(axis, q); S = [u; p x u]
             if (k >= 0) {
-                rotate_about_coordinate_axis(R, RJ, k, qi);
+                double sn, cs;
+                salto_sincos(qi, &sn, &cs);
+                rotate_about_coordinate_axis(R, RJ, k, cs, sn);
             } else {
                 double Rq[9];
-                salto_m3_axis_angle(Rq, axis, qi);
+                salto_m3_axis_angle(Rq, m->link_axis + 3 * i, qi);
                 salto_m3_mul(R, RJ, Rq);
             }
             S[0] = u[0], S[1] = u[1], S[2] = u[2];
-            salto_v3_cross(S + 3, p, u);
+            S[3] = py * u[2] - pz * u[1];
+            S[4] = pz * u[0] - px * u[2];
+            S[5] = px * u[1] - py * u[0];
         } else {
             // R = R_J; p += u q; S = [0; u]
-            if (RJ != R) memcpy(R, RJ, 9 * sizeof(double));
-            p[0] += u[0] * qi, p[1] += u[1] * qi, p[2] += u[2] * qi;
+            for (int t = 0; t < 9; t++) R[t] = RJ[t];
+            px += u[0] * qi, py += u[1] * qi, pz += u[2] * qi;
             S[0] = S[1] = S[2] = 0.0;
             S[3] = u[0], S[4] = u[1], S[5] = u[2];
         }
+        p[0] = px, p[1] = py, p[2] = pz;
         if (level == SALTO_FK_POS) continue;
 
-        // V = V_p + S qd;  c = (V x S) qd
-        const double* Vp = par >= 0 ? d->V + 6 * par : zero6;
-        double* V = d->V + 6 * i;
-        double* c = d->c + 6 * i;
+        // V = V_p + S qd;  c = (V_p x S) qd  (= (V x S) qd, as S x S = 0)
+        const double* restrict Vp = d->V + 6 * par;
+        double* restrict V = d->V + 6 * i;
+        double* restrict c = d->c + 6 * i;
         const double qdi = d->qd[i];
-        for (int t = 0; t < 6; t++) V[t] = Vp[t] + S[t] * qdi;
-        salto_sv_crossm(c, Vp, S);
-        for (int t = 0; t < 6; t++) c[t] *= qdi;
+        double sv[6], cv[6];
+        for (int t = 0; t < 6; t++) sv[t] = S[t] * qdi;
+        for (int t = 0; t < 6; t++) V[t] = Vp[t] + sv[t];
+        salto_sv_crossm(cv, Vp, sv);
+        for (int t = 0; t < 6; t++) c[t] = cv[t];
         if (level == SALTO_FK_VEL) continue;
 
         // A = A_p + S qdd + c
-        const double* Ap = par >= 0 ? d->A + 6 * par : A0;
-        double* A = d->A + 6 * i;
+        const double* restrict Ap = d->A + 6 * par;
+        double* restrict A = d->A + 6 * i;
         const double qddi = d->qdd[i];
-        for (int t = 0; t < 6; t++) A[t] = Ap[t] + S[t] * qddi + c[t];
+        for (int t = 0; t < 6; t++) A[t] = Ap[t] + S[t] * qddi + cv[t];
     }
 }
 
 
 void salto_link_inertias(const salto_model* m, salto_data* d) {
     for (int i = 0; i < m->nv; i++) {
-        double* I = d->I + 10 * i;
+        double* restrict I = d->I + 10 * i;
         if (!m->link_massive[i]) {
-            memset(I, 0, 10 * sizeof(double));
+            for (int t = 0; t < 10; t++) I[t] = 0.0;
             continue;
         }
-        const double* L = m->link_inertia + 10 * i;
-        const double* R = d->R + 9 * i;
-        const double* p = d->p + 3 * i;
+        const double* restrict L = m->link_inertia + 10 * i;
+        const double* restrict R = d->R + 9 * i;
+        const double* restrict p = d->p + 3 * i;
         const double mass = L[0];
 
         // world com: c = p + R c_local
@@ -116,29 +140,30 @@ void salto_link_inertias(const salto_model* m, salto_data* d) {
         salto_m3_mul_v3(cw, R, L + 1);
         cw[0] += p[0], cw[1] += p[1], cw[2] += p[2];
 
-        // I_com in the world: R J R'  (J symmetric)
+        // I_com in the world: R J R'  (J symmetric; diagonal J skips the products)
         const double* J = L + 4;
-        const double Jf[9] = {J[0], J[3], J[4], J[3], J[1], J[5], J[4], J[5], J[2]};
         double RJ[9];
-        salto_m3_mul(RJ, R, Jf);
-        double Iw[6];
-        Iw[0] = RJ[0] * R[0] + RJ[1] * R[1] + RJ[2] * R[2];
-        Iw[1] = RJ[3] * R[3] + RJ[4] * R[4] + RJ[5] * R[5];
-        Iw[2] = RJ[6] * R[6] + RJ[7] * R[7] + RJ[8] * R[8];
-        Iw[3] = RJ[0] * R[3] + RJ[1] * R[4] + RJ[2] * R[5];
-        Iw[4] = RJ[0] * R[6] + RJ[1] * R[7] + RJ[2] * R[8];
-        Iw[5] = RJ[3] * R[6] + RJ[4] * R[7] + RJ[5] * R[8];
+        if (J[3] == 0.0 && J[4] == 0.0 && J[5] == 0.0) {
+            for (int r = 0; r < 3; r++) {
+                RJ[3 * r] = R[3 * r] * J[0];
+                RJ[3 * r + 1] = R[3 * r + 1] * J[1];
+                RJ[3 * r + 2] = R[3 * r + 2] * J[2];
+            }
+        } else {
+            const double Jf[9] = {J[0], J[3], J[4], J[3], J[1], J[5], J[4], J[5], J[2]};
+            salto_m3_mul(RJ, R, Jf);
+        }
+        const double cc = cw[0] * cw[0] + cw[1] * cw[1] + cw[2] * cw[2];
 
         // about the origin: Ibar = I_com + m (|c|^2 1 - c c')  (parallel axis theorem)
-        const double cc = salto_v3_dot(cw, cw);
         I[0] = mass;
         I[1] = mass * cw[0], I[2] = mass * cw[1], I[3] = mass * cw[2];
-        I[4] = Iw[0] + mass * (cc - cw[0] * cw[0]);
-        I[5] = Iw[1] + mass * (cc - cw[1] * cw[1]);
-        I[6] = Iw[2] + mass * (cc - cw[2] * cw[2]);
-        I[7] = Iw[3] - mass * cw[0] * cw[1];
-        I[8] = Iw[4] - mass * cw[0] * cw[2];
-        I[9] = Iw[5] - mass * cw[1] * cw[2];
+        I[4] = RJ[0] * R[0] + RJ[1] * R[1] + RJ[2] * R[2] + mass * (cc - cw[0] * cw[0]);
+        I[5] = RJ[3] * R[3] + RJ[4] * R[4] + RJ[5] * R[5] + mass * (cc - cw[1] * cw[1]);
+        I[6] = RJ[6] * R[6] + RJ[7] * R[7] + RJ[8] * R[8] + mass * (cc - cw[2] * cw[2]);
+        I[7] = RJ[0] * R[3] + RJ[1] * R[4] + RJ[2] * R[5] - mass * cw[0] * cw[1];
+        I[8] = RJ[0] * R[6] + RJ[1] * R[7] + RJ[2] * R[8] - mass * cw[0] * cw[2];
+        I[9] = RJ[3] * R[6] + RJ[4] * R[7] + RJ[5] * R[8] - mass * cw[1] * cw[2];
     }
 }
 

@@ -36,10 +36,12 @@ static int carve(salto_model* m, layout* L, const salto_character_desc* c, int n
     m->link_massive = take(L, (size_t)nv, sizeof(int));
     m->link_axis_k = take(L, (size_t)nv, sizeof(int));
     m->link_tree_rot = take(L, (size_t)nv, sizeof(int));
+    m->link_offset = take(L, (size_t)nv, sizeof(int));
     m->link_Rtree = take(L, (size_t)nv * 9, sizeof(double));
     m->link_rtree = take(L, (size_t)nv * 3, sizeof(double));
     m->link_axis = take(L, (size_t)nv * 3, sizeof(double));
     m->link_inertia = take(L, (size_t)nv * 10, sizeof(double));
+    m->link_Iorigin = take(L, (size_t)nv * 10, sizeof(double));
     m->link_has_limits = take(L, (size_t)nv, sizeof(int));
     m->link_limits = take(L, (size_t)nv * 2, sizeof(double));
     m->link_name = take(L, (size_t)nv, sizeof(char*));
@@ -301,6 +303,26 @@ salto_model* salto_model_build(const salto_character_desc* c, const salto_model_
         m->mass += bd->mass;
     }
     SALTO_ASSERT(nl == nv);
+
+    // inertia about the link origin: h = m c, Ibar = I_com + m (|c|^2 1 - c c')
+    for (int i = 0; i < nv; i++) {
+        const double* Li = m->link_inertia + 10 * i;
+        double* I = m->link_Iorigin + 10 * i;
+        const double mass = Li[0], cx = Li[1], cy = Li[2], cz = Li[3];
+        const double cc = cx * cx + cy * cy + cz * cz;
+        I[0] = mass, I[1] = mass * cx, I[2] = mass * cy, I[3] = mass * cz;
+        I[4] = Li[4] + mass * (cc - cx * cx);
+        I[5] = Li[5] + mass * (cc - cy * cy);
+        I[6] = Li[6] + mass * (cc - cz * cz);
+        I[7] = Li[7] - mass * cx * cy;
+        I[8] = Li[8] - mass * cx * cz;
+        I[9] = Li[9] - mass * cy * cz;
+    }
+
+    for (int i = 0; i < nv; i++) {
+        const double* r = m->link_rtree + 3 * i;
+        m->link_offset[i] = r[0] != 0.0 || r[1] != 0.0 || r[2] != 0.0;
+    }
 
     // subtree ends: links are in preorder, so a subtree ends at the first later link whose
     // parent chain does not reach back to it

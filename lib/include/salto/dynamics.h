@@ -6,10 +6,12 @@
 
 // Inverse dynamics by the recursive Newton-Euler algorithm in world coordinates (RBDA
 // Table 5.1), gravity as a base acceleration -g. Reads d->q, d->qd, d->qdd; writes tau (nv,
-// may be NULL), the kinematics (salto_fk), d->I, d->F (joint forces: the net force of each
-// subtree) and d->f0, the root wrench: the wrench the world must apply, beyond gravity, to
-// produce the motion (for a free or planar root this is the aggregate force of Fang &
-// Pollard; for a fixed root, the base reaction). Allocates nothing.
+// may be NULL), the kinematics (salto_fk at SALTO_FK_ACC), d->F (the net force of each
+// link's subtree, i.e. the joint force) and d->f0, the root wrench: the wrench the world must
+// apply, beyond gravity, to produce the motion, about the world origin (for a free or planar
+// root this is Fang & Pollard's aggregate force; for a fixed root, the base reaction).
+// Massive links use the Newton-Euler equations at their centre of mass, so no world-frame
+// inertia is formed. Allocates nothing.
 void salto_rnea(const salto_model* m, salto_data* d, double* tau);
 
 // Joint-space inertia matrix M (nv x nv, row-major, symmetric) by the composite-rigid-body

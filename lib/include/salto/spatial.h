@@ -14,6 +14,44 @@
 
 #include <math.h>
 
+// ---- sine and cosine together ----
+
+// sin and cos of x. For |x| < 1e5 (any joint angle): Cody-Waite reduction by pi/2 with a
+// two-part constant (the first part has 33 significant bits, so k P1 is exact for
+// |k| < 2^20), then Taylor polynomials on [-pi/4, pi/4] whose truncation error is below
+// 1e-19; tests/test_spatial.c checks agreement with libm. Larger or non-finite x go to libm.
+// Inline and branch-light: libm's sincos costs about as much as the rest of a link's
+// forward kinematics.
+static inline void salto_sincos(double x, double* s, double* c) {
+    if (!(fabs(x) < 1e5)) {
+        *s = sin(x);
+        *c = cos(x);
+        return;
+    }
+    const double shifter = 6755399441055744.0; // 1.5 * 2^52: x * 2/pi + shifter rounds
+    const double k = (x * 0.63661977236758134308 + shifter) - shifter;
+    const long n = (long)k;
+    const double P1 = 1.57079632673412561417e+00, P1t = 6.07710050650619224932e-11;
+    const double r = (x - k * P1) - k * P1t;
+    const double z = r * r;
+    // sin r = r (1 - z/3! + z^2/5! - ...), cos r = 1 - z/2! + z^2/4! - ...
+    const double sp =
+        1.0 + z * (-1.0 / 6 + z * (1.0 / 120 + z * (-1.0 / 5040 + z * (1.0 / 362880 +
+        z * (-1.0 / 39916800 + z * (1.0 / 6227020800 + z * (-1.0 / 1307674368000 +
+        z * (1.0 / 355687428096000))))))));
+    const double cp =
+        1.0 + z * (-0.5 + z * (1.0 / 24 + z * (-1.0 / 720 + z * (1.0 / 40320 +
+        z * (-1.0 / 3628800 + z * (1.0 / 479001600 + z * (-1.0 / 87178291200 +
+        z * (1.0 / 20922789888000))))))));
+    const double sr = r * sp;
+    switch (n & 3) {
+    case 0: *s = sr, *c = cp; break;
+    case 1: *s = cp, *c = -sr; break;
+    case 2: *s = -sr, *c = -cp; break;
+    default: *s = -cp, *c = sr; break;
+    }
+}
+
 // ---- 3-vectors ----
 
 static inline void salto_v3_cross(double* r, const double* a, const double* b) {
@@ -199,20 +237,17 @@ static inline int salto_s6_idx(int i, int j) {
     return i * 6 - i * (i - 1) / 2 + (j - i);
 }
 
-// r = P x for packed symmetric P
+// r = P x for packed symmetric P (r must not alias x)
 static inline void salto_s6_mul(double* r, const double* P, const double* x) {
-    double t[6] = {0, 0, 0, 0, 0, 0};
-    int k = 0;
-    for (int i = 0; i < 6; i++) {
-        t[i] += P[k] * x[i];
-        k++;
-        for (int j = i + 1; j < 6; j++, k++) {
-            t[i] += P[k] * x[j];
-            t[j] += P[k] * x[i];
-        }
-    }
-    for (int i = 0; i < 6; i++) r[i] = t[i];
+    const double x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5];
+    r[0] = P[0] * x0 + P[1] * x1 + P[2] * x2 + P[3] * x3 + P[4] * x4 + P[5] * x5;
+    r[1] = P[1] * x0 + P[6] * x1 + P[7] * x2 + P[8] * x3 + P[9] * x4 + P[10] * x5;
+    r[2] = P[2] * x0 + P[7] * x1 + P[11] * x2 + P[12] * x3 + P[13] * x4 + P[14] * x5;
+    r[3] = P[3] * x0 + P[8] * x1 + P[12] * x2 + P[15] * x3 + P[16] * x4 + P[17] * x5;
+    r[4] = P[4] * x0 + P[9] * x1 + P[13] * x2 + P[16] * x3 + P[18] * x4 + P[19] * x5;
+    r[5] = P[5] * x0 + P[10] * x1 + P[14] * x2 + P[17] * x3 + P[19] * x4 + P[20] * x5;
 }
+
 
 // packed symmetric 6x6 of a rigid-body inertia (m, h, Ibar):
 // [[Ibar, [h]], [[h]', m 1]] where [h] x = h x x
