@@ -161,6 +161,8 @@ static const bad_case bad_cases[] = {
     {"two_roots.yaml", SALTO_ERR_INVALID, 10, 5,
      "more than one root body: 'trunk' (line 4) and 'arm' have no parent", NULL},
     {"zero_axis.yaml", SALTO_ERR_INVALID, 15, 50, "axis 'shoulder' is zero", NULL},
+    {"parallel_axes.yaml", SALTO_ERR_INVALID, 16, 52,
+     "axis 'shoulder_b' is parallel to axis 'shoulder' of the same joint", NULL},
     {"unknown_axis_type.yaml", SALTO_ERR_INVALID, 15, 34, "unknown axis type 'revolut'",
      "did you mean 'revolute'?"},
     {"unknown_root_type.yaml", SALTO_ERR_INVALID, 6, 13, "unknown root joint type 'floating'",

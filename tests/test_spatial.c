@@ -142,12 +142,37 @@ START_TEST(rotations) {
 END_TEST
 
 
+// the inline sine and cosine agree with libm to a few ulps over joint angles and beyond
+START_TEST(sincos_matches_libm) {
+    salto_test_rng r;
+    salto_test_rng_seed(&r, 300u + (uint64_t)_i);
+    const double span[] = {1.0, 4.0, 40.0, 1e3, 9e4, 1e6};
+    for (int k = 0; k < 2000; k++) {
+        const double x = salto_test_uniform(&r, -1, 1) * span[_i % 6];
+        double s, c;
+        salto_sincos(x, &s, &c);
+        ck_assert_msg(fabs(s - sin(x)) <= 4e-16 && fabs(c - cos(x)) <= 4e-16,
+                      "x = %.17g: sin %.17g vs %.17g, cos %.17g vs %.17g (seed %d)", x, s, sin(x),
+                      c, cos(x), 300 + _i);
+    }
+    // multiples of pi/2 land on the right quadrant
+    for (int n = -8; n <= 8; n++) {
+        double s, c;
+        salto_sincos(n * 1.5707963267948966, &s, &c);
+        ck_assert_double_eq_tol(s, sin(n * 1.5707963267948966), 4e-16);
+        ck_assert_double_eq_tol(c, cos(n * 1.5707963267948966), 4e-16);
+    }
+}
+END_TEST
+
+
 Suite* spatial_suite(void) {
     Suite* s = suite_create("spatial");
     TCase* tc = tcase_create("identities");
     tcase_add_loop_test(tc, cross_products, 0, 20);
     tcase_add_loop_test(tc, inertia_kernels, 0, 20);
     tcase_add_loop_test(tc, rotations, 0, 20);
+    tcase_add_loop_test(tc, sincos_matches_libm, 0, 12);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -457,6 +457,23 @@ salto_status salto_character_validate(const salto_character_desc* c, salto_error
             s = check_axis(body, &body->axes[k], err);
             if (s) return s;
         }
+        // two parallel axes of the same type in one joint move the body the same way: the
+        // joint would have a redundant degree of freedom and a singular mass matrix
+        for (int k = 1; k < body->naxis; k++) {
+            const salto_axis_desc* a = &body->axes[k];
+            for (int j = 0; j < k; j++) {
+                const salto_axis_desc* e = &body->axes[j];
+                const double x = a->axis[1] * e->axis[2] - a->axis[2] * e->axis[1];
+                const double y = a->axis[2] * e->axis[0] - a->axis[0] * e->axis[2];
+                const double z = a->axis[0] * e->axis[1] - a->axis[1] * e->axis[0];
+                if (a->type == e->type && x * x + y * y + z * z < 1e-18) {
+                    return SALTO_FAIL(err, SALTO_ERR_INVALID, a->axis_loc,
+                                      "axis '%s' is parallel to axis '%s' of the same joint: "
+                                      "the joint would have a redundant degree of freedom",
+                                      a->name, e->name);
+                }
+            }
+        }
         if (!isfinite(body->mass) || !(body->mass > 0)) {
             return SALTO_FAIL(err, SALTO_ERR_INVALID, body->mass_loc,
                               "mass of body '%s' must be positive and finite, found %g",
