@@ -39,7 +39,7 @@ int cmd_check(int argc, char** argv) {
 
     printf("character %s (%s)\n", m->name, argv[1]);
     printf("root: %s%s\n", root_name(m->root_type),
-           salto_model_is_planar(m) ? ", planar (moves in the x-z plane)" : "");
+           salto_model_is_planar(m) ? " (moves in the x-z plane, rotates about y)" : "");
     printf("gravity: %g %g %g m/s^2\n", m->gravity[0], m->gravity[1], m->gravity[2]);
     printf("degrees of freedom: %d\n\n", m->nv);
     printf("%5s  %-16s %-10s %-24s %-16s %s\n", "index", "dof", "type", "axis (parent frame)",

@@ -18,10 +18,10 @@
 
 // sin and cos of x. For |x| < 1e5 (any joint angle): Cody-Waite reduction by pi/2 with a
 // two-part constant (the first part has 33 significant bits, so k P1 is exact for
-// |k| < 2^20), then Taylor polynomials on [-pi/4, pi/4] whose truncation error is below
-// 1e-19; tests/test_spatial.c checks agreement with libm. Larger or non-finite x go to libm.
-// Inline and branch-light: libm's sincos costs about as much as the rest of a link's
-// forward kinematics.
+// |k| < 2^20), then the minimax polynomials of fdlibm's __kernel_sin and __kernel_cos on
+// [-pi/4, pi/4] (Sun Microsystems, 1993; error below 2^-58 relative); tests/test_spatial.c
+// checks agreement with libm. Larger or non-finite x go to libm. Inline and branch-light:
+// libm's sincos costs about as much as the rest of a link's forward kinematics.
 static inline void salto_sincos(double x, double* s, double* c) {
     if (!(fabs(x) < 1e5)) {
         *s = sin(x);
@@ -34,16 +34,16 @@ static inline void salto_sincos(double x, double* s, double* c) {
     const double P1 = 1.57079632673412561417e+00, P1t = 6.07710050650619224932e-11;
     const double r = (x - k * P1) - k * P1t;
     const double z = r * r;
-    // sin r = r (1 - z/3! + z^2/5! - ...), cos r = 1 - z/2! + z^2/4! - ...
-    const double sp =
-        1.0 + z * (-1.0 / 6 + z * (1.0 / 120 + z * (-1.0 / 5040 + z * (1.0 / 362880 +
-        z * (-1.0 / 39916800 + z * (1.0 / 6227020800 + z * (-1.0 / 1307674368000 +
-        z * (1.0 / 355687428096000))))))));
+    const double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
+                 S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
+                 S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
+    const double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
+                 C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
+                 C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
+    const double sr = r + r * z * (S1 + z * (S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)))));
+    const double hz = 0.5 * z, w = 1.0 - hz;
     const double cp =
-        1.0 + z * (-0.5 + z * (1.0 / 24 + z * (-1.0 / 720 + z * (1.0 / 40320 +
-        z * (-1.0 / 3628800 + z * (1.0 / 479001600 + z * (-1.0 / 87178291200 +
-        z * (1.0 / 20922789888000))))))));
-    const double sr = r * sp;
+        w + (((1.0 - w) - hz) + z * z * (C1 + z * (C2 + z * (C3 + z * (C4 + z * (C5 + z * C6))))));
     switch (n & 3) {
     case 0: *s = sr, *c = cp; break;
     case 1: *s = cp, *c = -sr; break;
