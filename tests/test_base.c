@@ -5,6 +5,7 @@
 
 #include "salto/base.h"
 #include "test_suites.h"
+#include "test_util.h"
 
 static salto_src_loc loc(const char* file, int line, int col) {
     salto_src_loc l = {file, line, col};
@@ -132,32 +133,9 @@ END_TEST
 
 // ---- allocation ----
 
-typedef struct counter {
-    long calls;
-    long live;
-    long fail_at;
-} counter;
-
-
-static void* counting_malloc(size_t n, void* user) {
-    counter* c = user;
-    if (++c->calls == c->fail_at) return NULL;
-    void* p = malloc(n);
-    if (p) c->live++;
-    return p;
-}
-
-
-static void counting_free(void* p, void* user) {
-    counter* c = user;
-    c->live--;
-    free(p);
-}
-
-
 START_TEST(alloc_hooks) {
-    counter cnt = {0, 0, 3};
-    salto_alloc_hooks h = {counting_malloc, counting_free, &cnt};
+    salto_test_counter cnt = {0, 0, 3};
+    salto_alloc_hooks h = {salto_test_counting_malloc, salto_test_counting_free, &cnt};
     salto_set_alloc_hooks(&h);
     void* a = salto_malloc(10);
     char* s = salto_strdup("abc");

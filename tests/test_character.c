@@ -755,29 +755,6 @@ END_TEST
 
 // ---- allocation failure ----
 
-typedef struct counter {
-    long calls;
-    long live;
-    long fail_at;
-} counter;
-
-
-static void* counting_malloc(size_t n, void* user) {
-    counter* c = user;
-    if (++c->calls == c->fail_at) return NULL;
-    void* p = malloc(n);
-    if (p) c->live++;
-    return p;
-}
-
-
-static void counting_free(void* p, void* user) {
-    counter* c = user;
-    c->live--;
-    free(p);
-}
-
-
 // make the n-th allocation fail, n = 1, 2, ... until loading succeeds: every failure is a
 // clean SALTO_ERR_NOMEM and nothing leaks
 START_TEST(load_out_of_memory) {
@@ -788,8 +765,8 @@ START_TEST(load_out_of_memory) {
     int succeeded = 0;
     long n = 1;
     for (; n < 100000 && !succeeded; n++) {
-        counter cnt = {0, 0, n};
-        salto_alloc_hooks h = {counting_malloc, counting_free, &cnt};
+        salto_test_counter cnt = {0, 0, n};
+        salto_alloc_hooks h = {salto_test_counting_malloc, salto_test_counting_free, &cnt};
         salto_set_alloc_hooks(&h);
         salto_error err = {0};
         salto_character_desc* c = salto_character_load(p, &err);
@@ -817,8 +794,8 @@ START_TEST(generators_out_of_memory) {
     for (int which = 0; which < 2; which++) {
         int succeeded = 0;
         for (long n = 1; n < 100000 && !succeeded; n++) {
-            counter cnt = {0, 0, n};
-            salto_alloc_hooks h = {counting_malloc, counting_free, &cnt};
+            salto_test_counter cnt = {0, 0, n};
+            salto_alloc_hooks h = {salto_test_counting_malloc, salto_test_counting_free, &cnt};
             salto_set_alloc_hooks(&h);
             salto_character_desc* c = which == 0 ? salto_character_chain(4, 0.3, 1.0)
                                                  : salto_character_random_tree(9, SALTO_ROOT_PLANAR, 3u);

@@ -573,29 +573,6 @@ END_TEST
 
 // ---- allocation failure ----
 
-typedef struct counter {
-    long calls;
-    long live;
-    long fail_at;
-} counter;
-
-
-static void* counting_malloc(size_t n, void* user) {
-    counter* c = user;
-    if (++c->calls == c->fail_at) return NULL;
-    void* p = malloc(n);
-    if (p) c->live++;
-    return p;
-}
-
-
-static void counting_free(void* p, void* user) {
-    counter* c = user;
-    c->live--;
-    free(p);
-}
-
-
 START_TEST(parse_out_of_memory) {
     const char* text = "a: &x {b: [1, 2, 3], c: 'text'}\n"
                        "d: *x\n"
@@ -603,8 +580,8 @@ START_TEST(parse_out_of_memory) {
                        "f: [[1], [2], [3], [4], [5], [6], [7], [8], [9]]\n";
     int succeeded = 0;
     for (long n = 1; n < 10000 && !succeeded; n++) {
-        counter cnt = {0, 0, n};
-        salto_alloc_hooks h = {counting_malloc, counting_free, &cnt};
+        salto_test_counter cnt = {0, 0, n};
+        salto_alloc_hooks h = {salto_test_counting_malloc, salto_test_counting_free, &cnt};
         salto_set_alloc_hooks(&h);
         salto_error err = {0};
         salto_cfg* cfg = salto_cfg_parse(text, strlen(text), "t.yaml", &err);

@@ -13,37 +13,19 @@
 
 #define MAXV 64
 
-enum { NMODEL = 8 };
-
-static salto_model* make_model(int k, unsigned seed) {
-    switch (k) {
-    case 0: return salto_test_model_random(9, SALTO_ROOT_FREE, seed);
-    case 1: return salto_test_model_random(7, SALTO_ROOT_PLANAR, seed);
-    case 2: return salto_test_model_random(8, SALTO_ROOT_FIXED, seed);
-    case 3: return salto_test_model_random(14, SALTO_ROOT_FREE, seed + 1000);
-    case 4: return salto_test_model_chain(6);
-    default: return salto_test_model_file(salto_test_characters[k - 5]);
-    }
-}
+enum { NMODEL = SALTO_TEST_NMODEL };
 
 static salto_model* m;
 static salto_data* d;
 
 
 static void setup_model(int i) {
-    m = make_model(i % NMODEL, (unsigned)i);
-    d = salto_data_create(m);
-    ck_assert_ptr_nonnull(d);
-    ck_assert_int_le(m->nv, MAXV);
-    salto_test_random_state(m, d, (unsigned)(104729 * i + 3), 1.2);
+    salto_test_setup(i, (unsigned)(104729 * i + 3), MAXV, &m, &d);
 }
 
 
 static void teardown_model(void) {
-    salto_data_destroy(d);
-    salto_model_destroy(m);
-    d = NULL;
-    m = NULL;
+    salto_test_teardown(&m, &d);
 }
 
 

@@ -11,31 +11,19 @@
 
 #define MAXV 64
 
-enum { NMODEL = 6 };
-
-static salto_model* make_model(int k, unsigned seed) {
-    switch (k) {
-    case 0: return salto_test_model_random(9, SALTO_ROOT_FREE, seed);
-    case 1: return salto_test_model_random(7, SALTO_ROOT_PLANAR, seed);
-    case 2: return salto_test_model_random(8, SALTO_ROOT_FIXED, seed);
-    default: return salto_test_model_file(salto_test_characters[k - 3]);
-    }
-}
+enum { NMODEL = SALTO_TEST_NMODEL };
 
 static salto_model* m;
 static salto_data* d;
 
 
 static void setup_model(int i) {
-    m = make_model(i % NMODEL, (unsigned)i);
-    d = salto_data_create(m);
-    salto_test_random_state(m, d, 3u * (unsigned)i + 11u, 1.2);
+    salto_test_setup(i, 3u * (unsigned)i + 11u, MAXV, &m, &d);
 }
 
 
 static void teardown_model(void) {
-    salto_data_destroy(d);
-    salto_model_destroy(m);
+    salto_test_teardown(&m, &d);
 }
 
 
@@ -165,7 +153,7 @@ Suite* kinematics_suite(void) {
     Suite* s = suite_create("kinematics");
     TCase* tc = tcase_create("derivatives");
     tcase_set_timeout(tc, 60);
-    tcase_add_loop_test(tc, site_derivatives, 0, 2 * NMODEL);
+    tcase_add_loop_test(tc, site_derivatives, 0, 4 * NMODEL);
     tcase_add_loop_test(tc, com_and_momentum, 0, 2 * NMODEL);
     tcase_add_loop_test(tc, rotations_orthonormal, 0, NMODEL);
     suite_add_tcase(s, tc);

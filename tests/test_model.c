@@ -98,29 +98,13 @@ END_TEST
 
 // ---- allocation ----
 
-static int g_alloc_count, g_fail_at, g_live;
-
-static void* counting_malloc(size_t n, void* user) {
-    (void)user;
-    g_alloc_count++;
-    if (g_fail_at > 0 && g_alloc_count == g_fail_at) return NULL;
-    g_live++;
-    return malloc(n);
-}
-
-
-static void counting_free(void* p, void* user) {
-    (void)user;
-    g_live--;
-    free(p);
-}
-
+static salto_test_counter g_count;
 
 static void hooks_on(int fail_at) {
-    g_alloc_count = 0;
-    g_fail_at = fail_at;
-    g_live = 0;
-    salto_alloc_hooks h = {counting_malloc, counting_free, NULL};
+    g_count.calls = 0;
+    g_count.live = 0;
+    g_count.fail_at = fail_at;
+    salto_alloc_hooks h = {salto_test_counting_malloc, salto_test_counting_free, &g_count};
     salto_set_alloc_hooks(&h);
 }
 
@@ -142,7 +126,7 @@ START_TEST(build_survives_allocation_failure) {
         salto_data_destroy(d);
         salto_model_destroy(m);
         salto_set_alloc_hooks(NULL);
-        ck_assert_msg(g_live == 0, "%d blocks leaked when allocation %d failed", g_live, n);
+        ck_assert_msg(g_count.live == 0, "%ld blocks leaked when allocation %d failed", g_count.live, n);
     }
     ck_assert(succeeded);
     salto_character_destroy(c);
@@ -171,7 +155,7 @@ START_TEST(evaluation_allocates_nothing) {
     salto_joint_torques_jac(m, d, 2, links, tau, J);
     if (m->nsite > 0) salto_site_jac(m, d, 0, Js);
     salto_set_alloc_hooks(NULL);
-    ck_assert_int_eq(g_alloc_count, 0);
+    ck_assert_int_eq(g_count.calls, 0);
     // the direct method's scratch fits the data's work area
     ck_assert_int_le(salto_f0_jac_work(m, SALTO_JAC_DIRECT), d->nwork);
     free(J);

@@ -81,6 +81,35 @@ salto_model* salto_test_model_file(const char* rel) {
 }
 
 
+salto_model* salto_test_model_pick(int k, unsigned seed) {
+    switch (k) {
+    case 0: return salto_test_model_random(9, SALTO_ROOT_FREE, seed);
+    case 1: return salto_test_model_random(7, SALTO_ROOT_PLANAR, seed);
+    case 2: return salto_test_model_random(8, SALTO_ROOT_FIXED, seed);
+    case 3: return salto_test_model_random(14, SALTO_ROOT_FREE, seed + 1000);
+    case 4: return salto_test_model_chain(6);
+    default: return salto_test_model_file(salto_test_characters[k - 5]);
+    }
+}
+
+
+void salto_test_setup(int i, unsigned state_seed, int maxv, salto_model** m, salto_data** d) {
+    *m = salto_test_model_pick(i % SALTO_TEST_NMODEL, (unsigned)i);
+    *d = salto_data_create(*m);
+    ck_assert_ptr_nonnull(*d);
+    ck_assert_int_le((*m)->nv, maxv);
+    salto_test_random_state(*m, *d, state_seed, 1.2);
+}
+
+
+void salto_test_teardown(salto_model** m, salto_data** d) {
+    salto_data_destroy(*d);
+    salto_model_destroy(*m);
+    *d = NULL;
+    *m = NULL;
+}
+
+
 void salto_test_random_state(const salto_model* m, salto_data* d, unsigned seed, double qmax) {
     salto_test_rng r;
     salto_test_rng_seed(&r, seed);
@@ -109,4 +138,20 @@ double salto_test_maxabs(const double* a, int n) {
     double mx = 0.0;
     for (int i = 0; i < n; i++) mx = fmax(mx, fabs(a[i]));
     return mx;
+}
+
+
+void* salto_test_counting_malloc(size_t n, void* user) {
+    salto_test_counter* c = user;
+    if (++c->calls == c->fail_at) return NULL;
+    void* p = malloc(n);
+    if (p) c->live++;
+    return p;
+}
+
+
+void salto_test_counting_free(void* p, void* user) {
+    salto_test_counter* c = user;
+    c->live--;
+    free(p);
 }

@@ -27,6 +27,17 @@ salto_model* salto_test_model_random(int nbody, int root_type, unsigned seed);
 salto_model* salto_test_model_chain(int n);
 salto_model* salto_test_model_file(const char* rel); // path relative to the root
 
+// the models the consistency and derivative tests sweep: random trees with branches of each
+// root type (free, planar, fixed, and a larger free one), a serial chain, and the shipped
+// characters; k in [0, SALTO_TEST_NMODEL), seed varies the random trees
+enum { SALTO_TEST_NMODEL = 8 };
+salto_model* salto_test_model_pick(int k, unsigned seed);
+
+// model i % SALTO_TEST_NMODEL of the sweep (random trees seeded with i) and data in the
+// random state state_seed with angles up to qmax; aborts the test if nv > maxv
+void salto_test_setup(int i, unsigned state_seed, int maxv, salto_model** m, salto_data** d);
+void salto_test_teardown(salto_model** m, salto_data** d); // destroys both, sets them NULL
+
 // fills q, qd, qdd, tau with uniform values: q in [-qmax, qmax], the others in [-2, 2]
 void salto_test_random_state(const salto_model* m, salto_data* d, unsigned seed, double qmax);
 
@@ -39,6 +50,17 @@ extern const char* const salto_test_characters[];
     salto_test_vec_close((a), (b), (n), (atol), (rtol), (ctx), __FILE__, __LINE__)
 void salto_test_vec_close(const double* a, const double* b, int n, double atol, double rtol,
                           const char* ctx, const char* file, int line);
+
+// allocation hooks for tests (install with salto_set_alloc_hooks, user = the counter): count
+// the calls and the blocks alive, and make call number fail_at fail (0: none)
+typedef struct salto_test_counter {
+    long calls;
+    long live;
+    long fail_at;
+} salto_test_counter;
+
+void* salto_test_counting_malloc(size_t n, void* user);
+void salto_test_counting_free(void* p, void* user);
 
 // largest absolute entry
 double salto_test_maxabs(const double* a, int n);
