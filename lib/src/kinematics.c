@@ -36,6 +36,26 @@ static inline void rotate_about_coordinate_axis(double* restrict R, const double
 }
 
 
+// V = V_p + S qd, c = V_p x (S qd); restrict-qualified parameters let the compiler keep the
+// vectors in registers (a link is never its own parent)
+static inline void velocity_step(double* restrict V, double* restrict c,
+                                 const double* restrict Vp, const double* restrict S,
+                                 double qd) {
+    double sv[6];
+    for (int t = 0; t < 6; t++) sv[t] = S[t] * qd;
+    for (int t = 0; t < 6; t++) V[t] = Vp[t] + sv[t];
+    salto_sv_crossm(c, Vp, sv);
+}
+
+
+// A = A_p + S qdd + c
+static inline void acceleration_step(double* restrict A, const double* restrict Ap,
+                                     const double* restrict S, const double* restrict c,
+                                     double qdd) {
+    for (int t = 0; t < 6; t++) A[t] = Ap[t] + S[t] * qdd + c[t];
+}
+
+
 // The loop body reads the parent's results and writes link i's; the restrict-qualified
 // pointers tell the compiler that they never overlap (a link is never its own parent).
 void salto_fk(const salto_model* m, salto_data* d, salto_fk_level level) {
@@ -103,22 +123,10 @@ void salto_fk(const salto_model* m, salto_data* d, salto_fk_level level) {
         if (level == SALTO_FK_POS) continue;
 
         // V = V_p + S qd;  c = (V_p x S) qd  (= (V x S) qd, as S x S = 0)
-        const double* restrict Vp = d->V + 6 * par;
-        double* restrict V = d->V + 6 * i;
-        double* restrict c = d->c + 6 * i;
-        const double qdi = d->qd[i];
-        double sv[6], cv[6];
-        for (int t = 0; t < 6; t++) sv[t] = S[t] * qdi;
-        for (int t = 0; t < 6; t++) V[t] = Vp[t] + sv[t];
-        salto_sv_crossm(cv, Vp, sv);
-        for (int t = 0; t < 6; t++) c[t] = cv[t];
-        if (level == SALTO_FK_VEL) continue;
-
         // A = A_p + S qdd + c
-        const double* restrict Ap = d->A + 6 * par;
-        double* restrict A = d->A + 6 * i;
-        const double qddi = d->qdd[i];
-        for (int t = 0; t < 6; t++) A[t] = Ap[t] + S[t] * qddi + cv[t];
+        velocity_step(d->V + 6 * i, d->c + 6 * i, d->V + 6 * par, S, d->qd[i]);
+        if (level == SALTO_FK_VEL) continue;
+        acceleration_step(d->A + 6 * i, d->A + 6 * par, S, d->c + 6 * i, d->qdd[i]);
     }
 }
 

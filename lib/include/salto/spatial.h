@@ -157,11 +157,13 @@ static inline double salto_sv_dot(const double* m, const double* f) {
     return m[0] * f[0] + m[1] * f[1] + m[2] * f[2] + m[3] * f[3] + m[4] * f[4] + m[5] * f[5];
 }
 
-static inline void salto_sv_add_to(double* r, const double* a) {
+// r += a (r and a must not overlap)
+static inline void salto_sv_add_to(double* restrict r, const double* restrict a) {
     for (int k = 0; k < 6; k++) r[k] += a[k];
 }
 
-static inline void salto_sv_axpy(double* r, double s, const double* a) {
+// r += s a (r and a must not overlap)
+static inline void salto_sv_axpy(double* restrict r, double s, const double* restrict a) {
     for (int k = 0; k < 6; k++) r[k] += s * a[k];
 }
 
