@@ -58,9 +58,14 @@ static int parse_numbers(char* line, double* out, int n, char** bad) {
 }
 
 
-static void print_row(const double* x, int n) {
+// prints the row; returns 0 (and prints nothing) if an entry is not finite
+static int print_row(const double* x, int n) {
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(x[i])) return 0;
+    }
     for (int i = 0; i < n; i++) printf(i ? " %.17g" : "%.17g", x[i]);
     putchar('\n');
+    return 1;
 }
 
 
@@ -160,6 +165,7 @@ int cmd_dyn(int argc, char** argv) {
         }
         memcpy(d->q, in, sizeof(double) * (size_t)nv);
         memcpy(d->qd, in + nv, sizeof(double) * (size_t)nv);
+        int ok;
         if (op == OP_ABA) {
             memcpy(d->tau, in + 2 * nv, sizeof(double) * (size_t)nv);
             if (salto_aba(m, d, NULL) != SALTO_OK) {
@@ -168,19 +174,25 @@ int cmd_dyn(int argc, char** argv) {
                 status = 1;
                 break;
             }
-            print_row(d->qdd, nv);
-            continue;
-        }
-        memcpy(d->qdd, in + 2 * nv, sizeof(double) * (size_t)nv);
-        if (op == OP_F0) {
-            salto_rnea(m, d, NULL);
-            print_row(d->f0, 6);
-        } else if (op == OP_RNEA) {
-            salto_rnea(m, d, out);
-            print_row(out, nv);
+            ok = print_row(d->qdd, nv);
         } else {
-            salto_f0_jac(m, d, (salto_jac_method)method, NULL, out, NULL);
-            print_row(out, 18 * nv);
+            memcpy(d->qdd, in + 2 * nv, sizeof(double) * (size_t)nv);
+            if (op == OP_F0) {
+                salto_rnea(m, d, NULL);
+                ok = print_row(d->f0, 6);
+            } else if (op == OP_RNEA) {
+                salto_rnea(m, d, out);
+                ok = print_row(out, nv);
+            } else {
+                salto_f0_jac(m, d, (salto_jac_method)method, NULL, out, NULL);
+                ok = print_row(out, 18 * nv);
+            }
+        }
+        if (!ok) {
+            fprintf(stderr, "<stdin>:%ld: error: the result is not finite (are the inputs "
+                            "too large?)\n", lineno);
+            status = 1;
+            break;
         }
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {

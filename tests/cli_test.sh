@@ -112,6 +112,8 @@ grep_in "$tmp/err" "<stdin>:1:5: error: expected a finite number, found 'x'"
 { randline 66 3; randline 65 4; } | expect 2 "$salto" dyn "$h" --op f0
 grep_in "$tmp/err" "<stdin>:2: error: expected 66 numbers"
 printf '\n# comment\n' | expect 0 "$salto" dyn "$h" --op f0
+awk 'BEGIN { for (i = 0; i < 66; i++) printf "%s ", "1e300"; print "" }' | expect 1 "$salto" dyn "$h" --op jac
+grep_in "$tmp/err" "<stdin>:1: error: the result is not finite"
 expect 2 "$salto" dyn "$h" --op torque </dev/null
 expect 2 "$salto" dyn "$h" --op jac --method newton </dev/null
 expect 2 "$salto" dyn "$tmp/bad.yaml" --op f0 </dev/null
