@@ -25,7 +25,8 @@ static void help(void) {
            "  --method M  Jacobian method for --op jac: linear (default), direct, fd-forward,\n"
            "              fd-central, richardson\n\n"
            "Gravity comes from the character file (default 0 0 -9.81 m/s^2). A bad line is\n"
-           "reported as <stdin>:LINE: error: ... with exit status 2.\n");
+           "reported as <stdin>:LINE: error: ... with exit status 2; a result that is not\n"
+           "finite (or a singular forward dynamics) stops with exit status 1.\n");
 }
 
 
