@@ -115,46 +115,38 @@ static void subtree_sums(const salto_model* m, salto_data* d) {
     const int nv = m->nv;
     salto_fk(m, d, SALTO_FK_ACC);
     salto_link_inertias(m, d);
-    for (int i = nv - 1; i >= 0; i--) {
-        double* Ic = d->Ic + 10 * i;
-        double* Icd = d->Icd + 10 * i;
-        double* H = d->H + 6 * i;
-        double* F = d->F + 6 * i;
+
+    // each link's own body: Ic = I, Icd = V x* I - I V x, H = I V, F = I A + V x* I V
+    for (int i = 0; i < nv; i++) {
+        double* restrict Ic = d->Ic + 10 * i;
+        double* restrict Icd = d->Icd + 10 * i;
+        double* restrict H = d->H + 6 * i;
+        double* restrict F = d->F + 6 * i;
         if (m->link_massive[i]) {
-            // own body: F = I A + V x* I V, H = I V, Icd = V x* I - I V x
-            const double* I = d->I + 10 * i;
-            const double* V = d->V + 6 * i;
-            double h[6], f[6];
-            salto_si_mul(h, I, V);
-            salto_si_mul(f, I, d->A + 6 * i);
-            salto_sv_crossf_add(f, V, h);
-            double r[10];
-            salto_si_rate(r, I, V);
-            for (int k = 0; k < 10; k++) Ic[k] += I[k], Icd[k] += r[k];
-            for (int k = 0; k < 6; k++) H[k] += h[k], F[k] += f[k];
-        }
-        const int par = m->link_parent[i];
-        if (par >= 0) {
-            salto_si_add_to(d->Ic + 10 * par, Ic);
-            salto_si_add_to(d->Icd + 10 * par, Icd);
-            salto_sv_add_to(d->H + 6 * par, H);
-            salto_sv_add_to(d->F + 6 * par, F);
+            const double* restrict I = d->I + 10 * i;
+            const double* restrict V = d->V + 6 * i;
+            for (int k = 0; k < 10; k++) Ic[k] = I[k];
+            salto_si_rate(Icd, I, V);
+            salto_si_mul(H, I, V);
+            salto_si_mul(F, I, d->A + 6 * i);
+            salto_sv_crossf_add(F, V, H);
         } else {
-            salto_sv_add_to(d->f0, F);
-            salto_sv_add_to(d->p0, H);
+            for (int k = 0; k < 10; k++) Ic[k] = Icd[k] = 0.0;
+            for (int k = 0; k < 6; k++) H[k] = F[k] = 0.0;
         }
     }
-}
 
-
-static void clear_sums(const salto_model* m, salto_data* d) {
-    const size_t nv = (size_t)m->nv;
-    memset(d->Ic, 0, 10 * nv * sizeof(double));
-    memset(d->Icd, 0, 10 * nv * sizeof(double));
-    memset(d->H, 0, 6 * nv * sizeof(double));
-    memset(d->F, 0, 6 * nv * sizeof(double));
-    memset(d->f0, 0, sizeof d->f0);
-    memset(d->p0, 0, sizeof d->p0);
+    // leaf to base: add each subtree to its parent's (the world's slot collects f0 and p0)
+    for (int k = -10; k < 0; k++) d->Ic[k] = d->Icd[k] = 0.0;
+    for (int k = -6; k < 0; k++) d->H[k] = d->F[k] = 0.0;
+    for (int i = nv - 1; i >= 0; i--) {
+        const int par = m->link_parent[i];
+        salto_si_add_to(d->Ic + 10 * par, d->Ic + 10 * i);
+        salto_si_add_to(d->Icd + 10 * par, d->Icd + 10 * i);
+        salto_sv_add_to(d->H + 6 * par, d->H + 6 * i);
+        salto_sv_add_to(d->F + 6 * par, d->F + 6 * i);
+    }
+    for (int k = 0; k < 6; k++) d->f0[k] = d->F[k - 6], d->p0[k] = d->H[k - 6];
 }
 
 
@@ -226,31 +218,184 @@ static void columns(const salto_model* m, const salto_data* d, int j, const doub
 }
 
 
+// ---- the columns of all links at once, vectorised across links ----
+//
+// The columns of different links are independent, so they are computed for blocks of LANES
+// links at a time from a structure-of-arrays copy of the block's inputs (field f of lane l at
+// in[f][l]); the compiler then runs the lanes in vector instructions. The arithmetic is that
+// of columns() above, on scalars.
+
+enum {
+    X_S = 0,    // S_j (6)
+    X_VP = 6,   // V_p (6)
+    X_AP = 12,  // A_p (6)
+    X_IC = 18,  // Ic_j (10)
+    X_HD = 28,  // Icd_j without its zero mass: hd (3), Bd (6)
+    X_H = 37,   // H_j (6)
+    X_F = 43,   // F_j (6)
+    X_COUNT = 49
+};
+
+#define CROSS(r, a0, a1, a2, b0, b1, b2) \
+    r##0 = (a1) * (b2) - (a2) * (b1), r##1 = (a2) * (b0) - (a0) * (b2), \
+    r##2 = (a0) * (b1) - (a1) * (b0)
+
+enum { LANES = 4 }; // links per block: the compiler maps the lane loop onto vector registers
+
+static void columns_all(const salto_model* m, const salto_data* d, double* restrict J) {
+    const int nv = m->nv;
+    const size_t ncol = 3 * (size_t)nv;
+    for (int j0 = 0; j0 < nv; j0 += LANES) {
+        const int nl = nv - j0 < LANES ? nv - j0 : LANES;
+        double in[X_COUNT][LANES];
+        double out[18][LANES];
+
+        // gather the block's inputs (a short last block repeats its last link)
+        for (int l = 0; l < LANES; l++) {
+            const int j = j0 + (l < nl ? l : nl - 1);
+            const int par = m->link_parent[j];
+            for (int k = 0; k < 6; k++) {
+                in[X_S + k][l] = d->S[6 * j + k];
+                in[X_VP + k][l] = d->V[6 * par + k];
+                in[X_AP + k][l] = d->A[6 * par + k];
+                in[X_H + k][l] = d->H[6 * j + k];
+                in[X_F + k][l] = d->F[6 * j + k];
+            }
+            for (int k = 0; k < 10; k++) in[X_IC + k][l] = d->Ic[10 * j + k];
+            for (int k = 0; k < 9; k++) in[X_HD + k][l] = d->Icd[10 * j + 1 + k];
+        }
+
+#define IN(f) in[f][l]
+    for (int l = 0; l < LANES; l++) {
+        const double s0 = IN(X_S), s1 = IN(X_S + 1), s2 = IN(X_S + 2);
+        const double t0 = IN(X_S + 3), t1 = IN(X_S + 4), t2 = IN(X_S + 5);
+        const double w0 = IN(X_VP), w1 = IN(X_VP + 1), w2 = IN(X_VP + 2);
+        const double v0 = IN(X_VP + 3), v1 = IN(X_VP + 4), v2 = IN(X_VP + 5);
+        const double l0 = IN(X_AP), l1 = IN(X_AP + 1), l2 = IN(X_AP + 2);
+        const double a0 = IN(X_AP + 3), a1 = IN(X_AP + 4), a2 = IN(X_AP + 5);
+        const double mass = IN(X_IC), h0 = IN(X_IC + 1), h1 = IN(X_IC + 2), h2 = IN(X_IC + 3);
+        const double B00 = IN(X_IC + 4), B11 = IN(X_IC + 5), B22 = IN(X_IC + 6);
+        const double B01 = IN(X_IC + 7), B02 = IN(X_IC + 8), B12 = IN(X_IC + 9);
+        const double e0 = IN(X_HD), e1 = IN(X_HD + 1), e2 = IN(X_HD + 2);
+        const double D00 = IN(X_HD + 3), D11 = IN(X_HD + 4), D22 = IN(X_HD + 5);
+        const double D01 = IN(X_HD + 6), D02 = IN(X_HD + 7), D12 = IN(X_HD + 8);
+        const double Hn0 = IN(X_H), Hn1 = IN(X_H + 1), Hn2 = IN(X_H + 2);
+        const double Hf0 = IN(X_H + 3), Hf1 = IN(X_H + 4), Hf2 = IN(X_H + 5);
+        const double Fn0 = IN(X_F), Fn1 = IN(X_F + 1), Fn2 = IN(X_F + 2);
+        const double Ff0 = IN(X_F + 3), Ff1 = IN(X_F + 4), Ff2 = IN(X_F + 5);
+        // G [x; y] = [Bd x + x × Hn + (hd - Hf) × y; x × (hd + Hf)]
+        const double m0 = e0 - Hf0, m1 = e1 - Hf1, m2 = e2 - Hf2;
+        const double p0 = e0 + Hf0, p1 = e1 + Hf1, p2 = e2 + Hf2;
+        double c0, c1, c2, d0, d1, d2, x0, x1, x2;
+
+        // W = V_p × S
+        double Wn0, Wn1, Wn2, Wf0, Wf1, Wf2;
+        CROSS(Wn, w0, w1, w2, s0, s1, s2);
+        CROSS(Wf, w0, w1, w2, t0, t1, t2);
+        CROSS(x, v0, v1, v2, s0, s1, s2);
+        Wf0 += x0, Wf1 += x1, Wf2 += x2;
+
+        // a = A_p × S + V_p × W
+        double an0, an1, an2, af0, af1, af2;
+        CROSS(an, l0, l1, l2, s0, s1, s2);
+        CROSS(x, w0, w1, w2, Wn0, Wn1, Wn2);
+        an0 += x0, an1 += x1, an2 += x2;
+        CROSS(af, l0, l1, l2, t0, t1, t2);
+        CROSS(x, a0, a1, a2, s0, s1, s2);
+        af0 += x0, af1 += x1, af2 += x2;
+        CROSS(x, w0, w1, w2, Wf0, Wf1, Wf2);
+        af0 += x0, af1 += x1, af2 += x2;
+        CROSS(x, v0, v1, v2, Wn0, Wn1, Wn2);
+        af0 += x0, af1 += x1, af2 += x2;
+
+
+        // qdd: Ic S = [B s + h × t; m t + s × h]
+        CROSS(c, h0, h1, h2, t0, t1, t2);
+        CROSS(d, s0, s1, s2, h0, h1, h2);
+        out[12][l] = B00 * s0 + B01 * s1 + B02 * s2 + c0;
+        out[13][l] = B01 * s0 + B11 * s1 + B12 * s2 + c1;
+        out[14][l] = B02 * s0 + B12 * s1 + B22 * s2 + c2;
+        out[15][l] = mass * t0 + d0;
+        out[16][l] = mass * t1 + d1;
+        out[17][l] = mass * t2 + d2;
+
+        // qd: 2 Ic W + G S
+        double qn0, qn1, qn2, qf0, qf1, qf2;
+        CROSS(c, h0, h1, h2, Wf0, Wf1, Wf2);
+        CROSS(d, Wn0, Wn1, Wn2, h0, h1, h2);
+        qn0 = 2.0 * (B00 * Wn0 + B01 * Wn1 + B02 * Wn2 + c0);
+        qn1 = 2.0 * (B01 * Wn0 + B11 * Wn1 + B12 * Wn2 + c1);
+        qn2 = 2.0 * (B02 * Wn0 + B12 * Wn1 + B22 * Wn2 + c2);
+        qf0 = 2.0 * (mass * Wf0 + d0);
+        qf1 = 2.0 * (mass * Wf1 + d1);
+        qf2 = 2.0 * (mass * Wf2 + d2);
+        CROSS(c, s0, s1, s2, Hn0, Hn1, Hn2);
+        CROSS(d, m0, m1, m2, t0, t1, t2);
+        CROSS(x, s0, s1, s2, p0, p1, p2);
+        out[6][l] = qn0 + D00 * s0 + D01 * s1 + D02 * s2 + c0 + d0;
+        out[7][l] = qn1 + D01 * s0 + D11 * s1 + D12 * s2 + c1 + d1;
+        out[8][l] = qn2 + D02 * s0 + D12 * s1 + D22 * s2 + c2 + d2;
+        out[9][l] = qf0 + x0;
+        out[10][l] = qf1 + x1;
+        out[11][l] = qf2 + x2;
+
+        // q: Ic a + G W + S ×* F, with S ×* F = [s × Fn + t × Ff; s × Ff]
+        CROSS(c, h0, h1, h2, af0, af1, af2);
+        CROSS(d, an0, an1, an2, h0, h1, h2);
+        qn0 = B00 * an0 + B01 * an1 + B02 * an2 + c0;
+        qn1 = B01 * an0 + B11 * an1 + B12 * an2 + c1;
+        qn2 = B02 * an0 + B12 * an1 + B22 * an2 + c2;
+        qf0 = mass * af0 + d0;
+        qf1 = mass * af1 + d1;
+        qf2 = mass * af2 + d2;
+        CROSS(c, Wn0, Wn1, Wn2, Hn0, Hn1, Hn2);
+        CROSS(d, m0, m1, m2, Wf0, Wf1, Wf2);
+        CROSS(x, Wn0, Wn1, Wn2, p0, p1, p2);
+        qn0 += D00 * Wn0 + D01 * Wn1 + D02 * Wn2 + c0 + d0;
+        qn1 += D01 * Wn0 + D11 * Wn1 + D12 * Wn2 + c1 + d1;
+        qn2 += D02 * Wn0 + D12 * Wn1 + D22 * Wn2 + c2 + d2;
+        qf0 += x0, qf1 += x1, qf2 += x2;
+        CROSS(c, s0, s1, s2, Fn0, Fn1, Fn2);
+        CROSS(d, t0, t1, t2, Ff0, Ff1, Ff2);
+        CROSS(x, s0, s1, s2, Ff0, Ff1, Ff2);
+        out[0][l] = qn0 + c0 + d0;
+        out[1][l] = qn1 + c1 + d1;
+        out[2][l] = qn2 + c2 + d2;
+        out[3][l] = qf0 + x0;
+        out[4][l] = qf1 + x1;
+        out[5][l] = qf2 + x2;
+    }
+#undef IN
+
+        // scatter: rows r of the q, qd and qdd blocks
+        for (int r = 0; r < 6; r++) {
+            double* row = J + r * ncol + j0;
+            for (int l = 0; l < nl; l++) {
+                row[l] = out[r][l];
+                row[nv + l] = out[6 + r][l];
+                row[2 * nv + l] = out[12 + r][l];
+            }
+        }
+    }
+}
+
+#undef CROSS
+
+
 static void f0_jac_linear(const salto_model* m, salto_data* d, double* J, double* Jp) {
     const int nv = m->nv;
-    const int ncol = 3 * nv;
-    clear_sums(m, d);
     subtree_sums(m, d);
+    columns_all(m, d, J);
+    if (!Jp) return;
+    // p0: q column S x* H + Ic W; qd column Ic S (= the f0 qdd column)
     for (int j = 0; j < nv; j++) {
-        double cq[6], cqd[6], cqdd[6];
-        columns(m, d, j, d->Ic + 10 * j, d->Icd + 10 * j, d->H + 6 * j, d->F + 6 * j, 1, cq,
-                cqd, cqdd);
+        double W[6], pq[6];
+        salto_sv_crossm(W, d->V + 6 * m->link_parent[j], d->S + 6 * j);
+        salto_si_mul(pq, d->Ic + 10 * j, W);
+        salto_sv_crossf_add(pq, d->S + 6 * j, d->H + 6 * j);
         for (int r = 0; r < 6; r++) {
-            double* row = J + (size_t)r * ncol;
-            row[j] = cq[r];
-            row[nv + j] = cqd[r];
-            row[2 * nv + j] = cqdd[r];
-        }
-        if (Jp) {
-            // p0: q column S x* H + Ic W; qd column Ic S (= the f0 qdd column)
-            double W[6], pq[6];
-            salto_sv_crossm(W, d->V + 6 * m->link_parent[j], d->S + 6 * j);
-            salto_si_mul(pq, d->Ic + 10 * j, W);
-            salto_sv_crossf_add(pq, d->S + 6 * j, d->H + 6 * j);
-            for (int r = 0; r < 6; r++) {
-                Jp[(size_t)r * 2 * nv + j] = pq[r];
-                Jp[(size_t)r * 2 * nv + nv + j] = cqdd[r];
-            }
+            Jp[(size_t)r * 2 * nv + j] = pq[r];
+            Jp[(size_t)r * 2 * nv + nv + j] = J[(size_t)r * 3 * nv + 2 * nv + j];
         }
     }
 }
@@ -279,7 +424,6 @@ void salto_joint_torques_jac(const salto_model* m, salto_data* d, int K, const i
                              double* tau, double* J) {
     const int nv = m->nv;
     const int ncol = 3 * nv;
-    clear_sums(m, d);
     subtree_sums(m, d);
     for (int r = 0; r < K; r++) {
         const int j = links[r];

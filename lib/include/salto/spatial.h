@@ -187,7 +187,7 @@ static inline void salto_si_mul_add(double* r, const double* I, const double* x)
     salto_sv_add_to(r, t);
 }
 
-static inline void salto_si_add_to(double* r, const double* I) {
+static inline void salto_si_add_to(double* restrict r, const double* restrict I) {
     for (int k = 0; k < 10; k++) r[k] += I[k];
 }
 
