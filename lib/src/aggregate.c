@@ -245,27 +245,32 @@ enum { LANES = 4 }; // links per block: the compiler maps the lane loop onto vec
 static void columns_all(const salto_model* m, const salto_data* d, double* restrict J) {
     const int nv = m->nv;
     const size_t ncol = 3 * (size_t)nv;
+    const size_t np = ((size_t)nv + LANES - 1) / LANES * LANES; // padded to whole blocks
+    double* restrict X = d->work;                                // X_COUNT x np
+
+    // gather every link's inputs first (AoS -> SoA; padding repeats the last link), so that
+    // the blocks below load vectors from memory written long before, never from stores still
+    // in flight
+    for (size_t j = 0; j < np; j++) {
+        const int jj = j < (size_t)nv ? (int)j : nv - 1;
+        const int par = m->link_parent[jj];
+        for (int k = 0; k < 6; k++) {
+            X[(X_S + k) * np + j] = d->S[6 * jj + k];
+            X[(X_VP + k) * np + j] = d->V[6 * par + k];
+            X[(X_AP + k) * np + j] = d->A[6 * par + k];
+            X[(X_H + k) * np + j] = d->H[6 * jj + k];
+            X[(X_F + k) * np + j] = d->F[6 * jj + k];
+        }
+        for (int k = 0; k < 10; k++) X[(X_IC + k) * np + j] = d->Ic[10 * jj + k];
+        for (int k = 0; k < 9; k++) X[(X_HD + k) * np + j] = d->Icd[10 * jj + 1 + k];
+    }
+
     for (int j0 = 0; j0 < nv; j0 += LANES) {
         const int nl = nv - j0 < LANES ? nv - j0 : LANES;
-        double in[X_COUNT][LANES];
+        const double* restrict in = X + j0;
         double out[18][LANES];
 
-        // gather the block's inputs (a short last block repeats its last link)
-        for (int l = 0; l < LANES; l++) {
-            const int j = j0 + (l < nl ? l : nl - 1);
-            const int par = m->link_parent[j];
-            for (int k = 0; k < 6; k++) {
-                in[X_S + k][l] = d->S[6 * j + k];
-                in[X_VP + k][l] = d->V[6 * par + k];
-                in[X_AP + k][l] = d->A[6 * par + k];
-                in[X_H + k][l] = d->H[6 * j + k];
-                in[X_F + k][l] = d->F[6 * j + k];
-            }
-            for (int k = 0; k < 10; k++) in[X_IC + k][l] = d->Ic[10 * j + k];
-            for (int k = 0; k < 9; k++) in[X_HD + k][l] = d->Icd[10 * j + 1 + k];
-        }
-
-#define IN(f) in[f][l]
+#define IN(f) in[(f) * np + l]
     for (int l = 0; l < LANES; l++) {
         const double s0 = IN(X_S), s1 = IN(X_S + 1), s2 = IN(X_S + 2);
         const double t0 = IN(X_S + 3), t1 = IN(X_S + 4), t2 = IN(X_S + 5);
