@@ -156,12 +156,33 @@ START_TEST(evaluation_allocates_nothing) {
     if (m->nsite > 0) salto_site_jac(m, d, 0, Js);
     salto_set_alloc_hooks(NULL);
     ck_assert_int_eq(g_count.calls, 0);
-    // the direct method's scratch fits the data's work area
-    ck_assert_int_le(salto_f0_jac_work(m, SALTO_JAC_DIRECT), d->nwork);
+    // every method's scratch fits the data's work area
+    for (int k = 0; k < SALTO_JAC_COUNT; k++) {
+        ck_assert_int_le(salto_f0_jac_work(m, (salto_jac_method)k), d->nwork);
+    }
     free(J);
     free(M);
     free(tau);
     free(Js);
+    salto_data_destroy(d);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
+// the work area fits every method on small and odd-sized models (the linear method pads to
+// whole blocks of links), and the methods agree there
+START_TEST(work_area_fits_small_models) {
+    salto_model* m = salto_test_model_chain(1 + _i);
+    salto_data* d = salto_data_create(m);
+    salto_test_random_state(m, d, 7u, 1.0);
+    double J[18 * 16], Jd[18 * 16];
+    for (int k = 0; k < SALTO_JAC_COUNT; k++) {
+        ck_assert_int_le(salto_f0_jac_work(m, (salto_jac_method)k), d->nwork);
+    }
+    salto_f0_jac(m, d, SALTO_JAC_LINEAR, NULL, J, NULL);
+    salto_f0_jac(m, d, SALTO_JAC_DIRECT, NULL, Jd, NULL);
+    ck_assert_vec_close(J, Jd, 18 * m->nv, 1e-9, 1e-9, "linear vs direct");
     salto_data_destroy(d);
     salto_model_destroy(m);
 }
@@ -178,6 +199,7 @@ Suite* model_suite(void) {
     TCase* al = tcase_create("allocation");
     tcase_add_test(al, build_survives_allocation_failure);
     tcase_add_test(al, evaluation_allocates_nothing);
+    tcase_add_loop_test(al, work_area_fits_small_models, 0, 9);
     suite_add_tcase(s, al);
     return s;
 }

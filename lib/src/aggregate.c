@@ -109,44 +109,81 @@ void salto_aggregate(const salto_model* m, salto_data* d) {
 
 
 // ---- the linear-time Jacobian ----
+//
+// The per-link inputs of the columns are kept as a structure of arrays in d->work: field f of
+// link j at X[f np + j], np = nv rounded up to whole blocks of LANES links (the padding
+// repeats the last link). The subtree sums are accumulated there directly; the kinematic
+// fields are gathered from the AoS kinematics just before the columns.
 
-// One leaf-to-base pass: kinematics, inertias and the subtree sums Ic, Icd, H, F.
+enum { LANES = 4 }; // links per block: the compiler maps the lane loop onto vector registers
+
+enum {
+    X_S = 0,    // S_j (6)
+    X_VP = 6,   // V_p (6)
+    X_AP = 12,  // A_p (6)
+    X_IC = 18,  // Ic_j (10)
+    X_HD = 28,  // Icd_j without its zero mass: hd (3), Bd (6)
+    X_H = 37,   // H_j (6)
+    X_F = 43,   // F_j (6)
+    X_COUNT = 49
+};
+
+
+static size_t padded(int nv) {
+    return ((size_t)nv + LANES - 1) / LANES * LANES;
+}
+
+
+// One leaf-to-base pass: kinematics, inertias and the subtree sums Ic, Icd, H, F (fields
+// X_IC to X_F of the work arrays); also d->f0 and d->p0.
 static void subtree_sums(const salto_model* m, salto_data* d) {
     const int nv = m->nv;
+    const size_t np = padded(nv);
+    double* restrict X = d->work;
     salto_fk(m, d, SALTO_FK_ACC);
     salto_link_inertias(m, d);
 
     // each link's own body: Ic = I, Icd = V x* I - I V x, H = I V, F = I A + V x* I V
     for (int i = 0; i < nv; i++) {
-        double* restrict Ic = d->Ic + 10 * i;
-        double* restrict Icd = d->Icd + 10 * i;
-        double* restrict H = d->H + 6 * i;
-        double* restrict F = d->F + 6 * i;
+        double icd[10] = {0}, h[6] = {0}, f[6] = {0};
+        const double* I = d->I + 10 * i; // zero for massless links
         if (m->link_massive[i]) {
-            const double* restrict I = d->I + 10 * i;
-            const double* restrict V = d->V + 6 * i;
-            for (int k = 0; k < 10; k++) Ic[k] = I[k];
-            salto_si_rate(Icd, I, V);
-            salto_si_mul(H, I, V);
-            salto_si_mul(F, I, d->A + 6 * i);
-            salto_sv_crossf_add(F, V, H);
-        } else {
-            for (int k = 0; k < 10; k++) Ic[k] = Icd[k] = 0.0;
-            for (int k = 0; k < 6; k++) H[k] = F[k] = 0.0;
+            const double* V = d->V + 6 * i;
+            salto_si_rate(icd, I, V);
+            salto_si_mul(h, I, V);
+            salto_si_mul(f, I, d->A + 6 * i);
+            salto_sv_crossf_add(f, V, h);
         }
+        for (int k = 0; k < 10; k++) X[(X_IC + k) * np + i] = I[k];
+        for (int k = 0; k < 9; k++) X[(X_HD + k) * np + i] = icd[1 + k];
+        for (int k = 0; k < 6; k++) X[(X_H + k) * np + i] = h[k], X[(X_F + k) * np + i] = f[k];
     }
 
-    // leaf to base: add each subtree to its parent's (the world's slot collects f0 and p0)
-    for (int k = -10; k < 0; k++) d->Ic[k] = d->Icd[k] = 0.0;
-    for (int k = -6; k < 0; k++) d->H[k] = d->F[k] = 0.0;
+    // leaf to base: add each subtree to its parent's
+    for (int k = 0; k < 6; k++) d->f0[k] = d->p0[k] = 0.0;
     for (int i = nv - 1; i >= 0; i--) {
         const int par = m->link_parent[i];
-        salto_si_add_to(d->Ic + 10 * par, d->Ic + 10 * i);
-        salto_si_add_to(d->Icd + 10 * par, d->Icd + 10 * i);
-        salto_sv_add_to(d->H + 6 * par, d->H + 6 * i);
-        salto_sv_add_to(d->F + 6 * par, d->F + 6 * i);
+        if (par >= 0) {
+            for (int f = X_IC; f < X_COUNT; f++) X[f * np + par] += X[f * np + i];
+        } else {
+            for (int k = 0; k < 6; k++) {
+                d->f0[k] += X[(X_F + k) * np + i];
+                d->p0[k] += X[(X_H + k) * np + i];
+            }
+        }
     }
-    for (int k = 0; k < 6; k++) d->f0[k] = d->F[k - 6], d->p0[k] = d->H[k - 6];
+}
+
+
+// link j's subtree sums, unpacked
+static void load_sums(const salto_model* m, const salto_data* d, int j, double Ic[10],
+                      double Icd[10], double H[6], double F[6]) {
+    const size_t np = padded(m->nv);
+    const double* X = d->work;
+    for (int k = 0; k < 10; k++) Ic[k] = X[(X_IC + k) * np + j];
+    Icd[0] = 0.0;
+    for (int k = 0; k < 9; k++) Icd[1 + k] = X[(X_HD + k) * np + j];
+    for (int k = 0; k < 6; k++) H[k] = X[(X_H + k) * np + j], F[k] = X[(X_F + k) * np + j];
 }
 
 
@@ -221,36 +258,21 @@ static void columns(const salto_model* m, const salto_data* d, int j, const doub
 // ---- the columns of all links at once, vectorised across links ----
 //
 // The columns of different links are independent, so they are computed for blocks of LANES
-// links at a time from a structure-of-arrays copy of the block's inputs (field f of lane l at
-// in[f][l]); the compiler then runs the lanes in vector instructions. The arithmetic is that
-// of columns() above, on scalars.
-
-enum {
-    X_S = 0,    // S_j (6)
-    X_VP = 6,   // V_p (6)
-    X_AP = 12,  // A_p (6)
-    X_IC = 18,  // Ic_j (10)
-    X_HD = 28,  // Icd_j without its zero mass: hd (3), Bd (6)
-    X_H = 37,   // H_j (6)
-    X_F = 43,   // F_j (6)
-    X_COUNT = 49
-};
+// links at a time from the structure-of-arrays inputs (field f of lane l at in[f np + l]); the
+// compiler runs the lanes in vector instructions. The arithmetic is that of columns() above,
+// on scalars.
 
 #define CROSS(r, a0, a1, a2, b0, b1, b2) \
     r##0 = (a1) * (b2) - (a2) * (b1), r##1 = (a2) * (b0) - (a0) * (b2), \
     r##2 = (a0) * (b1) - (a1) * (b0)
 
-enum { LANES = 4 }; // links per block: the compiler maps the lane loop onto vector registers
-
 static void columns_all(const salto_model* m, const salto_data* d, double* restrict J) {
     const int nv = m->nv;
     const size_t ncol = 3 * (size_t)nv;
-    const size_t np = ((size_t)nv + LANES - 1) / LANES * LANES; // padded to whole blocks
+    const size_t np = padded(nv);
     double* restrict X = d->work;                                // X_COUNT x np
 
-    // gather every link's inputs first (AoS -> SoA; padding repeats the last link), so that
-    // the blocks below load vectors from memory written long before, never from stores still
-    // in flight
+    // gather the kinematic inputs (AoS -> SoA) and pad the last block with the last link
     for (size_t j = 0; j < np; j++) {
         const int jj = j < (size_t)nv ? (int)j : nv - 1;
         const int par = m->link_parent[jj];
@@ -258,11 +280,10 @@ static void columns_all(const salto_model* m, const salto_data* d, double* restr
             X[(X_S + k) * np + j] = d->S[6 * jj + k];
             X[(X_VP + k) * np + j] = d->V[6 * par + k];
             X[(X_AP + k) * np + j] = d->A[6 * par + k];
-            X[(X_H + k) * np + j] = d->H[6 * jj + k];
-            X[(X_F + k) * np + j] = d->F[6 * jj + k];
         }
-        for (int k = 0; k < 10; k++) X[(X_IC + k) * np + j] = d->Ic[10 * jj + k];
-        for (int k = 0; k < 9; k++) X[(X_HD + k) * np + j] = d->Icd[10 * jj + 1 + k];
+        if (j >= (size_t)nv) {
+            for (int f = X_IC; f < X_COUNT; f++) X[f * np + j] = X[f * np + jj];
+        }
     }
 
     for (int j0 = 0; j0 < nv; j0 += LANES) {
@@ -394,10 +415,11 @@ static void f0_jac_linear(const salto_model* m, salto_data* d, double* J, double
     if (!Jp) return;
     // p0: q column S x* H + Ic W; qd column Ic S (= the f0 qdd column)
     for (int j = 0; j < nv; j++) {
-        double W[6], pq[6];
+        double Ic[10], Icd[10], H[6], F[6], W[6], pq[6];
+        load_sums(m, d, j, Ic, Icd, H, F);
         salto_sv_crossm(W, d->V + 6 * m->link_parent[j], d->S + 6 * j);
-        salto_si_mul(pq, d->Ic + 10 * j, W);
-        salto_sv_crossf_add(pq, d->S + 6 * j, d->H + 6 * j);
+        salto_si_mul(pq, Ic, W);
+        salto_sv_crossf_add(pq, d->S + 6 * j, H);
         for (int r = 0; r < 6; r++) {
             Jp[(size_t)r * 2 * nv + j] = pq[r];
             Jp[(size_t)r * 2 * nv + nv + j] = J[(size_t)r * 3 * nv + 2 * nv + j];
@@ -409,6 +431,16 @@ static void f0_jac_linear(const salto_model* m, salto_data* d, double* J, double
 // defined in aggregate_baseline.c
 void salto_f0_jac_direct(const salto_model* m, salto_data* d, double* J);
 void salto_f0_jac_fd(const salto_model* m, salto_data* d, salto_jac_method method, double* J);
+int salto_f0_jac_direct_work(const salto_model* m);
+
+
+int salto_f0_jac_work(const salto_model* m, salto_jac_method method) {
+    switch (method) {
+    case SALTO_JAC_LINEAR: return X_COUNT * (int)padded(m->nv);
+    case SALTO_JAC_DIRECT: return salto_f0_jac_direct_work(m);
+    default: return 0; // finite differences use the inverse dynamics only
+    }
+}
 
 
 void salto_f0_jac(const salto_model* m, salto_data* d, salto_jac_method method, double* f0,
@@ -433,21 +465,23 @@ void salto_joint_torques_jac(const salto_model* m, salto_data* d, int K, const i
     for (int r = 0; r < K; r++) {
         const int j = links[r];
         const double* Sj = d->S + 6 * j;
-        if (tau) tau[r] = salto_sv_dot(Sj, d->F + 6 * j);
+        double Icj[10], Icdj[10], Hj[6], Fj[6];
+        load_sums(m, d, j, Icj, Icdj, Hj, Fj);
+        if (tau) tau[r] = salto_sv_dot(Sj, Fj);
         if (!J) continue;
         double* row = J + (size_t)r * ncol;
         memset(row, 0, (size_t)ncol * sizeof(double));
         double cq[6], cqd[6], cqdd[6];
         for (int k = j; k < m->link_subtree_end[j]; k++) {
-            columns(m, d, k, d->Ic + 10 * k, d->Icd + 10 * k, d->H + 6 * k, d->F + 6 * k, 1,
-                    cq, cqd, cqdd);
+            double Ic[10], Icd[10], H[6], F[6];
+            load_sums(m, d, k, Ic, Icd, H, F);
+            columns(m, d, k, Ic, Icd, H, F, 1, cq, cqd, cqdd);
             row[k] = salto_sv_dot(Sj, cq);
             row[nv + k] = salto_sv_dot(Sj, cqd);
             row[2 * nv + k] = salto_sv_dot(Sj, cqdd);
         }
         for (int k = m->link_parent[j]; k >= 0; k = m->link_parent[k]) {
-            columns(m, d, k, d->Ic + 10 * j, d->Icd + 10 * j, d->H + 6 * j, d->F + 6 * j, 0,
-                    cq, cqd, cqdd);
+            columns(m, d, k, Icj, Icdj, Hj, Fj, 0, cq, cqd, cqdd);
             row[k] = salto_sv_dot(Sj, cq);
             row[nv + k] = salto_sv_dot(Sj, cqd);
             row[2 * nv + k] = salto_sv_dot(Sj, cqdd);

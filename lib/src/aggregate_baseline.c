@@ -17,6 +17,7 @@
 
 void salto_f0_jac_direct(const salto_model* m, salto_data* d, double* J);
 void salto_f0_jac_fd(const salto_model* m, salto_data* d, salto_jac_method method, double* J);
+int salto_f0_jac_direct_work(const salto_model* m);
 
 // body-frame per-link record in d->work
 enum { BF_E = 0, BF_R = 9, BF_S = 12, BF_V = 18, BF_A = 24, BF_F = 30, BF_I = 36,
@@ -276,8 +277,6 @@ void salto_f0_jac_fd(const salto_model* m, salto_data* d, salto_jac_method metho
 }
 
 
-int salto_f0_jac_work(const salto_model* m, salto_jac_method method) {
-    if (method == SALTO_JAC_DIRECT) return BF_SIZE * m->nv;
-    if (method == SALTO_JAC_LINEAR) return 0;
-    return 0;
+int salto_f0_jac_direct_work(const salto_model* m) {
+    return BF_SIZE * m->nv;
 }

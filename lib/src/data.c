@@ -6,14 +6,14 @@
 salto_data* salto_data_create(const salto_model* m) {
     if (!m) return NULL;
     const size_t nv = (size_t)m->nv;
-    // per-link doubles: 4 inputs + R 9 + p 3 + S, V, A, c 24 + I, Ic, Icd 30 + H, F 12
+    // per-link doubles: 4 inputs + R 9 + p 3 + S, V, A, c 24 + I, Ic, Icd 30 + F 6
     //                 + IA 21 + pA, U 12 + Dinv, u 2
-    const size_t per_link = 4 + 9 + 3 + 24 + 30 + 12 + 21 + 12 + 2;
+    const size_t per_link = 4 + 9 + 3 + 24 + 30 + 6 + 21 + 12 + 2;
     // the world's slot at index -1 of the link arrays (see data.h)
-    const size_t world = 9 + 3 + 24 + 30 + 12 + 21 + 12;
+    const size_t world = 9 + 3 + 24 + 30 + 6 + 21 + 12;
     // scratch: the direct and finite-difference baselines need a few copies of the state
     // and one body-frame pass (see aggregate_baseline.c)
-    const size_t nwork = 128 * nv + 64;
+    const size_t nwork = 128 * nv + 256;
     salto_data* d = salto_calloc(1, sizeof(salto_data));
     double* buf = salto_calloc(per_link * nv + world + nwork + 1, sizeof(double));
     if (!d || !buf) {
@@ -37,7 +37,6 @@ salto_data* salto_data_create(const salto_model* m) {
     TAKE_W(I, 10);
     TAKE_W(Ic, 10);
     TAKE_W(Icd, 10);
-    TAKE_W(H, 6);
     TAKE_W(F, 6);
     TAKE_W(IA, 21);
     TAKE_W(pA, 6);

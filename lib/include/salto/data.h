@@ -9,7 +9,7 @@
 // The per-link arrays sized (nv+1) have one more entry at index -1, the world's (a root
 // link's parent is -1): R = 1, p = 0, S = 0, V = 0, A = -g (set by salto_fk), so that the
 // recursions read a parent's values without a branch. The other arrays' world entries
-// (F[-1], H[-1], Ic[-1], ...) are scratch.
+// (F[-1], Ic[-1], ...) are scratch.
 typedef struct salto_data {
     // inputs
     double* q;        // positions, rad or m                                  (nv)
@@ -30,7 +30,6 @@ typedef struct salto_data {
     double* I;        // link inertia (m, h, Ibar), salto_spatial.h form    ((nv+1) x 10)
     double* Ic;       // composite inertia of the subtree                  ((nv+1) x 10)
     double* Icd;      // time derivative of Ic                             ((nv+1) x 10)
-    double* H;        // momentum of the subtree                           ((nv+1) x 6)
     double* F;        // net force of the subtree = joint force (RNEA)     ((nv+1) x 6)
 
     // results
