@@ -12,6 +12,7 @@ Suite* model_suite(void);
 Suite* kinematics_suite(void);
 Suite* dynamics_suite(void);
 Suite* aggregate_suite(void);
+Suite* problem_suite(void);
 Suite* bspline_suite(void);
 
 #endif

@@ -1,0 +1,150 @@
+// problem.h: a spacetime-optimisation problem, as read from a problem file
+//
+// The description keeps what the user wrote, with every value's source location, so that
+// errors found while building the NLP still point at the line that caused them. Times are
+// resolved to seconds while parsing (a phase name with an offset, such as "flight.end" or
+// "swing.start+0.1", becomes a number). The file format is in docs/problem-format.md.
+#ifndef SALTO_PROBLEM_H
+#define SALTO_PROBLEM_H
+
+#include "salto/base.h"
+#include "salto/model.h"
+
+typedef enum salto_contact_type {
+    SALTO_CONTACT_NONE = 0, // flight: f0 = 0
+    SALTO_CONTACT_BAR,      // hands on a bar: bounded torque about the bar axis
+    SALTO_CONTACT_GROUND    // feet on the ground: friction cone, normal force, centre of pressure
+} salto_contact_type;
+
+typedef struct salto_contact_desc {
+    salto_contact_type type;
+    int nsite;              // sites in contact (model site indices)
+    int site[8];            //                                        (nsite)
+    // bar
+    double bar_point[3];    // a point on the bar axis, world, m
+    double bar_axis[3];     // unit bar axis, world
+    double torque_max;      // |torque about the bar axis| <= torque_max, N m (>= 0)
+    // ground
+    double normal[3];       // unit contact normal, world (default 0 0 1)
+    double friction;        // Coulomb coefficient mu (> 0)
+    double force_max;       // normal force <= force_max, N (> 0)
+    double twist_max;       // |twist torque| <= twist_max * normal force, m (>= 0)
+    double support_half[2]; // half sizes of the support rectangle around the contact sites'
+                            //   centroid, along the tangents T_x, T_y, m (>= 0)
+    salto_src_loc loc;
+} salto_contact_desc;
+
+typedef struct salto_phase_desc {
+    char* name;
+    double duration;        // s (> 0)
+    double start;           // s, sum of the previous durations
+    salto_contact_desc contact;
+    salto_src_loc loc;
+} salto_phase_desc;
+
+typedef enum salto_constraint_type {
+    SALTO_CON_SITE_AT = 0,   // site position = point
+    SALTO_CON_SITE_ON_LINE,  // site on the line through point along direction
+    SALTO_CON_SITE_ON_PLANE, // site on the plane through point with normal
+    SALTO_CON_SITE_STILL,    // site velocity = 0 through a phase
+    SALTO_CON_POSE,          // q of the listed DOFs = values
+    SALTO_CON_VELOCITY,      // qd of the listed DOFs = values
+    SALTO_CON_COM_POSITION,  // centre of mass components = values
+    SALTO_CON_COM_VELOCITY,  // centre-of-mass velocity components = values
+    SALTO_CON_JOINT_LIMITS,  // every limited DOF within its limits at every slice
+    SALTO_CON_ABOVE_GROUND,  // every geometry primitive above the plane z = height at every slice
+    SALTO_CON_COUNT
+} salto_constraint_type;
+
+typedef struct salto_constraint_desc {
+    salto_constraint_type type;
+    // when: at one time, or at every slice of a phase (phase >= 0), or everywhere (both unset)
+    int has_time;
+    double time;            // s
+    int phase;              // phase index, -1 when not through a phase
+    int site;               // site constraints: model site index
+    double point[3];        // site_at, on_line, on_plane: world point, m
+    double dir[3];          // on_line: unit direction; on_plane: unit normal
+    int ndof;               // pose, velocity: the DOFs constrained
+    int* dof;               //   model DOF indices                      (ndof)
+    double* value;          //   their values (rad, m, rad/s, m/s)      (ndof)
+    int mask[3];            // com_position, com_velocity: which components are constrained
+    double vec[3];          //   their values (m or m/s)
+    double height;          // above_ground: plane height, m
+    salto_src_loc loc;
+} salto_constraint_desc;
+
+typedef enum salto_objective_type {
+    SALTO_OBJ_ACCELERATION = 0, // Fang & Pollard eq. 20: mass-weighted squared joint accelerations
+    SALTO_OBJ_REFERENCE         // eq. 21: squared distance to a reference motion
+} salto_objective_type;
+
+typedef struct salto_objective_desc {
+    salto_objective_type type;
+    double weight;          // >= 0
+    char* motion;           // reference: path of a motion file (resolved against the problem)
+    salto_src_loc loc;
+} salto_objective_desc;
+
+typedef enum salto_guess_type {
+    SALTO_GUESS_INTERPOLATE = 0, // linear interpolation between constrained poses from zero
+    SALTO_GUESS_MOTION           // warm start from a motion file
+} salto_guess_type;
+
+typedef struct salto_guess_desc {
+    salto_guess_type type;
+    char* motion;           // warm start: path (resolved against the problem)
+    int rot_phase;          // whole-body rotation over this phase, -1 for none
+    int rot_dof;            //   the root DOF that turns
+    double rot_angle;       //   by this angle, rad
+    salto_src_loc loc;
+} salto_guess_desc;
+
+typedef struct salto_solver_desc {
+    double tolerance;       // IPOPT tol (default 1e-6)
+    int max_iterations;     // IPOPT max_iter (default 1000)
+    int hessian_exact;      // 0: limited-memory quasi-Newton (default), 1: exact
+    double max_cpu_time;    // s (default 600)
+    int print_level;        // IPOPT's own print level (default 0: salto prints progress)
+} salto_solver_desc;
+
+typedef struct salto_output_desc {
+    double frame_rate;      // CSV and BVH frames per second (default 60)
+    int filmstrip_frames;   // poses drawn in filmstrip.png (default 8)
+} salto_output_desc;
+
+// A problem description. Owns its strings and arrays; path owns the file name every loc
+// points at; the model is built from the character file.
+typedef struct salto_problem_desc {
+    char* path;             // the problem file
+    char* character;        // character file, resolved against the problem's folder
+    salto_model* model;     // owned
+    double duration;        // s, sum of the phase durations
+    int nphase;
+    salto_phase_desc* phases;       // (nphase)
+    int ncp;                // control points per DOF (>= 4)
+    int nslice;             // constraint time slices (default ncp)
+    int ncon;
+    salto_constraint_desc* cons;    // (ncon)
+    int nobj;
+    salto_objective_desc* objs;     // (nobj)
+    salto_guess_desc guess;
+    salto_solver_desc solver;
+    salto_output_desc output;
+} salto_problem_desc;
+
+// Reads a problem file and the character it names. Returns a new description owned by the
+// caller (release with salto_problem_destroy), or NULL with err filled, pointing at the
+// offending value as file:line:col (SALTO_ERR_IO, SALTO_ERR_SYNTAX, SALTO_ERR_INVALID).
+salto_problem_desc* salto_problem_load(const char* path, salto_error* err);
+
+void salto_problem_destroy(salto_problem_desc* p); // accepts NULL
+
+// Phase index containing time t (the last phase for t = duration); -1 outside [0, duration].
+int salto_problem_phase_at(const salto_problem_desc* p, double t);
+
+// The constraint time slices: nslice times spread evenly over [0, duration], both ends
+// included (nslice >= 2).
+double salto_problem_slice_time(const salto_problem_desc* p, int k);
+
+#endif

@@ -1,0 +1,984 @@
+// test_problem.c: problem files: the examples, every form of the format, times, broken inputs
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "salto/kinematics.h"
+#include "salto/problem.h"
+#include "test_suites.h"
+#include "test_util.h"
+
+static const double pi = 3.14159265358979323846;
+
+// ---- helpers ----
+
+static salto_problem_desc* load_ok(const char* rel) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s", salto_test_path(rel));
+    salto_error err = {0};
+    salto_problem_desc* p = salto_problem_load(path, &err);
+    if (!p) {
+        char msg[1024];
+        salto_error_format(&err, msg, sizeof msg);
+        ck_abort_msg("could not load %s: %s", rel, msg);
+    }
+    return p;
+}
+
+
+static int dof(const salto_problem_desc* p, const char* name) {
+    int k = salto_model_dof(p->model, name);
+    ck_assert_msg(k >= 0, "no DOF '%s'", name);
+    return k;
+}
+
+
+static int site(const salto_problem_desc* p, const char* name) {
+    int k = salto_model_site(p->model, name);
+    ck_assert_msg(k >= 0, "no site '%s'", name);
+    return k;
+}
+
+
+// value of DOF name in constraint c, which must constrain it
+static double con_value(const salto_problem_desc* p, const salto_constraint_desc* c,
+                        const char* name) {
+    int k = dof(p, name);
+    for (int i = 0; i < c->ndof; i++) {
+        if (c->dof[i] == k) return c->value[i];
+    }
+    ck_abort_msg("DOF '%s' is not constrained", name);
+    return NAN;
+}
+
+
+static void assert_dofs_ascending(const salto_constraint_desc* c) {
+    for (int i = 1; i < c->ndof; i++) ck_assert_int_lt(c->dof[i - 1], c->dof[i]);
+}
+
+// ---- temporary files ----
+
+static char tmpdir[256];
+
+
+static void make_tmpdir(void) {
+    const char* base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/salto_problem_XXXXXX", base && base[0] ? base : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+
+static const char* tmp_path(const char* name) {
+    static char buf[512];
+    snprintf(buf, sizeof buf, "%s/%s", tmpdir, name);
+    return buf;
+}
+
+
+static void write_file(const char* path, const char* text) {
+    FILE* f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+// ---- the example problems in problems/ ----
+
+START_TEST(example_reach) {
+    salto_problem_desc* p = load_ok("problems/reach.yaml");
+    ck_assert_str_eq(p->model->name, "gymnast7");
+    ck_assert_int_eq(p->model->nv, 7);
+    ck_assert_int_eq(p->nphase, 1);
+    ck_assert_str_eq(p->phases[0].name, "reach");
+    ck_assert_int_eq(p->phases[0].contact.type, SALTO_CONTACT_NONE);
+    ck_assert_double_eq(p->duration, 1.0);
+    ck_assert_int_eq(p->ncp, 12);
+    ck_assert_int_eq(p->nslice, 12);
+    ck_assert_int_eq(p->ncon, 5);
+
+    // pose and velocity at the start: every DOF, in DOF order
+    for (int i = 0; i < 2; i++) {
+        const salto_constraint_desc* c = &p->cons[i];
+        ck_assert_int_eq(c->type, i == 0 ? SALTO_CON_POSE : SALTO_CON_VELOCITY);
+        ck_assert(c->has_time);
+        ck_assert_double_eq(c->time, 0.0);
+        ck_assert_int_eq(c->phase, -1);
+        ck_assert_int_eq(c->ndof, 7);
+        for (int k = 0; k < 7; k++) {
+            ck_assert_int_eq(c->dof[k], k);
+            ck_assert_double_eq(c->value[k], 0.0);
+        }
+    }
+    const salto_constraint_desc* c = &p->cons[2];
+    ck_assert_int_eq(c->type, SALTO_CON_SITE_AT);
+    ck_assert_int_eq(c->site, site(p, "hands"));
+    ck_assert_double_eq(c->time, 1.0);
+    ck_assert_int_eq(p->cons[3].type, SALTO_CON_VELOCITY);
+    ck_assert_double_eq(p->cons[3].time, 1.0);
+    ck_assert_int_eq(p->cons[4].type, SALTO_CON_JOINT_LIMITS);
+    ck_assert(!p->cons[4].has_time);
+    ck_assert_int_eq(p->cons[4].phase, -1);
+    ck_assert_int_eq(p->nobj, 1);
+    ck_assert_int_eq(p->objs[0].type, SALTO_OBJ_ACCELERATION);
+    ck_assert_int_eq(p->output.filmstrip_frames, 6);
+
+    // feasible: the target is where the hands are, upright, with the shoulders at 45 deg
+    salto_data* d = salto_data_create(p->model);
+    ck_assert_ptr_nonnull(d);
+    for (int k = 0; k < p->model->nv; k++) d->q[k] = 0.0;
+    d->q[dof(p, "shoulder")] = pi / 4;
+    salto_fk(p->model, d, SALTO_FK_POS);
+    double x[3];
+    salto_site_pos(p->model, d, c->site, x);
+    ck_assert_vec_close(x, c->point, 3, 1e-4, 0.0, "hands at the target");
+    salto_data_destroy(d);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+START_TEST(example_keyframes) {
+    salto_problem_desc* p = load_ok("problems/keyframes.yaml");
+    ck_assert_str_eq(p->model->name, "humanoid22");
+    ck_assert_int_eq(p->model->nv, 22);
+    ck_assert_int_eq(p->nphase, 1);
+    ck_assert(fabs(p->duration - 1.2) < 1e-15);
+    ck_assert_int_eq(p->ncp, 14);
+    ck_assert_int_eq(p->nslice, 25);
+    ck_assert_int_eq(p->ncon, 6);
+
+    // three keyframes at 0, 0.6 and 1.2 s, named DOFs in ascending DOF order
+    static const int pose_con[3] = {0, 2, 3};
+    static const double pose_t[3] = {0.0, 0.6, 1.2};
+    static const int pose_ndof[3] = {16, 11, 15};
+    for (int i = 0; i < 3; i++) {
+        const salto_constraint_desc* c = &p->cons[pose_con[i]];
+        ck_assert_int_eq(c->type, SALTO_CON_POSE);
+        ck_assert(c->has_time);
+        ck_assert_msg(fabs(c->time - pose_t[i]) < 1e-15, "keyframe %d at %.17g", i, c->time);
+        ck_assert_int_eq(c->ndof, pose_ndof[i]);
+        assert_dofs_ascending(c);
+    }
+    const salto_constraint_desc* k0 = &p->cons[0];
+    for (int k = 0; k < 6; k++) ck_assert_int_eq(k0->dof[k], k); // the root DOFs
+    ck_assert_int_eq(k0->dof[6], dof(p, "hip_l_flex"));
+    ck_assert_int_eq(dof(p, "hip_l_flex"), 6);
+    ck_assert_int_eq(dof(p, "elbow_r"), 21);
+    const salto_constraint_desc* k1 = &p->cons[2];
+    ck_assert_double_eq_tol(con_value(p, k1, "hip_l_flex"), -60 * pi / 180, 1e-15);
+    ck_assert_double_eq_tol(con_value(p, k1, "knee_l"), 70 * pi / 180, 1e-15);
+    ck_assert_double_eq(con_value(p, k1, "root_x"), 0.2);
+    ck_assert_double_eq(con_value(p, k1, "root_z"), -0.15);
+    ck_assert_double_eq_tol(con_value(p, &p->cons[3], "shoulder_r_flex"), -170 * pi / 180,
+                            1e-15);
+    ck_assert_int_eq(p->cons[1].type, SALTO_CON_VELOCITY);
+    ck_assert_int_eq(p->cons[1].ndof, 22);
+    ck_assert_int_eq(p->cons[4].type, SALTO_CON_VELOCITY);
+    ck_assert(fabs(p->cons[4].time - 1.2) < 1e-15);
+    ck_assert_int_eq(p->cons[5].type, SALTO_CON_JOINT_LIMITS);
+
+    // loading succeeded with joint_limits present, so every keyframe is within the limits;
+    // check it independently
+    const salto_model* m = p->model;
+    for (int i = 0; i < 3; i++) {
+        const salto_constraint_desc* c = &p->cons[pose_con[i]];
+        for (int k = 0; k < c->ndof; k++) {
+            int j = c->dof[k];
+            if (!m->link_has_limits[j]) continue;
+            ck_assert(c->value[k] >= m->link_limits[2 * j]);
+            ck_assert(c->value[k] <= m->link_limits[2 * j + 1]);
+        }
+    }
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+START_TEST(example_hold) {
+    salto_problem_desc* p = load_ok("problems/hold.yaml");
+    ck_assert_str_eq(p->model->name, "gymnast7");
+    ck_assert_int_eq(p->nphase, 1);
+    ck_assert_double_eq(p->duration, 1.0);
+    ck_assert_int_eq(p->ncp, 12);
+    ck_assert_int_eq(p->nslice, 16);
+    ck_assert_int_eq(p->ncon, 7);
+    for (int i = 2; i < 4; i++) {
+        const salto_constraint_desc* c = &p->cons[i];
+        ck_assert_int_eq(c->type, SALTO_CON_SITE_STILL);
+        ck_assert_int_eq(c->phase, 0);
+        ck_assert(!c->has_time);
+        ck_assert_int_eq(c->site, site(p, i == 2 ? "heel" : "toe"));
+    }
+    const salto_constraint_desc* c = &p->cons[4];
+    ck_assert_int_eq(c->type, SALTO_CON_POSE);
+    ck_assert_double_eq(c->time, 1.0);
+    ck_assert_int_eq(c->ndof, 3);
+    ck_assert_int_eq(c->dof[0], dof(p, "shoulder"));
+    ck_assert_int_eq(c->dof[1], dof(p, "hip"));
+    ck_assert_int_eq(c->dof[2], dof(p, "knee"));
+    ck_assert_double_eq_tol(c->value[0], pi / 2, 1e-15);
+    ck_assert_double_eq(c->value[1], -1.2);
+    ck_assert_double_eq(c->value[2], 1.6);
+
+    // feasible: with root_ry = -0.3 and the ankle at -0.1 (within its limits) the foot is
+    // flat, so a translation of the root puts heel and toe back where they started
+    const salto_model* m = p->model;
+    salto_data* d = salto_data_create(m);
+    ck_assert_ptr_nonnull(d);
+    for (int k = 0; k < m->nv; k++) d->q[k] = 0.0;
+    double heel0[3];
+    double toe0[3];
+    salto_fk(m, d, SALTO_FK_POS);
+    salto_site_pos(m, d, site(p, "heel"), heel0);
+    salto_site_pos(m, d, site(p, "toe"), toe0);
+    for (int k = 0; k < c->ndof; k++) d->q[c->dof[k]] = c->value[k];
+    d->q[dof(p, "root_ry")] = -0.3;
+    d->q[dof(p, "ankle")] = -0.1;
+    int ankle = dof(p, "ankle");
+    ck_assert(-0.1 >= m->link_limits[2 * ankle] && -0.1 <= m->link_limits[2 * ankle + 1]);
+    salto_fk(m, d, SALTO_FK_POS);
+    double heel[3];
+    double toe[3];
+    salto_site_pos(m, d, site(p, "heel"), heel);
+    salto_site_pos(m, d, site(p, "toe"), toe);
+    double v0[3] = {toe0[0] - heel0[0], toe0[1] - heel0[1], toe0[2] - heel0[2]};
+    double v1[3] = {toe[0] - heel[0], toe[1] - heel[1], toe[2] - heel[2]};
+    ck_assert_vec_close(v1, v0, 3, 1e-12, 0.0, "heel to toe");
+    salto_data_destroy(d);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+// ---- every form of the format ----
+
+START_TEST(full_file) {
+    salto_problem_desc* p = load_ok("tests/data/problems/full.yaml");
+    const salto_model* m = p->model;
+    char expect[4096];
+    snprintf(expect, sizeof expect, "%s", salto_test_path("tests/data/problems/full.yaml"));
+    ck_assert_str_eq(p->path, expect);
+    snprintf(expect, sizeof expect, "%s",
+             salto_test_path("tests/data/problems/../../../data/characters/gymnast7.yaml"));
+    ck_assert_str_eq(p->character, expect);
+    ck_assert_double_eq(m->gravity[2], -9.80665);
+
+    // phases
+    ck_assert_int_eq(p->nphase, 3);
+    ck_assert_double_eq(p->phases[0].start, 0.0);
+    ck_assert_double_eq(p->phases[1].start, 0.5);
+    ck_assert_double_eq(p->phases[2].start, 0.5 + 0.7);
+    ck_assert_double_eq(p->duration, 0.5 + 0.7 + 0.3);
+    ck_assert_int_eq(p->phases[0].loc.line, 5);
+    ck_assert_ptr_eq(p->phases[0].loc.file, p->path);
+
+    const salto_contact_desc* bar = &p->phases[0].contact;
+    ck_assert_int_eq(bar->type, SALTO_CONTACT_BAR);
+    ck_assert_int_eq(bar->nsite, 1);
+    ck_assert_int_eq(bar->site[0], site(p, "hands"));
+    ck_assert_double_eq(bar->bar_point[2], 2.6);
+    ck_assert_double_eq(bar->bar_axis[0], 0.0);
+    ck_assert_double_eq(bar->bar_axis[1], 1.0); // normalised
+    ck_assert_double_eq(bar->torque_max, 100.0);
+    ck_assert_int_eq(bar->loc.line, 7);
+    ck_assert_int_eq(bar->loc.col, 14);
+    ck_assert_int_eq(p->phases[1].contact.type, SALTO_CONTACT_NONE);
+    const salto_contact_desc* g = &p->phases[2].contact;
+    ck_assert_int_eq(g->type, SALTO_CONTACT_GROUND);
+    ck_assert_int_eq(g->nsite, 2);
+    ck_assert_int_eq(g->site[0], site(p, "heel"));
+    ck_assert_int_eq(g->site[1], site(p, "toe"));
+    ck_assert_double_eq(g->normal[2], 1.0);
+    ck_assert_double_eq(g->friction, 0.8);
+    ck_assert_double_eq(g->force_max, 5000.0);
+    ck_assert_double_eq(g->twist_max, 0.05);
+    ck_assert_double_eq(g->support_half[0], 0.12);
+    ck_assert_double_eq(g->support_half[1], 0.05);
+    ck_assert_int_eq(g->loc.line, 14);
+
+    ck_assert_int_eq(p->ncp, 16);
+    ck_assert_int_eq(p->nslice, 31);
+
+    // constraints
+    ck_assert_int_eq(p->ncon, 13);
+    const salto_constraint_desc* c = p->cons;
+    ck_assert_int_eq(c[0].type, SALTO_CON_SITE_AT);
+    ck_assert(c[0].has_time);
+    ck_assert_double_eq(c[0].time, 0.0);
+    ck_assert_int_eq(c[0].phase, -1);
+    ck_assert_int_eq(c[0].loc.line, 25);
+    ck_assert_int_eq(c[0].loc.col, 5);
+    ck_assert_int_eq(c[1].type, SALTO_CON_SITE_AT);
+    ck_assert(!c[1].has_time);
+    ck_assert_int_eq(c[1].phase, 0);
+    ck_assert_int_eq(c[2].type, SALTO_CON_SITE_ON_LINE);
+    ck_assert_double_eq(c[2].time, 0.5);
+    ck_assert_double_eq(c[2].dir[1], 1.0);
+    ck_assert_int_eq(c[3].type, SALTO_CON_SITE_ON_PLANE);
+    ck_assert_int_eq(c[3].site, site(p, "toe"));
+    ck_assert_int_eq(c[3].phase, 2);
+    ck_assert_double_eq(c[3].point[0], 1.0);
+    ck_assert_double_eq(c[3].dir[2], 1.0);
+    ck_assert_int_eq(c[4].type, SALTO_CON_SITE_STILL);
+    ck_assert_int_eq(c[4].site, site(p, "heel"));
+    ck_assert_int_eq(c[4].phase, 2);
+    ck_assert(!c[4].has_time);
+
+    ck_assert_int_eq(c[5].type, SALTO_CON_POSE);
+    ck_assert_double_eq(c[5].time, p->duration);
+    ck_assert_int_eq(c[5].ndof, 7);
+    ck_assert_double_eq(c[5].value[2], -6.283);
+    ck_assert_int_eq(c[6].ndof, 3);
+    ck_assert_double_eq_tol(c[6].time, 0.6, 1e-15);
+    assert_dofs_ascending(&c[6]);
+    ck_assert_double_eq_tol(con_value(p, &c[6], "shoulder"), pi / 2, 1e-15);
+    ck_assert_double_eq(con_value(p, &c[6], "hip"), -0.2);
+    ck_assert_double_eq(con_value(p, &c[6], "knee"), 0.5);
+    ck_assert_int_eq(c[7].type, SALTO_CON_VELOCITY);
+    ck_assert_int_eq(c[7].ndof, 2);
+    ck_assert_int_eq(c[7].dof[0], dof(p, "root_x"));
+    ck_assert_double_eq(c[7].value[0], 1.5);
+    ck_assert_double_eq_tol(c[7].value[1], 30 * pi / 180, 1e-15);
+
+    ck_assert_int_eq(c[8].type, SALTO_CON_COM_POSITION);
+    ck_assert_int_eq(c[8].mask[0], 0);
+    ck_assert_int_eq(c[8].mask[1], 0);
+    ck_assert_int_eq(c[8].mask[2], 1);
+    ck_assert_double_eq(c[8].vec[2], 1.0);
+    ck_assert_int_eq(c[9].type, SALTO_CON_COM_VELOCITY);
+    ck_assert_double_eq_tol(c[9].time, 1.15, 1e-15);
+    for (int k = 0; k < 3; k++) ck_assert_int_eq(c[9].mask[k], 1);
+    ck_assert_int_eq(c[10].type, SALTO_CON_JOINT_LIMITS);
+    ck_assert_int_eq(c[11].type, SALTO_CON_ABOVE_GROUND);
+    ck_assert_double_eq(c[11].height, 0.01);
+    ck_assert_double_eq(c[12].height, 0.0);
+    for (int i = 10; i < 13; i++) {
+        ck_assert(!c[i].has_time);
+        ck_assert_int_eq(c[i].phase, -1);
+    }
+
+    // objective: paths resolved against the problem's folder, absolute ones kept
+    ck_assert_int_eq(p->nobj, 3);
+    ck_assert_int_eq(p->objs[0].type, SALTO_OBJ_ACCELERATION);
+    ck_assert_double_eq(p->objs[0].weight, 2.5);
+    ck_assert_ptr_null(p->objs[0].motion);
+    ck_assert_int_eq(p->objs[1].type, SALTO_OBJ_REFERENCE);
+    ck_assert_double_eq(p->objs[1].weight, 0.0);
+    snprintf(expect, sizeof expect, "%s", salto_test_path("tests/data/problems/ref/motion.json"));
+    ck_assert_str_eq(p->objs[1].motion, expect);
+    ck_assert_str_eq(p->objs[2].motion, "/data/ref.json");
+    ck_assert_double_eq(p->objs[2].weight, 1.0);
+    ck_assert_int_eq(p->objs[2].loc.line, 41);
+
+    // initial guess, solver, output
+    ck_assert_int_eq(p->guess.type, SALTO_GUESS_INTERPOLATE);
+    ck_assert_ptr_null(p->guess.motion);
+    ck_assert_int_eq(p->guess.rot_phase, 1);
+    ck_assert_int_eq(p->guess.rot_dof, dof(p, "root_ry"));
+    ck_assert_double_eq_tol(p->guess.rot_angle, -2 * pi, 1e-15);
+    ck_assert_int_eq(p->guess.loc.line, 43); // the map starts at its first key
+    ck_assert_double_eq(p->solver.tolerance, 1e-7);
+    ck_assert_int_eq(p->solver.max_iterations, 0);
+    ck_assert_int_eq(p->solver.hessian_exact, 1);
+    ck_assert_double_eq(p->solver.max_cpu_time, 30.5);
+    ck_assert_int_eq(p->solver.print_level, 5);
+    ck_assert_double_eq(p->output.frame_rate, 120.0);
+    ck_assert_int_eq(p->output.filmstrip_frames, 64);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+START_TEST(defaults) {
+    salto_problem_desc* p = load_ok("tests/data/problems/minimal.yaml");
+    ck_assert_str_eq(p->model->name, "luxo");
+    ck_assert_double_eq(p->model->gravity[2], -9.81); // the character's
+    ck_assert_int_eq(p->nphase, 1);
+    ck_assert_double_eq(p->duration, 0.8);
+    const salto_contact_desc* c = &p->phases[0].contact;
+    ck_assert_int_eq(c->type, SALTO_CONTACT_NONE);
+    ck_assert_int_eq(c->nsite, 0);
+    ck_assert_int_eq(c->loc.line, p->phases[0].loc.line);
+    ck_assert_int_eq(p->ncp, 20);
+    ck_assert_int_eq(p->nslice, 20);
+    ck_assert_int_eq(p->ncon, 0);
+    ck_assert_int_eq(p->nobj, 1);
+    ck_assert_int_eq(p->objs[0].type, SALTO_OBJ_ACCELERATION);
+    ck_assert_double_eq(p->objs[0].weight, 1.0);
+    ck_assert_ptr_eq(p->objs[0].loc.file, p->path);
+    ck_assert_int_eq(p->guess.type, SALTO_GUESS_INTERPOLATE);
+    ck_assert_int_eq(p->guess.rot_phase, -1);
+    ck_assert_int_eq(p->guess.rot_dof, -1);
+    ck_assert_ptr_null(p->guess.motion);
+    ck_assert_double_eq(p->solver.tolerance, 1e-6);
+    ck_assert_int_eq(p->solver.max_iterations, 1000);
+    ck_assert_int_eq(p->solver.hessian_exact, 0);
+    ck_assert_double_eq(p->solver.max_cpu_time, 600.0);
+    ck_assert_int_eq(p->solver.print_level, 0);
+    ck_assert_double_eq(p->output.frame_rate, 60.0);
+    ck_assert_int_eq(p->output.filmstrip_frames, 8);
+    salto_problem_destroy(p);
+
+    // ground contact defaults
+    make_tmpdir();
+    char text[1024];
+    snprintf(text, sizeof text,
+             "character: %s\n"
+             "phases:\n"
+             "  - {name: stand, duration: 1, contact: {type: ground, sites: [heel]}}\n",
+             salto_test_path("data/characters/gymnast7.yaml"));
+    char path[512];
+    snprintf(path, sizeof path, "%s", tmp_path("ground.yaml"));
+    write_file(path, text);
+    salto_error err = {0};
+    p = salto_problem_load(path, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    c = &p->phases[0].contact;
+    ck_assert_int_eq(c->type, SALTO_CONTACT_GROUND);
+    ck_assert_double_eq(c->normal[0], 0.0);
+    ck_assert_double_eq(c->normal[2], 1.0);
+    ck_assert_double_eq(c->friction, 1.0);
+    ck_assert_double_eq(c->force_max, 1e5);
+    ck_assert_double_eq(c->twist_max, 0.1);
+    ck_assert_double_eq(c->support_half[0], 0.1);
+    ck_assert_double_eq(c->support_half[1], 0.05);
+    salto_problem_destroy(p);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
+
+START_TEST(guess_motion) {
+    salto_problem_desc* p = load_ok("tests/data/problems/guess_motion.yaml");
+    ck_assert_int_eq(p->guess.type, SALTO_GUESS_MOTION);
+    char expect[4096];
+    snprintf(expect, sizeof expect, "%s",
+             salto_test_path("tests/data/problems/../motions/prev.json"));
+    ck_assert_str_eq(p->guess.motion, expect);
+    ck_assert_int_eq(p->guess.rot_phase, -1);
+    ck_assert_int_eq(p->guess.loc.line, 5);
+    ck_assert_int_eq(p->phases[0].contact.type, SALTO_CONTACT_NONE);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+// ---- times ----
+
+typedef struct time_case {
+    const char* text;   // as written after 'time: '
+    double t;           // expected seconds; NAN: an error
+    const char* msg;    // errors: substring of the message
+} time_case;
+
+// phases swing 0.5 s, flight 0.7 s, landing 0.3 s: duration 1.5 s
+static const time_case time_cases[] = {
+    {"0", 0.0, NULL},
+    {"0.25", 0.25, NULL},
+    {"1.5", 1.5, NULL},
+    {".5", 0.5, NULL},
+    {"+0.5", 0.5, NULL},
+    {"1e-1", 0.1, NULL},
+    {"start", 0.0, NULL},
+    {"end", 1.5, NULL},
+    {"\"end\"", 1.5, NULL},
+    {"swing.start", 0.0, NULL},
+    {"swing.end", 0.5, NULL},
+    {"flight.start", 0.5, NULL},
+    {"flight.end", 1.2, NULL},
+    {"landing.start", 1.2, NULL},
+    {"landing.end", 1.5, NULL},
+    {"swing.start+0.1", 0.1, NULL},
+    {"end-0.05", 1.45, NULL},
+    {"flight.end - 0.2", 1.0, NULL},
+    {"flight.start +0.25", 0.75, NULL},
+    {"landing.start+0.3", 1.5, NULL},
+    {"start+1.5", 1.5, NULL},
+    {"end-1.5", 0.0, NULL},
+    {"end-1.5e0", 0.0, NULL},
+    {"swing.end+2e-1", 0.7, NULL},
+    {"1.6", NAN, "time '1.6' (1.6 s) is outside the problem's span [0, 1.5] s"},
+    {"-0.001", NAN, "is outside the problem's span"},
+    {"end+0.001", NAN, "time 'end+0.001' (1.501 s) is outside"},
+    {"start-0.1", NAN, "time 'start-0.1' (-0.1 s) is outside"},
+    {"swing.start-0.01", NAN, "is outside"},
+    {"middle", NAN, "bad time 'middle'"},
+    {"End", NAN, "bad time 'End'"},
+    {"swing.", NAN, "expected 'start' or 'end' after 'swing.'"},
+    {"swing.begin", NAN, "expected 'start' or 'end' after 'swing.'"},
+    {"swing", NAN, "'swing' is a phase; give 'swing.start' or 'swing.end'"},
+    {"jump.end", NAN, "unknown phase 'jump' in time 'jump.end'"},
+    {"end+", NAN, "bad time 'end+'"},
+    {"end+-0.1", NAN, "bad time 'end+-0.1'"},
+    {"end 0.1", NAN, "bad time 'end 0.1'"},
+    {"end+0.1x", NAN, "bad time 'end+0.1x'"},
+    {"end*2", NAN, "bad time 'end*2'"},
+    {"\"0.5\"", NAN, "bad time '0.5'"},
+    {"0.5s", NAN, "expected a number for 'time', found '0.5s'"},
+    {"null", NAN, "expected a time"},
+    {"[0]", NAN, "expected a time"},
+};
+enum { NTIME = (int)(sizeof time_cases / sizeof time_cases[0]) };
+
+
+START_TEST(time_syntax) {
+    const time_case* tc = &time_cases[_i];
+    make_tmpdir();
+    static const char* const prefix = "  - {type: pose, time: ";
+    char text[2048];
+    snprintf(text, sizeof text,
+             "character: %s\n"
+             "phases:\n"
+             "  - {name: swing, duration: 0.5}\n"
+             "  - {name: flight, duration: 0.7}\n"
+             "  - {name: landing, duration: 0.3}\n"
+             "constraints:\n"
+             "%s%s, dofs: {knee: 0.5}}\n",
+             salto_test_path("data/characters/gymnast7.yaml"), prefix, tc->text);
+    char path[512];
+    snprintf(path, sizeof path, "%s", tmp_path("times.yaml"));
+    write_file(path, text);
+
+    salto_error err = {0};
+    salto_problem_desc* p = salto_problem_load(path, &err);
+    if (isnan(tc->t)) {
+        ck_assert_msg(p == NULL, "'%s' was accepted", tc->text);
+        ck_assert_int_eq(err.status, SALTO_ERR_INVALID);
+        ck_assert_int_eq(err.where.line, 7);
+        ck_assert_int_eq(err.where.col, (int)strlen(prefix) + 1);
+        ck_assert_msg(strstr(err.msg, tc->msg), "'%s': '%s' not in: %s", tc->text, tc->msg,
+                      err.msg);
+    } else {
+        ck_assert_msg(p != NULL, "'%s': %s", tc->text, err.msg);
+        ck_assert(p->cons[0].has_time);
+        ck_assert_msg(fabs(p->cons[0].time - tc->t) < 1e-12, "'%s' gave %.17g, expected %g",
+                      tc->text, p->cons[0].time, tc->t);
+        ck_assert(p->cons[0].time >= 0.0 && p->cons[0].time <= p->duration);
+    }
+    salto_problem_destroy(p);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
+
+START_TEST(phase_at_and_slices) {
+    salto_problem_desc* p = load_ok("tests/data/problems/full.yaml"); // 0.5, 0.7, 0.3 s
+    const double T = p->duration;
+    ck_assert_int_eq(salto_problem_phase_at(p, 0.0), 0);
+    ck_assert_int_eq(salto_problem_phase_at(p, 0.25), 0);
+    ck_assert_int_eq(salto_problem_phase_at(p, nextafter(0.5, 0.0)), 0);
+    ck_assert_int_eq(salto_problem_phase_at(p, 0.5), 1); // a boundary starts the next phase
+    ck_assert_int_eq(salto_problem_phase_at(p, p->phases[2].start), 2);
+    ck_assert_int_eq(salto_problem_phase_at(p, nextafter(p->phases[2].start, 0.0)), 1);
+    ck_assert_int_eq(salto_problem_phase_at(p, T), 2); // the end belongs to the last phase
+    ck_assert_int_eq(salto_problem_phase_at(p, nextafter(0.0, -1.0)), -1);
+    ck_assert_int_eq(salto_problem_phase_at(p, nextafter(T, 2 * T)), -1);
+    ck_assert_int_eq(salto_problem_phase_at(p, -1.0), -1);
+    ck_assert_int_eq(salto_problem_phase_at(p, NAN), -1);
+    ck_assert_int_eq(salto_problem_phase_at(p, INFINITY), -1);
+
+    // nslice = 31: both ends exact, evenly spaced, increasing
+    ck_assert_int_eq(p->nslice, 31);
+    ck_assert_double_eq(salto_problem_slice_time(p, 0), 0.0);
+    ck_assert_double_eq(salto_problem_slice_time(p, 30), T);
+    for (int k = 1; k < p->nslice; k++) {
+        double a = salto_problem_slice_time(p, k - 1);
+        double b = salto_problem_slice_time(p, k);
+        ck_assert(b > a);
+        ck_assert_double_eq_tol(b - a, T / 30, 1e-15);
+        ck_assert_double_eq_tol(b, T * k / 30, 1e-15);
+    }
+    ck_assert_int_eq(salto_problem_phase_at(p, salto_problem_slice_time(p, 10)), 1); // 0.5 s
+    salto_problem_destroy(p);
+
+    // two slices: the ends only; one phase covers everything
+    p = load_ok("tests/data/problems/minimal.yaml");
+    p->nslice = 2;
+    ck_assert_double_eq(salto_problem_slice_time(p, 0), 0.0);
+    ck_assert_double_eq(salto_problem_slice_time(p, 1), p->duration);
+    ck_assert_int_eq(salto_problem_phase_at(p, p->duration), 0);
+    ck_assert_int_eq(salto_problem_phase_at(p, 0.0), 0);
+    salto_problem_destroy(p);
+    ck_assert_int_eq(salto_problem_phase_at(NULL, 0.0), -1);
+}
+END_TEST
+
+// ---- broken inputs: every loader error, with status, place and message ----
+
+typedef struct bad_case {
+    const char* file;     // under tests/data/problems/bad/
+    salto_status status;
+    int line, col;
+    const char* msg;      // substring of the message
+    const char* note;     // the whole note, or NULL for none
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    {"wrong_type.yaml", SALTO_ERR_INVALID, 7, 15,
+     "expected a number for 'duration', found 'long'",
+     NULL},
+    {"unknown_top_key.yaml", SALTO_ERR_INVALID, 11, 1,
+     "unknown key 'constraint' in the document",
+     "did you mean 'constraints'?"},
+    {"unknown_phase_key.yaml", SALTO_ERR_INVALID, 7, 5,
+     "unknown key 'duraton'",
+     "did you mean 'duration'?"},
+    {"unknown_constraint_key.yaml", SALTO_ERR_INVALID, 13, 34,
+     "unknown key 'piont' for a site_at constraint",
+     "did you mean 'point'?"},
+    {"unknown_site.yaml", SALTO_ERR_INVALID, 13, 27,
+     "unknown site 'hand'",
+     "did you mean 'hands'?"},
+    {"unknown_contact_site.yaml", SALTO_ERR_INVALID, 10, 37,
+     "unknown site 'heal'",
+     "did you mean 'heel'?"},
+    {"unknown_dof.yaml", SALTO_ERR_INVALID, 13, 34,
+     "unknown DOF 'kne'",
+     "did you mean 'knee'?"},
+    {"unknown_phase.yaml", SALTO_ERR_INVALID, 13, 43,
+     "unknown phase 'landnig'",
+     "did you mean 'landing'?"},
+    {"unknown_phase_in_time.yaml", SALTO_ERR_INVALID, 13, 24,
+     "unknown phase 'swng' in time 'swng.end'",
+     "did you mean 'swing.end'?"},
+    {"negative_duration.yaml", SALTO_ERR_INVALID, 4, 15,
+     "duration of phase 'swing' must be positive, found -0.5 s",
+     NULL},
+    {"zero_duration.yaml", SALTO_ERR_INVALID, 9, 15,
+     "duration of phase 'landing' must be positive, found 0 s",
+     NULL},
+    {"time_out_of_range.yaml", SALTO_ERR_INVALID, 13, 24,
+     "time '1.6' (1.6 s) is outside the problem's span [0, 1.5] s",
+     NULL},
+    {"time_negative.yaml", SALTO_ERR_INVALID, 13, 32,
+     "time '-0.1' (-0.1 s) is outside the problem's span [0, 1.5] s",
+     NULL},
+    {"time_offset_out_of_range.yaml", SALTO_ERR_INVALID, 13, 24,
+     "time 'landing.end+0.2' (1.7 s) is outside the problem's span",
+     NULL},
+    {"bad_time_suffix.yaml", SALTO_ERR_INVALID, 13, 24,
+     "bad time 'swing.middle': expected 'start' or 'end' after 'swing.'",
+     NULL},
+    {"bad_time_word.yaml", SALTO_ERR_INVALID, 13, 28,
+     "bad time 'later': expected seconds, 'start', 'end'",
+     NULL},
+    {"bad_time_offset.yaml", SALTO_ERR_INVALID, 13, 24,
+     "bad time 'end-'",
+     NULL},
+    {"time_is_phase.yaml", SALTO_ERR_INVALID, 13, 24,
+     "bad time 'flight': 'flight' is a phase; give 'flight.start' or 'flight.end'",
+     NULL},
+    {"time_and_phase.yaml", SALTO_ERR_INVALID, 13, 63,
+     "give either 'time' or 'phase', not both",
+     NULL},
+    {"site_at_no_time.yaml", SALTO_ERR_INVALID, 13, 5,
+     "a site_at constraint needs 'time' or 'phase'",
+     NULL},
+    {"site_still_no_phase.yaml", SALTO_ERR_INVALID, 13, 5,
+     "a site_still constraint needs 'phase'",
+     NULL},
+    {"site_still_time.yaml", SALTO_ERR_INVALID, 13, 36,
+     "'time' is not allowed for a site_still constraint",
+     NULL},
+    {"values_length.yaml", SALTO_ERR_INVALID, 13, 35,
+     "expected a list of 7 numbers for 'values', found a list of 3 items",
+     NULL},
+    {"dofs_deg_prismatic.yaml", SALTO_ERR_INVALID, 13, 38,
+     "'dofs_deg' is only for revolute DOFs ('root_x' is prismatic",
+     NULL},
+    {"duplicate_dof.yaml", SALTO_ERR_INVALID, 13, 57,
+     "DOF 'knee' is given twice in this pose constraint",
+     NULL},
+    {"duplicate_phase.yaml", SALTO_ERR_INVALID, 8, 11,
+     "duplicate phase name 'swing' (first given on line 3)",
+     NULL},
+    {"phase_name.yaml", SALTO_ERR_INVALID, 6, 11,
+     "phase name '2flight' is not an identifier",
+     NULL},
+    {"empty_phases.yaml", SALTO_ERR_INVALID, 2, 9,
+     "'phases' must not be empty",
+     NULL},
+    {"missing_phases.yaml", SALTO_ERR_INVALID, 1, 1,
+     "missing required key 'phases'",
+     NULL},
+    {"bad_contact_type.yaml", SALTO_ERR_INVALID, 10, 21,
+     "unknown contact type 'grund'",
+     "did you mean 'ground'?"},
+    {"contact_scalar.yaml", SALTO_ERR_INVALID, 8, 14,
+     "expected 'none' or a map for 'contact', found 'bar'",
+     "a bar contact is a map: {type: bar, sites: [...], ...}"},
+    {"sites_on_none.yaml", SALTO_ERR_INVALID, 8, 27,
+     "'sites' is not allowed for contact type 'none' (its keys: type)",
+     NULL},
+    {"friction_on_bar.yaml", SALTO_ERR_INVALID, 5, 79,
+     "'friction' is not allowed for contact type 'bar'",
+     NULL},
+    {"no_sites.yaml", SALTO_ERR_INVALID, 10, 36,
+     "'sites' needs 1 to 8 site names, found 0",
+     NULL},
+    {"duplicate_site.yaml", SALTO_ERR_INVALID, 10, 48,
+     "site 'heel' is listed twice in 'sites'",
+     NULL},
+    {"zero_axis.yaml", SALTO_ERR_INVALID, 5, 68,
+     "'axis' must not be zero",
+     NULL},
+    {"bar_no_point.yaml", SALTO_ERR_INVALID, 5, 14,
+     "missing required key 'point'",
+     NULL},
+    {"torque_negative.yaml", SALTO_ERR_INVALID, 5, 91,
+     "'torque_max' must be zero or positive, found -1",
+     NULL},
+    {"friction_zero.yaml", SALTO_ERR_INVALID, 10, 59,
+     "'friction' must be positive, found 0",
+     NULL},
+    {"support_negative.yaml", SALTO_ERR_INVALID, 10, 64,
+     "item 2 of 'support' must be zero or positive, found -0.05",
+     NULL},
+    {"slices_one.yaml", SALTO_ERR_INVALID, 13, 38,
+     "'slices' must be at least 2, found 1",
+     NULL},
+    {"control_points_three.yaml", SALTO_ERR_INVALID, 14, 19,
+     "'control_points' must be at least 4, found 3",
+     NULL},
+    {"control_points_real.yaml", SALTO_ERR_INVALID, 14, 19,
+     "expected an integer for 'control_points', found '10.5'",
+     NULL},
+    {"bad_hessian.yaml", SALTO_ERR_INVALID, 14, 12,
+     "unknown hessian 'exakt' (expected one of: limited-memory, exact)",
+     "did you mean 'exact'?"},
+    {"print_level.yaml", SALTO_ERR_INVALID, 14, 16,
+     "'print_level' must be between 0 and 12, found 13",
+     NULL},
+    {"tolerance_zero.yaml", SALTO_ERR_INVALID, 13, 21,
+     "'tolerance' must be positive, found 0",
+     NULL},
+    {"filmstrip_frames.yaml", SALTO_ERR_INVALID, 13, 44,
+     "'filmstrip_frames' must be between 1 and 64, found 65",
+     NULL},
+    {"empty_objective.yaml", SALTO_ERR_INVALID, 13, 12,
+     "'objective' must not be empty",
+     NULL},
+    {"reference_no_motion.yaml", SALTO_ERR_INVALID, 14, 5,
+     "missing required key 'motion'",
+     NULL},
+    {"objective_weight.yaml", SALTO_ERR_INVALID, 14, 34,
+     "'weight' must be zero or positive, found -1",
+     NULL},
+    {"objective_motion_key.yaml", SALTO_ERR_INVALID, 14, 26,
+     "'motion' is not allowed for an acceleration objective",
+     NULL},
+    {"rotation_non_root.yaml", SALTO_ERR_INVALID, 14, 34,
+     "the rotation DOF must be a revolute root DOF ('root_ry'), not 'hip'",
+     NULL},
+    {"rotation_prismatic.yaml", SALTO_ERR_INVALID, 14, 34,
+     "the rotation DOF must be a revolute root DOF ('root_ry'), not 'root_z'",
+     NULL},
+    {"rotation_two_angles.yaml", SALTO_ERR_INVALID, 14, 58,
+     "give either 'angle' or 'angle_deg', not both",
+     NULL},
+    {"rotation_with_motion.yaml", SALTO_ERR_INVALID, 16, 3,
+     "'rotation' is only allowed with type: interpolate",
+     NULL},
+    {"guess_no_motion.yaml", SALTO_ERR_INVALID, 14, 3,
+     "missing required key 'motion' in 'initial_guess'",
+     NULL},
+    {"pose_below_limit.yaml", SALTO_ERR_INVALID, 13, 40,
+     "pose sets 'knee' to -0.2 rad, below its lower limit 0 rad; the joint_limits constraint on line 12",
+     NULL},
+    {"pose_above_limit_deg.yaml", SALTO_ERR_INVALID, 13, 45,
+     "pose sets 'hip' to 45 deg, above its upper limit 30 deg",
+     NULL},
+    {"conflicting_poses.yaml", SALTO_ERR_INVALID, 14, 48,
+     "'knee' is set to 0.7 here but to 0.5 at the same time (0.5 s) by the pose constraint on line 13",
+     NULL},
+    {"com_all_null.yaml", SALTO_ERR_INVALID, 13, 42,
+     "every component of 'value' is null",
+     NULL},
+    {"com_length.yaml", SALTO_ERR_INVALID, 13, 42,
+     "expected a list of 3 numbers or nulls for 'value', found a list of 2 items",
+     NULL},
+    {"line_zero_direction.yaml", SALTO_ERR_INVALID, 13, 70,
+     "'direction' must not be zero",
+     NULL},
+    {"unknown_constraint_type.yaml", SALTO_ERR_INVALID, 13, 12,
+     "unknown constraint type 'pos'",
+     "did you mean 'pose'?"},
+    {"joint_limits_key.yaml", SALTO_ERR_INVALID, 13, 26,
+     "'time' is not allowed for a joint_limits constraint",
+     NULL},
+    {"joint_limits_twice.yaml", SALTO_ERR_INVALID, 13, 5,
+     "joint_limits is given twice (first on line 12)",
+     NULL},
+    {"pose_no_values.yaml", SALTO_ERR_INVALID, 13, 5,
+     "a pose constraint needs 'values', 'dofs' or 'dofs_deg'",
+     NULL},
+    {"gravity_length.yaml", SALTO_ERR_INVALID, 13, 10,
+     "expected a list of 3 numbers for 'gravity', found a list of 2 items",
+     NULL},
+    {"durations_overflow.yaml", SALTO_ERR_INVALID, 7, 15,
+     "the phase durations add up to more than a double can hold",
+     NULL},
+    {"character_missing.yaml", SALTO_ERR_IO, 1, 12,
+     "cannot load the character: cannot open '",
+     NULL},
+    {"character_not_string.yaml", SALTO_ERR_INVALID, 1, 12,
+     "expected a string for 'character', found a list of 2 items",
+     NULL},
+    {"syntax.yaml", SALTO_ERR_SYNTAX, 14, 1,
+     "did not find expected ',' or '}' (while parsing a flow mapping on line 13)",
+     NULL},
+    {"pose_no_time.yaml", SALTO_ERR_INVALID, 13, 5,
+     "missing required key 'time' in a pose constraint",
+     NULL},
+    {"empty_dofs.yaml", SALTO_ERR_INVALID, 13, 33,
+     "a pose constraint must name at least one DOF",
+     NULL},
+    {"values_and_dofs.yaml", SALTO_ERR_INVALID, 13, 62,
+     "give either 'values' or 'dofs'/'dofs_deg', not both",
+     NULL},
+    {"too_many_sites.yaml", SALTO_ERR_INVALID, 10, 36,
+     "'sites' needs 1 to 8 site names, found 9",
+     NULL},
+    {"contact_no_type.yaml", SALTO_ERR_INVALID, 10, 14,
+     "missing required key 'type' in 'contact'",
+     NULL},
+    {"unknown_guess_type.yaml", SALTO_ERR_INVALID, 13, 23,
+     "unknown initial guess type 'motoin' (expected one of: interpolate, motion)",
+     "did you mean 'motion'?"},
+    {"unknown_rotation_dof.yaml", SALTO_ERR_INVALID, 14, 34,
+     "unknown DOF 'rot_ry'",
+     "did you mean 'root_ry'?"},
+    {"plane_no_normal.yaml", SALTO_ERR_INVALID, 13, 5,
+     "missing required key 'normal'",
+     NULL},
+    {"above_ground_height.yaml", SALTO_ERR_INVALID, 13, 34,
+     "expected a number for 'height', found 'low'",
+     NULL},
+    {"an_above_ground_key.yaml", SALTO_ERR_INVALID, 13, 26,
+     "'site' is not allowed for an above_ground constraint (its keys: type, height)",
+     NULL},
+};
+enum { NBAD = (int)(sizeof bad_cases / sizeof bad_cases[0]) };
+
+
+START_TEST(bad_file) {
+    const bad_case* bc = &bad_cases[_i];
+    char rel[256];
+    snprintf(rel, sizeof rel, "tests/data/problems/bad/%s", bc->file);
+    char path[4096];
+    snprintf(path, sizeof path, "%s", salto_test_path(rel));
+
+    salto_error err = {0};
+    salto_problem_desc* p = salto_problem_load(path, &err);
+    char msg[1024];
+    salto_error_format(&err, msg, sizeof msg);
+    ck_assert_msg(p == NULL, "%s loaded", bc->file);
+    ck_assert_msg(err.status == bc->status, "%s: status %d, expected %d: %s", bc->file,
+                  err.status, bc->status, msg);
+
+    // "file:line:col: error: ..." with the problem file's path as given
+    char where[4200];
+    snprintf(where, sizeof where, "%s:%d:%d: error: ", path, bc->line, bc->col);
+    ck_assert_msg(strncmp(msg, where, strlen(where)) == 0, "%s: expected '%s...', got: %s",
+                  bc->file, where, msg);
+    ck_assert_msg(strstr(err.msg, bc->msg), "%s: '%s' not in: %s", bc->file, bc->msg, msg);
+    if (bc->note) {
+        ck_assert_str_eq(err.note, bc->note);
+    } else {
+        ck_assert_msg(err.note[0] == '\0', "%s: unexpected note: %s", bc->file, err.note);
+    }
+}
+END_TEST
+
+
+// a broken character file reports its own error, in its own file
+START_TEST(character_error_passes_through) {
+    const char* path = salto_test_path("tests/data/problems/bad/character_invalid.yaml");
+    salto_error err = {0};
+    ck_assert_ptr_null(salto_problem_load(path, &err));
+    ck_assert_int_eq(err.status, SALTO_ERR_INVALID);
+    ck_assert_ptr_nonnull(err.where.file);
+    const char* tail = "tests/data/problems/bad/../../bad/mass_zero.yaml";
+    size_t n = strlen(err.where.file);
+    ck_assert_msg(n >= strlen(tail) && strcmp(err.where.file + n - strlen(tail), tail) == 0,
+                  "error in %s", err.where.file);
+    ck_assert_ptr_eq(err.where.file, err.file_buf);
+    ck_assert_int_eq(err.where.line, 16);
+    ck_assert_int_eq(err.where.col, 11);
+    ck_assert_msg(strstr(err.msg, "mass of body 'arm' must be positive"), "%s", err.msg);
+}
+END_TEST
+
+
+START_TEST(missing_file) {
+    salto_error err = {0};
+    const char* path = salto_test_path("tests/data/problems/does_not_exist.yaml");
+    ck_assert_ptr_null(salto_problem_load(path, &err));
+    ck_assert_int_eq(err.status, SALTO_ERR_IO);
+    ck_assert_msg(strstr(err.msg, "does_not_exist.yaml"), "%s", err.msg);
+    ck_assert_ptr_null(salto_problem_load(path, NULL)); // no error object: no crash
+    path = salto_test_path("tests/data/problems/bad/character_missing.yaml");
+    ck_assert_ptr_null(salto_problem_load(path, NULL));
+    salto_problem_destroy(NULL);
+}
+END_TEST
+
+// ---- allocation failure ----
+
+// make the n-th allocation fail, n = 1, 2, ... until loading succeeds: every failure is a
+// clean SALTO_ERR_NOMEM and nothing leaks
+START_TEST(load_out_of_memory) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s", salto_test_path("tests/data/problems/full.yaml"));
+    int succeeded = 0;
+    long n = 1;
+    for (; n < 100000 && !succeeded; n++) {
+        salto_test_counter cnt = {0, 0, n};
+        salto_alloc_hooks h = {salto_test_counting_malloc, salto_test_counting_free, &cnt};
+        salto_set_alloc_hooks(&h);
+        salto_error err = {0};
+        salto_problem_desc* p = salto_problem_load(path, &err);
+        if (p) {
+            ck_assert_msg(cnt.calls < n, "allocation %ld failed, but loading succeeded", n);
+            succeeded = 1;
+        } else {
+            ck_assert_msg(err.status == SALTO_ERR_NOMEM, "allocation %ld: status %d: %s", n,
+                          err.status, err.msg);
+        }
+        salto_problem_destroy(p);
+        salto_set_alloc_hooks(NULL);
+        ck_assert_msg(cnt.live == 0, "allocation %ld: %ld blocks leaked", n, cnt.live);
+    }
+    ck_assert(succeeded);
+    ck_assert_int_gt(n, 100); // the loop did exercise many failure points
+}
+END_TEST
+
+
+Suite* problem_suite(void) {
+    Suite* s = suite_create("problem");
+    TCase* tc = tcase_create("examples");
+    tcase_add_test(tc, example_reach);
+    tcase_add_test(tc, example_keyframes);
+    tcase_add_test(tc, example_hold);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("loading");
+    tcase_add_test(tc, full_file);
+    tcase_add_test(tc, defaults);
+    tcase_add_test(tc, guess_motion);
+    tcase_add_loop_test(tc, time_syntax, 0, NTIME);
+    tcase_add_test(tc, phase_at_and_slices);
+    tcase_add_test(tc, load_out_of_memory);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("errors");
+    tcase_add_loop_test(tc, bad_file, 0, NBAD);
+    tcase_add_test(tc, character_error_passes_through);
+    tcase_add_test(tc, missing_file);
+    suite_add_tcase(s, tc);
+    return s;
+}
