@@ -451,6 +451,52 @@ START_TEST(defaults) {
 END_TEST
 
 
+// the complete example in docs/problem-format.md loads (its character path re-pointed at the
+// repository's data/ from a temporary folder)
+START_TEST(doc_example) {
+    FILE* f = fopen(salto_test_path("docs/problem-format.md"), "r");
+    ck_assert_ptr_nonnull(f);
+    static char doc[65536];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    fclose(f);
+    doc[n] = '\0';
+    const char* begin = strstr(doc, "```yaml\n");
+    ck_assert_ptr_nonnull(begin);
+    begin += strlen("```yaml\n");
+    const char* end = strstr(begin, "```");
+    ck_assert_ptr_nonnull(end);
+    const char* rel = "../data/characters/";
+    const char* at = strstr(begin, rel);
+    ck_assert(at && at < end);
+
+    static char text[65536];
+    char data_dir[4096];
+    snprintf(data_dir, sizeof data_dir, "%s", salto_test_path("data/characters/"));
+    snprintf(text, sizeof text, "%.*s%s%.*s", (int)(at - begin), begin, data_dir,
+             (int)(end - at - strlen(rel)), at + strlen(rel));
+    make_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s", tmp_path("example.yaml"));
+    write_file(path, text);
+    salto_error err = {0};
+    salto_problem_desc* p = salto_problem_load(path, &err);
+    char msg[1024];
+    salto_error_format(&err, msg, sizeof msg);
+    ck_assert_msg(p != NULL, "%s", msg);
+    ck_assert_int_eq(p->nphase, 3);
+    ck_assert_double_eq_tol(p->duration, 2.0, 1e-15);
+    ck_assert_int_eq(p->ncon, 10);
+    ck_assert_int_eq(p->nobj, 2);
+    ck_assert_int_eq(p->nslice, 40);
+    ck_assert_double_eq_tol(p->cons[7].time, 1.95, 1e-15);
+    ck_assert_double_eq_tol(p->guess.rot_angle, -2 * pi, 1e-15);
+    salto_problem_destroy(p);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
+
 START_TEST(guess_motion) {
     salto_problem_desc* p = load_ok("tests/data/problems/guess_motion.yaml");
     ck_assert_int_eq(p->guess.type, SALTO_GUESS_MOTION);
@@ -786,13 +832,15 @@ static const bad_case bad_cases[] = {
      "missing required key 'motion' in 'initial_guess'",
      NULL},
     {"pose_below_limit.yaml", SALTO_ERR_INVALID, 13, 40,
-     "pose sets 'knee' to -0.2 rad, below its lower limit 0 rad; the joint_limits constraint on line 12",
+     "pose sets 'knee' to -0.2 rad, below its lower limit 0 rad; the joint_limits "
+     "constraint on line 12",
      NULL},
     {"pose_above_limit_deg.yaml", SALTO_ERR_INVALID, 13, 45,
      "pose sets 'hip' to 45 deg, above its upper limit 30 deg",
      NULL},
     {"conflicting_poses.yaml", SALTO_ERR_INVALID, 14, 48,
-     "'knee' is set to 0.7 here but to 0.5 at the same time (0.5 s) by the pose constraint on line 13",
+     "'knee' is set to 0.7 here but to 0.5 at the same time (0.5 s) by the pose "
+     "constraint on line 13",
      NULL},
     {"com_all_null.yaml", SALTO_ERR_INVALID, 13, 42,
      "every component of 'value' is null",
@@ -931,8 +979,10 @@ END_TEST
 // make the n-th allocation fail, n = 1, 2, ... until loading succeeds: every failure is a
 // clean SALTO_ERR_NOMEM and nothing leaks
 START_TEST(load_out_of_memory) {
+    static const char* const files[] = {"tests/data/problems/full.yaml", "problems/keyframes.yaml",
+                                        "problems/hold.yaml"};
     char path[4096];
-    snprintf(path, sizeof path, "%s", salto_test_path("tests/data/problems/full.yaml"));
+    snprintf(path, sizeof path, "%s", salto_test_path(files[_i]));
     int succeeded = 0;
     long n = 1;
     for (; n < 100000 && !succeeded; n++) {
@@ -945,12 +995,13 @@ START_TEST(load_out_of_memory) {
             ck_assert_msg(cnt.calls < n, "allocation %ld failed, but loading succeeded", n);
             succeeded = 1;
         } else {
-            ck_assert_msg(err.status == SALTO_ERR_NOMEM, "allocation %ld: status %d: %s", n,
-                          err.status, err.msg);
+            ck_assert_msg(err.status == SALTO_ERR_NOMEM, "%s, allocation %ld: status %d: %s",
+                          files[_i], n, err.status, err.msg);
         }
         salto_problem_destroy(p);
         salto_set_alloc_hooks(NULL);
-        ck_assert_msg(cnt.live == 0, "allocation %ld: %ld blocks leaked", n, cnt.live);
+        ck_assert_msg(cnt.live == 0, "%s, allocation %ld: %ld blocks leaked", files[_i], n,
+                      cnt.live);
     }
     ck_assert(succeeded);
     ck_assert_int_gt(n, 100); // the loop did exercise many failure points
@@ -970,9 +1021,10 @@ Suite* problem_suite(void) {
     tcase_add_test(tc, full_file);
     tcase_add_test(tc, defaults);
     tcase_add_test(tc, guess_motion);
+    tcase_add_test(tc, doc_example);
     tcase_add_loop_test(tc, time_syntax, 0, NTIME);
     tcase_add_test(tc, phase_at_and_slices);
-    tcase_add_test(tc, load_out_of_memory);
+    tcase_add_loop_test(tc, load_out_of_memory, 0, 3);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("errors");

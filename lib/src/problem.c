@@ -759,6 +759,7 @@ static salto_status read_dof_values(reader* R, int icon, const salto_cfg_node* n
     salto_status s = SALTO_OK;
     if (vals) {
         if (vals->kind != SALTO_CFG_LIST || vals->n != m->nv) {
+            // reports the wrong kind or length before writing anything
             double unused[1];
             return salto_cfg_vec(vals, unused, m->nv, R->err);
         }
