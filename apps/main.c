@@ -11,6 +11,7 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
+    {"solve", cmd_solve, "optimise the motion a problem file describes and write it out"},
     {"check", cmd_check, "load a character file, check it and print its summary"},
     {"dyn", cmd_dyn, "evaluate f0, its Jacobian, inverse or forward dynamics on states read from stdin"},
     {"bench", cmd_bench, "run benchmarks and print timing tables"},

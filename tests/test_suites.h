@@ -14,5 +14,6 @@ Suite* dynamics_suite(void);
 Suite* aggregate_suite(void);
 Suite* problem_suite(void);
 Suite* bspline_suite(void);
+Suite* nlp_suite(void);
 
 #endif

@@ -1172,7 +1172,7 @@ static salto_status read_solver(reader* R, const salto_cfg_node* top) {
     salto_solver_desc* sv = &R->p->solver;
     sv->tolerance = 1e-6;
     sv->max_iterations = 1000;
-    sv->hessian_exact = 0;
+    sv->hessian_exact = 1;
     sv->max_cpu_time = 600.0;
     sv->print_level = 0;
     const salto_cfg_node* n = salto_cfg_child(top, "solver");

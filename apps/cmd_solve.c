@@ -1,0 +1,153 @@
+// cmd_solve.c: salto solve PROBLEM [-o DIR]: optimise a motion and write it out
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmds.h"
+#include "salto/motion.h"
+#include "salto/nlp.h"
+#include "salto/solver.h"
+
+static void help(void) {
+    printf("usage: salto solve PROBLEM.yaml [-o DIR] [--quiet]\n\n"
+           "Optimises the motion a problem file describes (docs/problem-format.md) with IPOPT:\n"
+           "one progress line per iteration on stderr (iteration, objective, constraint\n"
+           "violation, elapsed time), then a summary (status, iterations, time, the worst\n"
+           "constraint with its name and time). Writes, each atomically, into DIR (default\n"
+           "out/<problem name>):\n"
+           "  motion.json  the problem as resolved, control points, frames, solver statistics\n"
+           "  motion.csv   time and every DOF at the problem's frame rate\n"
+           "Exit status: 0 when IPOPT reports success, 1 when it stops without success (the\n"
+           "best iterate is still written, marked as not converged), 2 for bad input.\n\n"
+           "  -o DIR    where to write the motion\n"
+           "  --quiet   no progress lines\n");
+}
+
+
+static void progress(const salto_solver_progress* p, void* user) {
+    (void)user;
+    fprintf(stderr, "iter %4d  objective %14.7e  violation %9.2e  %8.3f s\n", p->iter,
+            p->objective, p->inf_pr, p->elapsed);
+}
+
+
+// mkdir -p
+static int make_dirs(const char* path) {
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char* s = buf + 1; *s; s++) {
+        if (*s != '/') continue;
+        *s = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+        *s = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+    return 0;
+}
+
+
+// "out/<basename without extension>"
+static void default_dir(const char* problem, char* out, size_t n) {
+    const char* base = strrchr(problem, '/');
+    base = base ? base + 1 : problem;
+    char name[256];
+    snprintf(name, sizeof name, "%s", base);
+    char* dot = strrchr(name, '.');
+    if (dot && dot != name) *dot = '\0';
+    snprintf(out, n, "out/%s", name);
+}
+
+
+int cmd_solve(int argc, char** argv) {
+    const char* path = NULL;
+    const char* dir = NULL;
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        if (app_is_help(argv[i])) {
+            help();
+            return 0;
+        } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+            dir = argv[++i];
+        } else if (strcmp(argv[i], "--quiet") == 0) {
+            quiet = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "salto solve: unknown or incomplete option '%s'\n", argv[i]);
+            return 2;
+        } else if (!path) {
+            path = argv[i];
+        } else {
+            fprintf(stderr, "salto solve: unexpected argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (!path) {
+        fprintf(stderr, "usage: salto solve PROBLEM.yaml [-o DIR] (see 'salto solve --help')\n");
+        return 2;
+    }
+    char dirbuf[4096];
+    if (!dir) {
+        default_dir(path, dirbuf, sizeof dirbuf);
+        dir = dirbuf;
+    }
+
+    salto_error err = {0};
+    salto_problem_desc* p = salto_problem_load(path, &err);
+    if (!p) {
+        app_print_error(&err);
+        return 2;
+    }
+    salto_nlp* nlp = salto_nlp_build(p, &err);
+    if (!nlp) {
+        app_print_error(&err);
+        salto_problem_destroy(p);
+        return 2;
+    }
+    const int nx = salto_nlp_nx(nlp);
+    double* x = salto_malloc((size_t)nx * sizeof(double));
+    if (!x) {
+        fprintf(stderr, "salto solve: out of memory\n");
+        salto_nlp_destroy(nlp);
+        salto_problem_destroy(p);
+        return 1;
+    }
+    salto_nlp_initial_guess(nlp, x);
+    fprintf(stderr, "%s: %d variables, %d constraints, %d Jacobian non-zeros\n", path, nx,
+            salto_nlp_ng(nlp), salto_nlp_nnz_jac(nlp));
+
+    salto_solve_result res;
+    int status = 0;
+    if (salto_solve(nlp, x, quiet ? NULL : progress, NULL, &res, &err) != SALTO_OK) {
+        app_print_error(&err);
+        status = 1;
+    } else {
+        fprintf(stderr, "%s after %d iterations in %.3f s; objective %.7e\n", res.status_name,
+                res.iterations, res.elapsed, res.objective);
+        if (res.worst_row >= 0) {
+            char name[600];
+            salto_nlp_row_name(nlp, res.worst_row, name, sizeof name);
+            fprintf(stderr, "worst constraint: %.3e, %s\n", res.max_violation, name);
+        }
+        if (!res.converged) status = 1;
+
+        // the best iterate is written either way, marked in motion.json
+        char json[4200], csv[4200];
+        snprintf(json, sizeof json, "%s/motion.json", dir);
+        snprintf(csv, sizeof csv, "%s/motion.csv", dir);
+        if (make_dirs(dir) != 0) {
+            fprintf(stderr, "salto solve: cannot create '%s': %s\n", dir, strerror(errno));
+            status = 2;
+        } else if (salto_motion_write_json(nlp, x, &res, json, &err) != SALTO_OK ||
+                   salto_motion_write_csv(nlp, x, csv, &err) != SALTO_OK) {
+            app_print_error(&err);
+            status = 2;
+        } else {
+            fprintf(stderr, "wrote %s and %s%s\n", json, csv,
+                    res.converged ? "" : " (not converged)");
+        }
+    }
+    salto_free(x);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+    return status;
+}

@@ -1,0 +1,63 @@
+// nlp.h: the spacetime problem as a sparse nonlinear program
+//
+// Variables are the B-spline control points, x[j ncp + a] for DOF j and control point a.
+// Constraints are blocks of rows evaluated at one time each (a constraint "through a phase" or
+// "at every slice" expands into one block per slice); every row depends on the q and qd of
+// a few DOFs at its time, hence on four control points per DOF, and the Jacobian's pattern is
+// built once, exactly, with no duplicate entries. The objective has a constant Hessian.
+#ifndef SALTO_NLP_H
+#define SALTO_NLP_H
+
+#include "salto/problem.h"
+
+typedef struct salto_nlp salto_nlp;
+
+// Builds the NLP of a problem (which must outlive it). NULL with err filled on bad input
+// (pointing at the problem file) or SALTO_ERR_NOMEM.
+salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err);
+void salto_nlp_destroy(salto_nlp* nlp); // accepts NULL
+
+int salto_nlp_nx(const salto_nlp* nlp);        // variables
+int salto_nlp_ng(const salto_nlp* nlp);        // constraint rows
+int salto_nlp_nnz_jac(const salto_nlp* nlp);   // Jacobian non-zeros
+int salto_nlp_nnz_hess(const salto_nlp* nlp);  // Lagrangian Hessian non-zeros (lower triangle)
+const salto_problem_desc* salto_nlp_problem(const salto_nlp* nlp);
+
+// Variable and constraint bounds (infinite bounds are +-1e20).
+void salto_nlp_bounds(const salto_nlp* nlp, double* x_lo, double* x_hi, double* g_lo,
+                      double* g_hi);
+
+// The initial guess of the problem (interpolated poses, optional rotation), into x (nx).
+void salto_nlp_initial_guess(const salto_nlp* nlp, double* x);
+
+// Evaluations at x (nx). Each returns SALTO_OK, or SALTO_ERR_NUMERIC if a value is not
+// finite (reported to the solver as a failed evaluation). Nothing is allocated.
+salto_status salto_nlp_eval_f(salto_nlp* nlp, const double* x, double* f);
+salto_status salto_nlp_eval_grad(salto_nlp* nlp, const double* x, double* grad);
+salto_status salto_nlp_eval_g(salto_nlp* nlp, const double* x, double* g);
+salto_status salto_nlp_eval_jac(salto_nlp* nlp, const double* x, double* values);
+
+// The Jacobian's pattern (nnz_jac row and column indices, 0-based, sorted by row then column)
+// and the Lagrangian Hessian's (nnz_hess, lower triangle, sorted, no duplicates).
+void salto_nlp_jac_pattern(const salto_nlp* nlp, int* rows, int* cols);
+void salto_nlp_hess_pattern(const salto_nlp* nlp, int* rows, int* cols);
+
+// The Hessian of the Lagrangian obj_factor f + sum_r lambda_r g_r at x, in the pattern's
+// order: the objective's constant part exactly, the constraints' curvature by central
+// differences of their analytic Jacobians, block by block (a block touches few variables).
+// lambda may be NULL (objective only).
+salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_factor,
+                                 const double* lambda, double* values);
+
+// A readable name for constraint row r: the constraint, its component and time, and where it
+// was written ("site_at 'hands' z at t = 0.900 s (problems/reach.yaml:14:5)").
+void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n);
+
+// Time of constraint row r, s.
+double salto_nlp_row_time(const salto_nlp* nlp, int r);
+
+// q, qd, qdd of every DOF at time t from the control points x (each output nv, may be NULL).
+void salto_nlp_state(const salto_nlp* nlp, const double* x, double t, double* q, double* qd,
+                     double* qdd);
+
+#endif

@@ -1,0 +1,1075 @@
+// nlp.c: the spacetime problem as a sparse NLP: layout, bounds, initial guess, evaluations
+//
+// Each constraint expands into blocks, one per evaluation time (its time, or every slice of
+// its phase, or every slice). A block's rows depend on the q (and qd) of a set of DOFs at that
+// time; with the four non-zero B-spline basis functions N_k (dN_k for qd) at the time, the
+// derivative of a row with respect to control point first + k of DOF j is
+//   dr/dq_j N_k + dr/dqd_j dN_k,
+// so the Jacobian pattern is (row) x (dep DOFs) x (4 control points), built once. Blocks are
+// sorted by time, and the kinematics are computed once per distinct time.
+#include "salto/nlp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "salto/bspline.h"
+#include "salto/data.h"
+#include "salto/kinematics.h"
+#include "salto/spatial.h"
+
+#define NLP_INF 1e20
+
+typedef struct block {
+    int con;             // constraint index in the problem
+    double t;            // evaluation time, s
+    int first;           // first control point of the four non-zero basis functions at t
+    double N[4], dN[4];  // basis values and time derivatives at t
+    int row0, nrows;     // rows [row0, row0 + nrows)
+    int diag;            // 1: row r depends on dep[r] only; 0: every row on all deps
+    int ndep;            // DOFs the rows depend on
+    int dep0;            // first entry in nlp->dep
+    int jac0;            // first Jacobian entry
+    int comp[3];         // component of each row (0, 1, 2), for names and site rows
+    double e[3][3];      // projection direction of each row (on_line, on_plane)
+    int link;            // above_ground: link of the point (-1: world); site rows: unused
+    double point[3];     // above_ground: the point in the link frame
+    double offset;       // above_ground: radius below the point
+} block;
+
+struct salto_nlp {
+    const salto_problem_desc* p;
+    const salto_model* m;
+    salto_bspline spline;
+    int nv, ncp, nx, ng, nnz_jac, nnz_hess;
+    int nblock;
+    block* blocks;           // (nblock), sorted by time
+    int* dep;                // dependency lists of the blocks
+    int* jac_row;            // (nnz_jac)
+    int* jac_col;            // (nnz_jac)
+    double* g_lo;            // (ng)
+    double* g_hi;            // (ng)
+    double* x_lo;            // (nx)
+    double* x_hi;            // (nx)
+    double* hess_G;          // banded Gram matrix of second derivatives (7 ncp)
+    double* hess_G0;         // banded Gram matrix of values (7 ncp)
+    double* obj_w;           // per-DOF objective weight w omega_j^2 (nv)
+    double obj_rho;          // weight of the regularisation int q^2 dt (every DOF)
+    double* msub;            // mass of each link's subtree, kg (nv)
+    int hess_dofs;           // DOFs with a non-zero objective weight (0 or nv)
+    int* hess_row;           // Lagrangian Hessian pattern, lower triangle (nnz_hess)
+    int* hess_col;           //                                             (nnz_hess)
+    int* hess_obj;           // pattern index of each objective band entry
+    int* hess_blk;           // pattern indices of the blocks' dense lower triangles
+    int* blk_hess0;          // first entry of each block in hess_blk, -1 if linear (nblock)
+    double* xs;              // a copy of x for differences (nx)
+    double* Jp;              // a block's Jacobian rows at x + h and x - h (2 x 3 x 4 nv)
+    double* Hl;              // a block's dense Hessian (4 nv)^2
+    // evaluation scratch
+    salto_data* d;
+    double* J3;              // a point Jacobian, 3 x nv
+    double* dq;              // row derivatives of one block (3 x nv)
+    double* dqd;             // (3 x nv)
+    double* sums;            // com helper: m, h (3), Hf (3) per link (nv x 7)
+    double last_t;           // time of the kinematics in d
+    const double* last_x;    // and the x they were computed from
+    int have_state;
+};
+
+
+static salto_status build_hessian_pattern(salto_nlp* nlp);
+
+
+static const char* con_name(salto_constraint_type t) {
+    static const char* const names[SALTO_CON_COUNT] = {
+        "site_at",  "site_on_line", "site_on_plane", "site_still",  "pose",
+        "velocity", "com_position", "com_velocity",  "joint_limits", "above_ground"};
+    return t < SALTO_CON_COUNT ? names[t] : "?";
+}
+
+
+// ---- layout ----
+
+typedef struct builder {
+    salto_nlp* nlp;
+    int cap_block;
+    int ndep, cap_dep;
+    int* dep;
+} builder;
+
+
+static block* new_block(builder* B) {
+    salto_nlp* nlp = B->nlp;
+    if (nlp->nblock == B->cap_block) {
+        const int cap = B->cap_block ? 2 * B->cap_block : 64;
+        block* nb = salto_malloc((size_t)cap * sizeof(block));
+        if (!nb) return NULL;
+        if (nlp->nblock) memcpy(nb, nlp->blocks, (size_t)nlp->nblock * sizeof(block));
+        salto_free(nlp->blocks);
+        nlp->blocks = nb;
+        B->cap_block = cap;
+    }
+    block* b = &nlp->blocks[nlp->nblock++];
+    memset(b, 0, sizeof *b);
+    b->link = -1;
+    b->dep0 = B->ndep;
+    return b;
+}
+
+
+static int push_dep(builder* B, int j) {
+    if (B->ndep == B->cap_dep) {
+        const int cap = B->cap_dep ? 2 * B->cap_dep : 256;
+        int* nd = salto_malloc((size_t)cap * sizeof(int));
+        if (!nd) return -1;
+        if (B->ndep) memcpy(nd, B->dep, (size_t)B->ndep * sizeof(int));
+        salto_free(B->dep);
+        B->dep = nd;
+        B->cap_dep = cap;
+    }
+    B->dep[B->ndep++] = j;
+    return 0;
+}
+
+
+// the DOFs on the path from link to the root, ascending
+static int push_path(builder* B, block* b, int link) {
+    int path[512];
+    int n = 0;
+    for (int j = link; j >= 0 && n < 512; j = B->nlp->m->link_parent[j]) path[n++] = j;
+    for (int k = n - 1; k >= 0; k--) {
+        if (push_dep(B, path[k])) return -1;
+    }
+    b->ndep = n;
+    return 0;
+}
+
+
+static int push_all(builder* B, block* b) {
+    for (int j = 0; j < B->nlp->nv; j++) {
+        if (push_dep(B, j)) return -1;
+    }
+    b->ndep = B->nlp->nv;
+    return 0;
+}
+
+
+// unit vectors e1, e2 orthogonal to the unit vector d
+static void orthonormal(const double* d, double* e1, double* e2) {
+    const double a[3] = {fabs(d[0]) < 0.9 ? 1.0 : 0.0, fabs(d[0]) < 0.9 ? 0.0 : 1.0, 0.0};
+    salto_v3_cross(e1, d, a);
+    const double n = salto_v3_norm(e1);
+    for (int k = 0; k < 3; k++) e1[k] /= n;
+    salto_v3_cross(e2, d, e1);
+}
+
+
+// the rows of constraint c evaluated at time t (one block, or one per geometry point)
+static salto_status add_blocks_at(builder* B, int c, double t) {
+    salto_nlp* nlp = B->nlp;
+    const salto_constraint_desc* cd = &nlp->p->cons[c];
+    const salto_model* m = nlp->m;
+    const int planar = salto_model_is_planar(m);
+
+    if (cd->type == SALTO_CON_ABOVE_GROUND) {
+        // every geometry point that could be lowest: capsule ends, sphere centres, box corners
+        for (int g = 0; g < m->ngeom; g++) {
+            const double* gd = m->geom_data + 7 * g;
+            double pts[8][3];
+            int npt = 0;
+            double off = 0.0;
+            if (m->geom_shape[g] == SALTO_GEOM_CAPSULE) {
+                memcpy(pts[0], gd, sizeof pts[0]);
+                memcpy(pts[1], gd + 3, sizeof pts[1]);
+                npt = 2;
+                off = gd[6];
+            } else if (m->geom_shape[g] == SALTO_GEOM_SPHERE) {
+                memcpy(pts[0], gd, sizeof pts[0]);
+                npt = 1;
+                off = gd[6];
+            } else {
+                for (int k = 0; k < 8; k++) {
+                    for (int a = 0; a < 3; a++) pts[k][a] = gd[a] + ((k >> a) & 1 ? gd[3 + a] : -gd[3 + a]);
+                }
+                npt = 8;
+            }
+            const int link = m->geom_link[g];
+            if (link < 0) continue; // welded to the world: nothing to constrain
+            for (int k = 0; k < npt; k++) {
+                block* b = new_block(B);
+                if (!b) return SALTO_ERR_NOMEM;
+                b->con = c, b->t = t, b->nrows = 1, b->link = link, b->offset = off;
+                memcpy(b->point, pts[k], sizeof b->point);
+                b->comp[0] = 2;
+                if (push_path(B, b, link)) return SALTO_ERR_NOMEM;
+            }
+        }
+        return SALTO_OK;
+    }
+
+    block* b = new_block(B);
+    if (!b) return SALTO_ERR_NOMEM;
+    b->con = c;
+    b->t = t;
+    switch (cd->type) {
+    case SALTO_CON_SITE_AT:
+    case SALTO_CON_SITE_STILL:
+        for (int k = 0; k < 3; k++) {
+            if (planar && k == 1) continue;
+            b->comp[b->nrows++] = k;
+        }
+        if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
+        break;
+    case SALTO_CON_SITE_ON_LINE:
+        if (planar) {
+            const double y[3] = {0, 1, 0};
+            salto_v3_cross(b->e[0], y, cd->dir);
+            const double n = salto_v3_norm(b->e[0]);
+            for (int k = 0; k < 3; k++) b->e[0][k] /= n > 0 ? n : 1.0;
+            b->nrows = 1;
+        } else {
+            orthonormal(cd->dir, b->e[0], b->e[1]);
+            b->nrows = 2;
+        }
+        b->comp[0] = 0, b->comp[1] = 1;
+        if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
+        break;
+    case SALTO_CON_SITE_ON_PLANE:
+        memcpy(b->e[0], cd->dir, sizeof b->e[0]);
+        b->nrows = 1;
+        if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
+        break;
+    case SALTO_CON_POSE:
+    case SALTO_CON_VELOCITY:
+        b->diag = 1;
+        b->nrows = cd->ndof;
+        b->ndep = cd->ndof;
+        for (int k = 0; k < cd->ndof; k++) {
+            if (push_dep(B, cd->dof[k])) return SALTO_ERR_NOMEM;
+        }
+        break;
+    case SALTO_CON_COM_POSITION:
+    case SALTO_CON_COM_VELOCITY:
+        for (int k = 0; k < 3; k++) {
+            if (cd->mask[k]) b->comp[b->nrows++] = k;
+        }
+        if (push_all(B, b)) return SALTO_ERR_NOMEM;
+        break;
+    default:
+        nlp->nblock--; // joint limits are variable bounds
+        break;
+    }
+    return SALTO_OK;
+}
+
+
+static int cmp_block(const void* a, const void* b) {
+    const block* x = a;
+    const block* y = b;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    return x->con - y->con;
+}
+
+
+void salto_nlp_destroy(salto_nlp* nlp) {
+    if (!nlp) return;
+    salto_free(nlp->blocks);
+    salto_free(nlp->dep);
+    salto_free(nlp->jac_row);
+    salto_free(nlp->jac_col);
+    salto_free(nlp->g_lo);
+    salto_free(nlp->g_hi);
+    salto_free(nlp->x_lo);
+    salto_free(nlp->x_hi);
+    salto_free(nlp->hess_G);
+    salto_free(nlp->hess_G0);
+    salto_free(nlp->hess_row);
+    salto_free(nlp->hess_col);
+    salto_free(nlp->hess_obj);
+    salto_free(nlp->hess_blk);
+    salto_free(nlp->blk_hess0);
+    salto_free(nlp->xs);
+    salto_free(nlp->Jp);
+    salto_free(nlp->Hl);
+    salto_free(nlp->obj_w);
+    salto_free(nlp->msub);
+    salto_free(nlp->J3);
+    salto_free(nlp->dq);
+    salto_free(nlp->dqd);
+    salto_free(nlp->sums);
+    salto_data_destroy(nlp->d);
+    salto_free(nlp);
+}
+
+
+salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
+    salto_nlp* nlp = salto_calloc(1, sizeof(salto_nlp));
+    if (!nlp) goto nomem;
+    nlp->p = p;
+    nlp->m = p->model;
+    const salto_model* m = p->model;
+    nlp->nv = m->nv;
+    nlp->ncp = p->ncp;
+    nlp->nx = m->nv * p->ncp;
+    if (salto_bspline_init(&nlp->spline, p->ncp, p->duration) != SALTO_OK) {
+        SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(),
+                   "%s: %d control points over %g s do not make a cubic B-spline", p->path,
+                   p->ncp, p->duration);
+        goto fail;
+    }
+
+    // objective terms: only the acceleration term (Fang & Pollard eq. 20) is built so far
+    for (int k = 0; k < p->nobj; k++) {
+        if (p->objs[k].type != SALTO_OBJ_ACCELERATION) {
+            SALTO_FAIL(err, SALTO_ERR_INVALID, p->objs[k].loc,
+                       "the reference objective needs a reference motion, and reading motion "
+                       "files is not implemented yet");
+            goto fail;
+        }
+    }
+
+    // constraint blocks
+    builder B = {nlp, 0, 0, 0, NULL};
+    for (int c = 0; c < p->ncon; c++) {
+        const salto_constraint_desc* cd = &p->cons[c];
+        salto_status st = SALTO_OK;
+        if (cd->type == SALTO_CON_JOINT_LIMITS) continue;
+        if (cd->has_time) {
+            st = add_blocks_at(&B, c, cd->time);
+        } else {
+            // every slice of the phase, or every slice
+            for (int k = 0; k < p->nslice && st == SALTO_OK; k++) {
+                const double t = salto_problem_slice_time(p, k);
+                if (cd->phase >= 0) {
+                    const salto_phase_desc* ph = &p->phases[cd->phase];
+                    if (t < ph->start - 1e-12 || t > ph->start + ph->duration + 1e-12) continue;
+                }
+                st = add_blocks_at(&B, c, t);
+            }
+        }
+        if (st != SALTO_OK) {
+            salto_free(B.dep);
+            goto nomem;
+        }
+    }
+    nlp->dep = B.dep;
+    if (nlp->nblock > 1) qsort(nlp->blocks, (size_t)nlp->nblock, sizeof(block), cmp_block);
+
+    // rows, bases, Jacobian pattern
+    int row = 0, nnz = 0;
+    for (int i = 0; i < nlp->nblock; i++) {
+        block* b = &nlp->blocks[i];
+        b->row0 = row;
+        row += b->nrows;
+        b->first = salto_bspline_basis(&nlp->spline, b->t, b->N, b->dN, NULL);
+        b->jac0 = nnz;
+        nnz += 4 * (b->diag ? b->nrows : b->nrows * b->ndep);
+    }
+    nlp->ng = row;
+    nlp->nnz_jac = nnz;
+    nlp->jac_row = salto_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int));
+    nlp->jac_col = salto_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int));
+    nlp->g_lo = salto_malloc((size_t)(row > 0 ? row : 1) * sizeof(double));
+    nlp->g_hi = salto_malloc((size_t)(row > 0 ? row : 1) * sizeof(double));
+    nlp->x_lo = salto_malloc((size_t)nlp->nx * sizeof(double));
+    nlp->x_hi = salto_malloc((size_t)nlp->nx * sizeof(double));
+    if (!nlp->jac_row || !nlp->jac_col || !nlp->g_lo || !nlp->g_hi || !nlp->x_lo || !nlp->x_hi) {
+        goto nomem;
+    }
+    for (int i = 0; i < nlp->nblock; i++) {
+        const block* b = &nlp->blocks[i];
+        const int* dep = nlp->dep + b->dep0;
+        int e = b->jac0;
+        for (int r = 0; r < b->nrows; r++) {
+            // a DOF's four columns are consecutive; deps ascend, so columns ascend
+            const int j0 = b->diag ? r : 0;
+            const int j1 = b->diag ? r + 1 : b->ndep;
+            for (int jj = j0; jj < j1; jj++) {
+                for (int k = 0; k < 4; k++, e++) {
+                    nlp->jac_row[e] = b->row0 + r;
+                    nlp->jac_col[e] = dep[jj] * nlp->ncp + b->first + k;
+                }
+            }
+        }
+        // bounds: equalities, except the ground clearance (g >= height)
+        for (int r = 0; r < b->nrows; r++) {
+            const salto_constraint_desc* cd = &p->cons[b->con];
+            double lo = 0.0, hi = 0.0;
+            if (cd->type == SALTO_CON_ABOVE_GROUND) lo = cd->height, hi = NLP_INF;
+            nlp->g_lo[b->row0 + r] = lo;
+            nlp->g_hi[b->row0 + r] = hi;
+        }
+    }
+
+    // variable bounds: joint limits hold at all times if they hold for the control points
+    // (a B-spline stays in the convex hull of its control points)
+    int limits = 0;
+    for (int c = 0; c < p->ncon; c++) limits |= p->cons[c].type == SALTO_CON_JOINT_LIMITS;
+    for (int j = 0; j < nlp->nv; j++) {
+        const int lim = limits && m->link_has_limits[j];
+        for (int a = 0; a < nlp->ncp; a++) {
+            nlp->x_lo[j * nlp->ncp + a] = lim ? m->link_limits[2 * j] : -NLP_INF;
+            nlp->x_hi[j * nlp->ncp + a] = lim ? m->link_limits[2 * j + 1] : NLP_INF;
+        }
+    }
+
+    // objective: w sum_j (m_sub,j / M)^2 int qdd_j^2 dt over the non-root DOFs (Fang & Pollard
+    // eq. 20, with the subtended mass as a fraction of the whole), whose Hessian is the
+    // constant banded Gram matrix of the basis' second derivatives. Two small terms make the
+    // optimum unique when constraints leave directions free (a kinematic problem does not fix
+    // the root, as physics does): the root DOFs' accelerations at ROOT_WEIGHT of the full
+    // weight, and RHO int q^2 dt on every DOF, which only picks among equally good motions
+    // the one nearest the zero posture.
+    const double ROOT_WEIGHT = 1e-3, RHO = 1e-6;
+    nlp->hess_G = salto_malloc(7 * (size_t)nlp->ncp * sizeof(double));
+    nlp->hess_G0 = salto_malloc(7 * (size_t)nlp->ncp * sizeof(double));
+    nlp->obj_w = salto_calloc((size_t)nlp->nv, sizeof(double));
+    nlp->msub = salto_calloc((size_t)nlp->nv, sizeof(double));
+    if (!nlp->hess_G || !nlp->hess_G0 || !nlp->obj_w || !nlp->msub) goto nomem;
+    salto_bspline_gram(&nlp->spline, 2, nlp->hess_G);
+    salto_bspline_gram(&nlp->spline, 0, nlp->hess_G0);
+    for (int j = nlp->nv - 1; j >= 0; j--) {
+        nlp->msub[j] += m->link_inertia[10 * j];
+        if (m->link_parent[j] >= 0) nlp->msub[m->link_parent[j]] += nlp->msub[j];
+    }
+    double wsum = 0.0;
+    for (int k = 0; k < p->nobj; k++) wsum += p->objs[k].weight;
+    for (int j = 0; j < nlp->nv; j++) {
+        const double om = j < m->nroot ? ROOT_WEIGHT : nlp->msub[j] / m->mass;
+        nlp->obj_w[j] = wsum * om * om;
+    }
+    nlp->obj_rho = wsum * RHO;
+    nlp->hess_dofs = wsum > 0.0 ? nlp->nv : 0;
+    if (build_hessian_pattern(nlp) != SALTO_OK) goto nomem;
+
+    // evaluation scratch
+    nlp->d = salto_data_create(m);
+    nlp->J3 = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
+    nlp->dq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
+    nlp->dqd = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
+    nlp->sums = salto_malloc(7 * (size_t)nlp->nv * sizeof(double));
+    nlp->xs = salto_malloc((size_t)nlp->nx * sizeof(double));
+    nlp->Jp = salto_malloc(2 * 3 * 4 * (size_t)nlp->nv * sizeof(double));
+    nlp->Hl = salto_malloc(16 * (size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
+    if (!nlp->d || !nlp->J3 || !nlp->dq || !nlp->dqd || !nlp->sums || !nlp->xs || !nlp->Jp ||
+        !nlp->Hl) {
+        goto nomem;
+    }
+    return nlp;
+
+nomem:
+    SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory building the NLP");
+fail:
+    salto_nlp_destroy(nlp);
+    return NULL;
+}
+
+
+
+// ---- the Lagrangian Hessian's pattern ----
+//
+// Lower triangle of: the objective's band (half-width 3 in each DOF's control points) and,
+// for every nonlinear block, the dense square of its variables (four control points of each
+// dependency). Pairs are collected, sorted and made unique; each source entry keeps the index
+// of its pattern slot.
+
+static int block_linear(const salto_nlp* nlp, const block* b) {
+    const salto_constraint_type t = nlp->p->cons[b->con].type;
+    return t == SALTO_CON_POSE || t == SALTO_CON_VELOCITY;
+}
+
+
+// variable index of local variable u of block b (dependency u / 4, control point u % 4)
+static int block_var(const salto_nlp* nlp, const block* b, int u) {
+    return nlp->dep[b->dep0 + u / 4] * nlp->ncp + b->first + u % 4;
+}
+
+
+static int cmp_pair(const void* a, const void* b) {
+    const long x = *(const long*)a, y = *(const long*)b;
+    return (x > y) - (x < y);
+}
+
+
+static int find_pair(const long* pairs, int n, long key) {
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        const int mid = (lo + hi) / 2;
+        if (pairs[mid] == key) return mid;
+        if (pairs[mid] < key) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return -1;
+}
+
+
+static salto_status build_hessian_pattern(salto_nlp* nlp) {
+    const int ncp = nlp->ncp;
+    const long nx = nlp->nx;
+    long nobj = nlp->hess_dofs * (4L * ncp - 6);
+    long nblk = 0;
+    nlp->blk_hess0 = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(int));
+    if (!nlp->blk_hess0) return SALTO_ERR_NOMEM;
+    for (int i = 0; i < nlp->nblock; i++) {
+        const block* b = &nlp->blocks[i];
+        if (block_linear(nlp, b)) {
+            nlp->blk_hess0[i] = -1;
+            continue;
+        }
+        nlp->blk_hess0[i] = (int)nblk;
+        const long nu = 4L * b->ndep;
+        nblk += nu * (nu + 1) / 2;
+    }
+    long* pairs = salto_malloc((size_t)(nobj + nblk + 1) * sizeof(long));
+    nlp->hess_obj = salto_malloc((size_t)(nobj + 1) * sizeof(int));
+    nlp->hess_blk = salto_malloc((size_t)(nblk + 1) * sizeof(int));
+    if (!pairs || !nlp->hess_obj || !nlp->hess_blk) {
+        salto_free(pairs);
+        return SALTO_ERR_NOMEM;
+    }
+    // key of (r, c), r >= c: r nx + c
+    long n = 0;
+    for (int j = 0; j < nlp->hess_dofs; j++) {
+        for (int a = 0; a < ncp; a++) {
+            for (int b = a - 3 < 0 ? 0 : a - 3; b <= a; b++) pairs[n++] = (long)(j * ncp + a) * nx + j * ncp + b;
+        }
+    }
+    for (int i = 0; i < nlp->nblock; i++) {
+        const block* b = &nlp->blocks[i];
+        if (nlp->blk_hess0[i] < 0) continue;
+        const int nu = 4 * b->ndep;
+        for (int u = 0; u < nu; u++) {
+            for (int v = 0; v <= u; v++) {
+                const long r = block_var(nlp, b, u), c = block_var(nlp, b, v);
+                pairs[n++] = r >= c ? r * nx + c : c * nx + r;
+            }
+        }
+    }
+    long* sorted = salto_malloc((size_t)(n + 1) * sizeof(long));
+    if (!sorted) {
+        salto_free(pairs);
+        return SALTO_ERR_NOMEM;
+    }
+    memcpy(sorted, pairs, (size_t)n * sizeof(long));
+    if (n > 1) qsort(sorted, (size_t)n, sizeof(long), cmp_pair);
+    long m = 0;
+    for (long k = 0; k < n; k++) {
+        if (m == 0 || sorted[k] != sorted[m - 1]) sorted[m++] = sorted[k];
+    }
+    nlp->nnz_hess = (int)m;
+    nlp->hess_row = salto_malloc((size_t)(m + 1) * sizeof(int));
+    nlp->hess_col = salto_malloc((size_t)(m + 1) * sizeof(int));
+    if (!nlp->hess_row || !nlp->hess_col) {
+        salto_free(pairs);
+        salto_free(sorted);
+        return SALTO_ERR_NOMEM;
+    }
+    for (long k = 0; k < m; k++) {
+        nlp->hess_row[k] = (int)(sorted[k] / nx);
+        nlp->hess_col[k] = (int)(sorted[k] % nx);
+    }
+    for (long k = 0; k < nobj; k++) nlp->hess_obj[k] = find_pair(sorted, (int)m, pairs[k]);
+    for (long k = 0; k < nblk; k++) nlp->hess_blk[k] = find_pair(sorted, (int)m, pairs[nobj + k]);
+    salto_free(pairs);
+    salto_free(sorted);
+    return SALTO_OK;
+}
+
+
+int salto_nlp_nx(const salto_nlp* nlp) { return nlp->nx; }
+int salto_nlp_ng(const salto_nlp* nlp) { return nlp->ng; }
+int salto_nlp_nnz_jac(const salto_nlp* nlp) { return nlp->nnz_jac; }
+int salto_nlp_nnz_hess(const salto_nlp* nlp) { return nlp->nnz_hess; }
+const salto_problem_desc* salto_nlp_problem(const salto_nlp* nlp) { return nlp->p; }
+
+
+void salto_nlp_bounds(const salto_nlp* nlp, double* x_lo, double* x_hi, double* g_lo,
+                      double* g_hi) {
+    if (x_lo) memcpy(x_lo, nlp->x_lo, (size_t)nlp->nx * sizeof(double));
+    if (x_hi) memcpy(x_hi, nlp->x_hi, (size_t)nlp->nx * sizeof(double));
+    if (g_lo && nlp->ng) memcpy(g_lo, nlp->g_lo, (size_t)nlp->ng * sizeof(double));
+    if (g_hi && nlp->ng) memcpy(g_hi, nlp->g_hi, (size_t)nlp->ng * sizeof(double));
+}
+
+
+void salto_nlp_jac_pattern(const salto_nlp* nlp, int* rows, int* cols) {
+    memcpy(rows, nlp->jac_row, (size_t)nlp->nnz_jac * sizeof(int));
+    memcpy(cols, nlp->jac_col, (size_t)nlp->nnz_jac * sizeof(int));
+}
+
+
+// ---- state and kinematics at a time ----
+
+void salto_nlp_state(const salto_nlp* nlp, const double* x, double t, double* q, double* qd,
+                     double* qdd) {
+    double N[4], dN[4], ddN[4];
+    const int first = salto_bspline_basis(&nlp->spline, t, N, dN, ddN);
+    for (int j = 0; j < nlp->nv; j++) {
+        const double* c = x + j * nlp->ncp + first;
+        if (q) q[j] = N[0] * c[0] + N[1] * c[1] + N[2] * c[2] + N[3] * c[3];
+        if (qd) qd[j] = dN[0] * c[0] + dN[1] * c[1] + dN[2] * c[2] + dN[3] * c[3];
+        if (qdd) qdd[j] = ddN[0] * c[0] + ddN[1] * c[1] + ddN[2] * c[2] + ddN[3] * c[3];
+    }
+}
+
+
+// the kinematics (positions and velocities) at block b's time, computed once per time
+static void kinematics_at(salto_nlp* nlp, const double* x, const block* b) {
+    if (nlp->have_state && nlp->last_t == b->t && nlp->last_x == x) return;
+    salto_data* d = nlp->d;
+    for (int j = 0; j < nlp->nv; j++) {
+        const double* c = x + j * nlp->ncp + b->first;
+        d->q[j] = b->N[0] * c[0] + b->N[1] * c[1] + b->N[2] * c[2] + b->N[3] * c[3];
+        d->qd[j] = b->dN[0] * c[0] + b->dN[1] * c[1] + b->dN[2] * c[2] + b->dN[3] * c[3];
+    }
+    salto_fk(nlp->m, d, SALTO_FK_VEL);
+    salto_link_inertias(nlp->m, d);
+    nlp->last_t = b->t;
+    nlp->last_x = x;
+    nlp->have_state = 1;
+}
+
+
+// centre of mass helpers: subtree mass, first moment h and linear momentum per link
+static void com_sums(salto_nlp* nlp) {
+    const salto_model* m = nlp->m;
+    const salto_data* d = nlp->d;
+    double* s = nlp->sums;
+    for (int i = 0; i < nlp->nv; i++) {
+        const double* I = d->I + 10 * i;
+        double h[6];
+        salto_si_mul(h, I, d->V + 6 * i);
+        double* si = s + 7 * i;
+        si[0] = I[0], si[1] = I[1], si[2] = I[2], si[3] = I[3];
+        si[4] = h[3], si[5] = h[4], si[6] = h[5];
+    }
+    for (int i = nlp->nv - 1; i >= 0; i--) {
+        const int par = m->link_parent[i];
+        if (par < 0) continue;
+        for (int k = 0; k < 7; k++) s[7 * par + k] += s[7 * i + k];
+    }
+}
+
+
+// rows of block b at x: values g (nrows) and derivatives with respect to the q and qd of its
+// deps, dq and dqd (nrows x ndep, row-major)
+static void eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac) {
+    const salto_model* m = nlp->m;
+    const salto_constraint_desc* cd = &nlp->p->cons[b->con];
+    salto_data* d = nlp->d;
+    const int* dep = nlp->dep + b->dep0;
+    const int nd = b->ndep;
+    double* dq = nlp->dq;
+    double* dqd = nlp->dqd;
+    if (want_jac) {
+        memset(dq, 0, (size_t)(b->diag ? b->nrows : b->nrows * nd) * sizeof(double));
+        memset(dqd, 0, (size_t)(b->diag ? b->nrows : b->nrows * nd) * sizeof(double));
+    }
+
+    if (cd->type == SALTO_CON_POSE || cd->type == SALTO_CON_VELOCITY) {
+        // linear in the control points: no kinematics
+        for (int r = 0; r < b->nrows; r++) {
+            const double* c = x + cd->dof[r] * nlp->ncp + b->first;
+            const double* w = cd->type == SALTO_CON_POSE ? b->N : b->dN;
+            g[r] = w[0] * c[0] + w[1] * c[1] + w[2] * c[2] + w[3] * c[3] - cd->value[r];
+            if (want_jac) (cd->type == SALTO_CON_POSE ? dq : dqd)[r] = 1.0;
+        }
+        return;
+    }
+
+    kinematics_at(nlp, x, b);
+    switch (cd->type) {
+    case SALTO_CON_SITE_AT:
+    case SALTO_CON_SITE_ON_LINE:
+    case SALTO_CON_SITE_ON_PLANE: {
+        double xs[3];
+        salto_site_pos(m, d, cd->site, xs);
+        const double rel[3] = {xs[0] - cd->point[0], xs[1] - cd->point[1], xs[2] - cd->point[2]};
+        if (want_jac) salto_site_jac(m, d, cd->site, nlp->J3);
+        for (int r = 0; r < b->nrows; r++) {
+            // site_at: a component; on a line or plane: a projection
+            double e[3] = {0, 0, 0};
+            if (cd->type == SALTO_CON_SITE_AT) {
+                e[b->comp[r]] = 1.0;
+            } else {
+                memcpy(e, b->e[r], sizeof e);
+            }
+            g[r] = salto_v3_dot(e, rel);
+            if (!want_jac) continue;
+            for (int jj = 0; jj < nd; jj++) {
+                const int j = dep[jj];
+                dq[r * nd + jj] = e[0] * nlp->J3[j] + e[1] * nlp->J3[nlp->nv + j] +
+                                  e[2] * nlp->J3[2 * nlp->nv + j];
+            }
+        }
+        break;
+    }
+    case SALTO_CON_SITE_STILL: {
+        // v = v_O + w x x; dv/dqd_j = J_j; dv/dq_j = [S_j x U]_lin + [S_j x U]_ang x x + w x J_j,
+        // with U = V_link - V_parent(j) (the subtree of j turns rigidly with S_j)
+        const int l = m->site_link[cd->site];
+        double xs[3], v[3];
+        salto_site_pos(m, d, cd->site, xs);
+        salto_site_vel(m, d, cd->site, v);
+        for (int r = 0; r < b->nrows; r++) g[r] = v[b->comp[r]];
+        if (!want_jac) break;
+        const double* Vl = d->V + 6 * l;
+        for (int jj = 0; jj < nd; jj++) {
+            const int j = dep[jj];
+            const double* S = d->S + 6 * j;
+            const double* Vp = d->V + 6 * m->link_parent[j];
+            double U[6], SU[6], Jj[3], t1[3], t2[3];
+            for (int k = 0; k < 6; k++) U[k] = Vl[k] - Vp[k];
+            salto_sv_crossm(SU, S, U);
+            salto_v3_cross(Jj, S, xs);
+            Jj[0] += S[3], Jj[1] += S[4], Jj[2] += S[5];
+            salto_v3_cross(t1, SU, xs);
+            salto_v3_cross(t2, Vl, Jj);
+            for (int r = 0; r < b->nrows; r++) {
+                const int k = b->comp[r];
+                dq[r * nd + jj] = SU[3 + k] + t1[k] + t2[k];
+                dqd[r * nd + jj] = Jj[k];
+            }
+        }
+        break;
+    }
+    case SALTO_CON_COM_POSITION:
+    case SALTO_CON_COM_VELOCITY: {
+        // c = h / M, cdot = p_lin / M; per DOF j (deps are all DOFs, in order):
+        // dc/dq_j = dcdot/dqd_j = (m_sub t_j + s_j x h_sub) / M
+        // dcdot/dq_j = (s_j x P_sub + m_sub W_lin + W_ang x h_sub) / M, W = V_p x S_j
+        com_sums(nlp);
+        const double M = m->mass;
+        const double* root = NULL;
+        double hc[3] = {0, 0, 0}, pc[3] = {0, 0, 0};
+        for (int i = 0; i < nlp->nv; i++) {
+            if (m->link_parent[i] >= 0) continue;
+            root = nlp->sums + 7 * i;
+            for (int k = 0; k < 3; k++) hc[k] += root[1 + k], pc[k] += root[4 + k];
+        }
+        const int vel = cd->type == SALTO_CON_COM_VELOCITY;
+        for (int r = 0; r < b->nrows; r++) {
+            const int k = b->comp[r];
+            g[r] = (vel ? pc[k] : hc[k]) / M - cd->vec[k];
+        }
+        if (!want_jac) break;
+        for (int j = 0; j < nlp->nv; j++) {
+            const double* S = d->S + 6 * j;
+            const double* sj = nlp->sums + 7 * j;
+            double a[3], c2[3];
+            salto_v3_cross(a, S, sj + 1);
+            for (int k = 0; k < 3; k++) a[k] = (a[k] + sj[0] * S[3 + k]) / M;
+            if (vel) {
+                double W[6];
+                salto_sv_crossm(W, d->V + 6 * m->link_parent[j], S);
+                salto_v3_cross(c2, S, sj + 4);
+                double t2[3];
+                salto_v3_cross(t2, W, sj + 1);
+                for (int k = 0; k < 3; k++) c2[k] = (c2[k] + sj[0] * W[3 + k] + t2[k]) / M;
+            }
+            for (int r = 0; r < b->nrows; r++) {
+                const int k = b->comp[r];
+                if (vel) {
+                    dq[r * nd + j] = c2[k];
+                    dqd[r * nd + j] = a[k];
+                } else {
+                    dq[r * nd + j] = a[k];
+                }
+            }
+        }
+        break;
+    }
+    case SALTO_CON_ABOVE_GROUND: {
+        // z of the point minus the radius below it
+        const double* R = d->R + 9 * b->link;
+        const double* pl = d->p + 3 * b->link;
+        double xw[3];
+        salto_m3_mul_v3(xw, R, b->point);
+        for (int k = 0; k < 3; k++) xw[k] += pl[k];
+        g[0] = xw[2] - b->offset;
+        if (!want_jac) break;
+        salto_point_jac(m, d, b->link, xw, nlp->J3);
+        for (int jj = 0; jj < nd; jj++) dq[jj] = nlp->J3[2 * nlp->nv + dep[jj]];
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+
+static int finite_n(const double* v, int n) {
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(v[i])) return 0;
+    }
+    return 1;
+}
+
+
+salto_status salto_nlp_eval_g(salto_nlp* nlp, const double* x, double* g) {
+    nlp->have_state = 0;
+    for (int i = 0; i < nlp->nblock; i++) {
+        const block* b = &nlp->blocks[i];
+        eval_block(nlp, x, b, g + b->row0, 0);
+    }
+    nlp->have_state = 0;
+    return finite_n(g, nlp->ng) ? SALTO_OK : SALTO_ERR_NUMERIC;
+}
+
+
+salto_status salto_nlp_eval_jac(salto_nlp* nlp, const double* x, double* values) {
+    double gtmp[16];
+    nlp->have_state = 0;
+    for (int i = 0; i < nlp->nblock; i++) {
+        const block* b = &nlp->blocks[i];
+        double* g = b->nrows <= 16 ? gtmp : NULL;
+        double* gbig = NULL;
+        if (!g) {
+            // pose and velocity blocks may be wide; their values are not needed here
+            gbig = nlp->J3; // 3 nv >= nrows (a pose lists at most nv DOFs)
+            g = gbig;
+        }
+        eval_block(nlp, x, b, g, 1);
+        const int nd = b->ndep;
+        double* v = values + b->jac0;
+        for (int r = 0; r < b->nrows; r++) {
+            const int j0 = b->diag ? r : 0;
+            const int j1 = b->diag ? r + 1 : nd;
+            for (int jj = j0; jj < j1; jj++) {
+                const double a = b->diag ? nlp->dq[r] : nlp->dq[r * nd + jj];
+                const double c = b->diag ? nlp->dqd[r] : nlp->dqd[r * nd + jj];
+                for (int k = 0; k < 4; k++) *v++ = a * b->N[k] + c * b->dN[k];
+            }
+        }
+    }
+    nlp->have_state = 0;
+    return finite_n(values, nlp->nnz_jac) ? SALTO_OK : SALTO_ERR_NUMERIC;
+}
+
+
+// ---- objective ----
+
+// entry (a, a + o) of DOF j's objective Hessian band, halved: w_j G2 + rho G0
+static double band(const salto_nlp* nlp, int j, int a, int o) {
+    const int i = 7 * a + 3 + o;
+    return nlp->obj_w[j] * nlp->hess_G[i] + nlp->obj_rho * nlp->hess_G0[i];
+}
+
+
+// (band c)_a for DOF j's control points c
+static double band_row(const salto_nlp* nlp, int j, int a, const double* c) {
+    double row = 0.0;
+    for (int o = -3; o <= 3; o++) {
+        const int b = a + o;
+        if (b >= 0 && b < nlp->ncp) row += band(nlp, j, a, o) * c[b];
+    }
+    return row;
+}
+
+
+salto_status salto_nlp_eval_f(salto_nlp* nlp, const double* x, double* f) {
+    double sum = 0.0;
+    for (int j = 0; j < nlp->nv && nlp->hess_dofs > 0; j++) {
+        const double* c = x + j * nlp->ncp;
+        for (int a = 0; a < nlp->ncp; a++) sum += c[a] * band_row(nlp, j, a, c);
+    }
+    *f = sum;
+    return isfinite(sum) ? SALTO_OK : SALTO_ERR_NUMERIC;
+}
+
+
+salto_status salto_nlp_eval_grad(salto_nlp* nlp, const double* x, double* grad) {
+    for (int j = 0; j < nlp->nv; j++) {
+        const double* c = x + j * nlp->ncp;
+        for (int a = 0; a < nlp->ncp; a++) {
+            grad[j * nlp->ncp + a] = nlp->hess_dofs > 0 ? 2.0 * band_row(nlp, j, a, c) : 0.0;
+        }
+    }
+    return finite_n(grad, nlp->nx) ? SALTO_OK : SALTO_ERR_NUMERIC;
+}
+
+
+void salto_nlp_hess_pattern(const salto_nlp* nlp, int* rows, int* cols) {
+    memcpy(rows, nlp->hess_row, (size_t)nlp->nnz_hess * sizeof(int));
+    memcpy(cols, nlp->hess_col, (size_t)nlp->nnz_hess * sizeof(int));
+}
+
+
+// the Jacobian rows of block b at x with respect to its local variables (nrows x 4 ndep)
+static void block_jac_local(salto_nlp* nlp, const double* x, const block* b, double* out) {
+    double g[3];
+    nlp->have_state = 0;
+    eval_block(nlp, x, b, g, 1);
+    const int nd = b->ndep;
+    for (int r = 0; r < b->nrows; r++) {
+        for (int jj = 0; jj < nd; jj++) {
+            for (int k = 0; k < 4; k++) {
+                out[(r * nd + jj) * 4 + k] =
+                    nlp->dq[r * nd + jj] * b->N[k] + nlp->dqd[r * nd + jj] * b->dN[k];
+            }
+        }
+    }
+}
+
+
+salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_factor,
+                                 const double* lambda, double* values) {
+    memset(values, 0, (size_t)nlp->nnz_hess * sizeof(double));
+    // the objective's constant band
+    int e = 0;
+    for (int j = 0; j < nlp->hess_dofs; j++) {
+        for (int a = 0; a < nlp->ncp; a++) {
+            for (int b = a - 3 < 0 ? 0 : a - 3; b <= a; b++, e++) {
+                values[nlp->hess_obj[e]] += obj_factor * 2.0 * band(nlp, j, a, b - a);
+            }
+        }
+    }
+    if (!lambda) return SALTO_OK;
+
+    // sum_r lambda_r d2 g_r: central differences of each nonlinear block's analytic Jacobian
+    memcpy(nlp->xs, x, (size_t)nlp->nx * sizeof(double));
+    for (int i = 0; i < nlp->nblock; i++) {
+        const block* b = &nlp->blocks[i];
+        if (nlp->blk_hess0[i] < 0) continue;
+        int any = 0;
+        for (int r = 0; r < b->nrows; r++) any |= lambda[b->row0 + r] != 0.0;
+        if (!any) continue;
+        const int nu = 4 * b->ndep;
+        double* Jplus = nlp->Jp;
+        double* Jminus = nlp->Jp + 3 * nu;
+        double* H = nlp->Hl;
+        for (int u = 0; u < nu; u++) {
+            const int xu = block_var(nlp, b, u);
+            const double x0 = nlp->xs[xu];
+            const double h = 1e-6 * fmax(1.0, fabs(x0));
+            nlp->xs[xu] = x0 + h;
+            block_jac_local(nlp, nlp->xs, b, Jplus);
+            nlp->xs[xu] = x0 - h;
+            block_jac_local(nlp, nlp->xs, b, Jminus);
+            nlp->xs[xu] = x0;
+            for (int v = 0; v < nu; v++) {
+                double s = 0.0;
+                for (int r = 0; r < b->nrows; r++) {
+                    s += lambda[b->row0 + r] * (Jplus[r * nu + v] - Jminus[r * nu + v]);
+                }
+                H[u * nu + v] = s / (2 * h);
+            }
+        }
+        // symmetrise and add the lower triangle
+        int k = nlp->blk_hess0[i];
+        for (int u = 0; u < nu; u++) {
+            for (int v = 0; v <= u; v++, k++) {
+                values[nlp->hess_blk[k]] += 0.5 * (H[u * nu + v] + H[v * nu + u]);
+            }
+        }
+    }
+    nlp->have_state = 0;
+    return finite_n(values, nlp->nnz_hess) ? SALTO_OK : SALTO_ERR_NUMERIC;
+}
+
+
+// ---- initial guess ----
+
+// piecewise-linear interpolation of DOF j's pose keyframes at t (0 without keyframes)
+static double keyframe_value(const salto_problem_desc* p, int j, double t) {
+    double t0 = -1.0, v0 = 0.0, t1 = -1.0, v1 = 0.0;
+    int have0 = 0, have1 = 0;
+    for (int c = 0; c < p->ncon; c++) {
+        const salto_constraint_desc* cd = &p->cons[c];
+        if (cd->type != SALTO_CON_POSE) continue;
+        for (int k = 0; k < cd->ndof; k++) {
+            if (cd->dof[k] != j) continue;
+            if (cd->time <= t && (!have0 || cd->time >= t0)) t0 = cd->time, v0 = cd->value[k], have0 = 1;
+            if (cd->time >= t && (!have1 || cd->time <= t1)) t1 = cd->time, v1 = cd->value[k], have1 = 1;
+        }
+    }
+    if (have0 && have1) return t1 > t0 ? v0 + (v1 - v0) * (t - t0) / (t1 - t0) : v0;
+    if (have0) return v0;
+    if (have1) return v1;
+    return 0.0;
+}
+
+
+void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
+    const salto_problem_desc* p = nlp->p;
+    const salto_guess_desc* gd = &p->guess;
+    for (int a = 0; a < nlp->ncp; a++) {
+        const double t = salto_bspline_greville(&nlp->spline, a);
+        for (int j = 0; j < nlp->nv; j++) {
+            double v = keyframe_value(p, j, t);
+            if (gd->rot_phase >= 0 && j == gd->rot_dof) {
+                // whole-body rotation over the phase, in proportion to the time in it
+                const salto_phase_desc* ph = &p->phases[gd->rot_phase];
+                double s = (t - ph->start) / ph->duration;
+                s = s < 0 ? 0 : s > 1 ? 1 : s;
+                v += gd->rot_angle * s;
+            }
+            // inside the variable bounds
+            const int i = j * nlp->ncp + a;
+            if (v < nlp->x_lo[i]) v = nlp->x_lo[i];
+            if (v > nlp->x_hi[i]) v = nlp->x_hi[i];
+            x[i] = v;
+        }
+    }
+}
+
+
+// ---- names ----
+
+static int row_block(const salto_nlp* nlp, int r) {
+    int lo = 0, hi = nlp->nblock - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (nlp->blocks[mid].row0 <= r) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return lo;
+}
+
+
+double salto_nlp_row_time(const salto_nlp* nlp, int r) {
+    return nlp->blocks[row_block(nlp, r)].t;
+}
+
+
+void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
+    const block* b = &nlp->blocks[row_block(nlp, r)];
+    const salto_constraint_desc* cd = &nlp->p->cons[b->con];
+    const salto_model* m = nlp->m;
+    const int k = r - b->row0;
+    static const char* const axis[3] = {"x", "y", "z"};
+    char what[160];
+    switch (cd->type) {
+    case SALTO_CON_SITE_AT:
+    case SALTO_CON_SITE_STILL:
+        snprintf(what, sizeof what, "'%s' %s", m->site_name[cd->site], axis[b->comp[k]]);
+        break;
+    case SALTO_CON_SITE_ON_LINE:
+    case SALTO_CON_SITE_ON_PLANE:
+        snprintf(what, sizeof what, "'%s'", m->site_name[cd->site]);
+        break;
+    case SALTO_CON_POSE:
+    case SALTO_CON_VELOCITY:
+        snprintf(what, sizeof what, "'%s'", m->link_name[cd->dof[k]]);
+        break;
+    case SALTO_CON_COM_POSITION:
+    case SALTO_CON_COM_VELOCITY:
+        snprintf(what, sizeof what, "%s", axis[b->comp[k]]);
+        break;
+    case SALTO_CON_ABOVE_GROUND:
+        snprintf(what, sizeof what, "body '%s'", m->body_name[m->link_body[b->link]]);
+        break;
+    default:
+        what[0] = '\0';
+        break;
+    }
+    snprintf(buf, n, "%s %s at t = %.3f s (%s:%d:%d)", con_name(cd->type), what, b->t,
+             cd->loc.file ? cd->loc.file : "?", cd->loc.line, cd->loc.col);
+}

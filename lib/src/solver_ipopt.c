@@ -1,0 +1,208 @@
+// solver_ipopt.c: the adapter to IPOPT's C interface (the only file that includes it)
+//
+// IPOPT 3.11's C interface takes option names as non-const char* and, unless told otherwise,
+// reads ipopt.opt from the working directory; both are handled here: every option is copied
+// into a buffer before the call, and option_file_name is set to "" so that no file can change
+// results silently.
+#include "salto/solver.h"
+
+#include <IpStdCInterface.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct ctx {
+    salto_nlp* nlp;
+    salto_progress_fn progress;
+    void* user;
+    double t0;
+    int n_f, n_g, n_jac;
+    int last_iter;
+} ctx;
+
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+
+static Bool eval_f(Index n, Number* x, Bool new_x, Number* obj, UserDataPtr u) {
+    (void)n, (void)new_x;
+    ctx* c = u;
+    c->n_f++;
+    return salto_nlp_eval_f(c->nlp, x, obj) == SALTO_OK;
+}
+
+
+static Bool eval_grad_f(Index n, Number* x, Bool new_x, Number* grad, UserDataPtr u) {
+    (void)n, (void)new_x;
+    ctx* c = u;
+    return salto_nlp_eval_grad(c->nlp, x, grad) == SALTO_OK;
+}
+
+
+static Bool eval_g(Index n, Number* x, Bool new_x, Index m, Number* g, UserDataPtr u) {
+    (void)n, (void)new_x, (void)m;
+    ctx* c = u;
+    c->n_g++;
+    return salto_nlp_eval_g(c->nlp, x, g) == SALTO_OK;
+}
+
+
+static Bool eval_jac_g(Index n, Number* x, Bool new_x, Index m, Index nele, Index* rows,
+                       Index* cols, Number* values, UserDataPtr u) {
+    (void)n, (void)new_x, (void)m, (void)nele;
+    ctx* c = u;
+    if (!values) {
+        salto_nlp_jac_pattern(c->nlp, rows, cols);
+        return 1;
+    }
+    c->n_jac++;
+    return salto_nlp_eval_jac(c->nlp, x, values) == SALTO_OK;
+}
+
+
+// the Lagrangian's Hessian (used with hessian_approximation exact)
+static Bool eval_h(Index n, Number* x, Bool new_x, Number obj_factor, Index m, Number* lambda,
+                   Bool new_lambda, Index nele, Index* rows, Index* cols, Number* values,
+                   UserDataPtr u) {
+    (void)n, (void)new_x, (void)m, (void)new_lambda, (void)nele;
+    ctx* c = u;
+    if (!values) {
+        salto_nlp_hess_pattern(c->nlp, rows, cols);
+        return 1;
+    }
+    return salto_nlp_eval_hess(c->nlp, x, obj_factor, lambda, values) == SALTO_OK;
+}
+
+
+static Bool intermediate(Index alg_mod, Index iter, Number obj, Number inf_pr, Number inf_du,
+                         Number mu, Number d_norm, Number reg, Number alpha_du, Number alpha_pr,
+                         Index ls_trials, UserDataPtr u) {
+    (void)alg_mod, (void)mu, (void)d_norm, (void)reg, (void)alpha_du, (void)alpha_pr,
+        (void)ls_trials;
+    ctx* c = u;
+    c->last_iter = iter;
+    if (c->progress) {
+        salto_solver_progress p = {iter, obj, inf_pr, inf_du, now_s() - c->t0};
+        c->progress(&p, c->user);
+    }
+    return 1;
+}
+
+
+static void opt_str(IpoptProblem pb, const char* key, const char* val) {
+    char k[64], v[128];
+    snprintf(k, sizeof k, "%s", key);
+    snprintf(v, sizeof v, "%s", val);
+    AddIpoptStrOption(pb, k, v);
+}
+
+
+static void opt_num(IpoptProblem pb, const char* key, double val) {
+    char k[64];
+    snprintf(k, sizeof k, "%s", key);
+    AddIpoptNumOption(pb, k, val);
+}
+
+
+static void opt_int(IpoptProblem pb, const char* key, int val) {
+    char k[64];
+    snprintf(k, sizeof k, "%s", key);
+    AddIpoptIntOption(pb, k, val);
+}
+
+
+static const char* status_name(int s) {
+    switch (s) {
+    case Solve_Succeeded: return "Solve_Succeeded";
+    case Solved_To_Acceptable_Level: return "Solved_To_Acceptable_Level";
+    case Infeasible_Problem_Detected: return "Infeasible_Problem_Detected";
+    case Search_Direction_Becomes_Too_Small: return "Search_Direction_Becomes_Too_Small";
+    case Diverging_Iterates: return "Diverging_Iterates";
+    case User_Requested_Stop: return "User_Requested_Stop";
+    case Feasible_Point_Found: return "Feasible_Point_Found";
+    case Maximum_Iterations_Exceeded: return "Maximum_Iterations_Exceeded";
+    case Restoration_Failed: return "Restoration_Failed";
+    case Error_In_Step_Computation: return "Error_In_Step_Computation";
+    case Maximum_CpuTime_Exceeded: return "Maximum_CpuTime_Exceeded";
+    case Not_Enough_Degrees_Of_Freedom: return "Not_Enough_Degrees_Of_Freedom";
+    case Invalid_Problem_Definition: return "Invalid_Problem_Definition";
+    case Invalid_Option: return "Invalid_Option";
+    case Invalid_Number_Detected: return "Invalid_Number_Detected";
+    case Unrecoverable_Exception: return "Unrecoverable_Exception";
+    case NonIpopt_Exception_Thrown: return "NonIpopt_Exception_Thrown";
+    case Insufficient_Memory: return "Insufficient_Memory";
+    case Internal_Error: return "Internal_Error";
+    default: return "unknown status";
+    }
+}
+
+
+salto_status salto_solve(salto_nlp* nlp, double* x, salto_progress_fn progress, void* user,
+                         salto_solve_result* result, salto_error* err) {
+    const salto_problem_desc* p = salto_nlp_problem(nlp);
+    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
+    memset(result, 0, sizeof *result);
+    result->worst_row = -1;
+
+    double* x_lo = salto_malloc((size_t)nx * sizeof(double));
+    double* x_hi = salto_malloc((size_t)nx * sizeof(double));
+    double* g_lo = salto_malloc((size_t)(ng + 1) * sizeof(double));
+    double* g_hi = salto_malloc((size_t)(ng + 1) * sizeof(double));
+    double* g = salto_malloc((size_t)(ng + 1) * sizeof(double));
+    if (!x_lo || !x_hi || !g_lo || !g_hi || !g) {
+        salto_free(x_lo), salto_free(x_hi), salto_free(g_lo), salto_free(g_hi), salto_free(g);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
+    salto_nlp_bounds(nlp, x_lo, x_hi, g_lo, g_hi);
+
+    IpoptProblem pb = CreateIpoptProblem(nx, x_lo, x_hi, ng, g_lo, g_hi, salto_nlp_nnz_jac(nlp),
+                                         salto_nlp_nnz_hess(nlp), 0, eval_f, eval_g,
+                                         eval_grad_f, eval_jac_g, eval_h);
+    if (!pb) {
+        salto_free(x_lo), salto_free(x_hi), salto_free(g_lo), salto_free(g_hi), salto_free(g);
+        return SALTO_FAIL(err, SALTO_ERR_SOLVER, salto_loc_none(), "IPOPT rejected the problem");
+    }
+    opt_str(pb, "option_file_name", "");
+    opt_str(pb, "sb", "yes");
+    opt_int(pb, "print_level", p->solver.print_level);
+    opt_num(pb, "tol", p->solver.tolerance);
+    opt_int(pb, "max_iter", p->solver.max_iterations);
+    opt_num(pb, "max_cpu_time", p->solver.max_cpu_time);
+    opt_str(pb, "hessian_approximation", p->solver.hessian_exact ? "exact" : "limited-memory");
+    opt_str(pb, "linear_solver", "mumps");
+    opt_str(pb, "mu_strategy", "adaptive");
+
+    ctx c = {nlp, progress, user, now_s(), 0, 0, 0, 0};
+    SetIntermediateCallback(pb, intermediate);
+    double obj = 0.0;
+    const enum ApplicationReturnStatus st = IpoptSolve(pb, x, g, &obj, NULL, NULL, NULL, &c);
+    FreeIpoptProblem(pb);
+
+    result->status = (int)st;
+    snprintf(result->status_name, sizeof result->status_name, "%s", status_name((int)st));
+    result->converged = st == Solve_Succeeded || st == Solved_To_Acceptable_Level;
+    result->iterations = c.last_iter;
+    result->elapsed = now_s() - c.t0;
+    result->n_eval_f = c.n_f;
+    result->n_eval_g = c.n_g;
+    result->n_eval_jac = c.n_jac;
+    salto_nlp_eval_f(nlp, x, &result->objective);
+
+    // the worst constraint at the returned point
+    if (ng > 0 && salto_nlp_eval_g(nlp, x, g) == SALTO_OK) {
+        for (int r = 0; r < ng; r++) {
+            const double v = fmax(fmax(g_lo[r] - g[r], g[r] - g_hi[r]), 0.0);
+            if (result->worst_row < 0 || v > result->max_violation) {
+                result->max_violation = v;
+                result->worst_row = r;
+            }
+        }
+    }
+    salto_free(x_lo), salto_free(x_hi), salto_free(g_lo), salto_free(g_hi), salto_free(g);
+    return SALTO_OK;
+}

@@ -1,0 +1,348 @@
+// test_nlp.c: the NLP through the interface IPOPT uses: every Jacobian entry against central
+// differences of the constraints, the pattern against the differences' non-zeros, the
+// gradient and the constant Hessian; kinematic problems that must converge
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "salto/kinematics.h"
+#include "salto/nlp.h"
+#include "salto/solver.h"
+#include "test_suites.h"
+#include "test_util.h"
+
+static const char* const fd_problems[] = {
+    "tests/data/nlp/all3d.yaml",
+    "tests/data/nlp/all2d.yaml",
+    "tests/data/nlp/reach2d.yaml",
+    "tests/data/nlp/hold2d.yaml",
+};
+
+
+static salto_problem_desc* load(const char* rel) {
+    salto_error err = {0};
+    salto_problem_desc* p = salto_problem_load(salto_test_path(rel), &err);
+    if (!p) {
+        char msg[1024];
+        salto_error_format(&err, msg, sizeof msg);
+        ck_abort_msg("could not load %s: %s", rel, msg);
+    }
+    return p;
+}
+
+
+static salto_nlp* build(const salto_problem_desc* p) {
+    salto_error err = {0};
+    salto_nlp* nlp = salto_nlp_build(p, &err);
+    if (!nlp) {
+        char msg[1024];
+        salto_error_format(&err, msg, sizeof msg);
+        ck_abort_msg("could not build the NLP of %s: %s", p->path, msg);
+    }
+    return nlp;
+}
+
+
+// a point near the initial guess, seeded
+static void random_point(const salto_nlp* nlp, double* x, unsigned seed) {
+    salto_test_rng r;
+    salto_test_rng_seed(&r, seed);
+    salto_nlp_initial_guess(nlp, x);
+    for (int i = 0; i < salto_nlp_nx(nlp); i++) x[i] += salto_test_uniform(&r, -0.4, 0.4);
+}
+
+
+START_TEST(jacobian_matches_central_differences) {
+    const char* rel = fd_problems[_i % 4];
+    salto_problem_desc* p = load(rel);
+    salto_nlp* nlp = build(p);
+    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp), nnz = salto_nlp_nnz_jac(nlp);
+    ck_assert_int_gt(ng, 0);
+    double* x = malloc(sizeof(double) * (size_t)nx);
+    double* gp = malloc(sizeof(double) * (size_t)ng);
+    double* gm = malloc(sizeof(double) * (size_t)ng);
+    double* fd = calloc((size_t)ng * (size_t)nx, sizeof(double));
+    double* val = malloc(sizeof(double) * (size_t)nnz);
+    int* rows = malloc(sizeof(int) * (size_t)nnz);
+    int* cols = malloc(sizeof(int) * (size_t)nnz);
+    char* in_pattern = calloc((size_t)ng * (size_t)nx, 1);
+    random_point(nlp, x, 1000u + (unsigned)_i);
+
+    // pattern: in range, sorted by row then column, no duplicates
+    salto_nlp_jac_pattern(nlp, rows, cols);
+    for (int e = 0; e < nnz; e++) {
+        ck_assert(rows[e] >= 0 && rows[e] < ng && cols[e] >= 0 && cols[e] < nx);
+        if (e > 0) {
+            ck_assert_msg(rows[e] > rows[e - 1] || (rows[e] == rows[e - 1] && cols[e] > cols[e - 1]),
+                          "%s: pattern entry %d out of order or duplicated", rel, e);
+        }
+        in_pattern[(size_t)rows[e] * nx + cols[e]] = 1;
+    }
+
+    // central differences, column by column
+    for (int i = 0; i < nx; i++) {
+        const double x0 = x[i], h = 1e-6 * fmax(1.0, fabs(x0));
+        x[i] = x0 + h;
+        ck_assert_int_eq(salto_nlp_eval_g(nlp, x, gp), SALTO_OK);
+        x[i] = x0 - h;
+        ck_assert_int_eq(salto_nlp_eval_g(nlp, x, gm), SALTO_OK);
+        x[i] = x0;
+        for (int r = 0; r < ng; r++) fd[(size_t)r * nx + i] = (gp[r] - gm[r]) / (2 * h);
+    }
+    ck_assert_int_eq(salto_nlp_eval_jac(nlp, x, val), SALTO_OK);
+    for (int e = 0; e < nnz; e++) {
+        const double a = val[e], b = fd[(size_t)rows[e] * nx + cols[e]];
+        if (!(fabs(a - b) <= 1e-6 * (1.0 + fmax(fabs(a), fabs(b))))) {
+            char name[600];
+            salto_nlp_row_name(nlp, rows[e], name, sizeof name);
+            ck_abort_msg("%s (seed %d): d g[%d]/d x[%d] = %.12g, differences %.12g (%s)", rel,
+                         1000 + _i, rows[e], cols[e], a, b, name);
+        }
+    }
+    // every non-zero difference lies in the pattern
+    for (int r = 0; r < ng; r++) {
+        for (int i = 0; i < nx; i++) {
+            const double v = fd[(size_t)r * nx + i];
+            if (fabs(v) > 1e-7 && !in_pattern[(size_t)r * nx + i]) {
+                char name[600];
+                salto_nlp_row_name(nlp, r, name, sizeof name);
+                ck_abort_msg("%s: d g[%d]/d x[%d] = %g outside the pattern (%s)", rel, r, i, v,
+                             name);
+            }
+        }
+    }
+    free(x), free(gp), free(gm), free(fd), free(val), free(rows), free(cols), free(in_pattern);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+START_TEST(objective_gradient_and_hessian) {
+    const char* rel = fd_problems[_i % 4];
+    salto_problem_desc* p = load(rel);
+    salto_nlp* nlp = build(p);
+    const int nx = salto_nlp_nx(nlp), nh = salto_nlp_nnz_hess(nlp);
+    double* x = malloc(sizeof(double) * (size_t)nx);
+    double* grad = malloc(sizeof(double) * (size_t)nx);
+    double* gp = malloc(sizeof(double) * (size_t)nx);
+    double* gm = malloc(sizeof(double) * (size_t)nx);
+    double* H = calloc((size_t)nx * (size_t)nx, sizeof(double));
+    double* hv = malloc(sizeof(double) * (size_t)(nh > 0 ? nh : 1));
+    int* hr = malloc(sizeof(int) * (size_t)(nh > 0 ? nh : 1));
+    int* hc = malloc(sizeof(int) * (size_t)(nh > 0 ? nh : 1));
+    random_point(nlp, x, 2000u + (unsigned)_i);
+    ck_assert_int_eq(salto_nlp_eval_grad(nlp, x, grad), SALTO_OK);
+    salto_nlp_hess_pattern(nlp, hr, hc);
+    ck_assert_int_eq(salto_nlp_eval_hess(nlp, x, 1.0, NULL, hv), SALTO_OK);
+    for (int e = 0; e < nh; e++) {
+        ck_assert_int_ge(hr[e], hc[e]); // lower triangle, sorted, no duplicates
+        if (e > 0) ck_assert(hr[e] > hr[e - 1] || (hr[e] == hr[e - 1] && hc[e] > hc[e - 1]));
+        H[(size_t)hr[e] * nx + hc[e]] += hv[e];
+        if (hr[e] != hc[e]) H[(size_t)hc[e] * nx + hr[e]] += hv[e];
+    }
+    for (int i = 0; i < nx; i++) {
+        const double x0 = x[i], h = 1e-6 * fmax(1.0, fabs(x0));
+        double fp, fm;
+        x[i] = x0 + h;
+        salto_nlp_eval_f(nlp, x, &fp);
+        salto_nlp_eval_grad(nlp, x, gp);
+        x[i] = x0 - h;
+        salto_nlp_eval_f(nlp, x, &fm);
+        salto_nlp_eval_grad(nlp, x, gm);
+        x[i] = x0;
+        const double gfd = (fp - fm) / (2 * h);
+        ck_assert_msg(fabs(gfd - grad[i]) <= 1e-6 * (1 + fabs(grad[i])),
+                      "%s: gradient %d: %.12g vs differences %.12g", rel, i, grad[i], gfd);
+        for (int k = 0; k < nx; k++) {
+            const double hfd = (gp[k] - gm[k]) / (2 * h);
+            const double a = H[(size_t)k * nx + i];
+            ck_assert_msg(fabs(hfd - a) <= 1e-6 * (1 + fabs(a)),
+                          "%s: Hessian (%d, %d): %.12g vs differences %.12g", rel, k, i, a, hfd);
+        }
+    }
+    free(x), free(grad), free(gp), free(gm), free(H), free(hv), free(hr), free(hc);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+// the Lagrangian Hessian against central differences of the Lagrangian's gradient
+// grad f + sum_r lambda_r grad g_r, at random multipliers; and inside the declared pattern
+START_TEST(lagrangian_hessian_matches_differences) {
+    const char* rel = fd_problems[_i % 4];
+    salto_problem_desc* p = load(rel);
+    salto_nlp* nlp = build(p);
+    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp), nnz = salto_nlp_nnz_jac(nlp);
+    const int nh = salto_nlp_nnz_hess(nlp);
+    double* x = malloc(sizeof(double) * (size_t)nx);
+    double* lam = malloc(sizeof(double) * (size_t)ng);
+    double* gradp = malloc(sizeof(double) * (size_t)nx);
+    double* gradm = malloc(sizeof(double) * (size_t)nx);
+    double* jv = malloc(sizeof(double) * (size_t)nnz);
+    int* jr = malloc(sizeof(int) * (size_t)nnz);
+    int* jc = malloc(sizeof(int) * (size_t)nnz);
+    double* hv = malloc(sizeof(double) * (size_t)nh);
+    int* hr = malloc(sizeof(int) * (size_t)nh);
+    int* hc = malloc(sizeof(int) * (size_t)nh);
+    double* H = calloc((size_t)nx * (size_t)nx, sizeof(double));
+    char* in = calloc((size_t)nx * (size_t)nx, 1);
+    random_point(nlp, x, 3000u + (unsigned)_i);
+    salto_test_rng r;
+    salto_test_rng_seed(&r, 4000u + (unsigned)_i);
+    for (int k = 0; k < ng; k++) lam[k] = salto_test_uniform(&r, -1, 1);
+    salto_nlp_jac_pattern(nlp, jr, jc);
+    salto_nlp_hess_pattern(nlp, hr, hc);
+    const double of = 0.7;
+    ck_assert_int_eq(salto_nlp_eval_hess(nlp, x, of, lam, hv), SALTO_OK);
+    for (int e = 0; e < nh; e++) {
+        H[(size_t)hr[e] * nx + hc[e]] += hv[e];
+        if (hr[e] != hc[e]) H[(size_t)hc[e] * nx + hr[e]] += hv[e];
+        in[(size_t)hr[e] * nx + hc[e]] = in[(size_t)hc[e] * nx + hr[e]] = 1;
+    }
+    // gradient of the Lagrangian at a point
+    #define LAGRANGIAN_GRADIENT(out)                                   \
+        do {                                                           \
+            salto_nlp_eval_grad(nlp, x, out);                          \
+            for (int i2 = 0; i2 < nx; i2++) out[i2] *= of;             \
+            salto_nlp_eval_jac(nlp, x, jv);                            \
+            for (int e2 = 0; e2 < nnz; e2++) out[jc[e2]] += lam[jr[e2]] * jv[e2]; \
+        } while (0)
+    for (int i = 0; i < nx; i++) {
+        const double x0 = x[i], h = 1e-5 * fmax(1.0, fabs(x0));
+        x[i] = x0 + h;
+        LAGRANGIAN_GRADIENT(gradp);
+        x[i] = x0 - h;
+        LAGRANGIAN_GRADIENT(gradm);
+        x[i] = x0;
+        for (int k = 0; k < nx; k++) {
+            const double fd = (gradp[k] - gradm[k]) / (2 * h);
+            const double a = H[(size_t)k * nx + i];
+            ck_assert_msg(fabs(fd - a) <= 1e-5 * (1 + fabs(a)),
+                          "%s (seed %d): Hessian (%d, %d) = %.10g, differences %.10g", rel,
+                          3000 + _i, k, i, a, fd);
+            if (fabs(fd) > 1e-6) {
+                ck_assert_msg(in[(size_t)k * nx + i], "%s: Hessian (%d, %d) = %g outside the pattern",
+                              rel, k, i, fd);
+            }
+        }
+    }
+    #undef LAGRANGIAN_GRADIENT
+    free(x), free(lam), free(gradp), free(gradm), free(jv), free(jr), free(jc), free(hv), free(hr),
+        free(hc), free(H), free(in);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+// solves a problem from its initial guess; returns x (caller frees) and the result
+static double* solve(const char* rel, salto_problem_desc** pp, salto_nlp** pn,
+                     salto_solve_result* res) {
+    *pp = load(rel);
+    *pn = build(*pp);
+    double* x = malloc(sizeof(double) * (size_t)salto_nlp_nx(*pn));
+    salto_nlp_initial_guess(*pn, x);
+    salto_error err = {0};
+    ck_assert_int_eq(salto_solve(*pn, x, NULL, NULL, res, &err), SALTO_OK);
+    ck_assert_msg(res->converged, "%s: %s after %d iterations, violation %g", rel,
+                  res->status_name, res->iterations, res->max_violation);
+    return x;
+}
+
+
+// a hand reaching a target at a given time
+START_TEST(reach_converges) {
+    salto_problem_desc* p;
+    salto_nlp* nlp;
+    salto_solve_result res;
+    double* x = solve("tests/data/nlp/reach2d.yaml", &p, &nlp, &res);
+    salto_data* d = salto_data_create(p->model);
+    salto_nlp_state(nlp, x, p->duration, d->q, d->qd, NULL);
+    salto_fk(p->model, d, SALTO_FK_VEL);
+    double hand[3];
+    salto_site_pos(p->model, d, salto_model_site(p->model, "hands"), hand);
+    const double target[3] = {0.6, 0.0, 1.6};
+    ck_assert_vec_close(hand, target, 3, 1e-6, 0, "hands at the end");
+    // at rest at both ends
+    for (int j = 0; j < p->model->nv; j++) ck_assert_double_eq_tol(d->qd[j], 0.0, 1e-6);
+    salto_data_destroy(d);
+    free(x);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+// interpolation through keyframed poses
+START_TEST(keyframes_converge) {
+    salto_problem_desc* p;
+    salto_nlp* nlp;
+    salto_solve_result res;
+    double* x = solve("tests/data/nlp/keyframes3d.yaml", &p, &nlp, &res);
+    double* q = malloc(sizeof(double) * (size_t)p->model->nv);
+    for (int c = 0; c < p->ncon; c++) {
+        const salto_constraint_desc* cd = &p->cons[c];
+        if (cd->type != SALTO_CON_POSE) continue;
+        salto_nlp_state(nlp, x, cd->time, q, NULL, NULL);
+        for (int k = 0; k < cd->ndof; k++) {
+            ck_assert_double_eq_tol(q[cd->dof[k]], cd->value[k], 1e-6);
+        }
+    }
+    free(q);
+    free(x);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+// a site held still through a phase while the body moves: checked at ten times the slice
+// density, the site drifts little between the slices
+START_TEST(hold_converges) {
+    salto_problem_desc* p;
+    salto_nlp* nlp;
+    salto_solve_result res;
+    double* x = solve("tests/data/nlp/hold2d.yaml", &p, &nlp, &res);
+    const salto_model* m = p->model;
+    salto_data* d = salto_data_create(m);
+    const int toe = salto_model_site(m, "toe");
+    const double T = p->phases[0].duration;
+    double worst = 0.0, moved = 0.0;
+    for (int k = 0; k <= 10 * p->nslice; k++) {
+        const double t = T * k / (10.0 * p->nslice);
+        salto_nlp_state(nlp, x, t, d->q, d->qd, NULL);
+        salto_fk(m, d, SALTO_FK_VEL);
+        double pos[3];
+        salto_site_pos(m, d, toe, pos);
+        worst = fmax(worst, fmax(fabs(pos[0] - 0.2031), fabs(pos[2])));
+        moved = fmax(moved, fabs(d->q[4]));
+    }
+    ck_assert_msg(worst < 2e-3, "the toe moved %g m between slices", worst);
+    ck_assert_double_gt(moved, 0.9); // the hip did flex
+    salto_data_destroy(d);
+    free(x);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+Suite* nlp_suite(void) {
+    Suite* s = suite_create("nlp");
+    TCase* tc = tcase_create("derivatives");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, jacobian_matches_central_differences, 0, 8);
+    tcase_add_loop_test(tc, objective_gradient_and_hessian, 0, 4);
+    tcase_add_loop_test(tc, lagrangian_hessian_matches_differences, 0, 4);
+    suite_add_tcase(s, tc);
+    TCase* sv = tcase_create("solve");
+    tcase_set_timeout(sv, 120);
+    tcase_add_test(sv, reach_converges);
+    tcase_add_test(sv, keyframes_converge);
+    tcase_add_test(sv, hold_converges);
+    suite_add_tcase(s, sv);
+    return s;
+}
