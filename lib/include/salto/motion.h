@@ -17,4 +17,48 @@ salto_status salto_motion_write_json(const salto_nlp* nlp, const double* x,
 salto_status salto_motion_write_csv(const salto_nlp* nlp, const double* x, const char* path,
                                     salto_error* err);
 
+
+// ---- motions as data: frames of q on a model ----
+
+// A motion sampled at a fixed frame rate: nframe frames of the model's nv DOFs. Written by
+// salto solve, read back for warm starts, reference motions and validation.
+typedef struct salto_motion {
+    int nv;              // DOFs per frame
+    int nframe;          // frames (>= 1)
+    double frame_rate;   // frames per second (> 0); frame k is at t = k / frame_rate
+    double duration;     // s
+    char** dof_name;     // DOF names (nv), owned
+    double* q;           // frames, row-major (nframe x nv), owned
+    // the spline the motion came from, when it came from salto solve (ncp 0 otherwise)
+    int ncp;             // control points per DOF
+    double* control;     // (nv x ncp), owned, NULL when ncp is 0
+    char* problem;       // problem file the motion solved ("" when unknown), owned
+    char* character;     // character file ("" when unknown), owned
+    int converged;       // 1, 0, or -1 when unknown
+} salto_motion;
+
+// Reads a motion.json written by salto_motion_write_json (JSON is read through the YAML
+// reader, every value located). Returns a new motion owned by the caller (release with
+// salto_motion_destroy) or NULL with err filled (file:line:col for bad content).
+salto_motion* salto_motion_load_json(const char* path, salto_error* err);
+void salto_motion_destroy(salto_motion* mo); // accepts NULL
+
+// The motion's q at time t, linearly interpolated between frames (clamped to [0, duration]).
+void salto_motion_sample(const salto_motion* mo, double t, double* q);
+
+// A motion sampled from an NLP's control points at the problem's frame rate (for writers).
+salto_motion* salto_motion_from_nlp(const salto_nlp* nlp, const double* x);
+
+// motion.bvh: the motion on the character's skeleton (a joint per body, its channels the
+// body's DOFs; the root with position and rotation channels), readable by Blender and other
+// BVH readers. Written atomically.
+salto_status salto_motion_write_bvh(const salto_model* m, const salto_motion* mo,
+                                    const char* path, salto_error* err);
+
+// filmstrip.png: nframes poses at evenly spaced times drawn side by side (cairo), seen from
+// the side (-y), with the ground, the contacts of each phase and the bar drawn. Written
+// atomically.
+salto_status salto_motion_write_filmstrip(const salto_problem_desc* p, const salto_motion* mo,
+                                          int nframes, const char* path, salto_error* err);
+
 #endif
