@@ -4,20 +4,74 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "salto/config.h"
 #include "salto/kinematics.h"
 #include "salto/model.h"
+#include "salto/nlp.h"
 
 static void help(void) {
-    printf("usage: salto check CHARACTER.yaml\n\n"
-           "Loads and checks a character file and prints its summary: the DOF table in the\n"
+    printf("usage: salto check CHARACTER.yaml | PROBLEM.yaml\n\n"
+           "A character file: loads and checks it and prints its summary: the DOF table in the\n"
            "order used everywhere else (index, name, type, axis, limits), body masses, the\n"
-           "total mass, sites and gravity. Errors are reported as file:line:col: error: ...\n"
-           "with exit status 2.\n");
+           "total mass, sites and gravity.\n"
+           "A problem file (it names a 'character'): loads and checks it, builds its NLP and\n"
+           "reports the NLP's size (variables, constraints, Jacobian and Hessian non-zeros)\n"
+           "without solving.\n"
+           "Errors are reported as file:line:col: error: ... with exit status 2.\n");
 }
 
 
 static const char* root_name(int t) {
     return t == SALTO_ROOT_FREE ? "free" : t == SALTO_ROOT_PLANAR ? "planar" : "fixed";
+}
+
+
+static const char* contact_name(int t) {
+    return t == SALTO_CONTACT_BAR ? "bar" : t == SALTO_CONTACT_GROUND ? "ground" : "none";
+}
+
+
+static int check_problem(const char* path) {
+    salto_error err = {0};
+    salto_problem_desc* p = salto_problem_load(path, &err);
+    if (!p) {
+        app_print_error(&err);
+        return 2;
+    }
+    salto_nlp* nlp = salto_nlp_build(p, &err);
+    if (!nlp) {
+        app_print_error(&err);
+        salto_problem_destroy(p);
+        return 2;
+    }
+    printf("problem %s\n", path);
+    printf("character: %s (%d DOFs)\n", p->character, p->model->nv);
+    printf("duration: %g s in %d phases\n", p->duration, p->nphase);
+    for (int i = 0; i < p->nphase; i++) {
+        const salto_phase_desc* ph = &p->phases[i];
+        printf("  %-16s %8.3f .. %8.3f s  contact %s\n", ph->name, ph->start,
+               ph->start + ph->duration, contact_name(ph->contact.type));
+    }
+    printf("spline: %d control points per DOF, %d constraint slices\n", p->ncp, p->nslice);
+    printf("constraints: %d, objective terms: %d\n", p->ncon, p->nobj);
+    printf("NLP: %d variables, %d constraints, %d Jacobian non-zeros, %d Hessian non-zeros\n",
+           salto_nlp_nx(nlp), salto_nlp_ng(nlp), salto_nlp_nnz_jac(nlp), salto_nlp_nnz_hess(nlp));
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+    return 0;
+}
+
+
+// a problem file names its character; a character file lists bodies
+static int is_problem(const char* path) {
+    salto_error err = {0};
+    salto_cfg* cfg = salto_cfg_load(path, &err);
+    if (!cfg) return 0; // let the character loader report the error
+    const salto_cfg_node* root = salto_cfg_root(cfg);
+    const int yes = root && root->kind == SALTO_CFG_MAP && salto_cfg_child(root, "character") &&
+                    !salto_cfg_child(root, "bodies");
+    salto_cfg_destroy(cfg);
+    return yes;
 }
 
 
@@ -27,9 +81,10 @@ int cmd_check(int argc, char** argv) {
         return 0;
     }
     if (argc != 2) {
-        fprintf(stderr, "usage: salto check CHARACTER.yaml (see 'salto check --help')\n");
+        fprintf(stderr, "usage: salto check CHARACTER.yaml | PROBLEM.yaml (see 'salto check --help')\n");
         return 2;
     }
+    if (is_problem(argv[1])) return check_problem(argv[1]);
     salto_error err = {0};
     salto_model* m = salto_model_load(argv[1], &err);
     if (!m) {

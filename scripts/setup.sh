@@ -52,6 +52,11 @@ run)
     ./build/apps/salto check data/characters/humanoid22.yaml
     echo
     ./build/apps/salto bench dynamics --quick
+    echo
+    for problem in reach keyframes hold; do
+        ./build/apps/salto solve "problems/$problem.yaml" -o "out/$problem" --quiet
+    done
+    echo "the motions are in out/reach, out/keyframes and out/hold (motion.json, motion.csv)"
     ;;
 test)
     build build -DCMAKE_BUILD_TYPE=Release -DSALTO_WERROR=ON

@@ -1,8 +1,8 @@
 #!/bin/sh
 # cli_test.sh: the salto command driven as a user drives it: exit codes, messages, results
 # usage: cli_test.sh SALTO ROOT
-salto="$1"
-root="$2"
+salto="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+root="$(cd "$2" && pwd)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 npass=0
@@ -126,6 +126,45 @@ grep_in "$tmp/out" "degrees of freedom: 12"
 expect 2 "$salto" gen chain 0 -o "$tmp/c0.yaml"
 expect 2 "$salto" gen chain 5 -o "$tmp/no/such/dir/c.yaml"
 if [ ! -e "$tmp/no/such/dir/c.yaml" ]; then ok; else fail "partial file written"; fi
+
+# ---- check PROBLEM and solve ----
+expect 0 "$salto" check "$root/problems/reach.yaml"
+grep_in "$tmp/out" "NLP: 84 variables, 23 constraints, 116 Jacobian non-zeros"
+expect 0 "$salto" solve "$root/problems/reach.yaml" -o "$tmp/reach" --quiet
+grep_in "$tmp/err" "Solve_Succeeded"
+grep_in "$tmp/err" "worst constraint"
+grep_in "$tmp/reach/motion.json" '"converged": true'
+if [ "$(wc -l <"$tmp/reach/motion.csv")" -eq 62 ] && head -1 "$tmp/reach/motion.csv" | grep -q "^t,root_x,root_z,root_ry,shoulder"; then ok; else fail "motion.csv shape"; fi
+if [ ! -e "$tmp/reach/motion.json.tmp" ]; then ok; else fail "temporary file left behind"; fi
+# progress lines: one per iteration on stderr
+expect 0 "$salto" solve "$root/problems/reach.yaml" -o "$tmp/reach2"
+grep_in "$tmp/err" "^iter +[0-9]+ +objective"
+# IPOPT's option file in the working directory changes nothing
+mkdir -p "$tmp/optdir"
+printf 'max_iter 1\ntol 1e-1\n' >"$tmp/optdir/ipopt.opt"
+(cd "$tmp/optdir" && "$salto" solve "$root/problems/reach.yaml" -o "$tmp/reach3" --quiet) >"$tmp/out" 2>"$tmp/err"
+if [ $? -eq 0 ] && grep -q "Solve_Succeeded" "$tmp/err"; then ok; else fail "ipopt.opt changed the solve: $(tail -2 "$tmp/err")"; fi
+# stopping without success: exit 1, the best iterate written and marked
+cat >"$tmp/short.yaml" <<YAML
+character: $root/data/characters/gymnast7.yaml
+phases:
+  - {name: move, duration: 1.0}
+constraints:
+  - {type: pose, time: 0, values: [0, 0, 0, 0, 0, 0, 0]}
+  - {type: site_at, site: hands, point: [0.6, 0, 1.6], time: end}
+solver: {max_iterations: 2}
+YAML
+expect 1 "$salto" solve "$tmp/short.yaml" -o "$tmp/short" --quiet
+grep_in "$tmp/err" "Maximum_Iterations_Exceeded"
+grep_in "$tmp/short/motion.json" '"converged": false'
+grep_in "$tmp/err" "not converged"
+# bad input: exit 2 with the location
+expect 2 "$salto" solve "$tmp/bad.yaml" -o "$tmp/bad"
+expect 2 "$salto" solve "$tmp/no_such_problem.yaml"
+expect 2 "$salto" solve
+printf 'character: %s/data/characters/gymnast7.yaml\nphases:\n  - {name: a, duration: -1}\n' "$root" >"$tmp/neg.yaml"
+expect 2 "$salto" solve "$tmp/neg.yaml"
+grep_in "$tmp/err" "neg.yaml:3:[0-9]+: error"
 
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
