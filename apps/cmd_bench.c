@@ -13,7 +13,9 @@
 #include "salto/aggregate.h"
 #include "salto/character.h"
 #include "salto/dynamics.h"
+#include "salto/kinematics.h"
 #include "salto/model.h"
+#include "salto/nlp.h"
 
 static void help(void) {
     printf("usage: salto bench dynamics [--quick] [--reps N] [--filter TEXT] [--csv FILE] [--root DIR]\n\n"
@@ -44,13 +46,38 @@ typedef struct bench_ctx {
     double* tau;
 } bench_ctx;
 
-typedef void (*bench_fn)(bench_ctx* c);
+typedef void (*bench_fn)(void* ctx);
 
-static void run_linear(bench_ctx* c) { salto_f0_jac(c->m, c->d, SALTO_JAC_LINEAR, NULL, c->J, NULL); }
-static void run_direct(bench_ctx* c) { salto_f0_jac(c->m, c->d, SALTO_JAC_DIRECT, NULL, c->J, NULL); }
-static void run_central(bench_ctx* c) { salto_f0_jac(c->m, c->d, SALTO_JAC_FD_CENTRAL, NULL, c->J, NULL); }
-static void run_rnea(bench_ctx* c) { salto_rnea(c->m, c->d, c->tau); }
-static void run_aba(bench_ctx* c) { (void)salto_aba(c->m, c->d, NULL); }
+static void run_linear(void* ctx) {
+    bench_ctx* c = ctx;
+    salto_f0_jac(c->m, c->d, SALTO_JAC_LINEAR, NULL, c->J, NULL);
+}
+
+
+static void run_direct(void* ctx) {
+    bench_ctx* c = ctx;
+    salto_f0_jac(c->m, c->d, SALTO_JAC_DIRECT, NULL, c->J, NULL);
+}
+
+
+static void run_central(void* ctx) {
+    bench_ctx* c = ctx;
+    salto_f0_jac(c->m, c->d, SALTO_JAC_FD_CENTRAL, NULL, c->J, NULL);
+}
+
+
+static void run_rnea(void* ctx) {
+    bench_ctx* c = ctx;
+    salto_rnea(c->m, c->d, c->tau);
+}
+
+
+static void run_aba(void* ctx) {
+    bench_ctx* c = ctx;
+    (void)salto_aba(c->m, c->d, NULL);
+}
+
+
 
 
 typedef struct timing {
@@ -66,7 +93,7 @@ static int cmp_double(const void* a, const void* b) {
 
 
 // warm-up, size the batch to last at least batch_s, then time reps batches
-static timing measure(bench_fn fn, bench_ctx* c, int reps, double batch_s) {
+static timing measure(bench_fn fn, void* c, int reps, double batch_s) {
     timing t = {0, 0, reps, 1};
     fn(c);
     int runs = 1;
@@ -300,16 +327,130 @@ static int bench_dynamics(int argc, char** argv) {
 }
 
 
+// ---- salto bench nlp ----
+
+typedef struct nlp_ctx {
+    salto_nlp* nlp;
+    const salto_model* m;
+    salto_data* d;
+    double* x;
+    double* g;
+    double* jac;
+    double* grad;
+    double* times;
+    int ntimes;
+} nlp_ctx;
+
+static void run_nlp_cons(void* ctx) {
+    nlp_ctx* c = ctx;
+    salto_nlp_eval_g(c->nlp, c->x, c->g);
+    salto_nlp_eval_jac(c->nlp, c->x, c->jac);
+}
+
+static void run_nlp_grad(void* ctx) {
+    nlp_ctx* c = ctx;
+    salto_nlp_eval_grad(c->nlp, c->x, c->grad);
+}
+
+// the parts: the B-spline states at every evaluation time, and the kinematics there
+static void run_nlp_spline(void* ctx) {
+    nlp_ctx* c = ctx;
+    for (int k = 0; k < c->ntimes; k++) salto_nlp_state(c->nlp, c->x, c->times[k], c->d->q, c->d->qd, NULL);
+}
+
+static void run_nlp_kin(void* ctx) {
+    nlp_ctx* c = ctx;
+    for (int k = 0; k < c->ntimes; k++) {
+        salto_fk(c->m, c->d, SALTO_FK_VEL);
+        salto_link_inertias(c->m, c->d);
+    }
+}
+
+
+
+static int bench_nlp(int argc, char** argv) {
+    int quick = 0, reps = -1;
+    const char* path = "problems/reach3d.yaml";
+    for (int i = 1; i < argc; i++) {
+        if (app_is_help(argv[i])) {
+            printf("usage: salto bench nlp [PROBLEM.yaml] [--quick] [--reps N]\n\n"
+                   "Times one full evaluation of the constraints and their Jacobian, and of the\n"
+                   "objective gradient, for a problem (default problems/reach3d.yaml, the 22-DOF\n"
+                   "humanoid), and how the constraint time splits between B-spline evaluation,\n"
+                   "kinematics and assembly (the rest: constraint rows, derivatives, scatter).\n");
+            return 0;
+        } else if (strcmp(argv[i], "--quick") == 0) {
+            quick = 1;
+        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+            reps = atoi(argv[++i]);
+            if (reps < 1 || reps > 64) {
+                fprintf(stderr, "salto bench: --reps must be an integer from 1 to 64\n");
+                return 2;
+            }
+        } else if (argv[i][0] != '-') {
+            path = argv[i];
+        } else {
+            fprintf(stderr, "salto bench nlp: unknown or incomplete option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (reps < 0) reps = quick ? 3 : 15;
+    const double batch_s = quick ? 2e-4 : 5e-3;
+    salto_error err = {0};
+    salto_problem_desc* p = salto_problem_load(path, &err);
+    salto_nlp* nlp = p ? salto_nlp_build(p, &err) : NULL;
+    if (!nlp) {
+        app_print_error(&err);
+        salto_problem_destroy(p);
+        return 2;
+    }
+    nlp_ctx c = {nlp, p->model, salto_data_create(p->model), NULL, NULL, NULL, NULL, NULL, 0};
+    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
+    c.x = malloc(sizeof(double) * (size_t)nx);
+    c.grad = malloc(sizeof(double) * (size_t)nx);
+    c.g = malloc(sizeof(double) * (size_t)(ng + 1));
+    c.jac = malloc(sizeof(double) * (size_t)(salto_nlp_nnz_jac(nlp) + 1));
+    c.times = malloc(sizeof(double) * (size_t)(ng + 1));
+    if (!c.d || !c.x || !c.grad || !c.g || !c.jac || !c.times) {
+        fprintf(stderr, "salto bench: out of memory\n");
+        return 1;
+    }
+    salto_nlp_initial_guess(nlp, c.x);
+    c.ntimes = salto_nlp_eval_times(nlp, c.times);
+
+    const timing tc = measure(run_nlp_cons, &c, reps, batch_s);
+    const timing tg = measure(run_nlp_grad, &c, reps, batch_s);
+    const timing ts = measure(run_nlp_spline, &c, reps, batch_s);
+    const timing tk = measure(run_nlp_kin, &c, reps, batch_s);
+    printf("salto bench nlp: %s, median of %d batches of >= %.1f ms\n", path, reps, batch_s * 1e3);
+    printf("%d DOFs, %d variables, %d constraints at %d times, %d Jacobian non-zeros\n\n",
+           p->model->nv, nx, ng, c.ntimes, salto_nlp_nnz_jac(nlp));
+    printf("%-44s %12s\n", "evaluation", "median us");
+    printf("%-44s %12.2f\n", "constraints and their Jacobian", tc.median_ns * 1e-3);
+    printf("%-44s %12.2f\n", "  of which B-spline states", ts.median_ns * 1e-3);
+    printf("%-44s %12.2f\n", "  of which kinematics (fk + inertias)", tk.median_ns * 1e-3);
+    printf("%-44s %12.2f\n", "  of which assembly (rows, derivatives)",
+           (tc.median_ns - ts.median_ns - tk.median_ns) * 1e-3);
+    printf("%-44s %12.2f\n", "objective gradient", tg.median_ns * 1e-3);
+    free(c.x), free(c.grad), free(c.g), free(c.jac), free(c.times);
+    salto_data_destroy(c.d);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+    return 0;
+}
+
+
 int cmd_bench(int argc, char** argv) {
     if (argc < 2 || app_is_help(argv[1])) {
         if (argc < 2) {
-            fprintf(stderr, "usage: salto bench dynamics [options] (see 'salto bench --help')\n");
+            fprintf(stderr, "usage: salto bench dynamics|nlp [options] (see 'salto bench --help')\n");
             return 2;
         }
         help();
         return 0;
     }
     if (strcmp(argv[1], "dynamics") == 0) return bench_dynamics(argc - 1, argv + 1);
-    fprintf(stderr, "salto bench: unknown benchmark '%s' (available: dynamics)\n", argv[1]);
+    if (strcmp(argv[1], "nlp") == 0) return bench_nlp(argc - 1, argv + 1);
+    fprintf(stderr, "salto bench: unknown benchmark '%s' (available: dynamics, nlp)\n", argv[1]);
     return 2;
 }

@@ -1034,6 +1034,18 @@ static int row_block(const salto_nlp* nlp, int r) {
 }
 
 
+int salto_nlp_eval_times(const salto_nlp* nlp, double* times) {
+    int n = 0;
+    for (int i = 0; i < nlp->nblock; i++) {
+        const double t = nlp->blocks[i].t;
+        if (i > 0 && t == nlp->blocks[i - 1].t) continue;
+        if (times) times[n] = t;
+        n++;
+    }
+    return n;
+}
+
+
 double salto_nlp_row_time(const salto_nlp* nlp, int r) {
     return nlp->blocks[row_block(nlp, r)].t;
 }

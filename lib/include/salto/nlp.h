@@ -56,6 +56,10 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n);
 // Time of constraint row r, s.
 double salto_nlp_row_time(const salto_nlp* nlp, int r);
 
+// The distinct times at which constraints are evaluated, ascending, into times (at most
+// ng entries; may be NULL); returns their number.
+int salto_nlp_eval_times(const salto_nlp* nlp, double* times);
+
 // q, qd, qdd of every DOF at time t from the control points x (each output nv, may be NULL).
 void salto_nlp_state(const salto_nlp* nlp, const double* x, double t, double* q, double* qd,
                      double* qdd);
