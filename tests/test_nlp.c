@@ -238,6 +238,44 @@ START_TEST(lagrangian_hessian_matches_differences) {
 END_TEST
 
 
+// a non-finite value anywhere is reported as a failed evaluation, never a crash
+START_TEST(non_finite_is_a_failed_evaluation) {
+    salto_problem_desc* p = load(fd_problems[_i % 4]);
+    salto_nlp* nlp = build(p);
+    const int nx = salto_nlp_nx(nlp);
+    double* x = malloc(sizeof(double) * (size_t)nx);
+    double* g = malloc(sizeof(double) * (size_t)salto_nlp_ng(nlp));
+    double* jac = malloc(sizeof(double) * (size_t)salto_nlp_nnz_jac(nlp));
+    double* grad = malloc(sizeof(double) * (size_t)nx);
+    double* hess = malloc(sizeof(double) * (size_t)salto_nlp_nnz_hess(nlp));
+    double* lam = calloc((size_t)salto_nlp_ng(nlp), sizeof(double));
+    for (int k = 0; k < salto_nlp_ng(nlp); k++) lam[k] = 1.0;
+    const double bad[3] = {NAN, INFINITY, -INFINITY};
+    for (int b = 0; b < 3; b++) {
+        salto_nlp_initial_guess(nlp, x);
+        x[(7 * b + 3) % nx] = bad[b]; // a control point of some DOF
+        double f;
+        ck_assert_int_eq(salto_nlp_eval_f(nlp, x, &f), SALTO_ERR_NUMERIC);
+        ck_assert_int_eq(salto_nlp_eval_grad(nlp, x, grad), SALTO_ERR_NUMERIC);
+        // the constraints touch the bad variable only if a row depends on it at a slice
+        const salto_status sg = salto_nlp_eval_g(nlp, x, g);
+        const salto_status sj = salto_nlp_eval_jac(nlp, x, jac);
+        const salto_status sh = salto_nlp_eval_hess(nlp, x, 1.0, lam, hess);
+        ck_assert(sg == SALTO_OK || sg == SALTO_ERR_NUMERIC);
+        ck_assert(sj == SALTO_OK || sj == SALTO_ERR_NUMERIC);
+        ck_assert(sh == SALTO_OK || sh == SALTO_ERR_NUMERIC);
+        // every control point of the root DOF x: now every site row depends on a bad value
+        for (int a = 0; a < p->ncp; a++) x[a] = bad[b];
+        ck_assert_int_eq(salto_nlp_eval_g(nlp, x, g), SALTO_ERR_NUMERIC);
+        ck_assert_int_eq(salto_nlp_eval_jac(nlp, x, jac), SALTO_ERR_NUMERIC);
+    }
+    free(x), free(g), free(jac), free(grad), free(hess), free(lam);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
 // solves a problem from its initial guess; returns x (caller frees) and the result
 static double* solve(const char* rel, salto_problem_desc** pp, salto_nlp** pn,
                      salto_solve_result* res) {
@@ -337,6 +375,7 @@ Suite* nlp_suite(void) {
     tcase_add_loop_test(tc, jacobian_matches_central_differences, 0, 8);
     tcase_add_loop_test(tc, objective_gradient_and_hessian, 0, 4);
     tcase_add_loop_test(tc, lagrangian_hessian_matches_differences, 0, 4);
+    tcase_add_loop_test(tc, non_finite_is_a_failed_evaluation, 0, 4);
     suite_add_tcase(s, tc);
     TCase* sv = tcase_create("solve");
     tcase_set_timeout(sv, 120);
