@@ -15,5 +15,6 @@ Suite* aggregate_suite(void);
 Suite* problem_suite(void);
 Suite* bspline_suite(void);
 Suite* nlp_suite(void);
+Suite* motion_suite(void);
 
 #endif

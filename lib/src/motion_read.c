@@ -1,0 +1,338 @@
+// motion_read.c: motions as data: reading motion.json back, sampling, and sampling an NLP
+//
+// motion.json is JSON, which is YAML flow syntax, so it is read with the located YAML reader
+// (config.h): every value keeps its file:line:col, and every error points at the value that
+// caused it. The shapes of the lists are checked before anything is allocated, so that no
+// input, however large or malformed, asks for more memory than the document already holds.
+#include "salto/motion.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "salto/config.h"
+
+// the keys salto_motion_write_json writes, at the top level and in "solver"
+static const char* const top_keys[] = {
+    "format", "problem", "character", "duration", "phases", "dofs", "control_points",
+    "control", "frame_rate", "frames", "solver", NULL};
+static const char* const solver_keys[] = {
+    "status", "converged", "iterations", "objective", "time", "max_violation",
+    "worst_constraint", "evaluations", NULL};
+static const char* const evaluation_keys[] = {"f", "g", "jacobian", NULL};
+
+#define MOTION_FORMAT "salto motion 1"
+
+// frame k is sampled at t_k = min(k / rate, duration), as the writer samples it
+static double frame_time(double rate, double duration, int k) {
+    return fmin((double)k / rate, duration);
+}
+
+
+// frames the writer samples over duration at rate: floor(duration rate + 1e-9) + 1 (as a
+// double, so that no input can overflow it)
+static double frame_count(double rate, double duration) {
+    return floor(duration * rate + 1e-9) + 1.0;
+}
+
+
+void salto_motion_destroy(salto_motion* mo) {
+    if (!mo) return;
+    if (mo->dof_name) {
+        for (int j = 0; j < mo->nv; j++) salto_free(mo->dof_name[j]);
+    }
+    salto_free(mo->dof_name);
+    salto_free(mo->q);
+    salto_free(mo->control);
+    salto_free(mo->problem);
+    salto_free(mo->character);
+    salto_free(mo);
+}
+
+
+// a motion with its arrays allocated (names NULL, values unset); NULL when memory runs out.
+// nv >= 1 and nframe >= 1; ncp >= 0.
+static salto_motion* motion_alloc(int nv, int nframe, int ncp) {
+    salto_motion* mo = salto_calloc(1, sizeof *mo);
+    if (!mo) return NULL;
+    mo->nv = nv;
+    mo->nframe = nframe;
+    mo->ncp = ncp;
+    mo->converged = -1;
+    mo->dof_name = salto_calloc((size_t)nv, sizeof *mo->dof_name);
+    mo->q = salto_malloc((size_t)nframe * (size_t)nv * sizeof(double));
+    if (ncp > 0) mo->control = salto_malloc((size_t)nv * (size_t)ncp * sizeof(double));
+    if (!mo->dof_name || !mo->q || (ncp > 0 && !mo->control)) {
+        salto_motion_destroy(mo);
+        return NULL;
+    }
+    return mo;
+}
+
+// ---- reading ----
+
+// SALTO_ERR_INVALID unless n is a list of len items: "expected <len> <what> for <name>, found
+// <description>" at n
+static salto_status expect_list(const salto_cfg_node* n, int len, const char* what,
+                                salto_error* err) {
+    if (n && n->kind == SALTO_CFG_LIST && n->n == len) return SALTO_OK;
+    char name[300];
+    char found[100];
+    salto_cfg_name(n, name, sizeof name);
+    salto_cfg_describe(n, found, sizeof found);
+    return SALTO_FAIL(err, SALTO_ERR_INVALID, n ? n->loc : salto_loc_none(),
+                      "expected a list of %d %s for %s, found %s", len, what, name, found);
+}
+
+
+// an optional string (absent: ""), copied into *out
+static salto_status read_path(const salto_cfg_node* root, const char* key, char** out,
+                              salto_error* err) {
+    const char* s = "";
+    const salto_cfg_node* n = salto_cfg_child(root, key);
+    if (n && salto_cfg_string(n, &s, err)) return err->status;
+    *out = salto_strdup(s);
+    if (!*out) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    return SALTO_OK;
+}
+
+
+// "solver": its keys, and "converged" (true or false) into *converged
+static salto_status read_solver(const salto_cfg_node* solver, int* converged, salto_error* err) {
+    if (salto_cfg_check_keys(solver, solver_keys, err)) return err->status;
+    const salto_cfg_node* ev = salto_cfg_child(solver, "evaluations");
+    if (ev && salto_cfg_check_keys(ev, evaluation_keys, err)) return err->status;
+    const salto_cfg_node* c = salto_cfg_require(solver, "converged", err);
+    if (!c || salto_cfg_bool(c, converged, err)) return err->status;
+    return SALTO_OK;
+}
+
+
+// everything but the allocation: the top-level values and the shapes of the lists, so that
+// the sizes below are those of lists the document holds
+typedef struct motion_shape {
+    const salto_cfg_node* dofs;      // list of nv strings
+    const salto_cfg_node* frames;    // list of nframe lists of 1 + nv numbers
+    const salto_cfg_node* control;   // list of nv lists of ncp numbers, or NULL
+    int nv, nframe, ncp;
+    double duration, frame_rate;
+    int converged;
+} motion_shape;
+
+
+static salto_status read_shape(const salto_cfg_node* root, motion_shape* sh, salto_error* err) {
+    // the format first: anything else is better reported as "not a motion file"
+    if (salto_cfg_expect(root, SALTO_CFG_MAP, err)) return err->status;
+    const salto_cfg_node* n = salto_cfg_require(root, "format", err);
+    const char* format = NULL;
+    if (!n || salto_cfg_string(n, &format, err)) return err->status;
+    if (strcmp(format, MOTION_FORMAT) != 0) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc,
+                          "unsupported format '%.100s' (expected '" MOTION_FORMAT "')", format);
+    }
+    if (salto_cfg_check_keys(root, top_keys, err)) return err->status;
+
+    n = salto_cfg_require(root, "duration", err);
+    if (!n || salto_cfg_number(n, &sh->duration, err)) return err->status;
+    if (sh->duration < 0) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc,
+                          "'duration' must not be negative, found %.17g", sh->duration);
+    }
+    n = salto_cfg_require(root, "frame_rate", err);
+    if (!n || salto_cfg_number(n, &sh->frame_rate, err)) return err->status;
+    if (!(sh->frame_rate > 0)) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc,
+                          "'frame_rate' must be positive, found %.17g", sh->frame_rate);
+    }
+
+    sh->dofs = salto_cfg_require(root, "dofs", err);
+    if (!sh->dofs || salto_cfg_expect(sh->dofs, SALTO_CFG_LIST, err)) return err->status;
+    sh->nv = sh->dofs->n;
+    if (sh->nv < 1) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, sh->dofs->loc,
+                          "'dofs' must name at least one DOF");
+    }
+    for (int j = 0; j < sh->nv; j++) {
+        const char* s;
+        if (salto_cfg_string(sh->dofs->child[j], &s, err)) return err->status;
+    }
+
+    // frames: [t, q_0 .. q_nv-1] each
+    sh->frames = salto_cfg_require(root, "frames", err);
+    if (!sh->frames || salto_cfg_expect(sh->frames, SALTO_CFG_LIST, err)) return err->status;
+    sh->nframe = sh->frames->n;
+    if (sh->nframe < 1) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, sh->frames->loc,
+                          "'frames' must hold at least one frame");
+    }
+    char what[64];
+    snprintf(what, sizeof what, "numbers (t and %d DOF value%s)", sh->nv, sh->nv == 1 ? "" : "s");
+    for (int k = 0; k < sh->nframe; k++) {
+        if (expect_list(sh->frames->child[k], 1 + sh->nv, what, err)) return err->status;
+    }
+
+    // the spline: "control_points" and "control" together or not at all
+    const salto_cfg_node* ncp = salto_cfg_child(root, "control_points");
+    sh->control = salto_cfg_child(root, "control");
+    if (!ncp != !sh->control) {
+        const salto_cfg_node* given = ncp ? ncp : sh->control;
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, given->key_loc, "'%s' is given without '%s'",
+                          given->key, ncp ? "control" : "control_points");
+    }
+    sh->ncp = 0;
+    if (ncp) {
+        if (salto_cfg_int(ncp, &sh->ncp, err)) return err->status;
+        if (sh->ncp < 1) {
+            return SALTO_FAIL(err, SALTO_ERR_INVALID, ncp->loc,
+                              "'control_points' must be at least 1, found %d", sh->ncp);
+        }
+        if (expect_list(sh->control, sh->nv, "lists (one per DOF)", err)) return err->status;
+        for (int j = 0; j < sh->nv; j++) {
+            if (expect_list(sh->control->child[j], sh->ncp, "numbers (the control points)",
+                            err)) {
+                return err->status;
+            }
+        }
+    }
+
+    sh->converged = -1;
+    n = salto_cfg_child(root, "solver");
+    if (n && read_solver(n, &sh->converged, err)) return err->status;
+    return SALTO_OK;
+}
+
+
+// the values: names, frames (with their times checked) and control points, into mo
+static salto_status read_values(const motion_shape* sh, salto_motion* mo, salto_error* err) {
+    mo->frame_rate = sh->frame_rate;
+    mo->duration = sh->duration;
+    mo->converged = sh->converged;
+    for (int j = 0; j < sh->nv; j++) {
+        mo->dof_name[j] = salto_strdup(sh->dofs->child[j]->text);
+        if (!mo->dof_name[j]) {
+            return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+        }
+    }
+    for (int k = 0; k < sh->nframe; k++) {
+        const salto_cfg_node* f = sh->frames->child[k];
+        double t;
+        if (salto_cfg_number(f->child[0], &t, err)) return err->status;
+        const double tk = frame_time(sh->frame_rate, sh->duration, k);
+        if (!(fabs(t - tk) <= 1e-9)) {
+            return SALTO_FAIL(err, SALTO_ERR_INVALID, f->child[0]->loc,
+                              "frame %d is at t = %.9g s, but at %.9g frames per second over "
+                              "%.9g s it must be at %.9g s",
+                              k, t, sh->frame_rate, sh->duration, tk);
+        }
+        for (int j = 0; j < sh->nv; j++) {
+            if (salto_cfg_number(f->child[1 + j], &mo->q[k * sh->nv + j], err)) {
+                return err->status;
+            }
+        }
+    }
+    // every time matched, so a wrong count is a list that ends early (or a duration that
+    // ends late); report it at the list
+    const double want = frame_count(sh->frame_rate, sh->duration);
+    if ((double)sh->nframe != want) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, sh->frames->loc,
+                          "'frames' holds %d frame%s, but %.9g s at %.9g frames per second "
+                          "takes %.9g",
+                          sh->nframe, sh->nframe == 1 ? "" : "s", sh->duration,
+                          sh->frame_rate, want);
+    }
+    for (int j = 0; j < (sh->ncp > 0 ? sh->nv : 0); j++) {
+        const salto_cfg_node* row = sh->control->child[j];
+        for (int a = 0; a < sh->ncp; a++) {
+            if (salto_cfg_number(row->child[a], &mo->control[j * sh->ncp + a], err)) {
+                return err->status;
+            }
+        }
+    }
+    return SALTO_OK;
+}
+
+
+salto_motion* salto_motion_load_json(const char* path, salto_error* err) {
+    salto_error local = {0};
+    if (!err) err = &local;
+    salto_cfg* cfg = salto_cfg_load(path, err);
+    if (!cfg) return NULL;
+
+    motion_shape sh = {0};
+    salto_motion* mo = NULL;
+    if (read_shape(salto_cfg_root(cfg), &sh, err) == SALTO_OK) {
+        mo = motion_alloc(sh.nv, sh.nframe, sh.ncp);
+        if (!mo) {
+            SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory reading '%s'",
+                       path);
+        } else if (read_path(salto_cfg_root(cfg), "problem", &mo->problem, err) ||
+                   read_path(salto_cfg_root(cfg), "character", &mo->character, err) ||
+                   read_values(&sh, mo, err)) {
+            salto_motion_destroy(mo);
+            mo = NULL;
+        }
+    }
+    salto_cfg_destroy(cfg);
+    return mo;
+}
+
+// ---- sampling ----
+
+// Linear interpolation between the frames around t, clamped to [0, duration]:
+// q(t) = (1 - w) q_k + w q_k+1 with w = (t - t_k) / (t_k+1 - t_k); at a frame time, the
+// frame exactly.
+void salto_motion_sample(const salto_motion* mo, double t, double* q) {
+    SALTO_ASSERT(mo && q);
+    const int nv = mo->nv;
+    const int last = mo->nframe - 1;
+    if (!(t > 0)) t = 0; // NaN too
+    if (t > mo->duration) t = mo->duration;
+
+    // the frame at or before t: floor(t rate), corrected for rounding in either direction
+    const double u = floor(t * mo->frame_rate);
+    int k = u < 0 ? 0 : u > (double)last ? last : (int)u;
+    if (k > 0 && t < frame_time(mo->frame_rate, mo->duration, k)) k--;
+    if (k < last && t >= frame_time(mo->frame_rate, mo->duration, k + 1)) k++;
+    const double* q0 = mo->q + (size_t)k * (size_t)nv;
+    if (k >= last || t == frame_time(mo->frame_rate, mo->duration, k)) {
+        // at a frame: the frame itself (also its signed zeros)
+        memcpy(q, q0, (size_t)nv * sizeof(double));
+        return;
+    }
+    const double t0 = frame_time(mo->frame_rate, mo->duration, k);
+    const double t1 = frame_time(mo->frame_rate, mo->duration, k + 1);
+    const double* q1 = q0 + nv;
+    const double w = t1 > t0 ? (t - t0) / (t1 - t0) : 1.0;
+    for (int j = 0; j < nv; j++) q[j] = (1.0 - w) * q0[j] + w * q1[j];
+}
+
+// ---- from an NLP ----
+
+salto_motion* salto_motion_from_nlp(const salto_nlp* nlp, const double* x) {
+    const salto_problem_desc* p = salto_nlp_problem(nlp);
+    const salto_model* m = p->model;
+    SALTO_ASSERT(salto_nlp_nx(nlp) == m->nv * p->ncp);
+    const double rate = p->output.frame_rate;
+    const int nframe = (int)frame_count(rate, p->duration);
+    salto_motion* mo = motion_alloc(m->nv, nframe, p->ncp);
+    if (!mo) return NULL;
+    mo->frame_rate = rate;
+    mo->duration = p->duration;
+    mo->problem = salto_strdup(p->path ? p->path : "");
+    mo->character = salto_strdup(p->character ? p->character : "");
+    int ok = mo->problem && mo->character;
+    for (int j = 0; j < m->nv && ok; j++) {
+        mo->dof_name[j] = salto_strdup(m->link_name[j]);
+        ok = mo->dof_name[j] != NULL;
+    }
+    if (!ok) {
+        salto_motion_destroy(mo);
+        return NULL;
+    }
+    if (p->ncp > 0) memcpy(mo->control, x, (size_t)m->nv * (size_t)p->ncp * sizeof(double));
+    for (int k = 0; k < nframe; k++) {
+        salto_nlp_state(nlp, x, frame_time(rate, p->duration, k), mo->q + (size_t)k * m->nv,
+                        NULL, NULL);
+    }
+    return mo;
+}

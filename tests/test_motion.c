@@ -1,0 +1,562 @@
+// test_motion.c: motions as data: motion.json written by salto_motion_write_json and read
+// back bit for bit, salto_motion_from_nlp against the file, sampling against the frames,
+// every reader error with its place and message, allocation failure, and a little fuzzing
+// (truncated files, one byte changed, random bytes) that must never crash
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "salto/motion.h"
+#include "salto/nlp.h"
+#include "salto/solver.h"
+#include "test_suites.h"
+#include "test_util.h"
+
+// ---- fixtures ----
+
+// the reach problem, its NLP and x = initial guess + uniform noise in [-0.1, 0.1]
+typedef struct fixture {
+    salto_problem_desc* p;
+    salto_nlp* nlp;
+    double* x;  // (nx)
+    int nx;
+    char dir[64];     // a fresh temporary folder
+    char json[128];   // <dir>/motion.json
+} fixture;
+
+
+static void fixture_setup(fixture* fx, uint64_t seed) {
+    salto_error err = {0};
+    char msg[1024];
+    fx->p = salto_problem_load(salto_test_path("problems/reach.yaml"), &err);
+    salto_error_format(&err, msg, sizeof msg);
+    ck_assert_msg(fx->p != NULL, "problems/reach.yaml: %s", msg);
+    fx->nlp = salto_nlp_build(fx->p, &err);
+    salto_error_format(&err, msg, sizeof msg);
+    ck_assert_msg(fx->nlp != NULL, "reach NLP: %s", msg);
+    fx->nx = salto_nlp_nx(fx->nlp);
+    fx->x = malloc((size_t)fx->nx * sizeof(double));
+    ck_assert_ptr_nonnull(fx->x);
+    salto_nlp_initial_guess(fx->nlp, fx->x);
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, seed);
+    for (int i = 0; i < fx->nx; i++) fx->x[i] += salto_test_uniform(&rng, -0.1, 0.1);
+
+    snprintf(fx->dir, sizeof fx->dir, "/tmp/salto_motion_XXXXXX");
+    ck_assert_msg(mkdtemp(fx->dir) != NULL, "mkdtemp failed");
+    snprintf(fx->json, sizeof fx->json, "%s/motion.json", fx->dir);
+}
+
+
+static void fixture_teardown(fixture* fx) {
+    remove(fx->json);
+    rmdir(fx->dir);
+    free(fx->x);
+    salto_nlp_destroy(fx->nlp);
+    salto_problem_destroy(fx->p);
+}
+
+
+static void write_json(const fixture* fx, const salto_solve_result* res) {
+    salto_error err = {0};
+    salto_status s = salto_motion_write_json(fx->nlp, fx->x, res, fx->json, &err);
+    char msg[1024];
+    salto_error_format(&err, msg, sizeof msg);
+    ck_assert_msg(s == SALTO_OK, "writing %s: %s", fx->json, msg);
+}
+
+
+static salto_motion* load_ok(const char* path) {
+    salto_error err = {0};
+    salto_motion* mo = salto_motion_load_json(path, &err);
+    char msg[1024];
+    salto_error_format(&err, msg, sizeof msg);
+    ck_assert_msg(mo != NULL, "loading %s: %s", path, msg);
+    ck_assert_int_eq(err.status, SALTO_OK);
+    return mo;
+}
+
+
+// bit-for-bit equality of n doubles, reporting the first difference
+static void assert_bits_eq(const double* a, const double* b, int n, const char* ctx) {
+    for (int i = 0; i < n; i++) {
+        ck_assert_msg(memcmp(&a[i], &b[i], sizeof(double)) == 0,
+                      "%s: entry %d differs: %.17g vs %.17g", ctx, i, a[i], b[i]);
+    }
+}
+
+
+// two motions hold the same values, bit for bit (converged excepted)
+static void assert_same_motion(const salto_motion* a, const salto_motion* b) {
+    ck_assert_int_eq(a->nv, b->nv);
+    ck_assert_int_eq(a->nframe, b->nframe);
+    ck_assert_int_eq(a->ncp, b->ncp);
+    assert_bits_eq(&a->frame_rate, &b->frame_rate, 1, "frame_rate");
+    assert_bits_eq(&a->duration, &b->duration, 1, "duration");
+    for (int j = 0; j < a->nv; j++) ck_assert_str_eq(a->dof_name[j], b->dof_name[j]);
+    assert_bits_eq(a->q, b->q, a->nframe * a->nv, "frames");
+    assert_bits_eq(a->control, b->control, a->nv * a->ncp, "control points");
+    ck_assert_str_eq(a->problem, b->problem);
+    ck_assert_str_eq(a->character, b->character);
+}
+
+// ---- round trip ----
+
+// 0: a converged solve (with a worst constraint), 1: a failed one (objective not finite,
+// written as null), 2: no solver block
+enum { NROUND = 3 };
+
+
+START_TEST(round_trip) {
+    fixture fx;
+    fixture_setup(&fx, 1000u + (uint64_t)_i);
+    const salto_problem_desc* p = fx.p;
+    const salto_model* m = p->model;
+
+    salto_solve_result res = {0};
+    res.converged = _i == 0;
+    res.status = _i == 0 ? 0 : -1;
+    snprintf(res.status_name, sizeof res.status_name, "%s",
+             _i == 0 ? "Solve_Succeeded" : "Maximum_Iterations_Exceeded");
+    res.iterations = 17;
+    res.objective = _i == 0 ? 3.25 : NAN;
+    res.elapsed = 0.125;
+    res.max_violation = 1e-9;
+    res.worst_row = _i == 0 && salto_nlp_ng(fx.nlp) > 0 ? 0 : -1;
+    res.n_eval_f = 18;
+    res.n_eval_g = 19;
+    res.n_eval_jac = 20;
+    write_json(&fx, _i < 2 ? &res : NULL);
+
+    salto_motion* mo = load_ok(fx.json);
+    ck_assert_int_eq(mo->converged, _i == 0 ? 1 : _i == 1 ? 0 : -1);
+    ck_assert_int_eq(mo->nv, m->nv);
+    for (int j = 0; j < m->nv; j++) ck_assert_str_eq(mo->dof_name[j], m->link_name[j]);
+    ck_assert_str_eq(mo->problem, p->path);
+    ck_assert_str_eq(mo->character, p->character);
+    ck_assert(mo->duration == p->duration);
+    ck_assert(mo->frame_rate == p->output.frame_rate);
+    ck_assert_int_eq(mo->nframe, (int)floor(p->duration * p->output.frame_rate + 1e-9) + 1);
+    ck_assert_int_eq(mo->nframe, 61); // 1 s at 60 frames per second, both ends
+
+    // the control points are x, bit for bit (%.17g round-trips every double)
+    ck_assert_int_eq(mo->ncp, p->ncp);
+    ck_assert_int_eq(mo->nv * mo->ncp, fx.nx);
+    assert_bits_eq(mo->control, fx.x, fx.nx, "control points");
+
+    // the frames are the spline's q at t = min(k / rate, duration), bit for bit
+    double* q = malloc((size_t)m->nv * sizeof(double));
+    ck_assert_ptr_nonnull(q);
+    for (int k = 0; k < mo->nframe; k++) {
+        const double t = fmin((double)k / mo->frame_rate, mo->duration);
+        salto_nlp_state(fx.nlp, fx.x, t, q, NULL, NULL);
+        assert_bits_eq(mo->q + k * mo->nv, q, mo->nv, "frame");
+    }
+
+    // salto_motion_from_nlp samples exactly as the writer does
+    salto_motion* mn = salto_motion_from_nlp(fx.nlp, fx.x);
+    ck_assert_ptr_nonnull(mn);
+    ck_assert_int_eq(mn->converged, -1);
+    assert_same_motion(mn, mo);
+    salto_motion_destroy(mn);
+
+    // sampling: the frames at frame times, the mean of two frames halfway between them
+    for (int k = 0; k < mo->nframe; k++) {
+        const double t = fmin((double)k / mo->frame_rate, mo->duration);
+        salto_motion_sample(mo, t, q);
+        assert_bits_eq(q, mo->q + k * mo->nv, mo->nv, "sample at a frame time");
+    }
+    double* mean = malloc((size_t)m->nv * sizeof(double));
+    ck_assert_ptr_nonnull(mean);
+    for (int k = 0; k + 1 < mo->nframe; k++) {
+        const double t0 = fmin((double)k / mo->frame_rate, mo->duration);
+        const double t1 = fmin((double)(k + 1) / mo->frame_rate, mo->duration);
+        for (int j = 0; j < mo->nv; j++) {
+            mean[j] = 0.5 * (mo->q[k * mo->nv + j] + mo->q[(k + 1) * mo->nv + j]);
+        }
+        salto_motion_sample(mo, 0.5 * (t0 + t1), q);
+        ck_assert_vec_close(q, mean, mo->nv, 1e-12, 1e-12, "sample halfway between frames");
+    }
+    free(mean);
+    free(q);
+    salto_motion_destroy(mo);
+    fixture_teardown(&fx);
+}
+END_TEST
+
+
+// a hand-written file with escaped strings, -0, 1e-05, 1e+300 and every optional block
+START_TEST(valid_file) {
+    salto_motion* mo = load_ok(salto_test_path("tests/data/motion/valid.json"));
+    ck_assert_int_eq(mo->nv, 2);
+    ck_assert_int_eq(mo->nframe, 4);
+    ck_assert_int_eq(mo->ncp, 4);
+    ck_assert_int_eq(mo->converged, 1);
+    ck_assert(mo->frame_rate == 30.0);
+    ck_assert(mo->duration == 0.1);
+    ck_assert_str_eq(mo->dof_name[0], "root_x");
+    ck_assert_str_eq(mo->dof_name[1], "sh\"oulder\\");
+    ck_assert_str_eq(mo->problem, "problems/two \"quoted\" \\ dofs.yaml");
+    ck_assert_str_eq(mo->character, "data/characters/tab\tname\xc3\xa9.yaml");
+    const double q[8] = {-0.0, 1e-05, 0.5, -0.25, 1, 1e-05, 2, -3};
+    assert_bits_eq(mo->q, q, 8, "frames");
+    ck_assert(signbit(mo->q[0]));
+    const double control[8] = {0, -0.0, 1e-05, 2.5, 1.0000000000000001e+300, -1e-300, 0.1, -7};
+    assert_bits_eq(mo->control, control, 8, "control points");
+
+    // clamped outside [0, duration]; NaN is the start
+    double s[2];
+    salto_motion_sample(mo, -1.0, s);
+    assert_bits_eq(s, mo->q, 2, "before the start");
+    salto_motion_sample(mo, NAN, s);
+    assert_bits_eq(s, mo->q, 2, "at NaN");
+    salto_motion_sample(mo, 5.0, s);
+    assert_bits_eq(s, mo->q + 6, 2, "after the end");
+    salto_motion_sample(mo, INFINITY, s);
+    assert_bits_eq(s, mo->q + 6, 2, "at infinity");
+    // a quarter of the way from frame 1 to frame 2
+    salto_motion_sample(mo, 1.25 / 30.0, s);
+    const double want[2] = {0.625, -0.25 + 0.25 * (1e-05 + 0.25)};
+    ck_assert_vec_close(s, want, 2, 1e-14, 1e-12, "a quarter past frame 1");
+    salto_motion_destroy(mo);
+
+    // the smallest motion: one frame, no spline, no solver, no paths
+    mo = load_ok(salto_test_path("tests/data/motion/minimal.json"));
+    ck_assert_int_eq(mo->nv, 1);
+    ck_assert_int_eq(mo->nframe, 1);
+    ck_assert_int_eq(mo->ncp, 0);
+    ck_assert_ptr_null(mo->control);
+    ck_assert_int_eq(mo->converged, -1);
+    ck_assert_str_eq(mo->problem, "");
+    ck_assert_str_eq(mo->character, "");
+    ck_assert_str_eq(mo->dof_name[0], "q");
+    for (int i = -1; i <= 1; i++) {
+        salto_motion_sample(mo, i, s);
+        ck_assert(s[0] == 3.0);
+    }
+    salto_motion_destroy(mo);
+    salto_motion_destroy(NULL);
+}
+END_TEST
+
+// ---- broken files: status, place and message ----
+
+typedef struct bad_case {
+    const char* file;     // under tests/data/motion/bad/
+    salto_status status;
+    int line, col;
+    const char* msg;      // substring of the message
+    const char* note;     // the whole note, or NULL for none
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    {"syntax.json", SALTO_ERR_SYNTAX, 9, 32, "did not find expected ',' or ']'", NULL},
+    {"empty.json", SALTO_ERR_INVALID, 1, 1,
+     "expected a map for the document, found nothing (null)", NULL},
+    {"list.json", SALTO_ERR_INVALID, 1, 1,
+     "expected a map for the document, found a list of 1 item", NULL},
+    {"duplicate_key.json", SALTO_ERR_INVALID, 16, 3, "duplicate key 'dofs' (first given on line 9)",
+     NULL},
+    {"format_missing.json", SALTO_ERR_INVALID, 1, 1,
+     "missing required key 'format' in the document", NULL},
+    {"format_version.json", SALTO_ERR_INVALID, 2, 13,
+     "unsupported format 'salto motion 2' (expected 'salto motion 1')", NULL},
+    {"unknown_key.json", SALTO_ERR_INVALID, 16, 3, "unknown key 'framerate' in the document",
+     "did you mean 'frame_rate'?"},
+    {"unknown_solver_key.json", SALTO_ERR_INVALID, 22, 43, "unknown key 'convergd' in 'solver'",
+     "did you mean 'converged'?"},
+    {"evaluations_key.json", SALTO_ERR_INVALID, 22, 270,
+     "unknown key 'hessian' in 'evaluations'", NULL},
+    {"solver_not_map.json", SALTO_ERR_INVALID, 22, 13,
+     "expected a map for 'solver', found a list of 1 item", NULL},
+    {"solver_converged_missing.json", SALTO_ERR_INVALID, 22, 13,
+     "missing required key 'converged' in 'solver'", NULL},
+    {"solver_converged_string.json", SALTO_ERR_INVALID, 22, 56,
+     "expected true or false for 'converged', found the string 'yes'", NULL},
+    {"dofs_missing.json", SALTO_ERR_INVALID, 1, 1, "missing required key 'dofs' in the document",
+     NULL},
+    {"dofs_empty.json", SALTO_ERR_INVALID, 9, 11, "'dofs' must name at least one DOF", NULL},
+    {"dof_null.json", SALTO_ERR_INVALID, 9, 22,
+     "expected a string for item 2 of 'dofs', found nothing (null)", NULL},
+    {"duration_string.json", SALTO_ERR_INVALID, 5, 15,
+     "expected a number for 'duration', found the string '0.1'", NULL},
+    {"duration_negative.json", SALTO_ERR_INVALID, 5, 15, "'duration' must not be negative", NULL},
+    {"frame_rate_zero.json", SALTO_ERR_INVALID, 15, 17, "'frame_rate' must be positive, found 0",
+     NULL},
+    {"frames_empty.json", SALTO_ERR_INVALID, 16, 13, "'frames' must hold at least one frame",
+     NULL},
+    {"frame_not_list.json", SALTO_ERR_INVALID, 19, 5,
+     "expected a list of 3 numbers (t and 2 DOF values) for item 3 of 'frames', "
+     "found '0.066666666666666666'",
+     NULL},
+    {"frame_short.json", SALTO_ERR_INVALID, 19, 5,
+     "expected a list of 3 numbers (t and 2 DOF values) for item 3 of 'frames', "
+     "found a list of 2 items",
+     NULL},
+    {"frame_null.json", SALTO_ERR_INVALID, 18, 28,
+     "expected a number for item 2 of item 2 of 'frames', found nothing (null)", NULL},
+    {"frame_infinite.json", SALTO_ERR_INVALID, 18, 33,
+     "expected a finite number for item 3 of item 2 of 'frames', found '-1e999'", NULL},
+    {"frame_time.json", SALTO_ERR_INVALID, 19, 6,
+     "frame 2 is at t = 0.06667 s, but at 30 frames per second over 0.1 s it must be at "
+     "0.0666666667 s",
+     NULL},
+    {"frames_short.json", SALTO_ERR_INVALID, 19, 6,
+     "frame 2 is at t = 0.1 s, but at 30 frames per second over 0.1 s it must be at "
+     "0.0666666667 s",
+     NULL},
+    {"frames_extra.json", SALTO_ERR_INVALID, 16, 13,
+     "'frames' holds 5 frames, but 0.1 s at 30 frames per second takes 4", NULL},
+    {"control_alone.json", SALTO_ERR_INVALID, 10, 3,
+     "'control' is given without 'control_points'", NULL},
+    {"control_points_alone.json", SALTO_ERR_INVALID, 10, 3,
+     "'control_points' is given without 'control'", NULL},
+    {"control_points_zero.json", SALTO_ERR_INVALID, 10, 21,
+     "'control_points' must be at least 1, found 0", NULL},
+    {"control_rows.json", SALTO_ERR_INVALID, 11, 14,
+     "expected a list of 2 lists (one per DOF) for 'control', found a list of 1 item", NULL},
+    {"control_row_length.json", SALTO_ERR_INVALID, 12, 5,
+     "expected a list of 4 numbers (the control points) for item 1 of 'control', "
+     "found a list of 3 items",
+     NULL},
+    {"control_quoted.json", SALTO_ERR_INVALID, 12, 13,
+     "expected a number for item 3 of item 1 of 'control', found the string '1e-05'", NULL},
+};
+enum { NBAD = (int)(sizeof bad_cases / sizeof bad_cases[0]) };
+
+
+START_TEST(bad_file) {
+    const bad_case* bc = &bad_cases[_i];
+    char rel[256];
+    snprintf(rel, sizeof rel, "tests/data/motion/bad/%s", bc->file);
+    char path[4096];
+    snprintf(path, sizeof path, "%s", salto_test_path(rel));
+
+    salto_error err = {0};
+    salto_motion* mo = salto_motion_load_json(path, &err);
+    char msg[1024];
+    salto_error_format(&err, msg, sizeof msg);
+    ck_assert_msg(mo == NULL, "%s loaded", bc->file);
+    ck_assert_msg(err.status == bc->status, "%s: status %d, expected %d: %s", bc->file,
+                  err.status, bc->status, msg);
+
+    // "file:line:col: error: ..." with the motion file's path as given
+    char where[4200];
+    snprintf(where, sizeof where, "%s:%d:%d: error: ", path, bc->line, bc->col);
+    ck_assert_msg(strncmp(msg, where, strlen(where)) == 0, "%s: expected '%s...', got: %s",
+                  bc->file, where, msg);
+    ck_assert_msg(strstr(err.msg, bc->msg), "%s: '%s' not in: %s", bc->file, bc->msg, msg);
+    if (bc->note) {
+        ck_assert_str_eq(err.note, bc->note);
+    } else {
+        ck_assert_msg(err.note[0] == '\0', "%s: unexpected note: %s", bc->file, err.note);
+    }
+    // no error object: the same failure, no crash
+    ck_assert_ptr_null(salto_motion_load_json(path, NULL));
+}
+END_TEST
+
+
+START_TEST(missing_file) {
+    salto_error err = {0};
+    const char* path = salto_test_path("tests/data/motion/does_not_exist.json");
+    ck_assert_ptr_null(salto_motion_load_json(path, &err));
+    ck_assert_int_eq(err.status, SALTO_ERR_IO);
+    ck_assert_msg(strstr(err.msg, "does_not_exist.json"), "%s", err.msg);
+    ck_assert_ptr_null(salto_motion_load_json(path, NULL));
+    err = (salto_error){0};
+    ck_assert_ptr_null(salto_motion_load_json(NULL, &err));
+    ck_assert_int_eq(err.status, SALTO_ERR_IO);
+}
+END_TEST
+
+// ---- allocation failure ----
+
+// make the n-th allocation fail, n = 1, 2, ... until loading succeeds: every failure is a
+// clean SALTO_ERR_NOMEM and nothing leaks
+START_TEST(load_out_of_memory) {
+    static const char* const files[] = {"tests/data/motion/valid.json",
+                                        "tests/data/motion/minimal.json"};
+    char path[4096];
+    snprintf(path, sizeof path, "%s", salto_test_path(files[_i]));
+    int succeeded = 0;
+    long n = 1;
+    for (; n < 100000 && !succeeded; n++) {
+        salto_test_counter cnt = {0, 0, n};
+        salto_alloc_hooks h = {salto_test_counting_malloc, salto_test_counting_free, &cnt};
+        salto_set_alloc_hooks(&h);
+        salto_error err = {0};
+        salto_motion* mo = salto_motion_load_json(path, &err);
+        if (mo) {
+            ck_assert_msg(cnt.calls < n, "allocation %ld failed, but loading succeeded", n);
+            succeeded = 1;
+        } else {
+            ck_assert_msg(err.status == SALTO_ERR_NOMEM, "%s, allocation %ld: status %d: %s",
+                          files[_i], n, err.status, err.msg);
+        }
+        salto_motion_destroy(mo);
+        salto_set_alloc_hooks(NULL);
+        ck_assert_msg(cnt.live == 0, "%s, allocation %ld: %ld blocks leaked", files[_i], n,
+                      cnt.live);
+    }
+    ck_assert(succeeded);
+    ck_assert_int_gt(n, 10); // the loop did exercise many failure points
+}
+END_TEST
+
+
+START_TEST(from_nlp_out_of_memory) {
+    fixture fx;
+    fixture_setup(&fx, 7);
+    int succeeded = 0;
+    long n = 1;
+    for (; n < 100000 && !succeeded; n++) {
+        salto_test_counter cnt = {0, 0, n};
+        salto_alloc_hooks h = {salto_test_counting_malloc, salto_test_counting_free, &cnt};
+        salto_set_alloc_hooks(&h);
+        salto_motion* mo = salto_motion_from_nlp(fx.nlp, fx.x);
+        if (mo) {
+            ck_assert_msg(cnt.calls < n, "allocation %ld failed, but sampling succeeded", n);
+            succeeded = 1;
+        }
+        salto_motion_destroy(mo);
+        salto_set_alloc_hooks(NULL);
+        ck_assert_msg(cnt.live == 0, "allocation %ld: %ld blocks leaked", n, cnt.live);
+    }
+    ck_assert(succeeded);
+    ck_assert_int_gt(n, 5);
+    fixture_teardown(&fx);
+}
+END_TEST
+
+// ---- fuzzing: never crash, every failure located ----
+
+static char* read_all(const char* path, size_t* len) {
+    FILE* f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    ck_assert_int_ge(n, 0);
+    rewind(f);
+    char* buf = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_int_eq((long)fread(buf, 1, (size_t)n, f), n);
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+
+static void write_all(const char* path, const char* buf, size_t len) {
+    FILE* f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq((long)fwrite(buf, 1, len, f), (long)len);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+
+// loads path: either a motion that is consistent with itself, or a located error
+static int fuzz_one(const char* path, const char* what, long trial) {
+    salto_error err = {0};
+    salto_motion* mo = salto_motion_load_json(path, &err);
+    if (mo) {
+        ck_assert_int_ge(mo->nv, 1);
+        ck_assert_int_ge(mo->nframe, 1);
+        ck_assert(mo->frame_rate > 0 && mo->duration >= 0);
+        ck_assert(mo->nframe == (int)floor(mo->duration * mo->frame_rate + 1e-9) + 1);
+        double* q = malloc((size_t)mo->nv * sizeof(double));
+        ck_assert_ptr_nonnull(q);
+        salto_motion_sample(mo, 0.5 * mo->duration, q);
+        free(q);
+        salto_motion_destroy(mo);
+        return 1;
+    }
+    ck_assert_msg(err.status == SALTO_ERR_SYNTAX || err.status == SALTO_ERR_INVALID,
+                  "%s %ld: status %d: %s", what, trial, err.status, err.msg);
+    ck_assert_msg(err.where.file && err.where.line >= 1 && err.where.col >= 1,
+                  "%s %ld: error without a place: %s", what, trial, err.msg);
+    return 0;
+}
+
+
+START_TEST(fuzz) {
+    fixture fx;
+    fixture_setup(&fx, 99);
+    salto_solve_result res = {0};
+    res.converged = 1;
+    snprintf(res.status_name, sizeof res.status_name, "Solve_Succeeded");
+    res.worst_row = -1;
+    write_json(&fx, &res);
+    size_t len;
+    char* text = read_all(fx.json, &len);
+    char* buf = malloc(len + 1);
+    ck_assert_ptr_nonnull(buf);
+    char path[160];
+    snprintf(path, sizeof path, "%s/fuzz.json", fx.dir);
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 4242);
+
+    // truncated anywhere before the final "}\n": nothing loads
+    ck_assert(len > 2 && text[len - 2] == '}' && text[len - 1] == '\n');
+    int nloaded = 0;
+    for (size_t n = 0; n + 1 < len; n += n + 8 < len ? 1 + n % 7 : 1) { // every byte at the end
+        write_all(path, text, n);
+        nloaded += fuzz_one(path, "truncated at", (long)n);
+    }
+    ck_assert_int_eq(nloaded, 0);
+
+    // one byte changed, to a JSON-ish character or to any byte
+    static const char pool[] = "{}[],:\"\\ -+.e0123456789nultrfa\n\t\x01\x7f\xc3\xff";
+    enum { NCHANGE = 1500 };
+    for (long trial = 0; trial < NCHANGE; trial++) {
+        memcpy(buf, text, len);
+        size_t at = (size_t)salto_test_uniform(&rng, 0, (double)len);
+        if (at >= len) at = len - 1;
+        const int r = (int)salto_test_uniform(&rng, 0, 512);
+        buf[at] = r < 256 ? (char)r : pool[r % (int)(sizeof pool - 1)];
+        write_all(path, buf, len);
+        nloaded += fuzz_one(path, "byte changed, trial", trial);
+    }
+    // a changed digit or space still loads; most other changes do not
+    ck_assert_msg(nloaded > 0 && nloaded < NCHANGE, "%d of %d changed files loaded", nloaded,
+                  (int)NCHANGE);
+
+    // random bytes, and random text made of JSON's characters
+    for (long trial = 0; trial < 400; trial++) {
+        const size_t n = (size_t)salto_test_uniform(&rng, 0, 2000);
+        for (size_t i = 0; i < n && i < len; i++) {
+            const int r = (int)salto_test_uniform(&rng, 0, 256);
+            buf[i] = trial % 2 ? (char)r : pool[r % (int)(sizeof pool - 1)];
+        }
+        write_all(path, buf, n < len ? n : len);
+        fuzz_one(path, "random bytes, trial", trial);
+    }
+
+    remove(path);
+    free(buf);
+    free(text);
+    fixture_teardown(&fx);
+}
+END_TEST
+
+
+Suite* motion_suite(void) {
+    Suite* s = suite_create("motion");
+    TCase* tc = tcase_create("round trip");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, round_trip, 0, NROUND);
+    tcase_add_test(tc, valid_file);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("errors");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, bad_file, 0, NBAD);
+    tcase_add_test(tc, missing_file);
+    tcase_add_loop_test(tc, load_out_of_memory, 0, 2);
+    tcase_add_test(tc, from_nlp_out_of_memory);
+    tcase_add_test(tc, fuzz);
+    suite_add_tcase(s, tc);
+    return s;
+}
