@@ -16,5 +16,6 @@ Suite* problem_suite(void);
 Suite* bspline_suite(void);
 Suite* nlp_suite(void);
 Suite* motion_suite(void);
+Suite* output_suite(void);
 
 #endif

@@ -1,0 +1,550 @@
+// filmstrip.c: a motion as a row of side-view poses in a PNG image (filmstrip.png, cairo)
+//
+// The only file that includes cairo.h. Each pose is the character at one of nframes evenly
+// spaced times (the first at 0, the last at the motion's duration), seen from the side: the
+// camera is on the -y side looking towards +y, so world x runs to the right and world z up
+// (a right-handed view, not a mirror image). Every pose gets a panel of the same width; the
+// middle of a pose's horizontal extent sits in the middle of its panel, and all poses share
+// one scale and one vertical placement, so heights can be compared across the strip.
+//
+// Bodies on the near side (names ending in _r, or the body origin at y < 0 for unnamed
+// sides) are drawn dark and last; bodies on the far side (_l, y > 0) light and first; bodies
+// on the middle plane (the trunk, every body of a planar character) count as near. Capsules
+// are thick lines with round caps of the capsule's diameter, spheres circles, boxes the
+// outline of their projected corners. The contact sites of the phase active at a pose's
+// time are red dots, the bar of a bar phase a small dark disc at the bar point.
+#include "salto/motion.h"
+
+#include <cairo.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "salto/kinematics.h"
+#include "salto/problem.h"
+#include "salto/spatial.h"
+
+static const double two_pi = 6.283185307179586476925286766559;
+
+enum {
+    panel_width = 240,  // px per pose
+    image_height = 400, // px
+    margin = 14,        // px, around the drawing area of a panel
+    label_height = 44,  // px, band under the poses for the time and phase name
+    max_poses = 128     // keeps the image within cairo's 32767 px
+};
+
+// ---- sampling and geometry in the world ----
+
+// q at time t: linear interpolation between frames (frame k at k / frame_rate), clamped
+static void sample_q(const salto_motion* mo, double t, double* q) {
+    double s = t * mo->frame_rate;
+    if (!(s > 0.0)) s = 0.0;
+    if (s > mo->nframe - 1) s = mo->nframe - 1;
+    int k = (int)floor(s);
+    if (k > mo->nframe - 2) k = mo->nframe - 2;
+    if (k < 0) k = 0;
+    const double* q0 = mo->q + (size_t)k * (size_t)mo->nv;
+    if (mo->nframe == 1) {
+        memcpy(q, q0, (size_t)mo->nv * sizeof(double));
+        return;
+    }
+    const double* q1 = q0 + mo->nv;
+    const double u = s - k;
+    for (int i = 0; i < mo->nv; i++) q[i] = q0[i] + u * (q1[i] - q0[i]);
+}
+
+
+// world rotation and origin of a geometry's or body's frame (link -1: welded body)
+static void frame_of(const salto_model* m, const salto_data* d, int link, int body,
+                     const double** R, const double** p) {
+    if (link >= 0) {
+        *R = d->R + 9 * link;
+        *p = d->p + 3 * link;
+    } else {
+        *R = m->body_world + 12 * body;
+        *p = m->body_world + 12 * body + 9;
+    }
+}
+
+
+// x = R a + p
+static void to_world(double x[3], const double* R, const double* p, const double a[3]) {
+    salto_m3_mul_v3(x, R, a);
+    x[0] += p[0], x[1] += p[1], x[2] += p[2];
+}
+
+
+// the points that outline geometry g in the world (capsule: 2 ends, sphere: centre, box: 8
+// corners), and the radius to draw around them (0 for boxes); returns the point count
+static int geom_points(const salto_model* m, const salto_data* d, int g, double pts[8][3],
+                       double* radius) {
+    const double* R;
+    const double* p;
+    frame_of(m, d, m->geom_link[g], m->geom_body[g], &R, &p);
+    const double* gd = m->geom_data + 7 * g;
+    switch (m->geom_shape[g]) {
+    case SALTO_GEOM_CAPSULE:
+        to_world(pts[0], R, p, gd);
+        to_world(pts[1], R, p, gd + 3);
+        *radius = gd[6];
+        return 2;
+    case SALTO_GEOM_SPHERE:
+        to_world(pts[0], R, p, gd);
+        *radius = gd[6];
+        return 1;
+    default:
+        for (int c = 0; c < 8; c++) {
+            const double a[3] = {gd[0] + ((c & 1) ? gd[3] : -gd[3]),
+                                 gd[1] + ((c & 2) ? gd[4] : -gd[4]),
+                                 gd[2] + ((c & 4) ? gd[5] : -gd[5])};
+            to_world(pts[c], R, p, a);
+        }
+        *radius = 0.0;
+        return 8;
+    }
+}
+
+
+// 1 if body k is on the far side (+y, the character's left) at this pose
+static int far_side(const salto_model* m, const salto_data* d, int k) {
+    const char* name = m->body_name[k];
+    const size_t n = name ? strlen(name) : 0;
+    if (n >= 2 && name[n - 2] == '_' && (name[n - 1] == 'l' || name[n - 1] == 'L')) return 1;
+    if (n >= 2 && name[n - 2] == '_' && (name[n - 1] == 'r' || name[n - 1] == 'R')) return 0;
+    const double* R;
+    const double* p;
+    frame_of(m, d, m->body_link[k], k, &R, &p);
+    return p[1] > 1e-3;
+}
+
+
+// the phase active at t, or -1
+static int phase_at(const salto_problem_desc* p, double t) {
+    if (p->nphase < 1) return -1;
+    if (t > p->duration) t = p->duration;
+    return salto_problem_phase_at(p, t);
+}
+
+
+// ---- extents and layout ----
+
+typedef struct strip_layout {
+    double scale;          // px per metre
+    double zmax;           // world z at the top of the drawing area, m
+    double* xmid;          // world x drawn at the middle of each panel, m   (npose)
+} strip_layout;
+
+
+static void grow(double box[4], double x, double z, double r) {
+    if (x - r < box[0]) box[0] = x - r;
+    if (x + r > box[1]) box[1] = x + r;
+    if (z - r < box[2]) box[2] = z - r;
+    if (z + r > box[3]) box[3] = z + r;
+}
+
+
+// extent of the pose in d (geometry, contact sites and bar): box = xmin, xmax, zmin, zmax
+static void pose_extent(const salto_problem_desc* p, const salto_data* d, int ph,
+                        double box[4]) {
+    const salto_model* m = p->model;
+    box[0] = box[2] = INFINITY;
+    box[1] = box[3] = -INFINITY;
+    for (int g = 0; g < m->ngeom; g++) {
+        double pts[8][3], r;
+        const int n = geom_points(m, d, g, pts, &r);
+        for (int j = 0; j < n; j++) grow(box, pts[j][0], pts[j][2], r);
+    }
+    for (int k = 0; k < m->nbody; k++) {
+        const double* R;
+        const double* o;
+        frame_of(m, d, m->body_link[k], k, &R, &o);
+        grow(box, o[0], o[2], 0.0);
+    }
+    if (ph >= 0) {
+        const salto_contact_desc* c = &p->phases[ph].contact;
+        for (int i = 0; i < c->nsite; i++) {
+            double x[3];
+            salto_site_pos(m, d, c->site[i], x);
+            grow(box, x[0], x[2], 0.0);
+        }
+        if (c->type == SALTO_CONTACT_BAR) grow(box, c->bar_point[0], c->bar_point[2], 0.03);
+    }
+}
+
+
+// ---- drawing ----
+
+typedef struct strip_pen {
+    cairo_t* cr;
+    double scale;     // px per metre
+    double x0, z0;    // world point drawn at (u0, v0)
+    double u0, v0;    // px
+} strip_pen;
+
+
+// world (x, z) -> image (u, v): u to the right with x, v down against z
+static void project(const strip_pen* pen, const double x[3], double* u, double* v) {
+    *u = pen->u0 + (x[0] - pen->x0) * pen->scale;
+    *v = pen->v0 - (x[2] - pen->z0) * pen->scale;
+}
+
+
+static void set_rgb(cairo_t* cr, const double c[3]) {
+    cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+}
+
+
+// convex hull of n points (u, v) by Andrew's monotone chain, in place order; returns its size
+static int hull(double pt[][2], int n, double out[][2]) {
+    // insertion sort by u, then v (n <= 8)
+    for (int i = 1; i < n; i++) {
+        double a[2] = {pt[i][0], pt[i][1]};
+        int j = i - 1;
+        while (j >= 0 && (pt[j][0] > a[0] || (pt[j][0] == a[0] && pt[j][1] > a[1]))) {
+            pt[j + 1][0] = pt[j][0], pt[j + 1][1] = pt[j][1];
+            j--;
+        }
+        pt[j + 1][0] = a[0], pt[j + 1][1] = a[1];
+    }
+    // lower then upper chain, dropping points that do not turn left: cross(o, a, b) > 0
+    int h = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const int start = h;
+        for (int t = 0; t < n; t++) {
+            const int i = pass == 0 ? t : n - 1 - t;
+            while (h >= start + 2) {
+                const double* o = out[h - 2];
+                const double* a = out[h - 1];
+                const double cr = (a[0] - o[0]) * (pt[i][1] - o[1]) -
+                                  (a[1] - o[1]) * (pt[i][0] - o[0]);
+                if (cr > 0.0) break;
+                h--;
+            }
+            out[h][0] = pt[i][0], out[h][1] = pt[i][1];
+            h++;
+        }
+        h--; // the last point of each chain starts the other one
+    }
+    return h;
+}
+
+
+// one geometry primitive: an outline a little wider than the shape, then the shape
+static void draw_geom(const strip_pen* pen, const salto_model* m, const salto_data* d, int g,
+                      const double fill[3], const double line[3]) {
+    cairo_t* cr = pen->cr;
+    double pts[8][3], r;
+    const int n = geom_points(m, d, g, pts, &r);
+    const double rpx = r * pen->scale;
+    const double edge = 1.5; // px
+    if (m->geom_shape[g] == SALTO_GEOM_CAPSULE) {
+        double u0, v0, u1, v1;
+        project(pen, pts[0], &u0, &v0);
+        project(pen, pts[1], &u1, &v1);
+        cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+        for (int pass = 0; pass < 2; pass++) {
+            cairo_move_to(cr, u0, v0);
+            cairo_line_to(cr, u1, v1);
+            cairo_set_line_width(cr, 2.0 * rpx + (pass == 0 ? 2.0 * edge : 0.0));
+            set_rgb(cr, pass == 0 ? line : fill);
+            cairo_stroke(cr);
+        }
+    } else if (m->geom_shape[g] == SALTO_GEOM_SPHERE) {
+        double u, v;
+        project(pen, pts[0], &u, &v);
+        cairo_arc(cr, u, v, rpx, 0.0, two_pi);
+        set_rgb(cr, fill);
+        cairo_fill_preserve(cr);
+        cairo_set_line_width(cr, edge);
+        set_rgb(cr, line);
+        cairo_stroke(cr);
+    } else {
+        double uv[8][2], out[16][2];
+        for (int j = 0; j < n; j++) project(pen, pts[j], &uv[j][0], &uv[j][1]);
+        const int h = hull(uv, n, out);
+        for (int j = 0; j < h; j++) {
+            if (j == 0) {
+                cairo_move_to(cr, out[j][0], out[j][1]);
+            } else {
+                cairo_line_to(cr, out[j][0], out[j][1]);
+            }
+        }
+        cairo_close_path(cr);
+        set_rgb(cr, fill);
+        cairo_fill_preserve(cr);
+        cairo_set_line_width(cr, edge);
+        cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+        set_rgb(cr, line);
+        cairo_stroke(cr);
+    }
+}
+
+
+// ---- labels in a built-in stroke font ----
+//
+// Labels are drawn as strokes rather than with cairo's font API: the image then does not
+// depend on the fonts installed (a build machine may have none), and fontconfig, whose
+// caches live until exit and are reported by LeakSanitizer, is never loaded. Glyphs are
+// polylines on a grid 4 units wide, baseline y = 0, x-height 4, digit and ascender height
+// 6, descender -2; ';' separates strokes, a repeated point is a dot. Upper case is drawn
+// as lower case; other characters as a space.
+
+static const char* glyph(int ch) {
+    static const char* digit[10] = {
+        "1,0 3,0 4,1 4,5 3,6 1,6 0,5 0,1 1,0",
+        "1,5 2,6 2,0;1,0 3,0",
+        "0,5 1,6 3,6 4,5 4,4 0,0 4,0",
+        "0,5 1,6 3,6 4,5 4,4 3,3 1,3;3,3 4,2 4,1 3,0 1,0 0,1",
+        "3,0 3,6 0,2 4,2",
+        "4,6 0,6 0,3 3,3 4,2 4,1 3,0 0,0",
+        "4,5 3,6 1,6 0,5 0,1 1,0 3,0 4,1 4,2 3,3 0,3",
+        "0,6 4,6 1,0",
+        "1,3 0,4 0,5 1,6 3,6 4,5 4,4 3,3 1,3 0,2 0,1 1,0 3,0 4,1 4,2 3,3",
+        "4,3 1,3 0,4 0,5 1,6 3,6 4,5 4,1 3,0 1,0 0,1",
+    };
+    static const char* lower[26] = {
+        "4,4 4,0;4,3 3,4 1,4 0,3 0,1 1,0 3,0 4,1",             // a
+        "0,6 0,0;0,3 1,4 3,4 4,3 4,1 3,0 1,0 0,1",             // b
+        "4,3 3,4 1,4 0,3 0,1 1,0 3,0 4,1",                     // c
+        "4,6 4,0;4,3 3,4 1,4 0,3 0,1 1,0 3,0 4,1",             // d
+        "0,2 4,2 4,3 3,4 1,4 0,3 0,1 1,0 4,0",                 // e
+        "4,5 3,6 2,6 1,5 1,0;0,4 3,4",                         // f
+        "4,4 4,-1 3,-2 1,-2 0,-1;4,3 3,4 1,4 0,3 0,1 1,0 3,0 4,1", // g
+        "0,6 0,0;0,3 1,4 3,4 4,3 4,0",                         // h
+        "2,4 2,0;2,6 2,6",                                     // i
+        "3,4 3,-1 2,-2 1,-2;3,6 3,6",                          // j
+        "0,6 0,0;4,4 0,1;1,2 4,0",                             // k
+        "1,6 2,6 2,1 3,0",                                     // l
+        "0,4 0,0;0,3 1,4 2,3 2,0;2,3 3,4 4,3 4,0",             // m
+        "0,4 0,0;0,3 1,4 3,4 4,3 4,0",                         // n
+        "1,0 3,0 4,1 4,3 3,4 1,4 0,3 0,1 1,0",                 // o
+        "0,4 0,-2;0,3 1,4 3,4 4,3 4,1 3,0 1,0 0,1",            // p
+        "4,4 4,-2;4,3 3,4 1,4 0,3 0,1 1,0 3,0 4,1",            // q
+        "0,4 0,0;0,2 2,4 4,4",                                 // r
+        "4,3 3,4 1,4 0,3 1,2 3,2 4,1 3,0 1,0 0,1",             // s
+        "2,6 2,1 3,0 4,0;0,4 4,4",                             // t
+        "0,4 0,1 1,0 3,0 4,1;4,4 4,0",                         // u
+        "0,4 2,0 4,4",                                         // v
+        "0,4 1,0 2,3 3,0 4,4",                                 // w
+        "0,4 4,0;0,0 4,4",                                     // x
+        "0,4 2,0;4,4 1,-2",                                    // y
+        "0,4 4,4 0,0 4,0",                                     // z
+    };
+    if (ch >= '0' && ch <= '9') return digit[ch - '0'];
+    if (ch >= 'a' && ch <= 'z') return lower[ch - 'a'];
+    if (ch >= 'A' && ch <= 'Z') return lower[ch - 'A'];
+    switch (ch) {
+    case '.': return "2,0 2,0";
+    case ',': return "2,0 1,-1";
+    case ':': return "2,1 2,1;2,4 2,4";
+    case '=': return "0,2 4,2;0,4 4,4";
+    case '-': return "0,3 4,3";
+    case '+': return "0,3 4,3;2,1 2,5";
+    case '_': return "0,0 4,0";
+    case '/': return "0,0 4,6";
+    case '(': return "3,6 1,4 1,2 3,0";
+    case ')': return "1,6 3,4 3,2 1,0";
+    default: return "";
+    }
+}
+
+
+// text of height size px (digits), centred at u, baseline v
+static void centred_text(cairo_t* cr, const char* s, double size, double u, double v) {
+    const double unit = size / 6.0, advance = 6.0; // px per grid unit; units per character
+    const double width = (advance * (double)strlen(s) - 2.0) * unit;
+    cairo_set_line_width(cr, fmax(1.0, 0.14 * size));
+    cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    double x0 = u - 0.5 * width;
+    for (; *s; s++, x0 += advance * unit) {
+        const char* g = glyph((unsigned char)*s);
+        int pen_down = 0;
+        while (*g) {
+            char* e;
+            const long gx = strtol(g, &e, 10);
+            const long gy = strtol(e + 1, &e, 10); // skips the comma
+            const double px = x0 + (double)gx * unit, py = v - (double)gy * unit;
+            if (pen_down) {
+                cairo_line_to(cr, px, py);
+            } else {
+                cairo_move_to(cr, px, py);
+                pen_down = 1;
+            }
+            if (*e == ';') pen_down = 0;
+            g = *e ? e + 1 : e;
+        }
+    }
+    cairo_stroke(cr);
+}
+
+
+// pose k of the strip: bodies far side first, then contacts, bar and labels
+static void draw_pose(const strip_pen* pen, const salto_problem_desc* p, const salto_data* d,
+                      int ph, double t) {
+    static const double far_fill[3] = {0.80, 0.84, 0.91}, far_line[3] = {0.58, 0.64, 0.74};
+    static const double near_fill[3] = {0.33, 0.42, 0.60}, near_line[3] = {0.13, 0.17, 0.27};
+    const salto_model* m = p->model;
+    cairo_t* cr = pen->cr;
+
+    for (int side = 1; side >= 0; side--) {
+        for (int g = 0; g < m->ngeom; g++) {
+            if (far_side(m, d, m->geom_body[g]) != side) continue;
+            draw_geom(pen, m, d, g, side ? far_fill : near_fill, side ? far_line : near_line);
+        }
+    }
+
+    if (ph >= 0) {
+        const salto_contact_desc* c = &p->phases[ph].contact;
+        if (c->type == SALTO_CONTACT_BAR) {
+            double u, v;
+            project(pen, c->bar_point, &u, &v);
+            const double r = fmax(4.0, 0.014 * pen->scale);
+            cairo_arc(cr, u, v, r, 0.0, two_pi);
+            cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+            cairo_fill_preserve(cr);
+            cairo_set_source_rgb(cr, 1.0, 1.0, 1.0);
+            cairo_set_line_width(cr, 1.0);
+            cairo_stroke(cr);
+        }
+        for (int i = 0; i < c->nsite; i++) {
+            double x[3], u, v;
+            salto_site_pos(m, d, c->site[i], x);
+            project(pen, x, &u, &v);
+            cairo_arc(cr, u, v, 3.5, 0.0, two_pi);
+            cairo_set_source_rgb(cr, 0.85, 0.10, 0.10);
+            cairo_fill(cr);
+        }
+    }
+
+    // the time, and the phase under it
+    char label[160];
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    snprintf(label, sizeof label, "t = %.2f s", t);
+    centred_text(cr, label, 11.0, pen->u0, image_height - label_height + 18.0);
+    if (ph >= 0 && p->phases[ph].name) {
+        snprintf(label, sizeof label, "%.30s", p->phases[ph].name);
+        cairo_set_source_rgb(cr, 0.45, 0.45, 0.45);
+        centred_text(cr, label, 8.0, pen->u0, image_height - label_height + 34.0);
+    }
+}
+
+
+// ---- writing ----
+
+// time of pose k of n over [0, T]: evenly spaced, both ends included (exactly)
+static double pose_time(int k, int n, double T) {
+    if (n < 2 || k == 0) return 0.0;
+    return k == n - 1 ? T : T * k / (n - 1);
+}
+
+
+salto_status salto_motion_write_filmstrip(const salto_problem_desc* p, const salto_motion* mo,
+                                          int nframes, const char* path, salto_error* err) {
+    if (!p || !p->model || !mo || !path || !path[0]) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(),
+                          "drawing a filmstrip needs a problem, a motion and a path");
+    }
+    const salto_model* m = p->model;
+    if (mo->nv != m->nv || mo->nframe < 1 || !(mo->frame_rate > 0.0) || !mo->q) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(),
+                          "motion (%d DOFs, %d frames, %g fps) does not fit character '%s' "
+                          "(%d DOFs) in '%s'",
+                          mo->nv, mo->nframe, mo->frame_rate, m->name, m->nv, path);
+    }
+    if (nframes < 1 || nframes > max_poses) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(),
+                          "a filmstrip has 1 to %d poses, not %d ('%s')", max_poses, nframes,
+                          path);
+    }
+
+    salto_data* d = salto_data_create(m);
+    double* xmid = salto_malloc((size_t)nframes * sizeof(double));
+    if (!d || !xmid) {
+        salto_data_destroy(d);
+        salto_free(xmid);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory drawing '%s'",
+                          path);
+    }
+
+    // pose k at t_k = k T / (n - 1); a single pose at t = 0
+    const double T = mo->duration > 0.0 ? mo->duration : (mo->nframe - 1) / mo->frame_rate;
+
+    // one scale for all poses: the widest pose fits its panel, the tallest the image height;
+    // the ground (z = 0) is always in view
+    double width = 0.0, zmin = 0.0, zmax = 0.0;
+    for (int k = 0; k < nframes; k++) {
+        double box[4];
+        const double t = pose_time(k, nframes, T);
+        sample_q(mo, t, d->q);
+        salto_fk(m, d, SALTO_FK_POS);
+        pose_extent(p, d, phase_at(p, t), box);
+        xmid[k] = 0.5 * (box[0] + box[1]);
+        width = fmax(width, box[1] - box[0]);
+        zmin = fmin(zmin, box[2]);
+        zmax = fmax(zmax, box[3]);
+    }
+    const double area_w = panel_width - 2 * margin;
+    const double area_h = image_height - label_height - 2 * margin;
+    double scale = fmin(area_w / fmax(width, 1e-3), area_h / fmax(zmax - zmin, 1e-3));
+    if (!isfinite(scale)) scale = 100.0;
+    const double v_top = margin + 0.5 * (area_h - (zmax - zmin) * scale); // centred vertically
+
+    const int W = panel_width * nframes, H = image_height;
+    cairo_surface_t* surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+    cairo_t* cr = cairo_create(surf);
+    if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
+        cairo_destroy(cr);
+        cairo_surface_destroy(surf);
+        salto_data_destroy(d);
+        salto_free(xmid);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(),
+                          "cannot create a %d x %d image for '%s'", W, H, path);
+    }
+    cairo_set_antialias(cr, CAIRO_ANTIALIAS_BEST);
+
+    // white background, the ground line across the strip
+    cairo_set_source_rgb(cr, 1.0, 1.0, 1.0);
+    cairo_paint(cr);
+    const double v_ground = v_top + zmax * scale;
+    cairo_set_source_rgb(cr, 0.55, 0.50, 0.42);
+    cairo_set_line_width(cr, 2.0);
+    cairo_move_to(cr, 0.0, v_ground);
+    cairo_line_to(cr, W, v_ground);
+    cairo_stroke(cr);
+
+    for (int k = 0; k < nframes; k++) {
+        const double t = pose_time(k, nframes, T);
+        sample_q(mo, t, d->q);
+        salto_fk(m, d, SALTO_FK_POS);
+        const strip_pen pen = {cr, scale, xmid[k], zmax, panel_width * (k + 0.5), v_top};
+        draw_pose(&pen, p, d, phase_at(p, t), t);
+    }
+    salto_data_destroy(d);
+    salto_free(xmid);
+
+    // PATH.tmp, then rename
+    salto_status s = SALTO_OK;
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    cairo_surface_flush(surf);
+    const cairo_status_t cs = cairo_status(cr) != CAIRO_STATUS_SUCCESS
+                                  ? cairo_status(cr)
+                                  : cairo_surface_write_to_png(surf, tmp);
+    cairo_destroy(cr);
+    cairo_surface_destroy(surf);
+    if (cs != CAIRO_STATUS_SUCCESS) {
+        remove(tmp);
+        s = SALTO_FAIL(err, SALTO_ERR_IO, salto_loc_none(), "cannot write '%s': %s", tmp,
+                       cairo_status_to_string(cs));
+    } else if (rename(tmp, path) != 0) {
+        const int e = errno;
+        remove(tmp);
+        s = SALTO_FAIL(err, SALTO_ERR_IO, salto_loc_none(), "cannot write '%s': %s", path,
+                       strerror(e));
+    }
+    return s;
+}
