@@ -1,12 +1,14 @@
 // test_nlp.c: the NLP through the interface IPOPT uses: every Jacobian entry against central
 // differences of the constraints, the pattern against the differences' non-zeros, the
 // gradient and the constant Hessian; kinematic problems that must converge
+#define _XOPEN_SOURCE 700 // realpath
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "salto/kinematics.h"
+#include "salto/motion.h"
 #include "salto/nlp.h"
 #include "salto/solver.h"
 #include "test_suites.h"
@@ -368,6 +370,183 @@ START_TEST(hold_converges) {
 END_TEST
 
 
+// ---- warm starts and reference motions (files made in a temporary folder) ----
+
+static char tmpdir[256];
+
+static void make_tmp(void) {
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/salto_nlp_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+
+// the absolute path of a repository file (problems in the temporary folder name it)
+static const char* abs_path(const char* rel) {
+    static char buf[4096];
+    ck_assert_ptr_nonnull(realpath(salto_test_path(rel), buf));
+    return buf;
+}
+
+
+static void write_text(const char* path, const char* text) {
+    FILE* f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+
+// solves reach2d.yaml and writes its motion to tmpdir/reach.json; returns the result
+static salto_solve_result solve_reach_to_file(double** xout, int* nx) {
+    salto_problem_desc* p;
+    salto_nlp* nlp;
+    salto_solve_result res;
+    double* x = solve("tests/data/nlp/reach2d.yaml", &p, &nlp, &res);
+    char path[512];
+    snprintf(path, sizeof path, "%s/reach.json", tmpdir);
+    salto_error err = {0};
+    ck_assert_int_eq(salto_motion_write_json(nlp, x, &res, path, &err), SALTO_OK);
+    *nx = salto_nlp_nx(nlp);
+    *xout = x;
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+    return res;
+}
+
+
+// a warm start from a previous solution starts exactly there and needs few iterations
+START_TEST(warm_start_resumes_a_solution) {
+    make_tmp();
+    double* x0;
+    int nx;
+    const salto_solve_result first = solve_reach_to_file(&x0, &nx);
+    char text[8192], path[512];
+    snprintf(text, sizeof text,
+             "character: %s\n"
+             "phases:\n  - {name: move, duration: 1.0}\n"
+             "spline: {control_points: 12}\n"
+             "constraints:\n"
+             "  - {type: pose, time: 0, values: [0, 0, 0, 0, 0, 0, 0]}\n"
+             "  - {type: velocity, time: 0, values: [0, 0, 0, 0, 0, 0, 0]}\n"
+             "  - {type: velocity, time: end, values: [0, 0, 0, 0, 0, 0, 0]}\n"
+             "  - {type: site_at, site: hands, point: [0.6, 0, 1.6], time: end}\n"
+             "  - {type: joint_limits}\n"
+             "initial_guess: {type: motion, motion: reach.json}\n",
+             abs_path("data/characters/gymnast7.yaml"));
+    snprintf(path, sizeof path, "%s/warm.yaml", tmpdir);
+    write_text(path, text);
+    salto_error err = {0};
+    salto_problem_desc* p = salto_problem_load(path, &err);
+    ck_assert_ptr_nonnull(p);
+    salto_nlp* nlp = build(p);
+    double* x = malloc(sizeof(double) * (size_t)nx);
+    salto_nlp_initial_guess(nlp, x);
+    for (int i = 0; i < nx; i++) ck_assert_double_eq(x[i], x0[i]);
+    salto_solve_result res;
+    ck_assert_int_eq(salto_solve(nlp, x, NULL, NULL, &res, &err), SALTO_OK);
+    ck_assert(res.converged);
+    ck_assert_int_le(res.iterations, first.iterations);
+    ck_assert_double_eq_tol(res.objective, first.objective, 1e-6 * (1 + first.objective));
+    free(x), free(x0);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+// the reference objective alone (eq. 21) reproduces the reference motion
+START_TEST(reference_objective_reproduces_the_reference) {
+    make_tmp();
+    double* x0;
+    int nx;
+    solve_reach_to_file(&x0, &nx);
+    char text[8192], path[512];
+    snprintf(text, sizeof text,
+             "character: %s\n"
+             "phases:\n  - {name: move, duration: 1.0}\n"
+             "spline: {control_points: 12}\n"
+             "constraints:\n"
+             "  - {type: pose, time: 0, dofs: {knee: 0}}\n"
+             "objective:\n  - {type: reference, weight: 1, motion: reach.json}\n",
+             abs_path("data/characters/gymnast7.yaml"));
+    snprintf(path, sizeof path, "%s/ref.yaml", tmpdir);
+    write_text(path, text);
+    salto_error err = {0};
+    salto_problem_desc* p = salto_problem_load(path, &err);
+    ck_assert_ptr_nonnull(p);
+    salto_nlp* nlp = build(p);
+    double* x = malloc(sizeof(double) * (size_t)nx);
+    salto_nlp_initial_guess(nlp, x);
+    salto_solve_result res;
+    ck_assert_int_eq(salto_solve(nlp, x, NULL, NULL, &res, &err), SALTO_OK);
+    ck_assert(res.converged);
+    // the reference is a spline on the same knots, sampled to frames at 60 Hz and interpolated
+    // linearly: the fit recovers it up to that interpolation
+    for (int i = 0; i < nx; i++) ck_assert_double_eq_tol(x[i], x0[i], 2e-3);
+    // and the objective is the squared distance, near zero
+    ck_assert_double_lt(res.objective, 1e-6);
+
+    // gradient and Hessian of the reference term against differences
+    double* g = malloc(sizeof(double) * (size_t)nx);
+    salto_nlp_eval_grad(nlp, x0, g);
+    for (int i = 0; i < nx; i++) {
+        const double h = 1e-6;
+        double fp, fm;
+        x0[i] += h;
+        salto_nlp_eval_f(nlp, x0, &fp);
+        x0[i] -= 2 * h;
+        salto_nlp_eval_f(nlp, x0, &fm);
+        x0[i] += h;
+        ck_assert_double_eq_tol(g[i], (fp - fm) / (2 * h), 1e-6);
+    }
+    free(g), free(x), free(x0);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+// a reference or warm-start motion that cannot be used is an error at the problem's line
+START_TEST(bad_motion_files_point_at_the_problem) {
+    make_tmp();
+    char text[8192], path[512], msg[1024];
+    // a motion on the humanoid, used by a gymnast problem
+    salto_problem_desc* ph = load("tests/data/nlp/keyframes3d.yaml");
+    salto_nlp* nh = build(ph);
+    double* xh = malloc(sizeof(double) * (size_t)salto_nlp_nx(nh));
+    salto_nlp_initial_guess(nh, xh);
+    snprintf(path, sizeof path, "%s/human.json", tmpdir);
+    salto_error err = {0};
+    ck_assert_int_eq(salto_motion_write_json(nh, xh, NULL, path, &err), SALTO_OK);
+    free(xh);
+    salto_nlp_destroy(nh);
+    salto_problem_destroy(ph);
+    const char* cases[][2] = {
+        {"objective:\n  - {type: reference, weight: 1, motion: human.json}\n", "not on this problem's character"},
+        {"objective:\n  - {type: reference, weight: 1, motion: missing.json}\n", "cannot use the reference motion"},
+        {"initial_guess: {type: motion, motion: missing.json}\n", "cannot use the warm-start motion"},
+    };
+    for (int k = 0; k < 3; k++) {
+        snprintf(text, sizeof text,
+                 "character: %s\nphases:\n  - {name: move, duration: 1.0}\n%s",
+                 abs_path("data/characters/gymnast7.yaml"), cases[k][0]);
+        snprintf(path, sizeof path, "%s/bad%d.yaml", tmpdir, k);
+        write_text(path, text);
+        salto_error e = {0};
+        salto_problem_desc* p = salto_problem_load(path, &e);
+        ck_assert_ptr_nonnull(p);
+        salto_nlp* nlp = salto_nlp_build(p, &e);
+        ck_assert_ptr_null(nlp);
+        salto_error_format(&e, msg, sizeof msg);
+        ck_assert_msg(strstr(msg, cases[k][1]) != NULL, "case %d: %s", k, msg);
+        ck_assert_msg(strstr(msg, path) == msg && e.where.line == (k < 2 ? 5 : 4), "case %d: %s",
+                      k, msg);
+        salto_problem_destroy(p);
+    }
+}
+END_TEST
+
+
 Suite* nlp_suite(void) {
     Suite* s = suite_create("nlp");
     TCase* tc = tcase_create("derivatives");
@@ -382,6 +561,9 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, reach_converges);
     tcase_add_test(sv, keyframes_converge);
     tcase_add_test(sv, hold_converges);
+    tcase_add_test(sv, warm_start_resumes_a_solution);
+    tcase_add_test(sv, reference_objective_reproduces_the_reference);
+    tcase_add_test(sv, bad_motion_files_point_at_the_problem);
     suite_add_tcase(s, sv);
     return s;
 }

@@ -17,6 +17,7 @@
 #include "salto/bspline.h"
 #include "salto/data.h"
 #include "salto/kinematics.h"
+#include "salto/motion.h"
 #include "salto/spatial.h"
 
 #define NLP_INF 1e20
@@ -56,6 +57,10 @@ struct salto_nlp {
     double* hess_G0;         // banded Gram matrix of values (7 ncp)
     double* obj_w;           // per-DOF objective weight w omega_j^2 (nv)
     double obj_rho;          // weight of the regularisation int q^2 dt (every DOF)
+    double ref_w;            // weight of the reference term int (q - q_R)^2 dt (eq. 21)
+    double* ref_b;           // its linear part int N_a q_R,j dt                (nv x ncp)
+    double ref_c;            // and its constant part sum_j int q_R,j^2 dt
+    salto_motion* warm;      // the warm-start motion, or NULL
     double* msub;            // mass of each link's subtree, kg (nv)
     int hess_dofs;           // DOFs with a non-zero objective weight (0 or nv)
     int* hess_row;           // Lagrangian Hessian pattern, lower triangle (nnz_hess)
@@ -272,6 +277,83 @@ static int cmp_block(const void* a, const void* b) {
 }
 
 
+// a motion a problem names (warm start or reference): read, and on the problem's character
+static salto_motion* load_motion_for(const salto_problem_desc* p, const char* path,
+                                     salto_src_loc loc, const char* what, salto_error* err) {
+    salto_error inner = {0};
+    salto_motion* mo = salto_motion_load_json(path, &inner);
+    if (!mo) {
+        char msg[700];
+        salto_error_format(&inner, msg, sizeof msg);
+        SALTO_FAIL(err, inner.status == SALTO_ERR_NOMEM ? SALTO_ERR_NOMEM : SALTO_ERR_INVALID, loc,
+                   "cannot use the %s motion: %s", what, msg);
+        return NULL;
+    }
+    const salto_model* m = p->model;
+    int same = mo->nv == m->nv;
+    for (int j = 0; same && j < m->nv; j++) same = strcmp(mo->dof_name[j], m->link_name[j]) == 0;
+    if (!same) {
+        SALTO_FAIL(err, SALTO_ERR_INVALID, loc,
+                   "the %s motion '%s' is not on this problem's character (its %d DOFs do not "
+                   "match the character's %d DOFs by name and order)",
+                   what, path, mo->nv, m->nv);
+        salto_motion_destroy(mo);
+        return NULL;
+    }
+    return mo;
+}
+
+
+// Fang & Pollard eq. 21: w int (q - q_R)^2 dt = w sum_j (c_j' G0 c_j - 2 b_j' c_j + int q_R,j^2)
+// with b_j,a = int N_a q_R,j dt. The reference is the motion's frames interpolated linearly,
+// played over the problem's duration (scaled if the two durations differ); the integrals are
+// taken by 8-point Gauss-Legendre on 8 pieces of every spline segment.
+static salto_status build_reference(salto_nlp* nlp, salto_error* err) {
+    const salto_problem_desc* p = nlp->p;
+    const int nv = nlp->nv, ncp = nlp->ncp;
+    for (int k = 0; k < p->nobj; k++) {
+        const salto_objective_desc* od = &p->objs[k];
+        if (od->type != SALTO_OBJ_REFERENCE) continue;
+        salto_motion* mo = load_motion_for(p, od->motion, od->loc, "reference", err);
+        if (!mo) return err->status;
+        if (!nlp->ref_b) nlp->ref_b = salto_calloc((size_t)nv * ncp, sizeof(double));
+        double* q = salto_malloc((size_t)nv * sizeof(double));
+        if (!nlp->ref_b || !q) {
+            salto_free(q);
+            salto_motion_destroy(mo);
+            return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+        }
+        static const double gx[8] = {-0.9602898564975363, -0.7966664774136267, -0.5255324099163290,
+                                     -0.1834346424956498, 0.1834346424956498,  0.5255324099163290,
+                                     0.7966664774136267,  0.9602898564975363};
+        static const double gw[8] = {0.1012285362903763, 0.2223810344533745, 0.3137066458778873,
+                                     0.3626837833783620, 0.3626837833783620, 0.3137066458778873,
+                                     0.2223810344533745, 0.1012285362903763};
+        const double w = od->weight;
+        const double scale = p->duration > 0 ? mo->duration / p->duration : 1.0;
+        const int npiece = 8 * nlp->spline.nseg;
+        const double hp = p->duration / npiece;
+        for (int piece = 0; piece < npiece; piece++) {
+            for (int g = 0; g < 8; g++) {
+                const double t = (piece + 0.5 + 0.5 * gx[g]) * hp;
+                const double wt = 0.5 * hp * gw[g] * w;
+                double N[4];
+                const int first = salto_bspline_basis(&nlp->spline, t, N, NULL, NULL);
+                salto_motion_sample(mo, t * scale, q);
+                for (int j = 0; j < nv; j++) {
+                    for (int a = 0; a < 4; a++) nlp->ref_b[j * ncp + first + a] += wt * N[a] * q[j];
+                    nlp->ref_c += wt * q[j] * q[j];
+                }
+            }
+        }
+        nlp->ref_w += w;
+        salto_free(q);
+        salto_motion_destroy(mo);
+    }
+    return SALTO_OK;
+}
+
+
 void salto_nlp_destroy(salto_nlp* nlp) {
     if (!nlp) return;
     salto_free(nlp->blocks);
@@ -284,6 +366,8 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->x_hi);
     salto_free(nlp->hess_G);
     salto_free(nlp->hess_G0);
+    salto_free(nlp->ref_b);
+    salto_motion_destroy(nlp->warm);
     salto_free(nlp->hess_row);
     salto_free(nlp->hess_col);
     salto_free(nlp->hess_obj);
@@ -319,15 +403,12 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         goto fail;
     }
 
-    // objective terms: only the acceleration term (Fang & Pollard eq. 20) is built so far
-    for (int k = 0; k < p->nobj; k++) {
-        if (p->objs[k].type != SALTO_OBJ_ACCELERATION) {
-            SALTO_FAIL(err, SALTO_ERR_INVALID, p->objs[k].loc,
-                       "the reference objective needs a reference motion, and reading motion "
-                       "files is not implemented yet");
-            goto fail;
-        }
+    // motions the problem names: the warm start and the reference of eq. 21
+    if (p->guess.type == SALTO_GUESS_MOTION) {
+        nlp->warm = load_motion_for(p, p->guess.motion, p->guess.loc, "warm-start", err);
+        if (!nlp->warm) goto fail;
     }
+    if (build_reference(nlp, err) != SALTO_OK) goto fail;
 
     // constraint blocks
     builder B = {nlp, 0, 0, 0, NULL};
@@ -434,13 +515,15 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         if (m->link_parent[j] >= 0) nlp->msub[m->link_parent[j]] += nlp->msub[j];
     }
     double wsum = 0.0;
-    for (int k = 0; k < p->nobj; k++) wsum += p->objs[k].weight;
+    for (int k = 0; k < p->nobj; k++) {
+        if (p->objs[k].type == SALTO_OBJ_ACCELERATION) wsum += p->objs[k].weight;
+    }
     for (int j = 0; j < nlp->nv; j++) {
         const double om = j < m->nroot ? ROOT_WEIGHT : nlp->msub[j] / m->mass;
         nlp->obj_w[j] = wsum * om * om;
     }
-    nlp->obj_rho = wsum * RHO;
-    nlp->hess_dofs = wsum > 0.0 ? nlp->nv : 0;
+    nlp->obj_rho = wsum * RHO + nlp->ref_w;
+    nlp->hess_dofs = wsum > 0.0 || nlp->ref_w > 0.0 ? nlp->nv : 0;
     if (build_hessian_pattern(nlp) != SALTO_OK) goto nomem;
 
     // evaluation scratch
@@ -872,10 +955,13 @@ static double band_row(const salto_nlp* nlp, int j, int a, const double* c) {
 
 
 salto_status salto_nlp_eval_f(salto_nlp* nlp, const double* x, double* f) {
-    double sum = 0.0;
+    double sum = nlp->ref_c;
     for (int j = 0; j < nlp->nv && nlp->hess_dofs > 0; j++) {
         const double* c = x + j * nlp->ncp;
-        for (int a = 0; a < nlp->ncp; a++) sum += c[a] * band_row(nlp, j, a, c);
+        for (int a = 0; a < nlp->ncp; a++) {
+            sum += c[a] * band_row(nlp, j, a, c);
+            if (nlp->ref_b) sum -= 2.0 * nlp->ref_b[j * nlp->ncp + a] * c[a];
+        }
     }
     *f = sum;
     return isfinite(sum) ? SALTO_OK : SALTO_ERR_NUMERIC;
@@ -886,7 +972,9 @@ salto_status salto_nlp_eval_grad(salto_nlp* nlp, const double* x, double* grad) 
     for (int j = 0; j < nlp->nv; j++) {
         const double* c = x + j * nlp->ncp;
         for (int a = 0; a < nlp->ncp; a++) {
-            grad[j * nlp->ncp + a] = nlp->hess_dofs > 0 ? 2.0 * band_row(nlp, j, a, c) : 0.0;
+            double gr = nlp->hess_dofs > 0 ? 2.0 * band_row(nlp, j, a, c) : 0.0;
+            if (nlp->ref_b) gr -= 2.0 * nlp->ref_b[j * nlp->ncp + a];
+            grad[j * nlp->ncp + a] = gr;
         }
     }
     return finite_n(grad, nlp->nx) ? SALTO_OK : SALTO_ERR_NUMERIC;
@@ -997,6 +1085,23 @@ static double keyframe_value(const salto_problem_desc* p, int j, double t) {
 void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
     const salto_problem_desc* p = nlp->p;
     const salto_guess_desc* gd = &p->guess;
+    const salto_motion* mo = nlp->warm;
+    if (mo) {
+        // the previous solution: its control points when the spline is the same, else its
+        // frames sampled at the Greville abscissae (played over this problem's duration)
+        if (mo->ncp == nlp->ncp && mo->control && fabs(mo->duration - p->duration) < 1e-12) {
+            memcpy(x, mo->control, (size_t)nlp->nx * sizeof(double));
+        } else {
+            double* q = nlp->J3; // scratch of 3 nv doubles
+            for (int a = 0; a < nlp->ncp; a++) {
+                const double t = salto_bspline_greville(&nlp->spline, a);
+                salto_motion_sample(mo, t * mo->duration / p->duration, q);
+                for (int j = 0; j < nlp->nv; j++) x[j * nlp->ncp + a] = q[j];
+            }
+        }
+        for (int i = 0; i < nlp->nx; i++) x[i] = fmin(fmax(x[i], nlp->x_lo[i]), nlp->x_hi[i]);
+        return;
+    }
     for (int a = 0; a < nlp->ncp; a++) {
         const double t = salto_bspline_greville(&nlp->spline, a);
         for (int j = 0; j < nlp->nv; j++) {
