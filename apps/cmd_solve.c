@@ -16,8 +16,10 @@ static void help(void) {
            "violation, elapsed time), then a summary (status, iterations, time, the worst\n"
            "constraint with its name and time). Writes, each atomically, into DIR (default\n"
            "out/<problem name>):\n"
-           "  motion.json  the problem as resolved, control points, frames, solver statistics\n"
-           "  motion.csv   time and every DOF at the problem's frame rate\n"
+           "  motion.json    the problem as resolved, control points, frames, solver statistics\n"
+           "  motion.csv     time and every DOF at the problem's frame rate\n"
+           "  motion.bvh     the motion on the character's skeleton (Blender and other readers)\n"
+           "  filmstrip.png  poses at evenly spaced times side by side, contacts and bar drawn\n"
            "Exit status: 0 when IPOPT reports success, 1 when it stops without success (the\n"
            "best iterate is still written, marked as not converged), 2 for bad input.\n\n"
            "  -o DIR    where to write the motion\n"
@@ -131,20 +133,30 @@ int cmd_solve(int argc, char** argv) {
         if (!res.converged) status = 1;
 
         // the best iterate is written either way, marked in motion.json
-        char json[4200], csv[4200];
+        char json[4200], csv[4200], bvh[4200], png[4200];
         snprintf(json, sizeof json, "%s/motion.json", dir);
         snprintf(csv, sizeof csv, "%s/motion.csv", dir);
-        if (make_dirs(dir) != 0) {
+        snprintf(bvh, sizeof bvh, "%s/motion.bvh", dir);
+        snprintf(png, sizeof png, "%s/filmstrip.png", dir);
+        salto_motion* mo = salto_motion_from_nlp(nlp, x);
+        if (!mo) {
+            fprintf(stderr, "salto solve: out of memory\n");
+            status = 1;
+        } else if (make_dirs(dir) != 0) {
             fprintf(stderr, "salto solve: cannot create '%s': %s\n", dir, strerror(errno));
             status = 2;
         } else if (salto_motion_write_json(nlp, x, &res, json, &err) != SALTO_OK ||
-                   salto_motion_write_csv(nlp, x, csv, &err) != SALTO_OK) {
+                   salto_motion_write_csv(nlp, x, csv, &err) != SALTO_OK ||
+                   salto_motion_write_bvh(p->model, mo, bvh, &err) != SALTO_OK ||
+                   salto_motion_write_filmstrip(p, mo, p->output.filmstrip_frames, png, &err) !=
+                       SALTO_OK) {
             app_print_error(&err);
             status = 2;
         } else {
-            fprintf(stderr, "wrote %s and %s%s\n", json, csv,
-                    res.converged ? "" : " (not converged)");
+            fprintf(stderr, "wrote %s/: motion.json, motion.csv, motion.bvh, filmstrip.png%s\n",
+                    dir, res.converged ? "" : " (not converged)");
         }
+        salto_motion_destroy(mo);
     }
     salto_free(x);
     salto_nlp_destroy(nlp);

@@ -56,7 +56,8 @@ run)
     for problem in reach keyframes hold; do
         ./build/apps/salto solve "problems/$problem.yaml" -o "out/$problem" --quiet
     done
-    echo "the motions are in out/reach, out/keyframes and out/hold (motion.json, motion.csv)"
+    echo "the motions are in out/reach, out/keyframes and out/hold: motion.json, motion.csv,"
+    echo "motion.bvh, and the pictures out/*/filmstrip.png"
     ;;
 test)
     build build -DCMAKE_BUILD_TYPE=Release -DSALTO_WERROR=ON

@@ -136,6 +136,9 @@ grep_in "$tmp/err" "worst constraint"
 grep_in "$tmp/reach/motion.json" '"converged": true'
 if [ "$(wc -l <"$tmp/reach/motion.csv")" -eq 62 ] && head -1 "$tmp/reach/motion.csv" | grep -q "^t,root_x,root_z,root_ry,shoulder"; then ok; else fail "motion.csv shape"; fi
 if [ ! -e "$tmp/reach/motion.json.tmp" ]; then ok; else fail "temporary file left behind"; fi
+grep_in "$tmp/reach/motion.bvh" "^HIERARCHY"
+grep_in "$tmp/reach/motion.bvh" "^Frames: 61"
+if head -c 8 "$tmp/reach/filmstrip.png" | od -An -c | grep -q "P   N   G"; then ok; else fail "filmstrip.png is not a PNG"; fi
 # progress lines: one per iteration on stderr
 expect 0 "$salto" solve "$root/problems/reach.yaml" -o "$tmp/reach2"
 grep_in "$tmp/err" "^iter +[0-9]+ +objective"
