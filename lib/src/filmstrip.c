@@ -7,9 +7,9 @@
 // middle of a pose's horizontal extent sits in the middle of its panel, and all poses share
 // one scale and one vertical placement, so heights can be compared across the strip.
 //
-// Bodies on the near side (names ending in _r, or the body origin at y < 0 for unnamed
-// sides) are drawn dark and last; bodies on the far side (_l, y > 0) light and first; bodies
-// on the middle plane (the trunk, every body of a planar character) count as near. Capsules
+// Bodies on the near side (names ending in _r, and bodies without a side: the trunk, every
+// body of a planar character) are drawn dark and last; bodies on the far side (_l) light and
+// first. Capsules
 // are thick lines with round caps of the capsule's diameter, spheres circles, boxes the
 // outline of their projected corners. The contact sites of the phase active at a pose's
 // time are red dots, the bar of a bar phase a small dark disc at the bar point.
@@ -108,16 +108,13 @@ static int geom_points(const salto_model* m, const salto_data* d, int g, double 
 }
 
 
-// 1 if body k is on the far side (+y, the character's left) at this pose
+// 1 if body k is on the far side: the character's left (name ending in _l); bodies without a
+// side (the trunk, the head, every body of a planar character) stay near whatever their pose
 static int far_side(const salto_model* m, const salto_data* d, int k) {
+    (void)d;
     const char* name = m->body_name[k];
     const size_t n = name ? strlen(name) : 0;
-    if (n >= 2 && name[n - 2] == '_' && (name[n - 1] == 'l' || name[n - 1] == 'L')) return 1;
-    if (n >= 2 && name[n - 2] == '_' && (name[n - 1] == 'r' || name[n - 1] == 'R')) return 0;
-    const double* R;
-    const double* p;
-    frame_of(m, d, m->body_link[k], k, &R, &p);
-    return p[1] > 1e-3;
+    return n >= 2 && name[n - 2] == '_' && (name[n - 1] == 'l' || name[n - 1] == 'L');
 }
 
 
