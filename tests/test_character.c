@@ -107,13 +107,7 @@ static void assert_desc_equal(const salto_character_desc* a, const salto_charact
 
 // ---- broken inputs: every loader error, with status, place and message ----
 
-typedef struct bad_case {
-    const char* file;     // under tests/data/bad/
-    salto_status status;
-    int line, col;        // 0: no location expected
-    const char* msg;      // substring of the message
-    const char* note;     // the whole note, or NULL for none
-} bad_case;
+typedef salto_bad_case bad_case;
 
 static const bad_case bad_cases[] = {
     {"wrong_type.yaml", SALTO_ERR_INVALID, 16, 11, "expected a number for 'mass', found 'heavy'",
@@ -200,23 +194,7 @@ START_TEST(bad_file) {
 
     salto_error err = {0};
     salto_character_desc* c = salto_character_load(path, &err);
-    char msg[1024];
-    salto_error_format(&err, msg, sizeof msg);
-    ck_assert_msg(c == NULL, "%s loaded", bc->file);
-    ck_assert_msg(err.status == bc->status, "%s: status %d, expected %d: %s", bc->file,
-                  err.status, bc->status, msg);
-
-    // "file:line:col: error: ..." with the path as given
-    char where[4200];
-    snprintf(where, sizeof where, "%s:%d:%d: error: ", path, bc->line, bc->col);
-    ck_assert_msg(strncmp(msg, where, strlen(where)) == 0, "%s: expected '%s...', got: %s",
-                  bc->file, where, msg);
-    ck_assert_msg(strstr(err.msg, bc->msg), "%s: '%s' not in: %s", bc->file, bc->msg, msg);
-    if (bc->note) {
-        ck_assert_str_eq(err.note, bc->note);
-    } else {
-        ck_assert_msg(err.note[0] == '\0', "%s: unexpected note: %s", bc->file, err.note);
-    }
+    salto_test_check_bad(bc, path, c != NULL, &err);
 }
 END_TEST
 

@@ -243,13 +243,7 @@ END_TEST
 
 // ---- broken files: status, place and message ----
 
-typedef struct bad_case {
-    const char* file;     // under tests/data/motion/bad/
-    salto_status status;
-    int line, col;
-    const char* msg;      // substring of the message
-    const char* note;     // the whole note, or NULL for none
-} bad_case;
+typedef salto_bad_case bad_case;
 
 static const bad_case bad_cases[] = {
     {"syntax.json", SALTO_ERR_SYNTAX, 9, 32, "did not find expected ',' or ']'", NULL},
@@ -336,23 +330,7 @@ START_TEST(bad_file) {
 
     salto_error err = {0};
     salto_motion* mo = salto_motion_load_json(path, &err);
-    char msg[1024];
-    salto_error_format(&err, msg, sizeof msg);
-    ck_assert_msg(mo == NULL, "%s loaded", bc->file);
-    ck_assert_msg(err.status == bc->status, "%s: status %d, expected %d: %s", bc->file,
-                  err.status, bc->status, msg);
-
-    // "file:line:col: error: ..." with the motion file's path as given
-    char where[4200];
-    snprintf(where, sizeof where, "%s:%d:%d: error: ", path, bc->line, bc->col);
-    ck_assert_msg(strncmp(msg, where, strlen(where)) == 0, "%s: expected '%s...', got: %s",
-                  bc->file, where, msg);
-    ck_assert_msg(strstr(err.msg, bc->msg), "%s: '%s' not in: %s", bc->file, bc->msg, msg);
-    if (bc->note) {
-        ck_assert_str_eq(err.note, bc->note);
-    } else {
-        ck_assert_msg(err.note[0] == '\0', "%s: unexpected note: %s", bc->file, err.note);
-    }
+    salto_test_check_bad(bc, path, mo != NULL, &err);
     // no error object: the same failure, no crash
     ck_assert_ptr_null(salto_motion_load_json(path, NULL));
 }

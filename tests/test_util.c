@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "salto/character.h"
 
@@ -154,4 +155,24 @@ void salto_test_counting_free(void* p, void* user) {
     salto_test_counter* c = user;
     c->live--;
     free(p);
+}
+
+
+void salto_test_check_bad(const salto_bad_case* bc, const char* path, int loaded,
+                          const salto_error* err) {
+    char msg[1024];
+    salto_error_format(err, msg, sizeof msg);
+    ck_assert_msg(!loaded, "%s loaded", bc->file);
+    ck_assert_msg(err->status == bc->status, "%s: status %d, expected %d: %s", bc->file,
+                  err->status, bc->status, msg);
+    char where[4200];
+    snprintf(where, sizeof where, "%s:%d:%d: error: ", path, bc->line, bc->col);
+    ck_assert_msg(strncmp(msg, where, strlen(where)) == 0, "%s: expected '%s...', got: %s",
+                  bc->file, where, msg);
+    ck_assert_msg(strstr(err->msg, bc->msg), "%s: '%s' not in: %s", bc->file, bc->msg, msg);
+    if (bc->note) {
+        ck_assert_str_eq(err->note, bc->note);
+    } else {
+        ck_assert_msg(err->note[0] == '\0', "%s: unexpected note: %s", bc->file, err->note);
+    }
 }

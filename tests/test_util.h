@@ -62,6 +62,20 @@ typedef struct salto_test_counter {
 void* salto_test_counting_malloc(size_t n, void* user);
 void salto_test_counting_free(void* p, void* user);
 
+// a broken input file and the error it must give: status, file:line:col (the path as given)
+// and a substring of the message, and the whole note (NULL: none)
+typedef struct salto_bad_case {
+    const char* file;
+    salto_status status;
+    int line, col;
+    const char* msg;
+    const char* note;
+} salto_bad_case;
+
+// checks that loading path failed (loaded is 0) with the error bc describes
+void salto_test_check_bad(const salto_bad_case* bc, const char* path, int loaded,
+                          const salto_error* err);
+
 // largest absolute entry
 double salto_test_maxabs(const double* a, int n);
 
