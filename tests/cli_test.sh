@@ -150,6 +150,7 @@ if [ $? -eq 0 ] && grep -q "Solve_Succeeded" "$tmp/err"; then ok; else fail "ipo
 # stopping without success: exit 1, the best iterate written and marked
 cat >"$tmp/short.yaml" <<YAML
 character: $root/data/characters/gymnast7.yaml
+physics: false
 phases:
   - {name: move, duration: 1.0}
 constraints:

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "salto/aggregate.h"
 #include "salto/bspline.h"
 #include "salto/data.h"
 #include "salto/kinematics.h"
@@ -23,10 +24,11 @@
 #define NLP_INF 1e20
 
 typedef struct block {
-    int con;             // constraint index in the problem
+    int con;             // constraint index in the problem; -1 for a physics block
+    int phase;           // physics block: the phase whose contact it enforces; else -1
     double t;            // evaluation time, s
     int first;           // first control point of the four non-zero basis functions at t
-    double N[4], dN[4];  // basis values and time derivatives at t
+    double N[4], dN[4], ddN[4]; // basis values and first and second time derivatives at t
     int row0, nrows;     // rows [row0, row0 + nrows)
     int diag;            // 1: row r depends on dep[r] only; 0: every row on all deps
     int ndep;            // DOFs the rows depend on
@@ -75,7 +77,9 @@ struct salto_nlp {
     salto_data* d;
     double* J3;              // a point Jacobian, 3 x nv
     double* dq;              // row derivatives of one block (3 x nv)
-    double* dqd;             // (3 x nv)
+    double* dqd;             // (8 x nv)
+    double* dqdd;            // (8 x nv), physics rows only
+    double* Jf;              // the aggregate force's Jacobian, 6 x 3 nv
     double* sums;            // com helper: m, h (3), Hf (3) per link (nv x 7)
     double last_t;           // time of the kinematics in d
     const double* last_x;    // and the x they were computed from
@@ -118,6 +122,7 @@ static block* new_block(builder* B) {
     block* b = &nlp->blocks[nlp->nblock++];
     memset(b, 0, sizeof *b);
     b->link = -1;
+    b->phase = -1;
     b->dep0 = B->ndep;
     return b;
 }
@@ -381,6 +386,8 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->J3);
     salto_free(nlp->dq);
     salto_free(nlp->dqd);
+    salto_free(nlp->dqdd);
+    salto_free(nlp->Jf);
     salto_free(nlp->sums);
     salto_data_destroy(nlp->d);
     salto_free(nlp);
@@ -434,6 +441,27 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             goto nomem;
         }
     }
+    // physics on the aggregate force at every slice, by the contact of the slice's phase
+    if (p->physics) {
+        const int planar = salto_model_is_planar(m);
+        for (int k = 0; k < p->nslice; k++) {
+            const double t = salto_problem_slice_time(p, k);
+            const int ph = salto_problem_phase_at(p, t);
+            block* b = new_block(&B);
+            if (!b || push_all(&B, b)) {
+                salto_free(B.dep);
+                goto nomem;
+            }
+            b->con = -1;
+            b->phase = ph;
+            b->t = t;
+            switch (p->phases[ph].contact.type) {
+            case SALTO_CONTACT_BAR: b->nrows = 1; break;
+            case SALTO_CONTACT_GROUND: b->nrows = planar ? 4 : 8; break;
+            default: b->nrows = planar ? 3 : 6; break;
+            }
+        }
+    }
     nlp->dep = B.dep;
     if (nlp->nblock > 1) qsort(nlp->blocks, (size_t)nlp->nblock, sizeof(block), cmp_block);
 
@@ -443,7 +471,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         block* b = &nlp->blocks[i];
         b->row0 = row;
         row += b->nrows;
-        b->first = salto_bspline_basis(&nlp->spline, b->t, b->N, b->dN, NULL);
+        b->first = salto_bspline_basis(&nlp->spline, b->t, b->N, b->dN, b->ddN);
         b->jac0 = nnz;
         nnz += 4 * (b->diag ? b->nrows : b->nrows * b->ndep);
     }
@@ -473,11 +501,21 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
                 }
             }
         }
-        // bounds: equalities, except the ground clearance (g >= height)
+        // bounds: equalities, except the ground clearance (g >= height) and the contact
+        // inequalities (see physics_rows)
         for (int r = 0; r < b->nrows; r++) {
-            const salto_constraint_desc* cd = &p->cons[b->con];
             double lo = 0.0, hi = 0.0;
-            if (cd->type == SALTO_CON_ABOVE_GROUND) lo = cd->height, hi = NLP_INF;
+            if (b->con >= 0) {
+                const salto_constraint_desc* cd = &p->cons[b->con];
+                if (cd->type == SALTO_CON_ABOVE_GROUND) lo = cd->height, hi = NLP_INF;
+            } else {
+                const salto_contact_desc* ct = &p->phases[b->phase].contact;
+                if (ct->type == SALTO_CONTACT_BAR) {
+                    lo = -ct->torque_max, hi = ct->torque_max;
+                } else if (ct->type == SALTO_CONTACT_GROUND) {
+                    lo = 0.0, hi = r == 0 ? ct->force_max : NLP_INF;
+                }
+            }
             nlp->g_lo[b->row0 + r] = lo;
             nlp->g_hi[b->row0 + r] = hi;
         }
@@ -529,13 +567,16 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     // evaluation scratch
     nlp->d = salto_data_create(m);
     nlp->J3 = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
-    nlp->dq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
-    nlp->dqd = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
+    nlp->dq = salto_malloc(8 * (size_t)nlp->nv * sizeof(double));
+    nlp->dqd = salto_malloc(8 * (size_t)nlp->nv * sizeof(double));
+    nlp->dqdd = salto_calloc(8 * (size_t)nlp->nv, sizeof(double));
+    nlp->Jf = salto_malloc(18 * (size_t)nlp->nv * sizeof(double));
     nlp->sums = salto_malloc(7 * (size_t)nlp->nv * sizeof(double));
     nlp->xs = salto_malloc((size_t)nlp->nx * sizeof(double));
-    nlp->Jp = salto_malloc(2 * 3 * 4 * (size_t)nlp->nv * sizeof(double));
+    nlp->Jp = salto_malloc(2 * 8 * 4 * (size_t)nlp->nv * sizeof(double));
     nlp->Hl = salto_malloc(16 * (size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
-    if (!nlp->d || !nlp->J3 || !nlp->dq || !nlp->dqd || !nlp->sums || !nlp->xs || !nlp->Jp ||
+    if (!nlp->d || !nlp->J3 || !nlp->dq || !nlp->dqd || !nlp->dqdd || !nlp->Jf || !nlp->sums ||
+        !nlp->xs || !nlp->Jp ||
         !nlp->Hl) {
         goto nomem;
     }
@@ -558,6 +599,7 @@ fail:
 // of its pattern slot.
 
 static int block_linear(const salto_nlp* nlp, const block* b) {
+    if (b->con < 0) return 0;
     const salto_constraint_type t = nlp->p->cons[b->con].type;
     return t == SALTO_CON_POSE || t == SALTO_CON_VELOCITY;
 }
@@ -738,9 +780,164 @@ static void com_sums(salto_nlp* nlp) {
 }
 
 
+// ---- physics on the aggregate force (Fang & Pollard 2003, section 4) ----
+//
+// At a slice, f0 = [n; f] (about the world origin) and its Jacobian in (q, qd, qdd) come from
+// the linear-time method. Each row is a function g(f0, c) of the aggregate force and, on the
+// ground, of the support centre c(q) (the centroid of the contact sites); its derivatives are
+//   dg/dq_j = dg/df0 . df0/dq_j + dg/dc . dc/dq_j,  dg/dqd_j = dg/df0 . df0/dqd_j,  likewise qdd.
+// Rows (bounds in salto_nlp_build):
+//   flight: f0 = 0 (planar: n_y, f_x, f_z);
+//   bar:    s . n_c in [-tau_max, tau_max], n_c = n - p x f about the bar point p;
+//   ground: fN = N . f in [0, K]; the friction cone squared, ((mu^2 + 1) fN^2 - |f|^2) / W >= 0
+//           (W the weight; with fN >= 0 this is the cone |f_t| <= mu fN, and smooth where the
+//           square root of |f_t| is not at zero force);
+//           the centre of pressure, d_y fN -+ T_x . n_c >= 0 and d_x fN -+ T_y . n_c >= 0 (planar:
+//           the second pair only); the twist, k fN -+ N . n_c >= 0 (3-D only).
+
+// a row as a linear function of f0 and c: value and gradients
+typedef struct frow {
+    double v;
+    double df0[6];
+    double dc[3];
+} frow;
+
+
+static void physics_rows(const salto_nlp* nlp, const block* b, const double* f0,
+                         const double* c, frow* rows) {
+    const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
+    const int planar = salto_model_is_planar(nlp->m);
+    memset(rows, 0, (size_t)b->nrows * sizeof(frow));
+    const double* n = f0;
+    const double* f = f0 + 3;
+    if (ct->type == SALTO_CONTACT_NONE) {
+        static const int planar_rows[3] = {1, 3, 5};
+        for (int r = 0; r < b->nrows; r++) {
+            const int k = planar ? planar_rows[r] : r;
+            rows[r].v = f0[k];
+            rows[r].df0[k] = 1.0;
+        }
+        return;
+    }
+    if (ct->type == SALTO_CONTACT_BAR) {
+        // s . (n - p x f) = s . n - (s x p) . f
+        double sp[3];
+        salto_v3_cross(sp, ct->bar_axis, ct->bar_point);
+        rows[0].v = salto_v3_dot(ct->bar_axis, n) - salto_v3_dot(sp, f);
+        for (int k = 0; k < 3; k++) rows[0].df0[k] = ct->bar_axis[k], rows[0].df0[3 + k] = -sp[k];
+        return;
+    }
+
+    // ground: the contact frame N, T_x (world x made normal to N, or y), T_y = N x T_x
+    const double* N = ct->normal;
+    double Tx[3], Ty[3];
+    const double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0};
+    const double* e = fabs(N[0]) < 0.9 ? ex : ey;
+    const double en = salto_v3_dot(e, N);
+    for (int k = 0; k < 3; k++) Tx[k] = e[k] - en * N[k];
+    const double tn = salto_v3_norm(Tx);
+    for (int k = 0; k < 3; k++) Tx[k] /= tn;
+    salto_v3_cross(Ty, N, Tx);
+    const double fN = salto_v3_dot(N, f);
+    const double mu2 = ct->friction * ct->friction;
+
+    // r0: fN
+    rows[0].v = fN;
+    for (int k = 0; k < 3; k++) rows[0].df0[3 + k] = N[k];
+    // r1: ((mu^2 + 1) fN^2 - |f|^2) / W, with W the character's weight: in newtons, like the
+    // other rows, so that neither the solver nor its tolerances see a row in N^2
+    const double gn = salto_v3_norm(nlp->m->gravity);
+    const double W = nlp->m->mass * (gn > 0 ? gn : 9.81);
+    rows[1].v = ((mu2 + 1.0) * fN * fN - salto_v3_dot(f, f)) / W;
+    for (int k = 0; k < 3; k++) rows[1].df0[3 + k] = (2.0 * (mu2 + 1.0) * fN * N[k] - 2.0 * f[k]) / W;
+
+    // moments about c along a unit axis a: a . (n - c x f); d/dn = a, d/df = -(a x c),
+    // d/dc = -(f x a)
+    const double* axes[3] = {Tx, Ty, N};
+    const double bound[3] = {ct->support_half[1], ct->support_half[0], ct->twist_max};
+    const int first_axis = planar ? 1 : 0, last_axis = planar ? 1 : 2;
+    int r = 2;
+    for (int ai = first_axis; ai <= last_axis; ai++) {
+        const double* a = axes[ai];
+        double ac[3], fa[3];
+        salto_v3_cross(ac, a, c);
+        salto_v3_cross(fa, f, a);
+        const double m = salto_v3_dot(a, n) - salto_v3_dot(ac, f);
+        for (int sgn = -1; sgn <= 1; sgn += 2, r++) {
+            // bound fN - sgn m >= 0
+            rows[r].v = bound[ai] * fN - sgn * m;
+            for (int k = 0; k < 3; k++) {
+                rows[r].df0[k] = -sgn * a[k];
+                rows[r].df0[3 + k] = bound[ai] * N[k] + sgn * ac[k];
+                rows[r].dc[k] = sgn * fa[k];
+            }
+        }
+    }
+}
+
+
+// the physics block's values and derivatives: f0 and its Jacobian at the slice
+static void eval_physics(salto_nlp* nlp, const double* x, const block* b, double* g,
+                         int want_jac) {
+    const salto_model* m = nlp->m;
+    salto_data* d = nlp->d;
+    const int nv = nlp->nv;
+    for (int j = 0; j < nv; j++) {
+        const double* cp = x + j * nlp->ncp + b->first;
+        d->q[j] = b->N[0] * cp[0] + b->N[1] * cp[1] + b->N[2] * cp[2] + b->N[3] * cp[3];
+        d->qd[j] = b->dN[0] * cp[0] + b->dN[1] * cp[1] + b->dN[2] * cp[2] + b->dN[3] * cp[3];
+        d->qdd[j] = b->ddN[0] * cp[0] + b->ddN[1] * cp[1] + b->ddN[2] * cp[2] + b->ddN[3] * cp[3];
+    }
+    double f0[6];
+    salto_f0_jac(m, d, SALTO_JAC_LINEAR, f0, nlp->Jf, NULL);
+    nlp->have_state = 0; // the kinematics in d are now this slice's, with accelerations
+
+    // support centre: the contact sites' centroid, and its Jacobian (3 x nv in J3)
+    const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
+    double c[3] = {0, 0, 0};
+    if (ct->type == SALTO_CONTACT_GROUND) {
+        if (want_jac) memset(nlp->J3, 0, 3 * (size_t)nv * sizeof(double));
+        double* Js = nlp->sums; // 7 nv >= 3 nv scratch
+        for (int s = 0; s < ct->nsite; s++) {
+            double xs[3];
+            salto_site_pos(m, d, ct->site[s], xs);
+            for (int k = 0; k < 3; k++) c[k] += xs[k] / ct->nsite;
+            if (!want_jac) continue;
+            salto_site_jac(m, d, ct->site[s], Js);
+            for (int i = 0; i < 3 * nv; i++) nlp->J3[i] += Js[i] / ct->nsite;
+        }
+    }
+    frow rows[8];
+    physics_rows(nlp, b, f0, c, rows);
+    for (int r = 0; r < b->nrows; r++) g[r] = rows[r].v;
+    if (!want_jac) return;
+    const int ncol = 3 * nv;
+    for (int r = 0; r < b->nrows; r++) {
+        for (int j = 0; j < nv; j++) {
+            double a = 0.0, ad = 0.0, add = 0.0;
+            for (int k = 0; k < 6; k++) {
+                const double w = rows[r].df0[k];
+                if (w == 0.0) continue;
+                a += w * nlp->Jf[k * ncol + j];
+                ad += w * nlp->Jf[k * ncol + nv + j];
+                add += w * nlp->Jf[k * ncol + 2 * nv + j];
+            }
+            for (int k = 0; k < 3; k++) a += rows[r].dc[k] * nlp->J3[k * nv + j];
+            nlp->dq[r * nv + j] = a;
+            nlp->dqd[r * nv + j] = ad;
+            nlp->dqdd[r * nv + j] = add;
+        }
+    }
+}
+
+
 // rows of block b at x: values g (nrows) and derivatives with respect to the q and qd of its
 // deps, dq and dqd (nrows x ndep, row-major)
 static void eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac) {
+    if (b->con < 0) {
+        eval_physics(nlp, x, b, g, want_jac);
+        return;
+    }
     const salto_model* m = nlp->m;
     const salto_constraint_desc* cd = &nlp->p->cons[b->con];
     salto_data* d = nlp->d;
@@ -925,7 +1122,8 @@ salto_status salto_nlp_eval_jac(salto_nlp* nlp, const double* x, double* values)
             for (int jj = j0; jj < j1; jj++) {
                 const double a = b->diag ? nlp->dq[r] : nlp->dq[r * nd + jj];
                 const double c = b->diag ? nlp->dqd[r] : nlp->dqd[r * nd + jj];
-                for (int k = 0; k < 4; k++) *v++ = a * b->N[k] + c * b->dN[k];
+                const double e = b->con < 0 ? nlp->dqdd[r * nd + jj] : 0.0;
+                for (int k = 0; k < 4; k++) *v++ = a * b->N[k] + c * b->dN[k] + e * b->ddN[k];
             }
         }
     }
@@ -989,15 +1187,16 @@ void salto_nlp_hess_pattern(const salto_nlp* nlp, int* rows, int* cols) {
 
 // the Jacobian rows of block b at x with respect to its local variables (nrows x 4 ndep)
 static void block_jac_local(salto_nlp* nlp, const double* x, const block* b, double* out) {
-    double g[3];
+    double g[8];
     nlp->have_state = 0;
     eval_block(nlp, x, b, g, 1);
     const int nd = b->ndep;
     for (int r = 0; r < b->nrows; r++) {
         for (int jj = 0; jj < nd; jj++) {
             for (int k = 0; k < 4; k++) {
-                out[(r * nd + jj) * 4 + k] =
-                    nlp->dq[r * nd + jj] * b->N[k] + nlp->dqd[r * nd + jj] * b->dN[k];
+                const double e = b->con < 0 ? nlp->dqdd[r * nd + jj] : 0.0;
+                out[(r * nd + jj) * 4 + k] = nlp->dq[r * nd + jj] * b->N[k] +
+                                             nlp->dqd[r * nd + jj] * b->dN[k] + e * b->ddN[k];
             }
         }
     }
@@ -1028,7 +1227,7 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
         if (!any) continue;
         const int nu = 4 * b->ndep;
         double* Jplus = nlp->Jp;
-        double* Jminus = nlp->Jp + 3 * nu;
+        double* Jminus = nlp->Jp + 8 * nu;
         double* H = nlp->Hl;
         for (int u = 0; u < nu; u++) {
             const int xu = block_var(nlp, b, u);
@@ -1158,6 +1357,29 @@ double salto_nlp_row_time(const salto_nlp* nlp, int r) {
 
 void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
     const block* b = &nlp->blocks[row_block(nlp, r)];
+    if (b->con < 0) {
+        // physics: the phase's contact and the row's meaning
+        static const char* const flight3[6] = {"n_x", "n_y", "n_z", "f_x", "f_y", "f_z"};
+        static const char* const flight2[3] = {"n_y", "f_x", "f_z"};
+        static const char* const ground3[8] = {"normal force", "friction cone",
+                                               "centre of pressure -T_x", "centre of pressure +T_x",
+                                               "centre of pressure -T_y", "centre of pressure +T_y",
+                                               "twist -", "twist +"};
+        static const char* const ground2[4] = {"normal force", "friction cone",
+                                               "centre of pressure -x", "centre of pressure +x"};
+        const salto_phase_desc* ph = &nlp->p->phases[b->phase];
+        const int k = r - b->row0;
+        const int planar = salto_model_is_planar(nlp->m);
+        const char* what = ph->contact.type == SALTO_CONTACT_BAR      ? "torque about the bar"
+                           : ph->contact.type == SALTO_CONTACT_GROUND ? (planar ? ground2 : ground3)[k]
+                           : (planar ? flight2 : flight3)[k];
+        const char* kind = ph->contact.type == SALTO_CONTACT_BAR      ? "bar"
+                           : ph->contact.type == SALTO_CONTACT_GROUND ? "ground"
+                                                                      : "flight f0";
+        snprintf(buf, n, "%s %s in phase '%s' at t = %.3f s (%s:%d:%d)", kind, what, ph->name, b->t,
+                 ph->loc.file ? ph->loc.file : "?", ph->loc.line, ph->loc.col);
+        return;
+    }
     const salto_constraint_desc* cd = &nlp->p->cons[b->con];
     const salto_model* m = nlp->m;
     const int k = r - b->row0;

@@ -1260,11 +1260,14 @@ static salto_status read_model(reader* R, const salto_cfg_node* top) {
 
 static salto_status read_problem(reader* R, const salto_cfg* cfg) {
     const salto_cfg_node* top = salto_cfg_root(cfg);
-    static const char* const keys[] = {"character",   "gravity",       "phases", "spline",
-                                       "constraints", "objective",     "initial_guess",
-                                       "solver",      "output",        NULL};
+    static const char* const keys[] = {"character", "gravity",       "physics", "phases",
+                                       "spline",    "constraints",   "objective",
+                                       "initial_guess", "solver",    "output",  NULL};
     salto_status s = salto_cfg_check_keys(top, keys, R->err);
     if (s) return s;
+    R->p->physics = 1;
+    const salto_cfg_node* phys = salto_cfg_child(top, "physics");
+    if (phys && (s = salto_cfg_bool(phys, &R->p->physics, R->err))) return s;
     s = read_model(R, top);
     if (s) return s;
     s = read_phases(R, top);

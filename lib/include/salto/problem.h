@@ -119,6 +119,8 @@ typedef struct salto_problem_desc {
     char* path;             // the problem file
     char* character;        // character file, resolved against the problem's folder
     salto_model* model;     // owned
+    int physics;            // 1 (default): every slice obeys its phase's contact physics on
+                            //   the aggregate force; 0: a purely kinematic problem
     double duration;        // s, sum of the phase durations
     int nphase;
     salto_phase_desc* phases;       // (nphase)
