@@ -89,6 +89,7 @@ static void write_file(const char* path, const char* text) {
 
 START_TEST(example_reach) {
     salto_problem_desc* p = load_ok("problems/reach.yaml");
+    ck_assert_int_eq(p->physics, 0); // a kinematic problem
     ck_assert_str_eq(p->model->name, "gymnast7");
     ck_assert_int_eq(p->model->nv, 7);
     ck_assert_int_eq(p->nphase, 1);
@@ -416,6 +417,7 @@ START_TEST(defaults) {
     ck_assert_double_eq(p->solver.tolerance, 1e-6);
     ck_assert_int_eq(p->solver.max_iterations, 1000);
     ck_assert_int_eq(p->solver.hessian_exact, 1);
+    ck_assert_int_eq(p->physics, 1); // physics is on unless switched off
     ck_assert_double_eq(p->solver.max_cpu_time, 600.0);
     ck_assert_int_eq(p->solver.print_level, 0);
     ck_assert_double_eq(p->output.frame_rate, 60.0);
@@ -787,6 +789,7 @@ static const bad_case bad_cases[] = {
     {"control_points_real.yaml", SALTO_ERR_INVALID, 14, 19,
      "expected an integer for 'control_points', found '10.5'",
      NULL},
+    {"physics_not_bool.yaml", SALTO_ERR_INVALID, 13, 10, "'physics'", NULL},
     {"bad_hessian.yaml", SALTO_ERR_INVALID, 14, 12,
      "unknown hessian 'exakt' (expected one of: limited-memory, exact)",
      "did you mean 'exact'?"},
