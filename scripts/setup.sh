@@ -53,11 +53,11 @@ run)
     echo
     ./build/apps/salto bench dynamics --quick
     echo
-    for problem in reach keyframes hold; do
+    for problem in highbar_dismount highbar_dismount_08 reach keyframes hold; do
         ./build/apps/salto solve "problems/$problem.yaml" -o "out/$problem" --quiet
     done
-    echo "the motions are in out/reach, out/keyframes and out/hold: motion.json, motion.csv,"
-    echo "motion.bvh, and the pictures out/*/filmstrip.png"
+    echo "the motions are in out/<problem>/: motion.json, motion.csv, motion.bvh, and the"
+    echo "pictures out/<problem>/filmstrip.png (start with out/highbar_dismount/filmstrip.png)"
     ;;
 test)
     build build -DCMAKE_BUILD_TYPE=Release -DSALTO_WERROR=ON

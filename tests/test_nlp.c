@@ -1,7 +1,7 @@
 // test_nlp.c: the NLP through the interface IPOPT uses: every Jacobian entry against central
 // differences of the constraints, the pattern against the differences' non-zeros, the
 // gradient and the constant Hessian; kinematic problems that must converge
-#define _XOPEN_SOURCE 700 // realpath
+#define _XOPEN_SOURCE 700 // realpath, M_PI
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -379,6 +379,50 @@ START_TEST(hold_converges) {
 END_TEST
 
 
+// peak height of the centre of mass over phase ph of a solved motion, sampled at 200 Hz
+static double peak_com_height(const salto_nlp* nlp, const salto_problem_desc* p, const double* x,
+                              int ph) {
+    const salto_model* m = p->model;
+    salto_data* d = salto_data_create(m);
+    double peak = -1e30;
+    const double t0 = p->phases[ph].start, T = p->phases[ph].duration;
+    for (int k = 0; k <= 200 * T; k++) {
+        const double t = t0 + fmin(k / 200.0, T);
+        salto_nlp_state(nlp, x, t, d->q, d->qd, NULL);
+        salto_fk(m, d, SALTO_FK_VEL);
+        salto_link_inertias(m, d);
+        double c[3];
+        salto_com(m, d, c, NULL);
+        peak = fmax(peak, c[2]);
+    }
+    salto_data_destroy(d);
+    return peak;
+}
+
+
+// the paper's high-bar dismount with physics: both flight times converge from the automatic
+// guess to a back somersault, and the longer flight peaks higher (Fang & Pollard, Figure 6)
+START_TEST(highbar_dismounts) {
+    salto_problem_desc *p6, *p8;
+    salto_nlp *n6, *n8;
+    salto_solve_result r6, r8;
+    double* x6 = solve("problems/highbar_dismount.yaml", &p6, &n6, &r6);
+    double* x8 = solve("problems/highbar_dismount_08.yaml", &p8, &n8, &r8);
+    double q[8];
+    salto_nlp_state(n6, x6, p6->duration, q, NULL, NULL);
+    ck_assert_double_eq_tol(q[2], -2 * M_PI, 1e-4); // a full somersault, landed upright
+    salto_nlp_state(n8, x8, p8->duration, q, NULL, NULL);
+    ck_assert_double_eq_tol(q[2], -2 * M_PI, 1e-4);
+    const double h6 = peak_com_height(n6, p6, x6, 1), h8 = peak_com_height(n8, p8, x8, 1);
+    ck_assert_msg(h8 > h6 + 0.05, "peak centre of mass in flight: 0.8 s flight %.3f m, 0.6 s %.3f m",
+                  h8, h6);
+    free(x6), free(x8);
+    salto_nlp_destroy(n6), salto_nlp_destroy(n8);
+    salto_problem_destroy(p6), salto_problem_destroy(p8);
+}
+END_TEST
+
+
 // ---- warm starts and reference motions (files made in a temporary folder) ----
 
 static char tmpdir[256];
@@ -572,6 +616,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, reach_converges);
     tcase_add_test(sv, keyframes_converge);
     tcase_add_test(sv, hold_converges);
+    tcase_add_test(sv, highbar_dismounts);
     tcase_add_test(sv, warm_start_resumes_a_solution);
     tcase_add_test(sv, reference_objective_reproduces_the_reference);
     tcase_add_test(sv, bad_motion_files_point_at_the_problem);
