@@ -1,6 +1,7 @@
 // cmd_check.c: salto check CHARACTER: load, validate and summarise a character file
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
@@ -56,9 +57,48 @@ static int check_problem(const char* path) {
     printf("constraints: %d, objective terms: %d\n", p->ncon, p->nobj);
     printf("NLP: %d variables, %d constraints, %d Jacobian non-zeros, %d Hessian non-zeros\n",
            salto_nlp_nx(nlp), salto_nlp_ng(nlp), salto_nlp_nnz_jac(nlp), salto_nlp_nnz_hess(nlp));
+
+    // likely set-up errors, before solving: more equalities than variables, and constraint
+    // rows that depend on others at the initial guess (stated twice, a site held in two
+    // places, a velocity fixed both directly and through a held site)
+    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
+    double* x = malloc(sizeof(double) * (size_t)nx);
+    double* lo = malloc(sizeof(double) * (size_t)(ng + 1));
+    double* hi = malloc(sizeof(double) * (size_t)(ng + 1));
+    int* dep = malloc(sizeof(int) * (size_t)(ng + 1));
+    int status = 0;
+    if (!x || !lo || !hi || !dep) {
+        fprintf(stderr, "salto check: out of memory\n");
+        status = 1;
+    } else {
+        salto_nlp_initial_guess(nlp, x);
+        salto_nlp_bounds(nlp, NULL, NULL, lo, hi);
+        int neq = 0;
+        for (int r = 0; r < ng; r++) neq += lo[r] == hi[r];
+        if (neq > nx) {
+            printf("warning: %d equality constraints for %d variables: the problem is "
+                   "over-determined\n", neq, nx);
+        }
+        int rank = 0, ndep = 0;
+        if (salto_nlp_jac_rank(nlp, x, &rank, dep, &ndep, &err) != SALTO_OK) {
+            app_print_error(&err);
+        } else if (ndep > 0) {
+            printf("warning: the equality constraints' Jacobian at the initial guess has rank %d "
+                   "for %d rows; these depend on the others:\n", rank, neq);
+            for (int k = 0; k < ndep && k < 12; k++) {
+                char name[600];
+                salto_nlp_row_name(nlp, dep[k], name, sizeof name);
+                printf("  %s\n", name);
+            }
+            if (ndep > 12) printf("  ... and %d more\n", ndep - 12);
+        } else {
+            printf("equality constraints' Jacobian at the initial guess: full rank (%d)\n", rank);
+        }
+    }
+    free(x), free(lo), free(hi), free(dep);
     salto_nlp_destroy(nlp);
     salto_problem_destroy(p);
-    return 0;
+    return status;
 }
 
 

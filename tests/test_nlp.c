@@ -602,6 +602,54 @@ START_TEST(bad_motion_files_point_at_the_problem) {
 END_TEST
 
 
+// salto check's set-up test: a constraint stated twice shows as rows that depend on others,
+// named; a well-posed problem has a full-rank Jacobian at its initial guess
+START_TEST(rank_deficiency_is_found_and_named) {
+    make_tmp();
+    char text[8192], path[512];
+    snprintf(text, sizeof text,
+             "character: %s\n"
+             "physics: false\n"
+             "phases:\n  - {name: move, duration: 1.0}\n"
+             "constraints:\n"
+             "  - {type: site_at, site: hands, point: [0.6, 0, 1.6], time: end}\n"
+             "  - {type: site_at, site: hands, point: [0.7, 0, 1.6], time: end}\n",
+             abs_path("data/characters/gymnast7.yaml"));
+    snprintf(path, sizeof path, "%s/twice.yaml", tmpdir);
+    write_text(path, text);
+    const char* files[2] = {path, NULL};
+    for (int k = 0; k < 2; k++) {
+        salto_error err = {0};
+        salto_problem_desc* p = k == 0 ? salto_problem_load(files[0], &err)
+                                       : load("tests/data/nlp/reach2d.yaml");
+        ck_assert_ptr_nonnull(p);
+        salto_nlp* nlp = build(p);
+        const int ng = salto_nlp_ng(nlp);
+        double* x = malloc(sizeof(double) * (size_t)salto_nlp_nx(nlp));
+        int* dep = malloc(sizeof(int) * (size_t)ng);
+        salto_nlp_initial_guess(nlp, x);
+        int rank = -1, ndep = -1;
+        ck_assert_int_eq(salto_nlp_jac_rank(nlp, x, &rank, dep, &ndep, &err), SALTO_OK);
+        if (k == 0) {
+            // four rows (x and z, twice), rank two
+            ck_assert_int_eq(ng, 4);
+            ck_assert_int_eq(rank, 2);
+            ck_assert_int_eq(ndep, 2);
+            char name[600];
+            salto_nlp_row_name(nlp, dep[0], name, sizeof name);
+            ck_assert_msg(strstr(name, "site_at 'hands'"), "%s", name);
+        } else {
+            ck_assert_int_eq(rank, ng);
+            ck_assert_int_eq(ndep, 0);
+        }
+        free(x), free(dep);
+        salto_nlp_destroy(nlp);
+        salto_problem_destroy(p);
+    }
+}
+END_TEST
+
+
 Suite* nlp_suite(void) {
     Suite* s = suite_create("nlp");
     TCase* tc = tcase_create("derivatives");
@@ -618,6 +666,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, hold_converges);
     tcase_add_test(sv, highbar_dismounts);
     tcase_add_test(sv, warm_start_resumes_a_solution);
+    tcase_add_test(sv, rank_deficiency_is_found_and_named);
     tcase_add_test(sv, reference_objective_reproduces_the_reference);
     tcase_add_test(sv, bad_motion_files_point_at_the_problem);
     suite_add_tcase(s, sv);

@@ -261,8 +261,9 @@ static salto_status add_blocks_at(builder* B, int c, double t) {
         break;
     case SALTO_CON_COM_POSITION:
     case SALTO_CON_COM_VELOCITY:
+        // a planar character's centre of mass stays in the x-z plane: no y row
         for (int k = 0; k < 3; k++) {
-            if (cd->mask[k]) b->comp[b->nrows++] = k;
+            if (cd->mask[k] && !(planar && k == 1)) b->comp[b->nrows++] = k;
         }
         if (push_all(B, b)) return SALTO_ERR_NOMEM;
         break;

@@ -56,6 +56,13 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n);
 // Time of constraint row r, s.
 double salto_nlp_row_time(const salto_nlp* nlp, int r);
 
+// The rank of the equality rows of the constraint Jacobian at x (rows scaled to unit length,
+// SuiteSparse's rank-revealing QR) and the equality rows that depend linearly on the others
+// (dep_rows, room for ng; *ndep of them): a likely set-up error (a constraint stated twice,
+// a site held in two places), which also stalls the solver.
+salto_status salto_nlp_jac_rank(salto_nlp* nlp, const double* x, int* rank, int* dep_rows,
+                                int* ndep, salto_error* err);
+
 // The distinct times at which constraints are evaluated, ascending, into times (at most
 // ng entries; may be NULL); returns their number.
 int salto_nlp_eval_times(const salto_nlp* nlp, double* times);

@@ -1,0 +1,107 @@
+// rank.c: the rank of an NLP's constraint Jacobian by SuiteSparse's rank-revealing QR (the only
+// file that includes SuiteSparseQR's and CHOLMOD's headers)
+//
+// The equality rows of the Jacobian (inequalities may depend on each other harmlessly, and at
+// zero contact force the friction and pressure rows always do), each scaled to unit length,
+// become the columns of J'; a QR factorisation of J' with column pivoting puts the rows that
+// depend on the others last: E[rank .. neq - 1].
+#include "salto/nlp.h"
+
+#include <SuiteSparseQR_C.h>
+#include <math.h>
+#include <string.h>
+
+salto_status salto_nlp_jac_rank(salto_nlp* nlp, const double* x, int* rank, int* dep_rows,
+                                int* ndep, salto_error* err) {
+    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp), nnz = salto_nlp_nnz_jac(nlp);
+    *rank = 0;
+    *ndep = 0;
+    if (ng == 0) return SALTO_OK;
+    int* rows = salto_malloc((size_t)nnz * sizeof(int));
+    int* cols = salto_malloc((size_t)nnz * sizeof(int));
+    double* val = salto_malloc((size_t)nnz * sizeof(double));
+    double* norm = salto_calloc((size_t)ng, sizeof(double));
+    double* lo = salto_malloc((size_t)ng * sizeof(double));
+    double* hi = salto_malloc((size_t)ng * sizeof(double));
+    int* col_of = salto_malloc((size_t)ng * sizeof(int)); // equality row -> column of J'
+    int* row_of = salto_malloc((size_t)ng * sizeof(int)); // column of J' -> row
+    if (!rows || !cols || !val || !norm || !lo || !hi || !col_of || !row_of) {
+        salto_free(rows), salto_free(cols), salto_free(val), salto_free(norm);
+        salto_free(lo), salto_free(hi), salto_free(col_of), salto_free(row_of);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
+    salto_nlp_bounds(nlp, NULL, NULL, lo, hi);
+    int neq = 0;
+    for (int r = 0; r < ng; r++) {
+        col_of[r] = lo[r] == hi[r] ? neq : -1;
+        if (col_of[r] >= 0) row_of[neq++] = r;
+    }
+    salto_nlp_jac_pattern(nlp, rows, cols);
+    salto_status st = salto_nlp_eval_jac(nlp, x, val);
+    if (st != SALTO_OK || neq == 0) {
+        salto_free(rows), salto_free(cols), salto_free(val), salto_free(norm);
+        salto_free(lo), salto_free(hi), salto_free(col_of), salto_free(row_of);
+        if (st == SALTO_OK) return SALTO_OK;
+        return SALTO_FAIL(err, st, salto_loc_none(),
+                          "the constraint Jacobian is not finite at the initial guess");
+    }
+    int nnz_eq = 0;
+    for (int e = 0; e < nnz; e++) nnz_eq += col_of[rows[e]] >= 0;
+    for (int e = 0; e < nnz; e++) norm[rows[e]] += val[e] * val[e];
+
+    cholmod_common cc;
+    cholmod_l_start(&cc);
+    cc.print = 0;
+    // J' (nx x ng) in compressed columns: the pattern is sorted by row, then column
+    cholmod_sparse* A = cholmod_l_allocate_sparse((size_t)nx, (size_t)neq, (size_t)nnz_eq + 1,
+                                                  1, 1, 0, CHOLMOD_REAL, &cc);
+    if (!A) {
+        cholmod_l_finish(&cc);
+        salto_free(rows), salto_free(cols), salto_free(val), salto_free(norm);
+        salto_free(lo), salto_free(hi), salto_free(col_of), salto_free(row_of);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
+    SuiteSparse_long* Ap = A->p;
+    SuiteSparse_long* Ai = A->i;
+    double* Ax = A->x;
+    memset(Ap, 0, (size_t)(neq + 1) * sizeof(SuiteSparse_long));
+    for (int e = 0; e < nnz; e++) {
+        if (col_of[rows[e]] >= 0) Ap[col_of[rows[e]] + 1]++;
+    }
+    for (int c = 0; c < neq; c++) Ap[c + 1] += Ap[c];
+    for (int e = 0, k = 0; e < nnz; e++) {
+        if (col_of[rows[e]] < 0) continue;
+        const double sc = norm[rows[e]] > 0 ? 1.0 / sqrt(norm[rows[e]]) : 0.0;
+        Ai[k] = cols[e];
+        Ax[k] = val[e] * sc;
+        k++;
+    }
+
+    cholmod_sparse* R = NULL;
+    SuiteSparse_long* E = NULL;
+    const SuiteSparse_long r = SuiteSparseQR_C(SPQR_ORDERING_DEFAULT, 1e-9, 0, 0, A, NULL, NULL,
+                                               NULL, NULL, &R, &E, NULL, NULL, NULL, &cc);
+    if (r < 0) {
+        st = SALTO_FAIL(err, SALTO_ERR_NUMERIC, salto_loc_none(),
+                        "the rank-revealing QR of the constraint Jacobian failed");
+    } else {
+        *rank = (int)r;
+        for (SuiteSparse_long k = r; k < neq; k++) {
+            dep_rows[(*ndep)++] = row_of[E ? (int)E[k] : (int)k];
+        }
+        // equality rows with no entries at all are dependent whatever their place in E
+        for (int q = 0; q < ng; q++) {
+            if (col_of[q] < 0 || norm[q] > 0) continue;
+            int listed = 0;
+            for (int k = 0; k < *ndep; k++) listed |= dep_rows[k] == q;
+            if (!listed) dep_rows[(*ndep)++] = q;
+        }
+    }
+    cholmod_l_free_sparse(&R, &cc);
+    if (E) cholmod_l_free((size_t)neq, sizeof(SuiteSparse_long), E, &cc);
+    cholmod_l_free_sparse(&A, &cc);
+    cholmod_l_finish(&cc);
+    salto_free(rows), salto_free(cols), salto_free(val), salto_free(norm);
+    salto_free(lo), salto_free(hi), salto_free(col_of), salto_free(row_of);
+    return st;
+}
