@@ -1,6 +1,8 @@
 // cmd_solve.c: salto solve PROBLEM [-o DIR]: optimise a motion and write it out
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -31,6 +33,47 @@ static void progress(const salto_solver_progress* p, void* user) {
     (void)user;
     fprintf(stderr, "iter %4d  objective %14.7e  violation %9.2e  %8.3f s\n", p->iter,
             p->objective, p->inf_pr, p->elapsed);
+}
+
+
+typedef struct violation {
+    int row;
+    double amount;
+} violation;
+
+
+static int cmp_violation(const void* a, const void* b) {
+    const double x = ((const violation*)a)->amount, y = ((const violation*)b)->amount;
+    return (x < y) - (x > y);
+}
+
+
+// after a failed solve: the constraints that remain violated, largest first
+static void report_violations(salto_nlp* nlp, const double* x, double tol) {
+    const int ng = salto_nlp_ng(nlp);
+    double* g = malloc(sizeof(double) * (size_t)(ng + 1));
+    double* lo = malloc(sizeof(double) * (size_t)(ng + 1));
+    double* hi = malloc(sizeof(double) * (size_t)(ng + 1));
+    violation* v = malloc(sizeof(violation) * (size_t)(ng + 1));
+    if (!g || !lo || !hi || !v || salto_nlp_eval_g(nlp, x, g) != SALTO_OK) {
+        free(g), free(lo), free(hi), free(v);
+        return;
+    }
+    salto_nlp_bounds(nlp, NULL, NULL, lo, hi);
+    int n = 0;
+    for (int r = 0; r < ng; r++) {
+        const double a = fmax(fmax(lo[r] - g[r], g[r] - hi[r]), 0.0);
+        if (a > tol) v[n].row = r, v[n].amount = a, n++;
+    }
+    qsort(v, (size_t)n, sizeof(violation), cmp_violation);
+    if (n > 0) fprintf(stderr, "%d constraint rows remain violated (by more than %g):\n", n, tol);
+    for (int k = 0; k < n && k < 10; k++) {
+        char name[600];
+        salto_nlp_row_name(nlp, v[k].row, name, sizeof name);
+        fprintf(stderr, "  %.3e  %s\n", v[k].amount, name);
+    }
+    if (n > 10) fprintf(stderr, "  ... and %d more\n", n - 10);
+    free(g), free(lo), free(hi), free(v);
 }
 
 
@@ -130,7 +173,10 @@ int cmd_solve(int argc, char** argv) {
             salto_nlp_row_name(nlp, res.worst_row, name, sizeof name);
             fprintf(stderr, "worst constraint: %.3e, %s\n", res.max_violation, name);
         }
-        if (!res.converged) status = 1;
+        if (!res.converged) {
+            status = 1;
+            report_violations(nlp, x, p->solver.tolerance);
+        }
 
         // the best iterate is written either way, marked in motion.json
         char json[4200], csv[4200], bvh[4200], png[4200];

@@ -162,6 +162,8 @@ expect 1 "$salto" solve "$tmp/short.yaml" -o "$tmp/short" --quiet
 grep_in "$tmp/err" "Maximum_Iterations_Exceeded"
 grep_in "$tmp/short/motion.json" '"converged": false'
 grep_in "$tmp/err" "not converged"
+grep_in "$tmp/err" "constraint rows remain violated"
+grep_in "$tmp/err" "site_at 'hands' (x|z) at t = 1.000 s"
 # bad input: exit 2 with the location
 expect 2 "$salto" solve "$tmp/bad.yaml" -o "$tmp/bad"
 expect 2 "$salto" solve "$tmp/no_such_problem.yaml"
