@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "salto/aggregate.h"
 #include "salto/kinematics.h"
 #include "salto/motion.h"
 #include "salto/nlp.h"
@@ -650,6 +651,55 @@ START_TEST(rank_deficiency_is_found_and_named) {
 END_TEST
 
 
+// the derivative method is a per-run choice: every method gives the physics rows' Jacobian of
+// the linear one, to its accuracy (Fang & Pollard's Figure 10 compares them)
+START_TEST(derivative_methods_agree) {
+    salto_problem_desc* p = load(_i % 2 ? "tests/data/nlp/all3d.yaml" : "tests/data/nlp/all2d.yaml");
+    const double rtol[SALTO_JAC_COUNT] = {0, 1e-9, 1e-4, 1e-7, 1e-8};
+    double* ref = NULL;
+    double* x = NULL;
+    int nnz = 0;
+    for (int k = 0; k < SALTO_JAC_COUNT; k++) {
+        p->solver.derivatives = k;
+        salto_nlp* nlp = build(p);
+        nnz = salto_nlp_nnz_jac(nlp);
+        if (!x) {
+            x = malloc(sizeof(double) * (size_t)salto_nlp_nx(nlp));
+            random_point(nlp, x, 5000u + (unsigned)_i);
+        }
+        double* val = malloc(sizeof(double) * (size_t)nnz);
+        ck_assert_int_eq(salto_nlp_eval_jac(nlp, x, val), SALTO_OK);
+        if (k == 0) {
+            ref = val;
+        } else {
+            const double scale = fmax(1.0, salto_test_maxabs(ref, nnz));
+            char ctx[96];
+            snprintf(ctx, sizeof ctx, "method %s", salto_jac_method_name((salto_jac_method)k));
+            ck_assert_vec_close(val, ref, nnz, rtol[k] * scale, rtol[k], ctx);
+            free(val);
+        }
+        salto_nlp_destroy(nlp);
+    }
+    free(ref), free(x);
+    salto_problem_destroy(p);
+
+    // and the problem file says which
+    make_tmp();
+    char text[8192], path[512];
+    snprintf(text, sizeof text,
+             "character: %s\nphases:\n  - {name: a, duration: 1.0}\nsolver: {derivatives: richardson}\n",
+             abs_path("data/characters/gymnast7.yaml"));
+    snprintf(path, sizeof path, "%s/method.yaml", tmpdir);
+    write_text(path, text);
+    salto_error err = {0};
+    salto_problem_desc* q = salto_problem_load(path, &err);
+    ck_assert_ptr_nonnull(q);
+    ck_assert_int_eq(q->solver.derivatives, SALTO_JAC_RICHARDSON);
+    salto_problem_destroy(q);
+}
+END_TEST
+
+
 Suite* nlp_suite(void) {
     Suite* s = suite_create("nlp");
     TCase* tc = tcase_create("derivatives");
@@ -658,6 +708,7 @@ Suite* nlp_suite(void) {
     tcase_add_loop_test(tc, objective_gradient_and_hessian, 0, 4);
     tcase_add_loop_test(tc, lagrangian_hessian_matches_differences, 0, 4);
     tcase_add_loop_test(tc, non_finite_is_a_failed_evaluation, 0, 4);
+    tcase_add_loop_test(tc, derivative_methods_agree, 0, 2);
     suite_add_tcase(s, tc);
     TCase* sv = tcase_create("solve");
     tcase_set_timeout(sv, 120);

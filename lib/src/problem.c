@@ -32,6 +32,9 @@ static const char* const constraint_names[] = {
 static const char* const objective_names[] = {"acceleration", "reference", NULL};
 static const char* const guess_names[] = {"interpolate", "motion", NULL};
 static const char* const hessian_names[] = {"limited-memory", "exact", NULL};
+// in salto_jac_method order (aggregate.h)
+static const char* const derivative_names[] = {"linear",     "direct",     "fd-forward",
+                                               "fd-central", "richardson", NULL};
 
 // ---- allocation ----
 
@@ -1175,10 +1178,11 @@ static salto_status read_solver(reader* R, const salto_cfg_node* top) {
     sv->hessian_exact = 1;
     sv->max_cpu_time = 600.0;
     sv->print_level = 0;
+    sv->derivatives = 0;
     const salto_cfg_node* n = salto_cfg_child(top, "solver");
     if (!n) return SALTO_OK;
-    static const char* const keys[] = {"tolerance", "max_iterations", "hessian", "max_cpu_time",
-                                       "print_level", NULL};
+    static const char* const keys[] = {"tolerance",    "max_iterations", "hessian",
+                                       "derivatives",  "max_cpu_time",   "print_level", NULL};
     salto_status s = salto_cfg_check_keys(n, keys, R->err);
     if (s) return s;
     s = read_num_opt(R, n, "tolerance", 0.0, 1, &sv->tolerance);
@@ -1187,6 +1191,8 @@ static salto_status read_solver(reader* R, const salto_cfg_node* top) {
     if (s) return s;
     const salto_cfg_node* hn = salto_cfg_child(n, "hessian");
     if (hn && (s = read_enum(R, hn, hessian_names, "hessian", &sv->hessian_exact))) return s;
+    const salto_cfg_node* dn = salto_cfg_child(n, "derivatives");
+    if (dn && (s = read_enum(R, dn, derivative_names, "derivatives", &sv->derivatives))) return s;
     s = read_num_opt(R, n, "max_cpu_time", 0.0, 1, &sv->max_cpu_time);
     if (s) return s;
     return read_int_opt(R, n, "print_level", 0, 12, &sv->print_level);

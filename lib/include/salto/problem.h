@@ -103,7 +103,10 @@ typedef struct salto_guess_desc {
 typedef struct salto_solver_desc {
     double tolerance;       // IPOPT tol (default 1e-6)
     int max_iterations;     // IPOPT max_iter (default 1000)
-    int hessian_exact;      // 0: limited-memory quasi-Newton (default), 1: exact
+    int hessian_exact;      // 0: limited-memory quasi-Newton, 1: exact (default)
+    int derivatives;        // the aggregate force's Jacobian method, a salto_jac_method
+                            //   (aggregate.h): linear (default), direct, fd-forward,
+                            //   fd-central, richardson
     double max_cpu_time;    // s (default 600)
     int print_level;        // IPOPT's own print level (default 0: salto prints progress)
 } salto_solver_desc;
