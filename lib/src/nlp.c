@@ -890,7 +890,11 @@ static void eval_physics(salto_nlp* nlp, const double* x, const block* b, double
         d->qdd[j] = b->ddN[0] * cp[0] + b->ddN[1] * cp[1] + b->ddN[2] * cp[2] + b->ddN[3] * cp[3];
     }
     double f0[6];
-    salto_f0_jac(m, d, (salto_jac_method)nlp->p->solver.derivatives, f0, nlp->Jf, NULL);
+    if (want_jac) {
+        salto_f0_jac(m, d, (salto_jac_method)nlp->p->solver.derivatives, f0, nlp->Jf, NULL);
+    } else {
+        salto_f0_rnea(m, d, f0); // values only: inverse dynamics, a fraction of the cost
+    }
     nlp->have_state = 0; // the kinematics in d are now this slice's, with accelerations
 
     // support centre: the contact sites' centroid, and its Jacobian (3 x nv in J3)
