@@ -424,6 +424,28 @@ START_TEST(highbar_dismounts) {
 END_TEST
 
 
+// the lamp hops forward with physics: converges, and lands where it was asked to
+START_TEST(luxo_hops) {
+    salto_problem_desc* p;
+    salto_nlp* nlp;
+    salto_solve_result res;
+    double* x = solve("problems/luxo_jump.yaml", &p, &nlp, &res);
+    const salto_model* m = p->model;
+    salto_data* d = salto_data_create(m);
+    salto_nlp_state(nlp, x, p->duration, d->q, d->qd, NULL);
+    salto_fk(m, d, SALTO_FK_POS);
+    double back[3];
+    salto_site_pos(m, d, salto_model_site(m, "base_back"), back);
+    const double want[3] = {0.21, 0.0, 0.0};
+    ck_assert_vec_close(back, want, 3, 1e-5, 0, "base at the end");
+    salto_data_destroy(d);
+    free(x);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
 // ---- warm starts and reference motions (files made in a temporary folder) ----
 
 static char tmpdir[256];
@@ -716,6 +738,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, keyframes_converge);
     tcase_add_test(sv, hold_converges);
     tcase_add_test(sv, highbar_dismounts);
+    tcase_add_test(sv, luxo_hops);
     tcase_add_test(sv, warm_start_resumes_a_solution);
     tcase_add_test(sv, rank_deficiency_is_found_and_named);
     tcase_add_test(sv, reference_objective_reproduces_the_reference);
