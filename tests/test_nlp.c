@@ -446,6 +446,28 @@ START_TEST(luxo_hops) {
 END_TEST
 
 
+// the monkey bars with physics: converges, and the right hand is on the third bar at the end
+START_TEST(monkey_bars_converge) {
+    salto_problem_desc* p;
+    salto_nlp* nlp;
+    salto_solve_result res;
+    double* x = solve("problems/monkey_bars.yaml", &p, &nlp, &res);
+    const salto_model* m = p->model;
+    salto_data* d = salto_data_create(m);
+    salto_nlp_state(nlp, x, p->duration, d->q, d->qd, NULL);
+    salto_fk(m, d, SALTO_FK_POS);
+    double hand[3];
+    salto_site_pos(m, d, salto_model_site(m, "hand_r"), hand);
+    const double bar[3] = {0.8, -0.185, 2.3};
+    ck_assert_vec_close(hand, bar, 3, 1e-5, 0, "right hand on the third bar");
+    salto_data_destroy(d);
+    free(x);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
 // ---- warm starts and reference motions (files made in a temporary folder) ----
 
 static char tmpdir[256];
@@ -739,6 +761,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, hold_converges);
     tcase_add_test(sv, highbar_dismounts);
     tcase_add_test(sv, luxo_hops);
+    tcase_add_test(sv, monkey_bars_converge);
     tcase_add_test(sv, warm_start_resumes_a_solution);
     tcase_add_test(sv, rank_deficiency_is_found_and_named);
     tcase_add_test(sv, reference_objective_reproduces_the_reference);
