@@ -534,14 +534,15 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         }
     }
 
-    // objective: w sum_j (m_sub,j / M)^2 int qdd_j^2 dt over the non-root DOFs (Fang & Pollard
-    // eq. 20, with the subtended mass as a fraction of the whole), whose Hessian is the
-    // constant banded Gram matrix of the basis' second derivatives. Two small terms make the
-    // optimum unique when constraints leave directions free (a kinematic problem does not fix
-    // the root, as physics does): the root DOFs' accelerations at ROOT_WEIGHT of the full
-    // weight, and RHO int q^2 dt on every DOF, which only picks among equally good motions
-    // the one nearest the zero posture.
-    const double ROOT_WEIGHT = 1e-3, RHO = 1e-6;
+    // objective: w sum_j (m_sub,j / M)^2 int qdd_j^2 dt (Fang & Pollard eq. 20, with the
+    // subtended mass as a fraction of the whole), whose Hessian is the constant banded Gram
+    // matrix of the basis' second derivatives. The paper leaves the root DOFs out, as physics
+    // determines them; here they count with their subtended mass, the whole body
+    // (ROOT_WEIGHT): a kinematic problem does not fix the root at all, and a grip on a bar
+    // leaves the body free to spin between the slices (a monkey-bars solution turned four
+    // times in two seconds without it). RHO int q^2 dt on every DOF only picks, among equally
+    // good motions, the one nearest the zero posture.
+    const double ROOT_WEIGHT = 1.0, RHO = 1e-6;
     nlp->hess_G = salto_malloc(7 * (size_t)nlp->ncp * sizeof(double));
     nlp->hess_G0 = salto_malloc(7 * (size_t)nlp->ncp * sizeof(double));
     nlp->obj_w = salto_calloc((size_t)nlp->nv, sizeof(double));
