@@ -168,6 +168,10 @@ int cmd_solve(int argc, char** argv) {
     } else {
         fprintf(stderr, "%s after %d iterations in %.3f s; objective %.7e\n", res.status_name,
                 res.iterations, res.elapsed, res.objective);
+        fprintf(stderr, "time: constraints %.3f s (%d), Jacobian %.3f s (%d), Hessian %.3f s (%d), "
+                        "IPOPT and the rest %.3f s\n",
+                res.time_g, res.n_eval_g, res.time_jac, res.n_eval_jac, res.time_h, res.n_eval_h,
+                res.elapsed - res.time_g - res.time_jac - res.time_h);
         if (res.worst_row >= 0) {
             char name[600];
             salto_nlp_row_name(nlp, res.worst_row, name, sizeof name);

@@ -133,6 +133,7 @@ grep_in "$tmp/out" "NLP: 84 variables, 23 constraints, 116 Jacobian non-zeros"
 expect 0 "$salto" solve "$root/problems/reach.yaml" -o "$tmp/reach" --quiet
 grep_in "$tmp/err" "Solve_Succeeded"
 grep_in "$tmp/err" "worst constraint"
+grep_in "$tmp/err" "^time: constraints [0-9.]+ s \([0-9]+\), Jacobian"
 grep_in "$tmp/reach/motion.json" '"converged": true'
 if [ "$(wc -l <"$tmp/reach/motion.csv")" -eq 62 ] && head -1 "$tmp/reach/motion.csv" | grep -q "^t,root_x,root_z,root_ry,shoulder"; then ok; else fail "motion.csv shape"; fi
 if [ ! -e "$tmp/reach/motion.json.tmp" ]; then ok; else fail "temporary file left behind"; fi

@@ -17,7 +17,8 @@ typedef struct ctx {
     salto_progress_fn progress;
     void* user;
     double t0;
-    int n_f, n_g, n_jac;
+    int n_f, n_g, n_jac, n_h;
+    double t_g, t_jac, t_h;
     int last_iter;
 } ctx;
 
@@ -48,7 +49,10 @@ static Bool eval_g(Index n, Number* x, Bool new_x, Index m, Number* g, UserDataP
     (void)n, (void)new_x, (void)m;
     ctx* c = u;
     c->n_g++;
-    return salto_nlp_eval_g(c->nlp, x, g) == SALTO_OK;
+    const double t0 = now_s();
+    const int ok = salto_nlp_eval_g(c->nlp, x, g) == SALTO_OK;
+    c->t_g += now_s() - t0;
+    return ok;
 }
 
 
@@ -61,7 +65,10 @@ static Bool eval_jac_g(Index n, Number* x, Bool new_x, Index m, Index nele, Inde
         return 1;
     }
     c->n_jac++;
-    return salto_nlp_eval_jac(c->nlp, x, values) == SALTO_OK;
+    const double t0 = now_s();
+    const int ok = salto_nlp_eval_jac(c->nlp, x, values) == SALTO_OK;
+    c->t_jac += now_s() - t0;
+    return ok;
 }
 
 
@@ -75,7 +82,11 @@ static Bool eval_h(Index n, Number* x, Bool new_x, Number obj_factor, Index m, N
         salto_nlp_hess_pattern(c->nlp, rows, cols);
         return 1;
     }
-    return salto_nlp_eval_hess(c->nlp, x, obj_factor, lambda, values) == SALTO_OK;
+    c->n_h++;
+    const double t0 = now_s();
+    const int ok = salto_nlp_eval_hess(c->nlp, x, obj_factor, lambda, values) == SALTO_OK;
+    c->t_h += now_s() - t0;
+    return ok;
 }
 
 
@@ -177,7 +188,7 @@ salto_status salto_solve(salto_nlp* nlp, double* x, salto_progress_fn progress, 
     opt_str(pb, "linear_solver", "mumps");
     opt_str(pb, "mu_strategy", "adaptive");
 
-    ctx c = {nlp, progress, user, now_s(), 0, 0, 0, 0};
+    ctx c = {nlp, progress, user, now_s(), 0, 0, 0, 0, 0.0, 0.0, 0.0, 0};
     SetIntermediateCallback(pb, intermediate);
     double obj = 0.0;
     const enum ApplicationReturnStatus st = IpoptSolve(pb, x, g, &obj, NULL, NULL, NULL, &c);
@@ -191,6 +202,10 @@ salto_status salto_solve(salto_nlp* nlp, double* x, salto_progress_fn progress, 
     result->n_eval_f = c.n_f;
     result->n_eval_g = c.n_g;
     result->n_eval_jac = c.n_jac;
+    result->n_eval_h = c.n_h;
+    result->time_g = c.t_g;
+    result->time_jac = c.t_jac;
+    result->time_h = c.t_h;
     salto_nlp_eval_f(nlp, x, &result->objective);
 
     // the worst constraint at the returned point

@@ -24,7 +24,9 @@ typedef struct salto_solve_result {
     double elapsed;        // s
     double max_violation;  // largest constraint violation at the returned x
     int worst_row;         // its row (-1 when there are no constraints)
-    int n_eval_f, n_eval_g, n_eval_jac;  // callback counts
+    int n_eval_f, n_eval_g, n_eval_jac, n_eval_h;  // callback counts
+    double time_g, time_jac, time_h;  // wall time in salto's constraint, Jacobian and Hessian
+                                      // evaluations, s (the rest of elapsed is IPOPT's)
 } salto_solve_result;
 
 // Solves the NLP from the starting point x (nx), in place: x receives the best iterate even
