@@ -753,8 +753,7 @@ static void kinematics_at(salto_nlp* nlp, const double* x, const block* b) {
         d->q[j] = b->N[0] * c[0] + b->N[1] * c[1] + b->N[2] * c[2] + b->N[3] * c[3];
         d->qd[j] = b->dN[0] * c[0] + b->dN[1] * c[1] + b->dN[2] * c[2] + b->dN[3] * c[3];
     }
-    salto_fk(nlp->m, d, SALTO_FK_VEL);
-    salto_link_inertias(nlp->m, d);
+    salto_fk(nlp->m, d, SALTO_FK_VEL); // the inertias only where needed (com_sums)
     nlp->last_t = b->t;
     nlp->last_x = x;
     nlp->have_state = 1;
@@ -764,7 +763,8 @@ static void kinematics_at(salto_nlp* nlp, const double* x, const block* b) {
 // centre of mass helpers: subtree mass, first moment h and linear momentum per link
 static void com_sums(salto_nlp* nlp) {
     const salto_model* m = nlp->m;
-    const salto_data* d = nlp->d;
+    salto_data* d = nlp->d;
+    salto_link_inertias(m, d);
     double* s = nlp->sums;
     for (int i = 0; i < nlp->nv; i++) {
         const double* I = d->I + 10 * i;
