@@ -127,6 +127,20 @@ expect 2 "$salto" gen chain 0 -o "$tmp/c0.yaml"
 expect 2 "$salto" gen chain 5 -o "$tmp/no/such/dir/c.yaml"
 if [ ! -e "$tmp/no/such/dir/c.yaml" ]; then ok; else fail "partial file written"; fi
 
+# ---- check PROBLEM: set-up warnings ----
+cat >"$tmp/twice.yaml" <<YAML
+character: $root/data/characters/gymnast7.yaml
+physics: false
+phases:
+  - {name: move, duration: 1.0}
+constraints:
+  - {type: site_at, site: hands, point: [0.6, 0, 1.6], time: end}
+  - {type: site_at, site: hands, point: [0.7, 0, 1.6], time: end}
+YAML
+expect 0 "$salto" check "$tmp/twice.yaml"
+grep_in "$tmp/out" "warning: the equality constraints' Jacobian at the initial guess has rank 2 for 4 rows"
+grep_in "$tmp/out" "site_at 'hands' (x|z) at t = 1.000 s \\($tmp/twice.yaml:7:5\\)"
+
 # ---- check PROBLEM and solve ----
 expect 0 "$salto" check "$root/problems/reach.yaml"
 grep_in "$tmp/out" "NLP: 84 variables, 23 constraints, 116 Jacobian non-zeros"
