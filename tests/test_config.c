@@ -366,6 +366,38 @@ START_TEST(suggestions) {
 END_TEST
 
 
+START_TEST(enums) {
+    static const char* const shapes[] = {"capsule", "box", "sphere", NULL};
+    salto_cfg* cfg = parse_ok("a: box\nb: shpere\nc: [box]\nd: cylinder\n");
+    const salto_cfg_node* r = salto_cfg_root(cfg);
+    int k = -1;
+    salto_error e = {0};
+    ck_assert_int_eq(salto_cfg_enum(salto_cfg_child(r, "a"), shapes, "shape", &k, &e), SALTO_OK);
+    ck_assert_int_eq(k, 1);
+
+    salto_error e2 = {0};
+    ck_assert_int_eq(salto_cfg_enum(salto_cfg_child(r, "b"), shapes, "shape", &k, &e2),
+                     SALTO_ERR_INVALID);
+    ck_assert_int_eq(k, 1); // untouched on error
+    ck_assert_int_eq(e2.where.line, 2);
+    ck_assert_int_eq(e2.where.col, 4);
+    ck_assert_str_eq(e2.msg, "unknown shape 'shpere' (expected one of: capsule, box, sphere)");
+    ck_assert_str_eq(e2.note, "did you mean 'sphere'?");
+
+    salto_error e3 = {0};
+    ck_assert_int_eq(salto_cfg_enum(salto_cfg_child(r, "c"), shapes, "shape", &k, &e3),
+                     SALTO_ERR_INVALID);
+    ck_assert_int_eq(e3.where.line, 3);
+
+    salto_error e4 = {0};
+    ck_assert_int_eq(salto_cfg_enum(salto_cfg_child(r, "d"), shapes, "shape", &k, &e4),
+                     SALTO_ERR_INVALID);
+    ck_assert_str_eq(e4.note, ""); // nothing close
+    salto_cfg_destroy(cfg);
+}
+END_TEST
+
+
 START_TEST(duplicate_keys) {
     const char* text = "a: 1\n"
                        "b: {x: 1, y: 2, x: 3}\n"
@@ -624,6 +656,7 @@ Suite* config_suite(void) {
     tcase_add_test(tc, syntax_errors);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, anchors_and_aliases);
+    tcase_add_test(tc, enums);
     tcase_add_test(tc, alias_bomb);
     tcase_add_test(tc, deep_nesting);
     tcase_add_loop_test(tc, junk_never_crashes, 0, 400);

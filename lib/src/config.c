@@ -774,6 +774,31 @@ const char* salto_cfg_suggest(const char* word, const char* const* candidates, i
 }
 
 
+salto_status salto_cfg_enum(const salto_cfg_node* n, const char* const* names, const char* what,
+                            int* out, salto_error* err) {
+    const char* s = NULL;
+    salto_status st = salto_cfg_string(n, &s, err);
+    if (st) return st;
+    int count = 0;
+    for (; names[count]; count++) {
+        if (strcmp(s, names[count]) == 0) {
+            *out = count;
+            return SALTO_OK;
+        }
+    }
+    char list[300] = "";
+    for (int i = 0; i < count; i++) {
+        size_t k = strlen(list);
+        snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "", names[i]);
+    }
+    st = SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc, "unknown %s '%s' (expected one of: %s)", what,
+                    s, list);
+    const char* close = salto_cfg_suggest(s, names, count);
+    if (close) salto_error_note(err, "did you mean '%s'?", close);
+    return st;
+}
+
+
 salto_status salto_cfg_check_keys(const salto_cfg_node* map, const char* const* allowed,
                                   salto_error* err) {
     salto_status s = salto_cfg_expect(map, SALTO_CFG_MAP, err);

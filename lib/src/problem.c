@@ -148,26 +148,10 @@ static int in_list(const char* s, const char* const* names) {
 }
 
 
-// index of the string at n in a NULL-terminated list, or an error at n with a suggestion
+// n's index in a NULL-terminated list of names (salto_cfg_enum)
 static salto_status read_enum(reader* R, const salto_cfg_node* n, const char* const* names,
                               const char* what, int* out) {
-    const char* s = NULL;
-    salto_status st = salto_cfg_string(n, &s, R->err);
-    if (st) return st;
-    int count = 0;
-    for (; names[count]; count++) {
-        if (strcmp(s, names[count]) == 0) {
-            *out = count;
-            return SALTO_OK;
-        }
-    }
-    char list[300];
-    join_names(names, list, sizeof list);
-    st = SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, n), "unknown %s '%s' (expected one of: %s)",
-                    what, s, list);
-    const char* close = salto_cfg_suggest(s, names, count);
-    if (close) salto_error_note(R->err, "did you mean '%s'?", close);
-    return st;
+    return salto_cfg_enum(n, names, what, out, R->err);
 }
 
 

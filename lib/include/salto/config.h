@@ -102,6 +102,11 @@ salto_status salto_cfg_vec(const salto_cfg_node* n, double* out, int len, salto_
 salto_status salto_cfg_check_keys(const salto_cfg_node* map, const char* const* allowed,
                                   salto_error* err);
 
+// The index of n's string in names (NULL-terminated). Anything else is SALTO_ERR_INVALID at
+// n: "unknown <what> 'x' (expected one of: a, b, c)", with a did-you-mean note when one is close.
+salto_status salto_cfg_enum(const salto_cfg_node* n, const char* const* names, const char* what,
+                            int* out, salto_error* err);
+
 // The candidate closest to word: equal ignoring case, or else the one at the smallest
 // Levenshtein distance when that distance is at most 2 (the first such in the list on ties).
 // NULL when none is close. candidates: (ncand), NULL entries are skipped.
