@@ -57,6 +57,7 @@ static void rand_vec(salto_test_rng* r, double* v, int n) {
 
 // knot j of 0, 0, 0, 0, h, 2h, ..., T - h, T, T, T, T in seconds
 static double ref_knot(const salto_bspline* s, int j) {
+    if (s->U) return s->U[j];
     if (j <= 3) return 0;
     if (j >= s->ncp) return s->duration;
     return (j - 3) * s->h;
@@ -513,6 +514,197 @@ START_TEST(single_segment_is_bezier) {
 END_TEST
 
 
+// ---- general knots, with double knots (C1 junctions) ----
+
+// case i: 6 to 21 control points, random interior knots in (0, T), some of them doubled
+static void setup_general(int i, salto_test_rng* r, salto_bspline* s) {
+    salto_test_rng_seed(r, 1000u + (uint64_t)i);
+    const int ncp = 6 + i % 16;
+    const double T = salto_test_uniform(r, 0.2, 5);
+    double in[MAXCP];
+    for (int k = 0; k < ncp - 4; k++) in[k] = salto_test_uniform(r, 0.02 * T, 0.98 * T);
+    for (int a = 1; a < ncp - 4; a++) { // insertion sort
+        const double v = in[a];
+        int b = a - 1;
+        for (; b >= 0 && in[b] > v; b--) in[b + 1] = in[b];
+        in[b + 1] = v;
+    }
+    for (int k = 1; k < ncp - 4; k++) {
+        const int doubled = k > 1 && in[k - 1] == in[k - 2];
+        if (!doubled && salto_test_uniform(r, 0, 1) < 0.35) in[k] = in[k - 1];
+    }
+    ck_assert_int_eq(salto_bspline_init_knots(s, ncp, T, in), SALTO_OK);
+}
+
+
+// the basis against the textbook recursion, partition of unity, and the left limits at knots
+START_TEST(general_matches_cox_de_boor) {
+    salto_test_rng r;
+    salto_bspline s;
+    setup_general(_i, &r, &s);
+    const double T = s.duration;
+    double ts[MAXT];
+    int nt = 0;
+    ts[nt++] = 0;
+    ts[nt++] = T;
+    for (int j = 4; j < s.ncp; j++) ts[nt++] = s.U[j];
+    while (nt < 60) ts[nt++] = salto_test_uniform(&r, 0, T);
+    double hmin = T;
+    for (int j = 3; j < s.ncp; j++) {
+        if (s.U[j + 1] > s.U[j]) hmin = fmin(hmin, s.U[j + 1] - s.U[j]);
+    }
+    const double sc[3] = {1, 1 / hmin, 1 / (hmin * hmin)};
+    char ctx[200];
+    for (int k = 0; k < nt; k++) {
+        ctx_at(ctx, sizeof ctx, 1000 + _i, &s, ts[k]);
+        double B[3][4];
+        const int first = salto_bspline_basis(&s, ts[k], B[0], B[1], B[2]);
+        ck_assert_msg(first >= 0 && first <= s.ncp - 4, "%s: first %d", ctx, first);
+        for (int d = 0; d < 3; d++) {
+            double sum = 0;
+            for (int a = 0; a < 4; a++) {
+                const double want = ref_basis(&s, first + a, 3, d, ts[k]);
+                ck_assert_vec_close(&B[d][a], &want, 1, 1e-12 * sc[d], 1e-12, ctx);
+                sum += B[d][a];
+            }
+            const double want_sum = d == 0 ? 1 : 0;
+            ck_assert_vec_close(&sum, &want_sum, 1, 1e-12 * sc[d], 0, ctx);
+        }
+        // the left side is the limit from the left: compare with a point just before
+        if (ts[k] <= 0) continue;
+        double L[3][4], P[3][4];
+        const int fl = salto_bspline_basis_side(&s, ts[k], -1, L[0], L[1], L[2]);
+        const double tb = ts[k] - 1e-9 * T;
+        const int fp = salto_bspline_basis_side(&s, tb, 1, P[0], P[1], P[2]);
+        ck_assert_msg(fl == fp, "%s: left first %d, just before %d", ctx, fl, fp);
+        for (int d = 0; d < 3; d++) ck_assert_vec_close(L[d], P[d], 4, 1e-6 * sc[d], 1e-6, ctx);
+    }
+    salto_bspline_release(&s);
+}
+END_TEST
+
+
+// at a double knot, q and qd are continuous and qdd jumps; at a single knot all three are
+// continuous
+START_TEST(general_continuity) {
+    salto_test_rng r;
+    salto_bspline s;
+    setup_general(_i, &r, &s);
+    double c[MAXCP];
+    rand_vec(&r, c, s.ncp);
+    char ctx[200];
+    for (int j = 4; j < s.ncp; j++) {
+        const double t = s.U[j];
+        const int dbl = s.U[j - 1] == t || s.U[j + 1] == t;
+        double N[3][4], M[3][4], left[3] = {0, 0, 0}, right[3] = {0, 0, 0};
+        const int fl = salto_bspline_basis_side(&s, t, -1, N[0], N[1], N[2]);
+        const int fr = salto_bspline_basis_side(&s, t, 1, M[0], M[1], M[2]);
+        for (int d = 0; d < 3; d++) {
+            for (int a = 0; a < 4; a++) left[d] += N[d][a] * c[fl + a], right[d] += M[d][a] * c[fr + a];
+        }
+        ctx_at(ctx, sizeof ctx, 1000 + _i, &s, t);
+        const double sc = 1 / (s.h * s.h);
+        ck_assert_vec_close(left, right, 2, 1e-10 * sc, 1e-10, ctx);
+        if (!dbl) ck_assert_vec_close(left + 2, right + 2, 1, 1e-9 * sc, 1e-9, ctx);
+        if (dbl) {
+            // the jump is generic: the basis' second derivatives differ between the sides
+            double diff = 0;
+            for (int a = 0; a < 4; a++) {
+                for (int b = 0; b < 4; b++) {
+                    if (fl + a == fr + b) diff = fmax(diff, fabs(N[2][a] - M[2][b]));
+                }
+            }
+            ck_assert_msg(diff > 1e-3 * sc, "%s: no jump in ddN at a double knot", ctx);
+        }
+    }
+    salto_bspline_release(&s);
+}
+END_TEST
+
+
+// Gram matrices against composite Simpson on every span (exact for k = 2, where the
+// integrand is quadratic), Greville abscissae reproducing a line
+START_TEST(general_gram_greville) {
+    salto_test_rng r;
+    salto_bspline s;
+    setup_general(_i, &r, &s);
+    double c[MAXCP], G[7 * MAXCP];
+    rand_vec(&r, c, s.ncp);
+    char ctx[200];
+    snprintf(ctx, sizeof ctx, "seed %d ncp %d", 1000 + _i, s.ncp);
+    for (int k = 0; k <= 2; k += 2) {
+        salto_bspline_gram(&s, k, G);
+        double quad = 0, simpson = 0;
+        for (int a = 0; a < s.ncp; a++) {
+            for (int d = -3; d <= 3; d++) {
+                if (a + d >= 0 && a + d < s.ncp) quad += c[a] * G[7 * a + 3 + d] * c[a + d];
+            }
+        }
+        for (int j = 3; j < s.ncp; j++) {
+            const double a = s.U[j], b = s.U[j + 1];
+            if (!(b > a)) continue;
+            const int n = 64;
+            for (int e = 0; e <= 2 * n; e++) {
+                const double t = a + (b - a) * e / (2.0 * n);
+                double B[4];
+                const int first = salto_bspline_basis_side(&s, t, e == 2 * n ? -1 : 1,
+                                                           k == 0 ? B : NULL, NULL,
+                                                           k == 2 ? B : NULL);
+                double v = 0;
+                for (int q = 0; q < 4; q++) v += B[q] * c[first + q];
+                const double w = (e == 0 || e == 2 * n) ? 1 : (e % 2 ? 4 : 2);
+                simpson += w * v * v * (b - a) / (6.0 * n);
+            }
+        }
+        ck_assert_vec_close(&quad, &simpson, 1, 1e-12, k == 2 ? 1e-10 : 1e-7, ctx);
+    }
+    // sum_a (alpha + beta g_a) N_a(t) = alpha + beta t
+    const double alpha = salto_test_uniform(&r, -1, 1), beta = salto_test_uniform(&r, -1, 1);
+    for (int a = 0; a < s.ncp; a++) c[a] = alpha + beta * salto_bspline_greville(&s, a);
+    for (int e = 0; e <= 50; e++) {
+        const double t = s.duration * e / 50.0;
+        double q, qd;
+        salto_bspline_eval(&s, c, t, &q, &qd, NULL);
+        const double want[2] = {alpha + beta * t, beta}, got[2] = {q, qd};
+        ck_assert_vec_close(got, want, 2, 1e-12, 1e-12, ctx);
+    }
+    salto_bspline_release(&s);
+}
+END_TEST
+
+
+START_TEST(general_rejects) {
+    salto_bspline s;
+    const double ok[4] = {0.2, 0.4, 0.4, 0.7};
+    ck_assert_int_eq(salto_bspline_init_knots(&s, 8, 1.0, ok), SALTO_OK);
+    ck_assert_int_eq(s.nseg, 4);
+    ck_assert_double_eq(salto_bspline_knot(&s, 6), 0.4);
+    ck_assert_double_eq(salto_bspline_knot(&s, 11), 1.0);
+    salto_bspline_release(&s);
+    ck_assert_ptr_null(s.U);
+    salto_bspline_release(NULL);
+    const double triple[4] = {0.2, 0.4, 0.4, 0.4};
+    const double down[4] = {0.2, 0.5, 0.4, 0.7};
+    const double outside[4] = {0.0, 0.4, 0.5, 0.7};
+    const double past[4] = {0.2, 0.4, 0.5, 1.0};
+    const double nan[4] = {0.2, NAN, 0.5, 0.7};
+    ck_assert_int_eq(salto_bspline_init_knots(&s, 8, 1.0, triple), SALTO_ERR_INVALID);
+    ck_assert_int_eq(salto_bspline_init_knots(&s, 8, 1.0, down), SALTO_ERR_INVALID);
+    ck_assert_int_eq(salto_bspline_init_knots(&s, 8, 1.0, outside), SALTO_ERR_INVALID);
+    ck_assert_int_eq(salto_bspline_init_knots(&s, 8, 1.0, past), SALTO_ERR_INVALID);
+    ck_assert_int_eq(salto_bspline_init_knots(&s, 8, 1.0, nan), SALTO_ERR_INVALID);
+    ck_assert_int_eq(salto_bspline_init_knots(&s, 3, 1.0, ok), SALTO_ERR_INVALID);
+    ck_assert_int_eq(salto_bspline_init_knots(&s, 8, 0.0, ok), SALTO_ERR_INVALID);
+    ck_assert_ptr_null(s.U);
+    // the uniform spline's left side at an interior knot is the segment that ends there
+    ck_assert_int_eq(salto_bspline_init(&s, 10, 7.0), SALTO_OK);
+    ck_assert_int_eq(salto_bspline_basis_side(&s, 3.0, -1, NULL, NULL, NULL), 2);
+    ck_assert_int_eq(salto_bspline_basis_side(&s, 3.0, 1, NULL, NULL, NULL), 3);
+    ck_assert_int_eq(salto_bspline_basis_side(&s, 0.0, -1, NULL, NULL, NULL), 0);
+}
+END_TEST
+
+
 Suite* bspline_suite(void) {
     Suite* s = suite_create("bspline");
 
@@ -526,6 +718,13 @@ Suite* bspline_suite(void) {
     tcase_add_loop_test(tc, greville, 0, NLOOP);
     tcase_add_loop_test(tc, eval_linear_in_control_points, 0, NLOOP);
     tcase_add_test(tc, single_segment_is_bezier);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("general knots");
+    tcase_add_loop_test(tc, general_matches_cox_de_boor, 0, 32);
+    tcase_add_loop_test(tc, general_continuity, 0, 32);
+    tcase_add_loop_test(tc, general_gram_greville, 0, 32);
+    tcase_add_test(tc, general_rejects);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("gram");

@@ -1,4 +1,7 @@
-// bspline.c: clamped uniform cubic B-splines, their basis, Gram matrices and Greville abscissae
+// bspline.c: clamped cubic B-splines, their basis, Gram matrices and Greville abscissae
+//
+// General knots (salto_bspline_init_knots) go through the Cox-de Boor recursion on the knots
+// of the span that holds t, in seconds; the uniform spline takes the path below.
 //
 // The basis is evaluated in knot units u = t / h, where the knots are the integers
 // 0, 0, 0, 0, 1, 2, ..., nseg, nseg, nseg, nseg: every knot difference is then a small integer
@@ -19,7 +22,42 @@ salto_status salto_bspline_init(salto_bspline* s, int ncp, double duration) {
     s->nseg = ncp - 3;
     s->duration = duration;
     s->h = duration / s->nseg;
+    s->U = NULL;
     return SALTO_OK;
+}
+
+
+salto_status salto_bspline_init_knots(salto_bspline* s, int ncp, double duration,
+                                      const double* interior) {
+    SALTO_ASSERT(s);
+    s->U = NULL;
+    if (ncp < 4) return SALTO_ERR_INVALID;
+    if (!(duration > 0) || !isfinite(duration)) return SALTO_ERR_INVALID;
+    for (int i = 0; i < ncp - 4; i++) {
+        const double k = interior[i];
+        if (!(k > 0 && k < duration)) return SALTO_ERR_INVALID; // NaN fails too
+        if (i > 0 && k < interior[i - 1]) return SALTO_ERR_INVALID;
+        if (i > 1 && k == interior[i - 2]) return SALTO_ERR_INVALID; // triple: not C1
+    }
+    double* U = salto_malloc((size_t)(ncp + 4) * sizeof(double));
+    if (!U) return SALTO_ERR_NOMEM;
+    for (int j = 0; j < 4; j++) U[j] = 0, U[ncp + j] = duration;
+    for (int i = 0; i < ncp - 4; i++) U[4 + i] = interior[i];
+    int nseg = 0;
+    for (int j = 3; j < ncp; j++) nseg += U[j + 1] > U[j];
+    s->ncp = ncp;
+    s->nseg = nseg;
+    s->duration = duration;
+    s->h = duration / nseg;
+    s->U = U;
+    return SALTO_OK;
+}
+
+
+void salto_bspline_release(salto_bspline* s) {
+    if (!s) return;
+    salto_free(s->U);
+    s->U = NULL;
 }
 
 
@@ -44,13 +82,10 @@ static double cox_de_boor_deriv(int p, int r, const double* lower, const double 
 }
 
 
-// basis on segment i near a clamped end by Cox-de Boor, in knot units (u in [i, i + 1])
-static void basis_end(int nseg, int i, double u, double N[4], double dN[4], double ddN[4]) {
-    // the span is [U_s, U_{s+1}) with s = i + 3; U[m] = U_{s-3+m}, m = 0..7
-    const int s = i + 3;
-    double U[8];
-    for (int m = 0; m < 8; m++) U[m] = knot(s - 3 + m, nseg);
-
+// the basis on the span [U_s, U_{s+1}) of positive length by Cox-de Boor, with
+// U[m] = U_{s-3+m}, m = 0..7, in any unit of time; every denominator below spans the span
+// itself, so none is zero even where knots repeat
+static void basis_span(const double U[8], double u, double N[4], double dN[4], double ddN[4]) {
     // B[p][r] = N_{s-p+r,p}(u), r = 0..p, k = s - p + r:
     // N_{k,p} = (u - U_k) / (U_{k+p} - U_k) N_{k,p-1}
     //         + (U_{k+p+1} - u) / (U_{k+p+1} - U_{k+1}) N_{k+1,p-1}
@@ -88,7 +123,10 @@ static void basis_end(int nseg, int i, double u, double N[4], double dN[4], doub
 static void segment_basis(int nseg, double inv_h, int i, double x, double N[4], double dN[4],
                           double ddN[4]) {
     if (i < 2 || i > nseg - 3) {
-        basis_end(nseg, i, i + x, N, dN, ddN);
+        // near a clamped end: the span is [U_s, U_{s+1}) with s = i + 3, in knot units
+        double U[8];
+        for (int m = 0; m < 8; m++) U[m] = knot(i + m, nseg);
+        basis_span(U, i + x, N, dN, ddN);
         if (dN) {
             for (int r = 0; r < 4; r++) dN[r] *= inv_h;
         }
@@ -131,10 +169,63 @@ static void segment_basis(int nseg, double inv_h, int i, double x, double N[4], 
 }
 
 
+double salto_bspline_knot(const salto_bspline* s, int j) {
+    SALTO_ASSERT(s && j >= 0 && j < s->ncp + 4);
+    if (s->U) return s->U[j];
+    if (j >= s->ncp) return s->duration;
+    return knot(j, s->nseg) * s->h;
+}
+
+
+// general knots: the span s (3 <= s < ncp, U_s < U_{s+1}) holding t, from the side asked for
+static int find_span(const salto_bspline* s, double t, int side) {
+    const double* U = s->U;
+    int lo = 3, hi = s->ncp - 1;
+    if (side >= 0) {
+        // the largest s with U_s <= t (the last span is closed at T)
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) / 2;
+            if (U[mid] <= t) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+    } else {
+        // the smallest s with t <= U_{s+1} (the first span is closed at 0)
+        while (lo < hi) {
+            const int mid = (lo + hi) / 2;
+            if (t <= U[mid + 1]) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+    }
+    return lo;
+}
+
+
 int salto_bspline_basis(const salto_bspline* s, double t, double N[4], double dN[4],
                         double ddN[4]) {
+    return salto_bspline_basis_side(s, t, 1, N, dN, ddN);
+}
+
+
+int salto_bspline_basis_side(const salto_bspline* s, double t, int side, double N[4],
+                             double dN[4], double ddN[4]) {
     SALTO_ASSERT(s && s->nseg >= 1);
     const int nseg = s->nseg;
+    if (s->U) {
+        if (!(t > 0)) {
+            t = 0; // and NaN
+        } else if (t > s->duration) {
+            t = s->duration;
+        }
+        const int sp = find_span(s, t, side);
+        basis_span(s->U + sp - 3, t, N, dN, ddN);
+        return sp - 3;
+    }
 
     // u = t / h clamped to [0, nseg] (a NaN t goes to 0); u = nseg is in the last segment
     double u = t / s->h;
@@ -145,6 +236,7 @@ int salto_bspline_basis(const salto_bspline* s, double t, double N[4], double dN
     }
     int i = (int)u;
     if (i > nseg - 1) i = nseg - 1;
+    if (side < 0 && i > 0 && u == i) i--; // the segment that ends at the knot
 
     segment_basis(nseg, 1 / s->h, i, u - i, N, dN, ddN);
     return i;
@@ -180,6 +272,27 @@ void salto_bspline_gram(const salto_bspline* s, int k, double* G) {
 
     for (int e = 0; e < 7 * s->ncp; e++) G[e] = 0;
 
+    if (s->U) {
+        // every span of positive length, the same rule on each
+        for (int sp = 3; sp < s->ncp; sp++) {
+            const double a = s->U[sp], b = s->U[sp + 1];
+            if (!(b > a)) continue;
+            for (int g = 0; g < 4; g++) {
+                double B[4];
+                const double t = a + (b - a) * (0.5 + 0.5 * gx[g]);
+                basis_span(s->U + sp - 3, t, k == 0 ? B : NULL, k == 1 ? B : NULL,
+                           k == 2 ? B : NULL);
+                const double w = 0.5 * (b - a) * gw[g];
+                const int i = sp - 3;
+                for (int ra = 0; ra < 4; ra++) {
+                    double* row = G + 7 * (i + ra) + 3 - ra;
+                    for (int rb = 0; rb < 4; rb++) row[rb] += w * (B[ra] * B[rb]);
+                }
+            }
+        }
+        return;
+    }
+
     // G[7 a + 3 + (b - a)] += w N_a^(k) N_b^(k) at the nodes of segment i, a, b = i .. i + 3
     for (int i = 0; i < nseg; i++) {
         for (int g = 0; g < 4; g++) {
@@ -200,6 +313,10 @@ void salto_bspline_gram(const salto_bspline* s, int k, double* G) {
 // Greville abscissa: (U_{a+1} + U_{a+2} + U_{a+3}) / 3; the last one is T exactly
 double salto_bspline_greville(const salto_bspline* s, int a) {
     SALTO_ASSERT(s && a >= 0 && a < s->ncp);
+    if (s->U) {
+        if (a == s->ncp - 1) return s->duration;
+        return (s->U[a + 1] + s->U[a + 2] + s->U[a + 3]) / 3.0;
+    }
     const int nseg = s->nseg;
     const double sum = knot(a + 1, nseg) + knot(a + 2, nseg) + knot(a + 3, nseg);
     if (sum == 3.0 * nseg) return s->duration;
