@@ -381,6 +381,33 @@ START_TEST(hold_converges) {
 END_TEST
 
 
+// how far a contact site strays through phase ph from where it is at the phase's start,
+// sampled at ten times the slice density
+static double contact_drift(const salto_nlp* nlp, const salto_problem_desc* p, const double* x,
+                            const char* site, int ph) {
+    const salto_model* m = p->model;
+    salto_data* d = salto_data_create(m);
+    const int s = salto_model_site(m, site);
+    ck_assert_int_ge(s, 0);
+    const double t0 = p->phases[ph].start, T = p->phases[ph].duration;
+    const int n = 10 * salto_problem_slices(p, NULL, NULL);
+    double ref[3], worst = 0.0;
+    for (int k = 0; k <= n; k++) {
+        const double t = k == n ? t0 + T : t0 + T * k / n;
+        salto_nlp_state(nlp, x, t, d->q, NULL, NULL);
+        salto_fk(m, d, SALTO_FK_POS);
+        double pos[3];
+        salto_site_pos(m, d, s, pos);
+        if (k == 0) memcpy(ref, pos, sizeof ref);
+        double dist = 0.0;
+        for (int a = 0; a < 3; a++) dist += (pos[a] - ref[a]) * (pos[a] - ref[a]);
+        worst = fmax(worst, sqrt(dist));
+    }
+    salto_data_destroy(d);
+    return worst;
+}
+
+
 // peak height of the centre of mass over phase ph of a solved motion, sampled at 200 Hz
 static double peak_com_height(const salto_nlp* nlp, const salto_problem_desc* p, const double* x,
                               int ph) {
@@ -415,28 +442,20 @@ START_TEST(highbar_dismounts) {
     ck_assert_double_eq_tol(q[2], -2 * M_PI, 1e-4); // a full somersault, landed upright
     salto_nlp_state(n8, x8, p8->duration, q, NULL, NULL);
     ck_assert_double_eq_tol(q[2], -2 * M_PI, 1e-4);
-    // the hands stay on the bar between the swing slices: within 1 mm, at ten times the slice
-    // density, up to the last swing slice (the stretch to the release is not held yet)
-    {
-        const salto_model* m = p6->model;
-        salto_data* d = salto_data_create(m);
-        const int hands = salto_model_site(m, "hands");
-        double last = 0.0;
-        for (int k = 0; k < p6->nslice; k++) {
-            const double t = salto_problem_slice_time(p6, k);
-            if (t <= p6->phases[0].duration) last = t;
-        }
-        double worst = 0.0;
-        for (int k = 0; k <= 10 * p6->nslice; k++) {
-            const double t = last * k / (10.0 * p6->nslice);
-            salto_nlp_state(n6, x6, t, d->q, NULL, NULL);
-            salto_fk(m, d, SALTO_FK_POS);
-            double h[3];
-            salto_site_pos(m, d, hands, h);
-            worst = fmax(worst, hypot(h[0], h[2] - 2.8));
-        }
-        ck_assert_msg(worst < 1e-3, "the hands left the bar by %g m between the slices", worst);
-        salto_data_destroy(d);
+    // contact does not slide, checked at ten times the slice density through each whole
+    // contact phase, its ends included: the hands stay on the bar through the swing within
+    // 1 mm; the feet settle on landing (measured: about 5 mm in the first landing segment,
+    // where the body is stopped: asserted below 1 cm, and named as a known gap in the docs)
+    const salto_problem_desc* ps[2] = {p6, p8};
+    const salto_nlp* ns[2] = {n6, n8};
+    const double* xs[2] = {x6, x8};
+    for (int c = 0; c < 2; c++) {
+        const double hands = contact_drift(ns[c], ps[c], xs[c], "hands", 0);
+        ck_assert_msg(hands < 1e-3, "%s: the hands left the bar by %g m", ps[c]->path, hands);
+        const double heel = contact_drift(ns[c], ps[c], xs[c], "heel", 2);
+        const double toe = contact_drift(ns[c], ps[c], xs[c], "toe", 2);
+        ck_assert_msg(heel < 1e-2 && toe < 1e-2, "%s: the feet moved by %g, %g m", ps[c]->path,
+                      heel, toe);
     }
     const double h6 = peak_com_height(n6, p6, x6, 1), h8 = peak_com_height(n8, p8, x8, 1);
     ck_assert_msg(h8 > h6 + 0.05, "peak centre of mass in flight: 0.8 s flight %.3f m, 0.6 s %.3f m",
@@ -470,28 +489,58 @@ static void solve_and_check_site_at_end(const char* rel, const char* site, const
 }
 
 
-// the lamp hops forward with physics: converges, and lands where it was asked to
+// the lamp hops forward with physics: converges, lands where it was asked to, and its base
+// does not slide or lift while down (within 1 mm at ten times the slice density)
 START_TEST(luxo_hops) {
     const double want[3] = {0.21, 0.0, 0.0};
     solve_and_check_site_at_end("problems/luxo_jump.yaml", "base_back", want);
+    salto_problem_desc* p;
+    salto_nlp* nlp;
+    salto_solve_result res;
+    double* x = solve("problems/luxo_jump.yaml", &p, &nlp, &res);
+    for (int ph = 0; ph < 3; ph += 2) {
+        for (int s = 0; s < 2; s++) {
+            const char* site = s ? "base_back" : "base_front";
+            const double drift = contact_drift(nlp, p, x, site, ph);
+            ck_assert_msg(drift < 1e-3, "'%s' moved by %g m in phase %d", site, drift, ph);
+        }
+    }
+    free(x);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
 }
 END_TEST
 
 
-// the monkey bars with physics: converges, the right hand is on the third bar at the end, and
-// the body does not spin between the slices (the root's rotations stay within half a turn)
+// the monkey bars with physics: converges, each hand stays on its bar through its phase
+// (within 1 mm at ten times the slice density), the right hand ends on the third bar, and the
+// body does not spin between the slices (the root's rotations stay within half a turn)
 START_TEST(monkey_bars_converge) {
-    const double bar[3] = {0.8, -0.185, 2.3};
-    solve_and_check_site_at_end("problems/monkey_bars.yaml", "hand_r", bar);
     salto_problem_desc* p;
     salto_nlp* nlp;
     salto_solve_result res;
     double* x = solve("problems/monkey_bars.yaml", &p, &nlp, &res);
+    const salto_model* m = p->model;
+    salto_data* d = salto_data_create(m);
+    for (int ph = 0; ph < p->nphase; ph++) {
+        const salto_contact_desc* ct = &p->phases[ph].contact;
+        const char* site = m->site_name[ct->site[0]];
+        const double drift = contact_drift(nlp, p, x, site, ph);
+        ck_assert_msg(drift < 1e-3, "'%s' moved by %g m on bar %d", site, drift, ph + 1);
+        // on the bar's axis (along y through the bar point) at the phase's start
+        salto_nlp_state(nlp, x, p->phases[ph].start, d->q, NULL, NULL);
+        salto_fk(m, d, SALTO_FK_POS);
+        double pos[3];
+        salto_site_pos(m, d, ct->site[0], pos);
+        ck_assert_double_eq_tol(pos[0], ct->bar_point[0], 1e-5);
+        ck_assert_double_eq_tol(pos[2], ct->bar_point[2], 1e-5);
+    }
     double q[64];
     for (int k = 0; k <= 400; k++) {
         salto_nlp_state(nlp, x, p->duration * k / 400.0, q, NULL, NULL);
         for (int j = 3; j < 6; j++) ck_assert_msg(fabs(q[j]) < M_PI, "root DOF %d at %g", j, q[j]);
     }
+    salto_data_destroy(d);
     free(x);
     salto_nlp_destroy(nlp);
     salto_problem_destroy(p);

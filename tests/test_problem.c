@@ -303,9 +303,25 @@ START_TEST(full_file) {
     ck_assert_int_eq(p->ncp, 16);
     ck_assert_int_eq(p->nslice, 31);
 
-    // constraints
-    ck_assert_int_eq(p->ncon, 13);
+    // constraints: the 13 written, then the holds the contacts add (hands: in place and
+    // still; heel: in place and still; toe, on the same foot: in place, the foot not turning)
+    ck_assert_int_eq(p->ncon, 13 + 6);
     const salto_constraint_desc* c = p->cons;
+    for (int k = 0; k < 13; k++) ck_assert_int_eq(c[k].hold_phase, 0);
+    const int hold_type[6] = {SALTO_CON_SITE_HOLD, SALTO_CON_SITE_STILL, SALTO_CON_SITE_HOLD,
+                              SALTO_CON_SITE_STILL, SALTO_CON_SITE_HOLD, SALTO_CON_BODY_STILL};
+    const int hold_phase[6] = {1, 1, 3, 3, 3, 3};
+    for (int k = 0; k < 6; k++) {
+        const salto_constraint_desc* h = &c[13 + k];
+        ck_assert_int_eq(h->type, hold_type[k]);
+        ck_assert_int_eq(h->hold_phase, hold_phase[k]);
+        ck_assert_int_eq(h->phase, hold_phase[k] - 1);
+        ck_assert_int_eq(h->at_knots, h->type == SALTO_CON_SITE_HOLD ? 1 : 2);
+        ck_assert_int_eq(h->loc.line, p->phases[hold_phase[k] - 1].contact.loc.line);
+    }
+    ck_assert_int_eq(c[13].site, p->phases[0].contact.site[0]);
+    ck_assert_double_eq(c[13].point[2], 2.6);
+    ck_assert_int_eq(c[17].site, p->phases[2].contact.site[1]);
     ck_assert_int_eq(c[0].type, SALTO_CON_SITE_AT);
     ck_assert(c[0].has_time);
     ck_assert_double_eq(c[0].time, 0.0);
@@ -488,7 +504,7 @@ START_TEST(doc_example) {
     ck_assert_msg(p != NULL, "%s", msg);
     ck_assert_int_eq(p->nphase, 3);
     ck_assert_double_eq_tol(p->duration, 2.0, 1e-15);
-    ck_assert_int_eq(p->ncon, 10);
+    ck_assert_int_eq(p->ncon, 10 + 6); // and the contacts' holds
     ck_assert_int_eq(p->nobj, 2);
     ck_assert_int_eq(p->nslice, 40);
     ck_assert_double_eq_tol(p->cons[7].time, 1.95, 1e-15);
@@ -629,25 +645,51 @@ START_TEST(phase_at_and_slices) {
     ck_assert_int_eq(salto_problem_phase_at(p, NAN), -1);
     ck_assert_int_eq(salto_problem_phase_at(p, INFINITY), -1);
 
-    // nslice = 31: both ends exact, evenly spaced, increasing
+    // nslice = 31 over 0.5, 0.7, 0.3 s: 10, 14 and 6 intervals, each phase's ends included,
+    // the boundaries exact and shared
     ck_assert_int_eq(p->nslice, 31);
-    ck_assert_double_eq(salto_problem_slice_time(p, 0), 0.0);
-    ck_assert_double_eq(salto_problem_slice_time(p, 30), T);
-    for (int k = 1; k < p->nslice; k++) {
-        double a = salto_problem_slice_time(p, k - 1);
-        double b = salto_problem_slice_time(p, k);
-        ck_assert(b > a);
-        ck_assert_double_eq_tol(b - a, T / 30, 1e-15);
-        ck_assert_double_eq_tol(b, T * k / 30, 1e-15);
+    double ts[64];
+    int ph[64];
+    const int ns = salto_problem_slices(p, NULL, NULL);
+    ck_assert_int_eq(ns, 11 + 15 + 7);
+    ck_assert_int_eq(salto_problem_slices(p, ts, ph), ns);
+    const int nint[3] = {10, 14, 6};
+    int k = 0;
+    for (int i = 0; i < 3; i++) {
+        const double a = p->phases[i].start, d = p->phases[i].duration;
+        const double b = i == 2 ? T : p->phases[i + 1].start;
+        ck_assert_double_eq(ts[k], a);
+        for (int j = 0; j <= nint[i]; j++, k++) {
+            ck_assert_int_eq(ph[k], i);
+            ck_assert_double_eq_tol(ts[k], a + d * j / nint[i], 1e-15);
+            if (j > 0) ck_assert(ts[k] > ts[k - 1]);
+        }
+        ck_assert_double_eq(ts[k - 1], b);
     }
-    ck_assert_int_eq(salto_problem_phase_at(p, salto_problem_slice_time(p, 10)), 1); // 0.5 s
+    ck_assert_double_eq(ts[ns - 1], T);
+
+    // knots: 16 control points, 12 interior knots; the two boundaries double, the other 8
+    // shared out by duration (8 x 0.5/1.5 = 2.67 -> 3, 8 x 0.7/1.5 = 3.73 -> 4, 1.6 -> 1)
+    double kn[16];
+    ck_assert_int_eq(salto_problem_knots(p, kn), 12);
+    const double b1 = p->phases[1].start, b2 = p->phases[2].start;
+    const double want[12] = {0.125, 0.25, 0.375, b1, b1, 0.5 + 0.14, 0.5 + 0.28, 0.5 + 0.42,
+                             0.5 + 0.56, b2, b2, b2 + 0.15};
+    for (int j = 0; j < 12; j++) ck_assert_double_eq_tol(kn[j], want[j], 1e-15);
+    p->junction_c2 = 1; // single knots: 10 shared out (3.33 -> 3, 4.67 -> 5, 2 -> 2)
+    ck_assert_int_eq(salto_problem_knots(p, kn), 12);
+    ck_assert_double_eq(kn[3], b1);
+    ck_assert_double_eq(kn[9], b2);
+    ck_assert(kn[4] > b1 && kn[10] > b2);
     salto_problem_destroy(p);
 
-    // two slices: the ends only; one phase covers everything
+    // two slices over one phase: its ends; a single phase has a uniform spline
     p = load_ok("tests/data/problems/minimal.yaml");
     p->nslice = 2;
-    ck_assert_double_eq(salto_problem_slice_time(p, 0), 0.0);
-    ck_assert_double_eq(salto_problem_slice_time(p, 1), p->duration);
+    ck_assert_int_eq(salto_problem_slices(p, ts, ph), 2);
+    ck_assert_double_eq(ts[0], 0.0);
+    ck_assert_double_eq(ts[1], p->duration);
+    ck_assert_int_eq(salto_problem_knots(p, kn), 0);
     ck_assert_int_eq(salto_problem_phase_at(p, p->duration), 0);
     ck_assert_int_eq(salto_problem_phase_at(p, 0.0), 0);
     salto_problem_destroy(p);
@@ -786,6 +828,17 @@ static const bad_case bad_cases[] = {
     {"control_points_three.yaml", SALTO_ERR_INVALID, 14, 19,
      "'control_points' must be at least 4, found 3",
      NULL},
+    {"control_points_few.yaml", SALTO_ERR_INVALID, 14, 19,
+     "6 control points are too few for 3 phases: each phase boundary takes a double knot, so "
+     "at least 8 are needed",
+     NULL},
+    {"control_points_few_c2.yaml", SALTO_ERR_INVALID, 14, 19,
+     "5 control points are too few for 3 phases: each phase boundary takes a knot, so at "
+     "least 6 are needed",
+     NULL},
+    {"bad_junctions.yaml", SALTO_ERR_INVALID, 15, 14,
+     "unknown junction continuity 'C3' (expected one of: C1, C2)",
+     "did you mean 'C1'?"},
     {"control_points_real.yaml", SALTO_ERR_INVALID, 14, 19,
      "expected an integer for 'control_points', found '10.5'",
      NULL},

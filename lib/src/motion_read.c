@@ -311,7 +311,7 @@ void salto_motion_sample(const salto_motion* mo, double t, double* q) {
 salto_motion* salto_motion_from_nlp(const salto_nlp* nlp, const double* x) {
     const salto_problem_desc* p = salto_nlp_problem(nlp);
     const salto_model* m = p->model;
-    SALTO_ASSERT(salto_nlp_nx(nlp) == m->nv * p->ncp);
+    SALTO_ASSERT(salto_nlp_nx(nlp) >= m->nv * p->ncp); // the contact places follow
     const double rate = p->output.frame_rate;
     const int nframe = (int)frame_count(rate, p->duration);
     salto_motion* mo = motion_alloc(m->nv, nframe, p->ncp);

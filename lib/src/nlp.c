@@ -27,6 +27,7 @@ typedef struct block {
     int con;             // constraint index in the problem; -1 for a physics block
     int phase;           // physics block: the phase whose contact it enforces; else -1
     double t;            // evaluation time, s
+    int side;            // -1: the limit from the left at t (a phase's last slice), else +1
     int first;           // first control point of the four non-zero basis functions at t
     double N[4], dN[4], ddN[4]; // basis values and first and second time derivatives at t
     int row0, nrows;     // rows [row0, row0 + nrows)
@@ -39,6 +40,9 @@ typedef struct block {
     int link;            // above_ground: link of the point (-1: world); site rows: unused
     double point[3];     // above_ground: the point in the link frame
     double offset;       // above_ground: radius below the point
+    int aux[3];          // site_hold: the variable each row's place is (-1: a fixed target)
+    double target[3];    //   and the fixed targets
+    int nnz;             // Jacobian entries
 } block;
 
 struct salto_nlp {
@@ -46,6 +50,9 @@ struct salto_nlp {
     const salto_model* m;
     salto_bspline spline;
     int nv, ncp, nx, ng, nnz_jac, nnz_hess;
+    int ncpv;                // control-point variables, nv ncp; the contact places follow
+    int naux;                //   (site_hold), nx = ncpv + naux
+    int* con_aux;            // first place variable of each constraint, -1 for none (ncon)
     int nblock;
     block* blocks;           // (nblock), sorted by time
     int* dep;                // dependency lists of the blocks
@@ -84,16 +91,24 @@ struct salto_nlp {
     double last_t;           // time of the kinematics in d
     const double* last_x;    // and the x they were computed from
     int have_state;
+    int nslice;              // (phase, time) slices, salto_problem_slices
+    double* slice_t;         //   their times (nslice)
+    int* slice_ph;           //   and phases (nslice)
 };
 
 
 static salto_status build_hessian_pattern(salto_nlp* nlp);
 
 
+// the place variable of row r of block b (site_hold rows only), -1 for none
+static int row_aux(const block* b, int r) { return r < 3 ? b->aux[r] : -1; }
+
+
 static const char* con_name(salto_constraint_type t) {
     static const char* const names[SALTO_CON_COUNT] = {
         "site_at",  "site_on_line", "site_on_plane", "site_still",  "pose",
-        "velocity", "com_position", "com_velocity",  "joint_limits", "above_ground"};
+        "velocity", "com_position", "com_velocity",  "joint_limits", "above_ground",
+        "body_still", "site_hold"};
     return t < SALTO_CON_COUNT ? names[t] : "?";
 }
 
@@ -124,6 +139,7 @@ static block* new_block(builder* B) {
     b->link = -1;
     b->phase = -1;
     b->dep0 = B->ndep;
+    b->aux[0] = b->aux[1] = b->aux[2] = -1;
     return b;
 }
 
@@ -175,8 +191,61 @@ static void orthonormal(const double* d, double* e1, double* e2) {
 }
 
 
+// the ground contact's frame: the normal N, T_x (world x made normal to N, or world y) and
+// T_y = N x T_x
+static void contact_frame(const double* N, double* Tx, double* Ty) {
+    const double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0};
+    const double* e = fabs(N[0]) < 0.9 ? ex : ey;
+    const double en = salto_v3_dot(e, N);
+    for (int k = 0; k < 3; k++) Tx[k] = e[k] - en * N[k];
+    const double tn = salto_v3_norm(Tx);
+    for (int k = 0; k < 3; k++) Tx[k] /= tn;
+    salto_v3_cross(Ty, N, Tx);
+}
+
+
+// the rows of a site_hold: directions e, and per row the place variable or the fixed target;
+// returns the number of rows (planar: the rows in the x-z plane) and of place variables
+static int hold_rows(const salto_problem_desc* p, const salto_constraint_desc* cd, int planar,
+                     double e[3][3], int* is_aux, double* target, int* naux) {
+    const salto_contact_desc* ct = &p->phases[cd->hold_phase - 1].contact;
+    int n = 0;
+    *naux = 0;
+    if (ct->type == SALTO_CONTACT_BAR && planar) {
+        // the axis crosses the plane at the bar point: x and z fixed
+        for (int k = 0; k < 3; k += 2, n++) {
+            memset(e[n], 0, sizeof e[n]);
+            e[n][k] = 1.0;
+            is_aux[n] = 0;
+            target[n] = cd->point[k];
+        }
+        return n;
+    }
+    if (ct->type == SALTO_CONTACT_BAR) {
+        // across the axis fixed, along it a variable
+        orthonormal(cd->dir, e[0], e[1]);
+        memcpy(e[2], cd->dir, sizeof e[2]);
+        for (int r = 0; r < 3; r++) {
+            is_aux[r] = r == 2;
+            target[r] = salto_v3_dot(e[r], cd->point);
+        }
+        *naux = 1;
+        return 3;
+    }
+    // ground: along the tangents variables (planar: T_x only), along the normal the plane
+    double Tx[3], Ty[3];
+    contact_frame(cd->dir, Tx, Ty);
+    memcpy(e[n], Tx, sizeof e[n]), is_aux[n] = 1, target[n] = 0.0, n++;
+    if (!planar) memcpy(e[n], Ty, sizeof e[n]), is_aux[n] = 1, target[n] = 0.0, n++;
+    memcpy(e[n], cd->dir, sizeof e[n]), is_aux[n] = 0, target[n] = salto_v3_dot(cd->dir, cd->point);
+    n++;
+    *naux = planar ? 1 : 2;
+    return n;
+}
+
+
 // the rows of constraint c evaluated at time t (one block, or one per geometry point)
-static salto_status add_blocks_at(builder* B, int c, double t) {
+static salto_status add_blocks_at(builder* B, int c, double t, int side) {
     salto_nlp* nlp = B->nlp;
     const salto_constraint_desc* cd = &nlp->p->cons[c];
     const salto_model* m = nlp->m;
@@ -209,7 +278,7 @@ static salto_status add_blocks_at(builder* B, int c, double t) {
             for (int k = 0; k < npt; k++) {
                 block* b = new_block(B);
                 if (!b) return SALTO_ERR_NOMEM;
-                b->con = c, b->t = t, b->nrows = 1, b->link = link, b->offset = off;
+                b->con = c, b->t = t, b->side = side, b->nrows = 1, b->link = link, b->offset = off;
                 memcpy(b->point, pts[k], sizeof b->point);
                 b->comp[0] = 2;
                 if (push_path(B, b, link)) return SALTO_ERR_NOMEM;
@@ -222,12 +291,30 @@ static salto_status add_blocks_at(builder* B, int c, double t) {
     if (!b) return SALTO_ERR_NOMEM;
     b->con = c;
     b->t = t;
+    b->side = side;
     switch (cd->type) {
     case SALTO_CON_SITE_AT:
     case SALTO_CON_SITE_STILL:
         for (int k = 0; k < 3; k++) {
             if (planar && k == 1) continue;
             b->comp[b->nrows++] = k;
+        }
+        if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
+        break;
+    case SALTO_CON_SITE_HOLD: {
+        int is_aux[3], naux = 0, a = 0;
+        b->nrows = hold_rows(nlp->p, cd, planar, b->e, is_aux, b->target, &naux);
+        for (int r = 0; r < b->nrows; r++) {
+            b->comp[r] = r;
+            b->aux[r] = is_aux[r] ? nlp->con_aux[c] + a++ : -1;
+        }
+        if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
+        break;
+    }
+    case SALTO_CON_BODY_STILL:
+        // the body's angular velocity (planar: about y only)
+        for (int k = 0; k < 3; k++) {
+            if (!planar || k == 1) b->comp[b->nrows++] = k;
         }
         if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
         break;
@@ -279,7 +366,8 @@ static int cmp_block(const void* a, const void* b) {
     const block* x = a;
     const block* y = b;
     if (x->t != y->t) return x->t < y->t ? -1 : 1;
-    return x->con - y->con;
+    if (x->con != y->con) return x->con - y->con;
+    return x->phase - y->phase;
 }
 
 
@@ -390,7 +478,11 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->dqdd);
     salto_free(nlp->Jf);
     salto_free(nlp->sums);
+    salto_free(nlp->slice_t);
+    salto_free(nlp->con_aux);
+    salto_free(nlp->slice_ph);
     salto_data_destroy(nlp->d);
+    salto_bspline_release(&nlp->spline);
     salto_free(nlp);
 }
 
@@ -404,12 +496,27 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->nv = m->nv;
     nlp->ncp = p->ncp;
     nlp->nx = m->nv * p->ncp;
-    if (salto_bspline_init(&nlp->spline, p->ncp, p->duration) != SALTO_OK) {
-        SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(),
-                   "%s: %d control points over %g s do not make a cubic B-spline", p->path,
-                   p->ncp, p->duration);
-        goto fail;
+    // the spline: knots at the phase boundaries (salto_problem_knots), else uniform
+    {
+        double* knots = salto_malloc((size_t)p->ncp * sizeof(double));
+        if (!knots) goto nomem;
+        const int nk = salto_problem_knots(p, knots);
+        const salto_status st = nk ? salto_bspline_init_knots(&nlp->spline, p->ncp, p->duration, knots)
+                                   : salto_bspline_init(&nlp->spline, p->ncp, p->duration);
+        salto_free(knots);
+        if (st == SALTO_ERR_NOMEM) goto nomem;
+        if (st != SALTO_OK) {
+            SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(),
+                       "%s: %d control points over %g s do not make a cubic B-spline", p->path,
+                       p->ncp, p->duration);
+            goto fail;
+        }
     }
+    nlp->nslice = salto_problem_slices(p, NULL, NULL);
+    nlp->slice_t = salto_malloc((size_t)nlp->nslice * sizeof(double));
+    nlp->slice_ph = salto_malloc((size_t)nlp->nslice * sizeof(int));
+    if (!nlp->slice_t || !nlp->slice_ph) goto nomem;
+    salto_problem_slices(p, nlp->slice_t, nlp->slice_ph);
 
     // motions the problem names: the warm start and the reference of eq. 21
     if (p->guess.type == SALTO_GUESS_MOTION) {
@@ -418,6 +525,22 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     }
     if (build_reference(nlp, err) != SALTO_OK) goto fail;
 
+    // the contact places of the holds: variables after the control points
+    nlp->ncpv = nlp->nx;
+    nlp->con_aux = salto_malloc((size_t)(p->ncon > 0 ? p->ncon : 1) * sizeof(int));
+    if (!nlp->con_aux) goto nomem;
+    for (int c = 0; c < p->ncon; c++) {
+        nlp->con_aux[c] = -1;
+        if (p->cons[c].type != SALTO_CON_SITE_HOLD) continue;
+        double e[3][3], target[3];
+        int is_aux[3], naux = 0;
+        hold_rows(p, &p->cons[c], salto_model_is_planar(m), e, is_aux, target, &naux);
+        if (naux == 0) continue;
+        nlp->con_aux[c] = nlp->ncpv + nlp->naux;
+        nlp->naux += naux;
+    }
+    nlp->nx = nlp->ncpv + nlp->naux;
+
     // constraint blocks
     builder B = {nlp, 0, 0, 0, NULL};
     for (int c = 0; c < p->ncon; c++) {
@@ -425,16 +548,31 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         salto_status st = SALTO_OK;
         if (cd->type == SALTO_CON_JOINT_LIMITS) continue;
         if (cd->has_time) {
-            st = add_blocks_at(&B, c, cd->time);
+            st = add_blocks_at(&B, c, cd->time, 1);
+        } else if (cd->at_knots) {
+            // every distinct knot in the phase, its ends included (the end from the left)
+            const salto_phase_desc* ph = &p->phases[cd->phase];
+            const double t0 = ph->start;
+            const double t1 = cd->phase == p->nphase - 1 ? p->duration : p->phases[cd->phase + 1].start;
+            double prev = -1.0;
+            for (int j = 3; j <= nlp->ncp && st == SALTO_OK; j++) {
+                const double t = salto_bspline_knot(&nlp->spline, j);
+                if (t == prev || t < t0 || t > t1) continue;
+                if (cd->at_knots == 2 && t != t0 && t != t1) continue; // the ends only
+                prev = t;
+                st = add_blocks_at(&B, c, t, t == t1 ? -1 : 1);
+            }
         } else {
-            // every slice of the phase, or every slice
-            for (int k = 0; k < p->nslice && st == SALTO_OK; k++) {
-                const double t = salto_problem_slice_time(p, k);
+            // every slice of the phase (its last from the left), or every distinct slice time
+            for (int k = 0; k < nlp->nslice && st == SALTO_OK; k++) {
+                const double t = nlp->slice_t[k];
                 if (cd->phase >= 0) {
-                    const salto_phase_desc* ph = &p->phases[cd->phase];
-                    if (t < ph->start - 1e-12 || t > ph->start + ph->duration + 1e-12) continue;
+                    if (nlp->slice_ph[k] != cd->phase) continue;
+                    const int last = k + 1 == nlp->nslice || nlp->slice_ph[k + 1] != cd->phase;
+                    st = add_blocks_at(&B, c, t, last ? -1 : 1);
+                } else if (k == 0 || t != nlp->slice_t[k - 1]) {
+                    st = add_blocks_at(&B, c, t, 1);
                 }
-                st = add_blocks_at(&B, c, t);
             }
         }
         if (st != SALTO_OK) {
@@ -442,12 +580,12 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             goto nomem;
         }
     }
-    // physics on the aggregate force at every slice, by the contact of the slice's phase
+    // physics on the aggregate force at every slice of every phase, by the phase's contact; at
+    // a boundary both phases hold, each with its own side's acceleration
     if (p->physics) {
         const int planar = salto_model_is_planar(m);
-        for (int k = 0; k < p->nslice; k++) {
-            const double t = salto_problem_slice_time(p, k);
-            const int ph = salto_problem_phase_at(p, t);
+        for (int k = 0; k < nlp->nslice; k++) {
+            const int ph = nlp->slice_ph[k];
             block* b = new_block(&B);
             if (!b || push_all(&B, b)) {
                 salto_free(B.dep);
@@ -455,7 +593,8 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             }
             b->con = -1;
             b->phase = ph;
-            b->t = t;
+            b->t = nlp->slice_t[k];
+            b->side = k + 1 == nlp->nslice || nlp->slice_ph[k + 1] != ph ? -1 : 1;
             switch (p->phases[ph].contact.type) {
             case SALTO_CONTACT_BAR: b->nrows = 1; break;
             case SALTO_CONTACT_GROUND: b->nrows = planar ? 4 : 8; break;
@@ -472,9 +611,11 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         block* b = &nlp->blocks[i];
         b->row0 = row;
         row += b->nrows;
-        b->first = salto_bspline_basis(&nlp->spline, b->t, b->N, b->dN, b->ddN);
+        b->first = salto_bspline_basis_side(&nlp->spline, b->t, b->side, b->N, b->dN, b->ddN);
         b->jac0 = nnz;
-        nnz += 4 * (b->diag ? b->nrows : b->nrows * b->ndep);
+        b->nnz = 4 * (b->diag ? b->nrows : b->nrows * b->ndep);
+        for (int r = 0; r < b->nrows; r++) b->nnz += row_aux(b, r) >= 0;
+        nnz += b->nnz;
     }
     nlp->ng = row;
     nlp->nnz_jac = nnz;
@@ -501,6 +642,8 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
                     nlp->jac_col[e] = dep[jj] * nlp->ncp + b->first + k;
                 }
             }
+            // a place variable comes after every control point
+            if (row_aux(b, r) >= 0) nlp->jac_row[e] = b->row0 + r, nlp->jac_col[e++] = b->aux[r];
         }
         // bounds: equalities, except the ground clearance (g >= height) and the contact
         // inequalities (see physics_rows)
@@ -526,6 +669,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     // (a B-spline stays in the convex hull of its control points)
     int limits = 0;
     for (int c = 0; c < p->ncon; c++) limits |= p->cons[c].type == SALTO_CON_JOINT_LIMITS;
+    for (int i = nlp->ncpv; i < nlp->nx; i++) nlp->x_lo[i] = -NLP_INF, nlp->x_hi[i] = NLP_INF;
     for (int j = 0; j < nlp->nv; j++) {
         const int lim = limits && m->link_has_limits[j];
         for (int a = 0; a < nlp->ncp; a++) {
@@ -833,13 +977,7 @@ static void physics_rows(const salto_nlp* nlp, const block* b, const double* f0,
     // ground: the contact frame N, T_x (world x made normal to N, or y), T_y = N x T_x
     const double* N = ct->normal;
     double Tx[3], Ty[3];
-    const double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0};
-    const double* e = fabs(N[0]) < 0.9 ? ex : ey;
-    const double en = salto_v3_dot(e, N);
-    for (int k = 0; k < 3; k++) Tx[k] = e[k] - en * N[k];
-    const double tn = salto_v3_norm(Tx);
-    for (int k = 0; k < 3; k++) Tx[k] /= tn;
-    salto_v3_cross(Ty, N, Tx);
+    contact_frame(N, Tx, Ty);
     const double fN = salto_v3_dot(N, f);
     const double mu2 = ct->friction * ct->friction;
 
@@ -969,6 +1107,23 @@ static void eval_block(salto_nlp* nlp, const double* x, const block* b, double* 
 
     kinematics_at(nlp, x, b);
     switch (cd->type) {
+    case SALTO_CON_SITE_HOLD: {
+        // e . x_site - (place variable or fixed target)
+        double xs[3];
+        salto_site_pos(m, d, cd->site, xs);
+        if (want_jac) salto_site_jac(m, d, cd->site, nlp->J3);
+        for (int r = 0; r < b->nrows; r++) {
+            const double* e = b->e[r];
+            g[r] = salto_v3_dot(e, xs) - (b->aux[r] >= 0 ? x[b->aux[r]] : b->target[r]);
+            if (!want_jac) continue;
+            for (int jj = 0; jj < nd; jj++) {
+                const int j = dep[jj];
+                dq[r * nd + jj] = e[0] * nlp->J3[j] + e[1] * nlp->J3[nlp->nv + j] +
+                                  e[2] * nlp->J3[2 * nlp->nv + j];
+            }
+        }
+        break;
+    }
     case SALTO_CON_SITE_AT:
     case SALTO_CON_SITE_ON_LINE:
     case SALTO_CON_SITE_ON_PLANE: {
@@ -1019,6 +1174,27 @@ static void eval_block(salto_nlp* nlp, const double* x, const block* b, double* 
                 const int k = b->comp[r];
                 dq[r * nd + jj] = SU[3 + k] + t1[k] + t2[k];
                 dqd[r * nd + jj] = Jj[k];
+            }
+        }
+        break;
+    }
+    case SALTO_CON_BODY_STILL: {
+        // w = sum_j s_j qd_j over the path; dw/dqd_j = s_j, dw/dq_j = s_j x (w_link - w_parent(j))
+        // (the angular part of S_j x U, as for site_still)
+        const int l = m->site_link[cd->site];
+        const double* Vl = d->V + 6 * l;
+        for (int r = 0; r < b->nrows; r++) g[r] = Vl[b->comp[r]];
+        if (!want_jac) break;
+        for (int jj = 0; jj < nd; jj++) {
+            const int j = dep[jj];
+            const double* S = d->S + 6 * j;
+            const double* Vp = d->V + 6 * m->link_parent[j];
+            double U[6], SU[6];
+            for (int k = 0; k < 6; k++) U[k] = Vl[k] - Vp[k];
+            salto_sv_crossm(SU, S, U);
+            for (int r = 0; r < b->nrows; r++) {
+                dq[r * nd + jj] = SU[b->comp[r]];
+                dqd[r * nd + jj] = S[b->comp[r]];
             }
         }
         break;
@@ -1131,6 +1307,7 @@ salto_status salto_nlp_eval_jac(salto_nlp* nlp, const double* x, double* values)
                 const double e = b->con < 0 ? nlp->dqdd[r * nd + jj] : 0.0;
                 for (int k = 0; k < 4; k++) *v++ = a * b->N[k] + c * b->dN[k] + e * b->ddN[k];
             }
+            if (row_aux(b, r) >= 0) *v++ = -1.0;
         }
     }
     nlp->have_state = 0;
@@ -1181,6 +1358,7 @@ salto_status salto_nlp_eval_grad(salto_nlp* nlp, const double* x, double* grad) 
             grad[j * nlp->ncp + a] = gr;
         }
     }
+    for (int i = nlp->ncpv; i < nlp->nx; i++) grad[i] = 0.0; // the places are not in f
     return finite_n(grad, nlp->nx) ? SALTO_OK : SALTO_ERR_NUMERIC;
 }
 
@@ -1287,6 +1465,27 @@ static double keyframe_value(const salto_problem_desc* p, int j, double t) {
 }
 
 
+// the contact places of the holds: where the sites are at the phase's start under x
+static void init_places(const salto_nlp* nlp, double* x) {
+    const salto_problem_desc* p = nlp->p;
+    salto_data* d = nlp->d;
+    for (int c = 0; c < p->ncon; c++) {
+        const salto_constraint_desc* cd = &p->cons[c];
+        if (nlp->con_aux[c] < 0) continue;
+        double e[3][3], target[3], xs[3];
+        int is_aux[3], naux = 0;
+        const int nr = hold_rows(p, cd, salto_model_is_planar(nlp->m), e, is_aux, target, &naux);
+        salto_nlp_state(nlp, x, p->phases[cd->hold_phase - 1].start, d->q, NULL, NULL);
+        salto_fk(nlp->m, d, SALTO_FK_POS);
+        salto_site_pos(nlp->m, d, cd->site, xs);
+        int a = 0;
+        for (int r = 0; r < nr; r++) {
+            if (is_aux[r]) x[nlp->con_aux[c] + a++] = salto_v3_dot(e[r], xs);
+        }
+    }
+}
+
+
 void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
     const salto_problem_desc* p = nlp->p;
     const salto_guess_desc* gd = &p->guess;
@@ -1295,7 +1494,7 @@ void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
         // the previous solution: its control points when the spline is the same, else its
         // frames sampled at the Greville abscissae (played over this problem's duration)
         if (mo->ncp == nlp->ncp && mo->control && fabs(mo->duration - p->duration) < 1e-12) {
-            memcpy(x, mo->control, (size_t)nlp->nx * sizeof(double));
+            memcpy(x, mo->control, (size_t)nlp->ncpv * sizeof(double));
         } else {
             double* q = nlp->J3; // scratch of 3 nv doubles
             for (int a = 0; a < nlp->ncp; a++) {
@@ -1304,7 +1503,8 @@ void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
                 for (int j = 0; j < nlp->nv; j++) x[j * nlp->ncp + a] = q[j];
             }
         }
-        for (int i = 0; i < nlp->nx; i++) x[i] = fmin(fmax(x[i], nlp->x_lo[i]), nlp->x_hi[i]);
+        for (int i = 0; i < nlp->ncpv; i++) x[i] = fmin(fmax(x[i], nlp->x_lo[i]), nlp->x_hi[i]);
+        init_places(nlp, x);
         return;
     }
     for (int a = 0; a < nlp->ncp; a++) {
@@ -1325,6 +1525,7 @@ void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
             x[i] = v;
         }
     }
+    init_places(nlp, x);
 }
 
 
@@ -1396,6 +1597,21 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
     case SALTO_CON_SITE_STILL:
         snprintf(what, sizeof what, "'%s' %s", m->site_name[cd->site], axis[b->comp[k]]);
         break;
+    case SALTO_CON_BODY_STILL:
+        snprintf(what, sizeof what, "'%s' turning about %s", m->site_name[cd->site],
+                 axis[b->comp[k]]);
+        break;
+    case SALTO_CON_SITE_HOLD: {
+        const int bar = nlp->p->phases[cd->hold_phase - 1].contact.type == SALTO_CONTACT_BAR;
+        const int planar = salto_model_is_planar(m);
+        static const char* const bar3[3] = {"across the bar", "across the bar", "along the bar"};
+        static const char* const ground3[3] = {"along T_x", "along T_y", "off the ground"};
+        static const char* const ground2[2] = {"along x", "off the ground"};
+        const char* w = bar ? (planar ? axis[b->comp[k] == 0 ? 0 : 2] : bar3[k])
+                            : (planar ? ground2[k] : ground3[k]);
+        snprintf(what, sizeof what, "'%s' %s", m->site_name[cd->site], w);
+        break;
+    }
     case SALTO_CON_SITE_ON_LINE:
     case SALTO_CON_SITE_ON_PLANE:
         snprintf(what, sizeof what, "'%s'", m->site_name[cd->site]);
@@ -1415,6 +1631,10 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
         what[0] = '\0';
         break;
     }
-    snprintf(buf, n, "%s %s at t = %.3f s (%s:%d:%d)", con_name(cd->type), what, b->t,
+    char hold[120] = "";
+    if (cd->hold_phase > 0) {
+        snprintf(hold, sizeof hold, "hold of phase '%s': ", nlp->p->phases[cd->hold_phase - 1].name);
+    }
+    snprintf(buf, n, "%s%s %s at t = %.3f s (%s:%d:%d)", hold, con_name(cd->type), what, b->t,
              cd->loc.file ? cd->loc.file : "?", cd->loc.line, cd->loc.col);
 }

@@ -28,7 +28,8 @@ static const double time_slack = 1e-9;
 static const char* const contact_names[] = {"none", "bar", "ground", NULL};
 static const char* const constraint_names[] = {
     "site_at",  "site_on_line", "site_on_plane", "site_still",  "pose",
-    "velocity", "com_position", "com_velocity",  "joint_limits", "above_ground", NULL};
+    "velocity", "com_position", "com_velocity",  "joint_limits", "above_ground", "body_still",
+    NULL};
 static const char* const objective_names[] = {"acceleration", "reference", NULL};
 static const char* const guess_names[] = {"interpolate", "motion", NULL};
 static const char* const hessian_names[] = {"limited-memory", "exact", NULL};
@@ -74,12 +75,74 @@ int salto_problem_phase_at(const salto_problem_desc* p, double t) {
 }
 
 
-double salto_problem_slice_time(const salto_problem_desc* p, int k) {
-    SALTO_ASSERT(p && p->nslice >= 2 && k >= 0 && k < p->nslice);
+// intervals of phase i's slices
+static int phase_intervals(const salto_problem_desc* p, int i) {
+    const double share = (p->nslice - 1) * p->phases[i].duration / p->duration;
+    const int m = (int)lround(share);
+    return m < 1 ? 1 : m;
+}
 
-    // t_k = T k / (nslice - 1), with the last slice exactly at T
-    if (k >= p->nslice - 1) return p->duration;
-    return p->duration * ((double)k / (double)(p->nslice - 1));
+
+int salto_problem_slices(const salto_problem_desc* p, double* times, int* phases) {
+    SALTO_ASSERT(p && p->nslice >= 2 && p->nphase >= 1);
+    int n = 0;
+    for (int i = 0; i < p->nphase; i++) {
+        const salto_phase_desc* ph = &p->phases[i];
+        const int m = phase_intervals(p, i);
+        const double end = i == p->nphase - 1 ? p->duration : p->phases[i + 1].start;
+        for (int k = 0; k <= m; k++, n++) {
+            // the ends exact: the boundary is the same double in both phases
+            const double t = k == 0 ? ph->start : k == m ? end : ph->start + ph->duration * k / m;
+            if (times) times[n] = t;
+            if (phases) phases[n] = i;
+        }
+    }
+    return n;
+}
+
+
+// the number of interior knots the phase boundaries take
+static int junction_knots(const salto_problem_desc* p) {
+    return (p->junction_c2 ? 1 : 2) * (p->nphase - 1);
+}
+
+
+int salto_problem_knots(const salto_problem_desc* p, double* knots) {
+    SALTO_ASSERT(p && p->nphase >= 1);
+    if (p->nphase == 1) return 0;
+    const int K = p->ncp - 4, mult = p->junction_c2 ? 1 : 2;
+    const int F = K - junction_knots(p);
+    SALTO_ASSERT(F >= 0);
+    // largest remainders: phase i gets floor(F d_i / T) knots, and the phases with the largest
+    // fractions one more each until F are given out (ties to the earlier phase)
+    int got[64], given = 0;
+    double frac[64];
+    SALTO_ASSERT(p->nphase <= 64);
+    for (int i = 0; i < p->nphase; i++) {
+        const double share = F * p->phases[i].duration / p->duration;
+        got[i] = (int)floor(share);
+        frac[i] = share - got[i];
+        given += got[i];
+    }
+    while (given < F) {
+        int best = 0;
+        for (int i = 1; i < p->nphase; i++) {
+            if (frac[i] > frac[best]) best = i;
+        }
+        got[best]++;
+        frac[best] = -1.0;
+        given++;
+    }
+    int n = 0;
+    for (int i = 0; i < p->nphase; i++) {
+        const salto_phase_desc* ph = &p->phases[i];
+        if (i > 0) {
+            for (int r = 0; r < mult; r++) knots[n++] = ph->start;
+        }
+        for (int k = 1; k <= got[i]; k++) knots[n++] = ph->start + ph->duration * k / (got[i] + 1);
+    }
+    SALTO_ASSERT(n == K);
+    return K;
 }
 
 // ---- reading: helpers ----
@@ -508,11 +571,12 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
 
     static const char* const all[] = {"type",     "sites",     "point",     "axis",
                                       "torque_max", "normal",  "friction",  "force_max",
-                                      "twist_max", "support",  NULL};
-    static const char* const keys[3][8] = {
+                                      "twist_max", "support",  "height",    "hold", NULL};
+    static const char* const keys[3][10] = {
         {"type", NULL},
-        {"type", "sites", "point", "axis", "torque_max", NULL},
-        {"type", "sites", "normal", "friction", "force_max", "twist_max", "support", NULL},
+        {"type", "sites", "point", "axis", "torque_max", "hold", NULL},
+        {"type", "sites", "normal", "friction", "force_max", "twist_max", "support", "height",
+         "hold", NULL},
     };
     char what[64];
     snprintf(what, sizeof what, "contact type '%s'", contact_names[type]);
@@ -527,7 +591,10 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
     c->twist_max = 0.1;
     c->support_half[0] = 0.1;
     c->support_half[1] = 0.05;
+    c->hold = 1;
     if (c->type == SALTO_CONTACT_NONE) return SALTO_OK;
+    const salto_cfg_node* hold = salto_cfg_child(n, "hold");
+    if (hold && (s = salto_cfg_bool(hold, &c->hold, R->err))) return s;
 
     // sites: 1..8 distinct names
     const salto_cfg_node* sn = salto_cfg_require(n, "sites", R->err);
@@ -572,6 +639,8 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
     if (s) return s;
     s = read_num_opt(R, n, "twist_max", 0.0, 0, &c->twist_max);
     if (s) return s;
+    const salto_cfg_node* htn = salto_cfg_child(n, "height");
+    if (htn && (s = salto_cfg_number(htn, &c->height, R->err))) return s;
     const salto_cfg_node* hn = salto_cfg_child(n, "support");
     if (hn) {
         s = salto_cfg_vec(hn, c->support_half, 2, R->err);
@@ -864,10 +933,13 @@ static salto_status read_when(reader* R, salto_constraint_desc* c, const salto_c
         }
         break;
     case SALTO_CON_SITE_STILL:
+    case SALTO_CON_BODY_STILL:
         if (!pn) {
             return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, n),
-                              "a site_still constraint needs 'phase' (the site is still through "
-                              "a whole phase)");
+                              "%s %s constraint needs 'phase' (the %s is still through a whole "
+                              "phase)",
+                              article(what), what,
+                              c->type == SALTO_CON_SITE_STILL ? "site" : "site's body");
         }
         break;
     case SALTO_CON_POSE:
@@ -922,6 +994,8 @@ static salto_status read_constraint(reader* R, int icon, const salto_cfg_node* n
         {"type", "time", "value", NULL},
         {"type", NULL},
         {"type", "height", NULL},
+        {"type", "site", "phase", NULL},
+        {"type", NULL}, // site_hold: added by the loader only
     };
     char what[64];
     snprintf(what, sizeof what, "%s %s constraint", article(constraint_names[type]),
@@ -935,12 +1009,13 @@ static salto_status read_constraint(reader* R, int icon, const salto_cfg_node* n
     case SALTO_CON_SITE_AT:
     case SALTO_CON_SITE_ON_LINE:
     case SALTO_CON_SITE_ON_PLANE:
-    case SALTO_CON_SITE_STILL: {
+    case SALTO_CON_SITE_STILL:
+    case SALTO_CON_BODY_STILL: {
         const salto_cfg_node* sn = salto_cfg_require(n, "site", R->err);
         if (!sn) return R->err->status;
         s = read_site(R, sn, &c->site);
         if (s) return s;
-        if (c->type == SALTO_CON_SITE_STILL) return SALTO_OK;
+        if (c->type == SALTO_CON_SITE_STILL || c->type == SALTO_CON_BODY_STILL) return SALTO_OK;
         const salto_cfg_node* pn = salto_cfg_require(n, "point", R->err);
         if (!pn) return R->err->status;
         s = salto_cfg_vec(pn, c->point, 3, R->err);
@@ -977,6 +1052,8 @@ static salto_status read_constraint(reader* R, int icon, const salto_cfg_node* n
 }
 
 
+static int hold_count(const salto_problem_desc* p);
+
 static salto_status read_constraints(reader* R, const salto_cfg_node* top) {
     salto_problem_desc* p = R->p;
     const salto_cfg_node* list = salto_cfg_child(top, "constraints");
@@ -993,12 +1070,87 @@ static salto_status read_constraints(reader* R, const salto_cfg_node* top) {
         }
     }
 
-    p->cons = salto_calloc((size_t)list->n, sizeof *p->cons);
+    p->cons = salto_calloc((size_t)list->n + (size_t)hold_count(p), sizeof *p->cons);
     if (!p->cons) return nomem(R);
     for (int i = 0; i < list->n; i++) {
         p->ncon = i + 1; // so that destroy frees what this one allocates
         s = read_constraint(R, i, list->child[i]);
         if (s) return s;
+    }
+    return SALTO_OK;
+}
+
+
+// The hold of a contact phase (contact.hold, on by default): each contact site is in place at
+// every knot of the spline in the phase, its ends included (site_hold: on the bar's axis or
+// the ground plane, at a place along them that is a variable of the NLP), and still at the
+// phase's two ends (site_still; the second site on a body keeps the body from turning
+// instead, body_still, since two points of one rigid body held still say some things twice).
+// For a coordinate of the spline itself these n + 3 conditions on n segments are exactly its
+// n + 3 control points, and they pin it to a constant (the clamped interpolating spline of a
+// constant is that constant); for a site, which moves with several coordinates, the rest
+// between the knots is the interpolation error. More conditions (velocities at every knot, or
+// positions between the knots) over-determine the spline, and IPOPT then stalls or refuses.
+static int hold_count(const salto_problem_desc* p) {
+    int n = 0;
+    for (int i = 0; i < p->nphase; i++) {
+        const salto_contact_desc* c = &p->phases[i].contact;
+        if (c->type != SALTO_CONTACT_NONE && c->hold) n += 2 * c->nsite;
+    }
+    return n;
+}
+
+
+static salto_status add_holds(reader* R) {
+    salto_problem_desc* p = R->p;
+    const salto_model* m = R->m;
+    if (!p->cons && hold_count(p) > 0) {
+        p->cons = salto_calloc((size_t)hold_count(p), sizeof *p->cons);
+        if (!p->cons) return nomem(R);
+    }
+    for (int i = 0; i < p->nphase; i++) {
+        const salto_phase_desc* ph = &p->phases[i];
+        const salto_contact_desc* ct = &ph->contact;
+        if (ct->type == SALTO_CONTACT_NONE || !ct->hold) continue;
+        int spin_link[8], nspin = 0;
+        for (int k = 0; k < ct->nsite; k++) {
+            const int site = ct->site[k];
+            int same_body = 0;
+            for (int j = 0; j < k; j++) same_body |= m->site_link[ct->site[j]] == m->site_link[site];
+            // in place at every knot of the phase: on the bar's axis or on the ground, at
+            // a place along the bar or the ground that the solver chooses (site_hold)
+            salto_constraint_desc* c = &p->cons[p->ncon++];
+            memset(c, 0, sizeof *c);
+            c->type = SALTO_CON_SITE_HOLD;
+            c->site = site;
+            c->phase = i;
+            c->at_knots = 1;
+            c->loc = ct->loc;
+            c->hold_phase = i + 1;
+            if (ct->type == SALTO_CONTACT_BAR) {
+                memcpy(c->point, ct->bar_point, sizeof c->point);
+                memcpy(c->dir, ct->bar_axis, sizeof c->dir);
+            } else {
+                for (int a = 0; a < 3; a++) c->point[a] = ct->height * ct->normal[a];
+                memcpy(c->dir, ct->normal, sizeof c->dir);
+            }
+            // still through the phase; the second site on a body keeps the body from
+            // turning, and a third adds nothing
+            if (same_body) {
+                int spun = 0;
+                for (int j = 0; j < nspin; j++) spun |= spin_link[j] == m->site_link[site];
+                if (spun) continue;
+                spin_link[nspin++] = m->site_link[site];
+            }
+            c = &p->cons[p->ncon++];
+            memset(c, 0, sizeof *c);
+            c->type = same_body ? SALTO_CON_BODY_STILL : SALTO_CON_SITE_STILL;
+            c->site = site;
+            c->phase = i;
+            c->at_knots = 2; // the phase's ends only
+            c->loc = ct->loc;
+            c->hold_phase = i + 1;
+        }
     }
     return SALTO_OK;
 }
@@ -1204,15 +1356,32 @@ static salto_status read_spline(reader* R, const salto_cfg_node* top) {
     const salto_cfg_node* n = salto_cfg_child(top, "spline");
     int nslice = 0;
     if (n) {
-        static const char* const keys[] = {"control_points", "slices", NULL};
+        static const char* const keys[] = {"control_points", "slices", "junctions", NULL};
         salto_status s = salto_cfg_check_keys(n, keys, R->err);
         if (s) return s;
         s = read_int_opt(R, n, "control_points", 4, 2147483647, &p->ncp);
         if (s) return s;
         s = read_int_opt(R, n, "slices", 2, 2147483647, &nslice);
         if (s) return s;
+        const salto_cfg_node* jn = salto_cfg_child(n, "junctions");
+        if (jn) {
+            static const char* const names[] = {"C1", "C2", NULL};
+            int k = 0;
+            s = salto_cfg_enum(jn, names, "junction continuity", &k, R->err);
+            if (s) return s;
+            p->junction_c2 = k;
+        }
     }
     p->nslice = nslice ? nslice : p->ncp;
+    // every phase boundary takes one or two knots
+    const int need = 4 + junction_knots(p);
+    if (p->ncp < need) {
+        const salto_cfg_node* cp = n ? salto_cfg_child(n, "control_points") : NULL;
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, cp ? at(R, cp) : (n ? at(R, n) : file_loc(R)),
+                          "%d control points are too few for %d phases: each phase boundary "
+                          "takes %s knot, so at least %d are needed",
+                          p->ncp, p->nphase, p->junction_c2 ? "a" : "a double", need);
+    }
     return SALTO_OK;
 }
 
@@ -1265,6 +1434,8 @@ static salto_status read_problem(reader* R, const salto_cfg* cfg) {
     s = read_spline(R, top);
     if (s) return s;
     s = read_constraints(R, top);
+    if (s) return s;
+    s = add_holds(R);
     if (s) return s;
     s = read_objectives(R, top);
     if (s) return s;

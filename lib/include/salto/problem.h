@@ -31,6 +31,9 @@ typedef struct salto_contact_desc {
     double twist_max;       // |twist torque| <= twist_max * normal force, m (>= 0)
     double support_half[2]; // half sizes of the support rectangle around the contact sites'
                             //   centroid, along the tangents T_x, T_y, m (>= 0)
+    double height;          // the ground plane: N . x = height, m (default 0)
+    int hold;               // 1 (default): the sites are held in place through the phase
+                            //   (constraints added by the loader, hold_phase set)
     salto_src_loc loc;
 } salto_contact_desc;
 
@@ -53,6 +56,10 @@ typedef enum salto_constraint_type {
     SALTO_CON_COM_VELOCITY,  // centre-of-mass velocity components = values
     SALTO_CON_JOINT_LIMITS,  // every limited DOF within its limits at every slice
     SALTO_CON_ABOVE_GROUND,  // every geometry primitive above the plane z = height at every slice
+    SALTO_CON_BODY_STILL,    // the angular velocity of a site's body = 0 through a phase
+    SALTO_CON_SITE_HOLD,     // (added by the loader for a contact's hold) a site on a bar's axis
+                             //   (point, dir) or on the ground plane (point, normal dir), at a
+                             //   place along it that the NLP adds as variables
     SALTO_CON_COUNT
 } salto_constraint_type;
 
@@ -71,7 +78,9 @@ typedef struct salto_constraint_desc {
     int mask[3];            // com_position, com_velocity: which components are constrained
     double vec[3];          //   their values (m or m/s)
     double height;          // above_ground: plane height, m
-    salto_src_loc loc;
+    int at_knots;           // through a phase: at the spline's knots in it rather than the slices
+    int hold_phase;         // 0: written by the user; i + 1: added to hold phase i's contact
+    salto_src_loc loc;      //   (loc is then the contact's)
 } salto_constraint_desc;
 
 typedef enum salto_objective_type {
@@ -128,7 +137,10 @@ typedef struct salto_problem_desc {
     int nphase;
     salto_phase_desc* phases;       // (nphase)
     int ncp;                // control points per DOF (>= 4)
-    int nslice;             // constraint time slices (default ncp)
+    int nslice;             // constraint time slices (default ncp), shared out among the phases
+    int junction_c2;        // 0 (default): a double knot at every phase boundary (C1: the
+                            //   acceleration may jump where a contact is made or released);
+                            //   1: single knots (C2)
     int ncon;
     salto_constraint_desc* cons;    // (ncon)
     int nobj;
@@ -148,8 +160,18 @@ void salto_problem_destroy(salto_problem_desc* p); // accepts NULL
 // Phase index containing time t (the last phase for t = duration); -1 outside [0, duration].
 int salto_problem_phase_at(const salto_problem_desc* p, double t);
 
-// The constraint time slices: nslice times spread evenly over [0, duration], both ends
-// included (nslice >= 2).
-double salto_problem_slice_time(const salto_problem_desc* p, int k);
+// The constraint time slices, phase by phase: phase i gets m_i = max(1, round((nslice - 1)
+// d_i / T)) intervals, so m_i + 1 slices spread evenly over [start_i, end_i], both ends
+// included; a boundary between two phases is a slice of both (a single phase gives nslice
+// slices over [0, T]). Fills times and phases (either may be NULL; room for
+// salto_problem_slices(p, NULL, NULL) entries), in time order, and returns the count.
+int salto_problem_slices(const salto_problem_desc* p, double* times, int* phases);
+
+// The spline's interior knots (ncp - 4 of them, into knots): each phase boundary is a knot,
+// double unless junction_c2, and the remaining knots are shared out among the phases in
+// proportion to their durations, evenly spaced within each. Returns 0 (knots untouched) when
+// the spline is uniform (a single phase), else ncp - 4. The loader has checked that there are
+// enough control points.
+int salto_problem_knots(const salto_problem_desc* p, double* knots);
 
 #endif
