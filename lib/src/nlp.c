@@ -1107,39 +1107,26 @@ static void eval_block(salto_nlp* nlp, const double* x, const block* b, double* 
 
     kinematics_at(nlp, x, b);
     switch (cd->type) {
-    case SALTO_CON_SITE_HOLD: {
-        // e . x_site - (place variable or fixed target)
-        double xs[3];
-        salto_site_pos(m, d, cd->site, xs);
-        if (want_jac) salto_site_jac(m, d, cd->site, nlp->J3);
-        for (int r = 0; r < b->nrows; r++) {
-            const double* e = b->e[r];
-            g[r] = salto_v3_dot(e, xs) - (b->aux[r] >= 0 ? x[b->aux[r]] : b->target[r]);
-            if (!want_jac) continue;
-            for (int jj = 0; jj < nd; jj++) {
-                const int j = dep[jj];
-                dq[r * nd + jj] = e[0] * nlp->J3[j] + e[1] * nlp->J3[nlp->nv + j] +
-                                  e[2] * nlp->J3[2 * nlp->nv + j];
-            }
-        }
-        break;
-    }
+    case SALTO_CON_SITE_HOLD:
     case SALTO_CON_SITE_AT:
     case SALTO_CON_SITE_ON_LINE:
     case SALTO_CON_SITE_ON_PLANE: {
+        // e . x_site - e . point for a direction e: a component (site_at) or a projection (on a
+        // line or plane); a hold's rows subtract a place variable or a fixed target instead
         double xs[3];
         salto_site_pos(m, d, cd->site, xs);
-        const double rel[3] = {xs[0] - cd->point[0], xs[1] - cd->point[1], xs[2] - cd->point[2]};
         if (want_jac) salto_site_jac(m, d, cd->site, nlp->J3);
         for (int r = 0; r < b->nrows; r++) {
-            // site_at: a component; on a line or plane: a projection
             double e[3] = {0, 0, 0};
             if (cd->type == SALTO_CON_SITE_AT) {
                 e[b->comp[r]] = 1.0;
             } else {
                 memcpy(e, b->e[r], sizeof e);
             }
-            g[r] = salto_v3_dot(e, rel);
+            const double off = cd->type != SALTO_CON_SITE_HOLD ? salto_v3_dot(e, cd->point)
+                               : b->aux[r] >= 0                ? x[b->aux[r]]
+                                                               : b->target[r];
+            g[r] = salto_v3_dot(e, xs) - off;
             if (!want_jac) continue;
             for (int jj = 0; jj < nd; jj++) {
                 const int j = dep[jj];
