@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "salto/bspline.h"
 #include "salto/motion.h"
 #include "salto/nlp.h"
 #include "salto/solver.h"
@@ -98,6 +99,8 @@ static void assert_same_motion(const salto_motion* a, const salto_motion* b) {
     for (int j = 0; j < a->nv; j++) ck_assert_str_eq(a->dof_name[j], b->dof_name[j]);
     assert_bits_eq(a->q, b->q, a->nframe * a->nv, "frames");
     assert_bits_eq(a->control, b->control, a->nv * a->ncp, "control points");
+    ck_assert(!a->knot == !b->knot);
+    if (a->knot) assert_bits_eq(a->knot, b->knot, a->ncp + 4, "knots");
     ck_assert_str_eq(a->problem, b->problem);
     ck_assert_str_eq(a->character, b->character);
 }
@@ -145,6 +148,12 @@ START_TEST(round_trip) {
     ck_assert_int_eq(mo->ncp, p->ncp);
     ck_assert_int_eq(mo->nv * mo->ncp, fx.nx);
     assert_bits_eq(mo->control, fx.x, fx.nx, "control points");
+    // and the knots are the spline's
+    ck_assert_ptr_nonnull(mo->knot);
+    for (int a = 0; a < p->ncp + 4; a++) {
+        const double k = salto_bspline_knot(salto_nlp_spline(fx.nlp), a);
+        assert_bits_eq(&mo->knot[a], &k, 1, "knot");
+    }
 
     // the frames are the spline's q at t = min(k / rate, duration), bit for bit
     double* q = malloc((size_t)m->nv * sizeof(double));
@@ -205,6 +214,7 @@ START_TEST(valid_file) {
     ck_assert(signbit(mo->q[0]));
     const double control[8] = {0, -0.0, 1e-05, 2.5, 1.0000000000000001e+300, -1e-300, 0.1, -7};
     assert_bits_eq(mo->control, control, 8, "control points");
+    ck_assert_ptr_null(mo->knot); // optional: not given
 
     // clamped outside [0, duration]; NaN is the start
     double s[2];
@@ -315,6 +325,12 @@ static const bad_case bad_cases[] = {
      "expected a list of 4 numbers (the control points) for item 1 of 'control', "
      "found a list of 3 items",
      NULL},
+    {"knots_alone.json", SALTO_ERR_INVALID, 10, 3,
+     "'knots' is given without 'control_points'", NULL},
+    {"knots_length.json", SALTO_ERR_INVALID, 11, 12,
+     "expected a list of 8 numbers (the knots) for 'knots', found a list of 7 items", NULL},
+    {"knots_decreasing.json", SALTO_ERR_INVALID, 11, 30,
+     "knot 5 (0.05) is below the one before it (0.1): knots must not decrease", NULL},
     {"control_quoted.json", SALTO_ERR_INVALID, 12, 13,
      "expected a number for item 3 of item 1 of 'control', found the string '1e-05'", NULL},
 };
@@ -350,13 +366,24 @@ START_TEST(missing_file) {
 }
 END_TEST
 
+// the optional knots, read in order
+START_TEST(valid_knots) {
+    salto_motion* mo = load_ok(salto_test_path("tests/data/motion/valid_knots.json"));
+    ck_assert_ptr_nonnull(mo->knot);
+    const double knots[8] = {0, 0, 0, 0, 0.1, 0.1, 0.1, 0.1};
+    assert_bits_eq(mo->knot, knots, 8, "knots");
+    salto_motion_destroy(mo);
+}
+END_TEST
+
 // ---- allocation failure ----
 
 // make the n-th allocation fail, n = 1, 2, ... until loading succeeds: every failure is a
 // clean SALTO_ERR_NOMEM and nothing leaks
 START_TEST(load_out_of_memory) {
     static const char* const files[] = {"tests/data/motion/valid.json",
-                                        "tests/data/motion/minimal.json"};
+                                        "tests/data/motion/minimal.json",
+                                        "tests/data/motion/valid_knots.json"};
     char path[4096];
     snprintf(path, sizeof path, "%s", salto_test_path(files[_i]));
     int succeeded = 0;
@@ -526,13 +553,14 @@ Suite* motion_suite(void) {
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, round_trip, 0, NROUND);
     tcase_add_test(tc, valid_file);
+    tcase_add_test(tc, valid_knots);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("errors");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, bad_file, 0, NBAD);
     tcase_add_test(tc, missing_file);
-    tcase_add_loop_test(tc, load_out_of_memory, 0, 2);
+    tcase_add_loop_test(tc, load_out_of_memory, 0, 3);
     tcase_add_test(tc, from_nlp_out_of_memory);
     tcase_add_test(tc, fuzz);
     suite_add_tcase(s, tc);

@@ -10,6 +10,7 @@
 #include "salto/aggregate.h"
 #include "salto/kinematics.h"
 #include "salto/motion.h"
+#include "salto/bspline.h"
 #include "salto/nlp.h"
 #include "salto/solver.h"
 #include "test_suites.h"
@@ -633,6 +634,75 @@ START_TEST(warm_start_resumes_a_solution) {
 END_TEST
 
 
+// a warm start copies the control points only onto the same knots: moving a phase boundary
+// (same duration, same control points) moves the knots, and the motion is sampled instead
+START_TEST(warm_start_needs_the_same_knots) {
+    make_tmp();
+    const char* gym = abs_path("data/characters/gymnast7.yaml");
+    char text[2][8192], path[3][512];
+    const double split[2] = {0.5, 0.6}; // swing durations; the problem lasts 0.9 s either way
+    for (int k = 0; k < 2; k++) {
+        snprintf(text[k], sizeof text[k],
+                 "character: %s\nphysics: false\n"
+                 "phases:\n  - {name: swing, duration: %g}\n  - {name: flight, duration: %g}\n"
+                 "spline: {control_points: 10}\n"
+                 "constraints:\n  - {type: pose, time: end, dofs: {knee: 0.5}}\n"
+                 "initial_guess: {type: motion, motion: from.json}\n",
+                 gym, split[k], 0.9 - split[k]);
+        snprintf(path[k], sizeof path[k], "%s/p%d.yaml", tmpdir, k);
+        write_text(path[k], text[k]);
+    }
+    // the motion: control points on problem 0's spline (built without its warm start)
+    snprintf(path[2], sizeof path[2], "%s/src.yaml", tmpdir);
+    char* src = text[0] + (strstr(text[0], "initial_guess") - text[0]);
+    *src = '\0';
+    write_text(path[2], text[0]);
+    salto_error err = {0};
+    salto_problem_desc* p0 = salto_problem_load(path[2], &err);
+    ck_assert_ptr_nonnull(p0);
+    salto_nlp* n0 = build(p0);
+    const int nx = salto_nlp_nx(n0);
+    double* x0 = malloc(sizeof(double) * (size_t)nx);
+    double* x = malloc(sizeof(double) * (size_t)nx);
+    // a smooth motion (so that sampling it is close): q_j(t) = 0.3 sin(3 t + j) at the
+    // Greville abscissae
+    const int ncp = p0->ncp;
+    for (int i = 0; i < nx; i++) {
+        const double t = salto_bspline_greville(salto_nlp_spline(n0), i % ncp);
+        x0[i] = 0.3 * sin(3.0 * t + i / ncp);
+    }
+    char json[512];
+    snprintf(json, sizeof json, "%s/from.json", tmpdir);
+    ck_assert_int_eq(salto_motion_write_json(n0, x0, NULL, json, &err), SALTO_OK);
+    for (int k = 0; k < 2; k++) {
+        salto_problem_desc* p = salto_problem_load(path[k], &err);
+        ck_assert_ptr_nonnull(p);
+        salto_nlp* nlp = build(p);
+        ck_assert_int_eq(salto_nlp_nx(nlp), nx);
+        salto_nlp_initial_guess(nlp, x);
+        int same = 1;
+        for (int i = 0; i < nx; i++) same &= x[i] == x0[i];
+        ck_assert_msg(same == (k == 0), "split %g: control points %s", split[k],
+                      same ? "copied onto other knots" : "not copied onto the same knots");
+        if (k == 1) {
+            // sampled: the warm start follows the motion to within the frames' interpolation
+            double q[8], q0[8];
+            for (int e = 0; e <= 9; e++) {
+                salto_nlp_state(nlp, x, 0.1 * e, q, NULL, NULL);
+                salto_nlp_state(n0, x0, 0.1 * e, q0, NULL, NULL);
+                ck_assert_vec_close(q, q0, 7, 0.02, 0, "sampled warm start");
+            }
+        }
+        salto_nlp_destroy(nlp);
+        salto_problem_destroy(p);
+    }
+    free(x), free(x0);
+    salto_nlp_destroy(n0);
+    salto_problem_destroy(p0);
+}
+END_TEST
+
+
 // the reference objective alone (eq. 21) reproduces the reference motion
 START_TEST(reference_objective_reproduces_the_reference) {
     make_tmp();
@@ -843,6 +913,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, luxo_hops);
     tcase_add_test(sv, monkey_bars_converge);
     tcase_add_test(sv, warm_start_resumes_a_solution);
+    tcase_add_test(sv, warm_start_needs_the_same_knots);
     tcase_add_test(sv, rank_deficiency_is_found_and_named);
     tcase_add_test(sv, reference_objective_reproduces_the_reference);
     tcase_add_test(sv, bad_motion_files_point_at_the_problem);

@@ -1,6 +1,8 @@
 // motion.c: writing optimised motions as JSON and CSV, atomically
 #include "salto/motion.h"
 
+#include "salto/bspline.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -92,7 +94,13 @@ salto_status salto_motion_write_json(const salto_nlp* nlp, const double* x,
         if (j) fputs(", ", f);
         json_str(f, m->link_name[j]);
     }
-    fprintf(f, "],\n  \"control_points\": %d,\n  \"control\": [", p->ncp);
+    fprintf(f, "],\n  \"control_points\": %d,\n  \"knots\": [", p->ncp);
+    const salto_bspline* sp = salto_nlp_spline(nlp);
+    for (int a = 0; a < p->ncp + 4; a++) {
+        if (a) fputs(", ", f);
+        json_num(f, salto_bspline_knot(sp, a));
+    }
+    fputs("],\n  \"control\": [", f);
     for (int j = 0; j < nv; j++) {
         fputs(j ? ",\n    [" : "\n    [", f);
         for (int a = 0; a < p->ncp; a++) {

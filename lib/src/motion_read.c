@@ -10,12 +10,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "salto/bspline.h"
 #include "salto/config.h"
 
 // the keys salto_motion_write_json writes, at the top level and in "solver"
 static const char* const top_keys[] = {
     "format", "problem", "character", "duration", "phases", "dofs", "control_points",
-    "control", "frame_rate", "frames", "solver", NULL};
+    "knots", "control", "frame_rate", "frames", "solver", NULL};
 static const char* const solver_keys[] = {
     "status", "converged", "iterations", "objective", "time", "max_violation",
     "worst_constraint", "evaluations", NULL};
@@ -44,6 +45,7 @@ void salto_motion_destroy(salto_motion* mo) {
     salto_free(mo->dof_name);
     salto_free(mo->q);
     salto_free(mo->control);
+    salto_free(mo->knot);
     salto_free(mo->problem);
     salto_free(mo->character);
     salto_free(mo);
@@ -51,8 +53,8 @@ void salto_motion_destroy(salto_motion* mo) {
 
 
 // a motion with its arrays allocated (names NULL, values unset); NULL when memory runs out.
-// nv >= 1 and nframe >= 1; ncp >= 0.
-static salto_motion* motion_alloc(int nv, int nframe, int ncp) {
+// nv >= 1 and nframe >= 1; ncp >= 0; knots: room for ncp + 4 knots.
+static salto_motion* motion_alloc(int nv, int nframe, int ncp, int knots) {
     salto_motion* mo = salto_calloc(1, sizeof *mo);
     if (!mo) return NULL;
     mo->nv = nv;
@@ -62,7 +64,8 @@ static salto_motion* motion_alloc(int nv, int nframe, int ncp) {
     mo->dof_name = salto_calloc((size_t)nv, sizeof *mo->dof_name);
     mo->q = salto_malloc((size_t)nframe * (size_t)nv * sizeof(double));
     if (ncp > 0) mo->control = salto_malloc((size_t)nv * (size_t)ncp * sizeof(double));
-    if (!mo->dof_name || !mo->q || (ncp > 0 && !mo->control)) {
+    if (knots) mo->knot = salto_malloc(((size_t)ncp + 4) * sizeof(double));
+    if (!mo->dof_name || !mo->q || (ncp > 0 && !mo->control) || (knots && !mo->knot)) {
         salto_motion_destroy(mo);
         return NULL;
     }
@@ -114,6 +117,7 @@ typedef struct motion_shape {
     const salto_cfg_node* dofs;      // list of nv strings
     const salto_cfg_node* frames;    // list of nframe lists of 1 + nv numbers
     const salto_cfg_node* control;   // list of nv lists of ncp numbers, or NULL
+    const salto_cfg_node* knots;     // list of ncp + 4 numbers, or NULL
     int nv, nframe, ncp;
     double duration, frame_rate;
     int converged;
@@ -174,6 +178,10 @@ static salto_status read_shape(const salto_cfg_node* root, motion_shape* sh, sal
     // the spline: "control_points" and "control" together or not at all
     const salto_cfg_node* ncp = salto_cfg_child(root, "control_points");
     sh->control = salto_cfg_child(root, "control");
+    if (!ncp && salto_cfg_child(root, "knots")) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, salto_cfg_child(root, "knots")->key_loc,
+                          "'knots' is given without 'control_points'");
+    }
     if (!ncp != !sh->control) {
         const salto_cfg_node* given = ncp ? ncp : sh->control;
         return SALTO_FAIL(err, SALTO_ERR_INVALID, given->key_loc, "'%s' is given without '%s'",
@@ -187,6 +195,14 @@ static salto_status read_shape(const salto_cfg_node* root, motion_shape* sh, sal
                               "'control_points' must be at least 1, found %d", sh->ncp);
         }
         if (expect_list(sh->control, sh->nv, "lists (one per DOF)", err)) return err->status;
+        // the knots (optional: motions from other tools have none)
+        sh->knots = salto_cfg_child(root, "knots");
+        if (sh->knots && sh->ncp > 2147483647 - 4) {
+            return SALTO_FAIL(err, SALTO_ERR_INVALID, ncp->loc, "'control_points' is too large");
+        }
+        if (sh->knots && expect_list(sh->knots, sh->ncp + 4, "numbers (the knots)", err)) {
+            return err->status;
+        }
         for (int j = 0; j < sh->nv; j++) {
             if (expect_list(sh->control->child[j], sh->ncp, "numbers (the control points)",
                             err)) {
@@ -240,6 +256,16 @@ static salto_status read_values(const motion_shape* sh, salto_motion* mo, salto_
                           sh->nframe, sh->nframe == 1 ? "" : "s", sh->duration,
                           sh->frame_rate, want);
     }
+    for (int a = 0; sh->knots && a < sh->ncp + 4; a++) {
+        const salto_cfg_node* k = sh->knots->child[a];
+        if (salto_cfg_number(k, &mo->knot[a], err)) return err->status;
+        if (a > 0 && !(mo->knot[a] >= mo->knot[a - 1])) {
+            return SALTO_FAIL(err, SALTO_ERR_INVALID, k->loc,
+                              "knot %d (%.9g) is below the one before it (%.9g): knots must not "
+                              "decrease",
+                              a, mo->knot[a], mo->knot[a - 1]);
+        }
+    }
     for (int j = 0; j < (sh->ncp > 0 ? sh->nv : 0); j++) {
         const salto_cfg_node* row = sh->control->child[j];
         for (int a = 0; a < sh->ncp; a++) {
@@ -261,7 +287,7 @@ salto_motion* salto_motion_load_json(const char* path, salto_error* err) {
     motion_shape sh = {0};
     salto_motion* mo = NULL;
     if (read_shape(salto_cfg_root(cfg), &sh, err) == SALTO_OK) {
-        mo = motion_alloc(sh.nv, sh.nframe, sh.ncp);
+        mo = motion_alloc(sh.nv, sh.nframe, sh.ncp, sh.knots != NULL);
         if (!mo) {
             SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory reading '%s'",
                        path);
@@ -314,7 +340,7 @@ salto_motion* salto_motion_from_nlp(const salto_nlp* nlp, const double* x) {
     SALTO_ASSERT(salto_nlp_nx(nlp) >= m->nv * p->ncp); // the contact places follow
     const double rate = p->output.frame_rate;
     const int nframe = (int)frame_count(rate, p->duration);
-    salto_motion* mo = motion_alloc(m->nv, nframe, p->ncp);
+    salto_motion* mo = motion_alloc(m->nv, nframe, p->ncp, 1);
     if (!mo) return NULL;
     mo->frame_rate = rate;
     mo->duration = p->duration;
@@ -330,6 +356,7 @@ salto_motion* salto_motion_from_nlp(const salto_nlp* nlp, const double* x) {
         return NULL;
     }
     if (p->ncp > 0) memcpy(mo->control, x, (size_t)m->nv * (size_t)p->ncp * sizeof(double));
+    for (int a = 0; a < p->ncp + 4; a++) mo->knot[a] = salto_bspline_knot(salto_nlp_spline(nlp), a);
     for (int k = 0; k < nframe; k++) {
         salto_nlp_state(nlp, x, frame_time(rate, p->duration, k), mo->q + (size_t)k * m->nv,
                         NULL, NULL);

@@ -856,6 +856,7 @@ int salto_nlp_ng(const salto_nlp* nlp) { return nlp->ng; }
 int salto_nlp_nnz_jac(const salto_nlp* nlp) { return nlp->nnz_jac; }
 int salto_nlp_nnz_hess(const salto_nlp* nlp) { return nlp->nnz_hess; }
 const salto_problem_desc* salto_nlp_problem(const salto_nlp* nlp) { return nlp->p; }
+const salto_bspline* salto_nlp_spline(const salto_nlp* nlp) { return &nlp->spline; }
 
 
 void salto_nlp_bounds(const salto_nlp* nlp, double* x_lo, double* x_hi, double* g_lo,
@@ -1478,9 +1479,14 @@ void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
     const salto_guess_desc* gd = &p->guess;
     const salto_motion* mo = nlp->warm;
     if (mo) {
-        // the previous solution: its control points when the spline is the same, else its
-        // frames sampled at the Greville abscissae (played over this problem's duration)
-        if (mo->ncp == nlp->ncp && mo->control && fabs(mo->duration - p->duration) < 1e-12) {
+        // the previous solution: its control points when the spline is the same (the same
+        // knots: phase durations move them), else its frames sampled at the Greville abscissae
+        // (played over this problem's duration)
+        int same = mo->ncp == nlp->ncp && mo->control && mo->knot;
+        for (int a = 0; same && a < nlp->ncp + 4; a++) {
+            same = fabs(mo->knot[a] - salto_bspline_knot(&nlp->spline, a)) <= 1e-12;
+        }
+        if (same) {
             memcpy(x, mo->control, (size_t)nlp->ncpv * sizeof(double));
         } else {
             double* q = nlp->J3; // scratch of 3 nv doubles

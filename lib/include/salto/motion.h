@@ -32,6 +32,7 @@ typedef struct salto_motion {
     // the spline the motion came from, when it came from salto solve (ncp 0 otherwise)
     int ncp;             // control points per DOF
     double* control;     // (nv x ncp), owned, NULL when ncp is 0
+    double* knot;        // the spline's whole knot vector (ncp + 4), owned; NULL when not given
     char* problem;       // problem file the motion solved ("" when unknown), owned
     char* character;     // character file ("" when unknown), owned
     int converged;       // 1, 0, or -1 when unknown

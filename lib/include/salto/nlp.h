@@ -22,6 +22,7 @@ int salto_nlp_ng(const salto_nlp* nlp);        // constraint rows
 int salto_nlp_nnz_jac(const salto_nlp* nlp);   // Jacobian non-zeros
 int salto_nlp_nnz_hess(const salto_nlp* nlp);  // Lagrangian Hessian non-zeros (lower triangle)
 const salto_problem_desc* salto_nlp_problem(const salto_nlp* nlp);
+const struct salto_bspline* salto_nlp_spline(const salto_nlp* nlp); // the DOFs' spline
 
 // Variable and constraint bounds (infinite bounds are +-1e20).
 void salto_nlp_bounds(const salto_nlp* nlp, double* x_lo, double* x_hi, double* g_lo,
