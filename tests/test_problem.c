@@ -516,6 +516,39 @@ START_TEST(doc_example) {
 END_TEST
 
 
+// many phases: the knots are shared out without a fixed-size table (70 phases, 9 free knots)
+START_TEST(many_phases) {
+    make_tmpdir();
+    static char text[16384];
+    int n = snprintf(text, sizeof text, "character: %s\nphases:\n",
+                     salto_test_path("data/characters/gymnast7.yaml"));
+    for (int i = 0; i < 70; i++) {
+        n += snprintf(text + n, sizeof text - (size_t)n, "  - {name: p%d, duration: %g}\n", i,
+                      0.1 + 0.01 * (i % 7));
+    }
+    snprintf(text + n, sizeof text - (size_t)n, "spline: {control_points: %d}\n", 4 + 2 * 69 + 9);
+    char path[512];
+    snprintf(path, sizeof path, "%s", tmp_path("many.yaml"));
+    write_file(path, text);
+    salto_error err = {0};
+    salto_problem_desc* p = salto_problem_load(path, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    static double kn[4 + 2 * 69 + 9];
+    ck_assert_int_eq(salto_problem_knots(p, kn), 2 * 69 + 9);
+    int doubled = 0;
+    for (int j = 1; j < 2 * 69 + 9; j++) {
+        ck_assert(kn[j] >= kn[j - 1]);
+        doubled += kn[j] == kn[j - 1];
+    }
+    ck_assert_int_eq(doubled, 69); // every boundary twice, the 9 free knots inside phases
+    salto_problem_destroy(p);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
+
+
 START_TEST(guess_motion) {
     salto_problem_desc* p = load_ok("tests/data/problems/guess_motion.yaml");
     ck_assert_int_eq(p->guess.type, SALTO_GUESS_MOTION);
@@ -1059,6 +1092,7 @@ Suite* problem_suite(void) {
     tcase_add_test(tc, doc_example);
     tcase_add_loop_test(tc, time_syntax, 0, NTIME);
     tcase_add_test(tc, phase_at_and_slices);
+    tcase_add_test(tc, many_phases);
     tcase_add_loop_test(tc, load_out_of_memory, 0, 3);
     suite_add_tcase(s, tc);
 

@@ -113,33 +113,27 @@ int salto_problem_knots(const salto_problem_desc* p, double* knots) {
     const int K = p->ncp - 4, mult = p->junction_c2 ? 1 : 2;
     const int F = K - junction_knots(p);
     SALTO_ASSERT(F >= 0);
-    // largest remainders: phase i gets floor(F d_i / T) knots, and the phases with the largest
-    // fractions one more each until F are given out (ties to the earlier phase)
-    int got[64], given = 0;
-    double frac[64];
-    SALTO_ASSERT(p->nphase <= 64);
-    for (int i = 0; i < p->nphase; i++) {
-        const double share = F * p->phases[i].duration / p->duration;
-        got[i] = (int)floor(share);
-        frac[i] = share - got[i];
-        given += got[i];
-    }
-    while (given < F) {
-        int best = 0;
-        for (int i = 1; i < p->nphase; i++) {
-            if (frac[i] > frac[best]) best = i;
-        }
-        got[best]++;
-        frac[best] = -1.0;
-        given++;
-    }
+    // largest remainders: phase i gets floor(F d_i / T) knots, and the F - sum floor(...) phases
+    // with the largest fractions one more each (ties to the earlier phase): phase i's rank
+    // among the fractions decides, so nothing needs storing for any number of phases
+    int floors = 0;
+    for (int i = 0; i < p->nphase; i++) floors += (int)floor(F * p->phases[i].duration / p->duration);
     int n = 0;
     for (int i = 0; i < p->nphase; i++) {
         const salto_phase_desc* ph = &p->phases[i];
+        const double share = F * ph->duration / p->duration;
+        const double frac = share - floor(share);
+        int rank = 0;
+        for (int j = 0; j < p->nphase; j++) {
+            const double sj = F * p->phases[j].duration / p->duration;
+            const double fj = sj - floor(sj);
+            rank += fj > frac || (fj == frac && j < i);
+        }
+        const int got = (int)floor(share) + (rank < F - floors);
         if (i > 0) {
             for (int r = 0; r < mult; r++) knots[n++] = ph->start;
         }
-        for (int k = 1; k <= got[i]; k++) knots[n++] = ph->start + ph->duration * k / (got[i] + 1);
+        for (int k = 1; k <= got; k++) knots[n++] = ph->start + ph->duration * k / (got + 1);
     }
     SALTO_ASSERT(n == K);
     return K;
