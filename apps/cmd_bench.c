@@ -92,6 +92,18 @@ static int cmp_double(const void* a, const void* b) {
 }
 
 
+// --reps N: an integer from 1 to 64, else -1 with a message
+static int parse_reps(const char* s) {
+    char* end;
+    const long v = strtol(s, &end, 10);
+    if (end == s || *end || v < 1 || v > 64) {
+        fprintf(stderr, "salto bench: --reps must be an integer from 1 to 64\n");
+        return -1;
+    }
+    return (int)v;
+}
+
+
 // warm-up, size the batch to last at least batch_s, then time reps batches
 static timing measure(bench_fn fn, void* c, int reps, double batch_s) {
     timing t = {0, 0, reps, 1};
@@ -200,12 +212,7 @@ static int bench_dynamics(int argc, char** argv) {
         } else if (strcmp(argv[i], "--quick") == 0) {
             quick = 1;
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
-            char* end;
-            reps = (int)strtol(argv[++i], &end, 10);
-            if (*end || reps < 1 || reps > 64) {
-                fprintf(stderr, "salto bench: --reps must be an integer from 1 to 64\n");
-                return 2;
-            }
+            if ((reps = parse_reps(argv[++i])) < 0) return 2;
         } else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
             csv_path = argv[++i];
         } else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
@@ -382,11 +389,7 @@ static int bench_nlp(int argc, char** argv) {
         } else if (strcmp(argv[i], "--quick") == 0) {
             quick = 1;
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
-            reps = atoi(argv[++i]);
-            if (reps < 1 || reps > 64) {
-                fprintf(stderr, "salto bench: --reps must be an integer from 1 to 64\n");
-                return 2;
-            }
+            if ((reps = parse_reps(argv[++i])) < 0) return 2;
         } else if (argv[i][0] != '-') {
             path = argv[i];
         } else {
@@ -396,14 +399,9 @@ static int bench_nlp(int argc, char** argv) {
     }
     if (reps < 0) reps = quick ? 3 : 15;
     const double batch_s = quick ? 2e-4 : 5e-3;
-    salto_error err = {0};
-    salto_problem_desc* p = salto_problem_load(path, &err);
-    salto_nlp* nlp = p ? salto_nlp_build(p, &err) : NULL;
-    if (!nlp) {
-        app_print_error(&err);
-        salto_problem_destroy(p);
-        return 2;
-    }
+    salto_problem_desc* p = NULL;
+    salto_nlp* nlp = app_load_nlp(path, &p);
+    if (!nlp) return 2;
     nlp_ctx c = {nlp, p->model, salto_data_create(p->model), NULL, NULL, NULL, NULL, NULL, 0};
     const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
     c.x = malloc(sizeof(double) * (size_t)nx);
@@ -411,9 +409,11 @@ static int bench_nlp(int argc, char** argv) {
     c.g = malloc(sizeof(double) * (size_t)(ng + 1));
     c.jac = malloc(sizeof(double) * (size_t)(salto_nlp_nnz_jac(nlp) + 1));
     c.times = malloc(sizeof(double) * (size_t)(ng + 1));
+    int status = 0;
     if (!c.d || !c.x || !c.grad || !c.g || !c.jac || !c.times) {
         fprintf(stderr, "salto bench: out of memory\n");
-        return 1;
+        status = 1;
+        goto done;
     }
     salto_nlp_initial_guess(nlp, c.x);
     c.ntimes = salto_nlp_eval_times(nlp, c.times);
@@ -432,11 +432,12 @@ static int bench_nlp(int argc, char** argv) {
     printf("%-44s %12.2f\n", "  of which assembly (rows, derivatives)",
            (tc.median_ns - ts.median_ns - tk.median_ns) * 1e-3);
     printf("%-44s %12.2f\n", "objective gradient", tg.median_ns * 1e-3);
+done:
     free(c.x), free(c.grad), free(c.g), free(c.jac), free(c.times);
     salto_data_destroy(c.d);
     salto_nlp_destroy(nlp);
     salto_problem_destroy(p);
-    return 0;
+    return status;
 }
 
 

@@ -27,31 +27,18 @@ static const char* root_name(int t) {
 }
 
 
-static const char* contact_name(int t) {
-    return t == SALTO_CONTACT_BAR ? "bar" : t == SALTO_CONTACT_GROUND ? "ground" : "none";
-}
-
-
 static int check_problem(const char* path) {
+    salto_problem_desc* p = NULL;
+    salto_nlp* nlp = app_load_nlp(path, &p);
+    if (!nlp) return 2;
     salto_error err = {0};
-    salto_problem_desc* p = salto_problem_load(path, &err);
-    if (!p) {
-        app_print_error(&err);
-        return 2;
-    }
-    salto_nlp* nlp = salto_nlp_build(p, &err);
-    if (!nlp) {
-        app_print_error(&err);
-        salto_problem_destroy(p);
-        return 2;
-    }
     printf("problem %s\n", path);
     printf("character: %s (%d DOFs)\n", p->character, p->model->nv);
     printf("duration: %g s in %d phases\n", p->duration, p->nphase);
     for (int i = 0; i < p->nphase; i++) {
         const salto_phase_desc* ph = &p->phases[i];
         printf("  %-16s %8.3f .. %8.3f s  contact %s\n", ph->name, ph->start,
-               ph->start + ph->duration, contact_name(ph->contact.type));
+               ph->start + ph->duration, salto_contact_name(ph->contact.type));
     }
     printf("spline: %d control points per DOF, %d constraint slices\n", p->ncp, p->nslice);
     printf("constraints: %d, objective terms: %d\n", p->ncon, p->nobj);
@@ -82,6 +69,7 @@ static int check_problem(const char* path) {
         int rank = 0, ndep = 0;
         if (salto_nlp_jac_rank(nlp, x, &rank, dep, &ndep, &err) != SALTO_OK) {
             app_print_error(&err);
+            status = 1;
         } else if (ndep > 0) {
             printf("warning: the equality constraints' Jacobian at the initial guess has rank %d "
                    "for %d rows; these depend on the others:\n", rank, neq);

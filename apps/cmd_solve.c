@@ -137,17 +137,9 @@ int cmd_solve(int argc, char** argv) {
     }
 
     salto_error err = {0};
-    salto_problem_desc* p = salto_problem_load(path, &err);
-    if (!p) {
-        app_print_error(&err);
-        return 2;
-    }
-    salto_nlp* nlp = salto_nlp_build(p, &err);
-    if (!nlp) {
-        app_print_error(&err);
-        salto_problem_destroy(p);
-        return 2;
-    }
+    salto_problem_desc* p = NULL;
+    salto_nlp* nlp = app_load_nlp(path, &p);
+    if (!nlp) return 2;
     const int nx = salto_nlp_nx(nlp);
     double* x = salto_malloc((size_t)nx * sizeof(double));
     if (!x) {
@@ -195,8 +187,8 @@ int cmd_solve(int argc, char** argv) {
         } else if (make_dirs(dir) != 0) {
             fprintf(stderr, "salto solve: cannot create '%s': %s\n", dir, strerror(errno));
             status = 2;
-        } else if (salto_motion_write_json(nlp, x, &res, json, &err) != SALTO_OK ||
-                   salto_motion_write_csv(nlp, x, csv, &err) != SALTO_OK ||
+        } else if (salto_motion_write_json(nlp, mo, &res, json, &err) != SALTO_OK ||
+                   salto_motion_write_csv(mo, csv, &err) != SALTO_OK ||
                    salto_motion_write_bvh(p->model, mo, bvh, &err) != SALTO_OK ||
                    salto_motion_write_filmstrip(p, mo, p->output.filmstrip_frames, png, &err) !=
                        SALTO_OK) {

@@ -14,6 +14,11 @@ int cmd_solve(int argc, char** argv);
 // prints "file:line:col: error: ..." (and its note) to stderr
 void app_print_error(const salto_error* err);
 
+// loads a problem and builds its NLP; NULL (both) with the error printed
+struct salto_problem_desc;
+struct salto_nlp;
+struct salto_nlp* app_load_nlp(const char* path, struct salto_problem_desc** p);
+
 // true if argv[i] is -h or --help
 int app_is_help(const char* arg);
 

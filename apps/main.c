@@ -4,6 +4,8 @@
 
 #include "cmds.h"
 
+#include "salto/nlp.h"
+
 typedef struct command {
     const char* name;
     int (*run)(int argc, char** argv);
@@ -34,6 +36,19 @@ void app_print_error(const salto_error* err) {
     char buf[1400];
     salto_error_format(err, buf, sizeof buf);
     fprintf(stderr, "%s\n", buf);
+}
+
+
+struct salto_nlp* app_load_nlp(const char* path, struct salto_problem_desc** p) {
+    salto_error err = {0};
+    *p = salto_problem_load(path, &err);
+    salto_nlp* nlp = *p ? salto_nlp_build(*p, &err) : NULL;
+    if (!nlp) {
+        app_print_error(&err);
+        salto_problem_destroy(*p);
+        *p = NULL;
+    }
+    return nlp;
 }
 
 

@@ -142,6 +142,13 @@ grep_in "$tmp/out" "warning: the equality constraints' Jacobian at the initial g
 grep_in "$tmp/out" "site_at 'hands' (x|z) at t = 1.000 s \\($tmp/twice.yaml:7:5\\)"
 
 # ---- check PROBLEM and solve ----
+# --reps takes a whole number from 1 to 64, in both benchmarks
+expect 2 "$salto" bench nlp "$root/problems/reach.yaml" --reps 3x
+grep_in "$tmp/err" "--reps must be an integer from 1 to 64"
+expect 2 "$salto" bench dynamics --reps 0
+expect 2 "$salto" bench nlp "$root/problems/reach.yaml" --reps ""
+expect 2 "$salto" bench nlp "$tmp/missing.yaml"
+grep_in "$tmp/err" "missing.yaml"
 expect 0 "$salto" check "$root/problems/reach.yaml"
 grep_in "$tmp/out" "NLP: 84 variables, 23 constraints, 116 Jacobian non-zeros"
 expect 0 "$salto" solve "$root/problems/reach.yaml" -o "$tmp/reach" --quiet

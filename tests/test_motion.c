@@ -62,7 +62,7 @@ static void fixture_teardown(fixture* fx) {
 
 static void write_json(const fixture* fx, const salto_solve_result* res) {
     salto_error err = {0};
-    salto_status s = salto_motion_write_json(fx->nlp, fx->x, res, fx->json, &err);
+    salto_status s = salto_test_write_json(fx->nlp, fx->x, res, fx->json, &err);
     char msg[1024];
     salto_error_format(&err, msg, sizeof msg);
     ck_assert_msg(s == SALTO_OK, "writing %s: %s", fx->json, msg);
@@ -366,6 +366,39 @@ START_TEST(missing_file) {
 }
 END_TEST
 
+// writers that cannot write fail with SALTO_ERR_IO, leave no temporary file and do not need
+// an error object: a folder that does not exist, and a path that is a folder (the rename fails)
+START_TEST(writers_fail_cleanly) {
+    fixture fx;
+    fixture_setup(&fx, 7);
+    salto_motion* mo = salto_motion_from_nlp(fx.nlp, fx.x);
+    ck_assert_ptr_nonnull(mo);
+    char missing[256], tmp[300];
+    snprintf(missing, sizeof missing, "%s/no/such/folder/motion.json", fx.dir);
+    for (int e = 0; e < 2; e++) {
+        salto_error err = {0};
+        salto_error* ep = e ? NULL : &err;
+        ck_assert_int_eq(salto_motion_write_json(fx.nlp, mo, NULL, missing, ep), SALTO_ERR_IO);
+        ck_assert_int_eq(salto_motion_write_csv(mo, missing, ep), SALTO_ERR_IO);
+        ck_assert_int_eq(salto_motion_write_json(fx.nlp, mo, NULL, fx.dir, ep), SALTO_ERR_IO);
+        ck_assert_int_eq(salto_motion_write_csv(mo, fx.dir, ep), SALTO_ERR_IO);
+        ck_assert_int_eq(salto_motion_write_bvh(fx.p->model, mo, fx.dir, ep), SALTO_ERR_IO);
+        // the first cause is kept: the temporary file in the missing folder
+        if (!e) {
+            ck_assert_msg(strstr(err.msg, "folder/motion.json.tmp") &&
+                              strstr(err.msg, "No such file or directory"),
+                          "%s", err.msg);
+        }
+        snprintf(tmp, sizeof tmp, "%s.tmp", fx.dir);
+        ck_assert_msg(access(tmp, F_OK) != 0, "%s left behind", tmp);
+    }
+    ck_assert_int_eq(salto_motion_write_json(fx.nlp, mo, NULL, "", NULL), SALTO_ERR_IO);
+    salto_motion_destroy(mo);
+    fixture_teardown(&fx);
+}
+END_TEST
+
+
 // the optional knots, read in order
 START_TEST(valid_knots) {
     salto_motion* mo = load_ok(salto_test_path("tests/data/motion/valid_knots.json"));
@@ -554,6 +587,7 @@ Suite* motion_suite(void) {
     tcase_add_loop_test(tc, round_trip, 0, NROUND);
     tcase_add_test(tc, valid_file);
     tcase_add_test(tc, valid_knots);
+    tcase_add_test(tc, writers_fail_cleanly);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("errors");

@@ -584,7 +584,7 @@ static salto_solve_result solve_reach_to_file(double** xout, int* nx) {
     char path[512];
     snprintf(path, sizeof path, "%s/reach.json", tmpdir);
     salto_error err = {0};
-    ck_assert_int_eq(salto_motion_write_json(nlp, x, &res, path, &err), SALTO_OK);
+    ck_assert_int_eq(salto_test_write_json(nlp, x, &res, path, &err), SALTO_OK);
     *nx = salto_nlp_nx(nlp);
     *xout = x;
     salto_nlp_destroy(nlp);
@@ -673,7 +673,7 @@ START_TEST(warm_start_needs_the_same_knots) {
     }
     char json[512];
     snprintf(json, sizeof json, "%s/from.json", tmpdir);
-    ck_assert_int_eq(salto_motion_write_json(n0, x0, NULL, json, &err), SALTO_OK);
+    ck_assert_int_eq(salto_test_write_json(n0, x0, NULL, json, &err), SALTO_OK);
     for (int k = 0; k < 2; k++) {
         salto_problem_desc* p = salto_problem_load(path[k], &err);
         ck_assert_ptr_nonnull(p);
@@ -767,7 +767,7 @@ START_TEST(bad_motion_files_point_at_the_problem) {
     salto_nlp_initial_guess(nh, xh);
     snprintf(path, sizeof path, "%s/human.json", tmpdir);
     salto_error err = {0};
-    ck_assert_int_eq(salto_motion_write_json(nh, xh, NULL, path, &err), SALTO_OK);
+    ck_assert_int_eq(salto_test_write_json(nh, xh, NULL, path, &err), SALTO_OK);
     free(xh);
     salto_nlp_destroy(nh);
     salto_problem_destroy(ph);

@@ -1,6 +1,8 @@
 // test_util.c: fixtures, random states and vector assertions for the suites
 #include "test_util.h"
 
+#include "salto/motion.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,4 +177,15 @@ void salto_test_check_bad(const salto_bad_case* bc, const char* path, int loaded
     } else {
         ck_assert_msg(err->note[0] == '\0', "%s: unexpected note: %s", bc->file, err->note);
     }
+}
+
+
+salto_status salto_test_write_json(const salto_nlp* nlp, const double* x,
+                                   const salto_solve_result* res, const char* path,
+                                   salto_error* err) {
+    salto_motion* mo = salto_motion_from_nlp(nlp, x);
+    if (!mo) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    const salto_status s = salto_motion_write_json(nlp, mo, res, path, err);
+    salto_motion_destroy(mo);
+    return s;
 }

@@ -79,4 +79,11 @@ void salto_test_check_bad(const salto_bad_case* bc, const char* path, int loaded
 // largest absolute entry
 double salto_test_maxabs(const double* a, int n);
 
+// motion.json of the NLP's x at path (salto_motion_from_nlp, then salto_motion_write_json)
+struct salto_nlp;
+struct salto_solve_result;
+salto_status salto_test_write_json(const struct salto_nlp* nlp, const double* x,
+                                   const struct salto_solve_result* res, const char* path,
+                                   salto_error* err);
+
 #endif

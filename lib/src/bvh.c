@@ -34,6 +34,8 @@
 // from the body origin, else at the farthest geometry point, else 0.1 m below the origin.
 #include "salto/motion.h"
 
+#include "salto/atomic.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -338,15 +340,14 @@ salto_status salto_motion_write_bvh(const salto_model* m, const salto_motion* mo
         if (has_trans[k]) offset[3 * k] = offset[3 * k + 1] = offset[3 * k + 2] = 0.0;
     }
 
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE* f = fopen(tmp, "w");
-    if (!f) {
+    salto_atomic a;
+    const salto_status s = salto_atomic_open(&a, path, 1, err);
+    if (s) {
         salto_free(buf);
         salto_data_destroy(d);
-        return SALTO_FAIL(err, SALTO_ERR_IO, salto_loc_none(), "cannot write '%s': %s", tmp,
-                          strerror(errno));
+        return s;
     }
+    FILE* f = a.f;
     const bvh_writer w = {m, f, has_child, has_trans, offset};
 
     fputs("HIERARCHY\n", f);
@@ -362,15 +363,5 @@ salto_status salto_motion_write_bvh(const salto_model* m, const salto_motion* mo
     salto_free(buf);
     salto_data_destroy(d);
 
-    // finish atomically: PATH.tmp, then rename
-    int bad = ferror(f);
-    int saved_errno = errno;
-    if (fclose(f) != 0 && !bad) bad = 1, saved_errno = errno;
-    if (!bad && rename(tmp, path) != 0) bad = 1, saved_errno = errno;
-    if (bad) {
-        remove(tmp);
-        return SALTO_FAIL(err, SALTO_ERR_IO, salto_loc_none(), "cannot write '%s': %s", path,
-                          strerror(saved_errno ? saved_errno : EIO));
-    }
-    return SALTO_OK;
+    return salto_atomic_commit(&a, err);
 }

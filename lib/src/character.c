@@ -8,6 +8,8 @@
 // are made while reading; everything a description can hold is checked by the validator.
 #include "salto/character.h"
 
+#include "salto/atomic.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -1203,21 +1205,10 @@ salto_status salto_character_save(const salto_character_desc* c, const char* pat
     salto_status s = salto_character_validate(c, err);
     if (s) return s;
 
-    size_t n = strlen(path);
-    char* tmp = salto_malloc(n + 5);
-    if (!tmp) {
-        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory writing '%s'",
-                          path);
-    }
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmp", 5);
-    FILE* f = fopen(tmp, "w");
-    if (!f) {
-        s = SALTO_FAIL(err, SALTO_ERR_IO, salto_loc_none(), "cannot write '%s': %s", tmp,
-                       strerror(errno));
-        salto_free(tmp);
-        return s;
-    }
+    salto_atomic a;
+    s = salto_atomic_open(&a, path, 1, err);
+    if (s) return s;
+    FILE* f = a.f;
 
     fprintf(f, "# character file written by salto %s\n", salto_version());
     fputs("name: ", f);
@@ -1227,21 +1218,5 @@ salto_status salto_character_save(const salto_character_desc* c, const char* pat
     fputs("\nbodies:\n", f);
     for (int b = 0; b < c->nbody; b++) write_body(f, c, b);
 
-    int bad = ferror(f);
-    int saved_errno = errno;
-    if (fclose(f) != 0 && !bad) {
-        bad = 1;
-        saved_errno = errno;
-    }
-    if (!bad && rename(tmp, path) != 0) {
-        bad = 1;
-        saved_errno = errno;
-    }
-    if (bad) {
-        remove(tmp);
-        s = SALTO_FAIL(err, SALTO_ERR_IO, salto_loc_none(), "cannot write '%s': %s", path,
-                       strerror(saved_errno ? saved_errno : EIO));
-    }
-    salto_free(tmp);
-    return s;
+    return salto_atomic_commit(&a, err);
 }

@@ -15,6 +15,8 @@
 // time are red dots, the bar of a bar phase a small dark disc at the bar point.
 #include "salto/motion.h"
 
+#include "salto/atomic.h"
+
 #include <cairo.h>
 #include <errno.h>
 #include <math.h>
@@ -523,25 +525,20 @@ salto_status salto_motion_write_filmstrip(const salto_problem_desc* p, const sal
     salto_data_destroy(d);
     salto_free(xmid);
 
-    // PATH.tmp, then rename
-    salto_status s = SALTO_OK;
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    // PATH.tmp written by cairo, then renamed
+    salto_atomic a;
+    salto_status s = salto_atomic_open(&a, path, 0, err);
     cairo_surface_flush(surf);
-    const cairo_status_t cs = cairo_status(cr) != CAIRO_STATUS_SUCCESS
-                                  ? cairo_status(cr)
-                                  : cairo_surface_write_to_png(surf, tmp);
+    cairo_status_t cs = cairo_status(cr);
+    if (!s && cs == CAIRO_STATUS_SUCCESS) cs = cairo_surface_write_to_png(surf, a.tmp);
     cairo_destroy(cr);
     cairo_surface_destroy(surf);
+    if (s) return s;
     if (cs != CAIRO_STATUS_SUCCESS) {
-        remove(tmp);
-        s = SALTO_FAIL(err, SALTO_ERR_IO, salto_loc_none(), "cannot write '%s': %s", tmp,
+        s = SALTO_FAIL(err, SALTO_ERR_IO, salto_loc_none(), "cannot write '%s': %s", a.tmp,
                        cairo_status_to_string(cs));
-    } else if (rename(tmp, path) != 0) {
-        const int e = errno;
-        remove(tmp);
-        s = SALTO_FAIL(err, SALTO_ERR_IO, salto_loc_none(), "cannot write '%s': %s", path,
-                       strerror(e));
+        salto_atomic_abort(&a);
+        return s;
     }
-    return s;
+    return salto_atomic_commit(&a, err);
 }

@@ -304,6 +304,10 @@ salto_motion* salto_motion_load_json(const char* path, salto_error* err) {
 
 // ---- sampling ----
 
+double salto_motion_frame_time(const salto_motion* mo, int k) {
+    return frame_time(mo->frame_rate, mo->duration, k);
+}
+
 // Linear interpolation between the frames around t, clamped to [0, duration]:
 // q(t) = (1 - w) q_k + w q_k+1 with w = (t - t_k) / (t_k+1 - t_k); at a frame time, the
 // frame exactly.

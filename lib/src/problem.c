@@ -64,6 +64,11 @@ void salto_problem_destroy(salto_problem_desc* p) {
 
 // ---- queries ----
 
+const char* salto_contact_name(salto_contact_type t) {
+    return t <= SALTO_CONTACT_GROUND ? contact_names[t] : "?";
+}
+
+
 int salto_problem_phase_at(const salto_problem_desc* p, double t) {
     if (!p || p->nphase < 1 || !(t >= 0.0) || !(t <= p->duration)) return -1;
 

@@ -5,24 +5,27 @@
 #include "salto/nlp.h"
 #include "salto/solver.h"
 
-// Writes DIR-independent files, each atomically (PATH.tmp, then rename):
-// motion.json: the problem as resolved (files, phases, duration, DOF names), the control
-// points, frames sampled at the problem's frame rate, and the solver's status and statistics
-// (result may be NULL for a motion that was not solved, e.g. an initial guess).
-salto_status salto_motion_write_json(const salto_nlp* nlp, const double* x,
+typedef struct salto_motion salto_motion;
+
+// The writers take a motion from salto_motion_from_nlp (or read from a file), each file
+// written atomically (PATH.tmp, then rename):
+// motion.json: the problem as resolved (files, phases, duration, DOF names), the spline
+// (control points and knots, when the motion has them), the frames, and the solver's status
+// and statistics (result may be NULL for a motion that was not solved, e.g. an initial
+// guess; nlp names the worst constraint and gives the phases).
+salto_status salto_motion_write_json(const salto_nlp* nlp, const salto_motion* mo,
                                      const salto_solve_result* result, const char* path,
                                      salto_error* err);
 
-// motion.csv: a header "t,<dof names>" and one row per frame at the problem's frame rate.
-salto_status salto_motion_write_csv(const salto_nlp* nlp, const double* x, const char* path,
-                                    salto_error* err);
+// motion.csv: a header "t,<dof names>" and one row per frame.
+salto_status salto_motion_write_csv(const salto_motion* mo, const char* path, salto_error* err);
 
 
 // ---- motions as data: frames of q on a model ----
 
 // A motion sampled at a fixed frame rate: nframe frames of the model's nv DOFs. Written by
 // salto solve, read back for warm starts, reference motions and validation.
-typedef struct salto_motion {
+struct salto_motion {
     int nv;              // DOFs per frame
     int nframe;          // frames (>= 1)
     double frame_rate;   // frames per second (> 0); frame k is at t = k / frame_rate
@@ -36,13 +39,16 @@ typedef struct salto_motion {
     char* problem;       // problem file the motion solved ("" when unknown), owned
     char* character;     // character file ("" when unknown), owned
     int converged;       // 1, 0, or -1 when unknown
-} salto_motion;
+};
 
 // Reads a motion.json written by salto_motion_write_json (JSON is read through the YAML
 // reader, every value located). Returns a new motion owned by the caller (release with
 // salto_motion_destroy) or NULL with err filled (file:line:col for bad content).
 salto_motion* salto_motion_load_json(const char* path, salto_error* err);
 void salto_motion_destroy(salto_motion* mo); // accepts NULL
+
+// Time of frame k, s: min(k / frame_rate, duration).
+double salto_motion_frame_time(const salto_motion* mo, int k);
 
 // The motion's q at time t, linearly interpolated between frames (clamped to [0, duration]).
 void salto_motion_sample(const salto_motion* mo, double t, double* q);

@@ -157,6 +157,9 @@ salto_problem_desc* salto_problem_load(const char* path, salto_error* err);
 
 void salto_problem_destroy(salto_problem_desc* p); // accepts NULL
 
+// "none", "bar" or "ground"
+const char* salto_contact_name(salto_contact_type t);
+
 // Phase index containing time t (the last phase for t = duration); -1 outside [0, duration].
 int salto_problem_phase_at(const salto_problem_desc* p, double t);
 
