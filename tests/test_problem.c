@@ -885,6 +885,12 @@ static const bad_case bad_cases[] = {
     {"tolerance_zero.yaml", SALTO_ERR_INVALID, 13, 21,
      "'tolerance' must be positive, found 0",
      NULL},
+    {"frame_rate_huge.yaml", SALTO_ERR_INVALID, 13, 22,
+     "at 1e+10 frames per second the 1.5 s motion takes 15000000001 frames; at most 1000000 "
+     "are written",
+     NULL},
+    {"long_motion.yaml", SALTO_ERR_INVALID, 3, 3,
+     "at 60 frames per second the 20000 s motion takes 1200001 frames", NULL},
     {"filmstrip_frames.yaml", SALTO_ERR_INVALID, 13, 44,
      "'filmstrip_frames' must be between 1 and 64, found 65",
      NULL},

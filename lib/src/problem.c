@@ -1339,13 +1339,27 @@ static salto_status read_output(reader* R, const salto_cfg_node* top) {
     o->frame_rate = 60.0;
     o->filmstrip_frames = 8;
     const salto_cfg_node* n = salto_cfg_child(top, "output");
-    if (!n) return SALTO_OK;
-    static const char* const keys[] = {"frame_rate", "filmstrip_frames", NULL};
-    salto_status s = salto_cfg_check_keys(n, keys, R->err);
-    if (s) return s;
-    s = read_num_opt(R, n, "frame_rate", 0.0, 1, &o->frame_rate);
-    if (s) return s;
-    return read_int_opt(R, n, "filmstrip_frames", 1, 64, &o->filmstrip_frames);
+    if (n) {
+        static const char* const keys[] = {"frame_rate", "filmstrip_frames", NULL};
+        salto_status s = salto_cfg_check_keys(n, keys, R->err);
+        if (s) return s;
+        s = read_num_opt(R, n, "frame_rate", 0.0, 1, &o->frame_rate);
+        if (s) return s;
+        s = read_int_opt(R, n, "filmstrip_frames", 1, 64, &o->filmstrip_frames);
+        if (s) return s;
+    }
+    // the output files hold every frame: keep them to a million
+    const double frames = floor(R->p->duration * o->frame_rate + 1e-9) + 1.0;
+    if (frames > 1e6) {
+        const salto_cfg_node* fr = n ? salto_cfg_child(n, "frame_rate") : NULL;
+        // at the rate if it was given, else at the phases that make the motion long
+        const salto_cfg_node* where = fr ? fr : salto_cfg_child(top, "phases");
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, where ? at(R, where) : file_loc(R),
+                          "at %g frames per second the %g s motion takes %.0f frames; at most "
+                          "1000000 are written (lower output.frame_rate)",
+                          o->frame_rate, R->p->duration, frames);
+    }
+    return SALTO_OK;
 }
 
 
