@@ -112,26 +112,12 @@ static void euler_zxy(const double R[9], const double prev[3], double ang[3]) {
 
 // ---- the model's frames ----
 
-// world rotation and origin of body k's frame after salto_fk (welded bodies: fixed)
-static void body_frame(const salto_model* m, const salto_data* d, int k, const double** R,
-                       const double** p) {
-    const int l = m->body_link[k];
-    if (l >= 0) {
-        *R = d->R + 9 * l;
-        *p = d->p + 3 * l;
-    } else {
-        *R = m->body_world + 12 * k;
-        *p = m->body_world + 12 * k + 9;
-    }
-}
-
-
 // body k relative to its parent body (the world for the root): R_rel = R_p' R, t = R_p'(p - p_p)
 static void body_relative(const salto_model* m, const salto_data* d, int k, double Rrel[9],
                           double t[3]) {
     const double* R;
     const double* p;
-    body_frame(m, d, k, &R, &p);
+    salto_body_frame(m, d, k, &R, &p);
     const int par = m->body_parent[k];
     if (par < 0) {
         memcpy(Rrel, R, 9 * sizeof(double));
@@ -140,7 +126,7 @@ static void body_relative(const salto_model* m, const salto_data* d, int k, doub
     }
     const double* Rp;
     const double* pp;
-    body_frame(m, d, par, &Rp, &pp);
+    salto_body_frame(m, d, par, &Rp, &pp);
     // R_rel = R_p' R
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++) {

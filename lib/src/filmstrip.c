@@ -40,38 +40,6 @@ enum {
 
 // ---- sampling and geometry in the world ----
 
-// q at time t: linear interpolation between frames (frame k at k / frame_rate), clamped
-static void sample_q(const salto_motion* mo, double t, double* q) {
-    double s = t * mo->frame_rate;
-    if (!(s > 0.0)) s = 0.0;
-    if (s > mo->nframe - 1) s = mo->nframe - 1;
-    int k = (int)floor(s);
-    if (k > mo->nframe - 2) k = mo->nframe - 2;
-    if (k < 0) k = 0;
-    const double* q0 = mo->q + (size_t)k * (size_t)mo->nv;
-    if (mo->nframe == 1) {
-        memcpy(q, q0, (size_t)mo->nv * sizeof(double));
-        return;
-    }
-    const double* q1 = q0 + mo->nv;
-    const double u = s - k;
-    for (int i = 0; i < mo->nv; i++) q[i] = q0[i] + u * (q1[i] - q0[i]);
-}
-
-
-// world rotation and origin of a geometry's or body's frame (link -1: welded body)
-static void frame_of(const salto_model* m, const salto_data* d, int link, int body,
-                     const double** R, const double** p) {
-    if (link >= 0) {
-        *R = d->R + 9 * link;
-        *p = d->p + 3 * link;
-    } else {
-        *R = m->body_world + 12 * body;
-        *p = m->body_world + 12 * body + 9;
-    }
-}
-
-
 // x = R a + p
 static void to_world(double x[3], const double* R, const double* p, const double a[3]) {
     salto_m3_mul_v3(x, R, a);
@@ -85,7 +53,7 @@ static int geom_points(const salto_model* m, const salto_data* d, int g, double 
                        double* radius) {
     const double* R;
     const double* p;
-    frame_of(m, d, m->geom_link[g], m->geom_body[g], &R, &p);
+    salto_body_frame(m, d, m->geom_body[g], &R, &p);
     const double* gd = m->geom_data + 7 * g;
     switch (m->geom_shape[g]) {
     case SALTO_GEOM_CAPSULE:
@@ -112,30 +80,20 @@ static int geom_points(const salto_model* m, const salto_data* d, int g, double 
 
 // 1 if body k is on the far side: the character's left (name ending in _l); bodies without a
 // side (the trunk, the head, every body of a planar character) stay near whatever their pose
-static int far_side(const salto_model* m, const salto_data* d, int k) {
-    (void)d;
+static int far_side(const salto_model* m, int k) {
     const char* name = m->body_name[k];
     const size_t n = name ? strlen(name) : 0;
     return n >= 2 && name[n - 2] == '_' && (name[n - 1] == 'l' || name[n - 1] == 'L');
 }
 
 
-// the phase active at t, or -1
+// the phase active at t (clamped to the problem's span), or -1
 static int phase_at(const salto_problem_desc* p, double t) {
-    if (p->nphase < 1) return -1;
-    if (t > p->duration) t = p->duration;
-    return salto_problem_phase_at(p, t);
+    return salto_problem_phase_at(p, t > p->duration ? p->duration : t);
 }
 
 
 // ---- extents and layout ----
-
-typedef struct strip_layout {
-    double scale;          // px per metre
-    double zmax;           // world z at the top of the drawing area, m
-    double* xmid;          // world x drawn at the middle of each panel, m   (npose)
-} strip_layout;
-
 
 static void grow(double box[4], double x, double z, double r) {
     if (x - r < box[0]) box[0] = x - r;
@@ -159,7 +117,7 @@ static void pose_extent(const salto_problem_desc* p, const salto_data* d, int ph
     for (int k = 0; k < m->nbody; k++) {
         const double* R;
         const double* o;
-        frame_of(m, d, m->body_link[k], k, &R, &o);
+        salto_body_frame(m, d, k, &R, &o);
         grow(box, o[0], o[2], 0.0);
     }
     if (ph >= 0) {
@@ -391,7 +349,7 @@ static void draw_pose(const strip_pen* pen, const salto_problem_desc* p, const s
 
     for (int side = 1; side >= 0; side--) {
         for (int g = 0; g < m->ngeom; g++) {
-            if (far_side(m, d, m->geom_body[g]) != side) continue;
+            if (far_side(m, m->geom_body[g]) != side) continue;
             draw_geom(pen, m, d, g, side ? far_fill : near_fill, side ? far_line : near_line);
         }
     }
@@ -470,7 +428,7 @@ salto_status salto_motion_write_filmstrip(const salto_problem_desc* p, const sal
     }
 
     // pose k at t_k = k T / (n - 1); a single pose at t = 0
-    const double T = mo->duration > 0.0 ? mo->duration : (mo->nframe - 1) / mo->frame_rate;
+    const double T = mo->duration; // 0 for a single frame
 
     // one scale for all poses: the widest pose fits its panel, the tallest the image height;
     // the ground (z = 0) is always in view
@@ -478,7 +436,7 @@ salto_status salto_motion_write_filmstrip(const salto_problem_desc* p, const sal
     for (int k = 0; k < nframes; k++) {
         double box[4];
         const double t = pose_time(k, nframes, T);
-        sample_q(mo, t, d->q);
+        salto_motion_sample(mo, t, d->q);
         salto_fk(m, d, SALTO_FK_POS);
         pose_extent(p, d, phase_at(p, t), box);
         xmid[k] = 0.5 * (box[0] + box[1]);
@@ -517,7 +475,7 @@ salto_status salto_motion_write_filmstrip(const salto_problem_desc* p, const sal
 
     for (int k = 0; k < nframes; k++) {
         const double t = pose_time(k, nframes, T);
-        sample_q(mo, t, d->q);
+        salto_motion_sample(mo, t, d->q);
         salto_fk(m, d, SALTO_FK_POS);
         const strip_pen pen = {cr, scale, xmid[k], zmax, panel_width * (k + 0.5), v_top};
         draw_pose(&pen, p, d, phase_at(p, t), t);

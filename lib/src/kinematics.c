@@ -189,6 +189,19 @@ static void frame_of(const salto_model* m, const salto_data* d, int link, int bo
 }
 
 
+void salto_body_frame(const salto_model* m, const salto_data* d, int k, const double** R,
+                      const double** p) {
+    const int l = m->body_link[k];
+    if (l >= 0) {
+        *R = d->R + 9 * l;
+        *p = d->p + 3 * l;
+    } else {
+        *R = m->body_world + 12 * k;
+        *p = m->body_world + 12 * k + 9;
+    }
+}
+
+
 void salto_site_pos(const salto_model* m, const salto_data* d, int site, double pos[3]) {
     const double* R;
     const double* p;

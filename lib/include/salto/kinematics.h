@@ -17,6 +17,11 @@ void salto_fk(const salto_model* m, salto_data* d, salto_fk_level level);
 // World-frame rigid-body inertias of the links, d->I, from d->R and d->p (after salto_fk).
 void salto_link_inertias(const salto_model* m, salto_data* d);
 
+// World rotation R (3x3, row-major) and origin p of body k's frame after salto_fk (a body
+// welded to the world: its fixed frame). Both point into d or the model.
+void salto_body_frame(const salto_model* m, const salto_data* d, int k, const double** R,
+                      const double** p);
+
 // Site position, linear velocity and linear acceleration (gravity excluded) in the world,
 // after salto_fk at the matching level.
 void salto_site_pos(const salto_model* m, const salto_data* d, int site, double pos[3]);
