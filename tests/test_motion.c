@@ -399,6 +399,30 @@ START_TEST(writers_fail_cleanly) {
 END_TEST
 
 
+// motion.csv quotes a DOF name that holds a quote or a comma (RFC 4180)
+START_TEST(csv_quotes_names) {
+    salto_motion* mo = load_ok(salto_test_path("tests/data/motion/valid.json"));
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/salto_csv_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[128], line[256];
+    snprintf(path, sizeof path, "%s/motion.csv", dir);
+    salto_error err = {0};
+    ck_assert_int_eq(salto_motion_write_csv(mo, path, &err), SALTO_OK);
+    FILE* f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_str_eq(line, "t,root_x,\"sh\"\"oulder\\\"\n");
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_str_eq(line, "0,-0,1.0000000000000001e-05\n");
+    fclose(f);
+    remove(path);
+    rmdir(dir);
+    salto_motion_destroy(mo);
+}
+END_TEST
+
+
 // the optional knots, read in order
 START_TEST(valid_knots) {
     salto_motion* mo = load_ok(salto_test_path("tests/data/motion/valid_knots.json"));
@@ -587,6 +611,7 @@ Suite* motion_suite(void) {
     tcase_add_loop_test(tc, round_trip, 0, NROUND);
     tcase_add_test(tc, valid_file);
     tcase_add_test(tc, valid_knots);
+    tcase_add_test(tc, csv_quotes_names);
     tcase_add_test(tc, writers_fail_cleanly);
     suite_add_tcase(s, tc);
 

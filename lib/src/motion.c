@@ -24,6 +24,22 @@ static void json_str(FILE* f, const char* s) {
 }
 
 
+// a CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or a
+// line break
+static void csv_field(FILE* f, const char* s) {
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+
 // a JSON number (non-finite values become null)
 static void json_num(FILE* f, double v) {
     if (isfinite(v)) {
@@ -130,7 +146,10 @@ salto_status salto_motion_write_csv(const salto_motion* mo, const char* path, sa
     if (s) return s;
     FILE* f = a.f;
     fputs("t", f);
-    for (int j = 0; j < mo->nv; j++) fprintf(f, ",%s", mo->dof_name[j]);
+    for (int j = 0; j < mo->nv; j++) {
+        fputc(',', f);
+        csv_field(f, mo->dof_name[j]);
+    }
     fputc('\n', f);
     for (int k = 0; k < mo->nframe; k++) {
         fprintf(f, "%.9g", salto_motion_frame_time(mo, k));
