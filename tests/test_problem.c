@@ -304,19 +304,21 @@ START_TEST(full_file) {
     ck_assert_int_eq(p->nslice, 31);
 
     // constraints: the 13 written, then the holds the contacts add (hands: in place and
-    // still; heel: in place and still; toe, on the same foot: in place, the foot not turning)
+    // still; heel: in place and still; toe, on the same foot: on the ground, the foot not
+    // turning)
     ck_assert_int_eq(p->ncon, 13 + 6);
     const salto_constraint_desc* c = p->cons;
     for (int k = 0; k < 13; k++) ck_assert_int_eq(c[k].hold_phase, 0);
     const int hold_type[6] = {SALTO_CON_SITE_HOLD, SALTO_CON_SITE_STILL, SALTO_CON_SITE_HOLD,
-                              SALTO_CON_SITE_STILL, SALTO_CON_SITE_HOLD, SALTO_CON_BODY_STILL};
+                              SALTO_CON_SITE_STILL, SALTO_CON_SITE_ON_PLANE, SALTO_CON_BODY_STILL};
     const int hold_phase[6] = {1, 1, 3, 3, 3, 3};
     for (int k = 0; k < 6; k++) {
         const salto_constraint_desc* h = &c[13 + k];
         ck_assert_int_eq(h->type, hold_type[k]);
         ck_assert_int_eq(h->hold_phase, hold_phase[k]);
         ck_assert_int_eq(h->phase, hold_phase[k] - 1);
-        ck_assert_int_eq(h->at_knots, h->type == SALTO_CON_SITE_HOLD ? 1 : 2);
+        ck_assert_int_eq(h->at_knots, k % 2 ? 2 : 1);
+        ck_assert_int_eq(h->skip_start, 0);
         ck_assert_int_eq(h->loc.line, p->phases[hold_phase[k] - 1].contact.loc.line);
     }
     ck_assert_int_eq(c[13].site, p->phases[0].contact.site[0]);

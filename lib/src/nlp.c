@@ -559,6 +559,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
                 const double t = salto_bspline_knot(&nlp->spline, j);
                 if (t == prev || t < t0 || t > t1) continue;
                 if (cd->at_knots == 2 && t != t0 && t != t1) continue; // the ends only
+                if (cd->skip_start && t == t0) continue;
                 prev = t;
                 st = add_blocks_at(&B, c, t, t == t1 ? -1 : 1);
             }

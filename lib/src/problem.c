@@ -1083,8 +1083,10 @@ static salto_status read_constraints(reader* R, const salto_cfg_node* top) {
 // The hold of a contact phase (contact.hold, on by default): each contact site is in place at
 // every knot of the spline in the phase, its ends included (site_hold: on the bar's axis or
 // the ground plane, at a place along them that is a variable of the NLP), and still at the
-// phase's two ends (site_still; the second site on a body keeps the body from turning
-// instead, body_still, since two points of one rigid body held still say some things twice).
+// phase's two ends (site_still). Two points of one rigid body held in place and still would
+// say some things twice, so a second site on a body is only kept on the ground plane
+// (site_on_plane) and keeps the body from turning (body_still); a third is only kept on the
+// plane. A boundary shared with a phase that holds the same site is held once.
 // For a coordinate of the spline itself these n + 3 conditions on n segments are exactly its
 // n + 3 control points, and they pin it to a constant (the clamped interpolating spline of a
 // constant is that constant); for a site, which moves with several coordinates, the rest
@@ -1100,6 +1102,18 @@ static int hold_count(const salto_problem_desc* p) {
 }
 
 
+// 1 if phase i - 1 holds site (so that phase i's hold starts where that one ends)
+static int held_before(const salto_problem_desc* p, int i, int site) {
+    if (i == 0) return 0;
+    const salto_contact_desc* prev = &p->phases[i - 1].contact;
+    if (prev->type == SALTO_CONTACT_NONE || !prev->hold) return 0;
+    for (int k = 0; k < prev->nsite; k++) {
+        if (prev->site[k] == site) return 1;
+    }
+    return 0;
+}
+
+
 static salto_status add_holds(reader* R) {
     salto_problem_desc* p = R->p;
     const salto_model* m = R->m;
@@ -1111,42 +1125,47 @@ static salto_status add_holds(reader* R) {
         const salto_phase_desc* ph = &p->phases[i];
         const salto_contact_desc* ct = &ph->contact;
         if (ct->type == SALTO_CONTACT_NONE || !ct->hold) continue;
-        int spin_link[8], nspin = 0;
         for (int k = 0; k < ct->nsite; k++) {
             const int site = ct->site[k];
+            // the earlier sites of this contact on the same body: the first one holds the
+            // body in place; the second adds only what the first leaves free (the body's
+            // height off the ground, and its turning); a third, its height
             int same_body = 0;
-            for (int j = 0; j < k; j++) same_body |= m->site_link[ct->site[j]] == m->site_link[site];
-            // in place at every knot of the phase: on the bar's axis or on the ground, at
-            // a place along the bar or the ground that the solver chooses (site_hold)
-            salto_constraint_desc* c = &p->cons[p->ncon++];
-            memset(c, 0, sizeof *c);
-            c->type = SALTO_CON_SITE_HOLD;
-            c->site = site;
-            c->phase = i;
-            c->at_knots = 1;
-            c->loc = ct->loc;
-            c->hold_phase = i + 1;
-            if (ct->type == SALTO_CONTACT_BAR) {
-                memcpy(c->point, ct->bar_point, sizeof c->point);
-                memcpy(c->dir, ct->bar_axis, sizeof c->dir);
-            } else {
-                for (int a = 0; a < 3; a++) c->point[a] = ct->height * ct->normal[a];
-                memcpy(c->dir, ct->normal, sizeof c->dir);
+            for (int j = 0; j < k; j++) same_body += m->site_link[ct->site[j]] == m->site_link[site];
+            // a site the phase before holds too: its rows at the shared boundary are there
+            const int skip_start = held_before(p, i, site);
+            salto_constraint_desc* c;
+            if (!same_body || ct->type == SALTO_CONTACT_GROUND) {
+                // in place at every knot of the phase: on the bar's axis or on the ground, at
+                // a place along the bar or the ground that the solver chooses (site_hold); a
+                // second site on a body: on the ground only
+                c = &p->cons[p->ncon++];
+                memset(c, 0, sizeof *c);
+                c->type = same_body ? SALTO_CON_SITE_ON_PLANE : SALTO_CON_SITE_HOLD;
+                c->site = site;
+                c->phase = i;
+                c->at_knots = 1;
+                c->skip_start = skip_start;
+                c->loc = ct->loc;
+                c->hold_phase = i + 1;
+                if (ct->type == SALTO_CONTACT_BAR) {
+                    memcpy(c->point, ct->bar_point, sizeof c->point);
+                    memcpy(c->dir, ct->bar_axis, sizeof c->dir);
+                } else {
+                    for (int a = 0; a < 3; a++) c->point[a] = ct->height * ct->normal[a];
+                    memcpy(c->dir, ct->normal, sizeof c->dir);
+                }
             }
-            // still through the phase; the second site on a body keeps the body from
-            // turning, and a third adds nothing
-            if (same_body) {
-                int spun = 0;
-                for (int j = 0; j < nspin; j++) spun |= spin_link[j] == m->site_link[site];
-                if (spun) continue;
-                spin_link[nspin++] = m->site_link[site];
-            }
+            // still at the phase's ends: the site, or for the second site on a body the body's
+            // turning
+            if (same_body > 1) continue;
             c = &p->cons[p->ncon++];
             memset(c, 0, sizeof *c);
             c->type = same_body ? SALTO_CON_BODY_STILL : SALTO_CON_SITE_STILL;
             c->site = site;
             c->phase = i;
             c->at_knots = 2; // the phase's ends only
+            c->skip_start = skip_start;
             c->loc = ct->loc;
             c->hold_phase = i + 1;
         }

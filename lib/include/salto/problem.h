@@ -78,7 +78,9 @@ typedef struct salto_constraint_desc {
     int mask[3];            // com_position, com_velocity: which components are constrained
     double vec[3];          //   their values (m or m/s)
     double height;          // above_ground: plane height, m
-    int at_knots;           // through a phase: at the spline's knots in it rather than the slices
+    int at_knots;           // through a phase: 1 at the spline's knots in it rather than the
+                            //   slices, 2 at its two ends only
+    int skip_start;         //   and not at the phase's start (held there by the phase before)
     int hold_phase;         // 0: written by the user; i + 1: added to hold phase i's contact
     salto_src_loc loc;      //   (loc is then the contact's)
 } salto_constraint_desc;
