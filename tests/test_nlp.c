@@ -11,6 +11,7 @@
 #include "salto/kinematics.h"
 #include "salto/motion.h"
 #include "salto/bspline.h"
+#include "salto/character.h"
 #include "salto/nlp.h"
 #include "salto/solver.h"
 #include "test_suites.h"
@@ -891,6 +892,64 @@ START_TEST(holds_are_independent) {
 END_TEST
 
 
+// a site at the end of a 600-link chain depends on every DOF on its path, the first one too
+// (the path is not cut at any fixed depth): pattern and values against central differences
+START_TEST(deep_chain_site) {
+    make_tmp();
+    char cpath[512], ppath[512], text[2048];
+    snprintf(cpath, sizeof cpath, "%s/chain.yaml", tmpdir);
+    salto_character_desc* cd = salto_character_chain(600, 0.01, 0.01);
+    ck_assert_ptr_nonnull(cd);
+    salto_error err = {0};
+    ck_assert_int_eq(salto_character_save(cd, cpath, &err), SALTO_OK);
+    salto_character_destroy(cd);
+    snprintf(text, sizeof text,
+             "character: %s\nphysics: false\nphases:\n  - {name: a, duration: 1}\n"
+             "spline: {control_points: 4}\n"
+             "constraints:\n  - {type: site_at, site: tip, point: [0, 0, 0], time: 0.5}\n",
+             cpath);
+    snprintf(ppath, sizeof ppath, "%s/deep.yaml", tmpdir);
+    write_text(ppath, text);
+    salto_problem_desc* p = salto_problem_load(ppath, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    salto_nlp* nlp = build(p);
+    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp), nnz = salto_nlp_nnz_jac(nlp);
+    ck_assert_int_eq(ng, 3);
+    ck_assert_int_eq(nnz, 3 * 600 * 4);
+    int* rows = malloc(sizeof(int) * (size_t)nnz);
+    int* cols = malloc(sizeof(int) * (size_t)nnz);
+    double* jac = malloc(sizeof(double) * (size_t)nnz);
+    double* x = malloc(sizeof(double) * (size_t)nx);
+    double gp[3], gm[3];
+    salto_nlp_jac_pattern(nlp, rows, cols);
+    salto_test_rng r;
+    salto_test_rng_seed(&r, 600);
+    for (int i = 0; i < nx; i++) x[i] = salto_test_uniform(&r, -0.05, 0.05);
+    ck_assert_int_eq(salto_nlp_eval_jac(nlp, x, jac), SALTO_OK);
+    // the first DOF's and the last DOF's columns
+    for (int e = 0; e < nnz; e++) {
+        if (cols[e] >= 4 && cols[e] < nx - 4) continue;
+        const double x0 = x[cols[e]], h = 1e-6;
+        x[cols[e]] = x0 + h;
+        salto_nlp_eval_g(nlp, x, gp);
+        x[cols[e]] = x0 - h;
+        salto_nlp_eval_g(nlp, x, gm);
+        x[cols[e]] = x0;
+        const double fd = (gp[rows[e]] - gm[rows[e]]) / (2 * h);
+        char ctx[80];
+        snprintf(ctx, sizeof ctx, "seed 600 row %d col %d", rows[e], cols[e]);
+        ck_assert_vec_close(&jac[e], &fd, 1, 1e-7, 1e-6, ctx);
+    }
+    int first = 0;
+    for (int e = 0; e < nnz; e++) first += cols[e] < 4;
+    ck_assert_int_eq(first, 3 * 4); // DOF 0 is in every row's pattern
+    free(rows), free(cols), free(jac), free(x);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
 // the derivative method is a per-run choice: every method gives the physics rows' Jacobian of
 // the linear one, to its accuracy (Fang & Pollard's Figure 10 compares them)
 START_TEST(derivative_methods_agree) {
@@ -962,6 +1021,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, warm_start_needs_the_same_knots);
     tcase_add_test(sv, rank_deficiency_is_found_and_named);
     tcase_add_test(sv, holds_are_independent);
+    tcase_add_test(sv, deep_chain_site);
     tcase_add_test(sv, reference_objective_reproduces_the_reference);
     tcase_add_test(sv, bad_motion_files_point_at_the_problem);
     suite_add_tcase(s, sv);

@@ -9,6 +9,7 @@
 // sorted by time, and the kinematics are computed once per distinct time.
 #include "salto/nlp.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,13 +162,18 @@ static int push_dep(builder* B, int j) {
 
 // the DOFs on the path from link to the root, ascending
 static int push_path(builder* B, block* b, int link) {
-    int path[512];
-    int n = 0;
-    for (int j = link; j >= 0 && n < 512; j = B->nlp->m->link_parent[j]) path[n++] = j;
-    for (int k = n - 1; k >= 0; k--) {
-        if (push_dep(B, path[k])) return -1;
+    const int first = B->ndep;
+    for (int j = link; j >= 0; j = B->nlp->m->link_parent[j]) {
+        if (push_dep(B, j)) return -1;
     }
-    b->ndep = n;
+    // pushed from the link to the root: reverse into ascending order (a parent's index is
+    // below its children's)
+    for (int lo = first, hi = B->ndep - 1; lo < hi; lo++, hi--) {
+        const int t = B->dep[lo];
+        B->dep[lo] = B->dep[hi];
+        B->dep[hi] = t;
+    }
+    b->ndep = B->ndep - first;
     return 0;
 }
 
@@ -607,19 +613,26 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     if (nlp->nblock > 1) qsort(nlp->blocks, (size_t)nlp->nblock, sizeof(block), cmp_block);
 
     // rows, bases, Jacobian pattern
-    int row = 0, nnz = 0;
+    long row = 0, nnz = 0;
     for (int i = 0; i < nlp->nblock; i++) {
         block* b = &nlp->blocks[i];
-        b->row0 = row;
+        b->row0 = (int)row;
         row += b->nrows;
         b->first = salto_bspline_basis_side(&nlp->spline, b->t, b->side, b->N, b->dN, b->ddN);
-        b->jac0 = nnz;
+        b->jac0 = (int)nnz;
         b->nnz = 4 * (b->diag ? b->nrows : b->nrows * b->ndep);
         for (int r = 0; r < b->nrows; r++) b->nnz += row_aux(b, r) >= 0;
         nnz += b->nnz;
+        if (nnz > INT_MAX / 2 || row > INT_MAX / 2) {
+            SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(),
+                       "%s: the NLP is too large (over a billion Jacobian entries); use fewer "
+                       "slices or control points",
+                       p->path);
+            goto fail;
+        }
     }
-    nlp->ng = row;
-    nlp->nnz_jac = nnz;
+    nlp->ng = (int)row;
+    nlp->nnz_jac = (int)nnz;
     nlp->jac_row = salto_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int));
     nlp->jac_col = salto_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int));
     nlp->g_lo = salto_malloc((size_t)(row > 0 ? row : 1) * sizeof(double));
@@ -795,6 +808,7 @@ static salto_status build_hessian_pattern(salto_nlp* nlp) {
         nlp->blk_hess0[i] = (int)nblk;
         const long nu = 4L * b->ndep;
         nblk += nu * (nu + 1) / 2;
+        if (nblk > INT_MAX / 2) return SALTO_ERR_NOMEM; // more than the pattern can index
     }
     long* pairs = salto_malloc((size_t)(nobj + nblk + 1) * sizeof(long));
     nlp->hess_obj = salto_malloc((size_t)(nobj + 1) * sizeof(int));

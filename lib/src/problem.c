@@ -1405,6 +1405,21 @@ static salto_status read_spline(reader* R, const salto_cfg_node* top) {
         }
     }
     p->nslice = nslice ? nslice : p->ncp;
+    // sizes the NLP can index with ints and hold in memory: a million control points in all,
+    // a hundred thousand slices
+    const salto_cfg_node* cpn = n ? salto_cfg_child(n, "control_points") : NULL;
+    const salto_cfg_node* sln = n ? salto_cfg_child(n, "slices") : NULL;
+    if ((long)p->ncp * R->m->nv > 1000000L) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, cpn ? at(R, cpn) : file_loc(R),
+                          "%d control points per DOF for %d DOFs are too many (at most 1000000 "
+                          "in all)",
+                          p->ncp, R->m->nv);
+    }
+    if (p->nslice > 100000) {
+        const salto_cfg_node* w = sln ? sln : cpn;
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, w ? at(R, w) : file_loc(R),
+                          "%d slices are too many (at most 100000)", p->nslice);
+    }
     // every phase boundary takes one or two knots
     const int need = 4 + junction_knots(p);
     if (p->ncp < need) {
