@@ -407,7 +407,7 @@ static salto_motion* load_motion_for(const salto_problem_desc* p, const char* pa
 // Fang & Pollard eq. 21: w int (q - q_R)^2 dt = w sum_j (c_j' G0 c_j - 2 b_j' c_j + int q_R,j^2)
 // with b_j,a = int N_a q_R,j dt. The reference is the motion's frames interpolated linearly,
 // played over the problem's duration (scaled if the two durations differ); the integrals are
-// taken by 8-point Gauss-Legendre on 8 pieces of every spline segment.
+// taken by 8-point Gauss-Legendre on 8 pieces of every knot span.
 static salto_status build_reference(salto_nlp* nlp, salto_error* err) {
     const salto_problem_desc* p = nlp->p;
     const int nv = nlp->nv, ncp = nlp->ncp;
@@ -431,11 +431,14 @@ static salto_status build_reference(salto_nlp* nlp, salto_error* err) {
                                      0.2223810344533745, 0.1012285362903763};
         const double w = od->weight;
         const double scale = p->duration > 0 ? mo->duration / p->duration : 1.0;
-        const int npiece = 8 * nlp->spline.nseg;
-        const double hp = p->duration / npiece;
-        for (int piece = 0; piece < npiece; piece++) {
+        // 8 pieces of every span of positive length (the rule never straddles a knot)
+        for (int piece = 0; piece < 8 * (nlp->ncp - 3); piece++) {
+            const double u0 = salto_bspline_knot(&nlp->spline, 3 + piece / 8);
+            const double u1 = salto_bspline_knot(&nlp->spline, 4 + piece / 8);
+            if (!(u1 > u0)) continue;
+            const double hp = (u1 - u0) / 8, t0 = u0 + hp * (piece % 8);
             for (int g = 0; g < 8; g++) {
-                const double t = (piece + 0.5 + 0.5 * gx[g]) * hp;
+                const double t = t0 + (0.5 + 0.5 * gx[g]) * hp;
                 const double wt = 0.5 * hp * gw[g] * w;
                 double N[4];
                 const int first = salto_bspline_basis(&nlp->spline, t, N, NULL, NULL);
