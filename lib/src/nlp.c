@@ -198,8 +198,15 @@ static void orthonormal(const double* d, double* e1, double* e2) {
 
 
 // the ground contact's frame: the normal N, T_x (world x made normal to N, or world y) and
-// T_y = N x T_x
-static void contact_frame(const double* N, double* Tx, double* Ty) {
+// T_y = N x T_x; planar: T_x = y x N in the x-z plane and T_y = y
+static void contact_frame(const double* N, int planar, double* Tx, double* Ty) {
+    if (planar) {
+        // in the x-z plane: T_x = y x N (x for N = z), T_y = y
+        const double y[3] = {0, 1, 0};
+        salto_v3_cross(Tx, y, N);
+        memcpy(Ty, y, sizeof y);
+        return;
+    }
     const double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0};
     const double* e = fabs(N[0]) < 0.9 ? ex : ey;
     const double en = salto_v3_dot(e, N);
@@ -240,7 +247,7 @@ static int hold_rows(const salto_problem_desc* p, const salto_constraint_desc* c
     }
     // ground: along the tangents variables (planar: T_x only), along the normal the plane
     double Tx[3], Ty[3];
-    contact_frame(cd->dir, Tx, Ty);
+    contact_frame(cd->dir, planar, Tx, Ty);
     memcpy(e[n], Tx, sizeof e[n]), is_aux[n] = 1, target[n] = 0.0, n++;
     if (!planar) memcpy(e[n], Ty, sizeof e[n]), is_aux[n] = 1, target[n] = 0.0, n++;
     memcpy(e[n], cd->dir, sizeof e[n]), is_aux[n] = 0, target[n] = salto_v3_dot(cd->dir, cd->point);
@@ -996,7 +1003,7 @@ static void physics_rows(const salto_nlp* nlp, const block* b, const double* f0,
     // ground: the contact frame N, T_x (world x made normal to N, or y), T_y = N x T_x
     const double* N = ct->normal;
     double Tx[3], Ty[3];
-    contact_frame(N, Tx, Ty);
+    contact_frame(N, planar, Tx, Ty);
     const double fN = salto_v3_dot(N, f);
     const double mu2 = ct->friction * ct->friction;
 

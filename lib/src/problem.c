@@ -626,12 +626,23 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
         if (!an) return R->err->status;
         s = read_unit(R, an, c->bar_axis);
         if (s) return s;
+        // a planar character moves in the x-z plane: its bars cross it along y
+        if (salto_model_is_planar(R->m) && (fabs(c->bar_axis[0]) > 1e-12 || fabs(c->bar_axis[2]) > 1e-12)) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, an),
+                              "a planar character's bar must lie along y (axis [0, 1, 0]): it "
+                              "moves in the x-z plane");
+        }
         return read_num_opt(R, n, "torque_max", 0.0, 0, &c->torque_max);
     }
 
     // ground
     const salto_cfg_node* nn = salto_cfg_child(n, "normal");
     if (nn && (s = read_unit(R, nn, c->normal))) return s;
+    if (nn && salto_model_is_planar(R->m) && fabs(c->normal[1]) > 1e-12) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, nn),
+                          "a planar character's ground normal must lie in the x-z plane (no y "
+                          "component)");
+    }
     s = read_num_opt(R, n, "friction", 0.0, 1, &c->friction);
     if (s) return s;
     s = read_num_opt(R, n, "force_max", 0.0, 1, &c->force_max);
