@@ -51,6 +51,7 @@ struct salto_nlp {
     const salto_model* m;
     salto_bspline spline;
     int nv, ncp, nx, ng, nnz_jac, nnz_hess;
+    int planar;              // salto_model_is_planar, once
     int ncpv;                // control-point variables, nv ncp; the contact places follow
     int naux;                //   (site_hold), nx = ncpv + naux
     int* con_aux;            // first place variable of each constraint, -1 for none (ncon)
@@ -105,13 +106,6 @@ static salto_status build_hessian_pattern(salto_nlp* nlp);
 static int row_aux(const block* b, int r) { return r < 3 ? b->aux[r] : -1; }
 
 
-static const char* con_name(salto_constraint_type t) {
-    static const char* const names[SALTO_CON_COUNT] = {
-        "site_at",  "site_on_line", "site_on_plane", "site_still",  "pose",
-        "velocity", "com_position", "com_velocity",  "joint_limits", "above_ground",
-        "body_still", "site_hold"};
-    return t < SALTO_CON_COUNT ? names[t] : "?";
-}
 
 
 // ---- layout ----
@@ -262,7 +256,7 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
     salto_nlp* nlp = B->nlp;
     const salto_constraint_desc* cd = &nlp->p->cons[c];
     const salto_model* m = nlp->m;
-    const int planar = salto_model_is_planar(m);
+    const int planar = nlp->planar;
 
     if (cd->type == SALTO_CON_ABOVE_GROUND) {
         // every geometry point that could be lowest: capsule ends, sphere centres, box corners
@@ -511,6 +505,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     const salto_model* m = p->model;
     nlp->nv = m->nv;
     nlp->ncp = p->ncp;
+    nlp->planar = salto_model_is_planar(m);
     nlp->nx = m->nv * p->ncp;
     // the spline: knots at the phase boundaries (salto_problem_knots), else uniform
     {
@@ -550,7 +545,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         if (p->cons[c].type != SALTO_CON_SITE_HOLD) continue;
         double e[3][3], target[3];
         int is_aux[3], naux = 0;
-        hold_rows(p, &p->cons[c], salto_model_is_planar(m), e, is_aux, target, &naux);
+        hold_rows(p, &p->cons[c], nlp->planar, e, is_aux, target, &naux);
         if (naux == 0) continue;
         nlp->con_aux[c] = nlp->ncpv + nlp->naux;
         nlp->naux += naux;
@@ -600,7 +595,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     // physics on the aggregate force at every slice of every phase, by the phase's contact; at
     // a boundary both phases hold, each with its own side's acceleration
     if (p->physics) {
-        const int planar = salto_model_is_planar(m);
+        const int planar = nlp->planar;
         for (int k = 0; k < nlp->nslice; k++) {
             const int ph = nlp->slice_ph[k];
             block* b = new_block(&B);
@@ -978,7 +973,7 @@ typedef struct frow {
 static void physics_rows(const salto_nlp* nlp, const block* b, const double* f0,
                          const double* c, frow* rows) {
     const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
-    const int planar = salto_model_is_planar(nlp->m);
+    const int planar = nlp->planar;
     memset(rows, 0, (size_t)b->nrows * sizeof(frow));
     const double* n = f0;
     const double* f = f0 + 3;
@@ -1487,7 +1482,7 @@ static void init_places(const salto_nlp* nlp, double* x) {
         if (nlp->con_aux[c] < 0) continue;
         double e[3][3], target[3], xs[3];
         int is_aux[3], naux = 0;
-        const int nr = hold_rows(p, cd, salto_model_is_planar(nlp->m), e, is_aux, target, &naux);
+        const int nr = hold_rows(p, cd, nlp->planar, e, is_aux, target, &naux);
         salto_nlp_state(nlp, x, p->phases[cd->hold_phase - 1].start, d->q, NULL, NULL);
         salto_fk(nlp->m, d, SALTO_FK_POS);
         salto_site_pos(nlp->m, d, cd->site, xs);
@@ -1594,7 +1589,7 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
                                                "centre of pressure -x", "centre of pressure +x"};
         const salto_phase_desc* ph = &nlp->p->phases[b->phase];
         const int k = r - b->row0;
-        const int planar = salto_model_is_planar(nlp->m);
+        const int planar = nlp->planar;
         const char* what = ph->contact.type == SALTO_CONTACT_BAR      ? "torque about the bar"
                            : ph->contact.type == SALTO_CONTACT_GROUND ? (planar ? ground2 : ground3)[k]
                            : (planar ? flight2 : flight3)[k];
@@ -1621,7 +1616,7 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
         break;
     case SALTO_CON_SITE_HOLD: {
         const int bar = nlp->p->phases[cd->hold_phase - 1].contact.type == SALTO_CONTACT_BAR;
-        const int planar = salto_model_is_planar(m);
+        const int planar = nlp->planar;
         static const char* const bar3[3] = {"across the bar", "across the bar", "along the bar"};
         static const char* const ground3[3] = {"along T_x", "along T_y", "off the ground"};
         static const char* const ground2[2] = {"along x", "off the ground"};
@@ -1653,6 +1648,6 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
     if (cd->hold_phase > 0) {
         snprintf(hold, sizeof hold, "hold of phase '%s': ", nlp->p->phases[cd->hold_phase - 1].name);
     }
-    snprintf(buf, n, "%s%s %s at t = %.3f s (%s:%d:%d)", hold, con_name(cd->type), what, b->t,
+    snprintf(buf, n, "%s%s %s at t = %.3f s (%s:%d:%d)", hold, salto_constraint_name(cd->type), what, b->t,
              cd->loc.file ? cd->loc.file : "?", cd->loc.line, cd->loc.col);
 }

@@ -64,6 +64,12 @@ void salto_problem_destroy(salto_problem_desc* p) {
 
 // ---- queries ----
 
+const char* salto_constraint_name(salto_constraint_type t) {
+    if (t == SALTO_CON_SITE_HOLD) return "site_hold"; // not for files: not in the list
+    return t < SALTO_CON_COUNT ? constraint_names[t] : "?";
+}
+
+
 const char* salto_contact_name(salto_contact_type t) {
     return t <= SALTO_CONTACT_GROUND ? contact_names[t] : "?";
 }

@@ -162,6 +162,10 @@ void salto_problem_destroy(salto_problem_desc* p); // accepts NULL
 // "none", "bar" or "ground"
 const char* salto_contact_name(salto_contact_type t);
 
+// The name a problem file gives a constraint type ("site_at", ...; "site_hold" for the holds
+// the loader adds)
+const char* salto_constraint_name(salto_constraint_type t);
+
 // Phase index containing time t (the last phase for t = duration); -1 outside [0, duration].
 int salto_problem_phase_at(const salto_problem_desc* p, double t);
 
