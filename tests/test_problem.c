@@ -942,6 +942,8 @@ static const bad_case bad_cases[] = {
      "'knee' is set to 0.7 here but to 0.5 at the same time (0.5 s) by the pose "
      "constraint on line 13",
      NULL},
+    {"com_y_planar.yaml", SALTO_ERR_INVALID, 13, 42,
+     "only y is given, but a planar character's centre of mass moves in the x-z plane", NULL},
     {"com_all_null.yaml", SALTO_ERR_INVALID, 13, 42,
      "every component of 'value' is null",
      NULL},

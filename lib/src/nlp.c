@@ -362,8 +362,12 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
         if (push_all(B, b)) return SALTO_ERR_NOMEM;
         break;
     default:
-        nlp->nblock--; // joint limits are variable bounds
         break;
+    }
+    if (b->nrows == 0) {
+        // joint limits (variable bounds), or nothing to state: no block, its deps dropped
+        B->ndep = b->dep0;
+        nlp->nblock--;
     }
     return SALTO_OK;
 }

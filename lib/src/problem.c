@@ -923,6 +923,12 @@ static salto_status read_masked(reader* R, salto_constraint_desc* c, const salto
                           "every component of 'value' is null: the constraint constrains "
                           "nothing");
     }
+    // a planar character's centre of mass moves in the x-z plane: y alone says nothing
+    if (salto_model_is_planar(R->m) && !c->mask[0] && !c->mask[2]) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, vn),
+                          "only y is given, but a planar character's centre of mass moves in "
+                          "the x-z plane: the constraint constrains nothing");
+    }
     return SALTO_OK;
 }
 
