@@ -950,6 +950,67 @@ START_TEST(deep_chain_site) {
 END_TEST
 
 
+// at a phase boundary each phase's physics uses its own side's acceleration (the knot there is
+// double, so the two differ): the swing's bar torque at t = 0.5 from the left, the flight's
+// f0 from the right, against inverse dynamics on states built here from the basis
+START_TEST(boundary_physics_sides) {
+    salto_problem_desc* p = load("tests/data/nlp/all2d.yaml");
+    salto_nlp* nlp = build(p);
+    const salto_model* m = p->model;
+    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp), ncp = p->ncp;
+    double* x = malloc(sizeof(double) * (size_t)nx);
+    double* g = malloc(sizeof(double) * (size_t)ng);
+    salto_test_rng r;
+    salto_test_rng_seed(&r, 5005);
+    for (int i = 0; i < nx; i++) x[i] = salto_test_uniform(&r, -0.5, 0.5);
+    ck_assert_int_eq(salto_nlp_eval_g(nlp, x, g), SALTO_OK);
+    const double tb = p->phases[1].start;
+    double f0[2][6];
+    salto_data* d = salto_data_create(m);
+    double qdd_jump = 0.0;
+    for (int side = 0; side < 2; side++) {
+        double N[4], dN[4], ddN[4];
+        const int first = salto_bspline_basis_side(salto_nlp_spline(nlp), tb, side ? 1 : -1, N, dN, ddN);
+        for (int j = 0; j < m->nv; j++) {
+            const double* c = x + j * ncp + first;
+            d->q[j] = N[0] * c[0] + N[1] * c[1] + N[2] * c[2] + N[3] * c[3];
+            d->qd[j] = dN[0] * c[0] + dN[1] * c[1] + dN[2] * c[2] + dN[3] * c[3];
+            const double qdd = ddN[0] * c[0] + ddN[1] * c[1] + ddN[2] * c[2] + ddN[3] * c[3];
+            qdd_jump = fmax(qdd_jump, side ? fabs(qdd - d->qdd[j]) : 0.0);
+            d->qdd[j] = qdd;
+        }
+        salto_f0_rnea(m, d, f0[side]);
+    }
+    ck_assert_double_gt(qdd_jump, 1e-3); // the sides differ, so the test can tell them apart
+    // the bar torque about y through (0, 0, 2.6): n_y - (p x f)_y = n_y - 2.6 f_x
+    const double torque = f0[0][1] - 2.6 * f0[0][3];
+    const double flight[3] = {f0[1][1], f0[1][3], f0[1][5]};
+    int seen_bar = 0, seen_flight = 0;
+    for (int row = 0; row < ng; row++) {
+        if (salto_nlp_row_time(nlp, row) != tb) continue;
+        char name[600];
+        salto_nlp_row_name(nlp, row, name, sizeof name);
+        if (strstr(name, "bar torque")) {
+            ck_assert_msg(fabs(g[row] - torque) <= 1e-9 * (1 + fabs(torque)), "%s: %.17g vs %.17g",
+                          name, g[row], torque);
+            seen_bar++;
+        } else if (strstr(name, "flight f0")) {
+            const double want = flight[seen_flight];
+            ck_assert_msg(fabs(g[row] - want) <= 1e-9 * (1 + fabs(want)), "%s: %.17g vs %.17g", name,
+                          g[row], want);
+            seen_flight++;
+        }
+    }
+    ck_assert_int_eq(seen_bar, 1);
+    ck_assert_int_eq(seen_flight, 3);
+    salto_data_destroy(d);
+    free(x), free(g);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
 // the derivative method is a per-run choice: every method gives the physics rows' Jacobian of
 // the linear one, to its accuracy (Fang & Pollard's Figure 10 compares them)
 START_TEST(derivative_methods_agree) {
@@ -1022,6 +1083,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, rank_deficiency_is_found_and_named);
     tcase_add_test(sv, holds_are_independent);
     tcase_add_test(sv, deep_chain_site);
+    tcase_add_test(sv, boundary_physics_sides);
     tcase_add_test(sv, reference_objective_reproduces_the_reference);
     tcase_add_test(sv, bad_motion_files_point_at_the_problem);
     suite_add_tcase(s, sv);
