@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "salto/kinematics.h"
+#include "salto/nlp.h"
 #include "salto/problem.h"
 #include "test_suites.h"
 #include "test_util.h"
@@ -543,6 +544,12 @@ START_TEST(many_phases) {
         doubled += kn[j] == kn[j - 1];
     }
     ck_assert_int_eq(doubled, 69); // every boundary twice, the 9 free knots inside phases
+    // and the NLP builds on them, its slices per phase
+    salto_nlp* nlp = salto_nlp_build(p, &err);
+    ck_assert_msg(nlp != NULL, "%s", err.msg);
+    ck_assert_int_eq(salto_nlp_nx(nlp), 7 * (4 + 2 * 69 + 9));
+    ck_assert_int_ge(salto_nlp_eval_times(nlp, NULL), 71);
+    salto_nlp_destroy(nlp);
     salto_problem_destroy(p);
     unlink(path);
     rmdir(tmpdir);
@@ -886,6 +893,27 @@ static const bad_case bad_cases[] = {
      "expected an integer for 'control_points', found '10.5'",
      NULL},
     {"physics_not_bool.yaml", SALTO_ERR_INVALID, 13, 10, "'physics'", NULL},
+    {"bad_derivatives.yaml", SALTO_ERR_INVALID, 14, 16,
+     "unknown derivatives 'centrl' (expected one of: linear, direct, fd-forward, fd-central, "
+     "richardson)",
+     NULL},
+    {"hold_not_bool.yaml", SALTO_ERR_INVALID, 5, 85, "expected true or false for 'hold', found 'maybe'",
+     NULL},
+    {"height_string.yaml", SALTO_ERR_INVALID, 10, 57, "expected a number for 'height', found 'low'",
+     NULL},
+    {"hold_on_none.yaml", SALTO_ERR_INVALID, 8, 27,
+     "'hold' is not allowed for contact type 'none' (its keys: type)", NULL},
+    {"height_on_bar.yaml", SALTO_ERR_INVALID, 5, 79,
+     "'height' is not allowed for contact type 'bar'", NULL},
+    {"body_still_no_phase.yaml", SALTO_ERR_INVALID, 12, 5,
+     "a body_still constraint needs 'phase' (the site's body is still through a whole phase)",
+     NULL},
+    {"body_still_time.yaml", SALTO_ERR_INVALID, 12, 35,
+     "'time' is not allowed for a body_still constraint", NULL},
+    {"phases_too_many_for_default.yaml", SALTO_ERR_INVALID, 3, 3,
+     "20 control points are too few for 10 phases: each phase boundary takes a double knot, so "
+     "at least 22 are needed",
+     NULL},
     {"bad_hessian.yaml", SALTO_ERR_INVALID, 14, 12,
      "unknown hessian 'exakt' (expected one of: limited-memory, exact)",
      "did you mean 'exact'?"},

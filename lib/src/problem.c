@@ -1447,7 +1447,7 @@ static salto_status read_spline(reader* R, const salto_cfg_node* top) {
     const int need = 4 + junction_knots(p);
     if (p->ncp < need) {
         const salto_cfg_node* cp = n ? salto_cfg_child(n, "control_points") : NULL;
-        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, cp ? at(R, cp) : (n ? at(R, n) : file_loc(R)),
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, cp ? at(R, cp) : at(R, salto_cfg_child(top, "phases")),
                           "%d control points are too few for %d phases: each phase boundary "
                           "takes %s knot, so at least %d are needed",
                           p->ncp, p->nphase, p->junction_c2 ? "a" : "a double", need);
