@@ -41,7 +41,7 @@ grep_in "$tmp/out" "check"
 expect 2 "$salto" frobnicate
 grep_in "$tmp/err" "not a salto command"
 expect 0 "$salto" --version
-for cmd in check dyn bench gen; do
+for cmd in check dyn bench gen solve; do
     expect 0 "$salto" $cmd --help
     grep_in "$tmp/out" "usage: salto $cmd"
 done
@@ -142,6 +142,17 @@ grep_in "$tmp/out" "warning: the equality constraints' Jacobian at the initial g
 grep_in "$tmp/out" "site_at 'hands' (x|z) at t = 1.000 s \\($tmp/twice.yaml:7:5\\)"
 
 # ---- check PROBLEM and solve ----
+# solve: bad command lines, and a problem that loads but whose NLP cannot be built
+expect 2 "$salto" solve
+expect 2 "$salto" solve "$root/problems/reach.yaml" --frobnicate
+grep_in "$tmp/err" "frobnicate"
+expect 2 "$salto" solve "$root/problems/reach.yaml" -o
+expect 2 "$salto" solve "$root/problems/reach.yaml" "$root/problems/hold.yaml"
+expect 2 "$salto" check "$tmp/no_such_problem.yaml"
+# --quiet: no progress lines, the summary still there
+expect 0 "$salto" solve "$root/problems/reach.yaml" -o "$tmp/quiet" --quiet
+if grep -Eq "^iter " "$tmp/err"; then fail "--quiet printed progress lines"; else ok; fi
+grep_in "$tmp/err" "Solve_Succeeded"
 # --reps takes a whole number from 1 to 64, in both benchmarks
 expect 2 "$salto" bench nlp "$root/problems/reach.yaml" --reps 3x
 grep_in "$tmp/err" "--reps must be an integer from 1 to 64"
