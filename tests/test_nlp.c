@@ -286,6 +286,7 @@ START_TEST(non_finite_is_a_failed_evaluation) {
         for (int a = 0; a < p->ncp; a++) x[a] = bad[b];
         ck_assert_int_eq(salto_nlp_eval_g(nlp, x, g), SALTO_ERR_NUMERIC);
         ck_assert_int_eq(salto_nlp_eval_jac(nlp, x, jac), SALTO_ERR_NUMERIC);
+        ck_assert_int_eq(salto_nlp_eval_hess(nlp, x, 1.0, lam, hess), SALTO_ERR_NUMERIC);
     }
     free(x), free(g), free(jac), free(grad), free(hess), free(lam);
     salto_nlp_destroy(nlp);
@@ -597,7 +598,7 @@ static salto_solve_result solve_reach_to_file(double** xout, int* nx) {
 }
 
 
-// a warm start from a previous solution starts exactly there and needs few iterations
+// a warm start from a previous solution starts exactly there and needs fewer iterations
 START_TEST(warm_start_resumes_a_solution) {
     make_tmp();
     double* x0;
@@ -629,7 +630,7 @@ START_TEST(warm_start_resumes_a_solution) {
     salto_solve_result res;
     ck_assert_int_eq(salto_solve(nlp, x, NULL, NULL, &res, &err), SALTO_OK);
     ck_assert(res.converged);
-    ck_assert_int_le(res.iterations, first.iterations);
+    ck_assert_int_lt(res.iterations, first.iterations); // measured: 7 against 13
     ck_assert_double_eq_tol(res.objective, first.objective, 1e-6 * (1 + first.objective));
     free(x), free(x0);
     salto_nlp_destroy(nlp);
@@ -753,6 +754,29 @@ START_TEST(reference_objective_reproduces_the_reference) {
         x0[i] += h;
         ck_assert_double_eq_tol(g[i], (fp - fm) / (2 * h), 1e-6);
     }
+    // the Hessian (objective only) against differences of the gradient, entry by entry of the
+    // pattern's lower triangle
+    const int nh = salto_nlp_nnz_hess(nlp);
+    int* hr = malloc(sizeof(int) * (size_t)nh);
+    int* hc = malloc(sizeof(int) * (size_t)nh);
+    double* hv = malloc(sizeof(double) * (size_t)nh);
+    double* gp = malloc(sizeof(double) * (size_t)nx);
+    double* gm = malloc(sizeof(double) * (size_t)nx);
+    salto_nlp_hess_pattern(nlp, hr, hc);
+    ck_assert_int_eq(salto_nlp_eval_hess(nlp, x0, 1.0, NULL, hv), SALTO_OK);
+    for (int i = 0; i < nx; i++) {
+        const double h = 1e-6;
+        x0[i] += h;
+        salto_nlp_eval_grad(nlp, x0, gp);
+        x0[i] -= 2 * h;
+        salto_nlp_eval_grad(nlp, x0, gm);
+        x0[i] += h;
+        for (int e = 0; e < nh; e++) {
+            if (hc[e] != i) continue;
+            ck_assert_double_eq_tol(hv[e], (gp[hr[e]] - gm[hr[e]]) / (2 * h), 1e-6);
+        }
+    }
+    free(hr), free(hc), free(hv), free(gp), free(gm);
     free(g), free(x), free(x0);
     salto_nlp_destroy(nlp);
     salto_problem_destroy(p);
