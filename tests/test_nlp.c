@@ -1038,6 +1038,63 @@ START_TEST(boundary_physics_sides) {
 END_TEST
 
 
+// above_ground rows are each body's geometry height over the floor: per body, the lowest row
+// equals the lowest point of its capsules and spheres (less the radius) and box corners,
+// computed here from the body frames
+START_TEST(above_ground_values) {
+    salto_problem_desc* p = load("tests/data/nlp/all2d.yaml");
+    salto_nlp* nlp = build(p);
+    const salto_model* m = p->model;
+    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
+    double* x = malloc(sizeof(double) * (size_t)nx);
+    double* g = malloc(sizeof(double) * (size_t)ng);
+    random_point(nlp, x, 6006);
+    ck_assert_int_eq(salto_nlp_eval_g(nlp, x, g), SALTO_OK);
+    const double t = salto_nlp_row_time(nlp, 0);
+    salto_data* d = salto_data_create(m);
+    salto_nlp_state(nlp, x, t, d->q, d->qd, NULL);
+    salto_fk(m, d, SALTO_FK_POS);
+    int checked = 0;
+    for (int b = 0; b < m->nbody; b++) {
+        double want = INFINITY, got = INFINITY;
+        for (int gi = 0; gi < m->ngeom; gi++) {
+            if (m->geom_body[gi] != b || m->geom_link[gi] < 0) continue;
+            const double* R;
+            const double* o;
+            salto_body_frame(m, d, b, &R, &o);
+            const double* gd = m->geom_data + 7 * gi;
+            const int box = m->geom_shape[gi] == SALTO_GEOM_BOX;
+            const int npt = box ? 8 : m->geom_shape[gi] == SALTO_GEOM_CAPSULE ? 2 : 1;
+            for (int k = 0; k < npt; k++) {
+                double a[3];
+                for (int c = 0; c < 3; c++) {
+                    a[c] = box ? gd[c] + (((k >> c) & 1) ? gd[3 + c] : -gd[3 + c]) : gd[3 * k + c];
+                }
+                const double z = R[6] * a[0] + R[7] * a[1] + R[8] * a[2] + o[2];
+                want = fmin(want, z - (box ? 0.0 : gd[6]));
+            }
+        }
+        if (!isfinite(want)) continue;
+        char tag[200];
+        snprintf(tag, sizeof tag, "above_ground body '%s' at t = %.3f s", m->body_name[b], t);
+        for (int r = 0; r < ng && salto_nlp_row_time(nlp, r) == t; r++) {
+            char name[600];
+            salto_nlp_row_name(nlp, r, name, sizeof name);
+            if (strstr(name, tag)) got = fmin(got, g[r]);
+        }
+        ck_assert_msg(fabs(got - want) <= 1e-12, "%s: lowest row %.17g, geometry %.17g", tag, got,
+                      want);
+        checked++;
+    }
+    ck_assert_int_gt(checked, 3);
+    salto_data_destroy(d);
+    free(x), free(g);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
 // the derivative method is a per-run choice: every method gives the physics rows' Jacobian of
 // the linear one, to its accuracy (Fang & Pollard's Figure 10 compares them)
 START_TEST(derivative_methods_agree) {
@@ -1111,6 +1168,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, holds_are_independent);
     tcase_add_test(sv, deep_chain_site);
     tcase_add_test(sv, boundary_physics_sides);
+    tcase_add_test(sv, above_ground_values);
     tcase_add_test(sv, reference_objective_reproduces_the_reference);
     tcase_add_test(sv, bad_motion_files_point_at_the_problem);
     suite_add_tcase(s, sv);
