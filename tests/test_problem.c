@@ -1092,33 +1092,19 @@ END_TEST
 
 // make the n-th allocation fail, n = 1, 2, ... until loading succeeds: every failure is a
 // clean SALTO_ERR_NOMEM and nothing leaks
+static void* load_problem(const char* path, salto_error* err) {
+    return salto_problem_load(path, err);
+}
+static void destroy_problem(void* p) { salto_problem_destroy(p); }
+
+
 START_TEST(load_out_of_memory) {
     static const char* const files[] = {"tests/data/problems/full.yaml", "problems/keyframes.yaml",
                                         "problems/hold.yaml"};
     char path[4096];
     snprintf(path, sizeof path, "%s", salto_test_path(files[_i]));
-    int succeeded = 0;
-    long n = 1;
-    for (; n < 100000 && !succeeded; n++) {
-        salto_test_counter cnt = {0, 0, n};
-        salto_alloc_hooks h = {salto_test_counting_malloc, salto_test_counting_free, &cnt};
-        salto_set_alloc_hooks(&h);
-        salto_error err = {0};
-        salto_problem_desc* p = salto_problem_load(path, &err);
-        if (p) {
-            ck_assert_msg(cnt.calls < n, "allocation %ld failed, but loading succeeded", n);
-            succeeded = 1;
-        } else {
-            ck_assert_msg(err.status == SALTO_ERR_NOMEM, "%s, allocation %ld: status %d: %s",
-                          files[_i], n, err.status, err.msg);
-        }
-        salto_problem_destroy(p);
-        salto_set_alloc_hooks(NULL);
-        ck_assert_msg(cnt.live == 0, "%s, allocation %ld: %ld blocks leaked", files[_i], n,
-                      cnt.live);
-    }
-    ck_assert(succeeded);
-    ck_assert_int_gt(n, 100); // the loop did exercise many failure points
+    // many failure points exercised
+    ck_assert_int_gt(salto_test_nomem_sweep(path, load_problem, destroy_problem), 99);
 }
 END_TEST
 

@@ -189,3 +189,30 @@ salto_status salto_test_write_json(const salto_nlp* nlp, const double* x,
     salto_motion_destroy(mo);
     return s;
 }
+
+
+long salto_test_nomem_sweep(const char* path, void* (*load)(const char* path, salto_error* err),
+                            void (*destroy)(void* obj)) {
+    int succeeded = 0;
+    long n = 1;
+    for (; n < 100000 && !succeeded; n++) {
+        salto_test_counter cnt = {0, 0, n};
+        salto_alloc_hooks h = {salto_test_counting_malloc, salto_test_counting_free, &cnt};
+        salto_set_alloc_hooks(&h);
+        salto_error err = {0};
+        void* obj = load(path, &err);
+        if (obj) {
+            ck_assert_msg(cnt.calls < n, "%s: allocation %ld failed, but loading succeeded", path,
+                          n);
+            succeeded = 1;
+            destroy(obj);
+        } else {
+            ck_assert_msg(err.status == SALTO_ERR_NOMEM, "%s, allocation %ld: status %d: %s", path,
+                          n, err.status, err.msg);
+        }
+        salto_set_alloc_hooks(NULL);
+        ck_assert_msg(cnt.live == 0, "%s, allocation %ld: %ld blocks leaked", path, n, cnt.live);
+    }
+    ck_assert_msg(succeeded, "%s never loaded", path);
+    return n - 1;
+}

@@ -79,6 +79,12 @@ void salto_test_check_bad(const salto_bad_case* bc, const char* path, int loaded
 // largest absolute entry
 double salto_test_maxabs(const double* a, int n);
 
+// Makes allocation n of load(path) fail for n = 1, 2, ... until loading succeeds: every
+// failure must be a clean SALTO_ERR_NOMEM with nothing leaked (destroy releases a success).
+// Returns the number of failure points exercised.
+long salto_test_nomem_sweep(const char* path, void* (*load)(const char* path, salto_error* err),
+                            void (*destroy)(void* obj));
+
 // motion.json of the NLP's x at path (salto_motion_from_nlp, then salto_motion_write_json)
 struct salto_nlp;
 struct salto_solve_result;
