@@ -56,6 +56,11 @@ void salto_problem_destroy(salto_problem_desc* p) {
     for (int i = 0; i < p->nobj && p->objs; i++) salto_free(p->objs[i].motion);
     salto_free(p->objs);
     salto_free(p->guess.motion);
+    for (int i = 0; i < p->solver.nipopt && p->solver.ipopt; i++) {
+        salto_free(p->solver.ipopt[i].key);
+        salto_free(p->solver.ipopt[i].value);
+    }
+    salto_free(p->solver.ipopt);
     salto_model_destroy(p->model);
     salto_free(p->character);
     salto_free(p->path);
@@ -1358,8 +1363,8 @@ static salto_status read_solver(reader* R, const salto_cfg_node* top) {
     sv->derivatives = 0;
     const salto_cfg_node* n = salto_cfg_child(top, "solver");
     if (!n) return SALTO_OK;
-    static const char* const keys[] = {"tolerance",    "max_iterations", "hessian",
-                                       "derivatives",  "max_cpu_time",   "print_level", NULL};
+    static const char* const keys[] = {"tolerance",   "max_iterations", "hessian", "derivatives",
+                                       "max_cpu_time", "print_level",   "ipopt",   NULL};
     salto_status s = salto_cfg_check_keys(n, keys, R->err);
     if (s) return s;
     s = read_num_opt(R, n, "tolerance", 0.0, 1, &sv->tolerance);
@@ -1372,7 +1377,32 @@ static salto_status read_solver(reader* R, const salto_cfg_node* top) {
     if (dn && (s = read_enum(R, dn, derivative_names, "derivatives", &sv->derivatives))) return s;
     s = read_num_opt(R, n, "max_cpu_time", 0.0, 1, &sv->max_cpu_time);
     if (s) return s;
-    return read_int_opt(R, n, "print_level", 0, 12, &sv->print_level);
+    s = read_int_opt(R, n, "print_level", 0, 12, &sv->print_level);
+    if (s) return s;
+    // any other IPOPT option, passed through by name: IPOPT checks names and values when the
+    // solve starts, and a rejected one is reported at its line here
+    const salto_cfg_node* on = salto_cfg_child(n, "ipopt");
+    if (!on) return SALTO_OK;
+    if ((s = salto_cfg_expect(on, SALTO_CFG_MAP, R->err))) return s;
+    sv->ipopt = salto_calloc((size_t)(on->n > 0 ? on->n : 1), sizeof *sv->ipopt);
+    if (!sv->ipopt) return SALTO_FAIL(R->err, SALTO_ERR_NOMEM, at(R, on), "out of memory");
+    for (int i = 0; i < on->n; i++) {
+        const salto_cfg_node* v = on->child[i];
+        if (v->kind != SALTO_CFG_SCALAR || v->text[0] == '\0') {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, v),
+                              "solver.ipopt.%s: expected a number or a word", v->key);
+        }
+        salto_solver_option* o = &sv->ipopt[sv->nipopt];
+        o->key = salto_strdup(v->key);
+        o->value = salto_strdup(v->text);
+        o->loc = at(R, v);
+        if (!o->key || !o->value) {
+            salto_free(o->key), salto_free(o->value);
+            return SALTO_FAIL(R->err, SALTO_ERR_NOMEM, at(R, v), "out of memory");
+        }
+        sv->nipopt++;
+    }
+    return SALTO_OK;
 }
 
 

@@ -7,7 +7,9 @@
 #include "salto/solver.h"
 
 #include <IpStdCInterface.h>
+#include <dlfcn.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -127,6 +129,24 @@ static void opt_int(IpoptProblem pb, const char* key, int val) {
 }
 
 
+// A user's option (solver.ipopt in the problem file): an integer, a number or a word, in that
+// order of trial, since IPOPT types its options and rejects a value of the wrong type.
+static int opt_user(IpoptProblem pb, const salto_solver_option* o) {
+    char k[128], v[256];
+    snprintf(k, sizeof k, "%s", o->key);
+    snprintf(v, sizeof v, "%s", o->value);
+    char* end = NULL;
+    const long iv = strtol(v, &end, 10);
+    if (end != v && *end == '\0' && iv >= -2147483647L && iv <= 2147483647L &&
+        AddIpoptIntOption(pb, k, (Index)iv)) {
+        return 1;
+    }
+    const double nv = strtod(v, &end);
+    if (end != v && *end == '\0' && AddIpoptNumOption(pb, k, nv)) return 1;
+    return AddIpoptStrOption(pb, k, v) ? 1 : 0;
+}
+
+
 static const char* status_name(int s) {
     switch (s) {
     case Solve_Succeeded: return "Solve_Succeeded";
@@ -153,6 +173,18 @@ static const char* status_name(int s) {
 }
 
 
+// One BLAS thread unless the user asked for more: MUMPS factors matrices of a few hundred
+// rows, where OpenBLAS's worker threads only spin and yield (measured: a third of the dismount's
+// solve time on this 2-core machine). Looked up at run time, so that any BLAS links.
+static void blas_one_thread(void) {
+    if (getenv("OPENBLAS_NUM_THREADS") || getenv("OMP_NUM_THREADS")) return;
+    void (*set)(int) = NULL;
+    void* sym = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+    memcpy(&set, &sym, sizeof set); // object to function pointer without a cast warning
+    if (set) set(1);
+}
+
+
 salto_status salto_solve(salto_nlp* nlp, double* x, salto_progress_fn progress, void* user,
                          salto_solve_result* result, salto_error* err) {
     const salto_problem_desc* p = salto_nlp_problem(nlp);
@@ -170,6 +202,7 @@ salto_status salto_solve(salto_nlp* nlp, double* x, salto_progress_fn progress, 
         return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
     }
     salto_nlp_bounds(nlp, x_lo, x_hi, g_lo, g_hi);
+    blas_one_thread();
 
     IpoptProblem pb = CreateIpoptProblem(nx, x_lo, x_hi, ng, g_lo, g_hi, salto_nlp_nnz_jac(nlp),
                                          salto_nlp_nnz_hess(nlp), 0, eval_f, eval_g,
@@ -187,6 +220,17 @@ salto_status salto_solve(salto_nlp* nlp, double* x, salto_progress_fn progress, 
     opt_str(pb, "hessian_approximation", p->solver.hessian_exact ? "exact" : "limited-memory");
     opt_str(pb, "linear_solver", "mumps");
     opt_str(pb, "mu_strategy", "adaptive");
+    for (int i = 0; i < p->solver.nipopt; i++) {
+        if (!opt_user(pb, &p->solver.ipopt[i])) {
+            const salto_solver_option* o = &p->solver.ipopt[i];
+            FreeIpoptProblem(pb);
+            salto_free(x_lo), salto_free(x_hi), salto_free(g_lo), salto_free(g_hi), salto_free(g);
+            return SALTO_FAIL(err, SALTO_ERR_INVALID, o->loc,
+                              "solver.ipopt: IPOPT rejects option '%s' with value '%s' (see "
+                              "IPOPT's options reference for its names and types)",
+                              o->key, o->value);
+        }
+    }
 
     ctx c = {nlp, progress, user, now_s(), 0, 0, 0, 0, 0.0, 0.0, 0.0, 0};
     SetIntermediateCallback(pb, intermediate);

@@ -111,6 +111,12 @@ typedef struct salto_guess_desc {
     salto_src_loc loc;
 } salto_guess_desc;
 
+typedef struct salto_solver_option {
+    char* key;              // an IPOPT option name
+    char* value;            // its value as written (the adapter tries integer, number, text)
+    salto_src_loc loc;      // where the value is, for an option IPOPT rejects
+} salto_solver_option;
+
 typedef struct salto_solver_desc {
     double tolerance;       // IPOPT tol (default 1e-6)
     int max_iterations;     // IPOPT max_iter (default 1000)
@@ -120,6 +126,8 @@ typedef struct salto_solver_desc {
                             //   fd-central, richardson
     double max_cpu_time;    // s (default 600)
     int print_level;        // IPOPT's own print level (default 0: salto prints progress)
+    int nipopt;             // further IPOPT options, applied last (solver.ipopt)
+    salto_solver_option* ipopt; //                                   (nipopt)
 } salto_solver_desc;
 
 typedef struct salto_output_desc {
