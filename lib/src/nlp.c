@@ -82,6 +82,10 @@ struct salto_nlp {
     double* xs;              // a copy of x for differences (nx)
     double* Jp;              // a block's Jacobian rows at x + h and x - h (2 x 3 x 4 nv)
     double* Hl;              // a block's dense Hessian (4 nv)^2
+    double* Sl;              // its Hessian in the state (3 nv)^2
+    double* Tl;              // and that times the state map (3 nv x 4 nv)
+    int hess_linear;         // 1 while the Hessian differences Jacobians: physics rows by the
+                             //   linear-time method whatever solver.derivatives says
     // evaluation scratch
     salto_data* d;
     double* J3;              // a point Jacobian, 3 x nv
@@ -484,6 +488,8 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->xs);
     salto_free(nlp->Jp);
     salto_free(nlp->Hl);
+    salto_free(nlp->Sl);
+    salto_free(nlp->Tl);
     salto_free(nlp->obj_w);
     salto_free(nlp->msub);
     salto_free(nlp->J3);
@@ -744,9 +750,11 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->xs = salto_malloc((size_t)nlp->nx * sizeof(double));
     nlp->Jp = salto_malloc(2 * 8 * 4 * (size_t)nlp->nv * sizeof(double));
     nlp->Hl = salto_malloc(16 * (size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
+    nlp->Sl = salto_malloc(9 * (size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
+    nlp->Tl = salto_malloc(12 * (size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
     if (!nlp->d || !nlp->J3 || !nlp->dq || !nlp->dqd || !nlp->dqdd || !nlp->Jf || !nlp->sums ||
         !nlp->xs || !nlp->Jp ||
-        !nlp->Hl) {
+        !nlp->Hl || !nlp->Sl || !nlp->Tl) {
         goto nomem;
     }
     return nlp;
@@ -1055,7 +1063,9 @@ static void eval_physics(salto_nlp* nlp, const double* x, const block* b, double
     }
     double f0[6];
     if (want_jac) {
-        salto_f0_jac(m, d, (salto_jac_method)nlp->p->solver.derivatives, f0, nlp->Jf, NULL);
+        const salto_jac_method how =
+            nlp->hess_linear ? SALTO_JAC_LINEAR : (salto_jac_method)nlp->p->solver.derivatives;
+        salto_f0_jac(m, d, how, f0, nlp->Jf, NULL);
     } else {
         salto_f0_rnea(m, d, f0); // values only: inverse dynamics, a fraction of the cost
     }
@@ -1381,21 +1391,66 @@ void salto_nlp_hess_pattern(const salto_nlp* nlp, int* rows, int* cols) {
 }
 
 
-// the Jacobian rows of block b at x with respect to its local variables (nrows x 4 ndep)
-static void block_jac_local(salto_nlp* nlp, const double* x, const block* b, double* out) {
-    double g[8];
+// The Lagrangian's curvature, block by block, in state space. Every row of a block is a
+// function r(q, qd, qdd) of the state of its deps at the block's time, and the state is linear
+// in the control points, s = W c with W = [N; dN; ddN] per DOF; so the block's Hessian in the
+// control points is W^T S W with S the Hessian of psi = sum_r lambda_r r in the state. The
+// rows are linear in f0 or, for the friction cone, quadratic, and f0 is linear in qdd (f0 =
+// M qdd + h(q, qd)): S's qdd-qdd part is the cone's, exact from df0/dqdd, and its columns
+// for q and qd come from forward differences of the analytic state gradient of psi: 2 ndep + 1
+// gradient evaluations per block instead of 8 ndep Jacobian evaluations for central
+// differences in the 4 ndep control points. A state perturbation e is made exactly by moving
+// the DOF's four control points by the least-norm d with W d = e.
+
+// the state gradient of psi = sum_r lambda_r r at xs into G (3 nd: q, qd, qdd of the deps);
+// physics rows differentiated by the linear-time method whatever the run's choice
+static void block_state_grad(salto_nlp* nlp, const double* xs, const block* b,
+                             const double* lambda, double* G) {
+    double g[16];
     nlp->have_state = 0;
-    eval_block(nlp, x, b, g, 1);
+    nlp->hess_linear = 1;
+    eval_block(nlp, xs, b, g, 1);
+    nlp->hess_linear = 0;
     const int nd = b->ndep;
+    for (int k = 0; k < 3 * nd; k++) G[k] = 0.0;
     for (int r = 0; r < b->nrows; r++) {
+        const double l = lambda[b->row0 + r];
+        if (l == 0.0) continue;
         for (int jj = 0; jj < nd; jj++) {
-            for (int k = 0; k < 4; k++) {
-                const double e = b->con < 0 ? nlp->dqdd[r * nd + jj] : 0.0;
-                out[(r * nd + jj) * 4 + k] = nlp->dq[r * nd + jj] * b->N[k] +
-                                             nlp->dqd[r * nd + jj] * b->dN[k] + e * b->ddN[k];
-            }
+            G[jj] += l * nlp->dq[r * nd + jj];
+            G[nd + jj] += l * nlp->dqd[r * nd + jj];
+            if (b->con < 0) G[2 * nd + jj] += l * nlp->dqdd[r * nd + jj];
         }
     }
+}
+
+
+// least-norm moves d0, d1 (4 each) of one DOF's control points that change q (d0) or qd (d1)
+// by one and leave the other two state components unchanged: d = W^T (W W^T)^-1 e
+static int state_moves(const block* b, double* d0, double* d1) {
+    const double* W[3] = {b->N, b->dN, b->ddN};
+    double A[3][3];
+    for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++) {
+            A[i][k] = 0.0;
+            for (int c = 0; c < 4; c++) A[i][k] += W[i][c] * W[k][c];
+        }
+    }
+    // inverse of the symmetric 3 x 3 Gram matrix by cofactors: columns 0 and 1 are needed
+    const double c00 = A[1][1] * A[2][2] - A[1][2] * A[2][1];
+    const double c01 = A[1][2] * A[2][0] - A[1][0] * A[2][2];
+    const double c02 = A[1][0] * A[2][1] - A[1][1] * A[2][0];
+    const double det = A[0][0] * c00 + A[0][1] * c01 + A[0][2] * c02;
+    if (!(fabs(det) > 0.0) || !isfinite(det)) return 0;
+    const double c11 = A[0][0] * A[2][2] - A[0][2] * A[2][0];
+    const double c12 = A[0][1] * A[2][0] - A[0][0] * A[2][1];
+    const double inv0[3] = {c00 / det, c01 / det, c02 / det}; // column 0 (= row 0)
+    const double inv1[3] = {c01 / det, c11 / det, c12 / det}; // column 1
+    for (int c = 0; c < 4; c++) {
+        d0[c] = d1[c] = 0.0;
+        for (int i = 0; i < 3; i++) d0[c] += W[i][c] * inv0[i], d1[c] += W[i][c] * inv1[i];
+    }
+    return 1;
 }
 
 
@@ -1413,7 +1468,6 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
     }
     if (!lambda) return SALTO_OK;
 
-    // sum_r lambda_r d2 g_r: central differences of each nonlinear block's analytic Jacobian
     memcpy(nlp->xs, x, (size_t)nlp->nx * sizeof(double));
     for (int i = 0; i < nlp->nblock; i++) {
         const block* b = &nlp->blocks[i];
@@ -1421,33 +1475,92 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
         int any = 0;
         for (int r = 0; r < b->nrows; r++) any |= lambda[b->row0 + r] != 0.0;
         if (!any) continue;
-        const int nu = 4 * b->ndep;
-        double* Jplus = nlp->Jp;
-        double* Jminus = nlp->Jp + 8 * nu;
-        double* H = nlp->Hl;
-        for (int u = 0; u < nu; u++) {
-            const int xu = block_var(nlp, b, u);
-            const double x0 = nlp->xs[xu];
-            const double h = 1e-6 * fmax(1.0, fabs(x0));
-            nlp->xs[xu] = x0 + h;
-            block_jac_local(nlp, nlp->xs, b, Jplus);
-            nlp->xs[xu] = x0 - h;
-            block_jac_local(nlp, nlp->xs, b, Jminus);
-            nlp->xs[xu] = x0;
-            for (int v = 0; v < nu; v++) {
-                double s = 0.0;
-                for (int r = 0; r < b->nrows; r++) {
-                    s += lambda[b->row0 + r] * (Jplus[r * nu + v] - Jminus[r * nu + v]);
+        const int nd = b->ndep, ns = 3 * nd, nu = 4 * nd;
+        const int* dep = nlp->dep + b->dep0;
+        double d[2][4];
+        if (!state_moves(b, d[0], d[1])) return SALTO_ERR_NUMERIC;
+        double* G0 = nlp->Jp;
+        double* G1 = nlp->Jp + ns;
+        double* S = nlp->Sl; // ns x ns, row-major, S[a * ns + c] = d2 psi / ds_a ds_c
+        double* T = nlp->Tl; // ns x nu: S W
+        double* H = nlp->Hl; // nu x nu: W^T S W
+        block_state_grad(nlp, nlp->xs, b, lambda, G0);
+        // the one row that is not linear in qdd: the squared friction cone, quadratic in f, so
+        // its qdd-qdd curvature is exact from the f rows of the aggregate force's Jacobian
+        // F = df/dqdd at x: lambda (2 / W) ((mu^2 + 1) (N F)^T (N F) - F^T F)
+        double* Q = nlp->Hl; // nd x nd, used before H is
+        int have_q = 0;
+        if (b->con < 0 && nlp->p->phases[b->phase].contact.type == SALTO_CONTACT_GROUND &&
+            lambda[b->row0 + 1] != 0.0) {
+            const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
+            const double gn = salto_v3_norm(nlp->m->gravity);
+            const double W = nlp->m->mass * (gn > 0 ? gn : 9.81);
+            const double w = lambda[b->row0 + 1] * 2.0 / W, mu2 = ct->friction * ct->friction;
+            const int ncol = 3 * nlp->nv;
+            const double* F[3] = {nlp->Jf + 3 * ncol + 2 * nlp->nv, nlp->Jf + 4 * ncol + 2 * nlp->nv,
+                                  nlp->Jf + 5 * ncol + 2 * nlp->nv};
+            for (int a = 0; a < nd; a++) {
+                const double na = ct->normal[0] * F[0][a] + ct->normal[1] * F[1][a] + ct->normal[2] * F[2][a];
+                for (int c = 0; c <= a; c++) {
+                    const double nc = ct->normal[0] * F[0][c] + ct->normal[1] * F[1][c] + ct->normal[2] * F[2][c];
+                    const double ff = F[0][a] * F[0][c] + F[1][a] * F[1][c] + F[2][a] * F[2][c];
+                    Q[a * nd + c] = Q[c * nd + a] = w * ((mu2 + 1.0) * na * nc - ff);
                 }
-                H[u * nu + v] = s / (2 * h);
+            }
+            have_q = 1;
+        }
+        // columns q_jj (kind 0) and qd_jj (kind 1) of S by forward differences
+        for (int kind = 0; kind < 2; kind++) {
+            for (int jj = 0; jj < nd; jj++) {
+                double* c = nlp->xs + dep[jj] * nlp->ncp + b->first;
+                const double c0[4] = {c[0], c[1], c[2], c[3]};
+                const double* w = kind == 0 ? b->N : b->dN;
+                const double v = w[0] * c0[0] + w[1] * c0[1] + w[2] * c0[2] + w[3] * c0[3];
+                const double h = 1e-7 * fmax(1.0, fabs(v));
+                for (int k = 0; k < 4; k++) c[k] = c0[k] + h * d[kind][k];
+                block_state_grad(nlp, nlp->xs, b, lambda, G1);
+                for (int k = 0; k < 4; k++) c[k] = c0[k];
+                const int col = kind * nd + jj;
+                for (int a = 0; a < ns; a++) S[a * ns + col] = (G1[a] - G0[a]) / h;
             }
         }
-        // symmetrise and add the lower triangle
+        // symmetrise: the q, qd part by averaging, the qdd rows mirrored, qdd-qdd zero
+        for (int a = 0; a < 2 * nd; a++) {
+            for (int c = 0; c < a; c++) {
+                const double m = 0.5 * (S[a * ns + c] + S[c * ns + a]);
+                S[a * ns + c] = S[c * ns + a] = m;
+            }
+        }
+        for (int a = 2 * nd; a < ns; a++) {
+            for (int c = 0; c < 2 * nd; c++) S[c * ns + a] = S[a * ns + c];
+            for (int c = 2 * nd; c < ns; c++) {
+                S[a * ns + c] = have_q ? Q[(a - 2 * nd) * nd + (c - 2 * nd)] : 0.0;
+            }
+        }
+        // T = S W (W maps the local control points u = 4 jj + k to the state), H = W^T T
+        const double* Wk[3] = {b->N, b->dN, b->ddN};
+        for (int a = 0; a < ns; a++) {
+            const double* Sa = S + a * ns;
+            for (int jj = 0; jj < nd; jj++) {
+                const double s0 = Sa[jj], s1 = Sa[nd + jj], s2 = Sa[2 * nd + jj];
+                for (int k = 0; k < 4; k++) {
+                    T[a * nu + 4 * jj + k] = s0 * b->N[k] + s1 * b->dN[k] + s2 * b->ddN[k];
+                }
+            }
+        }
+        for (int jj = 0; jj < nd; jj++) {
+            for (int k = 0; k < 4; k++) {
+                const int u = 4 * jj + k;
+                for (int v = 0; v <= u; v++) {
+                    double sum = 0.0;
+                    for (int kind = 0; kind < 3; kind++) sum += Wk[kind][k] * T[(kind * nd + jj) * nu + v];
+                    H[u * nu + v] = sum;
+                }
+            }
+        }
         int k = nlp->blk_hess0[i];
         for (int u = 0; u < nu; u++) {
-            for (int v = 0; v <= u; v++, k++) {
-                values[nlp->hess_blk[k]] += 0.5 * (H[u * nu + v] + H[v * nu + u]);
-            }
+            for (int v = 0; v <= u; v++, k++) values[nlp->hess_blk[k]] += H[u * nu + v];
         }
     }
     nlp->have_state = 0;

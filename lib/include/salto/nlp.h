@@ -44,9 +44,11 @@ void salto_nlp_jac_pattern(const salto_nlp* nlp, int* rows, int* cols);
 void salto_nlp_hess_pattern(const salto_nlp* nlp, int* rows, int* cols);
 
 // The Hessian of the Lagrangian obj_factor f + sum_r lambda_r g_r at x, in the pattern's
-// order: the objective's constant part exactly, the constraints' curvature by central
-// differences of their analytic Jacobians, block by block (a block touches few variables).
-// lambda may be NULL (objective only).
+// order: the objective's constant part exactly; the constraints' curvature block by block, in
+// the state (q, qd, qdd) of the block's time: forward differences of the rows' analytic state
+// gradient in q and qd (the aggregate force is linear in qdd; the friction cone's qdd-qdd part
+// is exact), mapped to the control points through the spline's basis. lambda may be NULL
+// (objective only).
 salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_factor,
                                  const double* lambda, double* values);
 
