@@ -12,7 +12,7 @@
 #include "salto/solver.h"
 
 static void help(void) {
-    printf("usage: salto solve PROBLEM.yaml [-o DIR] [--quiet]\n\n"
+    printf("usage: salto solve PROBLEM.yaml [-o DIR] [--quiet] [--set PATH=VALUE]...\n\n"
            "Optimises the motion a problem file describes (docs/problem-format.md) with IPOPT:\n"
            "one progress line per iteration on stderr (iteration, objective, constraint\n"
            "violation, elapsed time), then a summary (status, iterations, time, the worst\n"
@@ -25,7 +25,11 @@ static void help(void) {
            "Exit status: 0 when IPOPT reports success, 1 when it stops without success (the\n"
            "best iterate is still written, marked as not converged), 2 for bad input.\n\n"
            "  -o DIR    where to write the motion\n"
-           "  --quiet   no progress lines\n");
+           "  --quiet   no progress lines\n"
+           "  --set PATH=VALUE\n"
+           "            change one value of the problem file before reading it, by its dotted\n"
+           "            path (list elements by name or index; a missing last key is added):\n"
+           "            --set phases.flight.duration=0.66 --set solver.hessian=limited-memory\n");
 }
 
 
@@ -107,7 +111,12 @@ static void default_dir(const char* problem, char* out, size_t n) {
 int cmd_solve(int argc, char** argv) {
     const char* path = NULL;
     const char* dir = NULL;
-    int quiet = 0;
+    int quiet = 0, nset = 0;
+    const char** set = calloc((size_t)argc, sizeof *set); // at most one per argument
+    if (!set) {
+        fprintf(stderr, "salto solve: out of memory\n");
+        return 1;
+    }
     for (int i = 1; i < argc; i++) {
         if (app_is_help(argv[i])) {
             help();
@@ -116,18 +125,23 @@ int cmd_solve(int argc, char** argv) {
             dir = argv[++i];
         } else if (strcmp(argv[i], "--quiet") == 0) {
             quiet = 1;
+        } else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
+            set[nset++] = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "salto solve: unknown or incomplete option '%s'\n", argv[i]);
+            free(set);
             return 2;
         } else if (!path) {
             path = argv[i];
         } else {
             fprintf(stderr, "salto solve: unexpected argument '%s'\n", argv[i]);
+            free(set);
             return 2;
         }
     }
     if (!path) {
         fprintf(stderr, "usage: salto solve PROBLEM.yaml [-o DIR] (see 'salto solve --help')\n");
+        free(set);
         return 2;
     }
     char dirbuf[4096];
@@ -138,7 +152,8 @@ int cmd_solve(int argc, char** argv) {
 
     salto_error err = {0};
     salto_problem_desc* p = NULL;
-    salto_nlp* nlp = app_load_nlp(path, &p);
+    salto_nlp* nlp = app_load_nlp_set(path, nset, set, &p);
+    free(set);
     if (!nlp) return 2;
     const int nx = salto_nlp_nx(nlp);
     double* x = salto_malloc((size_t)nx * sizeof(double));
@@ -156,7 +171,7 @@ int cmd_solve(int argc, char** argv) {
     int status = 0;
     if (salto_solve(nlp, x, quiet ? NULL : progress, NULL, &res, &err) != SALTO_OK) {
         app_print_error(&err);
-        status = 1;
+        status = err.status == SALTO_ERR_INVALID ? 2 : 1; // a rejected solver.ipopt option
     } else {
         fprintf(stderr, "%s after %d iterations in %.3f s; objective %.7e\n", res.status_name,
                 res.iterations, res.elapsed, res.objective);

@@ -18,6 +18,9 @@ void app_print_error(const salto_error* err);
 struct salto_problem_desc;
 struct salto_nlp;
 struct salto_nlp* app_load_nlp(const char* path, struct salto_problem_desc** p);
+// the same with PATH=VALUE overrides (salto_problem_load_set)
+struct salto_nlp* app_load_nlp_set(const char* path, int nset, const char* const* set,
+                                   struct salto_problem_desc** p);
 
 // true if argv[i] is -h or --help
 int app_is_help(const char* arg);

@@ -40,8 +40,14 @@ void app_print_error(const salto_error* err) {
 
 
 struct salto_nlp* app_load_nlp(const char* path, struct salto_problem_desc** p) {
+    return app_load_nlp_set(path, 0, NULL, p);
+}
+
+
+struct salto_nlp* app_load_nlp_set(const char* path, int nset, const char* const* set,
+                                   struct salto_problem_desc** p) {
     salto_error err = {0};
-    *p = salto_problem_load(path, &err);
+    *p = salto_problem_load_set(path, nset, set, &err);
     salto_nlp* nlp = *p ? salto_nlp_build(*p, &err) : NULL;
     if (!nlp) {
         app_print_error(&err);

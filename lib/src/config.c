@@ -820,3 +820,87 @@ salto_status salto_cfg_check_keys(const salto_cfg_node* map, const char* const* 
     }
     return SALTO_OK;
 }
+
+
+// ---- overrides ----
+
+// the child of a list named by seg: an index, or the element whose "name" is seg
+static salto_cfg_node* list_pick(salto_cfg_node* list, const char* seg) {
+    char* end = NULL;
+    const long i = strtol(seg, &end, 10);
+    if (end != seg && *end == '\0') return i >= 0 && i < list->n ? list->child[i] : NULL;
+    for (int k = 0; k < list->n; k++) {
+        const salto_cfg_node* nm = list->child[k]->kind == SALTO_CFG_MAP
+                                       ? salto_cfg_child(list->child[k], "name")
+                                       : NULL;
+        if (nm && nm->text && strcmp(nm->text, seg) == 0) return list->child[k];
+    }
+    return NULL;
+}
+
+
+salto_status salto_cfg_set(salto_cfg* cfg, const char* path, const char* value, salto_error* err) {
+    const salto_src_loc none = salto_loc_none();
+    if (!cfg || !cfg->root || !path || !value || !path[0]) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, none, "an override needs PATH=VALUE");
+    }
+    char seg[256];
+    salto_cfg_node* n = cfg->root;
+    const char* s = path;
+    while (*s) {
+        const char* dot = strchr(s, '.');
+        const size_t len = dot ? (size_t)(dot - s) : strlen(s);
+        if (len == 0 || len >= sizeof seg) {
+            return SALTO_FAIL(err, SALTO_ERR_INVALID, none, "override '%s': empty or overlong part",
+                              path);
+        }
+        memcpy(seg, s, len);
+        seg[len] = '\0';
+        s = dot ? dot + 1 : s + len;
+        salto_cfg_node* next = NULL;
+        if (n->kind == SALTO_CFG_MAP) {
+            next = (salto_cfg_node*)salto_cfg_child(n, seg);
+            if (!next) {
+                // a new key in a map: the value if this is the last part, else a new map
+                salto_cfg_node* c = salto_calloc(1, sizeof *c);
+                salto_cfg_node** ch = salto_malloc((size_t)(n->n + 1) * sizeof *ch);
+                if (c) c->key = salto_strdup(seg);
+                if (c && !dot) c->text = salto_strdup(value);
+                if (!c || !ch || !c->key || (!dot && !c->text)) {
+                    node_free(c);
+                    salto_free(ch);
+                    return SALTO_FAIL(err, SALTO_ERR_NOMEM, none, "out of memory");
+                }
+                c->kind = dot ? SALTO_CFG_MAP : SALTO_CFG_SCALAR;
+                c->loc = c->key_loc = n->loc;
+                c->parent = n;
+                c->index = n->n;
+                if (n->n) memcpy(ch, n->child, (size_t)n->n * sizeof *ch);
+                salto_free(n->child);
+                n->child = ch;
+                n->child[n->n++] = c;
+                if (!dot) return SALTO_OK;
+                next = c;
+            }
+        } else if (n->kind == SALTO_CFG_LIST) {
+            next = list_pick(n, seg);
+        }
+        if (!next) {
+            return SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc,
+                              "override '%s': no '%s' here (a map key, a list index or the name "
+                              "of a list element)", path, seg);
+        }
+        n = next;
+    }
+    if (n->kind != SALTO_CFG_SCALAR) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc,
+                          "override '%s': the value there is a %s; only single values can be set",
+                          path, n->kind == SALTO_CFG_LIST ? "list" : "map");
+    }
+    char* t = salto_strdup(value);
+    if (!t) return SALTO_FAIL(err, SALTO_ERR_NOMEM, none, "out of memory");
+    salto_free((void*)n->text);
+    n->text = t;
+    n->quoted = 0;
+    return SALTO_OK;
+}

@@ -1611,6 +1611,41 @@ static void init_places(const salto_nlp* nlp, double* x) {
 }
 
 
+// The root's vertical DOF: a prismatic DOF of the root chain (before any revolute one, so
+// that its axis is fixed in the world) along gravity; -1 if there is none.
+static int vertical_root_dof(const salto_model* m) {
+    const double gn = salto_v3_norm(m->gravity);
+    if (!(gn > 0.0)) return -1;
+    for (int j = 0; j < m->nv && j < m->nroot; j++) {
+        if (m->link_type[j] != SALTO_AXIS_PRISMATIC) break; // rotations follow: axes move
+        if (m->link_parent[j] != j - 1) break;
+        double a[3]; // the axis in the world: the chain's fixed rotations applied
+        memcpy(a, m->link_axis + 3 * j, sizeof a);
+        for (int i = j; i >= 0; i--) {
+            double b[3];
+            salto_m3_mul_v3(b, m->link_Rtree + 9 * i, a);
+            memcpy(a, b, sizeof a);
+        }
+        if (fabs(salto_v3_dot(a, m->gravity)) >= 0.999 * gn) return j;
+    }
+    return -1;
+}
+
+
+// The lift of the ballistic guess at t: in a flight phase [t0, t1], the parabola
+// (|g| / 2) (t - t0) (t1 - t) along -g, whose second derivative is gravity's; 0 elsewhere.
+static double ballistic_lift(const salto_problem_desc* p, double t, double sign) {
+    const double gn = salto_v3_norm(p->model->gravity);
+    for (int i = 0; i < p->nphase; i++) {
+        const salto_phase_desc* ph = &p->phases[i];
+        if (ph->contact.type != SALTO_CONTACT_NONE) continue;
+        const double t0 = ph->start, t1 = ph->start + ph->duration;
+        if (t > t0 && t < t1) return sign * 0.5 * gn * (t - t0) * (t1 - t);
+    }
+    return 0.0;
+}
+
+
 void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
     const salto_problem_desc* p = nlp->p;
     const salto_guess_desc* gd = &p->guess;
@@ -1637,10 +1672,23 @@ void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
         init_places(nlp, x);
         return;
     }
+    const int jz = gd->ballistic && p->physics ? vertical_root_dof(nlp->m) : -1;
+    double zsign = 0.0; // +1 when the DOF's positive direction is up
+    if (jz >= 0) {
+        double a[3];
+        memcpy(a, nlp->m->link_axis + 3 * jz, sizeof a);
+        for (int i = jz; i >= 0; i--) {
+            double b[3];
+            salto_m3_mul_v3(b, nlp->m->link_Rtree + 9 * i, a);
+            memcpy(a, b, sizeof a);
+        }
+        zsign = salto_v3_dot(a, nlp->m->gravity) < 0 ? 1.0 : -1.0;
+    }
     for (int a = 0; a < nlp->ncp; a++) {
         const double t = salto_bspline_greville(&nlp->spline, a);
         for (int j = 0; j < nlp->nv; j++) {
             double v = keyframe_value(p, j, t);
+            if (j == jz) v += ballistic_lift(p, t, zsign);
             if (gd->rot_phase >= 0 && j == gd->rot_dof) {
                 // whole-body rotation over the phase, in proportion to the time in it
                 const salto_phase_desc* ph = &p->phases[gd->rot_phase];

@@ -1315,12 +1315,15 @@ static salto_status read_guess(reader* R, const salto_cfg_node* top) {
     g->type = SALTO_GUESS_INTERPOLATE;
     g->rot_phase = -1;
     g->rot_dof = -1;
+    g->ballistic = 0;
     g->loc = file_loc(R);
     const salto_cfg_node* n = salto_cfg_child(top, "initial_guess");
     if (!n) return SALTO_OK;
-    static const char* const keys[] = {"type", "motion", "rotation", NULL};
+    static const char* const keys[] = {"type", "motion", "rotation", "ballistic", NULL};
     salto_status s = salto_cfg_check_keys(n, keys, R->err);
     if (s) return s;
+    const salto_cfg_node* bn = salto_cfg_child(n, "ballistic");
+    if (bn && (s = salto_cfg_bool(bn, &g->ballistic, R->err))) return s;
     g->loc = at(R, n);
     const salto_cfg_node* tn = salto_cfg_child(n, "type");
     int type = 0;
@@ -1548,10 +1551,34 @@ static salto_status read_problem(reader* R, const salto_cfg* cfg) {
 
 
 salto_problem_desc* salto_problem_load(const char* path, salto_error* err) {
+    return salto_problem_load_set(path, 0, NULL, err);
+}
+
+
+salto_problem_desc* salto_problem_load_set(const char* path, int nset, const char* const* set,
+                                           salto_error* err) {
     salto_error local = {0};
     if (!err) err = &local;
     salto_cfg* cfg = salto_cfg_load(path, err);
     if (!cfg) return NULL;
+    for (int i = 0; i < nset; i++) {
+        const char* eq = strchr(set[i], '=');
+        char key[512];
+        const size_t len = eq ? (size_t)(eq - set[i]) : 0;
+        if (!eq || len == 0 || len >= sizeof key) {
+            SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(),
+                       "'%s': an override is PATH=VALUE, such as phases.flight.duration=0.7",
+                       set[i]);
+            salto_cfg_destroy(cfg);
+            return NULL;
+        }
+        memcpy(key, set[i], len);
+        key[len] = '\0';
+        if (salto_cfg_set(cfg, key, eq + 1, err) != SALTO_OK) {
+            salto_cfg_destroy(cfg);
+            return NULL;
+        }
+    }
     reader R = {NULL, err, NULL, 0, NULL};
     R.p = salto_calloc(1, sizeof *R.p);
     salto_status s = SALTO_OK;

@@ -8,11 +8,13 @@
 
 #include <IpStdCInterface.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct ctx {
     salto_nlp* nlp;
@@ -131,7 +133,7 @@ static void opt_int(IpoptProblem pb, const char* key, int val) {
 
 // A user's option (solver.ipopt in the problem file): an integer, a number or a word, in that
 // order of trial, since IPOPT types its options and rejects a value of the wrong type.
-static int opt_user(IpoptProblem pb, const salto_solver_option* o) {
+static int opt_try(IpoptProblem pb, const salto_solver_option* o) {
     char k[128], v[256];
     snprintf(k, sizeof k, "%s", o->key);
     snprintf(v, sizeof v, "%s", o->value);
@@ -144,6 +146,22 @@ static int opt_user(IpoptProblem pb, const salto_solver_option* o) {
     const double nv = strtod(v, &end);
     if (end != v && *end == '\0' && AddIpoptNumOption(pb, k, nv)) return 1;
     return AddIpoptStrOption(pb, k, v) ? 1 : 0;
+}
+
+
+// IPOPT prints a line on stdout for every trial of the wrong type: stdout is closed meanwhile
+// (salto reports a rejected option itself, with its place in the problem file)
+static int opt_user(IpoptProblem pb, const salto_solver_option* o) {
+    fflush(stdout);
+    const int saved = dup(STDOUT_FILENO);
+    const int null = open("/dev/null", O_WRONLY);
+    if (saved >= 0 && null >= 0) dup2(null, STDOUT_FILENO);
+    const int ok = opt_try(pb, o);
+    fflush(stdout);
+    if (saved >= 0 && null >= 0) dup2(saved, STDOUT_FILENO);
+    if (saved >= 0) close(saved);
+    if (null >= 0) close(null);
+    return ok;
 }
 
 

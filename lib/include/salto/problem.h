@@ -108,6 +108,8 @@ typedef struct salto_guess_desc {
     int rot_phase;          // whole-body rotation over this phase, -1 for none
     int rot_dof;            //   the root DOF that turns
     double rot_angle;       //   by this angle, rad
+    int ballistic;          // 1: in every flight phase the vertical root DOF follows (default 0)
+                            //   a parabola under gravity on top of the interpolation
     salto_src_loc loc;
 } salto_guess_desc;
 
@@ -164,6 +166,11 @@ typedef struct salto_problem_desc {
 // caller (release with salto_problem_destroy), or NULL with err filled, pointing at the
 // offending value as file:line:col (SALTO_ERR_IO, SALTO_ERR_SYNTAX, SALTO_ERR_INVALID).
 salto_problem_desc* salto_problem_load(const char* path, salto_error* err);
+
+// The same with values replaced before reading: each set[i] is "PATH=VALUE", a dotted path
+// into the file as for salto_cfg_set ("phases.flight.duration=0.66", "solver.hessian=exact").
+salto_problem_desc* salto_problem_load_set(const char* path, int nset, const char* const* set,
+                                           salto_error* err);
 
 void salto_problem_destroy(salto_problem_desc* p); // accepts NULL
 
