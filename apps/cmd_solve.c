@@ -184,6 +184,14 @@ int cmd_solve(int argc, char** argv) {
             salto_nlp_row_name(nlp, res.worst_row, name, sizeof name);
             fprintf(stderr, "worst constraint: %.3e, %s\n", res.max_violation, name);
         }
+        int dsite = -1, dphase = -1;
+        double dtime = 0.0;
+        const double drift = salto_nlp_contact_drift(nlp, x, 10, &dsite, &dphase, &dtime);
+        if (dsite >= 0) {
+            fprintf(stderr, "contact drift (held sites, 10 x slice density): %.3f mm, '%s' in phase "
+                            "'%s' at t = %.3f s\n",
+                    drift * 1e3, p->model->site_name[dsite], p->phases[dphase].name, dtime);
+        }
         if (!res.converged) {
             status = 1;
             report_violations(nlp, x, p->solver.tolerance);

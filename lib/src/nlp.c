@@ -1816,3 +1816,44 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
     snprintf(buf, n, "%s%s %s at t = %.3f s (%s:%d:%d)", hold, salto_constraint_name(cd->type), what, b->t,
              cd->loc.file ? cd->loc.file : "?", cd->loc.line, cd->loc.col);
 }
+
+
+// ---- contact drift ----
+
+double salto_nlp_contact_drift(const salto_nlp* nlp, const double* x, int density, int* site,
+                               int* phase, double* time) {
+    const salto_problem_desc* p = nlp->p;
+    const salto_model* m = nlp->m;
+    salto_data* d = nlp->d;
+    const int n = (density > 0 ? density : 10) * (nlp->nslice > 1 ? nlp->nslice : 2);
+    double worst = 0.0;
+    if (site) *site = -1;
+    if (phase) *phase = -1;
+    if (time) *time = 0.0;
+    for (int ph = 0; ph < p->nphase; ph++) {
+        const salto_contact_desc* ct = &p->phases[ph].contact;
+        if (ct->type == SALTO_CONTACT_NONE || !ct->hold) continue;
+        const double t0 = p->phases[ph].start, T = p->phases[ph].duration;
+        double ref[8][3];
+        for (int k = 0; k <= n; k++) {
+            const double t = k == n ? t0 + T : t0 + T * k / n;
+            // the limit from inside the phase at its ends (the spline is continuous in q)
+            salto_nlp_state(nlp, x, t, d->q, NULL, NULL);
+            salto_fk(m, d, SALTO_FK_POS);
+            for (int s = 0; s < ct->nsite && s < 8; s++) {
+                double pos[3];
+                salto_site_pos(m, d, ct->site[s], pos);
+                if (k == 0) memcpy(ref[s], pos, sizeof pos);
+                const double dx = pos[0] - ref[s][0], dy = pos[1] - ref[s][1], dz = pos[2] - ref[s][2];
+                const double dist = sqrt(dx * dx + dy * dy + dz * dz);
+                if (dist > worst) {
+                    worst = dist;
+                    if (site) *site = ct->site[s];
+                    if (phase) *phase = ph;
+                    if (time) *time = t;
+                }
+            }
+        }
+    }
+    return worst; // the evaluations reset their kinematics cache on entry: d is free scratch
+}

@@ -74,4 +74,11 @@ int salto_nlp_eval_times(const salto_nlp* nlp, double* times);
 void salto_nlp_state(const salto_nlp* nlp, const double* x, double t, double* q, double* qd,
                      double* qdd);
 
+// How far the held contact sites stray: for every phase whose contact holds its sites, the
+// largest distance of a contact site from where it is at the phase's start, sampled at
+// density times the slice density (10 when density <= 0), so between the slices too. Returns
+// it in m, and where (model site, phase, time; each may be NULL; -1 and 0 when nothing is held).
+double salto_nlp_contact_drift(const salto_nlp* nlp, const double* x, int density, int* site,
+                               int* phase, double* time);
+
 #endif
