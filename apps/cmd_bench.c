@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "salto/aggregate.h"
@@ -16,6 +17,9 @@
 #include "salto/kinematics.h"
 #include "salto/model.h"
 #include "salto/nlp.h"
+#include "salto/motion.h"
+#include "salto/problem.h"
+#include "salto/solver.h"
 
 static void help(void) {
     printf("usage: salto bench dynamics [--quick] [--reps N] [--filter TEXT] [--csv FILE] [--root DIR]\n\n"
@@ -28,7 +32,11 @@ static void help(void) {
            "  --reps N    timed batches per measurement (default 15; --quick: 3)\n"
            "  --filter TEXT  only the models whose name contains TEXT\n"
            "  --csv FILE  also write name,unit,reps,runs_per_rep,min_ns,median_ns\n"
-           "  --root DIR  repository root holding data/characters (default: .)\n");
+           "  --root DIR  repository root holding data/characters (default: .)\n\n"
+           "usage: salto bench nlp [PROBLEM.yaml] [--quick] [--reps N]\n"
+           "usage: salto bench paper [--quick] [--reps N] [--only NAMES] [--hessian WHICH]\n"
+           "                         [--max-time S] [--no-fig10] [--root DIR]\n"
+           "(see 'salto bench nlp --help', 'salto bench paper --help')\n");
 }
 
 
@@ -459,10 +467,353 @@ done:
 }
 
 
+// ---- salto bench paper: Fang & Pollard's Figures 7-10 ----
+
+typedef struct paper_run {
+    int ok;              // the problem loaded and IPOPT ran
+    int converged;
+    char status[64];
+    int iterations;
+    double total;        // s, median over the repetitions
+    double viol;         // worst constraint violation at the result
+    double drift;        // worst held-site drift at ten times the slice density, m
+    double peak_com;     // highest centre of mass over the motion, m (sampled at 200 Hz)
+    int nv, nx, ng, nnz;
+} paper_run;
+
+
+static int cmp_double_p(const void* a, const void* b) {
+    const double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+
+static double peak_com(const salto_nlp* nlp, const salto_problem_desc* p, const double* x) {
+    salto_data* d = salto_data_create(p->model);
+    if (!d) return NAN;
+    const int n = (int)ceil(p->duration * 200.0);
+    double best = -INFINITY;
+    for (int k = 0; k <= n; k++) {
+        salto_nlp_state(nlp, x, p->duration * k / n, d->q, d->qd, NULL);
+        salto_fk(p->model, d, SALTO_FK_VEL);
+        salto_link_inertias(p->model, d);
+        double c[3], v[3];
+        salto_com(p->model, d, c, v);
+        best = fmax(best, c[2]);
+    }
+    salto_data_destroy(d);
+    return best;
+}
+
+
+// solves path (with overrides) reps times from its initial guess; keeps the last solution in
+// *xout (the caller frees it) when xout is not NULL
+static paper_run paper_solve(const char* path, int nset, const char* const* set, int reps,
+                             double** xout) {
+    paper_run r;
+    memset(&r, 0, sizeof r);
+    salto_problem_desc* p = NULL;
+    salto_nlp* nlp = app_load_nlp_set(path, nset, set, &p);
+    if (!nlp) return r;
+    const int nx = salto_nlp_nx(nlp);
+    double* x = malloc(sizeof(double) * (size_t)nx);
+    double times[64];
+    if (reps > 64) reps = 64;
+    for (int k = 0; x && k < reps; k++) {
+        salto_nlp_initial_guess(nlp, x);
+        salto_solve_result res;
+        salto_error err = {0};
+        if (salto_solve(nlp, x, NULL, NULL, &res, &err) != SALTO_OK) {
+            app_print_error(&err);
+            break;
+        }
+        times[k] = res.elapsed;
+        r.ok = 1;
+        r.converged = res.converged;
+        snprintf(r.status, sizeof r.status, "%s", res.status_name);
+        r.iterations = res.iterations;
+        r.viol = res.max_violation;
+    }
+    if (r.ok) {
+        qsort(times, (size_t)reps, sizeof(double), cmp_double_p);
+        r.total = times[reps / 2];
+        r.drift = salto_nlp_contact_drift(nlp, x, 10, NULL, NULL, NULL);
+        r.peak_com = peak_com(nlp, p, x);
+        r.nv = p->model->nv;
+        r.nx = nx;
+        r.ng = salto_nlp_ng(nlp);
+        r.nnz = salto_nlp_nnz_jac(nlp);
+    }
+    if (xout && r.ok) {
+        *xout = x;
+    } else {
+        free(x);
+    }
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+    return r;
+}
+
+
+static void paper_row(const char* name, const char* hess, const paper_run* r) {
+    if (!r->ok) {
+        printf("%-20s %-14s (could not be solved: see the message above)\n", name, hess);
+        return;
+    }
+    const double per = r->iterations > 0 ? r->total / r->iterations : 0.0;
+    printf("%-20s %3d %5d %6d %7d  %-14s %-28s %5d %9.2f %9.3f %9.1e %8.3f %7.3f\n", name, r->nv,
+           r->nx, r->ng, r->nnz, hess, r->status, r->iterations, per * 1e3, r->total, r->viol,
+           r->drift * 1e3, r->peak_com);
+}
+
+
+// Figure 10: the constraint Jacobian by each derivative method at x, against the linear-time
+// method: mean relative error over the entries that matter, and the median time of one call
+static void fig10_row(const char* path, const char* method, const double* x, const double* ref,
+                      int nnz, int reps, double* out_err, double* out_us) {
+    char opt[64];
+    snprintf(opt, sizeof opt, "solver.derivatives=%s", method);
+    const char* set[1] = {opt};
+    salto_problem_desc* p = NULL;
+    salto_nlp* nlp = app_load_nlp_set(path, 1, set, &p);
+    *out_err = NAN, *out_us = NAN;
+    if (!nlp) return;
+    double* J = malloc(sizeof(double) * (size_t)(nnz + 1));
+    double scale = 0.0;
+    for (int e = 0; e < nnz; e++) scale = fmax(scale, fabs(ref[e]));
+    if (J && salto_nlp_eval_jac(nlp, x, J) == SALTO_OK) {
+        double sum = 0.0;
+        int n = 0;
+        for (int e = 0; e < nnz; e++) {
+            if (fabs(ref[e]) <= 1e-9 * scale) continue;
+            sum += fabs(J[e] - ref[e]) / fabs(ref[e]);
+            n++;
+        }
+        *out_err = n ? 100.0 * sum / n : 0.0;
+        double t[64];
+        if (reps > 64) reps = 64;
+        for (int k = 0; k < reps; k++) {
+            int calls = 0;
+            const double t0 = now_s();
+            do {
+                salto_nlp_eval_jac(nlp, x, J);
+                calls++;
+            } while (now_s() - t0 < 0.02);
+            t[k] = (now_s() - t0) / calls;
+        }
+        qsort(t, (size_t)reps, sizeof(double), cmp_double_p);
+        *out_us = t[reps / 2] * 1e6;
+    }
+    free(J);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+
+
+static int bench_paper(int argc, char** argv) {
+    int quick = 0, reps = -1, fig10 = 1;
+    const char* root = ".";
+    const char* only = NULL;
+    const char* which = "both";
+    double max_time = 120.0;
+    for (int i = 1; i < argc; i++) {
+        if (app_is_help(argv[i])) {
+            printf("usage: salto bench paper [--quick] [--reps N] [--only NAMES] [--hessian WHICH]\n"
+                   "                         [--max-time S] [--no-fig10] [--root DIR]\n\n"
+                   "Solves every problem of Fang & Pollard's section 6 that salto ships (and its\n"
+                   "own back tuck) from the automatic initial guess, with each Hessian strategy,\n"
+                   "and prints the paper's Figures 7-9 as one table: DOF, variables, constraints,\n"
+                   "Jacobian non-zeros, strategy, IPOPT's status, iterations, time per iteration\n"
+                   "and in all (the median of N solves), the worst constraint violation, the\n"
+                   "worst drift of a held contact site at ten times the slice density and the\n"
+                   "peak centre-of-mass height. Then a warm-started re-solve of the dismount\n"
+                   "after lengthening its flight by 10%%, and Figure 10 on the leap from peg to\n"
+                   "peg: the constraint Jacobian by each derivative method, its mean relative\n"
+                   "error against the linear-time method and the time of one evaluation.\n\n"
+                   "  --quick        the dismount and the lamp only, exact Hessian, one solve\n"
+                   "  --reps N       solves per row, median time (default 3; --quick: 1)\n"
+                   "  --only NAMES   comma-separated problem names (from problems/)\n"
+                   "  --hessian WHICH  exact, limited-memory or both (default both)\n"
+                   "  --max-time S   IPOPT's CPU-time limit per solve (default 120)\n"
+                   "  --no-fig10     skip Figure 10\n"
+                   "  --root DIR     repository root holding problems/ (default: .)\n");
+            return 0;
+        } else if (strcmp(argv[i], "--quick") == 0) {
+            quick = 1;
+        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+            if ((reps = parse_reps(argv[++i])) < 0) return 2;
+        } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+            only = argv[++i];
+        } else if (strcmp(argv[i], "--hessian") == 0 && i + 1 < argc) {
+            which = argv[++i];
+            if (strcmp(which, "exact") && strcmp(which, "limited-memory") && strcmp(which, "both")) {
+                fprintf(stderr, "salto bench paper: --hessian takes exact, limited-memory or both\n");
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--max-time") == 0 && i + 1 < argc) {
+            char* end = NULL;
+            max_time = strtod(argv[++i], &end);
+            if (!end || *end || !(max_time > 0)) {
+                fprintf(stderr, "salto bench paper: --max-time takes a positive number of seconds\n");
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--no-fig10") == 0) {
+            fig10 = 0;
+        } else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
+            root = argv[++i];
+        } else {
+            fprintf(stderr, "salto bench paper: unknown or incomplete option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (reps < 0) reps = quick ? 1 : 3;
+    if (quick) {
+        if (!only) only = "highbar_dismount,luxo_jump";
+        if (strcmp(which, "both") == 0) which = "exact";
+        fig10 = 0;
+    }
+    static const char* const names[] = {"highbar_dismount", "highbar_dismount_08", "monkey_bars",
+                                        "leap", "leap_pegs", "luxo_jump", "back_tuck"};
+    const int nname = (int)(sizeof names / sizeof names[0]);
+    static const char* const hess[] = {"exact", "limited-memory"};
+    char limit[64];
+    snprintf(limit, sizeof limit, "solver.max_cpu_time=%g", max_time);
+
+    printf("salto bench paper: each row the median of %d solve(s) from the initial guess; one "
+           "BLAS thread\n", reps);
+    printf("%-20s %3s %5s %6s %7s  %-14s %-28s %5s %9s %9s %9s %8s %7s\n", "problem", "DOF",
+           "vars", "cons", "jac nnz", "Hessian", "IPOPT status", "iters", "ms/iter", "total s",
+           "violation", "drift mm", "peak m");
+    int status = 0, converged_all[2] = {1, 1};
+    double total_all[2] = {0, 0};
+    int ran[2] = {0, 0};
+    for (int k = 0; k < nname; k++) {
+        if (only) {
+            // a whole name in the comma-separated list
+            const size_t len = strlen(names[k]);
+            const char* s = only;
+            int found = 0;
+            while ((s = strstr(s, names[k])) != NULL) {
+                if ((s == only || s[-1] == ',') && (s[len] == '\0' || s[len] == ',')) found = 1;
+                s += len;
+            }
+            if (!found) continue;
+        }
+        char path[4200];
+        snprintf(path, sizeof path, "%s/problems/%s.yaml", root, names[k]);
+        for (int h = 0; h < 2; h++) {
+            if (strcmp(which, "both") != 0 && strcmp(which, hess[h]) != 0) continue;
+            char hopt[64];
+            snprintf(hopt, sizeof hopt, "solver.hessian=%s", hess[h]);
+            const char* set[2] = {hopt, limit};
+            const paper_run r = paper_solve(path, 2, set, reps, NULL);
+            paper_row(names[k], hess[h], &r);
+            fflush(stdout);
+            if (!r.ok) status = 1;
+            converged_all[h] &= r.converged;
+            total_all[h] += r.total;
+            ran[h] = 1;
+        }
+    }
+    for (int h = 0; h < 2; h++) {
+        if (!ran[h]) continue;
+        printf("%s Hessian: %s, %.3f s in all\n", hess[h],
+               converged_all[h] ? "converged on every problem" : "did NOT converge on every problem",
+               total_all[h]);
+    }
+
+    // warm start: the dismount again after its flight is made 10% longer, from the solution
+    // of the original (each phase's time mapped onto the same phase)
+    if (!only || strstr(only, "highbar_dismount")) {
+        char path[4200], flight[64];
+        snprintf(path, sizeof path, "%s/problems/highbar_dismount.yaml", root);
+        snprintf(flight, sizeof flight, "phases.flight.duration=%.6g", 0.6 * 1.1);
+        const char* set0[1] = {limit};
+        const char* set1[2] = {limit, flight};
+        const int nset1 = 2;
+        salto_problem_desc *p0 = NULL, *p1 = NULL;
+        salto_nlp* n0 = app_load_nlp_set(path, 1, set0, &p0);
+        salto_nlp* n1 = n0 ? app_load_nlp_set(path, nset1, set1, &p1) : NULL;
+        double* x0 = n1 ? malloc(sizeof(double) * (size_t)salto_nlp_nx(n0)) : NULL;
+        double* x1 = x0 ? malloc(sizeof(double) * (size_t)salto_nlp_nx(n1)) : NULL;
+        salto_solve_result r0, r1;
+        salto_error err = {0};
+        if (x1) {
+            salto_nlp_initial_guess(n0, x0);
+            if (salto_solve(n0, x0, NULL, NULL, &r0, &err) == SALTO_OK) {
+                double t[64], tc[64];
+                int it = 0, itc = 0;
+                const char* st = "", *stc = "";
+                const int nr = reps > 64 ? 64 : reps;
+                for (int k = 0; k < nr; k++) {
+                    const double t0 = now_s();
+                    salto_nlp_guess_from_solution(n1, n0, x0, x1);
+                    salto_solve(n1, x1, NULL, NULL, &r1, &err);
+                    t[k] = now_s() - t0;
+                    it = r1.iterations;
+                    st = r1.converged ? "converged" : "NOT converged";
+                    salto_nlp_initial_guess(n1, x1);
+                    salto_solve(n1, x1, NULL, NULL, &r1, &err);
+                    tc[k] = r1.elapsed;
+                    itc = r1.iterations;
+                    stc = r1.converged ? "converged" : "NOT converged";
+                }
+                qsort(t, (size_t)nr, sizeof(double), cmp_double_p);
+                qsort(tc, (size_t)nr, sizeof(double), cmp_double_p);
+                printf("\nhighbar_dismount re-solved with its flight 10%% longer (0.66 s), median of %d:\n", nr);
+                printf("  cold, from the initial guess:   %-13s %4d iterations %8.3f s\n", stc, itc, tc[nr / 2]);
+                printf("  warm, from the 0.6 s solution:  %-13s %4d iterations %8.3f s\n", st, it, t[nr / 2]);
+            } else {
+                app_print_error(&err);
+                status = 1;
+            }
+        }
+        free(x0), free(x1);
+        salto_nlp_destroy(n0), salto_nlp_destroy(n1);
+        salto_problem_destroy(p0), salto_problem_destroy(p1);
+    }
+
+    // Figure 10 on the leap from peg to peg, at its initial guess and at its solution
+    if (fig10) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/problems/leap_pegs.yaml", root);
+        salto_problem_desc* p = NULL;
+        salto_nlp* nlp = app_load_nlp(path, &p);
+        if (!nlp) return 2;
+        const int nx = salto_nlp_nx(nlp), nnz = salto_nlp_nnz_jac(nlp);
+        double* x = malloc(sizeof(double) * (size_t)nx);
+        double* ref = malloc(sizeof(double) * (size_t)(nnz + 1));
+        if (x && ref) {
+            // a point away from the symmetric initial guess: the guess with a smooth change
+            salto_nlp_initial_guess(nlp, x);
+            for (int i = 0; i < nx; i++) x[i] += 0.05 * sin(1.7 * i);
+            salto_nlp_eval_jac(nlp, x, ref);
+            static const char* const meth[] = {"linear", "direct", "fd-forward", "fd-central", "richardson"};
+            static const char* const label[] = {"our method (linear)", "direct", "NR1 (forward)",
+                                                "NR2 (central)", "NR3 (Richardson 6)"};
+            printf("\nFigure 10: leap_pegs (%d DOF, %d variables, %d Jacobian non-zeros), the "
+                   "constraint Jacobian by each method\n", p->model->nv, nx, nnz);
+            printf("%-22s %14s %14s %16s\n", "method", "us per call", "vs linear", "mean rel. error %");
+            double base = NAN;
+            for (int k = 0; k < 5; k++) {
+                double e, us;
+                fig10_row(path, meth[k], x, ref, nnz, quick ? 3 : 9, &e, &us);
+                if (k == 0) base = us;
+                printf("%-22s %14.1f %14.2f %16.2e\n", label[k], us, us / base, e);
+            }
+        }
+        free(x), free(ref);
+        salto_nlp_destroy(nlp);
+        salto_problem_destroy(p);
+    }
+    return status;
+}
+
+
 int cmd_bench(int argc, char** argv) {
     if (argc < 2 || app_is_help(argv[1])) {
         if (argc < 2) {
-            fprintf(stderr, "usage: salto bench dynamics|nlp [options] (see 'salto bench --help')\n");
+            fprintf(stderr, "usage: salto bench dynamics|nlp|paper [options] (see 'salto bench --help')\n");
             return 2;
         }
         help();
@@ -470,6 +821,8 @@ int cmd_bench(int argc, char** argv) {
     }
     if (strcmp(argv[1], "dynamics") == 0) return bench_dynamics(argc - 1, argv + 1);
     if (strcmp(argv[1], "nlp") == 0) return bench_nlp(argc - 1, argv + 1);
-    fprintf(stderr, "salto bench: unknown benchmark '%s' (available: dynamics, nlp)\n", argv[1]);
+    if (strcmp(argv[1], "paper") == 0) return bench_paper(argc - 1, argv + 1);
+    fprintf(stderr, "salto bench: unknown benchmark '%s' (available: dynamics, nlp, paper)\n",
+            argv[1]);
     return 2;
 }

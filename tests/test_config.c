@@ -633,12 +633,62 @@ START_TEST(parse_out_of_memory) {
 END_TEST
 
 
+// overrides: values by dotted path, list elements by name or index, new keys and maps
+START_TEST(overrides) {
+    salto_cfg* cfg = parse_ok("phases:\n"
+                              "  - {name: swing, duration: 0.9}\n"
+                              "  - {name: flight, duration: 0.6}\n"
+                              "spline: {control_points: 30}\n");
+    salto_error err = {0};
+    ck_assert_int_eq(salto_cfg_set(cfg, "phases.flight.duration", "0.66", &err), SALTO_OK);
+    ck_assert_int_eq(salto_cfg_set(cfg, "phases.0.duration", "1.0", &err), SALTO_OK);
+    ck_assert_int_eq(salto_cfg_set(cfg, "spline.slices", "40", &err), SALTO_OK);
+    ck_assert_int_eq(salto_cfg_set(cfg, "solver.ipopt.mu_init", "1e-3", &err), SALTO_OK);
+    const salto_cfg_node* root = salto_cfg_root(cfg);
+    const salto_cfg_node* ph = salto_cfg_child(root, "phases");
+    ck_assert_str_eq(salto_cfg_child(ph->child[1], "duration")->text, "0.66");
+    ck_assert_str_eq(salto_cfg_child(ph->child[0], "duration")->text, "1.0");
+    // the replaced value keeps its place in the file; an added key takes its map's
+    ck_assert_int_eq(salto_cfg_child(ph->child[1], "duration")->loc.line, 3);
+    const salto_cfg_node* sp = salto_cfg_child(root, "spline");
+    ck_assert_str_eq(salto_cfg_child(sp, "slices")->text, "40");
+    ck_assert_int_eq(salto_cfg_child(sp, "slices")->loc.line, 4);
+    const salto_cfg_node* ip = salto_cfg_child(salto_cfg_child(root, "solver"), "ipopt");
+    ck_assert_int_eq(ip->kind, SALTO_CFG_MAP);
+    ck_assert_str_eq(salto_cfg_child(ip, "mu_init")->text, "1e-3");
+    double v = 0;
+    ck_assert_int_eq(salto_cfg_number(salto_cfg_child(ip, "mu_init"), &v, &err), SALTO_OK);
+    ck_assert_double_eq_tol(v, 1e-3, 1e-18);
+
+    // paths that lead nowhere or to a list or map
+    static const struct {
+        const char* path;
+        const char* msg;
+    } bad[] = {{"phases.landing.duration", "no 'landing' here"},
+               {"phases.7.duration", "no '7' here"},
+               {"phases", "only single values"},
+               {"spline", "only single values"},
+               {"spline.control_points.x", "no 'x' here"},
+               {"phases..duration", "empty"},
+               {"", "PATH=VALUE"}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        salto_error e2 = {0};
+        ck_assert_int_eq(salto_cfg_set(cfg, bad[k].path, "1", &e2), SALTO_ERR_INVALID);
+        ck_assert_msg(strstr(e2.msg, bad[k].msg), "'%s': '%s' not in '%s'", bad[k].path,
+                      bad[k].msg, e2.msg);
+    }
+    salto_cfg_destroy(cfg);
+}
+END_TEST
+
+
 Suite* config_suite(void) {
     Suite* s = suite_create("config");
     TCase* tc = tcase_create("tree");
     tcase_add_test(tc, tree_and_locations);
     tcase_add_test(tc, empty_and_scalar_documents);
     tcase_add_test(tc, load_file);
+    tcase_add_test(tc, overrides);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("getters");

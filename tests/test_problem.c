@@ -999,6 +999,12 @@ static const bad_case bad_cases[] = {
     {"durations_overflow.yaml", SALTO_ERR_INVALID, 7, 15,
      "the phase durations add up to more than a double can hold",
      NULL},
+    {"solver_ipopt_list.yaml", SALTO_ERR_INVALID, 14, 10,
+     "expected a map", NULL},
+    {"solver_ipopt_value.yaml", SALTO_ERR_INVALID, 12, 20,
+     "solver.ipopt.mu_init: expected a number or a word", NULL},
+    {"ballistic_not_bool.yaml", SALTO_ERR_INVALID, 11, 28,
+     "ballistic", NULL},
     {"character_missing.yaml", SALTO_ERR_IO, 1, 12,
      "cannot load the character: cannot open '",
      NULL},
@@ -1109,6 +1115,54 @@ START_TEST(load_out_of_memory) {
 END_TEST
 
 
+// PATH=VALUE overrides read as if the file said so: later phases move, times named after
+// phases follow, new keys are added, and IPOPT options are kept with their places
+START_TEST(load_with_overrides) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s", salto_test_path("problems/highbar_dismount.yaml"));
+    salto_error err = {0};
+    const char* set[] = {"phases.flight.duration=0.66", "solver.hessian=limited-memory",
+                         "solver.ipopt.mu_init=1e-3", "initial_guess.ballistic=true"};
+    salto_problem_desc* p = salto_problem_load_set(path, 4, set, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    salto_problem_desc* p0 = load_ok("problems/highbar_dismount.yaml");
+    ck_assert_double_eq_tol(p->phases[1].duration, 0.66, 1e-15);
+    ck_assert_double_eq_tol(p->phases[2].start, 0.9 + 0.66, 1e-12);
+    ck_assert_double_eq_tol(p->duration, p0->duration + 0.06, 1e-12);
+    // "time: end" constraints follow the end
+    for (int c = 0; c < p->ncon; c++) {
+        if (p->cons[c].has_time && p0->cons[c].has_time && p0->cons[c].time > 1.0) {
+            ck_assert_double_eq_tol(p->cons[c].time, p0->cons[c].time + 0.06, 1e-12);
+        }
+    }
+    ck_assert_int_eq(p->solver.hessian_exact, 0);
+    ck_assert_int_eq(p0->solver.hessian_exact, 1);
+    ck_assert_int_eq(p->guess.ballistic, 1);
+    ck_assert_int_eq(p0->guess.ballistic, 0);
+    ck_assert_int_eq(p->solver.nipopt, 1);
+    ck_assert_str_eq(p->solver.ipopt[0].key, "mu_init");
+    ck_assert_str_eq(p->solver.ipopt[0].value, "1e-3");
+    ck_assert_ptr_nonnull(p->solver.ipopt[0].loc.file);
+    salto_problem_destroy(p);
+    salto_problem_destroy(p0);
+
+    // a bad override: the path, then a value the loader rejects at the replaced value's place
+    const char* bad1[] = {"phases.fly.duration=1"};
+    ck_assert_ptr_null(salto_problem_load_set(path, 1, bad1, &err));
+    ck_assert_msg(strstr(err.msg, "no 'fly' here"), "%s", err.msg);
+    const char* bad2[] = {"phases.flight.duration=-1"};
+    memset(&err, 0, sizeof err);
+    ck_assert_ptr_null(salto_problem_load_set(path, 1, bad2, &err));
+    ck_assert_msg(strstr(err.msg, "must be positive"), "%s", err.msg);
+    ck_assert_int_eq(err.where.line, 17);
+    const char* bad3[] = {"phases.flight.duration"};
+    memset(&err, 0, sizeof err);
+    ck_assert_ptr_null(salto_problem_load_set(path, 1, bad3, &err));
+    ck_assert_msg(strstr(err.msg, "PATH=VALUE"), "%s", err.msg);
+}
+END_TEST
+
+
 Suite* problem_suite(void) {
     Suite* s = suite_create("problem");
     TCase* tc = tcase_create("examples");
@@ -1121,6 +1175,7 @@ Suite* problem_suite(void) {
     tcase_add_test(tc, full_file);
     tcase_add_test(tc, defaults);
     tcase_add_test(tc, guess_motion);
+    tcase_add_test(tc, load_with_overrides);
     tcase_add_test(tc, doc_example);
     tcase_add_loop_test(tc, time_syntax, 0, NTIME);
     tcase_add_test(tc, phase_at_and_slices);

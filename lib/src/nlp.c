@@ -1646,11 +1646,9 @@ static double ballistic_lift(const salto_problem_desc* p, double t, double sign)
 }
 
 
-void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
+void salto_nlp_guess_from_motion(const salto_nlp* nlp, const salto_motion* mo, double* x) {
     const salto_problem_desc* p = nlp->p;
-    const salto_guess_desc* gd = &p->guess;
-    const salto_motion* mo = nlp->warm;
-    if (mo) {
+    {
         // the previous solution: its control points when the spline is the same (the same
         // knots: phase durations move them), else its frames sampled at the Greville abscissae
         // (played over this problem's duration)
@@ -1670,6 +1668,40 @@ void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
         }
         for (int i = 0; i < nlp->ncpv; i++) x[i] = fmin(fmax(x[i], nlp->x_lo[i]), nlp->x_hi[i]);
         init_places(nlp, x);
+    }
+}
+
+
+void salto_nlp_guess_from_solution(const salto_nlp* nlp, const salto_nlp* prev,
+                                   const double* xprev, double* x) {
+    const salto_problem_desc* p = nlp->p;
+    const salto_problem_desc* pp = prev->p;
+    const int by_phase = pp->nphase == p->nphase;
+    double* q = nlp->J3; // scratch of 3 nv doubles
+    for (int a = 0; a < nlp->ncp; a++) {
+        const double t = salto_bspline_greville(&nlp->spline, a);
+        double tp = t * pp->duration / p->duration;
+        if (by_phase) {
+            // the same fraction of the same phase
+            int i = salto_problem_phase_at(p, t);
+            if (i < 0) i = t <= 0 ? 0 : p->nphase - 1;
+            const double s = (t - p->phases[i].start) / p->phases[i].duration;
+            tp = pp->phases[i].start + s * pp->phases[i].duration;
+        }
+        tp = fmin(fmax(tp, 0.0), pp->duration);
+        salto_nlp_state(prev, xprev, tp, q, NULL, NULL);
+        for (int j = 0; j < nlp->nv; j++) x[j * nlp->ncp + a] = q[j];
+    }
+    for (int i = 0; i < nlp->ncpv; i++) x[i] = fmin(fmax(x[i], nlp->x_lo[i]), nlp->x_hi[i]);
+    init_places(nlp, x);
+}
+
+
+void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
+    const salto_problem_desc* p = nlp->p;
+    const salto_guess_desc* gd = &p->guess;
+    if (nlp->warm) {
+        salto_nlp_guess_from_motion(nlp, nlp->warm, x);
         return;
     }
     const int jz = gd->ballistic && p->physics ? vertical_root_dof(nlp->m) : -1;
