@@ -463,6 +463,53 @@ START_TEST(highbar_dismounts) {
         ck_assert_msg(heel < 1e-2 && toe < 1e-2, "%s: the feet moved by %g, %g m", ps[c]->path,
                       heel, toe);
     }
+    // the library's drift report is the worst of the same samples over every held site
+    for (int c = 0; c < 2; c++) {
+        int site = -1, phase = -1;
+        double when = -1.0;
+        const double lib = salto_nlp_contact_drift(ns[c], xs[c], 10, &site, &phase, &when);
+        const double mine = fmax(contact_drift(ns[c], ps[c], xs[c], "hands", 0),
+                                 fmax(contact_drift(ns[c], ps[c], xs[c], "heel", 2),
+                                      contact_drift(ns[c], ps[c], xs[c], "toe", 2)));
+        ck_assert_double_eq_tol(lib, mine, 1e-12);
+        ck_assert_int_ge(site, 0);
+        ck_assert(phase == 0 || phase == 2);
+        ck_assert(when >= ps[c]->phases[phase].start - 1e-12 &&
+                  when <= ps[c]->phases[phase].start + ps[c]->phases[phase].duration + 1e-12);
+    }
+
+    // re-solving with the flight 10% longer, warm from the solution with each phase mapped
+    // onto itself, takes fewer iterations than from the initial guess, to an optimum as good
+    {
+        const char* set[] = {"phases.flight.duration=0.66"};
+        salto_error err = {0};
+        salto_problem_desc* p1 = salto_problem_load_set(salto_test_path("problems/highbar_dismount.yaml"),
+                                                        1, set, &err);
+        ck_assert_ptr_nonnull(p1);
+        salto_nlp* n1 = salto_nlp_build(p1, &err);
+        ck_assert_ptr_nonnull(n1);
+        const int nx = salto_nlp_nx(n1);
+        double* xw = malloc(sizeof(double) * (size_t)nx);
+        double* xc = malloc(sizeof(double) * (size_t)nx);
+        salto_nlp_guess_from_solution(n1, n6, x6, xw);
+        // the mapped guess: the landing's middle is the old landing's middle
+        double qa[8], qb[8];
+        salto_nlp_state(n1, xw, p1->phases[2].start + 0.15, qa, NULL, NULL);
+        salto_nlp_state(n6, x6, p6->phases[2].start + 0.15, qb, NULL, NULL);
+        ck_assert_vec_close(qa, qb, 7, 0.02, 0, "mapped warm start");
+        salto_nlp_initial_guess(n1, xc);
+        salto_solve_result rw, rc;
+        ck_assert_int_eq(salto_solve(n1, xw, NULL, NULL, &rw, &err), SALTO_OK);
+        ck_assert_int_eq(salto_solve(n1, xc, NULL, NULL, &rc, &err), SALTO_OK);
+        ck_assert_msg(rw.converged && rc.converged, "warm %s, cold %s", rw.status_name, rc.status_name);
+        ck_assert_msg(rw.iterations < rc.iterations, "warm %d iterations, cold %d", rw.iterations,
+                      rc.iterations);
+        ck_assert_double_eq_tol(rw.objective, rc.objective, 1e-2 * rc.objective); // nearby optima
+        free(xw), free(xc);
+        salto_nlp_destroy(n1);
+        salto_problem_destroy(p1);
+    }
+
     const double h6 = peak_com_height(n6, p6, x6, 1), h8 = peak_com_height(n8, p8, x8, 1);
     ck_assert_msg(h8 > h6 + 0.05, "peak centre of mass in flight: 0.8 s flight %.3f m, 0.6 s %.3f m",
                   h8, h6);
@@ -550,6 +597,49 @@ START_TEST(monkey_bars_converge) {
     free(x);
     salto_nlp_destroy(nlp);
     salto_problem_destroy(p);
+}
+END_TEST
+
+
+// the ballistic guess: in flight the vertical root DOF falls at g on top of the interpolation;
+// elsewhere the guess is unchanged
+START_TEST(ballistic_guess) {
+    const char* on[] = {"initial_guess.ballistic=true"};
+    salto_error err = {0};
+    const char* path = salto_test_path("problems/leap.yaml");
+    salto_problem_desc* pb = salto_problem_load_set(path, 1, on, &err);
+    salto_problem_desc* p0 = salto_problem_load(path, &err);
+    ck_assert_ptr_nonnull(pb);
+    ck_assert_ptr_nonnull(p0);
+    salto_nlp* nb = salto_nlp_build(pb, &err);
+    salto_nlp* n0 = salto_nlp_build(p0, &err);
+    const int nx = salto_nlp_nx(nb);
+    double* xb = malloc(sizeof(double) * (size_t)nx);
+    double* x0 = malloc(sizeof(double) * (size_t)nx);
+    salto_nlp_initial_guess(nb, xb);
+    salto_nlp_initial_guess(n0, x0);
+    const int z = salto_model_dof(pb->model, "root_z");
+    double qb[32], q0[32], ab[32], a0[32];
+    for (int i = 0; i < pb->nphase; i++) {
+        const salto_phase_desc* ph = &pb->phases[i];
+        const double t = ph->start + 0.5 * ph->duration;
+        salto_nlp_state(nb, xb, t, qb, NULL, ab);
+        salto_nlp_state(n0, x0, t, q0, NULL, a0);
+        if (ph->contact.type == SALTO_CONTACT_NONE) {
+            // the lift g T^2 / 8 at mid-flight, to the spline's approximation of a parabola
+            const double lift = 9.81 * ph->duration * ph->duration / 8;
+            ck_assert_double_eq_tol(qb[z] - q0[z], lift, 0.1 * lift);
+            ck_assert_double_eq_tol(ab[z] - a0[z], -9.81, 0.5);
+        } else {
+            ck_assert_double_eq_tol(qb[z], q0[z], 0.05);
+        }
+        for (int j = 0; j < pb->model->nv; j++) {
+            if (j != z) ck_assert_double_eq_tol(qb[j], q0[j], 1e-12);
+        }
+    }
+    free(xb), free(x0);
+    salto_nlp_destroy(nb), salto_nlp_destroy(n0);
+    salto_problem_destroy(pb), salto_problem_destroy(p0);
 }
 END_TEST
 
@@ -1163,6 +1253,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, luxo_hops);
     tcase_add_test(sv, monkey_bars_converge);
     tcase_add_test(sv, warm_start_resumes_a_solution);
+    tcase_add_test(sv, ballistic_guess);
     tcase_add_test(sv, warm_start_needs_the_same_knots);
     tcase_add_test(sv, rank_deficiency_is_found_and_named);
     tcase_add_test(sv, holds_are_independent);

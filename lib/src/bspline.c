@@ -322,3 +322,52 @@ double salto_bspline_greville(const salto_bspline* s, int a) {
     if (sum == 3.0 * nseg) return s->duration;
     return s->duration * sum / (3.0 * nseg);
 }
+
+
+// Collocation at the Greville abscissae: A c = y with A[a][b] = N_b(tau_a). Row a's four
+// non-zeros start at salto_bspline_basis(tau_a), within three of a, so A is banded with three
+// diagonals on each side; it is totally positive (Schoenberg-Whitney: N_a(tau_a) > 0), and
+// Gaussian elimination without pivoting is stable for such matrices (de Boor, A Practical
+// Guide to Splines, ch. XIII). Band storage: B[7 a + 3 + (b - a)].
+salto_status salto_bspline_interpolate(const salto_bspline* s, const double* y, double* c) {
+    const int n = s->ncp;
+    double* B = salto_calloc(7 * (size_t)n, sizeof(double));
+    if (!B) return SALTO_ERR_NOMEM;
+    for (int a = 0; a < n; a++) {
+        double N[4];
+        const double t = salto_bspline_greville(s, a);
+        const int first = salto_bspline_basis(s, t, N, NULL, NULL);
+        for (int k = 0; k < 4; k++) {
+            const int b = first + k;
+            if (b - a < -3 || b - a > 3) {
+                // cannot happen for valid knots; refuse rather than write outside the band
+                salto_free(B);
+                return SALTO_ERR_NUMERIC;
+            }
+            B[7 * a + 3 + (b - a)] = N[k];
+        }
+        c[a] = y[a];
+    }
+    // forward elimination
+    for (int a = 0; a < n; a++) {
+        const double piv = B[7 * a + 3];
+        if (!(fabs(piv) > 1e-300)) {
+            salto_free(B);
+            return SALTO_ERR_NUMERIC;
+        }
+        for (int r = a + 1; r <= a + 3 && r < n; r++) {
+            const double f = B[7 * r + 3 + (a - r)] / piv;
+            if (f == 0.0) continue;
+            for (int b = a; b <= a + 3 && b < n; b++) B[7 * r + 3 + (b - r)] -= f * B[7 * a + 3 + (b - a)];
+            c[r] -= f * c[a];
+        }
+    }
+    // back substitution
+    for (int a = n - 1; a >= 0; a--) {
+        double v = c[a];
+        for (int b = a + 1; b <= a + 3 && b < n; b++) v -= B[7 * a + 3 + (b - a)] * c[b];
+        c[a] = v / B[7 * a + 3];
+    }
+    salto_free(B);
+    return SALTO_OK;
+}

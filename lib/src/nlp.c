@@ -1646,6 +1646,23 @@ static double ballistic_lift(const salto_problem_desc* p, double t, double sign)
 }
 
 
+// x holds, per DOF, values at the Greville abscissae: turn them into the control points of the
+// spline through them (salto_bspline_interpolate); left as they are (a fine approximation too)
+// if there is no memory
+static void interpolate_samples(const salto_nlp* nlp, double* x) {
+    double* y = salto_malloc((size_t)nlp->ncp * sizeof(double));
+    if (!y) return;
+    for (int j = 0; j < nlp->nv; j++) {
+        double* c = x + (size_t)j * nlp->ncp;
+        memcpy(y, c, (size_t)nlp->ncp * sizeof(double));
+        if (salto_bspline_interpolate(&nlp->spline, y, c) != SALTO_OK) {
+            memcpy(c, y, (size_t)nlp->ncp * sizeof(double));
+        }
+    }
+    salto_free(y);
+}
+
+
 void salto_nlp_guess_from_motion(const salto_nlp* nlp, const salto_motion* mo, double* x) {
     const salto_problem_desc* p = nlp->p;
     {
@@ -1665,6 +1682,7 @@ void salto_nlp_guess_from_motion(const salto_nlp* nlp, const salto_motion* mo, d
                 salto_motion_sample(mo, t * mo->duration / p->duration, q);
                 for (int j = 0; j < nlp->nv; j++) x[j * nlp->ncp + a] = q[j];
             }
+            interpolate_samples(nlp, x);
         }
         for (int i = 0; i < nlp->ncpv; i++) x[i] = fmin(fmax(x[i], nlp->x_lo[i]), nlp->x_hi[i]);
         init_places(nlp, x);
@@ -1692,6 +1710,7 @@ void salto_nlp_guess_from_solution(const salto_nlp* nlp, const salto_nlp* prev,
         salto_nlp_state(prev, xprev, tp, q, NULL, NULL);
         for (int j = 0; j < nlp->nv; j++) x[j * nlp->ncp + a] = q[j];
     }
+    interpolate_samples(nlp, x);
     for (int i = 0; i < nlp->ncpv; i++) x[i] = fmin(fmax(x[i], nlp->x_lo[i]), nlp->x_hi[i]);
     init_places(nlp, x);
 }
