@@ -53,7 +53,8 @@ run)
     echo
     ./build/apps/salto bench dynamics --quick
     echo
-    for problem in highbar_dismount highbar_dismount_08 monkey_bars luxo_jump reach keyframes hold; do
+    for problem in highbar_dismount highbar_dismount_08 monkey_bars luxo_jump back_tuck leap leap_pegs \
+                   reach keyframes hold; do
         ./build/apps/salto solve "problems/$problem.yaml" -o "out/$problem" --quiet
     done
     echo "the motions are in out/<problem>/: motion.json, motion.csv, motion.bvh, and the"

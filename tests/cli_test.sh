@@ -205,5 +205,26 @@ printf 'character: %s/data/characters/gymnast7.yaml\nphases:\n  - {name: a, dura
 expect 2 "$salto" solve "$tmp/neg.yaml"
 grep_in "$tmp/err" "neg.yaml:3:[0-9]+: error"
 
+# --set: values changed before reading, errors at the path or at the value's line
+expect 1 "$salto" solve "$tmp/short.yaml" -o "$tmp/short2" --quiet --set solver.max_iterations=3
+grep_in "$tmp/short2/motion.json" '"iterations": 3'
+expect 0 "$salto" solve "$tmp/short.yaml" -o "$tmp/short3" --quiet --set solver.max_iterations=100 \
+    --set phases.move.duration=1.2
+grep_in "$tmp/short3/motion.json" '"duration": 1.2'
+expect 2 "$salto" solve "$tmp/short.yaml" -o "$tmp/short4" --set phases.jump.duration=1
+grep_in "$tmp/err" "no 'jump' here"
+expect 2 "$salto" solve "$tmp/short.yaml" -o "$tmp/short4" --set phases.move.duration=-2
+grep_in "$tmp/err" "short.yaml:4:[0-9]+: error: duration of phase 'move' must be positive"
+expect 2 "$salto" solve "$tmp/short.yaml" -o "$tmp/short4" --set solver.max_iterations
+grep_in "$tmp/err" "PATH=VALUE"
+expect 2 "$salto" solve "$tmp/short.yaml" -o "$tmp/short4" --set
+# solver.ipopt: options passed through; one IPOPT rejects is an input error at its line
+expect 0 "$salto" solve "$tmp/short.yaml" -o "$tmp/short5" --quiet --set solver.max_iterations=100 \
+    --set solver.ipopt.mu_strategy=monotone --set solver.ipopt.mu_init=0.01
+expect 2 "$salto" solve "$tmp/short.yaml" -o "$tmp/short6" --quiet --set solver.ipopt.no_such_option=1
+grep_in "$tmp/err" "short.yaml:[0-9]+:[0-9]+: error: solver.ipopt: IPOPT rejects option 'no_such_option'"
+if [ -s "$tmp/out" ]; then fail "IPOPT's own complaint reached stdout: $(head -c 200 "$tmp/out")"; else ok; fi
+expect 2 "$salto" solve "$tmp/short.yaml" -o "$tmp/short6" --quiet --set solver.ipopt.mu_init=fast
+
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
