@@ -1124,7 +1124,7 @@ static int hold_count(const salto_problem_desc* p) {
     int n = 0;
     for (int i = 0; i < p->nphase; i++) {
         const salto_contact_desc* c = &p->phases[i].contact;
-        if (c->type != SALTO_CONTACT_NONE && c->hold) n += 2 * c->nsite;
+        if (c->type != SALTO_CONTACT_NONE && c->hold) n += 3 * c->nsite;
     }
     return n;
 }
@@ -1187,6 +1187,10 @@ static salto_status add_holds(reader* R) {
             // still at the phase's ends: the site, or for the second site on a body the body's
             // turning
             if (same_body > 1) continue;
+            // in 3-D on the ground the turning about the normal is also stopped at every knot
+            // (the sites on the plane leave it free): the ends then stop the rest of it
+            const int yaw = same_body == 1 && ct->type == SALTO_CONTACT_GROUND &&
+                            !salto_model_is_planar(m);
             c = &p->cons[p->ncon++];
             memset(c, 0, sizeof *c);
             c->type = same_body ? SALTO_CON_BODY_STILL : SALTO_CON_SITE_STILL;
@@ -1196,6 +1200,14 @@ static salto_status add_holds(reader* R) {
             c->skip_start = skip_start;
             c->loc = ct->loc;
             c->hold_phase = i + 1;
+            if (yaw) {
+                c->proj = 2;
+                memcpy(c->dir, ct->normal, sizeof c->dir);
+                c = &p->cons[p->ncon++];
+                *c = p->cons[p->ncon - 2];
+                c->proj = 1;
+                c->at_knots = 1;
+            }
         }
     }
     return SALTO_OK;
