@@ -414,6 +414,25 @@ static double contact_drift(const salto_nlp* nlp, const salto_problem_desc* p, c
 }
 
 
+// in 3-D the held foot does not turn about the normal, even when turning would help
+START_TEST(hold_3d_does_not_turn) {
+    salto_problem_desc* p;
+    salto_nlp* nlp;
+    salto_solve_result res;
+    double* x = solve("tests/data/nlp/hold3d.yaml", &p, &nlp, &res);
+    const double heel = contact_drift(nlp, p, x, "heel_l", 0);
+    const double toe = contact_drift(nlp, p, x, "toe_l", 0);
+    ck_assert_msg(heel < 1e-4 && toe < 1e-4, "the foot moved: heel %g m, toe %g m", heel, toe);
+    double q[32];
+    salto_nlp_state(nlp, x, p->duration, q, NULL, NULL);
+    ck_assert_double_eq_tol(q[salto_model_dof(p->model, "root_rz")], 1.0, 1e-5); // it did turn
+    free(x);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
 // peak height of the centre of mass over phase ph of a solved motion, sampled at 200 Hz
 static double peak_com_height(const salto_nlp* nlp, const salto_problem_desc* p, const double* x,
                               int ph) {
@@ -1254,6 +1273,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, monkey_bars_converge);
     tcase_add_test(sv, warm_start_resumes_a_solution);
     tcase_add_test(sv, ballistic_guess);
+    tcase_add_test(sv, hold_3d_does_not_turn);
     tcase_add_test(sv, warm_start_needs_the_same_knots);
     tcase_add_test(sv, rank_deficiency_is_found_and_named);
     tcase_add_test(sv, holds_are_independent);
