@@ -705,44 +705,6 @@ START_TEST(general_rejects) {
 END_TEST
 
 
-// interpolation at the Greville abscissae: the spline through random values takes them there,
-// and a cubic polynomial (in every span, double knots included) is reproduced exactly
-START_TEST(general_interpolate) {
-    salto_test_rng r;
-    salto_bspline s;
-    setup_general(_i, &r, &s);
-    double y[MAXCP], c[MAXCP];
-    rand_vec(&r, y, s.ncp);
-    char ctx[200];
-    snprintf(ctx, sizeof ctx, "seed %d ncp %d", 1000 + _i, s.ncp);
-    ck_assert_int_eq(salto_bspline_interpolate(&s, y, c), SALTO_OK);
-    for (int a = 0; a < s.ncp; a++) {
-        double q;
-        salto_bspline_eval(&s, c, salto_bspline_greville(&s, a), &q, NULL, NULL);
-        ck_assert_msg(fabs(q - y[a]) <= 1e-9 * (1 + fabs(y[a])), "%s: value %d: %g vs %g", ctx, a,
-                      q, y[a]);
-    }
-    const double k0 = salto_test_uniform(&r, -1, 1), k1 = salto_test_uniform(&r, -1, 1);
-    const double k2 = salto_test_uniform(&r, -1, 1), k3 = salto_test_uniform(&r, -1, 1);
-    const double T = s.duration;
-    for (int a = 0; a < s.ncp; a++) {
-        const double t = salto_bspline_greville(&s, a) / T;
-        y[a] = k0 + t * (k1 + t * (k2 + t * k3));
-    }
-    ck_assert_int_eq(salto_bspline_interpolate(&s, y, c), SALTO_OK);
-    for (int e = 0; e <= 97; e++) {
-        const double t = T * e / 97.0, u = t / T;
-        double q, qd, qdd;
-        salto_bspline_eval(&s, c, t, &q, &qd, &qdd);
-        ck_assert_msg(fabs(q - (k0 + u * (k1 + u * (k2 + u * k3)))) <= 1e-9, "%s: cubic at %g", ctx, t);
-        ck_assert_msg(fabs(qdd - (2 * k2 + 6 * k3 * u) / (T * T)) <= 1e-6 * (1 + 1 / (T * T)),
-                      "%s: cubic's acceleration at %g", ctx, t);
-    }
-    salto_bspline_release(&s);
-}
-END_TEST
-
-
 Suite* bspline_suite(void) {
     Suite* s = suite_create("bspline");
 
@@ -762,7 +724,6 @@ Suite* bspline_suite(void) {
     tcase_add_loop_test(tc, general_matches_cox_de_boor, 0, 32);
     tcase_add_loop_test(tc, general_continuity, 0, 32);
     tcase_add_loop_test(tc, general_gram_greville, 0, 32);
-    tcase_add_loop_test(tc, general_interpolate, 0, 32);
     tcase_add_test(tc, general_rejects);
     suite_add_tcase(s, tc);
 

@@ -1659,23 +1659,6 @@ static double ballistic_lift(const salto_problem_desc* p, double t, double sign)
 }
 
 
-// x holds, per DOF, values at the Greville abscissae: turn them into the control points of the
-// spline through them (salto_bspline_interpolate); left as they are (a fine approximation too)
-// if there is no memory
-static void interpolate_samples(const salto_nlp* nlp, double* x) {
-    double* y = salto_malloc((size_t)nlp->ncp * sizeof(double));
-    if (!y) return;
-    for (int j = 0; j < nlp->nv; j++) {
-        double* c = x + (size_t)j * nlp->ncp;
-        memcpy(y, c, (size_t)nlp->ncp * sizeof(double));
-        if (salto_bspline_interpolate(&nlp->spline, y, c) != SALTO_OK) {
-            memcpy(c, y, (size_t)nlp->ncp * sizeof(double));
-        }
-    }
-    salto_free(y);
-}
-
-
 void salto_nlp_guess_from_motion(const salto_nlp* nlp, const salto_motion* mo, double* x) {
     const salto_problem_desc* p = nlp->p;
     {
@@ -1695,10 +1678,23 @@ void salto_nlp_guess_from_motion(const salto_nlp* nlp, const salto_motion* mo, d
                 salto_motion_sample(mo, t * mo->duration / p->duration, q);
                 for (int j = 0; j < nlp->nv; j++) x[j * nlp->ncp + a] = q[j];
             }
-            interpolate_samples(nlp, x);
         }
         for (int i = 0; i < nlp->ncpv; i++) x[i] = fmin(fmax(x[i], nlp->x_lo[i]), nlp->x_hi[i]);
         init_places(nlp, x);
+    }
+}
+
+
+// the number of interior knots strictly inside each phase of an NLP's spline, into n (nphase)
+static void knots_per_phase(const salto_nlp* nlp, int* n) {
+    const salto_problem_desc* p = nlp->p;
+    for (int i = 0; i < p->nphase; i++) n[i] = 0;
+    for (int a = 4; a < nlp->ncp; a++) {
+        const double u = salto_bspline_knot(&nlp->spline, a);
+        for (int i = 0; i < p->nphase; i++) {
+            const double t0 = p->phases[i].start, t1 = t0 + p->phases[i].duration;
+            if (u > t0 + 1e-12 && u < t1 - 1e-12) n[i]++;
+        }
     }
 }
 
@@ -1708,22 +1704,37 @@ void salto_nlp_guess_from_solution(const salto_nlp* nlp, const salto_nlp* prev,
     const salto_problem_desc* p = nlp->p;
     const salto_problem_desc* pp = prev->p;
     const int by_phase = pp->nphase == p->nphase;
-    double* q = nlp->J3; // scratch of 3 nv doubles
-    for (int a = 0; a < nlp->ncp; a++) {
-        const double t = salto_bspline_greville(&nlp->spline, a);
-        double tp = t * pp->duration / p->duration;
-        if (by_phase) {
-            // the same fraction of the same phase
-            int i = salto_problem_phase_at(p, t);
-            if (i < 0) i = t <= 0 ? 0 : p->nphase - 1;
-            const double s = (t - p->phases[i].start) / p->phases[i].duration;
-            tp = pp->phases[i].start + s * pp->phases[i].duration;
-        }
-        tp = fmin(fmax(tp, 0.0), pp->duration);
-        salto_nlp_state(prev, xprev, tp, q, NULL, NULL);
-        for (int j = 0; j < nlp->nv; j++) x[j * nlp->ncp + a] = q[j];
+    // the same number of knots in every phase: the splines differ only by each phase's
+    // stretch, and the control points carry over as they are
+    int same = by_phase && prev->ncp == nlp->ncp && prev->nv == nlp->nv && p->nphase <= 64;
+    if (same) {
+        int n0[64], n1[64];
+        knots_per_phase(nlp, n1);
+        knots_per_phase(prev, n0);
+        for (int i = 0; i < p->nphase; i++) same &= n0[i] == n1[i];
     }
-    interpolate_samples(nlp, x);
+    if (same) {
+        memcpy(x, xprev, (size_t)nlp->ncpv * sizeof(double));
+    } else {
+        // else its values at this spline's Greville abscissae, as control points (the
+        // variation-diminishing approximation: smoother than interpolating there, and
+        // measured to start the dismount's re-solve 15 iterations closer)
+        double* q = nlp->J3; // scratch of 3 nv doubles
+        for (int a = 0; a < nlp->ncp; a++) {
+            const double t = salto_bspline_greville(&nlp->spline, a);
+            double tp = t * pp->duration / p->duration;
+            if (by_phase) {
+                // the same fraction of the same phase
+                int i = salto_problem_phase_at(p, t);
+                if (i < 0) i = t <= 0 ? 0 : p->nphase - 1;
+                const double s = (t - p->phases[i].start) / p->phases[i].duration;
+                tp = pp->phases[i].start + s * pp->phases[i].duration;
+            }
+            tp = fmin(fmax(tp, 0.0), pp->duration);
+            salto_nlp_state(prev, xprev, tp, q, NULL, NULL);
+            for (int j = 0; j < nlp->nv; j++) x[j * nlp->ncp + a] = q[j];
+        }
+    }
     for (int i = 0; i < nlp->ncpv; i++) x[i] = fmin(fmax(x[i], nlp->x_lo[i]), nlp->x_hi[i]);
     init_places(nlp, x);
 }

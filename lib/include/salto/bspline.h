@@ -59,9 +59,4 @@ void salto_bspline_gram(const salto_bspline* s, int k, double* G);
 // smooth function there gives control points whose spline approximates it to O(h^2).
 double salto_bspline_greville(const salto_bspline* s, int a);
 
-// The control points c (ncp) of the spline that takes the values y (ncp) at the Greville
-// abscissae (collocation, exact for cubics; O(h^4) for smooth functions). SALTO_ERR_NOMEM, or
-// SALTO_ERR_NUMERIC if the collocation matrix is singular (not for valid knots).
-salto_status salto_bspline_interpolate(const salto_bspline* s, const double* y, double* c);
-
 #endif

@@ -32,17 +32,18 @@ void salto_nlp_bounds(const salto_nlp* nlp, double* x_lo, double* x_hi, double* 
 void salto_nlp_initial_guess(const salto_nlp* nlp, double* x);
 
 // A warm start from a motion on the same character, into x (nx): its control points when its
-// spline is this one (the same knots), else the spline through its frames at the Greville
-// abscissae, its duration stretched to this problem's; kept inside the variable bounds; the contact
+// spline is this one (the same knots), else its frames sampled at the Greville abscissae (its
+// duration stretched to this problem's); kept inside the variable bounds; the contact
 // places where the sites are at each phase's start.
 struct salto_motion;
 void salto_nlp_guess_from_motion(const salto_nlp* nlp, const struct salto_motion* mo, double* x);
 
 // A warm start from the solution xprev of another NLP on the same character (a problem with
-// changed durations, say), into x (nx): the spline through its values at this spline's
-// Greville abscissae, each phase's time mapped onto the same phase of prev when both have the same
-// number of phases (else the whole duration stretched), kept inside the bounds; the contact
-// places where the sites are at each phase's start.
+// changed durations, say), into x (nx): its control points when every phase has as many knots
+// in both, else its values at this spline's Greville abscissae, each phase's time mapped onto
+// the same phase of prev when both have the same number of phases (else the whole duration
+// stretched); kept inside the bounds; the contact places where the sites are at each phase's
+// start.
 void salto_nlp_guess_from_solution(const salto_nlp* nlp, const salto_nlp* prev,
                                    const double* xprev, double* x);
 
