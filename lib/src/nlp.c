@@ -255,6 +255,23 @@ static int hold_rows(const salto_problem_desc* p, const salto_constraint_desc* c
 }
 
 
+// 1 if a phase containing t (its ends included) holds a site of body on the ground: the hold
+// keeps that body's sole on the floor, and clearance rows for its geometry would restate it
+// (an active inequality on top of equalities, which stalls the solver)
+static int held_on_ground(const salto_problem_desc* p, const salto_model* m, int body, double t) {
+    for (int i = 0; i < p->nphase; i++) {
+        const salto_phase_desc* ph = &p->phases[i];
+        const salto_contact_desc* ct = &ph->contact;
+        if (ct->type != SALTO_CONTACT_GROUND || !ct->hold) continue;
+        if (t < ph->start - 1e-12 || t > ph->start + ph->duration + 1e-12) continue;
+        for (int k = 0; k < ct->nsite; k++) {
+            if (m->site_body[ct->site[k]] == body) return 1;
+        }
+    }
+    return 0;
+}
+
+
 // the rows of constraint c evaluated at time t (one block, or one per geometry point)
 static salto_status add_blocks_at(builder* B, int c, double t, int side) {
     salto_nlp* nlp = B->nlp;
@@ -286,6 +303,7 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
             }
             const int link = m->geom_link[g];
             if (link < 0) continue; // welded to the world: nothing to constrain
+            if (held_on_ground(nlp->p, m, m->geom_body[g], t)) continue;
             for (int k = 0; k < npt; k++) {
                 block* b = new_block(B);
                 if (!b) return SALTO_ERR_NOMEM;
