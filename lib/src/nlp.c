@@ -84,6 +84,11 @@ struct salto_nlp {
     double* Hl;              // a block's dense Hessian (4 nv)^2
     double* Sl;              // its Hessian in the state (3 nv)^2
     double* Tl;              // and that times the state map (3 nv x 4 nv)
+    double* Ql;              // the friction cone's qdd-qdd part (nv x nv)
+    int* grp;                // the blocks of one time and side whose Hessians are taken together
+    size_t* grp_at;          //   and where each one's gradient and state Hessian start in arena
+    double* arena;           //   (grp_cap doubles: the largest such group's sum of 3 nd + 9 nd^2)
+    size_t grp_cap;
     int hess_linear;         // 1 while the Hessian differences Jacobians: physics rows by the
                              //   linear-time method whatever solver.derivatives says
     // evaluation scratch
@@ -521,6 +526,10 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->Hl);
     salto_free(nlp->Sl);
     salto_free(nlp->Tl);
+    salto_free(nlp->Ql);
+    salto_free(nlp->grp);
+    salto_free(nlp->grp_at);
+    salto_free(nlp->arena);
     salto_free(nlp->obj_w);
     salto_free(nlp->msub);
     salto_free(nlp->J3);
@@ -783,9 +792,29 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->Hl = salto_malloc(16 * (size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
     nlp->Sl = salto_malloc(9 * (size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
     nlp->Tl = salto_malloc(12 * (size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
+    nlp->Ql = salto_malloc((size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
+    nlp->grp = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(int));
+    nlp->grp_at = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(size_t));
+    // the Hessian's groups (salto_nlp_eval_hess): runs of blocks at one time and side
+    for (int i = 0; i < nlp->nblock;) {
+        const block* b = &nlp->blocks[i];
+        int i1 = i + 1;
+        while (i1 < nlp->nblock && nlp->blocks[i1].t == b->t && nlp->blocks[i1].side == b->side &&
+               nlp->blocks[i1].first == b->first) {
+            i1++;
+        }
+        size_t need = 0;
+        for (int k = i; k < i1; k++) {
+            const size_t nd = (size_t)nlp->blocks[k].ndep;
+            if (nlp->blocks[k].con >= 0 && nlp->blk_hess0[k] >= 0) need += 3 * nd + 9 * nd * nd;
+        }
+        if (need > nlp->grp_cap) nlp->grp_cap = need;
+        i = i1;
+    }
+    nlp->arena = salto_malloc((nlp->grp_cap + 1) * sizeof(double));
     if (!nlp->d || !nlp->J3 || !nlp->dq || !nlp->dqd || !nlp->dqdd || !nlp->Jf || !nlp->sums ||
         !nlp->xs || !nlp->Jp ||
-        !nlp->Hl || !nlp->Sl || !nlp->Tl) {
+        !nlp->Hl || !nlp->Sl || !nlp->Tl || !nlp->Ql || !nlp->grp || !nlp->grp_at || !nlp->arena) {
         goto nomem;
     }
     return nlp;
@@ -1435,10 +1464,22 @@ void salto_nlp_hess_pattern(const salto_nlp* nlp, int* rows, int* cols) {
 
 // the state gradient of psi = sum_r lambda_r r at xs into G (3 nd: q, qd, qdd of the deps);
 // physics rows differentiated by the linear-time method whatever the run's choice
+static void block_state_grad_cached(salto_nlp* nlp, const double* xs, const block* b,
+                                    const double* lambda, double* G);
+
+
 static void block_state_grad(salto_nlp* nlp, const double* xs, const block* b,
                              const double* lambda, double* G) {
-    double g[16];
     nlp->have_state = 0;
+    block_state_grad_cached(nlp, xs, b, lambda, G);
+}
+
+
+// the same, reusing the kinematics in nlp->d when they are already at b's time and xs (the
+// caller resets have_state whenever xs changes)
+static void block_state_grad_cached(salto_nlp* nlp, const double* xs, const block* b,
+                                    const double* lambda, double* G) {
+    double g[16];
     nlp->hess_linear = 1;
     eval_block(nlp, xs, b, g, 1);
     nlp->hess_linear = 0;
@@ -1485,6 +1526,189 @@ static int state_moves(const block* b, double* d0, double* d1) {
 }
 
 
+// A block's Hessian from its state Hessian S (ns x ns, row-major; the q and qd columns filled
+// by differences, the qdd rows with them): symmetrised (the q, qd part averaged, the qdd rows
+// mirrored, the qdd-qdd part Q or zero), mapped to the control points as W^T S W and added to
+// the Lagrangian Hessian's values
+static void block_hess_finish(salto_nlp* nlp, int i, double* S, const double* Q, double* values) {
+    const block* b = &nlp->blocks[i];
+    const int nd = b->ndep, ns = 3 * nd, nu = 4 * nd;
+    double* T = nlp->Tl; // ns x nu: S W
+    double* H = nlp->Hl; // nu x nu: W^T S W
+    for (int a = 0; a < 2 * nd; a++) {
+        for (int c = 0; c < a; c++) {
+            const double m = 0.5 * (S[a * ns + c] + S[c * ns + a]);
+            S[a * ns + c] = S[c * ns + a] = m;
+        }
+    }
+    for (int a = 2 * nd; a < ns; a++) {
+        for (int c = 0; c < 2 * nd; c++) S[c * ns + a] = S[a * ns + c];
+        for (int c = 2 * nd; c < ns; c++) S[a * ns + c] = Q ? Q[(a - 2 * nd) * nd + (c - 2 * nd)] : 0.0;
+    }
+    // T = S W (W maps the local control points u = 4 jj + k to the state), H = W^T T
+    const double* Wk[3] = {b->N, b->dN, b->ddN};
+    for (int a = 0; a < ns; a++) {
+        const double* Sa = S + a * ns;
+        for (int jj = 0; jj < nd; jj++) {
+            const double s0 = Sa[jj], s1 = Sa[nd + jj], s2 = Sa[2 * nd + jj];
+            for (int k = 0; k < 4; k++) {
+                T[a * nu + 4 * jj + k] = s0 * b->N[k] + s1 * b->dN[k] + s2 * b->ddN[k];
+            }
+        }
+    }
+    for (int jj = 0; jj < nd; jj++) {
+        for (int k = 0; k < 4; k++) {
+            const int u = 4 * jj + k;
+            for (int v = 0; v <= u; v++) {
+                double sum = 0.0;
+                for (int kind = 0; kind < 3; kind++) sum += Wk[kind][k] * T[(kind * nd + jj) * nu + v];
+                H[u * nu + v] = sum;
+            }
+        }
+    }
+    int k = nlp->blk_hess0[i];
+    for (int u = 0; u < nu; u++) {
+        for (int v = 0; v <= u; v++, k++) values[nlp->hess_blk[k]] += H[u * nu + v];
+    }
+}
+
+
+// the forward-difference step for the state component of DOF j (kind 0: q, 1: qd) at block b
+static double hess_step(const salto_nlp* nlp, const double* xs, const block* b, int j, int kind) {
+    const double* c = xs + j * nlp->ncp + b->first;
+    const double* w = kind == 0 ? b->N : b->dN;
+    return 1e-7 * fmax(1.0, fabs(w[0] * c[0] + w[1] * c[1] + w[2] * c[2] + w[3] * c[3]));
+}
+
+
+static int block_has_lambda(const block* b, const double* lambda) {
+    for (int r = 0; r < b->nrows; r++) {
+        if (lambda[b->row0 + r] != 0.0) return 1;
+    }
+    return 0;
+}
+
+
+// the physics block i: the aggregate force's state Hessian, its own differences
+static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, double* values) {
+    const block* b = &nlp->blocks[i];
+    const int nd = b->ndep, ns = 3 * nd;
+    const int* dep = nlp->dep + b->dep0;
+    double d[2][4];
+    if (!state_moves(b, d[0], d[1])) return SALTO_ERR_NUMERIC;
+    double* G0 = nlp->Jp;
+    double* G1 = nlp->Jp + ns;
+    double* S = nlp->Sl;
+    block_state_grad(nlp, nlp->xs, b, lambda, G0);
+    // the one row that is not linear in qdd: the squared friction cone, quadratic in f, so its
+    // qdd-qdd curvature is exact from the f rows of the aggregate force's Jacobian F = df/dqdd
+    // at x: lambda (2 / W) ((mu^2 + 1) (N F)^T (N F) - F^T F)
+    double* Q = NULL;
+    if (nlp->p->phases[b->phase].contact.type == SALTO_CONTACT_GROUND && lambda[b->row0 + 1] != 0.0) {
+        Q = nlp->Ql;
+        const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
+        const double gn = salto_v3_norm(nlp->m->gravity);
+        const double W = nlp->m->mass * (gn > 0 ? gn : 9.81);
+        const double w = lambda[b->row0 + 1] * 2.0 / W, mu2 = ct->friction * ct->friction;
+        const int ncol = 3 * nlp->nv;
+        const double* F[3] = {nlp->Jf + 3 * ncol + 2 * nlp->nv, nlp->Jf + 4 * ncol + 2 * nlp->nv,
+                              nlp->Jf + 5 * ncol + 2 * nlp->nv};
+        const double* Nn = ct->normal;
+        for (int a = 0; a < nd; a++) {
+            const double na = Nn[0] * F[0][a] + Nn[1] * F[1][a] + Nn[2] * F[2][a];
+            for (int c = 0; c <= a; c++) {
+                const double nc = Nn[0] * F[0][c] + Nn[1] * F[1][c] + Nn[2] * F[2][c];
+                const double ff = F[0][a] * F[0][c] + F[1][a] * F[1][c] + F[2][a] * F[2][c];
+                Q[a * nd + c] = Q[c * nd + a] = w * ((mu2 + 1.0) * na * nc - ff);
+            }
+        }
+    }
+    // columns q_jj (kind 0) and qd_jj (kind 1) of S by forward differences
+    for (int kind = 0; kind < 2; kind++) {
+        for (int jj = 0; jj < nd; jj++) {
+            double* c = nlp->xs + dep[jj] * nlp->ncp + b->first;
+            const double c0[4] = {c[0], c[1], c[2], c[3]};
+            const double h = hess_step(nlp, nlp->xs, b, dep[jj], kind);
+            for (int k = 0; k < 4; k++) c[k] = c0[k] + h * d[kind][k];
+            block_state_grad(nlp, nlp->xs, b, lambda, G1);
+            for (int k = 0; k < 4; k++) c[k] = c0[k];
+            const int col = kind * nd + jj;
+            for (int a = 0; a < ns; a++) S[a * ns + col] = (G1[a] - G0[a]) / h;
+        }
+    }
+    block_hess_finish(nlp, i, S, Q, values);
+    return SALTO_OK;
+}
+
+
+// the other nonlinear blocks at one time on one side, [i0, i1): one forward-kinematics pass per
+// perturbation serves every block that depends on the perturbed DOF
+static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lambda,
+                               double* values) {
+    const block* b0 = &nlp->blocks[i0];
+    double d[2][4];
+    if (!state_moves(b0, d[0], d[1])) return SALTO_ERR_NUMERIC;
+    // members, and their gradients and state Hessians in the arena
+    int nmem = 0;
+    size_t off = 0;
+    int* mem = nlp->grp;
+    size_t* at = nlp->grp_at;
+    for (int i = i0; i < i1; i++) {
+        const block* b = &nlp->blocks[i];
+        if (b->con < 0 || nlp->blk_hess0[i] < 0 || !block_has_lambda(b, lambda)) continue;
+        mem[nmem] = i;
+        at[nmem] = off;
+        off += 3 * (size_t)b->ndep + 9 * (size_t)b->ndep * (size_t)b->ndep;
+        nmem++;
+    }
+    if (nmem == 0) return SALTO_OK;
+    SALTO_ASSERT(off <= nlp->grp_cap);
+    double* G1 = nlp->Jp;
+    nlp->have_state = 0;
+    for (int m = 0; m < nmem; m++) {
+        const block* b = &nlp->blocks[mem[m]];
+        block_state_grad_cached(nlp, nlp->xs, b, lambda, nlp->arena + at[m]);
+    }
+    // every DOF some member depends on, each state component once
+    for (int j = 0; j < nlp->nv; j++) {
+        int used = 0;
+        for (int m = 0; m < nmem && !used; m++) {
+            const block* b = &nlp->blocks[mem[m]];
+            for (int jj = 0; jj < b->ndep; jj++) used |= nlp->dep[b->dep0 + jj] == j;
+        }
+        if (!used) continue;
+        for (int kind = 0; kind < 2; kind++) {
+            double* c = nlp->xs + j * nlp->ncp + b0->first;
+            const double c0[4] = {c[0], c[1], c[2], c[3]};
+            const double h = hess_step(nlp, nlp->xs, b0, j, kind);
+            for (int k = 0; k < 4; k++) c[k] = c0[k] + h * d[kind][k];
+            nlp->have_state = 0;
+            for (int m = 0; m < nmem; m++) {
+                const block* b = &nlp->blocks[mem[m]];
+                int jj = -1;
+                for (int q = 0; q < b->ndep; q++) {
+                    if (nlp->dep[b->dep0 + q] == j) jj = q;
+                }
+                if (jj < 0) continue;
+                const int nd = b->ndep, ns = 3 * nd;
+                const double* G0 = nlp->arena + at[m];
+                double* S = nlp->arena + at[m] + ns;
+                block_state_grad_cached(nlp, nlp->xs, b, lambda, G1);
+                const int col = kind * nd + jj;
+                for (int a = 0; a < ns; a++) S[a * ns + col] = (G1[a] - G0[a]) / h;
+            }
+            for (int k = 0; k < 4; k++) c[k] = c0[k];
+        }
+    }
+    nlp->have_state = 0;
+    for (int m = 0; m < nmem; m++) {
+        const block* b = &nlp->blocks[mem[m]];
+        block_hess_finish(nlp, mem[m], nlp->arena + at[m] + 3 * b->ndep, NULL, values);
+    }
+    return SALTO_OK;
+}
+
+
 salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_factor,
                                  const double* lambda, double* values) {
     memset(values, 0, (size_t)nlp->nnz_hess * sizeof(double));
@@ -1500,101 +1724,33 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
     if (!lambda) return SALTO_OK;
 
     memcpy(nlp->xs, x, (size_t)nlp->nx * sizeof(double));
-    for (int i = 0; i < nlp->nblock; i++) {
+    salto_status st = SALTO_OK;
+    for (int i = 0; i < nlp->nblock && st == SALTO_OK;) {
         const block* b = &nlp->blocks[i];
-        if (nlp->blk_hess0[i] < 0) continue;
-        int any = 0;
-        for (int r = 0; r < b->nrows; r++) any |= lambda[b->row0 + r] != 0.0;
-        if (!any) continue;
-        const int nd = b->ndep, ns = 3 * nd, nu = 4 * nd;
-        const int* dep = nlp->dep + b->dep0;
-        double d[2][4];
-        if (!state_moves(b, d[0], d[1])) return SALTO_ERR_NUMERIC;
-        double* G0 = nlp->Jp;
-        double* G1 = nlp->Jp + ns;
-        double* S = nlp->Sl; // ns x ns, row-major, S[a * ns + c] = d2 psi / ds_a ds_c
-        double* T = nlp->Tl; // ns x nu: S W
-        double* H = nlp->Hl; // nu x nu: W^T S W
-        block_state_grad(nlp, nlp->xs, b, lambda, G0);
-        // the one row that is not linear in qdd: the squared friction cone, quadratic in f, so
-        // its qdd-qdd curvature is exact from the f rows of the aggregate force's Jacobian
-        // F = df/dqdd at x: lambda (2 / W) ((mu^2 + 1) (N F)^T (N F) - F^T F)
-        double* Q = nlp->Hl; // nd x nd, used before H is
-        int have_q = 0;
-        if (b->con < 0 && nlp->p->phases[b->phase].contact.type == SALTO_CONTACT_GROUND &&
-            lambda[b->row0 + 1] != 0.0) {
-            const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
-            const double gn = salto_v3_norm(nlp->m->gravity);
-            const double W = nlp->m->mass * (gn > 0 ? gn : 9.81);
-            const double w = lambda[b->row0 + 1] * 2.0 / W, mu2 = ct->friction * ct->friction;
-            const int ncol = 3 * nlp->nv;
-            const double* F[3] = {nlp->Jf + 3 * ncol + 2 * nlp->nv, nlp->Jf + 4 * ncol + 2 * nlp->nv,
-                                  nlp->Jf + 5 * ncol + 2 * nlp->nv};
-            for (int a = 0; a < nd; a++) {
-                const double na = ct->normal[0] * F[0][a] + ct->normal[1] * F[1][a] + ct->normal[2] * F[2][a];
-                for (int c = 0; c <= a; c++) {
-                    const double nc = ct->normal[0] * F[0][c] + ct->normal[1] * F[1][c] + ct->normal[2] * F[2][c];
-                    const double ff = F[0][a] * F[0][c] + F[1][a] * F[1][c] + F[2][a] * F[2][c];
-                    Q[a * nd + c] = Q[c * nd + a] = w * ((mu2 + 1.0) * na * nc - ff);
-                }
+        if (b->con < 0) {
+            if (nlp->blk_hess0[i] >= 0 && block_has_lambda(b, lambda)) {
+                st = hess_physics(nlp, i, lambda, values);
             }
-            have_q = 1;
+            i++;
+            continue;
         }
-        // columns q_jj (kind 0) and qd_jj (kind 1) of S by forward differences
-        for (int kind = 0; kind < 2; kind++) {
-            for (int jj = 0; jj < nd; jj++) {
-                double* c = nlp->xs + dep[jj] * nlp->ncp + b->first;
-                const double c0[4] = {c[0], c[1], c[2], c[3]};
-                const double* w = kind == 0 ? b->N : b->dN;
-                const double v = w[0] * c0[0] + w[1] * c0[1] + w[2] * c0[2] + w[3] * c0[3];
-                const double h = 1e-7 * fmax(1.0, fabs(v));
-                for (int k = 0; k < 4; k++) c[k] = c0[k] + h * d[kind][k];
-                block_state_grad(nlp, nlp->xs, b, lambda, G1);
-                for (int k = 0; k < 4; k++) c[k] = c0[k];
-                const int col = kind * nd + jj;
-                for (int a = 0; a < ns; a++) S[a * ns + col] = (G1[a] - G0[a]) / h;
+        // the run of blocks at this time and side (physics blocks among them are skipped)
+        int i1 = i + 1;
+        while (i1 < nlp->nblock && nlp->blocks[i1].t == b->t && nlp->blocks[i1].side == b->side &&
+               nlp->blocks[i1].first == b->first) {
+            i1++;
+        }
+        st = hess_group(nlp, i, i1, lambda, values);
+        for (int k = i; k < i1 && st == SALTO_OK; k++) {
+            const block* bk = &nlp->blocks[k];
+            if (bk->con < 0 && nlp->blk_hess0[k] >= 0 && block_has_lambda(bk, lambda)) {
+                st = hess_physics(nlp, k, lambda, values);
             }
         }
-        // symmetrise: the q, qd part by averaging, the qdd rows mirrored, qdd-qdd zero
-        for (int a = 0; a < 2 * nd; a++) {
-            for (int c = 0; c < a; c++) {
-                const double m = 0.5 * (S[a * ns + c] + S[c * ns + a]);
-                S[a * ns + c] = S[c * ns + a] = m;
-            }
-        }
-        for (int a = 2 * nd; a < ns; a++) {
-            for (int c = 0; c < 2 * nd; c++) S[c * ns + a] = S[a * ns + c];
-            for (int c = 2 * nd; c < ns; c++) {
-                S[a * ns + c] = have_q ? Q[(a - 2 * nd) * nd + (c - 2 * nd)] : 0.0;
-            }
-        }
-        // T = S W (W maps the local control points u = 4 jj + k to the state), H = W^T T
-        const double* Wk[3] = {b->N, b->dN, b->ddN};
-        for (int a = 0; a < ns; a++) {
-            const double* Sa = S + a * ns;
-            for (int jj = 0; jj < nd; jj++) {
-                const double s0 = Sa[jj], s1 = Sa[nd + jj], s2 = Sa[2 * nd + jj];
-                for (int k = 0; k < 4; k++) {
-                    T[a * nu + 4 * jj + k] = s0 * b->N[k] + s1 * b->dN[k] + s2 * b->ddN[k];
-                }
-            }
-        }
-        for (int jj = 0; jj < nd; jj++) {
-            for (int k = 0; k < 4; k++) {
-                const int u = 4 * jj + k;
-                for (int v = 0; v <= u; v++) {
-                    double sum = 0.0;
-                    for (int kind = 0; kind < 3; kind++) sum += Wk[kind][k] * T[(kind * nd + jj) * nu + v];
-                    H[u * nu + v] = sum;
-                }
-            }
-        }
-        int k = nlp->blk_hess0[i];
-        for (int u = 0; u < nu; u++) {
-            for (int v = 0; v <= u; v++, k++) values[nlp->hess_blk[k]] += H[u * nu + v];
-        }
+        i = i1;
     }
     nlp->have_state = 0;
+    if (st != SALTO_OK) return st;
     return finite_n(values, nlp->nnz_hess) ? SALTO_OK : SALTO_ERR_NUMERIC;
 }
 
