@@ -120,6 +120,7 @@ int cmd_solve(int argc, char** argv) {
     for (int i = 1; i < argc; i++) {
         if (app_is_help(argv[i])) {
             help();
+            free(set);
             return 0;
         } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             dir = argv[++i];
