@@ -91,6 +91,47 @@ START_TEST(site_derivatives) {
 END_TEST
 
 
+// the site acceleration's derivatives in q and qd against central differences of
+// salto_site_acc, every site of every test model
+START_TEST(site_acceleration_derivatives) {
+    setup_model(_i);
+    const int nv = m->nv;
+    char ctx[96];
+    double q[MAXV], qd[MAXV], qdd[MAXV];
+    memcpy(q, d->q, sizeof(double) * (size_t)nv);
+    memcpy(qd, d->qd, sizeof(double) * (size_t)nv);
+    memcpy(qdd, d->qdd, sizeof(double) * (size_t)nv);
+    for (int s = 0; s < m->nsite; s++) {
+        snprintf(ctx, sizeof ctx, "site %d model %d seed %d", s, _i % NMODEL, 3 * _i + 11);
+        double dq[3 * MAXV], dqd[3 * MAXV], fq[3 * MAXV], fqd[3 * MAXV], ap[3], am[3];
+        state_at(q, qd, qdd, nv, 0.0);
+        salto_site_acc_deriv(m, d, s, dq, dqd);
+        double scale = 1.0;
+        for (int k = 0; k < 3 * nv; k++) scale = fmax(scale, fmax(fabs(dq[k]), fabs(dqd[k])));
+        for (int which = 0; which < 2; which++) {
+            double* x = which == 0 ? d->q : d->qd;
+            double* fd = which == 0 ? fq : fqd;
+            for (int j = 0; j < nv; j++) {
+                const double x0 = x[j], h = 1e-6 * fmax(1, fabs(x0));
+                x[j] = x0 + h;
+                salto_fk(m, d, SALTO_FK_ACC);
+                salto_site_acc(m, d, s, ap);
+                x[j] = x0 - h;
+                salto_fk(m, d, SALTO_FK_ACC);
+                salto_site_acc(m, d, s, am);
+                x[j] = x0;
+                for (int r = 0; r < 3; r++) fd[r * nv + j] = (ap[r] - am[r]) / (2 * h);
+            }
+            salto_fk(m, d, SALTO_FK_ACC);
+        }
+        ck_assert_vec_close(dq, fq, 3 * nv, 1e-6, 1e-6 * scale, ctx);
+        ck_assert_vec_close(dqd, fqd, 3 * nv, 1e-6, 1e-6 * scale, ctx);
+    }
+    teardown_model();
+}
+END_TEST
+
+
 // com velocity = d/dt com; linear momentum = mass x com velocity
 START_TEST(com_and_momentum) {
     setup_model(_i);
@@ -154,6 +195,7 @@ Suite* kinematics_suite(void) {
     TCase* tc = tcase_create("derivatives");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, site_derivatives, 0, 4 * NMODEL);
+    tcase_add_loop_test(tc, site_acceleration_derivatives, 0, 4 * NMODEL);
     tcase_add_loop_test(tc, com_and_momentum, 0, 2 * NMODEL);
     tcase_add_loop_test(tc, rotations_orthonormal, 0, NMODEL);
     suite_add_tcase(s, tc);

@@ -36,6 +36,13 @@ void salto_site_jac(const salto_model* m, const salto_data* d, int site, double*
 void salto_point_jac(const salto_model* m, const salto_data* d, int link, const double x[3],
                      double* J);
 
+// Derivatives of a site's linear acceleration (salto_site_acc) with respect to q and qd, each
+// 3 x nv row-major (zero outside the site's path), after salto_fk(SALTO_FK_ACC); with respect
+// to qdd it is the site Jacobian. O(path length). For Fang & Pollard's effective root, whose
+// translation follows a held site (docs/design.md).
+void salto_site_acc_deriv(const salto_model* m, const salto_data* d, int site, double* dq,
+                          double* dqd);
+
 // Centre of mass and its velocity, after salto_fk(SALTO_FK_VEL) and salto_link_inertias.
 void salto_com(const salto_model* m, const salto_data* d, double com[3], double comvel[3]);
 
