@@ -91,8 +91,8 @@ START_TEST(site_derivatives) {
 END_TEST
 
 
-// the site acceleration's derivatives in q and qd against central differences of
-// salto_site_acc, every site of every test model
+// the site velocity's derivative in q and the site acceleration's in q and qd against central
+// differences of salto_site_vel and salto_site_acc, every site of every test model
 START_TEST(site_acceleration_derivatives) {
     setup_model(_i);
     const int nv = m->nv;
@@ -104,8 +104,23 @@ START_TEST(site_acceleration_derivatives) {
     for (int s = 0; s < m->nsite; s++) {
         snprintf(ctx, sizeof ctx, "site %d model %d seed %d", s, _i % NMODEL, 3 * _i + 11);
         double dq[3 * MAXV], dqd[3 * MAXV], fq[3 * MAXV], fqd[3 * MAXV], ap[3], am[3];
+        double dv[3 * MAXV], fv[3 * MAXV];
         state_at(q, qd, qdd, nv, 0.0);
         salto_site_acc_deriv(m, d, s, dq, dqd);
+        salto_site_vel_deriv(m, d, s, dv);
+        for (int j = 0; j < nv; j++) {
+            const double x0 = d->q[j], h = 1e-6 * fmax(1, fabs(x0));
+            d->q[j] = x0 + h;
+            salto_fk(m, d, SALTO_FK_VEL);
+            salto_site_vel(m, d, s, ap);
+            d->q[j] = x0 - h;
+            salto_fk(m, d, SALTO_FK_VEL);
+            salto_site_vel(m, d, s, am);
+            d->q[j] = x0;
+            for (int r = 0; r < 3; r++) fv[r * nv + j] = (ap[r] - am[r]) / (2 * h);
+        }
+        state_at(q, qd, qdd, nv, 0.0);
+        ck_assert_vec_close(dv, fv, 3 * nv, 1e-6, 1e-6, ctx);
         double scale = 1.0;
         for (int k = 0; k < 3 * nv; k++) scale = fmax(scale, fmax(fabs(dq[k]), fabs(dqd[k])));
         for (int which = 0; which < 2; which++) {

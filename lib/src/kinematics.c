@@ -365,3 +365,29 @@ void salto_site_acc_deriv(const salto_model* m, const salto_data* d, int site, d
         for (int i = 0; i < 3; i++) dqd[i * nv + k] = r[i] + dAd[3 + i];
     }
 }
+
+
+void salto_site_vel_deriv(const salto_model* m, const salto_data* d, int site, double* dq) {
+    const int nv = m->nv;
+    memset(dq, 0, 3 * (size_t)nv * sizeof(double));
+    const int l = m->site_link[site];
+    if (l < 0) return;
+    // v = v_O + w x x; dV_l/dq_k = S_k x (V_l - V_p), dx/dq_k = J_k (salto_site_acc_deriv)
+    double x[3];
+    salto_site_pos(m, d, site, x);
+    const double* Vl = d->V + 6 * l;
+    static const double zero6[6] = {0, 0, 0, 0, 0, 0};
+    for (int k = l; k >= 0; k = m->link_parent[k]) {
+        const double* S = d->S + 6 * k;
+        const int p = m->link_parent[k];
+        const double* Vp = p >= 0 ? d->V + 6 * p : zero6;
+        double U[6], dV[6], Jk[3], r[3];
+        for (int i = 0; i < 6; i++) U[i] = Vl[i] - Vp[i];
+        salto_sv_crossm(dV, S, U);
+        salto_v3_cross(Jk, S, x);
+        for (int i = 0; i < 3; i++) Jk[i] += S[3 + i];
+        salto_v3_cross(r, dV, x);
+        salto_v3_cross_add(r, Vl, Jk);
+        for (int i = 0; i < 3; i++) dq[i * nv + k] = r[i] + dV[3 + i];
+    }
+}

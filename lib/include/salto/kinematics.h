@@ -36,6 +36,11 @@ void salto_site_jac(const salto_model* m, const salto_data* d, int site, double*
 void salto_point_jac(const salto_model* m, const salto_data* d, int link, const double x[3],
                      double* J);
 
+// Derivative of a site's linear velocity (salto_site_vel) with respect to q, 3 x nv row-major
+// (zero outside the site's path), after salto_fk(SALTO_FK_VEL); with respect to qd it is the
+// site Jacobian.
+void salto_site_vel_deriv(const salto_model* m, const salto_data* d, int site, double* dq);
+
 // Derivatives of a site's linear acceleration (salto_site_acc) with respect to q and qd, each
 // 3 x nv row-major (zero outside the site's path), after salto_fk(SALTO_FK_ACC); with respect
 // to qdd it is the site Jacobian. O(path length). For Fang & Pollard's effective root, whose
