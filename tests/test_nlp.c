@@ -469,8 +469,8 @@ START_TEST(highbar_dismounts) {
     ck_assert_double_eq_tol(q[2], -2 * M_PI, 1e-4);
     // contact does not slide, checked at ten times the slice density through each whole
     // contact phase, its ends included: the hands stay on the bar through the swing within
-    // 1 mm; the feet settle on landing (measured: up to 6 mm in the first landing segment,
-    // where the body is stopped: asserted below 1 cm, and named as a known gap in the docs)
+    // 1 mm (the hold's collocation); the feet do not move at all on landing (the effective
+    // root; without it they strayed up to 6 mm between the knots)
     const salto_problem_desc* ps[2] = {p6, p8};
     const salto_nlp* ns[2] = {n6, n8};
     const double* xs[2] = {x6, x8};
@@ -479,7 +479,7 @@ START_TEST(highbar_dismounts) {
         ck_assert_msg(hands < 1e-3, "%s: the hands left the bar by %g m", ps[c]->path, hands);
         const double heel = contact_drift(ns[c], ps[c], xs[c], "heel", 2);
         const double toe = contact_drift(ns[c], ps[c], xs[c], "toe", 2);
-        ck_assert_msg(heel < 1e-2 && toe < 1e-2, "%s: the feet moved by %g, %g m", ps[c]->path,
+        ck_assert_msg(heel < 1e-5 && toe < 1e-4, "%s: the feet moved by %g, %g m", ps[c]->path,
                       heel, toe);
     }
     // the library's drift report is the worst of the same samples over every held site
@@ -500,10 +500,14 @@ START_TEST(highbar_dismounts) {
     // re-solving with the flight 10% longer, warm from the solution with each phase mapped
     // onto itself, takes fewer iterations than from the initial guess, to an optimum as good
     {
-        const char* set[] = {"phases.flight.duration=0.66"};
+        // (the re-solve without the landing's effective root: with it the problem has more
+        // local optima, and a warm start measured 68 iterations against 71 cold, too close to
+        // assert)
+        const char* set[] = {"phases.flight.duration=0.66",
+                             "phases.landing.contact.effective_root=false"};
         salto_error err = {0};
         salto_problem_desc* p1 = salto_problem_load_set(salto_test_path("problems/highbar_dismount.yaml"),
-                                                        1, set, &err);
+                                                        2, set, &err);
         ck_assert_ptr_nonnull(p1);
         salto_nlp* n1 = salto_nlp_build(p1, &err);
         ck_assert_ptr_nonnull(n1);
@@ -533,7 +537,8 @@ START_TEST(highbar_dismounts) {
         ck_assert_msg(rw.converged && rc.converged, "warm %s, cold %s", rw.status_name, rc.status_name);
         ck_assert_msg(rw.iterations < rc.iterations, "warm %d iterations, cold %d", rw.iterations,
                       rc.iterations);
-        ck_assert_double_eq_tol(rw.objective, rc.objective, 1e-2 * rc.objective); // nearby optima
+        ck_assert_msg(rw.objective <= 1.01 * rc.objective, "warm objective %g, cold %g", rw.objective,
+                      rc.objective);
         free(xw), free(xc);
         salto_nlp_destroy(n1);
         salto_problem_destroy(p1);

@@ -1005,6 +1005,8 @@ static const bad_case bad_cases[] = {
      "solver.ipopt.mu_init: expected a number or a word", NULL},
     {"ballistic_not_bool.yaml", SALTO_ERR_INVALID, 11, 28,
      "ballistic", NULL},
+    {"effective_root_not_bool.yaml", SALTO_ERR_INVALID, 10, 65,
+     "expected true or false for 'effective_root'", NULL},
     {"character_missing.yaml", SALTO_ERR_IO, 1, 12,
      "cannot load the character: cannot open '",
      NULL},
@@ -1137,6 +1139,9 @@ START_TEST(load_with_overrides) {
     }
     ck_assert_int_eq(p->solver.hessian_exact, 0);
     ck_assert_int_eq(p0->solver.hessian_exact, 1);
+    // the effective root: on the ground by default, not on a bar
+    ck_assert_int_eq(p0->phases[0].contact.effective_root, 0);
+    ck_assert_int_eq(p0->phases[2].contact.effective_root, 1);
     ck_assert_int_eq(p->guess.ballistic, 1);
     ck_assert_int_eq(p0->guess.ballistic, 0);
     ck_assert_int_eq(p->solver.nipopt, 1);

@@ -43,8 +43,30 @@ typedef struct block {
     double offset;       // above_ground: radius below the point
     int aux[3];          // site_hold: the variable each row's place is (-1: a fixed target)
     double target[3];    //   and the fixed targets
+    int er;              // phase whose effective root the rows see (-1: the splines as they are)
+    int nxaux;           //   and its place variables, on which every row then depends
+    int xaux[3];
     int nnz;             // Jacobian entries
 } block;
+
+// Fang & Pollard's effective root (Appendix C) in a phase whose contact holds its sites: the
+// root's world translation is not read from its splines but follows the first held site, so
+// that the site stays exactly at its place P: q_T = a . (P - g), qd_T = -a . g', qdd_T =
+// -a . g'', with g, g', g'' the site's position, velocity and acceleration with the
+// translation at zero (a translation moves every point alike), a the translation DOFs' world
+// axes and P from the hold's rows (place variables and fixed targets).
+typedef struct eroot {
+    int site;            // the held site, -1 when the phase has no effective root
+    int nt;              // translation DOFs (the root's first, prismatic, world-fixed axes)
+    int tdof[3];
+    double a[3][3];      //   their world axes
+    int nr;              // the hold's rows: a_j . P = sum_r c[j][r] place_r
+    double c[3][3];
+    int aux[3];          //   row r's place variable, or -1 for its fixed target
+    double target[3];
+    int naux;            // the distinct place variables, ascending
+    int auxv[3];
+} eroot;
 
 struct salto_nlp {
     const salto_problem_desc* p;
@@ -102,6 +124,14 @@ struct salto_nlp {
     double last_t;           // time of the kinematics in d
     const double* last_x;    // and the x they were computed from
     int have_state;
+    int last_er;             // the effective root (phase) of the kinematics in d, -1 for none
+    eroot* er;               // per phase                                               (nphase)
+    double* erJ;             // at the last er_state: the held site's Jacobian          (3 x nv)
+    double* erDv;            //   its velocity's derivative in q                        (3 x nv)
+    double* erDaq;           //   its acceleration's in q and qd                        (3 x nv)
+    double* erDaqd;          //                                                         (3 x nv)
+    double* daux;            // a block's row derivatives in its place variables        (8 x 3)
+    double* fq;              // full-width rows for the chain rule                      (3 x nv)
     int nslice;              // (phase, time) slices, salto_problem_slices
     double* slice_t;         //   their times (nslice)
     int* slice_ph;           //   and phases (nslice)
@@ -274,6 +304,206 @@ static int held_on_ground(const salto_problem_desc* p, const salto_model* m, int
         }
     }
     return 0;
+}
+
+
+// ---- the effective root ----
+
+// the effective root of every held phase (eroot): the first held site, the root's translation
+// DOFs and the hold's rows; none where the root has no world-fixed translation to move (a
+// fixed root) or the hold's rows do not span it
+static void setup_eroots(salto_nlp* nlp) {
+    const salto_problem_desc* p = nlp->p;
+    const salto_model* m = nlp->m;
+    for (int i = 0; i < p->nphase; i++) {
+        eroot* e = &nlp->er[i];
+        e->site = -1;
+        const salto_contact_desc* ct = &p->phases[i].contact;
+        if (ct->type == SALTO_CONTACT_NONE || !ct->hold || ct->nsite == 0 || !ct->effective_root) continue;
+        int c = -1;
+        for (int k = 0; k < p->ncon && c < 0; k++) {
+            const salto_constraint_desc* cd = &p->cons[k];
+            if (cd->type == SALTO_CON_SITE_HOLD && cd->hold_phase == i + 1 && cd->site == ct->site[0]) c = k;
+        }
+        if (c < 0) continue;
+        // the translation: prismatic DOFs at the head of the root chain, axes fixed in the world
+        e->nt = 0;
+        for (int j = 0; j < m->nv && j < m->nroot && e->nt < 3; j++) {
+            if (m->link_type[j] != SALTO_AXIS_PRISMATIC || m->link_parent[j] != j - 1) break;
+            double a[3];
+            memcpy(a, m->link_axis + 3 * j, sizeof a);
+            for (int k = j; k >= 0; k--) {
+                double b[3];
+                salto_m3_mul_v3(b, m->link_Rtree + 9 * k, a);
+                memcpy(a, b, sizeof a);
+            }
+            e->tdof[e->nt] = j;
+            memcpy(e->a[e->nt], a, sizeof a);
+            e->nt++;
+        }
+        if (e->nt != (nlp->planar ? 2 : 3)) continue;
+        double rows[3][3];
+        int is_aux[3], naux = 0;
+        e->nr = hold_rows(p, &p->cons[c], nlp->planar, rows, is_aux, e->target, &naux);
+        int ok = 1;
+        for (int j = 0; j < e->nt; j++) {
+            double sum = 0.0;
+            for (int r = 0; r < e->nr; r++) {
+                e->c[j][r] = salto_v3_dot(e->a[j], rows[r]);
+                sum += e->c[j][r] * e->c[j][r];
+            }
+            ok &= fabs(sum - 1.0) < 1e-9; // the axis lies in the rows' span
+        }
+        if (!ok) continue;
+        e->naux = 0;
+        for (int r = 0; r < e->nr; r++) {
+            e->aux[r] = is_aux[r] ? nlp->con_aux[c] + e->naux : -1;
+            if (is_aux[r]) e->auxv[e->naux++] = e->aux[r];
+        }
+        e->site = ct->site[0];
+    }
+}
+
+
+static int cmp_int(const void* a, const void* b) {
+    const int x = *(const int*)a, y = *(const int*)b;
+    return (x > y) - (x < y);
+}
+
+
+// which blocks see an effective root: a physics block of a phase that has one; another block
+// strictly inside such a phase that reads the translation, unless it is one of the hold's
+// own rows (which tie the splines to the contact) or a pose or velocity (which read the
+// splines); those gain the held site's path as dependencies, and the place variables
+static salto_status assign_eroots(salto_nlp* nlp, builder* B) {
+    const salto_problem_desc* p = nlp->p;
+    const salto_model* m = nlp->m;
+    int* dep = salto_malloc((size_t)(B->ndep + nlp->nblock * nlp->nv + 1) * sizeof(int));
+    if (!dep) return SALTO_ERR_NOMEM;
+    int n = 0;
+    for (int i = 0; i < nlp->nblock; i++) {
+        block* b = &nlp->blocks[i];
+        const int* old = B->dep + b->dep0;
+        int ph = -1;
+        if (b->con < 0) {
+            ph = b->phase;
+        } else {
+            const salto_constraint_desc* cd = &p->cons[b->con];
+            if (cd->hold_phase == 0 && cd->type != SALTO_CON_POSE && cd->type != SALTO_CON_VELOCITY) {
+                for (int k = 0; k < p->nphase; k++) {
+                    const double t0 = p->phases[k].start, t1 = t0 + p->phases[k].duration;
+                    if (b->t > t0 + 1e-12 && b->t < t1 - 1e-12) ph = k;
+                }
+            }
+        }
+        if (ph >= 0 && nlp->er[ph].site < 0) ph = -1;
+        if (ph >= 0) {
+            int reads = 0; // does the block read a translation DOF?
+            for (int jj = 0; jj < b->ndep && !reads; jj++) {
+                for (int t = 0; t < nlp->er[ph].nt; t++) reads |= old[jj] == nlp->er[ph].tdof[t];
+            }
+            if (!reads) ph = -1;
+        }
+        const int start = n;
+        for (int jj = 0; jj < b->ndep; jj++) dep[n++] = old[jj];
+        b->er = ph;
+        b->nxaux = 0;
+        if (ph >= 0) {
+            const eroot* e = &nlp->er[ph];
+            b->nxaux = e->naux;
+            for (int a = 0; a < e->naux; a++) b->xaux[a] = e->auxv[a];
+            if (b->con >= 0) {
+                // the held site's path, merged in ascending order
+                for (int j = m->site_link[e->site]; j >= 0; j = m->link_parent[j]) dep[n++] = j;
+                qsort(dep + start, (size_t)(n - start), sizeof(int), cmp_int);
+                int u = start;
+                for (int k = start; k < n; k++) {
+                    if (k == start || dep[k] != dep[u - 1]) dep[u++] = dep[k];
+                }
+                n = u;
+            }
+        }
+        b->dep0 = start;
+        b->ndep = n - start;
+    }
+    salto_free(B->dep);
+    B->dep = dep;
+    B->ndep = n;
+    B->cap_dep = n;
+    return SALTO_OK;
+}
+
+
+// The state of phase ph's effective root in nlp->d: d->q, d->qd (and d->qdd at SALTO_FK_ACC)
+// hold the splines' values; the translation is replaced by the one that keeps the held site at
+// its place under x, and the site's Jacobian and derivatives are left in erJ, erDv (and
+// erDaq, erDaqd). The kinematics in d are then the new state's (at VEL; at ACC the caller's
+// dynamics recompute them).
+static void er_state(const salto_nlp* nlp, const double* x, int ph, salto_fk_level level) {
+    const eroot* e = &nlp->er[ph];
+    const salto_model* m = nlp->m;
+    salto_data* d = nlp->d;
+    for (int j = 0; j < e->nt; j++) {
+        d->q[e->tdof[j]] = 0.0;
+        d->qd[e->tdof[j]] = 0.0;
+        if (level == SALTO_FK_ACC) d->qdd[e->tdof[j]] = 0.0;
+    }
+    salto_fk(m, d, level);
+    double g[3], gv[3], ga[3] = {0, 0, 0};
+    salto_site_pos(m, d, e->site, g);
+    salto_site_vel(m, d, e->site, gv);
+    salto_site_jac(m, d, e->site, nlp->erJ);
+    salto_site_vel_deriv(m, d, e->site, nlp->erDv);
+    if (level == SALTO_FK_ACC) {
+        salto_site_acc(m, d, e->site, ga);
+        salto_site_acc_deriv(m, d, e->site, nlp->erDaq, nlp->erDaqd);
+    }
+    for (int j = 0; j < e->nt; j++) {
+        double P = 0.0;
+        for (int r = 0; r < e->nr; r++) P += e->c[j][r] * (e->aux[r] >= 0 ? x[e->aux[r]] : e->target[r]);
+        d->q[e->tdof[j]] = P - salto_v3_dot(e->a[j], g);
+        d->qd[e->tdof[j]] = -salto_v3_dot(e->a[j], gv);
+        if (level == SALTO_FK_ACC) d->qdd[e->tdof[j]] = -salto_v3_dot(e->a[j], ga);
+    }
+    if (level != SALTO_FK_ACC) salto_fk(m, d, level);
+}
+
+
+// The chain rule through phase ph's effective root for one row: rq, rqd (and rqdd, may be
+// NULL) hold its derivatives with respect to the state it was evaluated at, over all nv DOFs;
+// on return they are with respect to the splines' state (the translation's entries zero), and
+// raux (the root's naux place variables) has the place derivatives added. After er_state.
+static void er_chain(const salto_nlp* nlp, int ph, double* rq, double* rqd, double* rqdd,
+                     double* raux) {
+    const eroot* e = &nlp->er[ph];
+    const int nv = nlp->nv;
+    for (int j = 0; j < e->nt; j++) {
+        const int t = e->tdof[j];
+        const double wq = rq[t], wqd = rqd[t], wqdd = rqdd ? rqdd[t] : 0.0;
+        rq[t] = rqd[t] = 0.0;
+        if (rqdd) rqdd[t] = 0.0;
+        if (wq == 0.0 && wqd == 0.0 && wqdd == 0.0) continue;
+        const double* a = e->a[j];
+        for (int k = 0; k < nv; k++) {
+            int is_t = 0;
+            for (int i = 0; i < e->nt; i++) is_t |= e->tdof[i] == k;
+            if (is_t) continue;
+            const double aJ = a[0] * nlp->erJ[k] + a[1] * nlp->erJ[nv + k] + a[2] * nlp->erJ[2 * nv + k];
+            const double aV = a[0] * nlp->erDv[k] + a[1] * nlp->erDv[nv + k] + a[2] * nlp->erDv[2 * nv + k];
+            double aAq = 0.0, aAqd = 0.0;
+            if (wqdd != 0.0) {
+                aAq = a[0] * nlp->erDaq[k] + a[1] * nlp->erDaq[nv + k] + a[2] * nlp->erDaq[2 * nv + k];
+                aAqd = a[0] * nlp->erDaqd[k] + a[1] * nlp->erDaqd[nv + k] + a[2] * nlp->erDaqd[2 * nv + k];
+            }
+            rq[k] -= wq * aJ + wqd * aV + wqdd * aAq;
+            rqd[k] -= wqd * aJ + wqdd * aAqd;
+            if (rqdd) rqdd[k] -= wqdd * aJ;
+        }
+        int na = 0;
+        for (int r = 0; r < e->nr; r++) {
+            if (e->aux[r] >= 0) raux[na++] += wq * e->c[j][r];
+        }
+    }
 }
 
 
@@ -527,6 +757,13 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->Sl);
     salto_free(nlp->Tl);
     salto_free(nlp->Ql);
+    salto_free(nlp->er);
+    salto_free(nlp->erJ);
+    salto_free(nlp->erDv);
+    salto_free(nlp->erDaq);
+    salto_free(nlp->erDaqd);
+    salto_free(nlp->daux);
+    salto_free(nlp->fq);
     salto_free(nlp->grp);
     salto_free(nlp->grp_at);
     salto_free(nlp->arena);
@@ -601,6 +838,9 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         nlp->naux += naux;
     }
     nlp->nx = nlp->ncpv + nlp->naux;
+    nlp->er = salto_calloc((size_t)p->nphase, sizeof(eroot));
+    if (!nlp->er) goto nomem;
+    setup_eroots(nlp);
 
     // constraint blocks
     builder B = {nlp, 0, 0, 0, NULL};
@@ -664,6 +904,10 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             }
         }
     }
+    if (assign_eroots(nlp, &B) != SALTO_OK) {
+        salto_free(B.dep);
+        goto nomem;
+    }
     nlp->dep = B.dep;
     if (nlp->nblock > 1) qsort(nlp->blocks, (size_t)nlp->nblock, sizeof(block), cmp_block);
 
@@ -676,7 +920,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         b->first = salto_bspline_basis_side(&nlp->spline, b->t, b->side, b->N, b->dN, b->ddN);
         b->jac0 = (int)nnz;
         b->nnz = 4 * (b->diag ? b->nrows : b->nrows * b->ndep);
-        for (int r = 0; r < b->nrows; r++) b->nnz += row_aux(b, r) >= 0;
+        for (int r = 0; r < b->nrows; r++) b->nnz += (row_aux(b, r) >= 0) + b->nxaux;
         nnz += b->nnz;
         if (nnz > INT_MAX / 2 || row > INT_MAX / 2) {
             SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(),
@@ -713,6 +957,8 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             }
             // a place variable comes after every control point
             if (row_aux(b, r) >= 0) nlp->jac_row[e] = b->row0 + r, nlp->jac_col[e++] = b->aux[r];
+            // the effective root's place variables (ascending, after any control point)
+            for (int a = 0; a < b->nxaux; a++) nlp->jac_row[e] = b->row0 + r, nlp->jac_col[e++] = b->xaux[a];
         }
         // bounds: equalities, except the ground clearance (g >= height) and the contact
         // inequalities (see physics_rows)
@@ -789,9 +1035,18 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->sums = salto_malloc(7 * (size_t)nlp->nv * sizeof(double));
     nlp->xs = salto_malloc((size_t)nlp->nx * sizeof(double));
     nlp->Jp = salto_malloc(2 * 8 * 4 * (size_t)nlp->nv * sizeof(double));
-    nlp->Hl = salto_malloc(16 * (size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
-    nlp->Sl = salto_malloc(9 * (size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
-    nlp->Tl = salto_malloc(12 * (size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
+    {
+        const size_t ns = 3 * (size_t)nlp->nv + 3, nu = 4 * (size_t)nlp->nv + 3;
+        nlp->Hl = salto_malloc(nu * nu * sizeof(double));
+        nlp->Sl = salto_malloc(ns * ns * sizeof(double));
+        nlp->Tl = salto_malloc(ns * nu * sizeof(double));
+    }
+    nlp->erJ = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
+    nlp->erDv = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
+    nlp->erDaq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
+    nlp->erDaqd = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
+    nlp->daux = salto_calloc(24, sizeof(double));
+    nlp->fq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
     nlp->Ql = salto_malloc((size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
     nlp->grp = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(int));
     nlp->grp_at = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(size_t));
@@ -806,7 +1061,8 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         size_t need = 0;
         for (int k = i; k < i1; k++) {
             const size_t nd = (size_t)nlp->blocks[k].ndep;
-            if (nlp->blocks[k].con >= 0 && nlp->blk_hess0[k] >= 0) need += 3 * nd + 9 * nd * nd;
+            const size_t ns = 3 * nd + (size_t)nlp->blocks[k].nxaux;
+            if (nlp->blocks[k].con >= 0 && nlp->blk_hess0[k] >= 0) need += ns + ns * ns;
         }
         if (need > nlp->grp_cap) nlp->grp_cap = need;
         i = i1;
@@ -814,7 +1070,8 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->arena = salto_malloc((nlp->grp_cap + 1) * sizeof(double));
     if (!nlp->d || !nlp->J3 || !nlp->dq || !nlp->dqd || !nlp->dqdd || !nlp->Jf || !nlp->sums ||
         !nlp->xs || !nlp->Jp ||
-        !nlp->Hl || !nlp->Sl || !nlp->Tl || !nlp->Ql || !nlp->grp || !nlp->grp_at || !nlp->arena) {
+        !nlp->Hl || !nlp->Sl || !nlp->Tl || !nlp->Ql || !nlp->grp || !nlp->grp_at || !nlp->arena ||
+        !nlp->erJ || !nlp->erDv || !nlp->erDaq || !nlp->erDaqd || !nlp->daux || !nlp->fq) {
         goto nomem;
     }
     return nlp;
@@ -844,6 +1101,7 @@ static int block_linear(const salto_nlp* nlp, const block* b) {
 
 // variable index of local variable u of block b (dependency u / 4, control point u % 4)
 static int block_var(const salto_nlp* nlp, const block* b, int u) {
+    if (u >= 4 * b->ndep) return b->xaux[u - 4 * b->ndep]; // the effective root's places
     return nlp->dep[b->dep0 + u / 4] * nlp->ncp + b->first + u % 4;
 }
 
@@ -883,7 +1141,7 @@ static salto_status build_hessian_pattern(salto_nlp* nlp) {
             continue;
         }
         nlp->blk_hess0[i] = (int)nblk;
-        const long nu = 4L * b->ndep;
+        const long nu = 4L * b->ndep + b->nxaux;
         nblk += nu * (nu + 1) / 2;
         if (nblk > INT_MAX / 2) return SALTO_ERR_NOMEM; // more than the pattern can index
     }
@@ -904,7 +1162,7 @@ static salto_status build_hessian_pattern(salto_nlp* nlp) {
     for (int i = 0; i < nlp->nblock; i++) {
         const block* b = &nlp->blocks[i];
         if (nlp->blk_hess0[i] < 0) continue;
-        const int nu = 4 * b->ndep;
+        const int nu = 4 * b->ndep + b->nxaux;
         for (int u = 0; u < nu; u++) {
             for (int v = 0; v <= u; v++) {
                 const long r = block_var(nlp, b, u), c = block_var(nlp, b, v);
@@ -968,8 +1226,12 @@ void salto_nlp_jac_pattern(const salto_nlp* nlp, int* rows, int* cols) {
 
 // ---- state and kinematics at a time ----
 
-void salto_nlp_state(const salto_nlp* nlp, const double* x, double t, double* q, double* qd,
-                     double* qdd) {
+static void er_state(const salto_nlp* nlp, const double* x, int ph, salto_fk_level level);
+
+
+// the splines' own state at t
+static void state_raw(const salto_nlp* nlp, const double* x, double t, double* q, double* qd,
+                      double* qdd) {
     double N[4], dN[4], ddN[4];
     const int first = salto_bspline_basis(&nlp->spline, t, N, dN, ddN);
     for (int j = 0; j < nlp->nv; j++) {
@@ -981,18 +1243,45 @@ void salto_nlp_state(const salto_nlp* nlp, const double* x, double t, double* q,
 }
 
 
+void salto_nlp_state(const salto_nlp* nlp, const double* x, double t, double* q, double* qd,
+                     double* qdd) {
+    // strictly inside a phase with an effective root, its translation
+    int ph = -1;
+    for (int k = 0; k < nlp->p->nphase && nlp->er; k++) {
+        const double t0 = nlp->p->phases[k].start, t1 = t0 + nlp->p->phases[k].duration;
+        if (t > t0 + 1e-12 && t < t1 - 1e-12 && nlp->er[k].site >= 0) ph = k;
+    }
+    if (ph < 0) {
+        state_raw(nlp, x, t, q, qd, qdd);
+        return;
+    }
+    salto_data* d = nlp->d;
+    state_raw(nlp, x, t, d->q, d->qd, d->qdd);
+    er_state(nlp, x, ph, qdd ? SALTO_FK_ACC : SALTO_FK_VEL);
+    const size_t n = (size_t)nlp->nv * sizeof(double);
+    if (q) memmove(q, d->q, n);
+    if (qd) memmove(qd, d->qd, n);
+    if (qdd) memmove(qdd, d->qdd, n);
+}
+
+
 // the kinematics (positions and velocities) at block b's time, computed once per time
 static void kinematics_at(salto_nlp* nlp, const double* x, const block* b) {
-    if (nlp->have_state && nlp->last_t == b->t && nlp->last_x == x) return;
+    if (nlp->have_state && nlp->last_t == b->t && nlp->last_x == x && nlp->last_er == b->er) return;
     salto_data* d = nlp->d;
     for (int j = 0; j < nlp->nv; j++) {
         const double* c = x + j * nlp->ncp + b->first;
         d->q[j] = b->N[0] * c[0] + b->N[1] * c[1] + b->N[2] * c[2] + b->N[3] * c[3];
         d->qd[j] = b->dN[0] * c[0] + b->dN[1] * c[1] + b->dN[2] * c[2] + b->dN[3] * c[3];
     }
-    salto_fk(nlp->m, d, SALTO_FK_VEL); // the inertias only where needed (com_sums)
+    if (b->er >= 0) {
+        er_state(nlp, x, b->er, SALTO_FK_VEL);
+    } else {
+        salto_fk(nlp->m, d, SALTO_FK_VEL); // the inertias only where needed (com_sums)
+    }
     nlp->last_t = b->t;
     nlp->last_x = x;
+    nlp->last_er = b->er;
     nlp->have_state = 1;
 }
 
@@ -1121,6 +1410,7 @@ static void eval_physics(salto_nlp* nlp, const double* x, const block* b, double
         d->qd[j] = b->dN[0] * cp[0] + b->dN[1] * cp[1] + b->dN[2] * cp[2] + b->dN[3] * cp[3];
         d->qdd[j] = b->ddN[0] * cp[0] + b->ddN[1] * cp[1] + b->ddN[2] * cp[2] + b->ddN[3] * cp[3];
     }
+    if (b->er >= 0) er_state(nlp, x, b->er, SALTO_FK_ACC);
     double f0[6];
     if (want_jac) {
         const salto_jac_method how =
@@ -1151,6 +1441,32 @@ static void eval_physics(salto_nlp* nlp, const double* x, const block* b, double
     for (int r = 0; r < b->nrows; r++) g[r] = rows[r].v;
     if (!want_jac) return;
     const int ncol = 3 * nv;
+    // through the effective root: f0's and the support centre's derivatives to the splines' state
+    // and the places
+    double dfP[6][3], dcP[3][3];
+    memset(dfP, 0, sizeof dfP);
+    memset(dcP, 0, sizeof dcP);
+    if (b->er >= 0) {
+        for (int k = 0; k < 6; k++) {
+            double* row = nlp->Jf + k * ncol;
+            er_chain(nlp, b->er, row, row + nv, row + 2 * nv, dfP[k]);
+        }
+        if (ct->type == SALTO_CONTACT_GROUND) {
+            double* zero = nlp->fq; // the centre does not depend on qd
+            for (int k = 0; k < 3; k++) {
+                memset(zero, 0, (size_t)nv * sizeof(double));
+                er_chain(nlp, b->er, nlp->J3 + k * nv, zero, NULL, dcP[k]);
+            }
+        }
+        for (int r = 0; r < b->nrows; r++) {
+            for (int a = 0; a < b->nxaux; a++) {
+                double v = 0.0;
+                for (int k = 0; k < 6; k++) v += rows[r].df0[k] * dfP[k][a];
+                for (int k = 0; k < 3; k++) v += rows[r].dc[k] * dcP[k][a];
+                nlp->daux[3 * r + a] = v;
+            }
+        }
+    }
     for (int r = 0; r < b->nrows; r++) {
         for (int j = 0; j < nv; j++) {
             double a = 0.0, ad = 0.0, add = 0.0;
@@ -1172,11 +1488,36 @@ static void eval_physics(salto_nlp* nlp, const double* x, const block* b, double
 
 // rows of block b at x: values g (nrows) and derivatives with respect to the q and qd of its
 // deps, dq and dqd (nrows x ndep, row-major)
+static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, double* g,
+                            int want_jac);
+
+
 static void eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac) {
+    if (want_jac && b->nxaux > 0) memset(nlp->daux, 0, 24 * sizeof(double));
     if (b->con < 0) {
         eval_physics(nlp, x, b, g, want_jac);
         return;
     }
+    eval_block_rows(nlp, x, b, g, want_jac);
+    if (!want_jac || b->er < 0) return;
+    // through the effective root: each row's derivatives over all DOFs, chained, and back onto
+    // the deps (which hold the held site's path)
+    const int nv = nlp->nv, nd = b->ndep;
+    const int* dep = nlp->dep + b->dep0;
+    double* rq = nlp->fq;
+    double* rqd = nlp->fq + nv;
+    for (int r = 0; r < b->nrows; r++) {
+        memset(rq, 0, 2 * (size_t)nv * sizeof(double));
+        for (int jj = 0; jj < nd; jj++) rq[dep[jj]] = nlp->dq[r * nd + jj], rqd[dep[jj]] = nlp->dqd[r * nd + jj];
+        er_chain(nlp, b->er, rq, rqd, NULL, nlp->daux + 3 * r);
+        for (int jj = 0; jj < nd; jj++) nlp->dq[r * nd + jj] = rq[dep[jj]], nlp->dqd[r * nd + jj] = rqd[dep[jj]];
+    }
+}
+
+
+// the rows of a constraint block (not physics) at the state its kinematics give
+static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, double* g,
+                            int want_jac) {
     const salto_model* m = nlp->m;
     const salto_constraint_desc* cd = &nlp->p->cons[b->con];
     salto_data* d = nlp->d;
@@ -1390,6 +1731,7 @@ salto_status salto_nlp_eval_jac(salto_nlp* nlp, const double* x, double* values)
                 for (int k = 0; k < 4; k++) *v++ = a * b->N[k] + c * b->dN[k] + e * b->ddN[k];
             }
             if (row_aux(b, r) >= 0) *v++ = -1.0;
+            for (int a = 0; a < b->nxaux; a++) *v++ = nlp->daux[3 * r + a];
         }
     }
     nlp->have_state = 0;
@@ -1484,7 +1826,7 @@ static void block_state_grad_cached(salto_nlp* nlp, const double* xs, const bloc
     eval_block(nlp, xs, b, g, 1);
     nlp->hess_linear = 0;
     const int nd = b->ndep;
-    for (int k = 0; k < 3 * nd; k++) G[k] = 0.0;
+    for (int k = 0; k < 3 * nd + b->nxaux; k++) G[k] = 0.0;
     for (int r = 0; r < b->nrows; r++) {
         const double l = lambda[b->row0 + r];
         if (l == 0.0) continue;
@@ -1493,6 +1835,7 @@ static void block_state_grad_cached(salto_nlp* nlp, const double* xs, const bloc
             G[nd + jj] += l * nlp->dqd[r * nd + jj];
             if (b->con < 0) G[2 * nd + jj] += l * nlp->dqdd[r * nd + jj];
         }
+        for (int a = 0; a < b->nxaux; a++) G[3 * nd + a] += l * nlp->daux[3 * r + a];
     }
 }
 
@@ -1532,20 +1875,28 @@ static int state_moves(const block* b, double* d0, double* d1) {
 // the Lagrangian Hessian's values
 static void block_hess_finish(salto_nlp* nlp, int i, double* S, const double* Q, double* values) {
     const block* b = &nlp->blocks[i];
-    const int nd = b->ndep, ns = 3 * nd, nu = 4 * nd;
+    const int nd = b->ndep, na = b->nxaux, ns = 3 * nd + na, nu = 4 * nd + na;
     double* T = nlp->Tl; // ns x nu: S W
     double* H = nlp->Hl; // nu x nu: W^T S W
-    for (int a = 0; a < 2 * nd; a++) {
+    // the differenced components: q, qd (first 2 nd) and the places (last na); qdd between
+#define DIFFED(a) ((a) < 2 * nd || (a) >= 3 * nd)
+    for (int a = 0; a < ns; a++) {
+        if (!DIFFED(a)) continue;
         for (int c = 0; c < a; c++) {
+            if (!DIFFED(c)) continue;
             const double m = 0.5 * (S[a * ns + c] + S[c * ns + a]);
             S[a * ns + c] = S[c * ns + a] = m;
         }
     }
-    for (int a = 2 * nd; a < ns; a++) {
-        for (int c = 0; c < 2 * nd; c++) S[c * ns + a] = S[a * ns + c];
-        for (int c = 2 * nd; c < ns; c++) S[a * ns + c] = Q ? Q[(a - 2 * nd) * nd + (c - 2 * nd)] : 0.0;
+    for (int a = 2 * nd; a < 3 * nd; a++) {
+        for (int c = 0; c < ns; c++) {
+            if (DIFFED(c)) S[c * ns + a] = S[a * ns + c];
+        }
+        for (int c = 2 * nd; c < 3 * nd; c++) S[a * ns + c] = Q ? Q[(a - 2 * nd) * nd + (c - 2 * nd)] : 0.0;
     }
-    // T = S W (W maps the local control points u = 4 jj + k to the state), H = W^T T
+#undef DIFFED
+    // T = S W (W maps the local control points u = 4 jj + k to the state, and the places to
+    // themselves), H = W^T T
     const double* Wk[3] = {b->N, b->dN, b->ddN};
     for (int a = 0; a < ns; a++) {
         const double* Sa = S + a * ns;
@@ -1555,15 +1906,18 @@ static void block_hess_finish(salto_nlp* nlp, int i, double* S, const double* Q,
                 T[a * nu + 4 * jj + k] = s0 * b->N[k] + s1 * b->dN[k] + s2 * b->ddN[k];
             }
         }
+        for (int m = 0; m < na; m++) T[a * nu + 4 * nd + m] = Sa[3 * nd + m];
     }
-    for (int jj = 0; jj < nd; jj++) {
-        for (int k = 0; k < 4; k++) {
-            const int u = 4 * jj + k;
-            for (int v = 0; v <= u; v++) {
-                double sum = 0.0;
+    for (int u = 0; u < nu; u++) {
+        for (int v = 0; v <= u; v++) {
+            double sum = 0.0;
+            if (u < 4 * nd) {
+                const int jj = u / 4, k = u % 4;
                 for (int kind = 0; kind < 3; kind++) sum += Wk[kind][k] * T[(kind * nd + jj) * nu + v];
-                H[u * nu + v] = sum;
+            } else {
+                sum = T[(3 * nd + u - 4 * nd) * nu + v];
             }
+            H[u * nu + v] = sum;
         }
     }
     int k = nlp->blk_hess0[i];
@@ -1592,7 +1946,7 @@ static int block_has_lambda(const block* b, const double* lambda) {
 // the physics block i: the aggregate force's state Hessian, its own differences
 static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, double* values) {
     const block* b = &nlp->blocks[i];
-    const int nd = b->ndep, ns = 3 * nd;
+    const int nd = b->ndep, ns = 3 * nd + b->nxaux;
     const int* dep = nlp->dep + b->dep0;
     double d[2][4];
     if (!state_moves(b, d[0], d[1])) return SALTO_ERR_NUMERIC;
@@ -1636,6 +1990,15 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
             for (int a = 0; a < ns; a++) S[a * ns + col] = (G1[a] - G0[a]) / h;
         }
     }
+    for (int m = 0; m < b->nxaux; m++) {
+        double* xa = nlp->xs + b->xaux[m];
+        const double x0 = *xa, h = 1e-7 * fmax(1.0, fabs(x0));
+        *xa = x0 + h;
+        block_state_grad(nlp, nlp->xs, b, lambda, G1);
+        *xa = x0;
+        const int col = 3 * nd + m;
+        for (int a = 0; a < ns; a++) S[a * ns + col] = (G1[a] - G0[a]) / h;
+    }
     block_hess_finish(nlp, i, S, Q, values);
     return SALTO_OK;
 }
@@ -1658,7 +2021,8 @@ static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lam
         if (b->con < 0 || nlp->blk_hess0[i] < 0 || !block_has_lambda(b, lambda)) continue;
         mem[nmem] = i;
         at[nmem] = off;
-        off += 3 * (size_t)b->ndep + 9 * (size_t)b->ndep * (size_t)b->ndep;
+        const size_t ns = 3 * (size_t)b->ndep + (size_t)b->nxaux;
+        off += ns + ns * ns;
         nmem++;
     }
     if (nmem == 0) return SALTO_OK;
@@ -1690,7 +2054,7 @@ static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lam
                     if (nlp->dep[b->dep0 + q] == j) jj = q;
                 }
                 if (jj < 0) continue;
-                const int nd = b->ndep, ns = 3 * nd;
+                const int nd = b->ndep, ns = 3 * nd + b->nxaux;
                 const double* G0 = nlp->arena + at[m];
                 double* S = nlp->arena + at[m] + ns;
                 block_state_grad_cached(nlp, nlp->xs, b, lambda, G1);
@@ -1700,10 +2064,41 @@ static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lam
             for (int k = 0; k < 4; k++) c[k] = c0[k];
         }
     }
+    // the effective root's places, each once
+    for (int m = 0; m < nmem; m++) {
+        const block* bm = &nlp->blocks[mem[m]];
+        for (int a = 0; a < bm->nxaux; a++) {
+            const int var = bm->xaux[a];
+            int seen = 0; // perturbed already, for an earlier member
+            for (int q = 0; q < m && !seen; q++) {
+                const block* bq = &nlp->blocks[mem[q]];
+                for (int a2 = 0; a2 < bq->nxaux; a2++) seen |= bq->xaux[a2] == var;
+            }
+            if (seen) continue;
+            double* xa = nlp->xs + var;
+            const double x0 = *xa, h = 1e-7 * fmax(1.0, fabs(x0));
+            *xa = x0 + h;
+            nlp->have_state = 0;
+            for (int q = m; q < nmem; q++) {
+                const block* b = &nlp->blocks[mem[q]];
+                int col = -1;
+                for (int a2 = 0; a2 < b->nxaux; a2++) {
+                    if (b->xaux[a2] == var) col = 3 * b->ndep + a2;
+                }
+                if (col < 0) continue;
+                const int ns = 3 * b->ndep + b->nxaux;
+                const double* G0 = nlp->arena + at[q];
+                double* S = nlp->arena + at[q] + ns;
+                block_state_grad_cached(nlp, nlp->xs, b, lambda, G1);
+                for (int r = 0; r < ns; r++) S[r * ns + col] = (G1[r] - G0[r]) / h;
+            }
+            *xa = x0;
+        }
+    }
     nlp->have_state = 0;
     for (int m = 0; m < nmem; m++) {
         const block* b = &nlp->blocks[mem[m]];
-        block_hess_finish(nlp, mem[m], nlp->arena + at[m] + 3 * b->ndep, NULL, values);
+        block_hess_finish(nlp, mem[m], nlp->arena + at[m] + 3 * b->ndep + b->nxaux, NULL, values);
     }
     return SALTO_OK;
 }
@@ -1787,7 +2182,7 @@ static void init_places(const salto_nlp* nlp, double* x) {
         double e[3][3], target[3], xs[3];
         int is_aux[3], naux = 0;
         const int nr = hold_rows(p, cd, nlp->planar, e, is_aux, target, &naux);
-        salto_nlp_state(nlp, x, p->phases[cd->hold_phase - 1].start, d->q, NULL, NULL);
+        state_raw(nlp, x, p->phases[cd->hold_phase - 1].start, d->q, NULL, NULL);
         salto_fk(nlp->m, d, SALTO_FK_POS);
         salto_site_pos(nlp->m, d, cd->site, xs);
         int a = 0;
@@ -1905,7 +2300,7 @@ void salto_nlp_guess_from_solution(const salto_nlp* nlp, const salto_nlp* prev,
                 tp = pp->phases[i].start + s * pp->phases[i].duration;
             }
             tp = fmin(fmax(tp, 0.0), pp->duration);
-            salto_nlp_state(prev, xprev, tp, q, NULL, NULL);
+            state_raw(prev, xprev, tp, q, NULL, NULL);
             for (int j = 0; j < nlp->nv; j++) x[j * nlp->ncp + a] = q[j];
         }
     }

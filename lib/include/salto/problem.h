@@ -34,6 +34,10 @@ typedef struct salto_contact_desc {
     double height;          // the ground plane: N . x = height, m (default 0)
     int hold;               // 1 (default): the sites are held in place through the phase
                             //   (constraints added by the loader, hold_phase set)
+    int effective_root;     // 1 (default on the ground, with hold): the root's translation
+                            //   follows the first held site (Fang & Pollard's Appendix C), so
+                            //   that it stays put between the knots too; 0 (default on a
+                            //   bar): the holds alone
     salto_src_loc loc;
 } salto_contact_desc;
 
