@@ -575,6 +575,12 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
         if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
         break;
     }
+    case SALTO_CON_BODY_HEADING:
+        b->nrows = 1;
+        b->comp[0] = 0;
+        b->aux[0] = nlp->con_aux[c];
+        if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
+        break;
     case SALTO_CON_BODY_STILL:
         // the body's angular velocity (planar: about y only; a hold's: about dir, or about
         // the two axes normal to it), each row a projection e . w
@@ -829,6 +835,11 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     if (!nlp->con_aux) goto nomem;
     for (int c = 0; c < p->ncon; c++) {
         nlp->con_aux[c] = -1;
+        if (p->cons[c].type == SALTO_CON_BODY_HEADING) {
+            nlp->con_aux[c] = nlp->ncpv + nlp->naux; // the heading
+            nlp->naux++;
+            continue;
+        }
         if (p->cons[c].type != SALTO_CON_SITE_HOLD) continue;
         double e[3][3], target[3];
         int is_aux[3], naux = 0;
@@ -1601,6 +1612,29 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         }
         break;
     }
+    case SALTO_CON_BODY_HEADING: {
+        // the angle about N of u = x_site - x_site0 in the frame turned by the heading a:
+        // atan2(u . e_y(a), u . e_x(a)) = psi - a near 0, so d/da = -1 exactly; du/dq_j =
+        // s_j x u (both sites on one body)
+        double x0[3], x1[3], u[3], Tx[3], Ty[3];
+        salto_site_pos(m, d, cd->site0, x0);
+        salto_site_pos(m, d, cd->site, x1);
+        for (int k = 0; k < 3; k++) u[k] = x1[k] - x0[k];
+        contact_frame(cd->dir, 0, Tx, Ty);
+        const double a = x[b->aux[0]], ca = cos(a), sa = sin(a);
+        double ex[3], ey[3];
+        for (int k = 0; k < 3; k++) ex[k] = ca * Tx[k] + sa * Ty[k], ey[k] = -sa * Tx[k] + ca * Ty[k];
+        const double ux = salto_v3_dot(u, ex), uy = salto_v3_dot(u, ey);
+        g[0] = atan2(uy, ux);
+        if (!want_jac) break;
+        const double r2 = ux * ux + uy * uy;
+        for (int jj = 0; jj < nd; jj++) {
+            double du[3];
+            salto_v3_cross(du, d->S + 6 * dep[jj], u);
+            dq[jj] = r2 > 0 ? (ux * salto_v3_dot(du, ey) - uy * salto_v3_dot(du, ex)) / r2 : 0.0;
+        }
+        break;
+    }
     case SALTO_CON_BODY_STILL: {
         // w = sum_j s_j qd_j over the path; dw/dqd_j = s_j, dw/dq_j = s_j x (w_link - w_parent(j))
         // (the angular part of S_j x U, as for site_still)
@@ -2179,6 +2213,17 @@ static void init_places(const salto_nlp* nlp, double* x) {
     for (int c = 0; c < p->ncon; c++) {
         const salto_constraint_desc* cd = &p->cons[c];
         if (nlp->con_aux[c] < 0) continue;
+        if (cd->type == SALTO_CON_BODY_HEADING) {
+            double x0[3], x1[3], Tx[3], Ty[3];
+            state_raw(nlp, x, p->phases[cd->hold_phase - 1].start, d->q, NULL, NULL);
+            salto_fk(nlp->m, d, SALTO_FK_POS);
+            salto_site_pos(nlp->m, d, cd->site0, x0);
+            salto_site_pos(nlp->m, d, cd->site, x1);
+            for (int k = 0; k < 3; k++) x1[k] -= x0[k];
+            contact_frame(cd->dir, 0, Tx, Ty);
+            x[nlp->con_aux[c]] = atan2(salto_v3_dot(x1, Ty), salto_v3_dot(x1, Tx));
+            continue;
+        }
         double e[3][3], target[3], xs[3];
         int is_aux[3], naux = 0;
         const int nr = hold_rows(p, cd, nlp->planar, e, is_aux, target, &naux);
@@ -2424,6 +2469,10 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
                  cd->proj == 1 && !nlp->planar   ? "the normal"
                  : cd->proj == 2 && !nlp->planar ? (b->comp[k] ? "T_y" : "T_x")
                                                  : axis[b->comp[k]]);
+        break;
+    case SALTO_CON_BODY_HEADING:
+        snprintf(what, sizeof what, "'%s' heading from '%s' about the normal",
+                 m->site_name[cd->site], m->site_name[cd->site0]);
         break;
     case SALTO_CON_SITE_HOLD: {
         const int bar = nlp->p->phases[cd->hold_phase - 1].contact.type == SALTO_CONTACT_BAR;

@@ -71,6 +71,7 @@ void salto_problem_destroy(salto_problem_desc* p) {
 
 const char* salto_constraint_name(salto_constraint_type t) {
     if (t == SALTO_CON_SITE_HOLD) return "site_hold"; // not for files: not in the list
+    if (t == SALTO_CON_BODY_HEADING) return "body_heading";
     return t < SALTO_CON_COUNT ? constraint_names[t] : "?";
 }
 
@@ -1208,11 +1209,17 @@ static salto_status add_holds(reader* R) {
             c->loc = ct->loc;
             c->hold_phase = i + 1;
             if (yaw) {
-                c->proj = 2;
-                memcpy(c->dir, ct->normal, sizeof c->dir);
+                // and its heading on the ground, at every knot: the angle about the normal of
+                // the direction from the first site, a place variable (turning still at the
+                // knots was not enough: the foot turned between them, 6 mm at the toe)
                 c = &p->cons[p->ncon++];
                 *c = p->cons[p->ncon - 2];
-                c->proj = 1;
+                c->type = SALTO_CON_BODY_HEADING;
+                c->site0 = site;
+                for (int j = k - 1; j >= 0; j--) {
+                    if (m->site_link[ct->site[j]] == m->site_link[site]) c->site0 = ct->site[j];
+                }
+                memcpy(c->dir, ct->normal, sizeof c->dir);
                 c->at_knots = 1;
             }
         }

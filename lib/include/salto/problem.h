@@ -61,6 +61,9 @@ typedef enum salto_constraint_type {
     SALTO_CON_JOINT_LIMITS,  // every limited DOF within its limits at every slice
     SALTO_CON_ABOVE_GROUND,  // every geometry primitive above the plane z = height at every slice
     SALTO_CON_BODY_STILL,    // the angular velocity of a site's body = 0 through a phase
+    SALTO_CON_BODY_HEADING,  // (added by the loader for a 3-D ground hold's second site) the
+                             //   heading of the body on the ground (the angle about the normal of
+                             //   the direction from site0 to site) equals a place variable
     SALTO_CON_SITE_HOLD,     // (added by the loader for a contact's hold) a site on a bar's axis
                              //   (point, dir) or on the ground plane (point, normal dir), at a
                              //   place along it that the NLP adds as variables
@@ -74,6 +77,7 @@ typedef struct salto_constraint_desc {
     double time;            // s
     int phase;              // phase index, -1 when not through a phase
     int site;               // site constraints: model site index
+    int site0;              // body_heading: the first site of the direction
     double point[3];        // site_at, on_line, on_plane: world point, m
     double dir[3];          // on_line: unit direction; on_plane: unit normal
     int ndof;               // pose, velocity: the DOFs constrained
