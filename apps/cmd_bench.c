@@ -748,7 +748,19 @@ static int bench_paper(int argc, char** argv) {
         const int nset1 = 2;
         salto_problem_desc *p0 = NULL, *p1 = NULL;
         salto_nlp* n0 = app_load_nlp_set(path, 1, set0, &p0);
-        salto_nlp* n1 = n0 ? app_load_nlp_set(path, nset1, set1, &p1) : NULL;
+        salto_nlp* n1 = NULL;
+        if (n0) {
+            // the re-solve keeps the first problem's knots per phase, so that the warm start
+            // can take its control points as they are (salto_problem_knot_counts)
+            salto_error e1 = {0};
+            p1 = salto_problem_load_set(path, nset1, set1, &e1);
+            if (p1 && p1->nphase == p0->nphase) {
+                p1->phase_knots = salto_malloc(sizeof(int) * (size_t)p1->nphase);
+                if (p1->phase_knots) salto_problem_knot_counts(p0, p1->phase_knots);
+            }
+            n1 = p1 ? salto_nlp_build(p1, &e1) : NULL;
+            if (!n1) app_print_error(&e1);
+        }
         double* x0 = n1 ? malloc(sizeof(double) * (size_t)salto_nlp_nx(n0)) : NULL;
         double* x1 = x0 ? malloc(sizeof(double) * (size_t)salto_nlp_nx(n1)) : NULL;
         salto_solve_result r0, r1;
@@ -775,7 +787,8 @@ static int bench_paper(int argc, char** argv) {
                 }
                 qsort(t, (size_t)nr, sizeof(double), cmp_double_p);
                 qsort(tc, (size_t)nr, sizeof(double), cmp_double_p);
-                printf("\nhighbar_dismount re-solved with its flight 10%% longer (0.66 s), median of %d:\n", nr);
+                printf("\nhighbar_dismount re-solved with its flight 10%% longer (0.66 s) on the first "
+                       "solve's knots per phase, median of %d:\n", nr);
                 printf("  cold, from the initial guess:   %-13s %4d iterations %8.3f s\n", stc, itc, tc[nr / 2]);
                 printf("  warm, from the 0.6 s solution:  %-13s %4d iterations %8.3f s\n", st, it, t[nr / 2]);
             } else {

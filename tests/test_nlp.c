@@ -544,6 +544,38 @@ START_TEST(highbar_dismounts) {
         salto_problem_destroy(p1);
     }
 
+    // the same re-solve keeping the first problem's knots per phase: the warm start is the
+    // solution's control points as they are, and needs a fraction of the cold iterations
+    {
+        const char* set[] = {"phases.flight.duration=0.66"};
+        salto_error err = {0};
+        salto_problem_desc* p1 = salto_problem_load_set(salto_test_path("problems/highbar_dismount.yaml"),
+                                                        1, set, &err);
+        ck_assert_ptr_nonnull(p1);
+        p1->phase_knots = salto_malloc(sizeof(int) * (size_t)p1->nphase);
+        salto_problem_knot_counts(p6, p1->phase_knots);
+        int c1[8];
+        salto_problem_knot_counts(p1, c1);
+        for (int i = 0; i < p1->nphase; i++) ck_assert_int_eq(c1[i], p1->phase_knots[i]);
+        salto_nlp* n1 = salto_nlp_build(p1, &err);
+        ck_assert_ptr_nonnull(n1);
+        const int nx = salto_nlp_nx(n1);
+        double* xw = malloc(sizeof(double) * (size_t)nx);
+        double* xc = malloc(sizeof(double) * (size_t)nx);
+        salto_nlp_guess_from_solution(n1, n6, x6, xw);
+        for (int i = 0; i < 7 * p1->ncp; i++) ck_assert_double_eq(xw[i], x6[i]);
+        salto_nlp_initial_guess(n1, xc);
+        salto_solve_result rw, rc;
+        ck_assert_int_eq(salto_solve(n1, xw, NULL, NULL, &rw, &err), SALTO_OK);
+        ck_assert_int_eq(salto_solve(n1, xc, NULL, NULL, &rc, &err), SALTO_OK);
+        ck_assert_msg(rw.converged && rc.converged, "warm %s, cold %s", rw.status_name, rc.status_name);
+        ck_assert_msg(2 * rw.iterations < rc.iterations, "warm %d iterations, cold %d", rw.iterations,
+                      rc.iterations);
+        free(xw), free(xc);
+        salto_nlp_destroy(n1);
+        salto_problem_destroy(p1);
+    }
+
     const double h6 = peak_com_height(n6, p6, x6, 1), h8 = peak_com_height(n8, p8, x8, 1);
     ck_assert_msg(h8 > h6 + 0.05, "peak centre of mass in flight: 0.8 s flight %.3f m, 0.6 s %.3f m",
                   h8, h6);

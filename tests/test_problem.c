@@ -1186,6 +1186,9 @@ Suite* problem_suite(void) {
     tcase_add_test(tc, phase_at_and_slices);
     tcase_add_test(tc, many_phases);
     tcase_add_loop_test(tc, load_out_of_memory, 0, 3);
+    // the out-of-memory sweep loads a problem once per allocation: seconds under the
+    // sanitizers, more on a busy machine (Check's default is 10 s)
+    tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("errors");

@@ -61,6 +61,7 @@ void salto_problem_destroy(salto_problem_desc* p) {
         salto_free(p->solver.ipopt[i].value);
     }
     salto_free(p->solver.ipopt);
+    salto_free(p->phase_knots);
     salto_model_destroy(p->model);
     salto_free(p->character);
     salto_free(p->path);
@@ -124,32 +125,45 @@ static int junction_knots(const salto_problem_desc* p) {
 }
 
 
+// the interior knots strictly inside phase i: given (phase_knots), or by largest remainders:
+// phase i gets floor(F d_i / T) of the F free knots, and the F - sum floor(...) phases with the
+// largest fractions one more each (ties to the earlier phase): phase i's rank among the
+// fractions decides, so nothing needs storing for any number of phases
+static int knot_count(const salto_problem_desc* p, int i) {
+    if (p->phase_knots) return p->phase_knots[i];
+    const int F = p->ncp - 4 - junction_knots(p);
+    SALTO_ASSERT(F >= 0);
+    int floors = 0;
+    for (int j = 0; j < p->nphase; j++) floors += (int)floor(F * p->phases[j].duration / p->duration);
+    const double share = F * p->phases[i].duration / p->duration;
+    const double frac = share - floor(share);
+    int rank = 0;
+    for (int j = 0; j < p->nphase; j++) {
+        const double sj = F * p->phases[j].duration / p->duration;
+        const double fj = sj - floor(sj);
+        rank += fj > frac || (fj == frac && j < i);
+    }
+    return (int)floor(share) + (rank < F - floors);
+}
+
+
+void salto_problem_knot_counts(const salto_problem_desc* p, int* counts) {
+    SALTO_ASSERT(p && p->nphase >= 1);
+    for (int i = 0; i < p->nphase; i++) counts[i] = p->nphase == 1 ? p->ncp - 4 : knot_count(p, i);
+}
+
+
 int salto_problem_knots(const salto_problem_desc* p, double* knots) {
     SALTO_ASSERT(p && p->nphase >= 1);
     if (p->nphase == 1) return 0;
     const int K = p->ncp - 4, mult = p->junction_c2 ? 1 : 2;
-    const int F = K - junction_knots(p);
-    SALTO_ASSERT(F >= 0);
-    // largest remainders: phase i gets floor(F d_i / T) knots, and the F - sum floor(...) phases
-    // with the largest fractions one more each (ties to the earlier phase): phase i's rank
-    // among the fractions decides, so nothing needs storing for any number of phases
-    int floors = 0;
-    for (int i = 0; i < p->nphase; i++) floors += (int)floor(F * p->phases[i].duration / p->duration);
     int n = 0;
     for (int i = 0; i < p->nphase; i++) {
         const salto_phase_desc* ph = &p->phases[i];
-        const double share = F * ph->duration / p->duration;
-        const double frac = share - floor(share);
-        int rank = 0;
-        for (int j = 0; j < p->nphase; j++) {
-            const double sj = F * p->phases[j].duration / p->duration;
-            const double fj = sj - floor(sj);
-            rank += fj > frac || (fj == frac && j < i);
-        }
-        const int got = (int)floor(share) + (rank < F - floors);
         if (i > 0) {
             for (int r = 0; r < mult; r++) knots[n++] = ph->start;
         }
+        const int got = knot_count(p, i);
         for (int k = 1; k <= got; k++) knots[n++] = ph->start + ph->duration * k / (got + 1);
     }
     SALTO_ASSERT(n == K);
@@ -1470,7 +1484,8 @@ static salto_status read_spline(reader* R, const salto_cfg_node* top) {
     const salto_cfg_node* n = salto_cfg_child(top, "spline");
     int nslice = 0;
     if (n) {
-        static const char* const keys[] = {"control_points", "slices", "junctions", NULL};
+        static const char* const keys[] = {"control_points", "slices", "junctions", "phase_knots",
+                                           NULL};
         salto_status s = salto_cfg_check_keys(n, keys, R->err);
         if (s) return s;
         s = read_int_opt(R, n, "control_points", 4, 2147483647, &p->ncp);
@@ -1510,6 +1525,36 @@ static salto_status read_spline(reader* R, const salto_cfg_node* top) {
                           "%d control points are too few for %d phases: each phase boundary "
                           "takes %s knot, so at least %d are needed",
                           p->ncp, p->nphase, p->junction_c2 ? "a" : "a double", need);
+    }
+    // the knots inside each phase, given: one count per phase, adding up to what is left
+    const salto_cfg_node* kn = n ? salto_cfg_child(n, "phase_knots") : NULL;
+    if (kn) {
+        salto_status s = salto_cfg_expect(kn, SALTO_CFG_LIST, R->err);
+        if (s) return s;
+        const int F = p->ncp - need;
+        if (kn->n != p->nphase) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, kn),
+                              "'phase_knots' needs one count per phase (%d), found %d",
+                              p->nphase, kn->n);
+        }
+        p->phase_knots = salto_calloc((size_t)p->nphase, sizeof(int));
+        if (!p->phase_knots) return nomem(R);
+        int sum = 0;
+        for (int i = 0; i < kn->n; i++) {
+            if ((s = salto_cfg_int(kn->child[i], &p->phase_knots[i], R->err))) return s;
+            if (p->phase_knots[i] < 0 || p->phase_knots[i] > F) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, kn->child[i]),
+                                  "a phase's knot count must be in 0..%d, found %d", F,
+                                  p->phase_knots[i]);
+            }
+            sum += p->phase_knots[i];
+        }
+        if (sum != F) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, kn),
+                              "'phase_knots' add up to %d, but %d control points over %d phases "
+                              "leave %d interior knots to place",
+                              sum, p->ncp, p->nphase, F);
+        }
     }
     return SALTO_OK;
 }

@@ -160,6 +160,8 @@ typedef struct salto_problem_desc {
     salto_phase_desc* phases;       // (nphase)
     int ncp;                // control points per DOF (>= 4)
     int nslice;             // constraint time slices (default ncp), shared out among the phases
+    int* phase_knots;       // interior knots inside each phase (nphase), or NULL (default):
+                            //   shared out by duration (salto_problem_knots); owned
     int junction_c2;        // 0 (default): a double knot at every phase boundary (C1: the
                             //   acceleration may jump where a contact is made or released);
                             //   1: single knots (C2)
@@ -207,5 +209,11 @@ int salto_problem_slices(const salto_problem_desc* p, double* times, int* phases
 // the spline is uniform (a single phase), else ncp - 4. The loader has checked that there are
 // enough control points.
 int salto_problem_knots(const salto_problem_desc* p, double* knots);
+
+// How many interior knots fall strictly inside each phase (counts, nphase): phase_knots when
+// given, else the share by duration salto_problem_knots uses. Giving a re-solve the counts of
+// the problem it starts from (phase_knots) keeps its spline's layout when a duration changes,
+// and the warm start can then take the control points as they are.
+void salto_problem_knot_counts(const salto_problem_desc* p, int* counts);
 
 #endif
