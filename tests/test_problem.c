@@ -1005,6 +1005,12 @@ static const bad_case bad_cases[] = {
      "solver.ipopt.mu_init: expected a number or a word", NULL},
     {"ballistic_not_bool.yaml", SALTO_ERR_INVALID, 11, 28,
      "ballistic", NULL},
+    {"phase_knots_count.yaml", SALTO_ERR_INVALID, 11, 43,
+     "'phase_knots' needs one count per phase (3), found 2", NULL},
+    {"phase_knots_sum.yaml", SALTO_ERR_INVALID, 11, 43,
+     "'phase_knots' add up to 9, but 12 control points over 3 phases leave 4 interior knots", NULL},
+    {"phase_knots_negative.yaml", SALTO_ERR_INVALID, 11, 47,
+     "a phase's knot count must be in 0..4, found -1", NULL},
     {"effective_root_not_bool.yaml", SALTO_ERR_INVALID, 10, 65,
      "expected true or false for 'effective_root'", NULL},
     {"character_missing.yaml", SALTO_ERR_IO, 1, 12,
@@ -1150,6 +1156,42 @@ START_TEST(load_with_overrides) {
     ck_assert_ptr_nonnull(p->solver.ipopt[0].loc.file);
     salto_problem_destroy(p);
     salto_problem_destroy(p0);
+
+    // knots per phase given: the knots follow them; the counts read back
+    {
+        char kpath[4096];
+        snprintf(kpath, sizeof kpath, "%s", salto_test_path("tests/data/problems/bad/phase_knots_sum.yaml"));
+        const char* kset[] = {"spline.control_points=13"}; // 5 knots to place, not 9
+        salto_error e3 = {0};
+        salto_problem_desc* pk = salto_problem_load_set(kpath, 1, kset, &e3);
+        ck_assert_msg(pk == NULL && strstr(e3.msg, "add up to 9") && strstr(e3.msg, "leave 5"),
+                      "%s", e3.msg);
+    }
+    {
+        const char* kset[] = {"spline.control_points=30"};
+        salto_error e3 = {0};
+        salto_problem_desc* pk = salto_problem_load_set(path, 1, kset, &e3);
+        ck_assert_ptr_nonnull(pk);
+        int counts[3];
+        salto_problem_knot_counts(pk, counts);
+        ck_assert_int_eq(counts[0] + counts[1] + counts[2], 30 - 4 - 4);
+        // the same counts given explicitly give the same knots
+        double k0[64], k1[64];
+        const int n0 = salto_problem_knots(pk, k0);
+        pk->phase_knots = salto_malloc(3 * sizeof(int));
+        pk->phase_knots[0] = counts[0], pk->phase_knots[1] = counts[1], pk->phase_knots[2] = counts[2];
+        ck_assert_int_eq(salto_problem_knots(pk, k1), n0);
+        for (int k = 0; k < n0; k++) ck_assert_double_eq_tol(k1[k], k0[k], 1e-15);
+        // and other counts move them: 2 more knots in the landing
+        pk->phase_knots[0] -= 1, pk->phase_knots[1] -= 1, pk->phase_knots[2] += 2;
+        salto_problem_knot_counts(pk, counts);
+        ck_assert_int_eq(counts[2], pk->phase_knots[2]);
+        ck_assert_int_eq(salto_problem_knots(pk, k1), n0);
+        int inside = 0;
+        for (int k = 0; k < n0; k++) inside += k1[k] > pk->phases[2].start;
+        ck_assert_int_eq(inside, counts[2]);
+        salto_problem_destroy(pk);
+    }
 
     // a bad override: the path, then a value the loader rejects at the replaced value's place
     const char* bad1[] = {"phases.fly.duration=1"};
