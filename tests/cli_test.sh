@@ -225,6 +225,19 @@ expect 2 "$salto" solve "$tmp/short.yaml" -o "$tmp/short6" --quiet --set solver.
 grep_in "$tmp/err" "short.yaml:[0-9]+:[0-9]+: error: solver.ipopt: IPOPT rejects option 'no_such_option'"
 if [ -s "$tmp/out" ]; then fail "IPOPT's own complaint reached stdout: $(head -c 200 "$tmp/out")"; else ok; fi
 expect 2 "$salto" solve "$tmp/short.yaml" -o "$tmp/short6" --quiet --set solver.ipopt.mu_init=fast
+# a warm start from an earlier result through --set: the dismount's rotation set to null
+expect 0 "$salto" solve "$root/problems/highbar_dismount.yaml" -o "$tmp/dm0" --quiet
+expect 0 "$salto" solve "$root/problems/highbar_dismount.yaml" -o "$tmp/dm1" --quiet \
+    --set initial_guess.type=motion --set initial_guess.motion="$tmp/dm0/motion.json" \
+    --set initial_guess.rotation=null
+it0=$(sed -n 's/.*"iterations": \([0-9]*\).*/\1/p' "$tmp/dm0/motion.json" | head -1)
+it1=$(sed -n 's/.*"iterations": \([0-9]*\).*/\1/p' "$tmp/dm1/motion.json" | head -1)
+if [ -n "$it0" ] && [ -n "$it1" ] && [ "$it1" -lt "$it0" ]; then ok; else fail "warm start: $it1 iterations, cold $it0"; fi
+expect 2 "$salto" solve "$root/problems/highbar_dismount.yaml" -o "$tmp/dm2" \
+    --set initial_guess.type=motion --set initial_guess.motion="$tmp/dm0/motion.json"
+grep_in "$tmp/err" "'rotation' is only allowed with type: interpolate"
+expect 2 "$salto" solve "$root/problems/highbar_dismount.yaml" -o "$tmp/dm2" --set phases=3
+grep_in "$tmp/err" "or the whole list to null"
 
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

@@ -667,7 +667,7 @@ START_TEST(overrides) {
     } bad[] = {{"phases.landing.duration", "no 'landing' here"},
                {"phases.7.duration", "no '7' here"},
                {"phases", "only single values"},
-               {"spline", "only single values"},
+               {"spline", "or the whole map to null"},
                {"spline.control_points.x", "no 'x' here"},
                {"phases..duration", "empty"},
                {"", "PATH=VALUE"}};
@@ -677,6 +677,11 @@ START_TEST(overrides) {
         ck_assert_msg(strstr(e2.msg, bad[k].msg), "'%s': '%s' not in '%s'", bad[k].path,
                       bad[k].msg, e2.msg);
     }
+    // a map or list set to null
+    ck_assert_int_eq(salto_cfg_set(cfg, "spline", "null", &err), SALTO_OK);
+    ck_assert(salto_cfg_is_null(salto_cfg_child(salto_cfg_root(cfg), "spline")));
+    ck_assert_int_eq(salto_cfg_set(cfg, "phases", "~", &err), SALTO_OK);
+    ck_assert(salto_cfg_is_null(salto_cfg_child(salto_cfg_root(cfg), "phases")));
     salto_cfg_destroy(cfg);
 }
 END_TEST

@@ -892,10 +892,21 @@ salto_status salto_cfg_set(salto_cfg* cfg, const char* path, const char* value, 
         }
         n = next;
     }
-    if (n->kind != SALTO_CFG_SCALAR) {
+    const int to_null = strcmp(value, "null") == 0 || strcmp(value, "~") == 0 || value[0] == '\0';
+    if (n->kind != SALTO_CFG_SCALAR && !to_null) {
         return SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc,
-                          "override '%s': the value there is a %s; only single values can be set",
-                          path, n->kind == SALTO_CFG_LIST ? "list" : "map");
+                          "override '%s': the value there is a %s; only single values can be set "
+                          "(or the whole %s to null)",
+                          path, n->kind == SALTO_CFG_LIST ? "list" : "map",
+                          n->kind == SALTO_CFG_LIST ? "list" : "map");
+    }
+    if (n->kind != SALTO_CFG_SCALAR) {
+        // a list or map set to null: its children go, the node stays where it was
+        for (int i = 0; i < n->n; i++) node_free(n->child[i]);
+        salto_free(n->child);
+        n->child = NULL;
+        n->n = 0;
+        n->kind = SALTO_CFG_SCALAR;
     }
     char* t = salto_strdup(value);
     if (!t) return SALTO_FAIL(err, SALTO_ERR_NOMEM, none, "out of memory");

@@ -1372,6 +1372,7 @@ static salto_status read_guess(reader* R, const salto_cfg_node* top) {
 
     const salto_cfg_node* mn = salto_cfg_child(n, "motion");
     const salto_cfg_node* rn = salto_cfg_child(n, "rotation");
+    if (rn && salto_cfg_is_null(rn)) rn = NULL; // "rotation: null" (or --set ...=null): none
     if (g->type == SALTO_GUESS_MOTION) {
         if (!mn) {
             return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, n),

@@ -122,7 +122,8 @@ void salto_cfg_name(const salto_cfg_node* n, char* buf, size_t size);
 // value, as if the file had said so: map keys, and in lists an index or the name of the
 // element whose "name" is it. Missing map keys are added (maps on the way). The value keeps
 // the location of the one it replaces (an added key: its map's), so that errors about it still
-// point into the file. SALTO_ERR_INVALID when the path does not lead to a single value.
+// point into the file. A list or map can only be set to null ("null", "~" or ""), which
+// drops its contents. SALTO_ERR_INVALID when the path leads nowhere.
 salto_status salto_cfg_set(salto_cfg* cfg, const char* path, const char* value, salto_error* err);
 
 #endif
