@@ -710,6 +710,45 @@ START_TEST(ballistic_guess) {
 END_TEST
 
 
+// building the NLP with any one allocation failing: a clean SALTO_ERR_NOMEM, nothing leaked
+// (problems with holds, an effective root, headings and clearance rows)
+typedef struct built {
+    salto_problem_desc* p;
+    salto_nlp* nlp;
+} built;
+
+static void* build_problem(const char* path, salto_error* err) {
+    salto_problem_desc* p = salto_problem_load(path, err);
+    if (!p) return NULL;
+    salto_nlp* nlp = salto_nlp_build(p, err);
+    built* b = nlp ? salto_malloc(sizeof *b) : NULL;
+    if (!b) {
+        if (nlp && err->status == SALTO_OK) SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+        salto_nlp_destroy(nlp);
+        salto_problem_destroy(p);
+        return NULL;
+    }
+    b->p = p;
+    b->nlp = nlp;
+    return b;
+}
+
+static void destroy_built(void* obj) {
+    built* b = obj;
+    salto_nlp_destroy(b->nlp);
+    salto_problem_destroy(b->p);
+    salto_free(b);
+}
+
+START_TEST(build_out_of_memory) {
+    static const char* const files[] = {"tests/data/nlp/contacts3d.yaml", "tests/data/nlp/all2d.yaml"};
+    char path[4096];
+    snprintf(path, sizeof path, "%s", salto_test_path(files[_i]));
+    ck_assert_int_gt(salto_test_nomem_sweep(path, build_problem, destroy_built), 99);
+}
+END_TEST
+
+
 // ---- warm starts and reference motions (files made in a temporary folder) ----
 
 static char tmpdir[256];
@@ -1320,6 +1359,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, monkey_bars_converge);
     tcase_add_test(sv, warm_start_resumes_a_solution);
     tcase_add_test(sv, ballistic_guess);
+    tcase_add_loop_test(sv, build_out_of_memory, 0, 2);
     tcase_add_test(sv, hold_3d_does_not_turn);
     tcase_add_test(sv, warm_start_needs_the_same_knots);
     tcase_add_test(sv, rank_deficiency_is_found_and_named);
