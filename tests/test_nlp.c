@@ -834,36 +834,39 @@ START_TEST(warm_start_resumes_a_solution) {
 END_TEST
 
 
-// a warm start copies the control points only onto the same knots: moving a phase boundary
-// (same duration, same control points) moves the knots, and the motion is sampled instead
+// a warm start copies the control points onto the same knots, or onto the same knots per
+// phase when a boundary moved (the motion's layout is kept); another spline samples it
 START_TEST(warm_start_needs_the_same_knots) {
     make_tmp();
     const char* gym = abs_path("data/characters/gymnast7.yaml");
-    char text[2][8192], path[3][512];
-    const double split[2] = {0.5, 0.6}; // swing durations; the problem lasts 0.9 s either way
-    for (int k = 0; k < 2; k++) {
+    char text[3][8192], path[4][512];
+    // swing durations (the problem lasts 0.9 s either way) and control points: the same
+    // spline; the boundary moved (the motion's knots per phase kept); another spline
+    const double split[3] = {0.5, 0.6, 0.5};
+    const int ncps[3] = {10, 10, 11};
+    for (int k = 0; k < 3; k++) {
         snprintf(text[k], sizeof text[k],
                  "character: %s\nphysics: false\n"
                  "phases:\n  - {name: swing, duration: %g}\n  - {name: flight, duration: %g}\n"
-                 "spline: {control_points: 10}\n"
+                 "spline: {control_points: %d}\n"
                  "constraints:\n  - {type: pose, time: end, dofs: {knee: 0.5}}\n"
                  "initial_guess: {type: motion, motion: from.json}\n",
-                 gym, split[k], 0.9 - split[k]);
+                 gym, split[k], 0.9 - split[k], ncps[k]);
         snprintf(path[k], sizeof path[k], "%s/p%d.yaml", tmpdir, k);
         write_text(path[k], text[k]);
     }
     // the motion: control points on problem 0's spline (built without its warm start)
-    snprintf(path[2], sizeof path[2], "%s/src.yaml", tmpdir);
+    snprintf(path[3], sizeof path[3], "%s/src.yaml", tmpdir);
     char* src = text[0] + (strstr(text[0], "initial_guess") - text[0]);
     *src = '\0';
-    write_text(path[2], text[0]);
+    write_text(path[3], text[0]);
     salto_error err = {0};
-    salto_problem_desc* p0 = salto_problem_load(path[2], &err);
+    salto_problem_desc* p0 = salto_problem_load(path[3], &err);
     ck_assert_ptr_nonnull(p0);
     salto_nlp* n0 = build(p0);
     const int nx = salto_nlp_nx(n0);
     double* x0 = malloc(sizeof(double) * (size_t)nx);
-    double* x = malloc(sizeof(double) * (size_t)nx);
+    double* x = malloc(sizeof(double) * (size_t)(nx + 64));
     // a smooth motion (so that sampling it is close): q_j(t) = 0.3 sin(3 t + j) at the
     // Greville abscissae
     const int ncp = p0->ncp;
@@ -874,17 +877,26 @@ START_TEST(warm_start_needs_the_same_knots) {
     char json[512];
     snprintf(json, sizeof json, "%s/from.json", tmpdir);
     ck_assert_int_eq(salto_test_write_json(n0, x0, NULL, json, &err), SALTO_OK);
-    for (int k = 0; k < 2; k++) {
+    int c0[2];
+    salto_problem_knot_counts(p0, c0);
+    for (int k = 0; k < 3; k++) {
         salto_problem_desc* p = salto_problem_load(path[k], &err);
         ck_assert_ptr_nonnull(p);
         salto_nlp* nlp = build(p);
-        ck_assert_int_eq(salto_nlp_nx(nlp), nx);
         salto_nlp_initial_guess(nlp, x);
-        int same = 1;
-        for (int i = 0; i < nx; i++) same &= x[i] == x0[i];
-        ck_assert_msg(same == (k == 0), "split %g: control points %s", split[k],
-                      same ? "copied onto other knots" : "not copied onto the same knots");
+        int same = salto_nlp_nx(nlp) == nx;
+        for (int i = 0; i < nx && same; i++) same &= x[i] == x0[i];
+        ck_assert_msg(same == (k < 2), "case %d: control points %s", k,
+                      same ? "copied onto another spline" : "not copied onto the same layout");
         if (k == 1) {
+            // the boundary moved, the knots per phase are the motion's, not the duration
+            // share of this problem
+            const salto_bspline* sp = salto_nlp_spline(nlp);
+            int inside = 0;
+            for (int a = 4; a < p->ncp; a++) inside += salto_bspline_knot(sp, a) < split[1] - 1e-12;
+            ck_assert_int_eq(inside, c0[0]);
+        }
+        if (k == 2) {
             // sampled: the warm start follows the motion to within the frames' interpolation
             double q[8], q0[8];
             for (int e = 0; e <= 9; e++) {

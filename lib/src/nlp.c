@@ -139,6 +139,8 @@ struct salto_nlp {
 
 
 static salto_status build_hessian_pattern(salto_nlp* nlp);
+static void knots_per_phase(const salto_nlp* nlp, int* n);
+static int motion_knot_counts(const salto_motion* mo, int nphase, int* counts);
 
 
 // the place variable of row r of block b (site_hold rows only), -1 for none
@@ -790,6 +792,26 @@ void salto_nlp_destroy(salto_nlp* nlp) {
 }
 
 
+// a motion's knots inside each of nphase phases, read off its knot vector: single interior
+// knots, phases split by double knots (C1 junctions); 0 if it does not have nphase phases so
+static int motion_knot_counts(const salto_motion* mo, int nphase, int* counts) {
+    if (!mo->knot || mo->ncp < 4) return 0;
+    int ph = 0;
+    counts[0] = 0;
+    for (int a = 4; a < mo->ncp;) {
+        if (a + 1 < mo->ncp && mo->knot[a + 1] == mo->knot[a]) {
+            if (++ph >= nphase) return 0;
+            counts[ph] = 0;
+            a += 2;
+        } else {
+            counts[ph]++;
+            a++;
+        }
+    }
+    return ph == nphase - 1;
+}
+
+
 salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     salto_nlp* nlp = salto_calloc(1, sizeof(salto_nlp));
     if (!nlp) goto nomem;
@@ -800,11 +822,32 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->ncp = p->ncp;
     nlp->planar = salto_model_is_planar(m);
     nlp->nx = m->nv * p->ncp;
+    // motions the problem names: the warm start and the reference of eq. 21
+    if (p->guess.type == SALTO_GUESS_MOTION) {
+        nlp->warm = load_motion_for(p, p->guess.motion, p->guess.loc, "warm-start", err);
+        if (!nlp->warm) goto fail;
+    }
     // the spline: knots at the phase boundaries (salto_problem_knots), else uniform
     {
         double* knots = salto_malloc((size_t)p->ncp * sizeof(double));
         if (!knots) goto nomem;
-        const int nk = salto_problem_knots(p, knots);
+        // a warm start from a motion with as many control points and its phases' knots
+        // (double knots apart): the same knots per phase, so that its control points carry
+        // over when only durations changed
+        int* counts = NULL;
+        if (!p->phase_knots && nlp->warm && !p->junction_c2 && nlp->warm->ncp == p->ncp) {
+            counts = salto_malloc((size_t)p->nphase * sizeof(int));
+            if (!counts) {
+                salto_free(knots);
+                goto nomem;
+            }
+            if (!motion_knot_counts(nlp->warm, p->nphase, counts)) {
+                salto_free(counts);
+                counts = NULL;
+            }
+        }
+        const int nk = salto_problem_knots_from(p, counts ? counts : p->phase_knots, knots);
+        salto_free(counts);
         const salto_status st = nk ? salto_bspline_init_knots(&nlp->spline, p->ncp, p->duration, knots)
                                    : salto_bspline_init(&nlp->spline, p->ncp, p->duration);
         salto_free(knots);
@@ -822,11 +865,6 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     if (!nlp->slice_t || !nlp->slice_ph) goto nomem;
     salto_problem_slices(p, nlp->slice_t, nlp->slice_ph);
 
-    // motions the problem names: the warm start and the reference of eq. 21
-    if (p->guess.type == SALTO_GUESS_MOTION) {
-        nlp->warm = load_motion_for(p, p->guess.motion, p->guess.loc, "warm-start", err);
-        if (!nlp->warm) goto fail;
-    }
     if (build_reference(nlp, err) != SALTO_OK) goto fail;
 
     // the contact places of the holds: variables after the control points
@@ -2282,6 +2320,14 @@ void salto_nlp_guess_from_motion(const salto_nlp* nlp, const salto_motion* mo, d
         int same = mo->ncp == nlp->ncp && mo->control && mo->knot;
         for (int a = 0; same && a < nlp->ncp + 4; a++) {
             same = fabs(mo->knot[a] - salto_bspline_knot(&nlp->spline, a)) <= 1e-12;
+        }
+        // or as many knots in every phase (durations changed, the layout kept)
+        if (!same && mo->ncp == nlp->ncp && mo->control && mo->knot && p->nphase > 1 &&
+            p->nphase <= 64 && !p->junction_c2) {
+            int c0[64], c1[64];
+            knots_per_phase(nlp, c1);
+            same = motion_knot_counts(mo, p->nphase, c0);
+            for (int i = 0; same && i < p->nphase; i++) same = c0[i] == c1[i];
         }
         if (same) {
             memcpy(x, mo->control, (size_t)nlp->ncpv * sizeof(double));

@@ -129,8 +129,8 @@ static int junction_knots(const salto_problem_desc* p) {
 // phase i gets floor(F d_i / T) of the F free knots, and the F - sum floor(...) phases with the
 // largest fractions one more each (ties to the earlier phase): phase i's rank among the
 // fractions decides, so nothing needs storing for any number of phases
-static int knot_count(const salto_problem_desc* p, int i) {
-    if (p->phase_knots) return p->phase_knots[i];
+static int knot_count(const salto_problem_desc* p, const int* given, int i) {
+    if (given) return given[i];
     const int F = p->ncp - 4 - junction_knots(p);
     SALTO_ASSERT(F >= 0);
     int floors = 0;
@@ -149,11 +149,18 @@ static int knot_count(const salto_problem_desc* p, int i) {
 
 void salto_problem_knot_counts(const salto_problem_desc* p, int* counts) {
     SALTO_ASSERT(p && p->nphase >= 1);
-    for (int i = 0; i < p->nphase; i++) counts[i] = p->nphase == 1 ? p->ncp - 4 : knot_count(p, i);
+    for (int i = 0; i < p->nphase; i++) {
+        counts[i] = p->nphase == 1 ? p->ncp - 4 : knot_count(p, p->phase_knots, i);
+    }
 }
 
 
 int salto_problem_knots(const salto_problem_desc* p, double* knots) {
+    return salto_problem_knots_from(p, p->phase_knots, knots);
+}
+
+
+int salto_problem_knots_from(const salto_problem_desc* p, const int* counts, double* knots) {
     SALTO_ASSERT(p && p->nphase >= 1);
     if (p->nphase == 1) return 0;
     const int K = p->ncp - 4, mult = p->junction_c2 ? 1 : 2;
@@ -163,7 +170,7 @@ int salto_problem_knots(const salto_problem_desc* p, double* knots) {
         if (i > 0) {
             for (int r = 0; r < mult; r++) knots[n++] = ph->start;
         }
-        const int got = knot_count(p, i);
+        const int got = knot_count(p, counts, i);
         for (int k = 1; k <= got; k++) knots[n++] = ph->start + ph->duration * k / (got + 1);
     }
     SALTO_ASSERT(n == K);

@@ -216,4 +216,8 @@ int salto_problem_knots(const salto_problem_desc* p, double* knots);
 // and the warm start can then take the control points as they are.
 void salto_problem_knot_counts(const salto_problem_desc* p, int* counts);
 
+// salto_problem_knots with the knots inside each phase given (counts, nphase, adding up to
+// what phase_knots must; NULL: as salto_problem_knots).
+int salto_problem_knots_from(const salto_problem_desc* p, const int* counts, double* knots);
+
 #endif
