@@ -236,6 +236,10 @@ if [ -n "$it0" ] && [ -n "$it1" ] && [ "$it1" -lt "$it0" ]; then ok; else fail "
 expect 2 "$salto" solve "$root/problems/highbar_dismount.yaml" -o "$tmp/dm2" \
     --set initial_guess.type=motion --set initial_guess.motion="$tmp/dm0/motion.json"
 grep_in "$tmp/err" "'rotation' is only allowed with type: interpolate"
+expect 2 "$salto" solve "$root/problems/highbar_dismount.yaml" -o "$tmp/dm2" --set "spline.phase_knots=[11, 8, 4]"
+grep_in "$tmp/err" "highbar_dismount.yaml:[0-9]+:[0-9]+: error: 'phase_knots' add up to 23"
+expect 2 "$salto" solve "$root/problems/highbar_dismount.yaml" -o "$tmp/dm2" --set "spline.phase_knots=[11, 8"
+grep_in "$tmp/err" "is not a YAML value"
 expect 2 "$salto" solve "$root/problems/highbar_dismount.yaml" -o "$tmp/dm2" --set phases=3
 grep_in "$tmp/err" "or the whole list to null"
 

@@ -677,6 +677,25 @@ START_TEST(overrides) {
         ck_assert_msg(strstr(e2.msg, bad[k].msg), "'%s': '%s' not in '%s'", bad[k].path,
                       bad[k].msg, e2.msg);
     }
+    // a list or map value (YAML flow), in place of a value or as a new key; placed where the
+    // value it replaced was
+    ck_assert_int_eq(salto_cfg_set(cfg, "spline.control_points", "[1, 2, 3]", &err), SALTO_OK);
+    const salto_cfg_node* l = salto_cfg_child(salto_cfg_child(salto_cfg_root(cfg), "spline"), "control_points");
+    ck_assert_int_eq(l->kind, SALTO_CFG_LIST);
+    ck_assert_int_eq(l->n, 3);
+    ck_assert_str_eq(l->child[2]->text, "3");
+    ck_assert_int_eq(l->loc.line, 4);
+    ck_assert_int_eq(l->child[1]->loc.line, 4);
+    ck_assert_ptr_eq(l->child[1]->parent, l);
+    ck_assert_int_eq(salto_cfg_set(cfg, "phases.flight", "{name: flight, duration: 0.7}", &err), SALTO_OK);
+    const salto_cfg_node* fl = salto_cfg_child(salto_cfg_root(cfg), "phases")->child[1];
+    ck_assert_int_eq(fl->kind, SALTO_CFG_MAP);
+    ck_assert_str_eq(salto_cfg_child(fl, "duration")->text, "0.7");
+    ck_assert_int_eq(salto_cfg_set(cfg, "solver.ipopt.extra", "{a: [1, 2]}", &err), SALTO_OK);
+    salto_error e4 = {0};
+    ck_assert_int_eq(salto_cfg_set(cfg, "spline.slices", "[1, 2", &e4), SALTO_ERR_INVALID);
+    ck_assert_msg(strstr(e4.msg, "is not a YAML value"), "%s", e4.msg);
+
     // a map or list set to null
     ck_assert_int_eq(salto_cfg_set(cfg, "spline", "null", &err), SALTO_OK);
     ck_assert(salto_cfg_is_null(salto_cfg_child(salto_cfg_root(cfg), "spline")));

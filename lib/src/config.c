@@ -839,6 +839,47 @@ static salto_cfg_node* list_pick(salto_cfg_node* list, const char* seg) {
 }
 
 
+// every node of a subtree placed at loc (the value an override replaced)
+static void relocate(salto_cfg_node* n, salto_src_loc loc) {
+    n->loc = loc;
+    if (n->key) n->key_loc = loc;
+    for (int i = 0; i < n->n; i++) relocate(n->child[i], loc);
+}
+
+
+// an override whose value is a YAML flow list or map ("[0, 0, 2.9]", "{type: none}"): parsed,
+// and put in the place of node n (which is freed), keeping its key and location
+static salto_status set_structured(salto_cfg* cfg, salto_cfg_node* n, const char* path,
+                                   const char* value, salto_error* err) {
+    (void)cfg;
+    salto_error perr = {0};
+    salto_cfg* tmp = salto_cfg_parse(value, strlen(value), "--set", &perr);
+    if (!tmp) {
+        if (perr.status == SALTO_ERR_NOMEM) return SALTO_FAIL(err, SALTO_ERR_NOMEM, n->loc, "out of memory");
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc, "override '%s': '%s' is not a YAML value: %s",
+                          path, value, perr.msg);
+    }
+    salto_cfg_node* r = tmp->root;
+    tmp->root = NULL;
+    salto_cfg_destroy(tmp);
+    salto_cfg_node* parent = (salto_cfg_node*)n->parent;
+    if (!r || !parent) { // an empty document, or the document itself (not reachable by a path)
+        node_free(r);
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc, "override '%s': no value in '%s'", path,
+                          value);
+    }
+    relocate(r, n->loc);
+    r->key = n->key;
+    r->key_loc = n->key_loc;
+    n->key = NULL;
+    r->parent = parent;
+    r->index = n->index;
+    parent->child[n->index] = r;
+    node_free(n);
+    return SALTO_OK;
+}
+
+
 salto_status salto_cfg_set(salto_cfg* cfg, const char* path, const char* value, salto_error* err) {
     const salto_src_loc none = salto_loc_none();
     if (!cfg || !cfg->root || !path || !value || !path[0]) {
@@ -879,8 +920,11 @@ salto_status salto_cfg_set(salto_cfg* cfg, const char* path, const char* value, 
                 salto_free(n->child);
                 n->child = ch;
                 n->child[n->n++] = c;
-                if (!dot) return SALTO_OK;
                 next = c;
+                if (!dot) {
+                    n = c;
+                    break; // the value is set below (a list or map value parsed there)
+                }
             }
         } else if (n->kind == SALTO_CFG_LIST) {
             next = list_pick(n, seg);
@@ -892,6 +936,7 @@ salto_status salto_cfg_set(salto_cfg* cfg, const char* path, const char* value, 
         }
         n = next;
     }
+    if (value[0] == '[' || value[0] == '{') return set_structured(cfg, n, path, value, err);
     const int to_null = strcmp(value, "null") == 0 || strcmp(value, "~") == 0 || value[0] == '\0';
     if (n->kind != SALTO_CFG_SCALAR && !to_null) {
         return SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc,

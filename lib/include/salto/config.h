@@ -122,8 +122,10 @@ void salto_cfg_name(const salto_cfg_node* n, char* buf, size_t size);
 // value, as if the file had said so: map keys, and in lists an index or the name of the
 // element whose "name" is it. Missing map keys are added (maps on the way). The value keeps
 // the location of the one it replaces (an added key: its map's), so that errors about it still
-// point into the file. A list or map can only be set to null ("null", "~" or ""), which
-// drops its contents. SALTO_ERR_INVALID when the path leads nowhere.
+// point into the file. A value in YAML flow style ("[1, 2]", "{a: 1}") is parsed and put in
+// the place (any kind of value); a list or map set to a single value must be set to null
+// ("null", "~" or ""), which drops its contents. SALTO_ERR_INVALID when the path leads
+// nowhere or the value does not parse.
 salto_status salto_cfg_set(salto_cfg* cfg, const char* path, const char* value, salto_error* err);
 
 #endif
