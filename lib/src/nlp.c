@@ -584,22 +584,9 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
         if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
         break;
     case SALTO_CON_BODY_STILL:
-        // the body's angular velocity (planar: about y only; a hold's: about dir, or about
-        // the two axes normal to it), each row a projection e . w
-        if (cd->proj == 1 && !planar) {
-            memcpy(b->e[0], cd->dir, sizeof b->e[0]);
-            b->comp[b->nrows++] = 0;
-        } else if (cd->proj == 2 && !planar) {
-            orthonormal(cd->dir, b->e[0], b->e[1]);
-            b->comp[b->nrows++] = 0;
-            b->comp[b->nrows++] = 1;
-        } else {
-            for (int k = 0; k < 3; k++) {
-                if (planar && k != 1) continue;
-                b->e[b->nrows][0] = b->e[b->nrows][1] = b->e[b->nrows][2] = 0.0;
-                b->e[b->nrows][k] = 1.0;
-                b->comp[b->nrows++] = k;
-            }
+        // the body's angular velocity (planar: about y only)
+        for (int k = 0; k < 3; k++) {
+            if (!planar || k == 1) b->comp[b->nrows++] = k;
         }
         if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
         break;
@@ -1678,7 +1665,7 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         // (the angular part of S_j x U, as for site_still)
         const int l = m->site_link[cd->site];
         const double* Vl = d->V + 6 * l;
-        for (int r = 0; r < b->nrows; r++) g[r] = salto_v3_dot(b->e[r], Vl);
+        for (int r = 0; r < b->nrows; r++) g[r] = Vl[b->comp[r]];
         if (!want_jac) break;
         for (int jj = 0; jj < nd; jj++) {
             const int j = dep[jj];
@@ -1688,8 +1675,8 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
             for (int k = 0; k < 6; k++) U[k] = Vl[k] - Vp[k];
             salto_sv_crossm(SU, S, U);
             for (int r = 0; r < b->nrows; r++) {
-                dq[r * nd + jj] = salto_v3_dot(b->e[r], SU);
-                dqd[r * nd + jj] = salto_v3_dot(b->e[r], S);
+                dq[r * nd + jj] = SU[b->comp[r]];
+                dqd[r * nd + jj] = S[b->comp[r]];
             }
         }
         break;
@@ -2512,9 +2499,7 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
         break;
     case SALTO_CON_BODY_STILL:
         snprintf(what, sizeof what, "'%s' turning about %s", m->site_name[cd->site],
-                 cd->proj == 1 && !nlp->planar   ? "the normal"
-                 : cd->proj == 2 && !nlp->planar ? (b->comp[k] ? "T_y" : "T_x")
-                                                 : axis[b->comp[k]]);
+                 axis[b->comp[k]]);
         break;
     case SALTO_CON_BODY_HEADING:
         snprintf(what, sizeof what, "'%s' heading from '%s' about the normal",

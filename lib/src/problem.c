@@ -1216,8 +1216,8 @@ static salto_status add_holds(reader* R) {
             // still at the phase's ends: the site, or for the second site on a body the body's
             // turning
             if (same_body > 1) continue;
-            // in 3-D on the ground the turning about the normal is also stopped at every knot
-            // (the sites on the plane leave it free): the ends then stop the rest of it
+            // in 3-D on the ground the sites on the plane leave the body free to turn about
+            // the normal: its heading is held too (below)
             const int yaw = same_body == 1 && ct->type == SALTO_CONTACT_GROUND &&
                             !salto_model_is_planar(m);
             c = &p->cons[p->ncon++];

@@ -89,8 +89,6 @@ typedef struct salto_constraint_desc {
     int at_knots;           // through a phase: 1 at the spline's knots in it rather than the
                             //   slices, 2 at its two ends only
     int skip_start;         //   and not at the phase's start (held there by the phase before)
-    int proj;               // body_still: 0 every component of the turning; 1 only about dir;
-                            //   2 only about the two axes normal to dir (holds in 3-D)
     int hold_phase;         // 0: written by the user; i + 1: added to hold phase i's contact
     salto_src_loc loc;      //   (loc is then the contact's)
 } salto_constraint_desc;
