@@ -309,7 +309,39 @@ static int held_on_ground(const salto_problem_desc* p, const salto_model* m, int
 }
 
 
+// The root's world translation: its DOFs at the head of the root chain that are prismatic
+// (before any revolute one, so that their axes are fixed in the world) into tdof, their world
+// axes (the chain's fixed rotations applied) into axes; returns how many (at most 3).
+static int root_translation(const salto_model* m, int tdof[3], double axes[3][3]) {
+    int nt = 0;
+    for (int j = 0; j < m->nv && j < m->nroot && nt < 3; j++) {
+        if (m->link_type[j] != SALTO_AXIS_PRISMATIC || m->link_parent[j] != j - 1) break;
+        double a[3];
+        memcpy(a, m->link_axis + 3 * j, sizeof a);
+        for (int k = j; k >= 0; k--) {
+            double b[3];
+            salto_m3_mul_v3(b, m->link_Rtree + 9 * k, a);
+            memcpy(a, b, sizeof a);
+        }
+        tdof[nt] = j;
+        memcpy(axes[nt], a, sizeof a);
+        nt++;
+    }
+    return nt;
+}
+
+
 // ---- the effective root ----
+
+// the phase with an effective root whose inside (its ends excluded) holds t; -1 for none
+static int er_phase_at(const salto_nlp* nlp, double t) {
+    const salto_problem_desc* p = nlp->p;
+    for (int k = 0; k < p->nphase; k++) {
+        const double t0 = p->phases[k].start, t1 = t0 + p->phases[k].duration;
+        if (t > t0 + 1e-12 && t < t1 - 1e-12) return nlp->er[k].site >= 0 ? k : -1;
+    }
+    return -1;
+}
 
 // the effective root of every held phase (eroot): the first held site, the root's translation
 // DOFs and the hold's rows; none where the root has no world-fixed translation to move (a
@@ -328,21 +360,7 @@ static void setup_eroots(salto_nlp* nlp) {
             if (cd->type == SALTO_CON_SITE_HOLD && cd->hold_phase == i + 1 && cd->site == ct->site[0]) c = k;
         }
         if (c < 0) continue;
-        // the translation: prismatic DOFs at the head of the root chain, axes fixed in the world
-        e->nt = 0;
-        for (int j = 0; j < m->nv && j < m->nroot && e->nt < 3; j++) {
-            if (m->link_type[j] != SALTO_AXIS_PRISMATIC || m->link_parent[j] != j - 1) break;
-            double a[3];
-            memcpy(a, m->link_axis + 3 * j, sizeof a);
-            for (int k = j; k >= 0; k--) {
-                double b[3];
-                salto_m3_mul_v3(b, m->link_Rtree + 9 * k, a);
-                memcpy(a, b, sizeof a);
-            }
-            e->tdof[e->nt] = j;
-            memcpy(e->a[e->nt], a, sizeof a);
-            e->nt++;
-        }
+        e->nt = root_translation(m, e->tdof, e->a);
         if (e->nt != (nlp->planar ? 2 : 3)) continue;
         double rows[3][3];
         int is_aux[3], naux = 0;
@@ -388,17 +406,13 @@ static salto_status assign_eroots(salto_nlp* nlp, builder* B) {
         const int* old = B->dep + b->dep0;
         int ph = -1;
         if (b->con < 0) {
-            ph = b->phase;
+            ph = nlp->er[b->phase].site >= 0 ? b->phase : -1;
         } else {
             const salto_constraint_desc* cd = &p->cons[b->con];
             if (cd->hold_phase == 0 && cd->type != SALTO_CON_POSE && cd->type != SALTO_CON_VELOCITY) {
-                for (int k = 0; k < p->nphase; k++) {
-                    const double t0 = p->phases[k].start, t1 = t0 + p->phases[k].duration;
-                    if (b->t > t0 + 1e-12 && b->t < t1 - 1e-12) ph = k;
-                }
+                ph = er_phase_at(nlp, b->t);
             }
         }
-        if (ph >= 0 && nlp->er[ph].site < 0) ph = -1;
         if (ph >= 0) {
             int reads = 0; // does the block read a translation DOF?
             for (int jj = 0; jj < b->ndep && !reads; jj++) {
@@ -1282,11 +1296,7 @@ static void state_raw(const salto_nlp* nlp, const double* x, double t, double* q
 void salto_nlp_state(const salto_nlp* nlp, const double* x, double t, double* q, double* qd,
                      double* qdd) {
     // strictly inside a phase with an effective root, its translation
-    int ph = -1;
-    for (int k = 0; k < nlp->p->nphase && nlp->er; k++) {
-        const double t0 = nlp->p->phases[k].start, t1 = t0 + nlp->p->phases[k].duration;
-        if (t > t0 + 1e-12 && t < t1 - 1e-12 && nlp->er[k].site >= 0) ph = k;
-    }
+    const int ph = nlp->er ? er_phase_at(nlp, t) : -1;
     if (ph < 0) {
         state_raw(nlp, x, t, q, qd, qdd);
         return;
@@ -2263,22 +2273,20 @@ static void init_places(const salto_nlp* nlp, double* x) {
 }
 
 
-// The root's vertical DOF: a prismatic DOF of the root chain (before any revolute one, so
-// that its axis is fixed in the world) along gravity; -1 if there is none.
-static int vertical_root_dof(const salto_model* m) {
+// The root's vertical DOF: the translation DOF along gravity, -1 if there is none; *sign is
+// +1 when its positive direction is up.
+static int vertical_root_dof(const salto_model* m, double* sign) {
     const double gn = salto_v3_norm(m->gravity);
     if (!(gn > 0.0)) return -1;
-    for (int j = 0; j < m->nv && j < m->nroot; j++) {
-        if (m->link_type[j] != SALTO_AXIS_PRISMATIC) break; // rotations follow: axes move
-        if (m->link_parent[j] != j - 1) break;
-        double a[3]; // the axis in the world: the chain's fixed rotations applied
-        memcpy(a, m->link_axis + 3 * j, sizeof a);
-        for (int i = j; i >= 0; i--) {
-            double b[3];
-            salto_m3_mul_v3(b, m->link_Rtree + 9 * i, a);
-            memcpy(a, b, sizeof a);
+    int tdof[3];
+    double axes[3][3];
+    const int nt = root_translation(m, tdof, axes);
+    for (int k = 0; k < nt; k++) {
+        const double c = salto_v3_dot(axes[k], m->gravity);
+        if (fabs(c) >= 0.999 * gn) {
+            *sign = c < 0 ? 1.0 : -1.0;
+            return tdof[k];
         }
-        if (fabs(salto_v3_dot(a, m->gravity)) >= 0.999 * gn) return j;
     }
     return -1;
 }
@@ -2394,18 +2402,8 @@ void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
         salto_nlp_guess_from_motion(nlp, nlp->warm, x);
         return;
     }
-    const int jz = gd->ballistic && p->physics ? vertical_root_dof(nlp->m) : -1;
-    double zsign = 0.0; // +1 when the DOF's positive direction is up
-    if (jz >= 0) {
-        double a[3];
-        memcpy(a, nlp->m->link_axis + 3 * jz, sizeof a);
-        for (int i = jz; i >= 0; i--) {
-            double b[3];
-            salto_m3_mul_v3(b, nlp->m->link_Rtree + 9 * i, a);
-            memcpy(a, b, sizeof a);
-        }
-        zsign = salto_v3_dot(a, nlp->m->gravity) < 0 ? 1.0 : -1.0;
-    }
+    double zsign = 0.0;
+    const int jz = gd->ballistic && p->physics ? vertical_root_dof(nlp->m, &zsign) : -1;
     for (int a = 0; a < nlp->ncp; a++) {
         const double t = salto_bspline_greville(&nlp->spline, a);
         for (int j = 0; j < nlp->nv; j++) {
