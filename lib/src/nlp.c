@@ -452,10 +452,11 @@ static salto_status assign_eroots(salto_nlp* nlp, builder* B) {
 
 // The state of phase ph's effective root in nlp->d: d->q, d->qd (and d->qdd at SALTO_FK_ACC)
 // hold the splines' values; the translation is replaced by the one that keeps the held site at
-// its place under x, and the site's Jacobian and derivatives are left in erJ, erDv (and
-// erDaq, erDaqd). The kinematics in d are then the new state's (at VEL; at ACC the caller's
-// dynamics recompute them).
-static void er_state(const salto_nlp* nlp, const double* x, int ph, salto_fk_level level) {
+// its place under x, and with derivs the site's Jacobian and derivatives are left in erJ, erDv
+// (and erDaq, erDaqd) for er_chain. The kinematics in d are then the new state's (at VEL; at
+// ACC the caller's dynamics recompute them).
+static void er_state(const salto_nlp* nlp, const double* x, int ph, salto_fk_level level,
+                     int derivs) {
     const eroot* e = &nlp->er[ph];
     const salto_model* m = nlp->m;
     salto_data* d = nlp->d;
@@ -468,11 +469,11 @@ static void er_state(const salto_nlp* nlp, const double* x, int ph, salto_fk_lev
     double g[3], gv[3], ga[3] = {0, 0, 0};
     salto_site_pos(m, d, e->site, g);
     salto_site_vel(m, d, e->site, gv);
-    salto_site_jac(m, d, e->site, nlp->erJ);
-    salto_site_vel_deriv(m, d, e->site, nlp->erDv);
-    if (level == SALTO_FK_ACC) {
-        salto_site_acc(m, d, e->site, ga);
-        salto_site_acc_deriv(m, d, e->site, nlp->erDaq, nlp->erDaqd);
+    if (level == SALTO_FK_ACC) salto_site_acc(m, d, e->site, ga);
+    if (derivs) {
+        salto_site_jac(m, d, e->site, nlp->erJ);
+        salto_site_vel_deriv(m, d, e->site, nlp->erDv);
+        if (level == SALTO_FK_ACC) salto_site_acc_deriv(m, d, e->site, nlp->erDaq, nlp->erDaqd);
     }
     for (int j = 0; j < e->nt; j++) {
         double P = 0.0;
@@ -1276,7 +1277,8 @@ void salto_nlp_jac_pattern(const salto_nlp* nlp, int* rows, int* cols) {
 
 // ---- state and kinematics at a time ----
 
-static void er_state(const salto_nlp* nlp, const double* x, int ph, salto_fk_level level);
+static void er_state(const salto_nlp* nlp, const double* x, int ph, salto_fk_level level,
+                     int derivs);
 
 
 // the splines' own state at t
@@ -1303,7 +1305,7 @@ void salto_nlp_state(const salto_nlp* nlp, const double* x, double t, double* q,
     }
     salto_data* d = nlp->d;
     state_raw(nlp, x, t, d->q, d->qd, d->qdd);
-    er_state(nlp, x, ph, qdd ? SALTO_FK_ACC : SALTO_FK_VEL);
+    er_state(nlp, x, ph, qdd ? SALTO_FK_ACC : SALTO_FK_VEL, 0);
     const size_t n = (size_t)nlp->nv * sizeof(double);
     if (q) memmove(q, d->q, n);
     if (qd) memmove(qd, d->qd, n);
@@ -1321,7 +1323,7 @@ static void kinematics_at(salto_nlp* nlp, const double* x, const block* b) {
         d->qd[j] = b->dN[0] * c[0] + b->dN[1] * c[1] + b->dN[2] * c[2] + b->dN[3] * c[3];
     }
     if (b->er >= 0) {
-        er_state(nlp, x, b->er, SALTO_FK_VEL);
+        er_state(nlp, x, b->er, SALTO_FK_VEL, 1);
     } else {
         salto_fk(nlp->m, d, SALTO_FK_VEL); // the inertias only where needed (com_sums)
     }
@@ -1456,7 +1458,7 @@ static void eval_physics(salto_nlp* nlp, const double* x, const block* b, double
         d->qd[j] = b->dN[0] * cp[0] + b->dN[1] * cp[1] + b->dN[2] * cp[2] + b->dN[3] * cp[3];
         d->qdd[j] = b->ddN[0] * cp[0] + b->ddN[1] * cp[1] + b->ddN[2] * cp[2] + b->ddN[3] * cp[3];
     }
-    if (b->er >= 0) er_state(nlp, x, b->er, SALTO_FK_ACC);
+    if (b->er >= 0) er_state(nlp, x, b->er, SALTO_FK_ACC, want_jac);
     double f0[6];
     if (want_jac) {
         const salto_jac_method how =
@@ -1619,30 +1621,19 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         break;
     }
     case SALTO_CON_SITE_STILL: {
-        // v = v_O + w x x; dv/dqd_j = J_j; dv/dq_j = [S_j x U]_lin + [S_j x U]_ang x x + w x J_j,
-        // with U = V_link - V_parent(j) (the subtree of j turns rigidly with S_j)
-        const int l = m->site_link[cd->site];
-        double xs[3], v[3];
-        salto_site_pos(m, d, cd->site, xs);
+        // v = J qd: dv/dqd = J, dv/dq by salto_site_vel_deriv
+        double v[3];
         salto_site_vel(m, d, cd->site, v);
         for (int r = 0; r < b->nrows; r++) g[r] = v[b->comp[r]];
         if (!want_jac) break;
-        const double* Vl = d->V + 6 * l;
-        for (int jj = 0; jj < nd; jj++) {
-            const int j = dep[jj];
-            const double* S = d->S + 6 * j;
-            const double* Vp = d->V + 6 * m->link_parent[j];
-            double U[6], SU[6], Jj[3], t1[3], t2[3];
-            for (int k = 0; k < 6; k++) U[k] = Vl[k] - Vp[k];
-            salto_sv_crossm(SU, S, U);
-            salto_v3_cross(Jj, S, xs);
-            Jj[0] += S[3], Jj[1] += S[4], Jj[2] += S[5];
-            salto_v3_cross(t1, SU, xs);
-            salto_v3_cross(t2, Vl, Jj);
-            for (int r = 0; r < b->nrows; r++) {
-                const int k = b->comp[r];
-                dq[r * nd + jj] = SU[3 + k] + t1[k] + t2[k];
-                dqd[r * nd + jj] = Jj[k];
+        const int nv = nlp->nv;
+        salto_site_jac(m, d, cd->site, nlp->J3);
+        salto_site_vel_deriv(m, d, cd->site, nlp->fq);
+        for (int r = 0; r < b->nrows; r++) {
+            const int k = b->comp[r];
+            for (int jj = 0; jj < nd; jj++) {
+                dq[r * nd + jj] = nlp->fq[k * nv + dep[jj]];
+                dqd[r * nd + jj] = nlp->J3[k * nv + dep[jj]];
             }
         }
         break;
