@@ -306,88 +306,79 @@ void salto_energy(const salto_model* m, const salto_data* d, double* kinetic,
 }
 
 
-void salto_site_acc_deriv(const salto_model* m, const salto_data* d, int site, double* dq,
-                          double* dqd) {
+// Perturbing q_k moves the subtree of k rigidly by the screw S_k, and with it the velocities
+// and accelerations relative to k's parent p; the parent's own motion is unchanged:
+//   dV_l/dq_k = S_k x (V_l - V_p)
+//   dA_l/dq_k = S_k x (A_l - A_p) + (V_p x S_k) x (V_l - V_p)
+//   dV_l/dqd_k = S_k,  dA_l/dqd_k = V_p x S_k + S_k x (V_l - V_p)
+// (x the spatial motion cross product; the last terms are the changed velocity products
+// V_i x S_i qd_i of the links between k and l). A site x on l has v = v_O + w x x and the
+// classical acceleration a = a_O + alpha x x + w x v; their derivatives follow by the product
+// rule, with dx/dq_k = J_k = S_k,ang x x + S_k,lin.
+void salto_site_motion_deriv(const salto_model* m, const salto_data* d, int site, double* dq_vel,
+                             double* dq_acc, double* dqd_acc) {
     const int nv = m->nv;
-    memset(dq, 0, 3 * (size_t)nv * sizeof(double));
-    memset(dqd, 0, 3 * (size_t)nv * sizeof(double));
+    if (dq_vel) memset(dq_vel, 0, 3 * (size_t)nv * sizeof(double));
+    if (dq_acc) memset(dq_acc, 0, 3 * (size_t)nv * sizeof(double));
+    if (dqd_acc) memset(dqd_acc, 0, 3 * (size_t)nv * sizeof(double));
     const int l = m->site_link[site];
     if (l < 0) return;
-    // Perturbing q_k moves the subtree of k rigidly by the screw S_k, and with it the velocities
-    // and accelerations relative to k's parent p; the parent's own motion is unchanged:
-    //   dV_l/dq_k = S_k x (V_l - V_p)
-    //   dA_l/dq_k = S_k x (A_l - A_p) + (V_p x S_k) x (V_l - V_p)
-    //   dV_l/dqd_k = S_k,  dA_l/dqd_k = V_p x S_k + S_k x (V_l - V_p)
-    // (x the spatial motion cross product; the last terms are the changed velocity products
-    // V_i x S_i qd_i of the links between k and l). The site's classical acceleration
-    // a = a_O + alpha x x + w x v, v = v_O + w x x, then follows by the product rule, with
-    // dx/dq_k = J_k = S_k,ang x x + S_k,lin.
     double x[3], v[3];
     salto_site_pos(m, d, site, x);
     salto_site_vel(m, d, site, v);
     const double* Vl = d->V + 6 * l;
     const double* Al = d->A + 6 * l;
-    const double* w = Vl;
-    const double* alpha = Al;
     static const double zero6[6] = {0, 0, 0, 0, 0, 0};
     for (int k = l; k >= 0; k = m->link_parent[k]) {
         const double* S = d->S + 6 * k;
         const int p = m->link_parent[k];
         const double* Vp = p >= 0 ? d->V + 6 * p : zero6;
-        double Ap[6] = {0, 0, 0, -m->gravity[0], -m->gravity[1], -m->gravity[2]}; // the base
-        if (p >= 0) memcpy(Ap, d->A + 6 * p, sizeof Ap);
-        double U[6], B[6], dV[6], dA[6], VpS[6], t6[6], dAd[6];
-        for (int i = 0; i < 6; i++) U[i] = Vl[i] - Vp[i], B[i] = Al[i] - Ap[i];
+        double U[6], dV[6], Jk[3], dv[3];
+        for (int i = 0; i < 6; i++) U[i] = Vl[i] - Vp[i];
         salto_sv_crossm(dV, S, U);
-        salto_sv_crossm(dA, S, B);
-        salto_sv_crossm(VpS, Vp, S);
-        salto_sv_crossm(t6, VpS, U);
-        for (int i = 0; i < 6; i++) dA[i] += t6[i];
-        salto_sv_crossm(dAd, S, U);
-        for (int i = 0; i < 6; i++) dAd[i] += VpS[i];
-        double Jk[3], dv[3], r[3];
         salto_v3_cross(Jk, S, x);
         for (int i = 0; i < 3; i++) Jk[i] += S[3 + i];
         // dv/dq_k = dV_lin + dV_ang x x + w x J_k
         salto_v3_cross(dv, dV, x);
-        salto_v3_cross_add(dv, w, Jk);
+        salto_v3_cross_add(dv, Vl, Jk);
         for (int i = 0; i < 3; i++) dv[i] += dV[3 + i];
+        if (dq_vel) {
+            for (int i = 0; i < 3; i++) dq_vel[i * nv + k] = dv[i];
+        }
+        if (!dq_acc && !dqd_acc) continue;
+        double Ap[6] = {0, 0, 0, -m->gravity[0], -m->gravity[1], -m->gravity[2]}; // the base
+        if (p >= 0) memcpy(Ap, d->A + 6 * p, sizeof Ap);
+        double B[6], dA[6], VpS[6], t6[6], dAd[6], r[3];
+        for (int i = 0; i < 6; i++) B[i] = Al[i] - Ap[i];
+        salto_sv_crossm(dA, S, B);
+        salto_sv_crossm(VpS, Vp, S);
+        salto_sv_crossm(t6, VpS, U);
+        for (int i = 0; i < 6; i++) dA[i] += t6[i], dAd[i] = dV[i] + VpS[i];
         // da/dq_k = dA_lin + dA_ang x x + alpha x J_k + dV_ang x v + w x dv
         salto_v3_cross(r, dA, x);
-        salto_v3_cross_add(r, alpha, Jk);
+        salto_v3_cross_add(r, Al, Jk);
         salto_v3_cross_add(r, dV, v);
-        salto_v3_cross_add(r, w, dv);
-        for (int i = 0; i < 3; i++) dq[i * nv + k] = r[i] + dA[3 + i];
+        salto_v3_cross_add(r, Vl, dv);
+        if (dq_acc) {
+            for (int i = 0; i < 3; i++) dq_acc[i * nv + k] = r[i] + dA[3 + i];
+        }
         // da/dqd_k = dAd_lin + dAd_ang x x + S_ang x v + w x J_k (dv/dqd_k = J_k)
         salto_v3_cross(r, dAd, x);
         salto_v3_cross_add(r, S, v);
-        salto_v3_cross_add(r, w, Jk);
-        for (int i = 0; i < 3; i++) dqd[i * nv + k] = r[i] + dAd[3 + i];
+        salto_v3_cross_add(r, Vl, Jk);
+        if (dqd_acc) {
+            for (int i = 0; i < 3; i++) dqd_acc[i * nv + k] = r[i] + dAd[3 + i];
+        }
     }
 }
 
 
 void salto_site_vel_deriv(const salto_model* m, const salto_data* d, int site, double* dq) {
-    const int nv = m->nv;
-    memset(dq, 0, 3 * (size_t)nv * sizeof(double));
-    const int l = m->site_link[site];
-    if (l < 0) return;
-    // v = v_O + w x x; dV_l/dq_k = S_k x (V_l - V_p), dx/dq_k = J_k (salto_site_acc_deriv)
-    double x[3];
-    salto_site_pos(m, d, site, x);
-    const double* Vl = d->V + 6 * l;
-    static const double zero6[6] = {0, 0, 0, 0, 0, 0};
-    for (int k = l; k >= 0; k = m->link_parent[k]) {
-        const double* S = d->S + 6 * k;
-        const int p = m->link_parent[k];
-        const double* Vp = p >= 0 ? d->V + 6 * p : zero6;
-        double U[6], dV[6], Jk[3], r[3];
-        for (int i = 0; i < 6; i++) U[i] = Vl[i] - Vp[i];
-        salto_sv_crossm(dV, S, U);
-        salto_v3_cross(Jk, S, x);
-        for (int i = 0; i < 3; i++) Jk[i] += S[3 + i];
-        salto_v3_cross(r, dV, x);
-        salto_v3_cross_add(r, Vl, Jk);
-        for (int i = 0; i < 3; i++) dq[i * nv + k] = r[i] + dV[3 + i];
-    }
+    salto_site_motion_deriv(m, d, site, dq, NULL, NULL);
+}
+
+
+void salto_site_acc_deriv(const salto_model* m, const salto_data* d, int site, double* dq,
+                          double* dqd) {
+    salto_site_motion_deriv(m, d, site, NULL, dq, dqd);
 }

@@ -472,8 +472,9 @@ static void er_state(const salto_nlp* nlp, const double* x, int ph, salto_fk_lev
     if (level == SALTO_FK_ACC) salto_site_acc(m, d, e->site, ga);
     if (derivs) {
         salto_site_jac(m, d, e->site, nlp->erJ);
-        salto_site_vel_deriv(m, d, e->site, nlp->erDv);
-        if (level == SALTO_FK_ACC) salto_site_acc_deriv(m, d, e->site, nlp->erDaq, nlp->erDaqd);
+        const int acc = level == SALTO_FK_ACC;
+        salto_site_motion_deriv(m, d, e->site, nlp->erDv, acc ? nlp->erDaq : NULL,
+                                acc ? nlp->erDaqd : NULL);
     }
     for (int j = 0; j < e->nt; j++) {
         double P = 0.0;

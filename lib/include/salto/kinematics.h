@@ -48,6 +48,11 @@ void salto_site_vel_deriv(const salto_model* m, const salto_data* d, int site, d
 void salto_site_acc_deriv(const salto_model* m, const salto_data* d, int site, double* dq,
                           double* dqd);
 
+// Both in one pass over the path: dv/dq, da/dq, da/dqd (each 3 x nv, any may be NULL), after
+// salto_fk(SALTO_FK_ACC) (SALTO_FK_VEL suffices for dv/dq alone).
+void salto_site_motion_deriv(const salto_model* m, const salto_data* d, int site, double* dv_dq,
+                             double* da_dq, double* da_dqd);
+
 // Centre of mass and its velocity, after salto_fk(SALTO_FK_VEL) and salto_link_inertias.
 void salto_com(const salto_model* m, const salto_data* d, double com[3], double comvel[3]);
 
