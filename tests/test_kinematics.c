@@ -17,8 +17,22 @@ static salto_model* m;
 static salto_data* d;
 
 
+static unsigned seed_of(int i) { return 3u * (unsigned)i + 11u; }
+
+
 static void setup_model(int i) {
-    salto_test_setup(i, 3u * (unsigned)i + 11u, MAXV, &m, &d);
+    salto_test_setup(i, seed_of(i), MAXV, &m, &d);
+}
+
+
+// a test model's random state, kept in q, qd, qdd (MAXV each); returns the DOF count
+static int setup_state(int i, double* q, double* qd, double* qdd) {
+    setup_model(i);
+    const int nv = m->nv;
+    memcpy(q, d->q, sizeof(double) * (size_t)nv);
+    memcpy(qd, d->qd, sizeof(double) * (size_t)nv);
+    memcpy(qdd, d->qdd, sizeof(double) * (size_t)nv);
+    return nv;
 }
 
 
@@ -41,15 +55,11 @@ static void state_at(const double* q, const double* qd, const double* qdd, int n
 
 // site Jacobian by central differences in q; velocity = J qd; acceleration = d/dt velocity
 START_TEST(site_derivatives) {
-    setup_model(_i);
-    const int nv = m->nv;
-    char ctx[96];
     double q[MAXV], qd[MAXV], qdd[MAXV];
-    memcpy(q, d->q, sizeof(double) * (size_t)nv);
-    memcpy(qd, d->qd, sizeof(double) * (size_t)nv);
-    memcpy(qdd, d->qdd, sizeof(double) * (size_t)nv);
+    const int nv = setup_state(_i, q, qd, qdd);
+    char ctx[96];
     for (int s = 0; s < m->nsite; s++) {
-        snprintf(ctx, sizeof ctx, "site %d model %d seed %d", s, _i % NMODEL, _i);
+        snprintf(ctx, sizeof ctx, "site %d model %d seed %u", s, _i % NMODEL, seed_of(_i));
         double J[3 * MAXV], Jfd[3 * MAXV], xp[3], xm[3];
         state_at(q, qd, qdd, nv, 0.0);
         salto_site_jac(m, d, s, J);
@@ -94,15 +104,11 @@ END_TEST
 // the site velocity's derivative in q and the site acceleration's in q and qd against central
 // differences of salto_site_vel and salto_site_acc, every site of every test model
 START_TEST(site_acceleration_derivatives) {
-    setup_model(_i);
-    const int nv = m->nv;
-    char ctx[96];
     double q[MAXV], qd[MAXV], qdd[MAXV];
-    memcpy(q, d->q, sizeof(double) * (size_t)nv);
-    memcpy(qd, d->qd, sizeof(double) * (size_t)nv);
-    memcpy(qdd, d->qdd, sizeof(double) * (size_t)nv);
+    const int nv = setup_state(_i, q, qd, qdd);
+    char ctx[96];
     for (int s = 0; s < m->nsite; s++) {
-        snprintf(ctx, sizeof ctx, "site %d model %d seed %d", s, _i % NMODEL, 3 * _i + 11);
+        snprintf(ctx, sizeof ctx, "site %d model %d seed %u", s, _i % NMODEL, seed_of(_i));
         double dq[3 * MAXV], dqd[3 * MAXV], fq[3 * MAXV], fqd[3 * MAXV], ap[3], am[3];
         double dv[3 * MAXV], fv[3 * MAXV];
         state_at(q, qd, qdd, nv, 0.0);
@@ -155,12 +161,8 @@ END_TEST
 
 // com velocity = d/dt com; linear momentum = mass x com velocity
 START_TEST(com_and_momentum) {
-    setup_model(_i);
-    const int nv = m->nv;
     double q[MAXV], qd[MAXV], qdd[MAXV];
-    memcpy(q, d->q, sizeof(double) * (size_t)nv);
-    memcpy(qd, d->qd, sizeof(double) * (size_t)nv);
-    memcpy(qdd, d->qdd, sizeof(double) * (size_t)nv);
+    const int nv = setup_state(_i, q, qd, qdd);
     double c[3], cv[3], cp[3], cm[3], cfd[3], h6[6];
     state_at(q, qd, qdd, nv, 0.0);
     salto_com(m, d, c, cv);
