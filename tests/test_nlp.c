@@ -454,6 +454,18 @@ static double peak_com_height(const salto_nlp* nlp, const salto_problem_desc* p,
 }
 
 
+// solves n1 from the warm start xw and from its initial guess (into xc): both must converge
+static void solve_warm_and_cold(salto_nlp* n1, double* xw, double* xc, salto_solve_result* rw,
+                                salto_solve_result* rc) {
+    salto_error err = {0};
+    salto_nlp_initial_guess(n1, xc);
+    ck_assert_int_eq(salto_solve(n1, xw, NULL, NULL, rw, &err), SALTO_OK);
+    ck_assert_int_eq(salto_solve(n1, xc, NULL, NULL, rc, &err), SALTO_OK);
+    ck_assert_msg(rw->converged && rc->converged, "warm %s, cold %s", rw->status_name,
+                  rc->status_name);
+}
+
+
 // the paper's high-bar dismount with physics: both flight times converge from the automatic
 // guess to a back somersault, and the longer flight peaks higher (Fang & Pollard, Figure 6)
 START_TEST(highbar_dismounts) {
@@ -530,11 +542,8 @@ START_TEST(highbar_dismounts) {
         }
         ck_assert_msg(dm < du, "mapped warm start: %g from the mapped times, %g from the "
                       "stretched ones", dm / 427, du / 427);
-        salto_nlp_initial_guess(n1, xc);
         salto_solve_result rw, rc;
-        ck_assert_int_eq(salto_solve(n1, xw, NULL, NULL, &rw, &err), SALTO_OK);
-        ck_assert_int_eq(salto_solve(n1, xc, NULL, NULL, &rc, &err), SALTO_OK);
-        ck_assert_msg(rw.converged && rc.converged, "warm %s, cold %s", rw.status_name, rc.status_name);
+        solve_warm_and_cold(n1, xw, xc, &rw, &rc);
         ck_assert_msg(rw.iterations < rc.iterations, "warm %d iterations, cold %d", rw.iterations,
                       rc.iterations);
         ck_assert_msg(rw.objective <= 1.01 * rc.objective, "warm objective %g, cold %g", rw.objective,
@@ -564,11 +573,8 @@ START_TEST(highbar_dismounts) {
         double* xc = malloc(sizeof(double) * (size_t)nx);
         salto_nlp_guess_from_solution(n1, n6, x6, xw);
         for (int i = 0; i < 7 * p1->ncp; i++) ck_assert_double_eq(xw[i], x6[i]);
-        salto_nlp_initial_guess(n1, xc);
         salto_solve_result rw, rc;
-        ck_assert_int_eq(salto_solve(n1, xw, NULL, NULL, &rw, &err), SALTO_OK);
-        ck_assert_int_eq(salto_solve(n1, xc, NULL, NULL, &rc, &err), SALTO_OK);
-        ck_assert_msg(rw.converged && rc.converged, "warm %s, cold %s", rw.status_name, rc.status_name);
+        solve_warm_and_cold(n1, xw, xc, &rw, &rc);
         ck_assert_msg(2 * rw.iterations < rc.iterations, "warm %d iterations, cold %d", rw.iterations,
                       rc.iterations);
         free(xw), free(xc);
