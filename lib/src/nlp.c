@@ -2298,37 +2298,42 @@ static double ballistic_lift(const salto_problem_desc* p, double t, double sign)
 }
 
 
+// a guess's control points kept inside the variable bounds, and the contact places where the
+// sites are at each phase's start
+static void finish_guess(const salto_nlp* nlp, double* x) {
+    for (int i = 0; i < nlp->ncpv; i++) x[i] = fmin(fmax(x[i], nlp->x_lo[i]), nlp->x_hi[i]);
+    init_places(nlp, x);
+}
+
+
 void salto_nlp_guess_from_motion(const salto_nlp* nlp, const salto_motion* mo, double* x) {
     const salto_problem_desc* p = nlp->p;
-    {
-        // the previous solution: its control points when the spline is the same (the same
-        // knots: phase durations move them), else its frames sampled at the Greville abscissae
-        // (played over this problem's duration)
-        int same = mo->ncp == nlp->ncp && mo->control && mo->knot;
-        for (int a = 0; same && a < nlp->ncp + 4; a++) {
-            same = fabs(mo->knot[a] - salto_bspline_knot(&nlp->spline, a)) <= 1e-12;
-        }
-        // or as many knots in every phase (durations changed, the layout kept)
-        if (!same && mo->ncp == nlp->ncp && mo->control && mo->knot && p->nphase > 1 &&
-            p->nphase <= 64 && !p->junction_c2) {
-            int c0[64], c1[64];
-            knots_per_phase(nlp, c1);
-            same = motion_knot_counts(mo, p->nphase, c0);
-            for (int i = 0; same && i < p->nphase; i++) same = c0[i] == c1[i];
-        }
-        if (same) {
-            memcpy(x, mo->control, (size_t)nlp->ncpv * sizeof(double));
-        } else {
-            double* q = nlp->J3; // scratch of 3 nv doubles
-            for (int a = 0; a < nlp->ncp; a++) {
-                const double t = salto_bspline_greville(&nlp->spline, a);
-                salto_motion_sample(mo, t * mo->duration / p->duration, q);
-                for (int j = 0; j < nlp->nv; j++) x[j * nlp->ncp + a] = q[j];
-            }
-        }
-        for (int i = 0; i < nlp->ncpv; i++) x[i] = fmin(fmax(x[i], nlp->x_lo[i]), nlp->x_hi[i]);
-        init_places(nlp, x);
+    // its control points when the spline is the same (the same knots: phase durations move
+    // them) or has as many knots in every phase (durations changed, the layout kept; up to 64
+    // phases), else its frames sampled at the Greville abscissae (played over this duration)
+    int same = mo->ncp == nlp->ncp && mo->control && mo->knot;
+    int exact = same;
+    for (int a = 0; exact && a < nlp->ncp + 4; a++) {
+        exact = fabs(mo->knot[a] - salto_bspline_knot(&nlp->spline, a)) <= 1e-12;
     }
+    if (same && !exact) {
+        int c0[64], c1[64];
+        same = p->nphase > 1 && p->nphase <= 64 && !p->junction_c2 &&
+               motion_knot_counts(mo, p->nphase, c0);
+        if (same) knots_per_phase(nlp, c1);
+        for (int i = 0; same && i < p->nphase; i++) same = c0[i] == c1[i];
+    }
+    if (same) {
+        memcpy(x, mo->control, (size_t)nlp->ncpv * sizeof(double));
+    } else {
+        double* q = nlp->J3; // scratch of 3 nv doubles
+        for (int a = 0; a < nlp->ncp; a++) {
+            const double t = salto_bspline_greville(&nlp->spline, a);
+            salto_motion_sample(mo, t * mo->duration / p->duration, q);
+            for (int j = 0; j < nlp->nv; j++) x[j * nlp->ncp + a] = q[j];
+        }
+    }
+    finish_guess(nlp, x);
 }
 
 
@@ -2382,8 +2387,7 @@ void salto_nlp_guess_from_solution(const salto_nlp* nlp, const salto_nlp* prev,
             for (int j = 0; j < nlp->nv; j++) x[j * nlp->ncp + a] = q[j];
         }
     }
-    for (int i = 0; i < nlp->ncpv; i++) x[i] = fmin(fmax(x[i], nlp->x_lo[i]), nlp->x_hi[i]);
-    init_places(nlp, x);
+    finish_guess(nlp, x);
 }
 
 
