@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cmds.h"
 #include "salto/aggregate.h"
@@ -482,12 +481,6 @@ typedef struct paper_run {
 } paper_run;
 
 
-static int cmp_double_p(const void* a, const void* b) {
-    const double x = *(const double*)a, y = *(const double*)b;
-    return (x > y) - (x < y);
-}
-
-
 static double peak_com(const salto_nlp* nlp, const salto_problem_desc* p, const double* x) {
     salto_data* d = salto_data_create(p->model);
     if (!d) return NAN;
@@ -506,10 +499,9 @@ static double peak_com(const salto_nlp* nlp, const salto_problem_desc* p, const 
 }
 
 
-// solves path (with overrides) reps times from its initial guess; keeps the last solution in
-// *xout (the caller frees it) when xout is not NULL
-static paper_run paper_solve(const char* path, int nset, const char* const* set, int reps,
-                             double** xout) {
+// solves path (with overrides) reps times from its initial guess: the median time, and the
+// last solve's figures
+static paper_run paper_solve(const char* path, int nset, const char* const* set, int reps) {
     paper_run r;
     memset(&r, 0, sizeof r);
     salto_problem_desc* p = NULL;
@@ -518,6 +510,7 @@ static paper_run paper_solve(const char* path, int nset, const char* const* set,
     const int nx = salto_nlp_nx(nlp);
     double* x = malloc(sizeof(double) * (size_t)nx);
     double times[64];
+    int done = 0;
     if (reps > 64) reps = 64;
     for (int k = 0; x && k < reps; k++) {
         salto_nlp_initial_guess(nlp, x);
@@ -527,7 +520,7 @@ static paper_run paper_solve(const char* path, int nset, const char* const* set,
             app_print_error(&err);
             break;
         }
-        times[k] = res.elapsed;
+        times[done++] = res.elapsed;
         r.ok = 1;
         r.converged = res.converged;
         snprintf(r.status, sizeof r.status, "%s", res.status_name);
@@ -535,8 +528,8 @@ static paper_run paper_solve(const char* path, int nset, const char* const* set,
         r.viol = res.max_violation;
     }
     if (r.ok) {
-        qsort(times, (size_t)reps, sizeof(double), cmp_double_p);
-        r.total = times[reps / 2];
+        qsort(times, (size_t)done, sizeof(double), cmp_double);
+        r.total = times[done / 2];
         r.drift = salto_nlp_contact_drift(nlp, x, 10, NULL, NULL, NULL);
         r.peak_com = peak_com(nlp, p, x);
         r.nv = p->model->nv;
@@ -544,11 +537,7 @@ static paper_run paper_solve(const char* path, int nset, const char* const* set,
         r.ng = salto_nlp_ng(nlp);
         r.nnz = salto_nlp_nnz_jac(nlp);
     }
-    if (xout && r.ok) {
-        *xout = x;
-    } else {
-        free(x);
-    }
+    free(x);
     salto_nlp_destroy(nlp);
     salto_problem_destroy(p);
     return r;
@@ -568,8 +557,9 @@ static void paper_row(const char* name, const char* hess, const paper_run* r) {
 
 
 // Figure 10: the constraint Jacobian by each derivative method at x, against the linear-time
-// method: mean relative error over the entries that matter, and the median time of one call
-static void fig10_row(const char* path, const char* method, const double* x, const double* ref,
+// method: mean relative error over the entries that matter, the median time of one call
+// (measure, batches of 20 ms), and the time per iteration of IPOPT's first 20 iterations
+static void fig10_row(const char* path, const char* method, double* x, const double* ref,
                       int nnz, int reps, double* out_err, double* out_us, double* out_iter_ms) {
     char opt[64];
     snprintf(opt, sizeof opt, "solver.derivatives=%s", method);
@@ -604,19 +594,8 @@ static void fig10_row(const char* path, const char* method, const double* x, con
             n++;
         }
         *out_err = n ? 100.0 * sum / n : 0.0;
-        double t[64];
-        if (reps > 64) reps = 64;
-        for (int k = 0; k < reps; k++) {
-            int calls = 0;
-            const double t0 = now_s();
-            do {
-                salto_nlp_eval_jac(nlp, x, J);
-                calls++;
-            } while (now_s() - t0 < 0.02);
-            t[k] = (now_s() - t0) / calls;
-        }
-        qsort(t, (size_t)reps, sizeof(double), cmp_double_p);
-        *out_us = t[reps / 2] * 1e6;
+        nlp_ctx c = {nlp, p->model, NULL, x, NULL, J, NULL, NULL, 0};
+        *out_us = measure(run_nlp_jac, &c, reps, 0.02).median_ns * 1e-3;
     }
     free(J);
     salto_nlp_destroy(nlp);
@@ -721,7 +700,7 @@ static int bench_paper(int argc, char** argv) {
             char hopt[64];
             snprintf(hopt, sizeof hopt, "solver.hessian=%s", hess[h]);
             const char* set[2] = {hopt, limit};
-            const paper_run r = paper_solve(path, 2, set, reps, NULL);
+            const paper_run r = paper_solve(path, 2, set, reps);
             paper_row(names[k], hess[h], &r);
             fflush(stdout);
             if (!r.ok) status = 1;
@@ -737,15 +716,14 @@ static int bench_paper(int argc, char** argv) {
                total_all[h]);
     }
 
-    // warm start: the dismount again after its flight is made 10% longer, from the solution
-    // of the original (each phase's time mapped onto the same phase)
+    // warm start: the dismount again after its flight is made 10% longer, on the first solve's
+    // knots per phase, from its solution's control points
     if (!only || strstr(only, "highbar_dismount")) {
         char path[4200], flight[64];
         snprintf(path, sizeof path, "%s/problems/highbar_dismount.yaml", root);
         snprintf(flight, sizeof flight, "phases.flight.duration=%.6g", 0.6 * 1.1);
         const char* set0[1] = {limit};
         const char* set1[2] = {limit, flight};
-        const int nset1 = 2;
         salto_problem_desc *p0 = NULL, *p1 = NULL;
         salto_nlp* n0 = app_load_nlp_set(path, 1, set0, &p0);
         salto_nlp* n1 = NULL;
@@ -753,7 +731,7 @@ static int bench_paper(int argc, char** argv) {
             // the re-solve keeps the first problem's knots per phase, so that the warm start
             // can take its control points as they are (salto_problem_knot_counts)
             salto_error e1 = {0};
-            p1 = salto_problem_load_set(path, nset1, set1, &e1);
+            p1 = salto_problem_load_set(path, 2, set1, &e1);
             if (p1 && p1->nphase == p0->nphase) {
                 p1->phase_knots = salto_malloc(sizeof(int) * (size_t)p1->nphase);
                 if (p1->phase_knots) salto_problem_knot_counts(p0, p1->phase_knots);
@@ -785,8 +763,8 @@ static int bench_paper(int argc, char** argv) {
                     itc = r1.iterations;
                     stc = r1.converged ? "converged" : "NOT converged";
                 }
-                qsort(t, (size_t)nr, sizeof(double), cmp_double_p);
-                qsort(tc, (size_t)nr, sizeof(double), cmp_double_p);
+                qsort(t, (size_t)nr, sizeof(double), cmp_double);
+                qsort(tc, (size_t)nr, sizeof(double), cmp_double);
                 printf("\nhighbar_dismount re-solved with its flight 10%% longer (0.66 s) on the first "
                        "solve's knots per phase, median of %d:\n", nr);
                 printf("  cold, from the initial guess:   %-13s %4d iterations %8.3f s\n", stc, itc, tc[nr / 2]);
@@ -801,7 +779,7 @@ static int bench_paper(int argc, char** argv) {
         salto_problem_destroy(p0), salto_problem_destroy(p1);
     }
 
-    // Figure 10 on the leap from peg to peg, at its initial guess and at its solution
+    // Figure 10 on the leap from peg to peg, at a point near its initial guess
     if (fig10) {
         char path[4200];
         snprintf(path, sizeof path, "%s/problems/leap_pegs.yaml", root);

@@ -28,7 +28,8 @@ static void help(void) {
            "  --quiet   no progress lines\n"
            "  --set PATH=VALUE\n"
            "            change one value of the problem file before reading it, by its dotted\n"
-           "            path (list elements by name or index; a missing last key is added):\n"
+           "            path (list elements by name or index; missing keys are added; a YAML\n"
+           "            flow value like [1, 2] replaces a list or map, null drops one):\n"
            "            --set phases.flight.duration=0.66 --set solver.hessian=limited-memory\n");
 }
 

@@ -849,9 +849,8 @@ static void relocate(salto_cfg_node* n, salto_src_loc loc) {
 
 // an override whose value is a YAML flow list or map ("[0, 0, 2.9]", "{type: none}"): parsed,
 // and put in the place of node n (which is freed), keeping its key and location
-static salto_status set_structured(salto_cfg* cfg, salto_cfg_node* n, const char* path,
-                                   const char* value, salto_error* err) {
-    (void)cfg;
+static salto_status set_structured(salto_cfg_node* n, const char* path, const char* value,
+                                   salto_error* err) {
     salto_error perr = {0};
     salto_cfg* tmp = salto_cfg_parse(value, strlen(value), "--set", &perr);
     if (!tmp) {
@@ -936,7 +935,7 @@ salto_status salto_cfg_set(salto_cfg* cfg, const char* path, const char* value, 
         }
         n = next;
     }
-    if (value[0] == '[' || value[0] == '{') return set_structured(cfg, n, path, value, err);
+    if (value[0] == '[' || value[0] == '{') return set_structured(n, path, value, err);
     const int to_null = strcmp(value, "null") == 0 || strcmp(value, "~") == 0 || value[0] == '\0';
     if (n->kind != SALTO_CFG_SCALAR && !to_null) {
         return SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc,
