@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cmds.h"
 #include "salto/motion.h"
@@ -79,21 +78,6 @@ static void report_violations(salto_nlp* nlp, const double* x, double tol) {
     }
     if (n > 10) fprintf(stderr, "  ... and %d more\n", n - 10);
     free(g), free(lo), free(hi), free(v);
-}
-
-
-// mkdir -p
-static int make_dirs(const char* path) {
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char* s = buf + 1; *s; s++) {
-        if (*s != '/') continue;
-        *s = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-        *s = '/';
-    }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-    return 0;
 }
 
 
@@ -209,7 +193,7 @@ int cmd_solve(int argc, char** argv) {
         if (!mo) {
             fprintf(stderr, "salto solve: out of memory\n");
             status = 1;
-        } else if (make_dirs(dir) != 0) {
+        } else if (app_make_dirs(dir) != 0) {
             fprintf(stderr, "salto solve: cannot create '%s': %s\n", dir, strerror(errno));
             status = 2;
         } else if (salto_motion_write_json(nlp, mo, &res, json, &err) != SALTO_OK ||

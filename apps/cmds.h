@@ -10,6 +10,7 @@ int cmd_dyn(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
 int cmd_gen(int argc, char** argv);
 int cmd_solve(int argc, char** argv);
+int cmd_validate(int argc, char** argv);
 
 // prints "file:line:col: error: ..." (and its note) to stderr
 void app_print_error(const salto_error* err);
@@ -21,6 +22,9 @@ struct salto_nlp* app_load_nlp(const char* path, struct salto_problem_desc** p);
 // the same with PATH=VALUE overrides (salto_problem_load_set)
 struct salto_nlp* app_load_nlp_set(const char* path, int nset, const char* const* set,
                                    struct salto_problem_desc** p);
+
+// mkdir -p: 0, or -1 with errno set
+int app_make_dirs(const char* path);
 
 // true if argv[i] is -h or --help
 int app_is_help(const char* arg);

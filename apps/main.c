@@ -1,6 +1,8 @@
 // main.c: the salto command, with git-style subcommands
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmds.h"
 
@@ -17,6 +19,7 @@ static const command commands[] = {
     {"check", cmd_check, "load a character file, check it and print its summary"},
     {"dyn", cmd_dyn, "evaluate f0, its Jacobian, inverse or forward dynamics on states read from stdin"},
     {"bench", cmd_bench, "run benchmarks and print timing tables"},
+    {"validate", cmd_validate, "check how physical a motion is, densely between the slices"},
     {"gen", cmd_gen, "generate characters (serial chains of N links)"},
 };
 
@@ -55,6 +58,19 @@ struct salto_nlp* app_load_nlp_set(const char* path, int nset, const char* const
         *p = NULL;
     }
     return nlp;
+}
+
+int app_make_dirs(const char* path) {
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char* s = buf + 1; *s; s++) {
+        if (*s != '/') continue;
+        *s = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+        *s = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+    return 0;
 }
 
 

@@ -14,6 +14,7 @@
 // outline of their projected corners. The contact sites of the phase active at a pose's
 // time are red dots, the bar of a bar phase a small dark disc at the bar point.
 #include "salto/motion.h"
+#include "draw_text.h"
 
 #include "salto/atomic.h"
 
@@ -310,7 +311,7 @@ static const char* glyph(int ch) {
 
 
 // text of height size px (digits), centred at u, baseline v
-static void centred_text(cairo_t* cr, const char* s, double size, double u, double v) {
+void salto_draw_text(cairo_t* cr, const char* s, double size, double u, double v) {
     const double unit = size / 6.0, advance = 6.0; // px per grid unit; units per character
     const double width = (advance * (double)strlen(s) - 2.0) * unit;
     cairo_set_line_width(cr, fmax(1.0, 0.14 * size));
@@ -381,11 +382,11 @@ static void draw_pose(const strip_pen* pen, const salto_problem_desc* p, const s
     char label[160];
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     snprintf(label, sizeof label, "t = %.2f s", t);
-    centred_text(cr, label, 11.0, pen->u0, image_height - label_height + 18.0);
+    salto_draw_text(cr, label, 11.0, pen->u0, image_height - label_height + 18.0);
     if (ph >= 0 && p->phases[ph].name) {
         snprintf(label, sizeof label, "%.30s", p->phases[ph].name);
         cairo_set_source_rgb(cr, 0.45, 0.45, 0.45);
-        centred_text(cr, label, 8.0, pen->u0, image_height - label_height + 34.0);
+        salto_draw_text(cr, label, 8.0, pen->u0, image_height - label_height + 34.0);
     }
 }
 

@@ -2,13 +2,14 @@
 #include "salto/motion.h"
 
 #include "salto/atomic.h"
+#include "json_out.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 // a JSON string literal (names and paths: escape quotes, backslashes and control characters)
-static void json_str(FILE* f, const char* s) {
+void salto_json_str(FILE* f, const char* s) {
     fputc('"', f);
     for (; s && *s; s++) {
         const unsigned char c = (unsigned char)*s;
@@ -41,7 +42,7 @@ static void csv_field(FILE* f, const char* s) {
 
 
 // a JSON number (non-finite values become null)
-static void json_num(FILE* f, double v) {
+void salto_json_num(FILE* f, double v) {
     if (isfinite(v)) {
         fprintf(f, "%.17g", v);
     } else {
@@ -61,25 +62,25 @@ salto_status salto_motion_write_json(const salto_nlp* nlp, const salto_motion* m
     FILE* f = a.f;
 
     fputs("{\n  \"format\": \"salto motion 1\",\n  \"problem\": ", f);
-    json_str(f, mo->problem);
+    salto_json_str(f, mo->problem);
     fputs(",\n  \"character\": ", f);
-    json_str(f, mo->character);
+    salto_json_str(f, mo->character);
     fputs(",\n  \"duration\": ", f);
-    json_num(f, mo->duration);
+    salto_json_num(f, mo->duration);
     fputs(",\n  \"phases\": [", f);
     for (int i = 0; i < p->nphase; i++) {
         fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-        json_str(f, p->phases[i].name);
+        salto_json_str(f, p->phases[i].name);
         fputs(", \"start\": ", f);
-        json_num(f, p->phases[i].start);
+        salto_json_num(f, p->phases[i].start);
         fputs(", \"duration\": ", f);
-        json_num(f, p->phases[i].duration);
+        salto_json_num(f, p->phases[i].duration);
         fprintf(f, ", \"contact\": \"%s\"}", salto_contact_name(p->phases[i].contact.type));
     }
     fputs("\n  ],\n  \"dofs\": [", f);
     for (int j = 0; j < nv; j++) {
         if (j) fputs(", ", f);
-        json_str(f, mo->dof_name[j]);
+        salto_json_str(f, mo->dof_name[j]);
     }
     fputs("]", f);
     if (mo->ncp > 0) {
@@ -88,7 +89,7 @@ salto_status salto_motion_write_json(const salto_nlp* nlp, const salto_motion* m
             fputs(",\n  \"knots\": [", f);
             for (int k = 0; k < mo->ncp + 4; k++) {
                 if (k) fputs(", ", f);
-                json_num(f, mo->knot[k]);
+                salto_json_num(f, mo->knot[k]);
             }
             fputc(']', f);
         }
@@ -97,40 +98,40 @@ salto_status salto_motion_write_json(const salto_nlp* nlp, const salto_motion* m
             fputs(j ? ",\n    [" : "\n    [", f);
             for (int k = 0; k < mo->ncp; k++) {
                 if (k) fputs(", ", f);
-                json_num(f, mo->control[j * mo->ncp + k]);
+                salto_json_num(f, mo->control[j * mo->ncp + k]);
             }
             fputc(']', f);
         }
         fputs("\n  ]", f);
     }
     fputs(",\n  \"frame_rate\": ", f);
-    json_num(f, mo->frame_rate);
+    salto_json_num(f, mo->frame_rate);
     fputs(",\n  \"frames\": [", f);
     for (int k = 0; k < mo->nframe; k++) {
         fputs(k ? ",\n    [" : "\n    [", f);
-        json_num(f, salto_motion_frame_time(mo, k));
+        salto_json_num(f, salto_motion_frame_time(mo, k));
         for (int j = 0; j < nv; j++) {
             fputs(", ", f);
-            json_num(f, mo->q[(size_t)k * (size_t)nv + (size_t)j]);
+            salto_json_num(f, mo->q[(size_t)k * (size_t)nv + (size_t)j]);
         }
         fputc(']', f);
     }
     fputs("\n  ]", f);
     if (result) {
         fprintf(f, ",\n  \"solver\": {\"status\": ");
-        json_str(f, result->status_name);
+        salto_json_str(f, result->status_name);
         fprintf(f, ", \"converged\": %s, \"iterations\": %d, \"objective\": ",
                 result->converged ? "true" : "false", result->iterations);
-        json_num(f, result->objective);
+        salto_json_num(f, result->objective);
         fputs(", \"time\": ", f);
-        json_num(f, result->elapsed);
+        salto_json_num(f, result->elapsed);
         fputs(", \"max_violation\": ", f);
-        json_num(f, result->max_violation);
+        salto_json_num(f, result->max_violation);
         if (result->worst_row >= 0) {
             char name[512];
             salto_nlp_row_name(nlp, result->worst_row, name, sizeof name);
             fputs(", \"worst_constraint\": ", f);
-            json_str(f, name);
+            salto_json_str(f, name);
         }
         fprintf(f, ", \"evaluations\": {\"f\": %d, \"g\": %d, \"jacobian\": %d}}",
                 result->n_eval_f, result->n_eval_g, result->n_eval_jac);

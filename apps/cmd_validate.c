@@ -1,0 +1,284 @@
+// cmd_validate.c: salto validate MOTION [--problem PROBLEM] [-o DIR]: how physical a motion is
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "salto/motion.h"
+#include "salto/nlp.h"
+#include "salto/validate.h"
+
+static void help(void) {
+    printf("usage: salto validate MOTION.json [--problem PROBLEM.yaml] [-o DIR] [--density N]\n"
+           "                      [--threshold CHECK=VALUE]... [--quiet]\n\n"
+           "Checks how physical a motion written by 'salto solve' is, densely between the\n"
+           "optimiser's slices: every phase is sampled at N samples per slice interval (default\n"
+           "10), f0 is computed there by inverse dynamics (RNEA's root wrench), and each check\n"
+           "reports its worst violation, where (phase and time) and its RMS:\n"
+           "  flight_force, flight_torque   f0 in flight (force; torque about the centre of mass)\n"
+           "  bar_torque                    torque about the bar axis beyond torque_max\n"
+           "  normal_force, friction, cop, twist   the ground contact's bounds (Fang & Pollard)\n"
+           "  slip                          held contact sites moving from their place\n"
+           "  penetration                   geometry below an above_ground plane\n"
+           "  joint_limits                  DOFs beyond their limits\n"
+           "Defaults (docs/validation.md): forces 2%% of the character's weight W, torques 2%%\n"
+           "of W x 1 m, slip 1 mm, penetration 5 mm, joint limits 1e-6.\n\n"
+           "Prints a table with pass or fail per check; writes DIR/validation.json (every check\n"
+           "and series) and DIR/residuals.png (violations against time, phases marked), each\n"
+           "atomically. Exit status: 0 when every check passes, 1 when one fails, 2 for bad\n"
+           "input.\n\n"
+           "  --problem P   the problem file (default: the one the motion names)\n"
+           "  -o DIR        where to write (default: the motion's folder)\n"
+           "  --density N   samples per slice interval (default 10)\n"
+           "  --threshold CHECK=VALUE   change one check's threshold (in its unit)\n"
+           "  --quiet       no table\n");
+}
+
+
+// the motion's folder ("." for a bare name)
+static void motion_dir(const char* path, char* out, size_t n) {
+    snprintf(out, n, "%s", path);
+    char* slash = strrchr(out, '/');
+    if (slash) {
+        *slash = '\0';
+    } else {
+        snprintf(out, n, ".");
+    }
+}
+
+
+// interior knots of the motion's spline strictly inside each phase (counts, nphase); 0 if the
+// motion's knots do not fit the problem's phases
+static int motion_knot_counts(const salto_motion* mo, const salto_problem_desc* p, int* counts) {
+    if (!mo->knot || mo->ncp < 4) return 0;
+    const double tol = 1e-9 * p->duration;
+    for (int i = 0; i < p->nphase; i++) counts[i] = 0;
+    for (int k = 4; k < mo->ncp; k++) {
+        const double u = mo->knot[k];
+        int placed = 0;
+        for (int i = 0; i < p->nphase && !placed; i++) {
+            const double a = p->phases[i].start, b = a + p->phases[i].duration;
+            if (u > a + tol && u < b - tol) counts[i]++, placed = 1;
+            if (fabs(u - a) <= tol || fabs(u - b) <= tol) placed = 1; // a phase boundary
+        }
+        if (!placed) return 0;
+    }
+    return 1;
+}
+
+
+// 1 if the problem's spline has the motion's knots
+static int same_knots(const salto_motion* mo, const salto_problem_desc* p) {
+    if (!mo->knot || mo->ncp != p->ncp) return 0;
+    double* knots = malloc((size_t)(p->ncp + 1) * sizeof(double));
+    if (!knots) return 0;
+    const int n = salto_problem_knots(p, knots);
+    const double tol = 1e-9 * p->duration;
+    int same = 1;
+    for (int k = 0; k < p->ncp - 4; k++) {
+        // a uniform spline (n == 0): knot k + 4 at (k + 1) T / (ncp - 3)
+        const double want = n ? knots[k] : (double)(k + 1) * p->duration / (double)(p->ncp - 3);
+        same &= fabs(mo->knot[k + 4] - want) <= tol;
+    }
+    free(knots);
+    return same;
+}
+
+
+static void print_table(const salto_problem_desc* p, const salto_validation* v) {
+    const salto_model* m = p->model;
+    printf("%-14s %-14s %12s %-6s %9s %12s %12s  %s\n", "phase", "check", "worst", "unit",
+           "at t (s)", "rms", "threshold", "result");
+    for (int c = 0; c < v->ncheck; c++) {
+        const salto_check* k = &v->check[c];
+        char where[160] = "";
+        if (k->worst_what >= 0 && k->worst > 0.0) {
+            const char* what = k->kind == SALTO_CHECK_SLIP          ? m->site_name[k->worst_what]
+                               : k->kind == SALTO_CHECK_PENETRATION ? m->body_name[m->geom_body[k->worst_what]]
+                                                                    : m->link_name[k->worst_what];
+            snprintf(where, sizeof where, " (%s)", what);
+        }
+        printf("%-14s %-14s %12.3e %-6s %9.4f %12.3e %12.3e  %s%s\n", p->phases[k->phase].name,
+               salto_check_name(k->kind), k->worst, salto_check_unit(k->kind), k->worst_time,
+               k->rms, k->threshold, k->pass ? "pass" : "FAIL", where);
+    }
+    int failed = 0;
+    for (int c = 0; c < v->ncheck; c++) failed += !v->check[c].pass;
+    printf("%d of %d checks pass at %d samples: %s\n", v->ncheck - failed, v->ncheck, v->nsample,
+           v->pass ? "the motion is physical within the thresholds" : "FAILED");
+}
+
+
+int cmd_validate(int argc, char** argv) {
+    const char* motion_path = NULL;
+    const char* problem_path = NULL;
+    const char* dir = NULL;
+    int quiet = 0;
+    salto_validate_opts opts;
+    salto_validate_opts_default(&opts);
+    for (int i = 1; i < argc; i++) {
+        if (app_is_help(argv[i])) {
+            help();
+            return 0;
+        } else if (strcmp(argv[i], "--problem") == 0 && i + 1 < argc) {
+            problem_path = argv[++i];
+        } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+            dir = argv[++i];
+        } else if (strcmp(argv[i], "--quiet") == 0) {
+            quiet = 1;
+        } else if (strcmp(argv[i], "--density") == 0 && i + 1 < argc) {
+            char* end = NULL;
+            const long n = strtol(argv[++i], &end, 10);
+            if (!end || *end || n < 1 || n > 10000) {
+                fprintf(stderr, "salto validate: --density needs an integer from 1 to 10000, not '%s'\n",
+                        argv[i]);
+                return 2;
+            }
+            opts.density = (int)n;
+        } else if (strcmp(argv[i], "--threshold") == 0 && i + 1 < argc) {
+            const char* arg = argv[++i];
+            const char* eq = strchr(arg, '=');
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : 0, arg);
+            const int kind = eq ? salto_check_parse(name) : -1;
+            char* end = NULL;
+            const double val = eq ? strtod(eq + 1, &end) : NAN;
+            if (kind < 0 || !end || *end || end == eq + 1 || !(val >= 0.0) || !isfinite(val)) {
+                fprintf(stderr,
+                        "salto validate: --threshold needs CHECK=VALUE with a known check and a "
+                        "value >= 0, not '%s' (checks: flight_force, flight_torque, bar_torque, "
+                        "normal_force, friction, cop, twist, slip, penetration, joint_limits)\n",
+                        arg);
+                return 2;
+            }
+            opts.threshold[kind] = val;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "salto validate: unknown or incomplete option '%s'\n", argv[i]);
+            return 2;
+        } else if (!motion_path) {
+            motion_path = argv[i];
+        } else {
+            fprintf(stderr, "salto validate: unexpected argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (!motion_path) {
+        fprintf(stderr, "usage: salto validate MOTION.json [--problem P] [-o DIR] (see 'salto "
+                        "validate --help')\n");
+        return 2;
+    }
+
+    salto_error err = {0};
+    salto_motion* mo = salto_motion_load_json(motion_path, &err);
+    if (!mo) {
+        app_print_error(&err);
+        return 2;
+    }
+    if (!problem_path) problem_path = mo->problem;
+    if (!problem_path || !*problem_path) {
+        fprintf(stderr, "%s: error: the motion names no problem file; give one with --problem\n",
+                motion_path);
+        salto_motion_destroy(mo);
+        return 2;
+    }
+    salto_problem_desc* p = NULL;
+    salto_nlp* nlp = app_load_nlp(problem_path, &p);
+    if (!nlp) {
+        salto_motion_destroy(mo);
+        return 2;
+    }
+    // the motion must be on the problem's character, DOF by DOF
+    int same = mo->nv == p->model->nv;
+    for (int j = 0; same && j < mo->nv; j++) same = strcmp(mo->dof_name[j], p->model->link_name[j]) == 0;
+    if (!same) {
+        fprintf(stderr, "%s: error: the motion's %d DOFs are not the %d DOFs of the character of "
+                        "'%s' (%s)\n",
+                motion_path, mo->nv, p->model->nv, problem_path, p->model->name);
+        goto bad;
+    }
+    if (mo->ncp == 0 || !mo->control) {
+        fprintf(stderr, "%s: error: the motion has no spline (control points and knots); salto "
+                        "validate reads motions written by salto solve\n",
+                motion_path);
+        goto bad;
+    }
+    // the problem's spline laid out as the motion's (a re-solve may have kept other knots)
+    if (!same_knots(mo, p)) {
+        int* counts = calloc((size_t)p->nphase, sizeof(int));
+        char** set = calloc(2, sizeof(char*));
+        char* buf = malloc(64 + 16 * (size_t)p->nphase);
+        char ncp[64];
+        int fits = counts && set && buf && motion_knot_counts(mo, p, counts);
+        if (fits) {
+            snprintf(ncp, sizeof ncp, "spline.control_points=%d", mo->ncp);
+            int at = snprintf(buf, 64, "spline.phase_knots=[");
+            for (int i = 0; i < p->nphase; i++) at += sprintf(buf + at, "%s%d", i ? ", " : "", counts[i]);
+            sprintf(buf + at, "]");
+            set[0] = ncp, set[1] = buf;
+            salto_nlp_destroy(nlp);
+            salto_problem_destroy(p);
+            nlp = app_load_nlp_set(problem_path, 2, (const char* const*)set, &p);
+            fits = nlp && same_knots(mo, p);
+        }
+        free(counts), free(set), free(buf);
+        if (!fits) {
+            if (nlp) {
+                fprintf(stderr, "%s: error: the motion's spline (%d control points) does not fit "
+                                "the phases of '%s'\n",
+                        motion_path, mo->ncp, problem_path);
+            }
+            goto bad;
+        }
+    }
+
+    {
+        const int nx = salto_nlp_nx(nlp);
+        double* x = malloc((size_t)nx * sizeof(double));
+        if (!x) {
+            fprintf(stderr, "salto validate: out of memory\n");
+            salto_nlp_destroy(nlp), salto_problem_destroy(p), salto_motion_destroy(mo);
+            return 1;
+        }
+        salto_nlp_guess_from_motion(nlp, mo, x); // the control points as they are
+        salto_validation v;
+        int status = 0;
+        if (salto_validate(nlp, x, &opts, &v, &err) != SALTO_OK) {
+            app_print_error(&err);
+            status = 1;
+        } else {
+            if (!quiet) print_table(p, &v);
+            char dirbuf[4096], json[4200], png[4200];
+            if (!dir) {
+                motion_dir(motion_path, dirbuf, sizeof dirbuf);
+                dir = dirbuf;
+            }
+            snprintf(json, sizeof json, "%s/validation.json", dir);
+            snprintf(png, sizeof png, "%s/residuals.png", dir);
+            if (app_make_dirs(dir) != 0) {
+                fprintf(stderr, "salto validate: cannot create '%s': %s\n", dir, strerror(errno));
+                status = 2;
+            } else if (salto_validation_write_json(nlp, &v, motion_path, json, &err) != SALTO_OK ||
+                       salto_validation_write_png(nlp, &v, png, &err) != SALTO_OK) {
+                app_print_error(&err);
+                status = 2;
+            } else {
+                if (!quiet) printf("wrote %s and %s\n", json, png);
+                status = v.pass ? 0 : 1;
+            }
+            salto_validation_free(&v);
+        }
+        free(x);
+        salto_nlp_destroy(nlp);
+        salto_problem_destroy(p);
+        salto_motion_destroy(mo);
+        return status;
+    }
+
+bad:
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+    salto_motion_destroy(mo);
+    return 2;
+}

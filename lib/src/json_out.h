@@ -1,0 +1,12 @@
+// json_out.h: JSON scalars for salto's writers (motion.c)
+#ifndef SALTO_JSON_OUT_H
+#define SALTO_JSON_OUT_H
+
+#include <stdio.h>
+
+// a JSON string literal: quotes, backslashes and control characters escaped
+void salto_json_str(FILE* f, const char* s);
+// a JSON number, shortest round-trip form (%.17g); non-finite values become null
+void salto_json_num(FILE* f, double v);
+
+#endif

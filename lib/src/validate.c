@@ -1,0 +1,376 @@
+// validate.c: dense physical checks of a motion (validate.h)
+//
+// Everything here is computed afresh from the state: f0 by RNEA's root wrench (salto_rnea),
+// not by the optimiser's linear-time recursion; the contact frame, the support centre and the
+// bounds from the problem's contact description, as Fang & Pollard state them (eqs. 1-9); the
+// geometry's lowest points from the model. Only the state itself comes from the NLP
+// (salto_nlp_state), so that the effective root's translation is the one the motion has.
+#include "salto/validate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "salto/atomic.h"
+#include "salto/data.h"
+#include "salto/dynamics.h"
+#include "salto/kinematics.h"
+#include "salto/spatial.h"
+
+static const char* const check_names[SALTO_CHECK_COUNT] = {
+    "flight_force", "flight_torque", "bar_torque", "normal_force", "friction",
+    "cop",          "twist",         "slip",       "penetration",  "joint_limits",
+};
+
+
+const char* salto_check_name(salto_check_kind k) {
+    return (int)k >= 0 && k < SALTO_CHECK_COUNT ? check_names[k] : "?";
+}
+
+
+int salto_check_parse(const char* name) {
+    for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
+        if (strcmp(name, check_names[k]) == 0) return k;
+    }
+    return -1;
+}
+
+
+const char* salto_check_unit(salto_check_kind k) {
+    switch (k) {
+    case SALTO_CHECK_FLIGHT_FORCE:
+    case SALTO_CHECK_NORMAL_FORCE:
+    case SALTO_CHECK_FRICTION: return "N";
+    case SALTO_CHECK_FLIGHT_TORQUE:
+    case SALTO_CHECK_BAR_TORQUE:
+    case SALTO_CHECK_COP:
+    case SALTO_CHECK_TWIST: return "N m";
+    case SALTO_CHECK_SLIP:
+    case SALTO_CHECK_PENETRATION: return "m";
+    case SALTO_CHECK_JOINT_LIMITS: return "rad/m";
+    default: return "";
+    }
+}
+
+
+void salto_validate_opts_default(salto_validate_opts* o) {
+    o->density = 10;
+    for (int k = 0; k < SALTO_CHECK_COUNT; k++) o->threshold[k] = -1.0;
+}
+
+
+static double weight(const salto_model* m) {
+    const double g = salto_v3_norm(m->gravity);
+    return m->mass * (g > 0.0 ? g : 9.81);
+}
+
+
+double salto_check_default_threshold(const salto_model* m, salto_check_kind k) {
+    switch (k) {
+    case SALTO_CHECK_FLIGHT_FORCE:
+    case SALTO_CHECK_NORMAL_FORCE:
+    case SALTO_CHECK_FRICTION: return 0.02 * weight(m);
+    case SALTO_CHECK_FLIGHT_TORQUE:
+    case SALTO_CHECK_BAR_TORQUE:
+    case SALTO_CHECK_COP:
+    case SALTO_CHECK_TWIST: return 0.02 * weight(m) * 1.0;
+    case SALTO_CHECK_SLIP: return 1e-3;
+    case SALTO_CHECK_PENETRATION: return 5e-3;
+    case SALTO_CHECK_JOINT_LIMITS: return 1e-6;
+    default: return 0.0;
+    }
+}
+
+
+void salto_validation_free(salto_validation* v) {
+    free(v->check);
+    free(v->t);
+    free(v->phase);
+    free(v->f0);
+    free(v->violation);
+    memset(v, 0, sizeof *v);
+}
+
+
+// the ground's tangents: in the x-z plane (planar) T_x = y x N, T_y = y; in 3-D T_x is world
+// x (or y, for a normal near x) made normal to N, T_y = N x T_x
+static void tangents(const double N[3], int planar, double Tx[3], double Ty[3]) {
+    if (planar) {
+        const double y[3] = {0, 1, 0};
+        salto_v3_cross(Tx, y, N);
+        memcpy(Ty, y, sizeof y);
+        return;
+    }
+    const double e[3] = {fabs(N[0]) < 0.9 ? 1.0 : 0.0, fabs(N[0]) < 0.9 ? 0.0 : 1.0, 0.0};
+    const double en = salto_v3_dot(e, N);
+    double n2 = 0.0;
+    for (int k = 0; k < 3; k++) Tx[k] = e[k] - en * N[k], n2 += Tx[k] * Tx[k];
+    for (int k = 0; k < 3; k++) Tx[k] /= sqrt(n2);
+    salto_v3_cross(Ty, N, Tx);
+}
+
+
+// the moment of the wrench (n, f) about point c along unit axis a: a . (n - c x f)
+static double moment_about(const double* n, const double* f, const double c[3], const double a[3]) {
+    double cf[3];
+    salto_v3_cross(cf, c, f);
+    return a[0] * (n[0] - cf[0]) + a[1] * (n[1] - cf[1]) + a[2] * (n[2] - cf[2]);
+}
+
+
+// the world position of geometry g's lowest point along -z and how far below `height` it is
+// (> 0: penetration)
+static double geom_depth(const salto_model* m, const salto_data* d, int g, double height) {
+    const int link = m->geom_link[g];
+    if (link < 0) return -INFINITY;
+    const double* gd = m->geom_data + 7 * g;
+    const double* R = d->R + 9 * link;
+    const double* p = d->p + 3 * link;
+    double lowest = INFINITY;
+    double pts[8][3];
+    int npt = 0;
+    double r = 0.0;
+    if (m->geom_shape[g] == SALTO_GEOM_CAPSULE) {
+        memcpy(pts[0], gd, sizeof pts[0]);
+        memcpy(pts[1], gd + 3, sizeof pts[1]);
+        npt = 2, r = gd[6];
+    } else if (m->geom_shape[g] == SALTO_GEOM_SPHERE) {
+        memcpy(pts[0], gd, sizeof pts[0]);
+        npt = 1, r = gd[6];
+    } else { // box: its eight corners
+        for (int k = 0; k < 8; k++) {
+            for (int a = 0; a < 3; a++) pts[k][a] = gd[a] + ((k >> a) & 1 ? gd[3 + a] : -gd[3 + a]);
+        }
+        npt = 8;
+    }
+    for (int k = 0; k < npt; k++) {
+        double w[3];
+        salto_m3_mul_v3(w, R, pts[k]);
+        const double z = w[2] + p[2] - r;
+        if (z < lowest) lowest = z;
+    }
+    return height - lowest;
+}
+
+
+// whether phase i holds a site of body on the ground (its sole is the contact, judged by slip)
+static int held_body(const salto_problem_desc* p, const salto_model* m, int i, int body) {
+    const salto_contact_desc* ct = &p->phases[i].contact;
+    if (ct->type != SALTO_CONTACT_GROUND) return 0;
+    for (int k = 0; k < ct->nsite; k++) {
+        if (m->site_body[ct->site[k]] == body) return 1;
+    }
+    return 0;
+}
+
+
+// the violations of every check at one sample of phase i (v: SALTO_CHECK_COUNT, NAN where
+// a check does not apply; what: the site, geometry or DOF at fault), from the kinematics and
+// f0 in d; start (3 per contact site) holds the sites' places at the phase's start
+static void sample_checks(const salto_problem_desc* p, const salto_data* d, int i,
+                          const double* start, double* v, int* what) {
+    const salto_model* m = p->model;
+    const salto_contact_desc* ct = &p->phases[i].contact;
+    const int planar = m->root_type == SALTO_ROOT_PLANAR;
+    const double* n = d->f0;
+    const double* f = d->f0 + 3;
+    for (int k = 0; k < SALTO_CHECK_COUNT; k++) v[k] = NAN, what[k] = -1;
+
+    if (ct->type == SALTO_CONTACT_NONE) {
+        double com[3], comv[3];
+        salto_com(m, d, com, comv);
+        double nc[3], cf[3];
+        salto_v3_cross(cf, com, f);
+        for (int k = 0; k < 3; k++) nc[k] = n[k] - cf[k];
+        v[SALTO_CHECK_FLIGHT_FORCE] = salto_v3_norm(f);
+        v[SALTO_CHECK_FLIGHT_TORQUE] = salto_v3_norm(nc);
+    } else if (ct->type == SALTO_CONTACT_BAR) {
+        const double tau = moment_about(n, f, ct->bar_point, ct->bar_axis);
+        v[SALTO_CHECK_BAR_TORQUE] = fmax(0.0, fabs(tau) - ct->torque_max);
+    } else {
+        const double* N = ct->normal;
+        double Tx[3], Ty[3], c[3] = {0, 0, 0};
+        tangents(N, planar, Tx, Ty);
+        for (int s = 0; s < ct->nsite; s++) {
+            double xs[3];
+            salto_site_pos(m, d, ct->site[s], xs);
+            for (int k = 0; k < 3; k++) c[k] += xs[k] / ct->nsite;
+        }
+        const double fN = salto_v3_dot(N, f);
+        const double ft2 = fmax(0.0, salto_v3_dot(f, f) - fN * fN);
+        v[SALTO_CHECK_NORMAL_FORCE] = fmax(fmax(-fN, fN - ct->force_max), 0.0);
+        v[SALTO_CHECK_FRICTION] = fmax(0.0, sqrt(ft2) - ct->friction * fmax(fN, 0.0));
+        // the centre of pressure inside the rectangle: |moment about T_x| <= half_y fN,
+        // |moment about T_y| <= half_x fN (in the plane: about y only)
+        const double mx = moment_about(n, f, c, Tx), my = moment_about(n, f, c, Ty);
+        const double cop_y = fabs(mx) - ct->support_half[1] * fN;
+        const double cop_x = fabs(my) - ct->support_half[0] * fN;
+        v[SALTO_CHECK_COP] = fmax(0.0, planar ? cop_x : fmax(cop_x, cop_y));
+        if (!planar) {
+            const double mz = moment_about(n, f, c, N);
+            v[SALTO_CHECK_TWIST] = fmax(0.0, fabs(mz) - ct->twist_max * fmax(fN, 0.0));
+        }
+    }
+
+    if (ct->type != SALTO_CONTACT_NONE && ct->hold) {
+        v[SALTO_CHECK_SLIP] = 0.0;
+        for (int s = 0; s < ct->nsite; s++) {
+            double xs[3];
+            salto_site_pos(m, d, ct->site[s], xs);
+            double dist2 = 0.0;
+            for (int k = 0; k < 3; k++) dist2 += (xs[k] - start[3 * s + k]) * (xs[k] - start[3 * s + k]);
+            if (sqrt(dist2) > v[SALTO_CHECK_SLIP] || what[SALTO_CHECK_SLIP] < 0) {
+                v[SALTO_CHECK_SLIP] = sqrt(dist2);
+                what[SALTO_CHECK_SLIP] = ct->site[s];
+            }
+        }
+    }
+
+    // the ground planes: every above_ground constraint's, and this phase's ground contact's
+    // (a horizontal one) for bodies it does not hold
+    int have_plane = 0;
+    double height = -INFINITY;
+    for (int c = 0; c < p->ncon; c++) {
+        if (p->cons[c].type != SALTO_CON_ABOVE_GROUND) continue;
+        height = have_plane ? fmax(height, p->cons[c].height) : p->cons[c].height;
+        have_plane = 1;
+    }
+    if (have_plane) {
+        v[SALTO_CHECK_PENETRATION] = 0.0;
+        for (int g = 0; g < m->ngeom; g++) {
+            if (held_body(p, m, i, m->geom_body[g])) continue;
+            const double depth = geom_depth(m, d, g, height);
+            if (depth > v[SALTO_CHECK_PENETRATION]) {
+                v[SALTO_CHECK_PENETRATION] = depth;
+                what[SALTO_CHECK_PENETRATION] = g;
+            }
+        }
+    }
+
+    int limited = 0;
+    double lim = 0.0;
+    for (int j = 0; j < m->nv; j++) {
+        if (!m->link_has_limits[j]) continue;
+        limited = 1;
+        const double e = fmax(m->link_limits[2 * j] - d->q[j], d->q[j] - m->link_limits[2 * j + 1]);
+        if (e > lim) lim = e, what[SALTO_CHECK_JOINT_LIMITS] = j;
+    }
+    if (limited) v[SALTO_CHECK_JOINT_LIMITS] = lim;
+}
+
+
+// slice intervals of each phase (salto_problem_slices: m_i + 1 slices per phase)
+static int phase_intervals(const salto_problem_desc* p, int i) {
+    const int ns = salto_problem_slices(p, NULL, NULL);
+    int* ph = malloc((size_t)(ns + 1) * sizeof(int));
+    if (!ph) return 1;
+    salto_problem_slices(p, NULL, ph);
+    int count = 0;
+    for (int k = 0; k < ns; k++) count += ph[k] == i;
+    free(ph);
+    return count > 1 ? count - 1 : 1;
+}
+
+
+salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validate_opts* opts,
+                            salto_validation* v, salto_error* err) {
+    memset(v, 0, sizeof *v);
+    const salto_problem_desc* p = salto_nlp_problem(nlp);
+    const salto_model* m = p->model;
+    const int density = opts && opts->density > 0 ? opts->density : 10;
+    const int nv = m->nv;
+
+    int* per = malloc((size_t)p->nphase * sizeof(int));
+    if (!per) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    int total = 0;
+    for (int i = 0; i < p->nphase; i++) {
+        per[i] = density * phase_intervals(p, i) + 1;
+        total += per[i];
+    }
+    v->nsample = total;
+    v->ncheck = 0;
+    v->t = malloc((size_t)total * sizeof(double));
+    v->phase = malloc((size_t)total * sizeof(int));
+    v->f0 = malloc((size_t)total * 6 * sizeof(double));
+    v->violation = malloc((size_t)total * SALTO_CHECK_COUNT * sizeof(double));
+    v->check = calloc((size_t)p->nphase * SALTO_CHECK_COUNT, sizeof(salto_check));
+    int* what = malloc((size_t)total * SALTO_CHECK_COUNT * sizeof(int));
+    salto_data* d = salto_data_create(m);
+    double* start = malloc(3 * 8 * sizeof(double));
+    if (!v->t || !v->phase || !v->f0 || !v->violation || !v->check || !what || !d || !start) {
+        free(per), free(what), free(start);
+        salto_data_destroy(d);
+        salto_validation_free(v);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
+
+    salto_status st = SALTO_OK;
+    int s = 0;
+    for (int i = 0; i < p->nphase && st == SALTO_OK; i++) {
+        const salto_phase_desc* ph = &p->phases[i];
+        const double eps = 1e-9 * ph->duration;
+        for (int k = 0; k < per[i]; k++, s++) {
+            double t = ph->start + ph->duration * (double)k / (double)(per[i] - 1);
+            if (k == 0) t += eps;
+            if (k == per[i] - 1) t -= eps;
+            v->t[s] = t;
+            v->phase[s] = i;
+            salto_nlp_state(nlp, x, t, d->q, d->qd, d->qdd);
+            salto_rnea(m, d, NULL); // the kinematics up to accelerations, and f0
+            salto_link_inertias(m, d);
+            int finite = 1;
+            for (int j = 0; j < nv; j++) finite &= isfinite(d->q[j]) && isfinite(d->qd[j]) && isfinite(d->qdd[j]);
+            for (int k6 = 0; k6 < 6; k6++) finite &= isfinite(d->f0[k6]);
+            if (!finite) {
+                st = SALTO_FAIL(err, SALTO_ERR_NUMERIC, salto_loc_none(),
+                                "the motion's state or force is not finite at t = %.4f s", t);
+                break;
+            }
+            memcpy(v->f0 + 6 * s, d->f0, sizeof(double) * 6);
+            if (k == 0) {
+                for (int c = 0; c < ph->contact.nsite && c < 8; c++) {
+                    salto_site_pos(m, d, ph->contact.site[c], start + 3 * c);
+                }
+            }
+            sample_checks(p, d, i, start, v->violation + SALTO_CHECK_COUNT * s,
+                          what + SALTO_CHECK_COUNT * s);
+        }
+    }
+
+    if (st == SALTO_OK) {
+        v->pass = 1;
+        s = 0;
+        for (int i = 0; i < p->nphase; i++) {
+            for (int kind = 0; kind < SALTO_CHECK_COUNT; kind++) {
+                salto_check c = {(salto_check_kind)kind, i, 0, 0.0, p->phases[i].start, -1, 0.0, 0.0, 1};
+                double sum2 = 0.0;
+                for (int k = 0; k < per[i]; k++) {
+                    const double e = v->violation[SALTO_CHECK_COUNT * (s + k) + kind];
+                    if (isnan(e)) continue;
+                    if (c.nsample == 0 || e > c.worst) {
+                        c.worst = e;
+                        c.worst_time = v->t[s + k];
+                        c.worst_what = what[SALTO_CHECK_COUNT * (s + k) + kind];
+                    }
+                    sum2 += e * e;
+                    c.nsample++;
+                }
+                if (c.nsample == 0) continue;
+                c.rms = sqrt(sum2 / c.nsample);
+                const double th = opts && opts->threshold[kind] >= 0.0
+                                      ? opts->threshold[kind]
+                                      : salto_check_default_threshold(m, (salto_check_kind)kind);
+                c.threshold = th;
+                c.pass = c.worst <= th;
+                v->pass &= c.pass;
+                v->check[v->ncheck++] = c;
+            }
+            s += per[i];
+        }
+    }
+    free(per), free(what), free(start);
+    salto_data_destroy(d);
+    if (st != SALTO_OK) salto_validation_free(v);
+    return st;
+}

@@ -1,0 +1,202 @@
+// validate_out.c: validation.json and residuals.png (validate.h), each written atomically
+#include "salto/validate.h"
+
+#include <cairo.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "draw_text.h"
+#include "json_out.h"
+#include "salto/atomic.h"
+
+salto_status salto_validation_write_json(const salto_nlp* nlp, const salto_validation* v,
+                                         const char* motion_path, const char* path,
+                                         salto_error* err) {
+    const salto_problem_desc* p = salto_nlp_problem(nlp);
+    const salto_model* m = p->model;
+    salto_atomic a;
+    salto_status s = salto_atomic_open(&a, path, 1, err);
+    if (s) return s;
+    FILE* f = a.f;
+    fputs("{\n  \"motion\": ", f);
+    salto_json_str(f, motion_path);
+    fputs(",\n  \"problem\": ", f);
+    salto_json_str(f, p->path);
+    fprintf(f, ",\n  \"pass\": %s,\n  \"phases\": [", v->pass ? "true" : "false");
+    for (int i = 0; i < p->nphase; i++) {
+        fputs(i ? ", " : "", f);
+        salto_json_str(f, p->phases[i].name);
+    }
+    fputs("],\n  \"checks\": [\n", f);
+    for (int c = 0; c < v->ncheck; c++) {
+        const salto_check* k = &v->check[c];
+        fputs("    {\"check\": ", f);
+        salto_json_str(f, salto_check_name(k->kind));
+        fputs(", \"phase\": ", f);
+        salto_json_str(f, p->phases[k->phase].name);
+        fputs(", \"unit\": ", f);
+        salto_json_str(f, salto_check_unit(k->kind));
+        fputs(", \"worst\": ", f);
+        salto_json_num(f, k->worst);
+        fputs(", \"time\": ", f);
+        salto_json_num(f, k->worst_time);
+        fputs(", \"rms\": ", f);
+        salto_json_num(f, k->rms);
+        fputs(", \"threshold\": ", f);
+        salto_json_num(f, k->threshold);
+        fprintf(f, ", \"samples\": %d, \"pass\": %s", k->nsample, k->pass ? "true" : "false");
+        if (k->worst_what >= 0) {
+            const char* what = k->kind == SALTO_CHECK_SLIP          ? m->site_name[k->worst_what]
+                               : k->kind == SALTO_CHECK_PENETRATION ? m->body_name[m->geom_body[k->worst_what]]
+                                                                    : m->link_name[k->worst_what];
+            fputs(", \"at\": ", f);
+            salto_json_str(f, what);
+        }
+        fprintf(f, "}%s\n", c + 1 < v->ncheck ? "," : "");
+    }
+    fputs("  ],\n  \"series\": {\n    \"t\": [", f);
+    for (int k = 0; k < v->nsample; k++) {
+        fputs(k ? ", " : "", f);
+        salto_json_num(f, v->t[k]);
+    }
+    fputs("],\n    \"phase\": [", f);
+    for (int k = 0; k < v->nsample; k++) fprintf(f, "%s%d", k ? ", " : "", v->phase[k]);
+    fputs("],\n    \"f0\": [", f);
+    for (int k = 0; k < v->nsample; k++) {
+        fputs(k ? ", [" : "[", f);
+        for (int c = 0; c < 6; c++) {
+            fputs(c ? ", " : "", f);
+            salto_json_num(f, v->f0[6 * k + c]);
+        }
+        fputs("]", f);
+    }
+    fputs("]", f);
+    for (int kind = 0; kind < SALTO_CHECK_COUNT; kind++) {
+        fputs(",\n    ", f);
+        salto_json_str(f, salto_check_name((salto_check_kind)kind));
+        fputs(": [", f);
+        for (int k = 0; k < v->nsample; k++) {
+            fputs(k ? ", " : "", f);
+            salto_json_num(f, v->violation[SALTO_CHECK_COUNT * k + kind]); // NAN: null
+        }
+        fputs("]", f);
+    }
+    fputs("\n  }\n}\n", f);
+    return salto_atomic_commit(&a, err);
+}
+
+
+// ---- residuals.png ----
+//
+// One panel per check that applies somewhere: its violation against time on a log scale
+// from threshold / 1e4 to the larger of 10 thresholds and the worst value, the threshold as a
+// red line, the phases as alternating bands named at the top; zero violations sit on the
+// panel's floor.
+
+enum { png_width = 1000, panel_h = 110, top_h = 24, left_w = 150, right_w = 20 };
+
+salto_status salto_validation_write_png(const salto_nlp* nlp, const salto_validation* v,
+                                        const char* path, salto_error* err) {
+    const salto_problem_desc* p = salto_nlp_problem(nlp);
+    int kinds[SALTO_CHECK_COUNT], nk = 0;
+    double worst[SALTO_CHECK_COUNT], thr[SALTO_CHECK_COUNT];
+    for (int kind = 0; kind < SALTO_CHECK_COUNT; kind++) {
+        int used = 0;
+        worst[kind] = 0.0, thr[kind] = 0.0;
+        for (int c = 0; c < v->ncheck; c++) {
+            if (v->check[c].kind != (salto_check_kind)kind) continue;
+            used = 1;
+            worst[kind] = fmax(worst[kind], v->check[c].worst);
+            thr[kind] = v->check[c].threshold;
+        }
+        if (used) kinds[nk++] = kind;
+    }
+    const int H = top_h + panel_h * (nk > 0 ? nk : 1) + 10;
+    cairo_surface_t* surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, png_width, H);
+    cairo_t* cr = cairo_create(surf);
+    if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
+        cairo_destroy(cr);
+        cairo_surface_destroy(surf);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "cannot create an image for '%s'",
+                          path);
+    }
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    const double T = p->duration > 0 ? p->duration : 1.0;
+    const double x0 = left_w, x1 = png_width - right_w;
+#define U(t) (x0 + (x1 - x0) * (t) / T)
+    // phase bands and names
+    for (int i = 0; i < p->nphase; i++) {
+        const double u0 = U(p->phases[i].start), u1 = U(p->phases[i].start + p->phases[i].duration);
+        const double shade = i % 2 ? 0.93 : 0.97;
+        cairo_set_source_rgb(cr, shade, shade, shade);
+        cairo_rectangle(cr, u0, top_h, u1 - u0, H - top_h - 10);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+        salto_draw_text(cr, p->phases[i].name, 10.0, 0.5 * (u0 + u1), top_h - 8);
+    }
+    for (int q = 0; q < nk; q++) {
+        const int kind = kinds[q];
+        const double top = top_h + q * panel_h + 8, bottom = top_h + (q + 1) * panel_h - 8;
+        const double th = thr[kind] > 0 ? thr[kind] : 1e-12;
+        const double lo = log10(th) - 4.0, hi = fmax(log10(th) + 1.0, log10(fmax(worst[kind], 1e-300)) + 0.2);
+#define V(e) (bottom - (bottom - top) * (fmin(fmax(log10(fmax((e), 1e-300)), lo), hi) - lo) / (hi - lo))
+        cairo_set_source_rgb(cr, 0.5, 0.5, 0.5);
+        cairo_set_line_width(cr, 1.0);
+        cairo_rectangle(cr, x0, top, x1 - x0, bottom - top);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0.85, 0.1, 0.1);
+        cairo_move_to(cr, x0, V(th));
+        cairo_line_to(cr, x1, V(th));
+        cairo_stroke(cr);
+        // the series, broken where the check does not apply or the phase changes
+        cairo_set_source_rgb(cr, 0.1, 0.25, 0.65);
+        cairo_set_line_width(cr, 1.5);
+        int pen = 0;
+        for (int k = 0; k < v->nsample; k++) {
+            const double e = v->violation[SALTO_CHECK_COUNT * k + kind];
+            if (isnan(e) || (k > 0 && v->phase[k] != v->phase[k - 1])) {
+                if (pen) cairo_stroke(cr);
+                pen = 0;
+                if (isnan(e)) continue;
+            }
+            if (pen) {
+                cairo_line_to(cr, U(v->t[k]), V(e));
+            } else {
+                cairo_move_to(cr, U(v->t[k]), V(e));
+                pen = 1;
+            }
+        }
+        if (pen) cairo_stroke(cr);
+#undef V
+        char label[64];
+        cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+        snprintf(label, sizeof label, "%s", salto_check_name((salto_check_kind)kind));
+        salto_draw_text(cr, label, 10.0, 0.5 * left_w, top + 20);
+        snprintf(label, sizeof label, "(%s)", salto_check_unit((salto_check_kind)kind));
+        salto_draw_text(cr, label, 9.0, 0.5 * left_w, top + 36);
+        snprintf(label, sizeof label, "max %.2g", worst[kind]);
+        salto_draw_text(cr, label, 9.0, 0.5 * left_w, top + 56);
+        cairo_set_source_rgb(cr, 0.85, 0.1, 0.1);
+        snprintf(label, sizeof label, "limit %.2g", thr[kind]);
+        salto_draw_text(cr, label, 9.0, 0.5 * left_w, top + 74);
+    }
+#undef U
+
+    salto_atomic a;
+    salto_status s = salto_atomic_open(&a, path, 0, err);
+    cairo_surface_flush(surf);
+    cairo_status_t cs = cairo_status(cr);
+    if (!s && cs == CAIRO_STATUS_SUCCESS) cs = cairo_surface_write_to_png(surf, a.tmp);
+    cairo_destroy(cr);
+    cairo_surface_destroy(surf);
+    if (s) return s;
+    if (cs != CAIRO_STATUS_SUCCESS) {
+        s = SALTO_FAIL(err, SALTO_ERR_IO, salto_loc_none(), "cannot write '%s': %s", a.tmp,
+                       cairo_status_to_string(cs));
+        salto_atomic_abort(&a);
+        return s;
+    }
+    return salto_atomic_commit(&a, err);
+}
