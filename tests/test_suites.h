@@ -17,5 +17,6 @@ Suite* bspline_suite(void);
 Suite* nlp_suite(void);
 Suite* motion_suite(void);
 Suite* output_suite(void);
+Suite* validate_suite(void);
 
 #endif
