@@ -41,7 +41,7 @@ grep_in "$tmp/out" "check"
 expect 2 "$salto" frobnicate
 grep_in "$tmp/err" "not a salto command"
 expect 0 "$salto" --version
-for cmd in check dyn bench gen solve; do
+for cmd in check dyn bench gen solve validate; do
     expect 0 "$salto" $cmd --help
     grep_in "$tmp/out" "usage: salto $cmd"
 done
@@ -242,6 +242,45 @@ expect 2 "$salto" solve "$root/problems/highbar_dismount.yaml" -o "$tmp/dm2" --s
 grep_in "$tmp/err" "is not a YAML value"
 expect 2 "$salto" solve "$root/problems/highbar_dismount.yaml" -o "$tmp/dm2" --set phases=3
 grep_in "$tmp/err" "or the whole list to null"
+
+# ---- validate ----
+# the solved dismount, judged with every threshold huge (passes: 0) and with slip at 0 (the
+# hands move by a fraction of a millimetre between knots: fails, 1); table, JSON and picture
+all_huge=""
+for c in flight_force flight_torque bar_torque normal_force friction cop twist slip penetration joint_limits; do
+    all_huge="$all_huge --threshold $c=1e12"
+done
+expect 0 "$salto" validate "$tmp/dm0/motion.json" -o "$tmp/val" $all_huge
+grep_in "$tmp/out" "^phase +check +worst"
+grep_in "$tmp/out" "^flight +flight_force"
+grep_in "$tmp/out" "checks pass at [0-9]+ samples: the motion is physical"
+grep_in "$tmp/val/validation.json" '"pass": true'
+grep_in "$tmp/val/validation.json" '"check": "bar_torque", "phase": "swing"'
+if head -c 8 "$tmp/val/residuals.png" | od -An -c | grep -q "P   N   G"; then ok; else fail "residuals.png is not a PNG"; fi
+if [ ! -e "$tmp/val/validation.json.tmp" ] && [ ! -e "$tmp/val/residuals.png.tmp" ]; then ok; else fail "temporary file left behind"; fi
+expect 1 "$salto" validate "$tmp/dm0/motion.json" -o "$tmp/val2" $all_huge --threshold slip=0
+grep_in "$tmp/out" "^swing +slip .*FAIL \(hands\)"
+grep_in "$tmp/val2/validation.json" '"pass": false'
+# by default next to the motion; --quiet prints nothing
+expect 0 "$salto" validate "$tmp/dm0/motion.json" $all_huge --quiet
+if [ ! -s "$tmp/out" ] && [ -s "$tmp/dm0/validation.json" ]; then ok; else fail "validate --quiet or its default folder"; fi
+expect 0 "$salto" validate --help
+grep_in "$tmp/out" "usage: salto validate"
+# bad input: exit 2 and a message naming what is wrong
+expect 2 "$salto" validate
+expect 2 "$salto" validate "$tmp/no_such_motion.json"
+grep_in "$tmp/err" "no_such_motion.json"
+expect 2 "$salto" validate "$tmp/dm0/motion.json" --threshold slip
+grep_in "$tmp/err" "--threshold needs CHECK=VALUE"
+expect 2 "$salto" validate "$tmp/dm0/motion.json" --threshold slipp=1
+expect 2 "$salto" validate "$tmp/dm0/motion.json" --threshold slip=-1
+expect 2 "$salto" validate "$tmp/dm0/motion.json" --density 0
+expect 2 "$salto" validate "$tmp/dm0/motion.json" --problem "$root/problems/monkey_bars.yaml" -o "$tmp/val3"
+grep_in "$tmp/err" "the motion's 7 DOFs are not the 22 DOFs"
+sed "s|\"problem\": \"[^\"]*\"|\"problem\": \"$tmp/gone.yaml\"|" "$tmp/dm0/motion.json" >"$tmp/moved.json"
+expect 2 "$salto" validate "$tmp/moved.json" -o "$tmp/val4"
+grep_in "$tmp/err" "gone.yaml"
+if [ ! -e "$tmp/val3" ] && [ ! -e "$tmp/val4" ]; then ok; else fail "bad input wrote output"; fi
 
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
