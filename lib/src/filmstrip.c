@@ -14,7 +14,7 @@
 // outline of their projected corners. The contact sites of the phase active at a pose's
 // time are red dots, the bar of a bar phase a small dark disc at the bar point.
 #include "salto/motion.h"
-#include "draw_text.h"
+#include "draw.h"
 
 #include "salto/atomic.h"
 
@@ -484,6 +484,12 @@ salto_status salto_motion_write_filmstrip(const salto_problem_desc* p, const sal
     salto_data_destroy(d);
     salto_free(xmid);
 
+    return salto_write_png(surf, cr, path, err);
+}
+
+
+salto_status salto_write_png(cairo_surface_t* surf, cairo_t* cr, const char* path,
+                             salto_error* err) {
     // PATH.tmp written by cairo, then renamed
     salto_atomic a;
     salto_status s = salto_atomic_open(&a, path, 0, err);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "draw_text.h"
+#include "draw.h"
 #include "json_out.h"
 #include "salto/atomic.h"
 
@@ -184,19 +184,5 @@ salto_status salto_validation_write_png(const salto_nlp* nlp, const salto_valida
     }
 #undef U
 
-    salto_atomic a;
-    salto_status s = salto_atomic_open(&a, path, 0, err);
-    cairo_surface_flush(surf);
-    cairo_status_t cs = cairo_status(cr);
-    if (!s && cs == CAIRO_STATUS_SUCCESS) cs = cairo_surface_write_to_png(surf, a.tmp);
-    cairo_destroy(cr);
-    cairo_surface_destroy(surf);
-    if (s) return s;
-    if (cs != CAIRO_STATUS_SUCCESS) {
-        s = SALTO_FAIL(err, SALTO_ERR_IO, salto_loc_none(), "cannot write '%s': %s", a.tmp,
-                       cairo_status_to_string(cs));
-        salto_atomic_abort(&a);
-        return s;
-    }
-    return salto_atomic_commit(&a, err);
+    return salto_write_png(surf, cr, path, err);
 }

@@ -1,0 +1,19 @@
+// draw.h: what salto's pictures share (filmstrip.c): labels in a built-in stroke font (no
+// dependence on installed fonts; fontconfig is never loaded) and the atomic PNG writer
+#ifndef SALTO_DRAW_H
+#define SALTO_DRAW_H
+
+#include <cairo.h>
+
+#include "salto/base.h"
+
+// text of height size px (digits and ascenders), centred at u, baseline v, in the current
+// source colour; upper case is drawn as lower case, characters without a glyph as spaces
+void salto_draw_text(cairo_t* cr, const char* s, double size, double u, double v);
+
+// Writes the surface to PATH.tmp and renames it over PATH (nothing is left behind on
+// failure: SALTO_ERR_IO with err filled). Destroys cr and surf either way.
+salto_status salto_write_png(cairo_surface_t* surf, cairo_t* cr, const char* path,
+                             salto_error* err);
+
+#endif
