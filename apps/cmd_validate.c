@@ -18,13 +18,16 @@ static void help(void) {
            "10), f0 is computed there by inverse dynamics (RNEA's root wrench), and each check\n"
            "reports its worst violation, where (phase and time) and its RMS:\n"
            "  flight_force, flight_torque   f0 in flight (force; torque about the centre of mass)\n"
+           "  ballistic, spin               in flight, the centre of mass off its take-off parabola,\n"
+           "                                the angular momentum about it changed since take-off\n"
            "  bar_torque                    torque about the bar axis beyond torque_max\n"
            "  normal_force, friction, cop, twist   the ground contact's bounds (Fang & Pollard)\n"
            "  slip                          held contact sites moving from their place\n"
            "  penetration                   geometry below an above_ground plane\n"
            "  joint_limits                  DOFs beyond their limits\n"
            "Defaults (docs/validation.md): forces 2%% of the character's weight W, torques 2%%\n"
-           "of W x 1 m, slip 1 mm, penetration 5 mm, joint limits 1e-6.\n\n"
+           "of W x 1 m, the parabola 1 cm, angular momentum 0.2%% of W x 1 m s, slip 1 mm,\n"
+           "penetration 5 mm, joint limits 1e-6.\n\n"
            "Prints a table with pass or fail per check; writes DIR/validation.json (every check\n"
            "and series) and DIR/residuals.png (violations against time, phases marked), each\n"
            "atomically. Exit status: 0 when every check passes, 1 when one fails, 2 for bad\n"
@@ -148,7 +151,7 @@ int cmd_validate(int argc, char** argv) {
             if (kind < 0 || !end || *end || end == eq + 1 || !(val >= 0.0) || !isfinite(val)) {
                 fprintf(stderr,
                         "salto validate: --threshold needs CHECK=VALUE with a known check and a "
-                        "value >= 0, not '%s' (checks: flight_force, flight_torque, bar_torque, "
+                        "value >= 0, not '%s' (checks: flight_force, flight_torque, ballistic, spin, bar_torque, "
                         "normal_force, friction, cop, twist, slip, penetration, joint_limits)\n",
                         arg);
                 return 2;

@@ -166,6 +166,8 @@ START_TEST(test_rigid_flight_passes) {
     ck_assert_msg(v.pass, "a rigid body on a parabola fails validation");
     ck_assert_double_lt(find(&v, SALTO_CHECK_FLIGHT_FORCE, 0)->worst, 1e-9 * W);
     ck_assert_double_lt(find(&v, SALTO_CHECK_FLIGHT_TORQUE, 0)->worst, 1e-9 * W);
+    ck_assert_double_lt(find(&v, SALTO_CHECK_BALLISTIC, 0)->worst, 1e-12);
+    ck_assert_double_lt(find(&v, SALTO_CHECK_SPIN, 0)->worst, 1e-9 * W);
     ck_assert_int_eq(find(&v, SALTO_CHECK_FLIGHT_FORCE, 0)->nsample, 10 * 11 + 1);
     salto_validation_free(&v);
     close_problem(&f);
@@ -182,6 +184,12 @@ START_TEST(test_perturbed_flight_fails_there) {
     ck_assert(!v.pass);
     const salto_check* c = find(&v, SALTO_CHECK_FLIGHT_FORCE, 0);
     ck_assert(!c->pass);
+    // the centre of mass leaves its parabola, but not before the perturbation starts
+    const salto_check* b = find(&v, SALTO_CHECK_BALLISTIC, 0);
+    ck_assert(!b->pass);
+    for (int s = 0; s < v.nsample && v.t[s] < knot(ncp, T, a) - 1e-9; s++) {
+        ck_assert_double_lt(v.violation[SALTO_CHECK_COUNT * s + SALTO_CHECK_BALLISTIC], 1e-12);
+    }
     // the perturbed control point moves the motion on its support only: knots a .. a + 4
     ck_assert_msg(c->worst_time > knot(ncp, T, a) && c->worst_time < knot(ncp, T, a + 4),
                   "worst at t = %.4f, outside [%.4f, %.4f]", c->worst_time, knot(ncp, T, a),

@@ -19,8 +19,8 @@
 #include "salto/spatial.h"
 
 static const char* const check_names[SALTO_CHECK_COUNT] = {
-    "flight_force", "flight_torque", "bar_torque", "normal_force", "friction",
-    "cop",          "twist",         "slip",       "penetration",  "joint_limits",
+    "flight_force", "flight_torque", "ballistic", "spin",        "bar_torque", "normal_force",
+    "friction",     "cop",           "twist",     "slip",        "penetration", "joint_limits",
 };
 
 
@@ -46,6 +46,8 @@ const char* salto_check_unit(salto_check_kind k) {
     case SALTO_CHECK_BAR_TORQUE:
     case SALTO_CHECK_COP:
     case SALTO_CHECK_TWIST: return "N m";
+    case SALTO_CHECK_SPIN: return "N m s";
+    case SALTO_CHECK_BALLISTIC:
     case SALTO_CHECK_SLIP:
     case SALTO_CHECK_PENETRATION: return "m";
     case SALTO_CHECK_JOINT_LIMITS: return "rad/m";
@@ -75,6 +77,8 @@ double salto_check_default_threshold(const salto_model* m, salto_check_kind k) {
     case SALTO_CHECK_BAR_TORQUE:
     case SALTO_CHECK_COP:
     case SALTO_CHECK_TWIST: return 0.02 * weight(m) * 1.0;
+    case SALTO_CHECK_BALLISTIC: return 1e-2;
+    case SALTO_CHECK_SPIN: return 0.002 * weight(m) * 1.0 * 1.0;
     case SALTO_CHECK_SLIP: return 1e-3;
     case SALTO_CHECK_PENETRATION: return 5e-3;
     case SALTO_CHECK_JOINT_LIMITS: return 1e-6;
@@ -165,11 +169,31 @@ static int held_body(const salto_problem_desc* p, const salto_model* m, int i, i
 }
 
 
-// the violations of every check at one sample of phase i (v: SALTO_CHECK_COUNT, NAN where
-// a check does not apply; what: the site, geometry or DOF at fault), from the kinematics and
-// f0 in d; start (3 per contact site) holds the sites' places at the phase's start
-static void sample_checks(const salto_problem_desc* p, const salto_data* d, int i,
-                          const double* start, double* v, int* what) {
+// what a phase's start fixes: the contact sites' places; in flight, the take-off's time, centre
+// of mass, its velocity and the angular momentum about it
+typedef struct phase_ref {
+    double site[8][3];
+    double t0, c0[3], v0[3], L0[3];
+} phase_ref;
+
+
+// the centre of mass c, its velocity cv and the angular momentum about it L, after salto_rnea
+// and salto_link_inertias
+static void com_state(const salto_model* m, const salto_data* d, double c[3], double cv[3],
+                      double L[3]) {
+    double h[6], cp[3];
+    salto_com(m, d, c, cv);
+    salto_momentum(m, d, h);
+    salto_v3_cross(cp, c, h + 3);
+    for (int k = 0; k < 3; k++) L[k] = h[k] - cp[k];
+}
+
+
+// the violations of every check at one sample of phase i at time t (v: SALTO_CHECK_COUNT,
+// NAN where a check does not apply; what: the site, geometry or DOF at fault), from the
+// kinematics and f0 in d and the phase's start in ref
+static void sample_checks(const salto_problem_desc* p, const salto_data* d, int i, double t,
+                          const phase_ref* ref, double* v, int* what) {
     const salto_model* m = p->model;
     const salto_contact_desc* ct = &p->phases[i].contact;
     const int planar = m->root_type == SALTO_ROOT_PLANAR;
@@ -185,6 +209,16 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
         for (int k = 0; k < 3; k++) nc[k] = n[k] - cf[k];
         v[SALTO_CHECK_FLIGHT_FORCE] = salto_v3_norm(f);
         v[SALTO_CHECK_FLIGHT_TORQUE] = salto_v3_norm(nc);
+        // the take-off's parabola and angular momentum
+        double c[3], cv[3], L[3], e[3], dl[3];
+        com_state(m, d, c, cv, L);
+        const double tau = t - ref->t0;
+        for (int k = 0; k < 3; k++) {
+            e[k] = c[k] - (ref->c0[k] + ref->v0[k] * tau + 0.5 * m->gravity[k] * tau * tau);
+            dl[k] = L[k] - ref->L0[k];
+        }
+        v[SALTO_CHECK_BALLISTIC] = salto_v3_norm(e);
+        v[SALTO_CHECK_SPIN] = salto_v3_norm(dl);
     } else if (ct->type == SALTO_CONTACT_BAR) {
         const double tau = moment_about(n, f, ct->bar_point, ct->bar_axis);
         v[SALTO_CHECK_BAR_TORQUE] = fmax(0.0, fabs(tau) - ct->torque_max);
@@ -219,7 +253,7 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
             double xs[3];
             salto_site_pos(m, d, ct->site[s], xs);
             double dist2 = 0.0;
-            for (int k = 0; k < 3; k++) dist2 += (xs[k] - start[3 * s + k]) * (xs[k] - start[3 * s + k]);
+            for (int k = 0; k < 3; k++) dist2 += (xs[k] - ref->site[s][k]) * (xs[k] - ref->site[s][k]);
             if (sqrt(dist2) > v[SALTO_CHECK_SLIP] || what[SALTO_CHECK_SLIP] < 0) {
                 v[SALTO_CHECK_SLIP] = sqrt(dist2);
                 what[SALTO_CHECK_SLIP] = ct->site[s];
@@ -297,9 +331,9 @@ salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validat
     v->check = calloc((size_t)p->nphase * SALTO_CHECK_COUNT, sizeof(salto_check));
     int* what = malloc((size_t)total * SALTO_CHECK_COUNT * sizeof(int));
     salto_data* d = salto_data_create(m);
-    double* start = malloc(3 * 8 * sizeof(double));
-    if (!v->t || !v->phase || !v->f0 || !v->violation || !v->check || !what || !d || !start) {
-        free(per), free(what), free(start);
+    phase_ref* ref = malloc(sizeof *ref);
+    if (!v->t || !v->phase || !v->f0 || !v->violation || !v->check || !what || !d || !ref) {
+        free(per), free(what), free(ref);
         salto_data_destroy(d);
         salto_validation_free(v);
         return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
@@ -330,10 +364,12 @@ salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validat
             memcpy(v->f0 + 6 * s, d->f0, sizeof(double) * 6);
             if (k == 0) {
                 for (int c = 0; c < ph->contact.nsite && c < 8; c++) {
-                    salto_site_pos(m, d, ph->contact.site[c], start + 3 * c);
+                    salto_site_pos(m, d, ph->contact.site[c], ref->site[c]);
                 }
+                ref->t0 = t;
+                com_state(m, d, ref->c0, ref->v0, ref->L0);
             }
-            sample_checks(p, d, i, start, v->violation + SALTO_CHECK_COUNT * s,
+            sample_checks(p, d, i, t, ref, v->violation + SALTO_CHECK_COUNT * s,
                           what + SALTO_CHECK_COUNT * s);
         }
     }
@@ -369,7 +405,7 @@ salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validat
             s += per[i];
         }
     }
-    free(per), free(what), free(start);
+    free(per), free(what), free(ref);
     salto_data_destroy(d);
     if (st != SALTO_OK) salto_validation_free(v);
     return st;

@@ -15,6 +15,10 @@
 typedef enum salto_check_kind {
     SALTO_CHECK_FLIGHT_FORCE = 0, // flight: |force| of f0, N
     SALTO_CHECK_FLIGHT_TORQUE,    // flight: |torque of f0 about the centre of mass|, N m
+    SALTO_CHECK_BALLISTIC,        // flight: the centre of mass's distance from the parabola
+                                  //   under gravity from its place and velocity at take-off, m
+    SALTO_CHECK_SPIN,             // flight: change of the angular momentum about the centre of
+                                  //   mass since take-off, N m s
     SALTO_CHECK_BAR_TORQUE,       // bar: |torque about the bar axis| beyond torque_max, N m
     SALTO_CHECK_NORMAL_FORCE,     // ground: normal force below 0 or above force_max, N
     SALTO_CHECK_FRICTION,         // ground: tangential force beyond mu times the normal, N
@@ -29,11 +33,11 @@ typedef enum salto_check_kind {
     SALTO_CHECK_COUNT
 } salto_check_kind;
 
-// "flight_force", "flight_torque", "bar_torque", "normal_force", "friction", "cop", "twist",
+// "flight_force", "flight_torque", "ballistic", "spin", "bar_torque", "normal_force", "friction", "cop", "twist",
 // "slip", "penetration", "joint_limits"; and back (-1 for an unknown name)
 const char* salto_check_name(salto_check_kind k);
 int salto_check_parse(const char* name);
-// "N", "N m", "m", "rad/m"
+// "N", "N m", "N m s", "m", "rad/m"
 const char* salto_check_unit(salto_check_kind k);
 
 typedef struct salto_validate_opts {
@@ -44,8 +48,8 @@ typedef struct salto_validate_opts {
 // density 10 and default thresholds (every threshold -1)
 void salto_validate_opts_default(salto_validate_opts* o);
 // The default threshold of a check for a model (docs/validation.md): forces 2% of the
-// character's weight W, torques 2% of W times 1 m, slip 1 mm, penetration 5 mm, joint limits
-// 1e-6 (rad or m)
+// character's weight W, torques 2% of W times 1 m, the ballistic path 1 cm, angular momentum
+// 0.2% of W times 1 m s, slip 1 mm, penetration 5 mm, joint limits 1e-6 (rad or m)
 double salto_check_default_threshold(const salto_model* m, salto_check_kind k);
 
 // One check over one phase.
