@@ -41,44 +41,6 @@ enum {
 
 // ---- sampling and geometry in the world ----
 
-// x = R a + p
-static void to_world(double x[3], const double* R, const double* p, const double a[3]) {
-    salto_m3_mul_v3(x, R, a);
-    x[0] += p[0], x[1] += p[1], x[2] += p[2];
-}
-
-
-// the points that outline geometry g in the world (capsule: 2 ends, sphere: centre, box: 8
-// corners), and the radius to draw around them (0 for boxes); returns the point count
-static int geom_points(const salto_model* m, const salto_data* d, int g, double pts[8][3],
-                       double* radius) {
-    const double* R;
-    const double* p;
-    salto_body_frame(m, d, m->geom_body[g], &R, &p);
-    const double* gd = m->geom_data + 7 * g;
-    switch (m->geom_shape[g]) {
-    case SALTO_GEOM_CAPSULE:
-        to_world(pts[0], R, p, gd);
-        to_world(pts[1], R, p, gd + 3);
-        *radius = gd[6];
-        return 2;
-    case SALTO_GEOM_SPHERE:
-        to_world(pts[0], R, p, gd);
-        *radius = gd[6];
-        return 1;
-    default:
-        for (int c = 0; c < 8; c++) {
-            const double a[3] = {gd[0] + ((c & 1) ? gd[3] : -gd[3]),
-                                 gd[1] + ((c & 2) ? gd[4] : -gd[4]),
-                                 gd[2] + ((c & 4) ? gd[5] : -gd[5])};
-            to_world(pts[c], R, p, a);
-        }
-        *radius = 0.0;
-        return 8;
-    }
-}
-
-
 // 1 if body k is on the far side: the character's left (name ending in _l); bodies without a
 // side (the trunk, the head, every body of a planar character) stay near whatever their pose
 static int far_side(const salto_model* m, int k) {
@@ -112,7 +74,7 @@ static void pose_extent(const salto_problem_desc* p, const salto_data* d, int ph
     box[1] = box[3] = -INFINITY;
     for (int g = 0; g < m->ngeom; g++) {
         double pts[8][3], r;
-        const int n = geom_points(m, d, g, pts, &r);
+        const int n = salto_geom_points(m, d, g, pts, &r);
         for (int j = 0; j < n; j++) grow(box, pts[j][0], pts[j][2], r);
     }
     for (int k = 0; k < m->nbody; k++) {
@@ -195,7 +157,7 @@ static void draw_geom(const strip_pen* pen, const salto_model* m, const salto_da
                       const double fill[3], const double line[3]) {
     cairo_t* cr = pen->cr;
     double pts[8][3], r;
-    const int n = geom_points(m, d, g, pts, &r);
+    const int n = salto_geom_points(m, d, g, pts, &r);
     const double rpx = r * pen->scale;
     const double edge = 1.5; // px
     if (m->geom_shape[g] == SALTO_GEOM_CAPSULE) {

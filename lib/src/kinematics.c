@@ -382,3 +382,41 @@ void salto_site_acc_deriv(const salto_model* m, const salto_data* d, int site, d
                           double* dqd) {
     salto_site_motion_deriv(m, d, site, NULL, dq, dqd);
 }
+
+
+// x = R a + p
+static void geom_to_world(double x[3], const double* R, const double* p, const double a[3]) {
+    salto_m3_mul_v3(x, R, a);
+    x[0] += p[0], x[1] += p[1], x[2] += p[2];
+}
+
+
+// the points that outline geometry g in the world (capsule: 2 ends, sphere: centre, box: 8
+// corners), and the radius to draw around them (0 for boxes); returns the point count
+int salto_geom_points(const salto_model* m, const salto_data* d, int g, double pts[8][3],
+                      double* radius) {
+    const double* R;
+    const double* p;
+    salto_body_frame(m, d, m->geom_body[g], &R, &p);
+    const double* gd = m->geom_data + 7 * g;
+    switch (m->geom_shape[g]) {
+    case SALTO_GEOM_CAPSULE:
+        geom_to_world(pts[0], R, p, gd);
+        geom_to_world(pts[1], R, p, gd + 3);
+        *radius = gd[6];
+        return 2;
+    case SALTO_GEOM_SPHERE:
+        geom_to_world(pts[0], R, p, gd);
+        *radius = gd[6];
+        return 1;
+    default:
+        for (int c = 0; c < 8; c++) {
+            const double a[3] = {gd[0] + ((c & 1) ? gd[3] : -gd[3]),
+                                 gd[1] + ((c & 2) ? gd[4] : -gd[4]),
+                                 gd[2] + ((c & 4) ? gd[5] : -gd[5])};
+            geom_to_world(pts[c], R, p, a);
+        }
+        *radius = 0.0;
+        return 8;
+    }
+}

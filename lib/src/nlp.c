@@ -232,26 +232,6 @@ static void orthonormal(const double* d, double* e1, double* e2) {
 }
 
 
-// the ground contact's frame: the normal N, T_x (world x made normal to N, or world y) and
-// T_y = N x T_x; planar: T_x = y x N in the x-z plane and T_y = y
-static void contact_frame(const double* N, int planar, double* Tx, double* Ty) {
-    if (planar) {
-        // in the x-z plane: T_x = y x N (x for N = z), T_y = y
-        const double y[3] = {0, 1, 0};
-        salto_v3_cross(Tx, y, N);
-        memcpy(Ty, y, sizeof y);
-        return;
-    }
-    const double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0};
-    const double* e = fabs(N[0]) < 0.9 ? ex : ey;
-    const double en = salto_v3_dot(e, N);
-    for (int k = 0; k < 3; k++) Tx[k] = e[k] - en * N[k];
-    const double tn = salto_v3_norm(Tx);
-    for (int k = 0; k < 3; k++) Tx[k] /= tn;
-    salto_v3_cross(Ty, N, Tx);
-}
-
-
 // the rows of a site_hold: directions e, and per row the place variable or the fixed target;
 // returns the number of rows (planar: the rows in the x-z plane) and of place variables
 static int hold_rows(const salto_problem_desc* p, const salto_constraint_desc* cd, int planar,
@@ -282,7 +262,7 @@ static int hold_rows(const salto_problem_desc* p, const salto_constraint_desc* c
     }
     // ground: along the tangents variables (planar: T_x only), along the normal the plane
     double Tx[3], Ty[3];
-    contact_frame(cd->dir, planar, Tx, Ty);
+    salto_contact_frame(cd->dir, planar, Tx, Ty);
     memcpy(e[n], Tx, sizeof e[n]), is_aux[n] = 1, target[n] = 0.0, n++;
     if (!planar) memcpy(e[n], Ty, sizeof e[n]), is_aux[n] = 1, target[n] = 0.0, n++;
     memcpy(e[n], cd->dir, sizeof e[n]), is_aux[n] = 0, target[n] = salto_v3_dot(cd->dir, cd->point);
@@ -1408,7 +1388,7 @@ static void physics_rows(const salto_nlp* nlp, const block* b, const double* f0,
     // ground: the contact frame N, T_x (world x made normal to N, or y), T_y = N x T_x
     const double* N = ct->normal;
     double Tx[3], Ty[3];
-    contact_frame(N, planar, Tx, Ty);
+    salto_contact_frame(N, planar, Tx, Ty);
     const double fN = salto_v3_dot(N, f);
     const double mu2 = ct->friction * ct->friction;
 
@@ -1647,7 +1627,7 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         salto_site_pos(m, d, cd->site0, x0);
         salto_site_pos(m, d, cd->site, x1);
         for (int k = 0; k < 3; k++) u[k] = x1[k] - x0[k];
-        contact_frame(cd->dir, 0, Tx, Ty);
+        salto_contact_frame(cd->dir, 0, Tx, Ty);
         const double a = x[b->aux[0]], ca = cos(a), sa = sin(a);
         double ex[3], ey[3];
         for (int k = 0; k < 3; k++) ex[k] = ca * Tx[k] + sa * Ty[k], ey[k] = -sa * Tx[k] + ca * Ty[k];
@@ -2247,7 +2227,7 @@ static void init_places(const salto_nlp* nlp, double* x) {
             salto_site_pos(nlp->m, d, cd->site0, x0);
             salto_site_pos(nlp->m, d, cd->site, x1);
             for (int k = 0; k < 3; k++) x1[k] -= x0[k];
-            contact_frame(cd->dir, 0, Tx, Ty);
+            salto_contact_frame(cd->dir, 0, Tx, Ty);
             x[nlp->con_aux[c]] = atan2(salto_v3_dot(x1, Ty), salto_v3_dot(x1, Tx));
             continue;
         }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "salto/config.h"
+#include "salto/spatial.h"
 
 static const double pi = 3.14159265358979323846;
 
@@ -94,7 +95,7 @@ int salto_problem_phase_at(const salto_problem_desc* p, double t) {
 
 
 // intervals of phase i's slices
-static int phase_intervals(const salto_problem_desc* p, int i) {
+int salto_problem_phase_intervals(const salto_problem_desc* p, int i) {
     const double share = (p->nslice - 1) * p->phases[i].duration / p->duration;
     const int m = (int)lround(share);
     return m < 1 ? 1 : m;
@@ -106,7 +107,7 @@ int salto_problem_slices(const salto_problem_desc* p, double* times, int* phases
     int n = 0;
     for (int i = 0; i < p->nphase; i++) {
         const salto_phase_desc* ph = &p->phases[i];
-        const int m = phase_intervals(p, i);
+        const int m = salto_problem_phase_intervals(p, i);
         const double end = i == p->nphase - 1 ? p->duration : p->phases[i + 1].start;
         for (int k = 0; k <= m; k++, n++) {
             // the ends exact: the boundary is the same double in both phases
@@ -116,6 +117,24 @@ int salto_problem_slices(const salto_problem_desc* p, double* times, int* phases
         }
     }
     return n;
+}
+
+
+void salto_contact_frame(const double N[3], int planar, double Tx[3], double Ty[3]) {
+    if (planar) {
+        // in the x-z plane: T_x = y x N (x for N = z), T_y = y
+        const double y[3] = {0, 1, 0};
+        salto_v3_cross(Tx, y, N);
+        memcpy(Ty, y, sizeof y);
+        return;
+    }
+    const double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0};
+    const double* e = fabs(N[0]) < 0.9 ? ex : ey;
+    const double en = salto_v3_dot(e, N);
+    for (int k = 0; k < 3; k++) Tx[k] = e[k] - en * N[k];
+    const double tn = salto_v3_norm(Tx);
+    for (int k = 0; k < 3; k++) Tx[k] /= tn;
+    salto_v3_cross(Ty, N, Tx);
 }
 
 

@@ -8,11 +8,9 @@
 #include "salto/validate.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "salto/atomic.h"
 #include "salto/data.h"
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
@@ -76,9 +74,9 @@ double salto_check_default_threshold(const salto_model* m, salto_check_kind k) {
     case SALTO_CHECK_FLIGHT_TORQUE:
     case SALTO_CHECK_BAR_TORQUE:
     case SALTO_CHECK_COP:
-    case SALTO_CHECK_TWIST: return 0.02 * weight(m) * 1.0;
+    case SALTO_CHECK_TWIST: return 0.02 * weight(m); // times 1 m
     case SALTO_CHECK_BALLISTIC: return 1e-2;
-    case SALTO_CHECK_SPIN: return 0.002 * weight(m) * 1.0 * 1.0;
+    case SALTO_CHECK_SPIN: return 0.002 * weight(m); // times 1 m s
     case SALTO_CHECK_SLIP: return 1e-3;
     case SALTO_CHECK_PENETRATION: return 5e-3;
     case SALTO_CHECK_JOINT_LIMITS: return 1e-6;
@@ -97,24 +95,6 @@ void salto_validation_free(salto_validation* v) {
 }
 
 
-// the ground's tangents: in the x-z plane (planar) T_x = y x N, T_y = y; in 3-D T_x is world
-// x (or y, for a normal near x) made normal to N, T_y = N x T_x
-static void tangents(const double N[3], int planar, double Tx[3], double Ty[3]) {
-    if (planar) {
-        const double y[3] = {0, 1, 0};
-        salto_v3_cross(Tx, y, N);
-        memcpy(Ty, y, sizeof y);
-        return;
-    }
-    const double e[3] = {fabs(N[0]) < 0.9 ? 1.0 : 0.0, fabs(N[0]) < 0.9 ? 0.0 : 1.0, 0.0};
-    const double en = salto_v3_dot(e, N);
-    double n2 = 0.0;
-    for (int k = 0; k < 3; k++) Tx[k] = e[k] - en * N[k], n2 += Tx[k] * Tx[k];
-    for (int k = 0; k < 3; k++) Tx[k] /= sqrt(n2);
-    salto_v3_cross(Ty, N, Tx);
-}
-
-
 // the moment of the wrench (n, f) about point c along unit axis a: a . (n - c x f)
 static double moment_about(const double* n, const double* f, const double c[3], const double a[3]) {
     double cf[3];
@@ -123,37 +103,12 @@ static double moment_about(const double* n, const double* f, const double c[3], 
 }
 
 
-// the world position of geometry g's lowest point along -z and how far below `height` it is
-// (> 0: penetration)
+// how far geometry g reaches below the plane z = height (> 0: penetration), after salto_fk
 static double geom_depth(const salto_model* m, const salto_data* d, int g, double height) {
-    const int link = m->geom_link[g];
-    if (link < 0) return -INFINITY;
-    const double* gd = m->geom_data + 7 * g;
-    const double* R = d->R + 9 * link;
-    const double* p = d->p + 3 * link;
-    double lowest = INFINITY;
-    double pts[8][3];
-    int npt = 0;
-    double r = 0.0;
-    if (m->geom_shape[g] == SALTO_GEOM_CAPSULE) {
-        memcpy(pts[0], gd, sizeof pts[0]);
-        memcpy(pts[1], gd + 3, sizeof pts[1]);
-        npt = 2, r = gd[6];
-    } else if (m->geom_shape[g] == SALTO_GEOM_SPHERE) {
-        memcpy(pts[0], gd, sizeof pts[0]);
-        npt = 1, r = gd[6];
-    } else { // box: its eight corners
-        for (int k = 0; k < 8; k++) {
-            for (int a = 0; a < 3; a++) pts[k][a] = gd[a] + ((k >> a) & 1 ? gd[3 + a] : -gd[3 + a]);
-        }
-        npt = 8;
-    }
-    for (int k = 0; k < npt; k++) {
-        double w[3];
-        salto_m3_mul_v3(w, R, pts[k]);
-        const double z = w[2] + p[2] - r;
-        if (z < lowest) lowest = z;
-    }
+    if (m->geom_link[g] < 0) return -INFINITY; // welded to the world
+    double pts[8][3], r = 0.0, lowest = INFINITY;
+    const int npt = salto_geom_points(m, d, g, pts, &r);
+    for (int k = 0; k < npt; k++) lowest = fmin(lowest, pts[k][2] - r);
     return height - lowest;
 }
 
@@ -169,9 +124,12 @@ static int held_body(const salto_problem_desc* p, const salto_model* m, int i, i
 }
 
 
-// what a phase's start fixes: the contact sites' places; in flight, the take-off's time, centre
-// of mass, its velocity and the angular momentum about it
+// what the problem fixes for every sample (the model planar or not; the highest above_ground
+// plane, if any) and what a phase's start fixes: the contact sites' places; in flight, the
+// take-off's time, centre of mass, its velocity and the angular momentum about it
 typedef struct phase_ref {
+    int planar, have_plane;
+    double plane;
     double site[8][3];
     double t0, c0[3], v0[3], L0[3];
 } phase_ref;
@@ -196,27 +154,24 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
                           const phase_ref* ref, double* v, int* what) {
     const salto_model* m = p->model;
     const salto_contact_desc* ct = &p->phases[i].contact;
-    const int planar = m->root_type == SALTO_ROOT_PLANAR;
+    const int planar = ref->planar;
     const double* n = d->f0;
     const double* f = d->f0 + 3;
     for (int k = 0; k < SALTO_CHECK_COUNT; k++) v[k] = NAN, what[k] = -1;
 
     if (ct->type == SALTO_CONTACT_NONE) {
-        double com[3], comv[3];
-        salto_com(m, d, com, comv);
-        double nc[3], cf[3];
-        salto_v3_cross(cf, com, f);
-        for (int k = 0; k < 3; k++) nc[k] = n[k] - cf[k];
-        v[SALTO_CHECK_FLIGHT_FORCE] = salto_v3_norm(f);
-        v[SALTO_CHECK_FLIGHT_TORQUE] = salto_v3_norm(nc);
-        // the take-off's parabola and angular momentum
-        double c[3], cv[3], L[3], e[3], dl[3];
+        // f0 about the centre of mass, and the take-off's parabola and angular momentum
+        double c[3], cv[3], L[3], cf[3], nc[3], e[3], dl[3];
         com_state(m, d, c, cv, L);
+        salto_v3_cross(cf, c, f);
         const double tau = t - ref->t0;
         for (int k = 0; k < 3; k++) {
+            nc[k] = n[k] - cf[k];
             e[k] = c[k] - (ref->c0[k] + ref->v0[k] * tau + 0.5 * m->gravity[k] * tau * tau);
             dl[k] = L[k] - ref->L0[k];
         }
+        v[SALTO_CHECK_FLIGHT_FORCE] = salto_v3_norm(f);
+        v[SALTO_CHECK_FLIGHT_TORQUE] = salto_v3_norm(nc);
         v[SALTO_CHECK_BALLISTIC] = salto_v3_norm(e);
         v[SALTO_CHECK_SPIN] = salto_v3_norm(dl);
     } else if (ct->type == SALTO_CONTACT_BAR) {
@@ -225,7 +180,7 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
     } else {
         const double* N = ct->normal;
         double Tx[3], Ty[3], c[3] = {0, 0, 0};
-        tangents(N, planar, Tx, Ty);
+        salto_contact_frame(N, planar, Tx, Ty);
         for (int s = 0; s < ct->nsite; s++) {
             double xs[3];
             salto_site_pos(m, d, ct->site[s], xs);
@@ -252,29 +207,21 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
         for (int s = 0; s < ct->nsite; s++) {
             double xs[3];
             salto_site_pos(m, d, ct->site[s], xs);
-            double dist2 = 0.0;
-            for (int k = 0; k < 3; k++) dist2 += (xs[k] - ref->site[s][k]) * (xs[k] - ref->site[s][k]);
-            if (sqrt(dist2) > v[SALTO_CHECK_SLIP] || what[SALTO_CHECK_SLIP] < 0) {
-                v[SALTO_CHECK_SLIP] = sqrt(dist2);
+            const double dx[3] = {xs[0] - ref->site[s][0], xs[1] - ref->site[s][1], xs[2] - ref->site[s][2]};
+            const double dist = salto_v3_norm(dx);
+            if (dist > v[SALTO_CHECK_SLIP] || what[SALTO_CHECK_SLIP] < 0) {
+                v[SALTO_CHECK_SLIP] = dist;
                 what[SALTO_CHECK_SLIP] = ct->site[s];
             }
         }
     }
 
-    // the ground planes: every above_ground constraint's, and this phase's ground contact's
-    // (a horizontal one) for bodies it does not hold
-    int have_plane = 0;
-    double height = -INFINITY;
-    for (int c = 0; c < p->ncon; c++) {
-        if (p->cons[c].type != SALTO_CON_ABOVE_GROUND) continue;
-        height = have_plane ? fmax(height, p->cons[c].height) : p->cons[c].height;
-        have_plane = 1;
-    }
-    if (have_plane) {
+    // the above_ground plane, for every body this phase does not hold on the ground
+    if (ref->have_plane) {
         v[SALTO_CHECK_PENETRATION] = 0.0;
         for (int g = 0; g < m->ngeom; g++) {
             if (held_body(p, m, i, m->geom_body[g])) continue;
-            const double depth = geom_depth(m, d, g, height);
+            const double depth = geom_depth(m, d, g, ref->plane);
             if (depth > v[SALTO_CHECK_PENETRATION]) {
                 v[SALTO_CHECK_PENETRATION] = depth;
                 what[SALTO_CHECK_PENETRATION] = g;
@@ -294,19 +241,6 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
 }
 
 
-// slice intervals of each phase (salto_problem_slices: m_i + 1 slices per phase)
-static int phase_intervals(const salto_problem_desc* p, int i) {
-    const int ns = salto_problem_slices(p, NULL, NULL);
-    int* ph = malloc((size_t)(ns + 1) * sizeof(int));
-    if (!ph) return 1;
-    salto_problem_slices(p, NULL, ph);
-    int count = 0;
-    for (int k = 0; k < ns; k++) count += ph[k] == i;
-    free(ph);
-    return count > 1 ? count - 1 : 1;
-}
-
-
 salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validate_opts* opts,
                             salto_validation* v, salto_error* err) {
     memset(v, 0, sizeof *v);
@@ -319,7 +253,7 @@ salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validat
     if (!per) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
     int total = 0;
     for (int i = 0; i < p->nphase; i++) {
-        per[i] = density * phase_intervals(p, i) + 1;
+        per[i] = density * salto_problem_phase_intervals(p, i) + 1;
         total += per[i];
     }
     v->nsample = total;
@@ -331,14 +265,19 @@ salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validat
     v->check = calloc((size_t)p->nphase * SALTO_CHECK_COUNT, sizeof(salto_check));
     int* what = malloc((size_t)total * SALTO_CHECK_COUNT * sizeof(int));
     salto_data* d = salto_data_create(m);
-    phase_ref* ref = malloc(sizeof *ref);
-    if (!v->t || !v->phase || !v->f0 || !v->violation || !v->check || !what || !d || !ref) {
-        free(per), free(what), free(ref);
+    if (!v->t || !v->phase || !v->f0 || !v->violation || !v->check || !what || !d) {
+        free(per), free(what);
         salto_data_destroy(d);
         salto_validation_free(v);
         return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
     }
 
+    phase_ref ref = {.planar = salto_model_is_planar(m)};
+    for (int c = 0; c < p->ncon; c++) { // the highest above_ground plane
+        if (p->cons[c].type != SALTO_CON_ABOVE_GROUND) continue;
+        ref.plane = ref.have_plane ? fmax(ref.plane, p->cons[c].height) : p->cons[c].height;
+        ref.have_plane = 1;
+    }
     salto_status st = SALTO_OK;
     int s = 0;
     for (int i = 0; i < p->nphase && st == SALTO_OK; i++) {
@@ -364,12 +303,12 @@ salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validat
             memcpy(v->f0 + 6 * s, d->f0, sizeof(double) * 6);
             if (k == 0) {
                 for (int c = 0; c < ph->contact.nsite && c < 8; c++) {
-                    salto_site_pos(m, d, ph->contact.site[c], ref->site[c]);
+                    salto_site_pos(m, d, ph->contact.site[c], ref.site[c]);
                 }
-                ref->t0 = t;
-                com_state(m, d, ref->c0, ref->v0, ref->L0);
+                ref.t0 = t;
+                com_state(m, d, ref.c0, ref.v0, ref.L0);
             }
-            sample_checks(p, d, i, t, ref, v->violation + SALTO_CHECK_COUNT * s,
+            sample_checks(p, d, i, t, &ref, v->violation + SALTO_CHECK_COUNT * s,
                           what + SALTO_CHECK_COUNT * s);
         }
     }
@@ -379,7 +318,8 @@ salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validat
         s = 0;
         for (int i = 0; i < p->nphase; i++) {
             for (int kind = 0; kind < SALTO_CHECK_COUNT; kind++) {
-                salto_check c = {(salto_check_kind)kind, i, 0, 0.0, p->phases[i].start, -1, 0.0, 0.0, 1};
+                salto_check c = {.kind = (salto_check_kind)kind, .phase = i,
+                                 .worst_time = p->phases[i].start, .worst_what = -1};
                 double sum2 = 0.0;
                 for (int k = 0; k < per[i]; k++) {
                     const double e = v->violation[SALTO_CHECK_COUNT * (s + k) + kind];
@@ -405,7 +345,7 @@ salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validat
             s += per[i];
         }
     }
-    free(per), free(what), free(ref);
+    free(per), free(what);
     salto_data_destroy(d);
     if (st != SALTO_OK) salto_validation_free(v);
     return st;

@@ -64,4 +64,10 @@ void salto_momentum(const salto_model* m, const salto_data* d, double h[6]);
 void salto_energy(const salto_model* m, const salto_data* d, double* kinetic,
                   double* potential);
 
+// The points that outline geometry primitive g in the world, after salto_fk (capsule: its two
+// ends, sphere: its centre, box: its 8 corners) and the radius around them (0 for boxes);
+// returns the point count. The filmstrip draws them; the validator finds the lowest.
+int salto_geom_points(const salto_model* m, const salto_data* d, int g, double pts[8][3],
+                      double* radius);
+
 #endif

@@ -201,6 +201,14 @@ int salto_problem_phase_at(const salto_problem_desc* p, double t);
 // salto_problem_slices(p, NULL, NULL) entries), in time order, and returns the count.
 int salto_problem_slices(const salto_problem_desc* p, double* times, int* phases);
 
+// m_i above: the slice intervals of phase i.
+int salto_problem_phase_intervals(const salto_problem_desc* p, int i);
+
+// The frame of a contact (or of any unit direction) N: T_x is world x made normal to N (world
+// y when N is near x), T_y = N x T_x; planar (the x-z plane): T_x = y x N, T_y = y. The ground
+// contact's friction, centre-of-pressure and twist rows are written in it.
+void salto_contact_frame(const double N[3], int planar, double Tx[3], double Ty[3]);
+
 // The spline's interior knots (ncp - 4 of them, into knots): each phase boundary is a knot,
 // double unless junction_c2, and the remaining knots are shared out among the phases in
 // proportion to their durations, evenly spaced within each. Returns 0 (knots untouched) when

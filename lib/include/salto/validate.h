@@ -27,8 +27,9 @@ typedef enum salto_check_kind {
     SALTO_CHECK_TWIST,            // ground (3-D): twist beyond twist_max times the normal, N m
     SALTO_CHECK_SLIP,             // held contact sites: distance from their place at the
                                   //   phase's start, m
-    SALTO_CHECK_PENETRATION,      // geometry below the ground plane of an above_ground
-                                  //   constraint or of the phase's ground contact, m
+    SALTO_CHECK_PENETRATION,      // geometry below the plane of the problem's above_ground
+                                  //   constraints (the highest), bodies held on the ground by
+                                  //   the phase excepted, m
     SALTO_CHECK_JOINT_LIMITS,     // a DOF beyond its limits, rad or m
     SALTO_CHECK_COUNT
 } salto_check_kind;
