@@ -52,44 +52,6 @@ static void motion_dir(const char* path, char* out, size_t n) {
 }
 
 
-// interior knots of the motion's spline strictly inside each phase (counts, nphase); 0 if the
-// motion's knots do not fit the problem's phases
-static int motion_knot_counts(const salto_motion* mo, const salto_problem_desc* p, int* counts) {
-    if (!mo->knot || mo->ncp < 4) return 0;
-    const double tol = 1e-9 * p->duration;
-    for (int i = 0; i < p->nphase; i++) counts[i] = 0;
-    for (int k = 4; k < mo->ncp; k++) {
-        const double u = mo->knot[k];
-        int placed = 0;
-        for (int i = 0; i < p->nphase && !placed; i++) {
-            const double a = p->phases[i].start, b = a + p->phases[i].duration;
-            if (u > a + tol && u < b - tol) counts[i]++, placed = 1;
-            if (fabs(u - a) <= tol || fabs(u - b) <= tol) placed = 1; // a phase boundary
-        }
-        if (!placed) return 0;
-    }
-    return 1;
-}
-
-
-// 1 if the problem's spline has the motion's knots
-static int same_knots(const salto_motion* mo, const salto_problem_desc* p) {
-    if (!mo->knot || mo->ncp != p->ncp) return 0;
-    double* knots = malloc((size_t)(p->ncp + 1) * sizeof(double));
-    if (!knots) return 0;
-    const int n = salto_problem_knots(p, knots);
-    const double tol = 1e-9 * p->duration;
-    int same = 1;
-    for (int k = 0; k < p->ncp - 4; k++) {
-        // a uniform spline (n == 0): knot k + 4 at (k + 1) T / (ncp - 3)
-        const double want = n ? knots[k] : (double)(k + 1) * p->duration / (double)(p->ncp - 3);
-        same &= fabs(mo->knot[k + 4] - want) <= tol;
-    }
-    free(knots);
-    return same;
-}
-
-
 static void print_table(const salto_problem_desc* p, const salto_validation* v) {
     const salto_model* m = p->model;
     printf("%-14s %-14s %12s %-6s %9s %12s %12s  %s\n", "phase", "check", "worst", "unit",
@@ -97,12 +59,8 @@ static void print_table(const salto_problem_desc* p, const salto_validation* v) 
     for (int c = 0; c < v->ncheck; c++) {
         const salto_check* k = &v->check[c];
         char where[160] = "";
-        if (k->worst_what >= 0 && k->worst > 0.0) {
-            const char* what = k->kind == SALTO_CHECK_SLIP          ? m->site_name[k->worst_what]
-                               : k->kind == SALTO_CHECK_PENETRATION ? m->body_name[m->geom_body[k->worst_what]]
-                                                                    : m->link_name[k->worst_what];
-            snprintf(where, sizeof where, " (%s)", what);
-        }
+        const char* at = salto_check_at(m, k);
+        if (at) snprintf(where, sizeof where, " (%s)", at);
         printf("%-14s %-14s %12.3e %-6s %9.4f %12.3e %12.3e  %s%s\n", p->phases[k->phase].name,
                salto_check_name(k->kind), k->worst, salto_check_unit(k->kind), k->worst_time,
                k->rms, k->threshold, k->pass ? "pass" : "FAIL", where);
@@ -149,11 +107,13 @@ int cmd_validate(int argc, char** argv) {
             char* end = NULL;
             const double val = eq ? strtod(eq + 1, &end) : NAN;
             if (kind < 0 || !end || *end || end == eq + 1 || !(val >= 0.0) || !isfinite(val)) {
-                fprintf(stderr,
-                        "salto validate: --threshold needs CHECK=VALUE with a known check and a "
-                        "value >= 0, not '%s' (checks: flight_force, flight_torque, ballistic, spin, bar_torque, "
-                        "normal_force, friction, cop, twist, slip, penetration, joint_limits)\n",
+                fprintf(stderr, "salto validate: --threshold needs CHECK=VALUE with a known check and a "
+                                "value >= 0, not '%s' (checks:",
                         arg);
+                for (int c = 0; c < SALTO_CHECK_COUNT; c++) {
+                    fprintf(stderr, "%s %s", c ? "," : "", salto_check_name((salto_check_kind)c));
+                }
+                fprintf(stderr, ")\n");
                 return 2;
             }
             opts.threshold[kind] = val;
@@ -207,25 +167,25 @@ int cmd_validate(int argc, char** argv) {
                 motion_path);
         goto bad;
     }
-    // the problem's spline laid out as the motion's (a re-solve may have kept other knots)
-    if (!same_knots(mo, p)) {
+    // the problem's spline laid out as the motion's (a re-solve may have kept other knots per
+    // phase): reloaded with the motion's control points and knots per phase
+    if (!salto_nlp_has_motion_spline(nlp, mo)) {
         int* counts = calloc((size_t)p->nphase, sizeof(int));
-        char** set = calloc(2, sizeof(char*));
-        char* buf = malloc(64 + 16 * (size_t)p->nphase);
+        char* knots = malloc(64 + 16 * (size_t)p->nphase);
         char ncp[64];
-        int fits = counts && set && buf && motion_knot_counts(mo, p, counts);
+        int fits = counts && knots && salto_motion_knot_counts(mo, p->nphase, counts);
         if (fits) {
             snprintf(ncp, sizeof ncp, "spline.control_points=%d", mo->ncp);
-            int at = snprintf(buf, 64, "spline.phase_knots=[");
-            for (int i = 0; i < p->nphase; i++) at += sprintf(buf + at, "%s%d", i ? ", " : "", counts[i]);
-            sprintf(buf + at, "]");
-            set[0] = ncp, set[1] = buf;
+            int at = sprintf(knots, "spline.phase_knots=[");
+            for (int i = 0; i < p->nphase; i++) at += sprintf(knots + at, "%s%d", i ? ", " : "", counts[i]);
+            sprintf(knots + at, "]");
+            const char* const set[2] = {ncp, knots};
             salto_nlp_destroy(nlp);
             salto_problem_destroy(p);
-            nlp = app_load_nlp_set(problem_path, 2, (const char* const*)set, &p);
-            fits = nlp && same_knots(mo, p);
+            nlp = app_load_nlp_set(problem_path, 2, set, &p);
+            fits = nlp && salto_nlp_has_motion_spline(nlp, mo);
         }
-        free(counts), free(set), free(buf);
+        free(counts), free(knots);
         if (!fits) {
             if (nlp) {
                 fprintf(stderr, "%s: error: the motion's spline (%d control points) does not fit "

@@ -367,3 +367,21 @@ salto_motion* salto_motion_from_nlp(const salto_nlp* nlp, const double* x) {
     }
     return mo;
 }
+
+
+int salto_motion_knot_counts(const salto_motion* mo, int nphase, int* counts) {
+    if (!mo->knot || mo->ncp < 4) return 0;
+    int ph = 0;
+    counts[0] = 0;
+    for (int a = 4; a < mo->ncp;) {
+        if (a + 1 < mo->ncp && mo->knot[a + 1] == mo->knot[a]) {
+            if (++ph >= nphase) return 0;
+            counts[ph] = 0;
+            a += 2;
+        } else {
+            counts[ph]++;
+            a++;
+        }
+    }
+    return ph == nphase - 1;
+}

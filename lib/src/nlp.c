@@ -140,7 +140,6 @@ struct salto_nlp {
 
 static salto_status build_hessian_pattern(salto_nlp* nlp);
 static void knots_per_phase(const salto_nlp* nlp, int* n);
-static int motion_knot_counts(const salto_motion* mo, int nphase, int* counts);
 
 
 // the place variable of row r of block b (site_hold rows only), -1 for none
@@ -775,26 +774,6 @@ void salto_nlp_destroy(salto_nlp* nlp) {
 }
 
 
-// a motion's knots inside each of nphase phases, read off its knot vector: single interior
-// knots, phases split by double knots (C1 junctions); 0 if it does not have nphase phases so
-static int motion_knot_counts(const salto_motion* mo, int nphase, int* counts) {
-    if (!mo->knot || mo->ncp < 4) return 0;
-    int ph = 0;
-    counts[0] = 0;
-    for (int a = 4; a < mo->ncp;) {
-        if (a + 1 < mo->ncp && mo->knot[a + 1] == mo->knot[a]) {
-            if (++ph >= nphase) return 0;
-            counts[ph] = 0;
-            a += 2;
-        } else {
-            counts[ph]++;
-            a++;
-        }
-    }
-    return ph == nphase - 1;
-}
-
-
 salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     salto_nlp* nlp = salto_calloc(1, sizeof(salto_nlp));
     if (!nlp) goto nomem;
@@ -824,7 +803,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
                 salto_free(knots);
                 goto nomem;
             }
-            if (!motion_knot_counts(nlp->warm, p->nphase, counts)) {
+            if (!salto_motion_knot_counts(nlp->warm, p->nphase, counts)) {
                 salto_free(counts);
                 counts = NULL;
             }
@@ -2286,20 +2265,25 @@ static void finish_guess(const salto_nlp* nlp, double* x) {
 }
 
 
+int salto_nlp_has_motion_spline(const salto_nlp* nlp, const salto_motion* mo) {
+    if (mo->ncp != nlp->ncp || !mo->control || !mo->knot) return 0;
+    for (int a = 0; a < nlp->ncp + 4; a++) {
+        if (fabs(mo->knot[a] - salto_bspline_knot(&nlp->spline, a)) > 1e-12) return 0;
+    }
+    return 1;
+}
+
+
 void salto_nlp_guess_from_motion(const salto_nlp* nlp, const salto_motion* mo, double* x) {
     const salto_problem_desc* p = nlp->p;
     // its control points when the spline is the same (the same knots: phase durations move
     // them) or has as many knots in every phase (durations changed, the layout kept; up to 64
     // phases), else its frames sampled at the Greville abscissae (played over this duration)
     int same = mo->ncp == nlp->ncp && mo->control && mo->knot;
-    int exact = same;
-    for (int a = 0; exact && a < nlp->ncp + 4; a++) {
-        exact = fabs(mo->knot[a] - salto_bspline_knot(&nlp->spline, a)) <= 1e-12;
-    }
-    if (same && !exact) {
+    if (same && !salto_nlp_has_motion_spline(nlp, mo)) {
         int c0[64], c1[64];
         same = p->nphase > 1 && p->nphase <= 64 && !p->junction_c2 &&
-               motion_knot_counts(mo, p->nphase, c0);
+               salto_motion_knot_counts(mo, p->nphase, c0);
         if (same) knots_per_phase(nlp, c1);
         for (int i = 0; same && i < p->nphase; i++) same = c0[i] == c1[i];
     }

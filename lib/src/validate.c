@@ -54,6 +54,17 @@ const char* salto_check_unit(salto_check_kind k) {
 }
 
 
+const char* salto_check_at(const salto_model* m, const salto_check* c) {
+    if (c->worst_what < 0 || !(c->worst > 0.0)) return NULL;
+    switch (c->kind) {
+    case SALTO_CHECK_SLIP: return m->site_name[c->worst_what];
+    case SALTO_CHECK_PENETRATION: return m->body_name[m->geom_body[c->worst_what]];
+    case SALTO_CHECK_JOINT_LIMITS: return m->link_name[c->worst_what];
+    default: return NULL;
+    }
+}
+
+
 void salto_validate_opts_default(salto_validate_opts* o) {
     o->density = 10;
     for (int k = 0; k < SALTO_CHECK_COUNT; k++) o->threshold[k] = -1.0;

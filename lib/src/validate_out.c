@@ -46,12 +46,10 @@ salto_status salto_validation_write_json(const salto_nlp* nlp, const salto_valid
         fputs(", \"threshold\": ", f);
         salto_json_num(f, k->threshold);
         fprintf(f, ", \"samples\": %d, \"pass\": %s", k->nsample, k->pass ? "true" : "false");
-        if (k->worst_what >= 0) {
-            const char* what = k->kind == SALTO_CHECK_SLIP          ? m->site_name[k->worst_what]
-                               : k->kind == SALTO_CHECK_PENETRATION ? m->body_name[m->geom_body[k->worst_what]]
-                                                                    : m->link_name[k->worst_what];
+        const char* at = salto_check_at(m, k);
+        if (at) {
             fputs(", \"at\": ", f);
-            salto_json_str(f, what);
+            salto_json_str(f, at);
         }
         fprintf(f, "}%s\n", c + 1 < v->ncheck ? "," : "");
     }

@@ -47,6 +47,11 @@ struct salto_motion {
 salto_motion* salto_motion_load_json(const char* path, salto_error* err);
 void salto_motion_destroy(salto_motion* mo); // accepts NULL
 
+// The interior knots of the motion's spline inside each of nphase phases (counts, nphase), read
+// off its knot vector: single knots inside a phase, phases split by double knots (the C1
+// junctions salto solve makes). Returns 0 if the motion has no knots or not nphase phases so.
+int salto_motion_knot_counts(const salto_motion* mo, int nphase, int* counts);
+
 // Time of frame k, s: min(k / frame_rate, duration).
 double salto_motion_frame_time(const salto_motion* mo, int k);
 

@@ -37,6 +37,9 @@ void salto_nlp_initial_guess(const salto_nlp* nlp, double* x);
 // places where the sites are at each phase's start.
 struct salto_motion;
 void salto_nlp_guess_from_motion(const salto_nlp* nlp, const struct salto_motion* mo, double* x);
+// 1 if the motion has this NLP's spline (as many control points, the same knots to 1e-12 s):
+// salto_nlp_guess_from_motion then takes its control points exactly as they are.
+int salto_nlp_has_motion_spline(const salto_nlp* nlp, const struct salto_motion* mo);
 
 // A warm start from the solution xprev of another NLP on the same character (a problem with
 // changed durations, say), into x (nx): its control points when every phase has as many knots

@@ -67,6 +67,10 @@ typedef struct salto_check {
     int pass;           // worst <= threshold
 } salto_check;
 
+// What a failing check points at: the site (slip), the geometry's body (penetration) or the
+// DOF (joint limits) of its worst violation; NULL when it points at nothing or never fails.
+const char* salto_check_at(const salto_model* m, const salto_check* c);
+
 typedef struct salto_validation {
     int ncheck;
     salto_check* check;  // (ncheck), phase by phase, kinds in enum order
