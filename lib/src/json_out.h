@@ -8,5 +8,7 @@
 void salto_json_str(FILE* f, const char* s);
 // a JSON number, shortest round-trip form (%.17g); non-finite values become null
 void salto_json_num(FILE* f, double v);
+// a JSON array of n numbers v[0], v[stride], ... as salto_json_num writes them
+void salto_json_nums(FILE* f, const double* v, int n, int stride);
 
 #endif

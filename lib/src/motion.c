@@ -51,6 +51,16 @@ void salto_json_num(FILE* f, double v) {
 }
 
 
+void salto_json_nums(FILE* f, const double* v, int n, int stride) {
+    fputc('[', f);
+    for (int k = 0; k < n; k++) {
+        if (k) fputs(", ", f);
+        salto_json_num(f, v[(size_t)k * (size_t)stride]);
+    }
+    fputc(']', f);
+}
+
+
 salto_status salto_motion_write_json(const salto_nlp* nlp, const salto_motion* mo,
                                      const salto_solve_result* result, const char* path,
                                      salto_error* err) {
@@ -86,21 +96,13 @@ salto_status salto_motion_write_json(const salto_nlp* nlp, const salto_motion* m
     if (mo->ncp > 0) {
         fprintf(f, ",\n  \"control_points\": %d", mo->ncp);
         if (mo->knot) {
-            fputs(",\n  \"knots\": [", f);
-            for (int k = 0; k < mo->ncp + 4; k++) {
-                if (k) fputs(", ", f);
-                salto_json_num(f, mo->knot[k]);
-            }
-            fputc(']', f);
+            fputs(",\n  \"knots\": ", f);
+            salto_json_nums(f, mo->knot, mo->ncp + 4, 1);
         }
         fputs(",\n  \"control\": [", f);
         for (int j = 0; j < nv; j++) {
-            fputs(j ? ",\n    [" : "\n    [", f);
-            for (int k = 0; k < mo->ncp; k++) {
-                if (k) fputs(", ", f);
-                salto_json_num(f, mo->control[j * mo->ncp + k]);
-            }
-            fputc(']', f);
+            fputs(j ? ",\n    " : "\n    ", f);
+            salto_json_nums(f, mo->control + (size_t)j * (size_t)mo->ncp, mo->ncp, 1);
         }
         fputs("\n  ]", f);
     }

@@ -53,32 +53,21 @@ salto_status salto_validation_write_json(const salto_nlp* nlp, const salto_valid
         }
         fprintf(f, "}%s\n", c + 1 < v->ncheck ? "," : "");
     }
-    fputs("  ],\n  \"series\": {\n    \"t\": [", f);
-    for (int k = 0; k < v->nsample; k++) {
-        fputs(k ? ", " : "", f);
-        salto_json_num(f, v->t[k]);
-    }
-    fputs("],\n    \"phase\": [", f);
+    fputs("  ],\n  \"series\": {\n    \"t\": ", f);
+    salto_json_nums(f, v->t, v->nsample, 1);
+    fputs(",\n    \"phase\": [", f);
     for (int k = 0; k < v->nsample; k++) fprintf(f, "%s%d", k ? ", " : "", v->phase[k]);
     fputs("],\n    \"f0\": [", f);
     for (int k = 0; k < v->nsample; k++) {
-        fputs(k ? ", [" : "[", f);
-        for (int c = 0; c < 6; c++) {
-            fputs(c ? ", " : "", f);
-            salto_json_num(f, v->f0[6 * k + c]);
-        }
-        fputs("]", f);
+        fputs(k ? ", " : "", f);
+        salto_json_nums(f, v->f0 + 6 * k, 6, 1);
     }
     fputs("]", f);
-    for (int kind = 0; kind < SALTO_CHECK_COUNT; kind++) {
+    for (int kind = 0; kind < SALTO_CHECK_COUNT; kind++) { // NAN (does not apply): null
         fputs(",\n    ", f);
         salto_json_str(f, salto_check_name((salto_check_kind)kind));
-        fputs(": [", f);
-        for (int k = 0; k < v->nsample; k++) {
-            fputs(k ? ", " : "", f);
-            salto_json_num(f, v->violation[SALTO_CHECK_COUNT * k + kind]); // NAN: null
-        }
-        fputs("]", f);
+        fputs(": ", f);
+        salto_json_nums(f, v->violation + kind, v->nsample, SALTO_CHECK_COUNT);
     }
     fputs("\n  }\n}\n", f);
     return salto_atomic_commit(&a, err);
