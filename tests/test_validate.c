@@ -327,6 +327,58 @@ START_TEST(test_names_round_trip) {
 END_TEST
 
 
+// bad input: a motion that is not finite is an error naming the time, and leaves nothing
+START_TEST(test_nonfinite_motion_is_an_error) {
+    fixture f = rigid_flight();
+    f.x[dof(f.p->model, "knee") * f.p->ncp + 5] = NAN;
+    salto_validation v;
+    salto_error err = {0};
+    salto_validate_opts o;
+    salto_validate_opts_default(&o);
+    ck_assert_int_eq(salto_validate(f.nlp, f.x, &o, &v, &err), SALTO_ERR_NUMERIC);
+    ck_assert_msg(strstr(err.msg, "not finite at t = ") != NULL, "message: %s", err.msg);
+    ck_assert_int_eq(v.nsample, 0);
+    ck_assert_int_eq(v.ncheck, 0);
+    ck_assert_ptr_null(v.check);
+    close_problem(&f);
+}
+END_TEST
+
+
+// every allocation failing in turn is a clean out-of-memory error with nothing leaked
+static fixture* oom_fixture;
+
+static void* validate_for_sweep(const char* path, salto_error* err) {
+    (void)path;
+    salto_validation* v = salto_malloc(sizeof *v);
+    if (!v) {
+        SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+        return NULL;
+    }
+    salto_validate_opts o;
+    salto_validate_opts_default(&o);
+    if (salto_validate(oom_fixture->nlp, oom_fixture->x, &o, v, err) != SALTO_OK) {
+        salto_free(v);
+        return NULL;
+    }
+    return v;
+}
+
+static void destroy_validation(void* v) {
+    salto_validation_free(v);
+    salto_free(v);
+}
+
+START_TEST(test_out_of_memory) {
+    fixture f = rigid_flight();
+    oom_fixture = &f;
+    ck_assert_int_gt(salto_test_nomem_sweep("rigid flight", validate_for_sweep, destroy_validation), 5);
+    oom_fixture = NULL;
+    close_problem(&f);
+}
+END_TEST
+
+
 Suite* validate_suite(void) {
     Suite* s = suite_create("validate");
     TCase* tc = tcase_create("validate");
@@ -338,6 +390,8 @@ Suite* validate_suite(void) {
     tcase_add_test(tc, test_leaning_fails_cop);
     tcase_add_test(tc, test_sliding_fails_friction_and_slip);
     tcase_add_test(tc, test_solved_monkey_bars_pass);
+    tcase_add_test(tc, test_nonfinite_motion_is_an_error);
+    tcase_add_test(tc, test_out_of_memory);
     suite_add_tcase(s, tc);
     return s;
 }

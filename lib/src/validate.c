@@ -97,11 +97,11 @@ double salto_check_default_threshold(const salto_model* m, salto_check_kind k) {
 
 
 void salto_validation_free(salto_validation* v) {
-    free(v->check);
-    free(v->t);
-    free(v->phase);
-    free(v->f0);
-    free(v->violation);
+    salto_free(v->check);
+    salto_free(v->t);
+    salto_free(v->phase);
+    salto_free(v->f0);
+    salto_free(v->violation);
     memset(v, 0, sizeof *v);
 }
 
@@ -260,7 +260,7 @@ salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validat
     const int density = opts && opts->density > 0 ? opts->density : 10;
     const int nv = m->nv;
 
-    int* per = malloc((size_t)p->nphase * sizeof(int));
+    int* per = salto_malloc((size_t)p->nphase * sizeof(int));
     if (!per) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
     int total = 0;
     for (int i = 0; i < p->nphase; i++) {
@@ -269,15 +269,15 @@ salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validat
     }
     v->nsample = total;
     v->ncheck = 0;
-    v->t = malloc((size_t)total * sizeof(double));
-    v->phase = malloc((size_t)total * sizeof(int));
-    v->f0 = malloc((size_t)total * 6 * sizeof(double));
-    v->violation = malloc((size_t)total * SALTO_CHECK_COUNT * sizeof(double));
-    v->check = calloc((size_t)p->nphase * SALTO_CHECK_COUNT, sizeof(salto_check));
-    int* what = malloc((size_t)total * SALTO_CHECK_COUNT * sizeof(int));
+    v->t = salto_malloc((size_t)total * sizeof(double));
+    v->phase = salto_malloc((size_t)total * sizeof(int));
+    v->f0 = salto_malloc((size_t)total * 6 * sizeof(double));
+    v->violation = salto_malloc((size_t)total * SALTO_CHECK_COUNT * sizeof(double));
+    v->check = salto_calloc((size_t)p->nphase * SALTO_CHECK_COUNT, sizeof(salto_check));
+    int* what = salto_malloc((size_t)total * SALTO_CHECK_COUNT * sizeof(int));
     salto_data* d = salto_data_create(m);
     if (!v->t || !v->phase || !v->f0 || !v->violation || !v->check || !what || !d) {
-        free(per), free(what);
+        salto_free(per), salto_free(what);
         salto_data_destroy(d);
         salto_validation_free(v);
         return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
@@ -356,7 +356,7 @@ salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validat
             s += per[i];
         }
     }
-    free(per), free(what);
+    salto_free(per), salto_free(what);
     salto_data_destroy(d);
     if (st != SALTO_OK) salto_validation_free(v);
     return st;
