@@ -281,6 +281,25 @@ sed "s|\"problem\": \"[^\"]*\"|\"problem\": \"$tmp/gone.yaml\"|" "$tmp/dm0/motio
 expect 2 "$salto" validate "$tmp/moved.json" -o "$tmp/val4"
 grep_in "$tmp/err" "gone.yaml"
 if [ ! -e "$tmp/val3" ] && [ ! -e "$tmp/val4" ]; then ok; else fail "bad input wrote output"; fi
+# a motion re-solved on other knots per phase is validated on its own knots: the same series
+# as with a problem file that states that layout
+expect 0 "$salto" solve "$root/problems/highbar_dismount.yaml" -o "$tmp/dmk" --quiet --set "spline.phase_knots=[10, 8, 4]"
+sed -e "s|^character: ../|character: $root/|" -e "s|^spline: {control_points: 30}|spline: {control_points: 30, phase_knots: [10, 8, 4]}|" \
+    "$root/problems/highbar_dismount.yaml" >"$tmp/dm_knots.yaml"
+expect 0 "$salto" validate "$tmp/dmk/motion.json" -o "$tmp/valk1" $all_huge --quiet
+expect 0 "$salto" validate "$tmp/dmk/motion.json" --problem "$tmp/dm_knots.yaml" -o "$tmp/valk2" $all_huge --quiet
+sed -n '/"series"/,$p' "$tmp/valk1/validation.json" >"$tmp/series1"
+sed -n '/"series"/,$p' "$tmp/valk2/validation.json" >"$tmp/series2"
+if [ -s "$tmp/series1" ] && cmp -s "$tmp/series1" "$tmp/series2"; then ok; else fail "a motion on its own knots: series differ"; fi
+# a motion whose spline does not fit the problem's phases (the dismount's on the back tuck's)
+expect 2 "$salto" validate "$tmp/dm0/motion.json" --problem "$root/problems/back_tuck.yaml" -o "$tmp/val5"
+grep_in "$tmp/err" "does not fit the phases of"
+# a motion without a spline (frames only)
+sed '/"control_points"/,/^  \],$/d' "$tmp/dm0/motion.json" >"$tmp/frames_only.json"
+if grep -q '"frame_rate"' "$tmp/frames_only.json" && ! grep -q '"control"' "$tmp/frames_only.json"; then ok; else fail "frames_only.json"; fi
+expect 2 "$salto" validate "$tmp/frames_only.json" -o "$tmp/val6"
+grep_in "$tmp/err" "the motion has no spline"
+if [ ! -e "$tmp/val5" ] && [ ! -e "$tmp/val6" ]; then ok; else fail "bad input wrote output"; fi
 
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
