@@ -676,11 +676,13 @@ END_TEST
 // the ballistic guess: in flight the vertical root DOF falls at g on top of the interpolation;
 // elsewhere the guess is unchanged
 START_TEST(ballistic_guess) {
-    const char* on[] = {"initial_guess.ballistic=true"};
+    // the splines as they are: the flights' centre of mass not put on its parabola
+    const char* on[] = {"phases.flight1.ballistic=false", "phases.flight2.ballistic=false",
+                        "initial_guess.ballistic=true"};
     salto_error err = {0};
     const char* path = salto_test_path("problems/leap.yaml");
-    salto_problem_desc* pb = salto_problem_load_set(path, 1, on, &err);
-    salto_problem_desc* p0 = salto_problem_load(path, &err);
+    salto_problem_desc* pb = salto_problem_load_set(path, 3, on, &err);
+    salto_problem_desc* p0 = salto_problem_load_set(path, 2, on, &err);
     ck_assert_ptr_nonnull(pb);
     ck_assert_ptr_nonnull(p0);
     salto_nlp* nb = salto_nlp_build(pb, &err);
@@ -1192,9 +1194,16 @@ END_TEST
 
 // at a phase boundary each phase's physics uses its own side's acceleration (the knot there is
 // double, so the two differ): the swing's bar torque at t = 0.5 from the left, the flight's
-// f0 from the right, against inverse dynamics on states built here from the basis
+// rows from the right, against inverse dynamics on states built here from the basis. The
+// flight's rows: with ballistic on (loop 0, the default) the torque about the centre of mass,
+// n_y - (c x f)_y; with it off (loop 1) f0's three planar components.
 START_TEST(boundary_physics_sides) {
-    salto_problem_desc* p = load("tests/data/nlp/all2d.yaml");
+    const int ballistic = _i == 0;
+    const char* off[] = {"phases.flight.ballistic=false"};
+    salto_error err = {0};
+    salto_problem_desc* p = salto_problem_load_set(salto_test_path("tests/data/nlp/all2d.yaml"),
+                                                   ballistic ? 0 : 1, off, &err);
+    ck_assert_ptr_nonnull(p);
     salto_nlp* nlp = build(p);
     const salto_model* m = p->model;
     const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp), ncp = p->ncp;
@@ -1205,7 +1214,7 @@ START_TEST(boundary_physics_sides) {
     for (int i = 0; i < nx; i++) x[i] = salto_test_uniform(&r, -0.5, 0.5);
     ck_assert_int_eq(salto_nlp_eval_g(nlp, x, g), SALTO_OK);
     const double tb = p->phases[1].start;
-    double f0[2][6];
+    double f0[2][6], com[3];
     salto_data* d = salto_data_create(m);
     double qdd_jump = 0.0;
     for (int side = 0; side < 2; side++) {
@@ -1221,10 +1230,15 @@ START_TEST(boundary_physics_sides) {
         }
         salto_f0_rnea(m, d, f0[side]);
     }
+    salto_fk(m, d, SALTO_FK_VEL);
+    salto_link_inertias(m, d);
+    salto_com(m, d, com, NULL);
     ck_assert_double_gt(qdd_jump, 1e-3); // the sides differ, so the test can tell them apart
     // the bar torque about y through (0, 0, 2.6): n_y - (p x f)_y = n_y - 2.6 f_x
     const double torque = f0[0][1] - 2.6 * f0[0][3];
-    const double flight[3] = {f0[1][1], f0[1][3], f0[1][5]};
+    const double* f = f0[1] + 3;
+    const double flight[3] = {ballistic ? f0[1][1] - (com[2] * f[0] - com[0] * f[2]) : f0[1][1],
+                              f0[1][3], f0[1][5]};
     int seen_bar = 0, seen_flight = 0;
     for (int row = 0; row < ng; row++) {
         if (salto_nlp_row_time(nlp, row) != tb) continue;
@@ -1235,6 +1249,8 @@ START_TEST(boundary_physics_sides) {
                           name, g[row], torque);
             seen_bar++;
         } else if (strstr(name, "flight f0")) {
+            ck_assert(strstr(name, ballistic ? "torque about the centre of mass y" : "n_y") ||
+                      seen_flight > 0);
             const double want = flight[seen_flight];
             ck_assert_msg(fabs(g[row] - want) <= 1e-9 * (1 + fabs(want)), "%s: %.17g vs %.17g", name,
                           g[row], want);
@@ -1242,7 +1258,7 @@ START_TEST(boundary_physics_sides) {
         }
     }
     ck_assert_int_eq(seen_bar, 1);
-    ck_assert_int_eq(seen_flight, 3);
+    ck_assert_int_eq(seen_flight, ballistic ? 1 : 3);
     salto_data_destroy(d);
     free(x), free(g);
     salto_nlp_destroy(nlp);
@@ -1383,7 +1399,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, rank_deficiency_is_found_and_named);
     tcase_add_test(sv, holds_are_independent);
     tcase_add_test(sv, deep_chain_site);
-    tcase_add_test(sv, boundary_physics_sides);
+    tcase_add_loop_test(sv, boundary_physics_sides, 0, 2);
     tcase_add_test(sv, above_ground_values);
     tcase_add_test(sv, reference_objective_reproduces_the_reference);
     tcase_add_test(sv, bad_motion_files_point_at_the_problem);

@@ -412,3 +412,25 @@ int salto_model_is_planar(const salto_model* m) {
     }
     return 1;
 }
+
+
+// The root's world translation: its DOFs at the head of the root chain that are prismatic
+// (before any revolute one, so that their axes are fixed in the world) into tdof, their world
+// axes (the chain's fixed rotations applied) into axes; returns how many (at most 3).
+int salto_model_root_translation(const salto_model* m, int tdof[3], double axes[3][3]) {
+    int nt = 0;
+    for (int j = 0; j < m->nv && j < m->nroot && nt < 3; j++) {
+        if (m->link_type[j] != SALTO_AXIS_PRISMATIC || m->link_parent[j] != j - 1) break;
+        double a[3];
+        memcpy(a, m->link_axis + 3 * j, sizeof a);
+        for (int k = j; k >= 0; k--) {
+            double b[3];
+            salto_m3_mul_v3(b, m->link_Rtree + 9 * k, a);
+            memcpy(a, b, sizeof a);
+        }
+        tdof[nt] = j;
+        memcpy(axes[nt], a, sizeof a);
+        nt++;
+    }
+    return nt;
+}

@@ -23,6 +23,7 @@
 #include "salto/spatial.h"
 
 #define NLP_INF 1e20
+#define NXAUX 6 // place variables a block's rows may all depend on (a 3-D flight's c0, v0)
 
 typedef struct block {
     int con;             // constraint index in the problem; -1 for a physics block
@@ -45,7 +46,7 @@ typedef struct block {
     double target[3];    //   and the fixed targets
     int er;              // phase whose effective root the rows see (-1: the splines as they are)
     int nxaux;           //   and its place variables, on which every row then depends
-    int xaux[3];
+    int xaux[NXAUX];
     int nnz;             // Jacobian entries
 } block;
 
@@ -130,8 +131,13 @@ struct salto_nlp {
     double* erDv;            //   its velocity's derivative in q                        (3 x nv)
     double* erDaq;           //   its acceleration's in q and qd                        (3 x nv)
     double* erDaqd;          //                                                         (3 x nv)
-    double* daux;            // a block's row derivatives in its place variables        (8 x 3)
+    double* daux;            // a block's row derivatives in its place variables        (8 x NXAUX)
     double* fq;              // full-width rows for the chain rule                      (3 x nv)
+    int* bal;                // per phase: first place variable (c0 then v0, nt each) of a
+                             //   ballistic flight's parabola, -1 for none            (nphase)
+    int bal_nt;              // the root's translation DOFs and their world axes
+    int bal_tdof[3];
+    double bal_a[3][3];
     int nslice;              // (phase, time) slices, salto_problem_slices
     double* slice_t;         //   their times (nslice)
     int* slice_ph;           //   and phases (nslice)
@@ -288,28 +294,6 @@ static int held_on_ground(const salto_problem_desc* p, const salto_model* m, int
 }
 
 
-// The root's world translation: its DOFs at the head of the root chain that are prismatic
-// (before any revolute one, so that their axes are fixed in the world) into tdof, their world
-// axes (the chain's fixed rotations applied) into axes; returns how many (at most 3).
-static int root_translation(const salto_model* m, int tdof[3], double axes[3][3]) {
-    int nt = 0;
-    for (int j = 0; j < m->nv && j < m->nroot && nt < 3; j++) {
-        if (m->link_type[j] != SALTO_AXIS_PRISMATIC || m->link_parent[j] != j - 1) break;
-        double a[3];
-        memcpy(a, m->link_axis + 3 * j, sizeof a);
-        for (int k = j; k >= 0; k--) {
-            double b[3];
-            salto_m3_mul_v3(b, m->link_Rtree + 9 * k, a);
-            memcpy(a, b, sizeof a);
-        }
-        tdof[nt] = j;
-        memcpy(axes[nt], a, sizeof a);
-        nt++;
-    }
-    return nt;
-}
-
-
 // ---- the effective root ----
 
 // the phase with an effective root whose inside (its ends excluded) holds t; -1 for none
@@ -339,7 +323,7 @@ static void setup_eroots(salto_nlp* nlp) {
             if (cd->type == SALTO_CON_SITE_HOLD && cd->hold_phase == i + 1 && cd->site == ct->site[0]) c = k;
         }
         if (c < 0) continue;
-        e->nt = root_translation(m, e->tdof, e->a);
+        e->nt = salto_model_root_translation(m, e->tdof, e->a);
         if (e->nt != (nlp->planar ? 2 : 3)) continue;
         double rows[3][3];
         int is_aux[3], naux = 0;
@@ -417,6 +401,13 @@ static salto_status assign_eroots(salto_nlp* nlp, builder* B) {
                 }
                 n = u;
             }
+        }
+        if (b->con >= 0 && (p->cons[b->con].type == SALTO_CON_COM_PARABOLA ||
+                            p->cons[b->con].type == SALTO_CON_COM_PARABOLA_VEL)) {
+            // the parabola's c0 and v0, on which each row depends
+            const int base = nlp->bal[p->cons[b->con].phase];
+            b->nxaux = 2 * nlp->bal_nt;
+            for (int a = 0; a < b->nxaux; a++) b->xaux[a] = base + a;
         }
         b->dep0 = start;
         b->ndep = n - start;
@@ -613,6 +604,17 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
             if (push_dep(B, cd->dof[k])) return SALTO_ERR_NOMEM;
         }
         break;
+    case SALTO_CON_COM_PARABOLA:
+    case SALTO_CON_COM_PARABOLA_VEL:
+        // along each of the root's translation axes (its place variables are set by
+        // assign_eroots)
+        for (int k = 0; k < nlp->bal_nt; k++) {
+            b->comp[k] = k;
+            memcpy(b->e[k], nlp->bal_a[k], sizeof b->e[k]);
+        }
+        b->nrows = nlp->bal_nt;
+        if (push_all(B, b)) return SALTO_ERR_NOMEM;
+        break;
     case SALTO_CON_COM_POSITION:
     case SALTO_CON_COM_VELOCITY:
         // a planar character's centre of mass stays in the x-z plane: no y row
@@ -748,6 +750,7 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->Tl);
     salto_free(nlp->Ql);
     salto_free(nlp->er);
+    salto_free(nlp->bal);
     salto_free(nlp->erJ);
     salto_free(nlp->erDv);
     salto_free(nlp->erDaq);
@@ -832,12 +835,21 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     // the contact places of the holds: variables after the control points
     nlp->ncpv = nlp->nx;
     nlp->con_aux = salto_malloc((size_t)(p->ncon > 0 ? p->ncon : 1) * sizeof(int));
-    if (!nlp->con_aux) goto nomem;
+    nlp->bal = salto_malloc((size_t)p->nphase * sizeof(int));
+    if (!nlp->con_aux || !nlp->bal) goto nomem;
+    for (int i = 0; i < p->nphase; i++) nlp->bal[i] = -1;
+    nlp->bal_nt = salto_model_root_translation(nlp->m, nlp->bal_tdof, nlp->bal_a);
     for (int c = 0; c < p->ncon; c++) {
         nlp->con_aux[c] = -1;
         if (p->cons[c].type == SALTO_CON_BODY_HEADING) {
             nlp->con_aux[c] = nlp->ncpv + nlp->naux; // the heading
             nlp->naux++;
+            continue;
+        }
+        if (p->cons[c].type == SALTO_CON_COM_PARABOLA) {
+            nlp->con_aux[c] = nlp->ncpv + nlp->naux; // c0, v0 along the translation axes
+            nlp->naux += 2 * nlp->bal_nt;
+            nlp->bal[p->cons[c].phase] = nlp->con_aux[c];
             continue;
         }
         if (p->cons[c].type != SALTO_CON_SITE_HOLD) continue;
@@ -911,7 +923,11 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             switch (p->phases[ph].contact.type) {
             case SALTO_CONTACT_BAR: b->nrows = 1; break;
             case SALTO_CONTACT_GROUND: b->nrows = planar ? 4 : 8; break;
-            default: b->nrows = planar ? 3 : 6; break;
+            default:
+                // a ballistic flight's force is zero by construction: the torque about the
+                // centre of mass alone
+                b->nrows = nlp->bal[ph] >= 0 ? (planar ? 1 : 3) : (planar ? 3 : 6);
+                break;
             }
         }
     }
@@ -1047,7 +1063,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->xs = salto_malloc((size_t)nlp->nx * sizeof(double));
     nlp->Jp = salto_malloc(2 * 8 * 4 * (size_t)nlp->nv * sizeof(double));
     {
-        const size_t ns = 3 * (size_t)nlp->nv + 3, nu = 4 * (size_t)nlp->nv + 3;
+        const size_t ns = 3 * (size_t)nlp->nv + NXAUX, nu = 4 * (size_t)nlp->nv + NXAUX;
         nlp->Hl = salto_malloc(nu * nu * sizeof(double));
         nlp->Sl = salto_malloc(ns * ns * sizeof(double));
         nlp->Tl = salto_malloc(ns * nu * sizeof(double));
@@ -1056,7 +1072,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->erDv = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
     nlp->erDaq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
     nlp->erDaqd = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
-    nlp->daux = salto_calloc(24, sizeof(double));
+    nlp->daux = salto_calloc(8 * NXAUX, sizeof(double));
     nlp->fq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
     nlp->Ql = salto_malloc((size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
     nlp->grp = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(int));
@@ -1255,17 +1271,68 @@ static void state_raw(const salto_nlp* nlp, const double* x, double t, double* q
 }
 
 
+// the ballistic flight phase whose inside (its ends excluded) holds t; -1 for none
+static int bal_phase_at(const salto_nlp* nlp, double t) {
+    const salto_problem_desc* p = nlp->p;
+    for (int k = 0; k < p->nphase; k++) {
+        const double t0 = p->phases[k].start, t1 = t0 + p->phases[k].duration;
+        if (t > t0 + 1e-12 && t < t1 - 1e-12) return nlp->bal[k] >= 0 ? k : -1;
+    }
+    return -1;
+}
+
+
+// In ballistic flight phase ph at t, with d->q, d->qd, d->qdd the splines' values: the root's
+// translation replaced by the one that puts the centre of mass on the phase's parabola,
+// q_T = a . (P(tau) - c), qd_T = a . (P'(tau) - c'), qdd_T = a . (g - c''), with c, c', c''
+// the centre of mass's motion with the translation at zero (a translation moves every point
+// alike) and c'' = f / M + g from the aggregate force f = M (c'' - g).
+static void bal_state(const salto_nlp* nlp, const double* x, int ph, double t, int acc) {
+    const salto_model* m = nlp->m;
+    salto_data* d = nlp->d;
+    const int nt = nlp->bal_nt;
+    for (int j = 0; j < nt; j++) {
+        d->q[nlp->bal_tdof[j]] = d->qd[nlp->bal_tdof[j]] = 0.0;
+        if (acc) d->qdd[nlp->bal_tdof[j]] = 0.0;
+    }
+    double c[3], cv[3], ca[3] = {0, 0, 0};
+    if (acc) {
+        double f0[6];
+        salto_f0_rnea(m, d, f0); // leaves the kinematics at the state (velocities included)
+        for (int k = 0; k < 3; k++) ca[k] = f0[3 + k] / m->mass + m->gravity[k];
+    } else {
+        salto_fk(m, d, SALTO_FK_VEL);
+    }
+    salto_link_inertias(m, d);
+    salto_com(m, d, c, cv);
+    const double tau = t - nlp->p->phases[ph].start;
+    const double* pl = x + nlp->bal[ph];
+    for (int j = 0; j < nt; j++) {
+        const double* a = nlp->bal_a[j];
+        const double ge = salto_v3_dot(a, m->gravity);
+        d->q[nlp->bal_tdof[j]] = pl[j] + pl[nt + j] * tau + 0.5 * ge * tau * tau - salto_v3_dot(a, c);
+        d->qd[nlp->bal_tdof[j]] = pl[nt + j] + ge * tau - salto_v3_dot(a, cv);
+        if (acc) d->qdd[nlp->bal_tdof[j]] = ge - salto_v3_dot(a, ca);
+    }
+}
+
+
 void salto_nlp_state(const salto_nlp* nlp, const double* x, double t, double* q, double* qd,
                      double* qdd) {
-    // strictly inside a phase with an effective root, its translation
+    // strictly inside a phase with an effective root or a ballistic flight, its translation
     const int ph = nlp->er ? er_phase_at(nlp, t) : -1;
-    if (ph < 0) {
+    const int bph = ph < 0 && nlp->bal ? bal_phase_at(nlp, t) : -1;
+    if (ph < 0 && bph < 0) {
         state_raw(nlp, x, t, q, qd, qdd);
         return;
     }
     salto_data* d = nlp->d;
     state_raw(nlp, x, t, d->q, d->qd, d->qdd);
-    er_state(nlp, x, ph, qdd ? SALTO_FK_ACC : SALTO_FK_VEL, 0);
+    if (ph >= 0) {
+        er_state(nlp, x, ph, qdd ? SALTO_FK_ACC : SALTO_FK_VEL, 0);
+    } else {
+        bal_state(nlp, x, bph, t, qdd != NULL);
+    }
     const size_t n = (size_t)nlp->nv * sizeof(double);
     if (q) memmove(q, d->q, n);
     if (qd) memmove(qd, d->qd, n);
@@ -1316,6 +1383,20 @@ static void com_sums(salto_nlp* nlp) {
 }
 
 
+// the centre of mass's Jacobian (3 x nv) after com_sums: dc/dq_j = (m_sub t_j + s_j x h_sub) / M
+static void com_jac(const salto_nlp* nlp, double* J) {
+    const salto_model* m = nlp->m;
+    const int nv = nlp->nv;
+    for (int j = 0; j < nv; j++) {
+        const double* S = nlp->d->S + 6 * j;
+        const double* sj = nlp->sums + 7 * j;
+        double a[3];
+        salto_v3_cross(a, S, sj + 1);
+        for (int k = 0; k < 3; k++) J[k * nv + j] = (a[k] + sj[0] * S[3 + k]) / m->mass;
+    }
+}
+
+
 // ---- physics on the aggregate force (Fang & Pollard 2003, section 4) ----
 //
 // At a slice, f0 = [n; f] (about the world origin) and its Jacobian in (q, qd, qdd) come from
@@ -1346,6 +1427,23 @@ static void physics_rows(const salto_nlp* nlp, const block* b, const double* f0,
     memset(rows, 0, (size_t)b->nrows * sizeof(frow));
     const double* n = f0;
     const double* f = f0 + 3;
+    if (ct->type == SALTO_CONTACT_NONE && nlp->bal[b->phase] >= 0) {
+        // a ballistic flight: the torque about the centre of mass c, a . (n - c x f) for the
+        // world axes a (planar: y); d/dn = a, d/df = -(a x c), d/dc = -(f x a)
+        for (int r = 0; r < b->nrows; r++) {
+            double a[3] = {0, 0, 0}, ac[3], fa[3];
+            a[planar ? 1 : r] = 1.0;
+            salto_v3_cross(ac, a, c);
+            salto_v3_cross(fa, f, a);
+            rows[r].v = salto_v3_dot(a, n) - salto_v3_dot(ac, f);
+            for (int k = 0; k < 3; k++) {
+                rows[r].df0[k] = a[k];
+                rows[r].df0[3 + k] = -ac[k];
+                rows[r].dc[k] = -fa[k];
+            }
+        }
+        return;
+    }
     if (ct->type == SALTO_CONTACT_NONE) {
         static const int planar_rows[3] = {1, 3, 5};
         for (int r = 0; r < b->nrows; r++) {
@@ -1429,10 +1527,18 @@ static void eval_physics(salto_nlp* nlp, const double* x, const block* b, double
     }
     nlp->have_state = 0; // the kinematics in d are now this slice's, with accelerations
 
-    // support centre: the contact sites' centroid, and its Jacobian (3 x nv in J3)
+    // support centre: the contact sites' centroid, and its Jacobian (3 x nv in J3); in a
+    // ballistic flight the centre of mass
     const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
     double c[3] = {0, 0, 0};
-    if (ct->type == SALTO_CONTACT_GROUND) {
+    if (ct->type == SALTO_CONTACT_NONE && nlp->bal[b->phase] >= 0) {
+        com_sums(nlp);
+        for (int i = 0; i < nv; i++) {
+            if (m->link_parent[i] >= 0) continue;
+            for (int k = 0; k < 3; k++) c[k] += nlp->sums[7 * i + 1 + k] / m->mass;
+        }
+        if (want_jac) com_jac(nlp, nlp->J3);
+    } else if (ct->type == SALTO_CONTACT_GROUND) {
         if (want_jac) memset(nlp->J3, 0, 3 * (size_t)nv * sizeof(double));
         double* Js = nlp->sums; // 7 nv >= 3 nv scratch
         for (int s = 0; s < ct->nsite; s++) {
@@ -1471,10 +1577,11 @@ static void eval_physics(salto_nlp* nlp, const double* x, const block* b, double
                 double v = 0.0;
                 for (int k = 0; k < 6; k++) v += rows[r].df0[k] * dfP[k][a];
                 for (int k = 0; k < 3; k++) v += rows[r].dc[k] * dcP[k][a];
-                nlp->daux[3 * r + a] = v;
+                nlp->daux[NXAUX * r + a] = v;
             }
         }
     }
+    const int has_c = ct->type == SALTO_CONTACT_GROUND || nlp->bal[b->phase] >= 0;
     for (int r = 0; r < b->nrows; r++) {
         for (int j = 0; j < nv; j++) {
             double a = 0.0, ad = 0.0, add = 0.0;
@@ -1485,7 +1592,9 @@ static void eval_physics(salto_nlp* nlp, const double* x, const block* b, double
                 ad += w * nlp->Jf[k * ncol + nv + j];
                 add += w * nlp->Jf[k * ncol + 2 * nv + j];
             }
-            for (int k = 0; k < 3; k++) a += rows[r].dc[k] * nlp->J3[k * nv + j];
+            if (has_c) {
+                for (int k = 0; k < 3; k++) a += rows[r].dc[k] * nlp->J3[k * nv + j];
+            }
             nlp->dq[r * nv + j] = a;
             nlp->dqd[r * nv + j] = ad;
             nlp->dqdd[r * nv + j] = add;
@@ -1501,7 +1610,7 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
 
 
 static void eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac) {
-    if (want_jac && b->nxaux > 0) memset(nlp->daux, 0, 24 * sizeof(double));
+    if (want_jac && b->nxaux > 0) memset(nlp->daux, 0, 8 * NXAUX * sizeof(double));
     if (b->con < 0) {
         eval_physics(nlp, x, b, g, want_jac);
         return;
@@ -1517,7 +1626,7 @@ static void eval_block(salto_nlp* nlp, const double* x, const block* b, double* 
     for (int r = 0; r < b->nrows; r++) {
         memset(rq, 0, 2 * (size_t)nv * sizeof(double));
         for (int jj = 0; jj < nd; jj++) rq[dep[jj]] = nlp->dq[r * nd + jj], rqd[dep[jj]] = nlp->dqd[r * nd + jj];
-        er_chain(nlp, b->er, rq, rqd, NULL, nlp->daux + 3 * r);
+        er_chain(nlp, b->er, rq, rqd, NULL, nlp->daux + NXAUX * r);
         for (int jj = 0; jj < nd; jj++) nlp->dq[r * nd + jj] = rq[dep[jj]], nlp->dqd[r * nd + jj] = rqd[dep[jj]];
     }
 }
@@ -1643,10 +1752,15 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         break;
     }
     case SALTO_CON_COM_POSITION:
-    case SALTO_CON_COM_VELOCITY: {
+    case SALTO_CON_COM_VELOCITY:
+    case SALTO_CON_COM_PARABOLA:
+    case SALTO_CON_COM_PARABOLA_VEL: {
         // c = h / M, cdot = p_lin / M; per DOF j (deps are all DOFs, in order):
         // dc/dq_j = dcdot/dqd_j = (m_sub t_j + s_j x h_sub) / M
         // dcdot/dq_j = (s_j x P_sub + m_sub W_lin + W_ang x h_sub) / M, W = V_p x S_j
+        // A row is e . c (or e . cdot) minus its target: a component's value, or on a
+        // ballistic flight's parabola along the root's translation axis e_r,
+        // c0_r + v0_r tau + (e_r . g) tau^2 / 2 (velocity: v0_r + (e_r . g) tau), tau = t - t0
         com_sums(nlp);
         const double M = m->mass;
         const double* root = NULL;
@@ -1656,10 +1770,30 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
             root = nlp->sums + 7 * i;
             for (int k = 0; k < 3; k++) hc[k] += root[1 + k], pc[k] += root[4 + k];
         }
-        const int vel = cd->type == SALTO_CON_COM_VELOCITY;
+        const int par = cd->type == SALTO_CON_COM_PARABOLA || cd->type == SALTO_CON_COM_PARABOLA_VEL;
+        const int vel = cd->type == SALTO_CON_COM_VELOCITY || cd->type == SALTO_CON_COM_PARABOLA_VEL;
+        const double tau = par ? b->t - nlp->p->phases[cd->phase].start : 0.0;
+        const int nt = nlp->bal_nt;
+        double e[3][3];
         for (int r = 0; r < b->nrows; r++) {
-            const int k = b->comp[r];
-            g[r] = (vel ? pc[k] : hc[k]) / M - cd->vec[k];
+            if (par) {
+                memcpy(e[r], b->e[r], sizeof e[r]);
+            } else {
+                e[r][0] = e[r][1] = e[r][2] = 0.0;
+                e[r][b->comp[r]] = 1.0;
+            }
+            const double val = salto_v3_dot(e[r], vel ? pc : hc) / M;
+            double target = cd->vec[b->comp[r]];
+            if (par) {
+                const double* pl = x + nlp->bal[cd->phase];
+                const double ge = salto_v3_dot(e[r], m->gravity);
+                target = vel ? pl[nt + r] + ge * tau : pl[r] + pl[nt + r] * tau + 0.5 * ge * tau * tau;
+                if (want_jac) {
+                    if (!vel) nlp->daux[NXAUX * r + r] = -1.0;
+                    nlp->daux[NXAUX * r + nt + r] = vel ? -1.0 : -tau;
+                }
+            }
+            g[r] = val - target;
         }
         if (!want_jac) break;
         for (int j = 0; j < nlp->nv; j++) {
@@ -1677,12 +1811,11 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
                 for (int k = 0; k < 3; k++) c2[k] = (c2[k] + sj[0] * W[3 + k] + t2[k]) / M;
             }
             for (int r = 0; r < b->nrows; r++) {
-                const int k = b->comp[r];
                 if (vel) {
-                    dq[r * nd + j] = c2[k];
-                    dqd[r * nd + j] = a[k];
+                    dq[r * nd + j] = salto_v3_dot(e[r], c2);
+                    dqd[r * nd + j] = salto_v3_dot(e[r], a);
                 } else {
-                    dq[r * nd + j] = a[k];
+                    dq[r * nd + j] = salto_v3_dot(e[r], a);
                 }
             }
         }
@@ -1751,7 +1884,7 @@ salto_status salto_nlp_eval_jac(salto_nlp* nlp, const double* x, double* values)
                 for (int k = 0; k < 4; k++) *v++ = a * b->N[k] + c * b->dN[k] + e * b->ddN[k];
             }
             if (row_aux(b, r) >= 0) *v++ = -1.0;
-            for (int a = 0; a < b->nxaux; a++) *v++ = nlp->daux[3 * r + a];
+            for (int a = 0; a < b->nxaux; a++) *v++ = nlp->daux[NXAUX * r + a];
         }
     }
     nlp->have_state = 0;
@@ -1855,7 +1988,7 @@ static void block_state_grad_cached(salto_nlp* nlp, const double* xs, const bloc
             G[nd + jj] += l * nlp->dqd[r * nd + jj];
             if (b->con < 0) G[2 * nd + jj] += l * nlp->dqdd[r * nd + jj];
         }
-        for (int a = 0; a < b->nxaux; a++) G[3 * nd + a] += l * nlp->daux[3 * r + a];
+        for (int a = 0; a < b->nxaux; a++) G[3 * nd + a] += l * nlp->daux[NXAUX * r + a];
     }
 }
 
@@ -2192,6 +2325,42 @@ static double keyframe_value(const salto_problem_desc* p, int j, double t) {
 }
 
 
+// a ballistic flight's c0 and v0: the least-squares parabola through the splines' centre of
+// mass at the phase's knots (its ends included), along each translation axis a:
+// a . c(t_k) - (a . g) tau_k^2 / 2 = c0 + v0 tau_k
+static void init_parabola(const salto_nlp* nlp, double* x, int ph) {
+    const salto_problem_desc* p = nlp->p;
+    const salto_model* m = nlp->m;
+    salto_data* d = nlp->d;
+    const int nt = nlp->bal_nt;
+    const double t0 = p->phases[ph].start, t1 = t0 + p->phases[ph].duration;
+    double s1 = 0, st = 0, stt = 0, sy[3] = {0, 0, 0}, sty[3] = {0, 0, 0}, prev = -1.0;
+    for (int j = 3; j <= nlp->ncp; j++) {
+        const double t = salto_bspline_knot(&nlp->spline, j);
+        if (t == prev || t < t0 - 1e-12 || t > t1 + 1e-12) continue;
+        prev = t;
+        state_raw(nlp, x, t, d->q, d->qd, NULL);
+        salto_fk(m, d, SALTO_FK_VEL);
+        salto_link_inertias(m, d);
+        double c[3];
+        salto_com(m, d, c, NULL);
+        const double tau = t - t0;
+        s1 += 1.0, st += tau, stt += tau * tau;
+        for (int k = 0; k < nt; k++) {
+            const double y = salto_v3_dot(nlp->bal_a[k], c) -
+                             0.5 * salto_v3_dot(nlp->bal_a[k], m->gravity) * tau * tau;
+            sy[k] += y, sty[k] += tau * y;
+        }
+    }
+    const double det = s1 * stt - st * st;
+    double* pl = x + nlp->bal[ph];
+    for (int k = 0; k < nt; k++) {
+        pl[nt + k] = det > 0 ? (s1 * sty[k] - st * sy[k]) / det : 0.0;
+        pl[k] = s1 > 0 ? (sy[k] - pl[nt + k] * st) / s1 : 0.0;
+    }
+}
+
+
 // the contact places of the holds: where the sites are at the phase's start under x
 static void init_places(const salto_nlp* nlp, double* x) {
     const salto_problem_desc* p = nlp->p;
@@ -2199,6 +2368,10 @@ static void init_places(const salto_nlp* nlp, double* x) {
     for (int c = 0; c < p->ncon; c++) {
         const salto_constraint_desc* cd = &p->cons[c];
         if (nlp->con_aux[c] < 0) continue;
+        if (cd->type == SALTO_CON_COM_PARABOLA) {
+            init_parabola(nlp, x, cd->phase);
+            continue;
+        }
         if (cd->type == SALTO_CON_BODY_HEADING) {
             double x0[3], x1[3], Tx[3], Ty[3];
             state_raw(nlp, x, p->phases[cd->hold_phase - 1].start, d->q, NULL, NULL);
@@ -2231,7 +2404,7 @@ static int vertical_root_dof(const salto_model* m, double* sign) {
     if (!(gn > 0.0)) return -1;
     int tdof[3];
     double axes[3][3];
-    const int nt = root_translation(m, tdof, axes);
+    const int nt = salto_model_root_translation(m, tdof, axes);
     for (int k = 0; k < nt; k++) {
         const double c = salto_v3_dot(axes[k], m->gravity);
         if (fabs(c) >= 0.999 * gn) {
@@ -2435,9 +2608,13 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
         const salto_phase_desc* ph = &nlp->p->phases[b->phase];
         const int k = r - b->row0;
         const int planar = nlp->planar;
+        static const char* const com3[3] = {"torque about the centre of mass x",
+                                            "torque about the centre of mass y",
+                                            "torque about the centre of mass z"};
         const char* what = ph->contact.type == SALTO_CONTACT_BAR      ? "torque about the bar"
                            : ph->contact.type == SALTO_CONTACT_GROUND ? (planar ? ground2 : ground3)[k]
-                           : (planar ? flight2 : flight3)[k];
+                           : nlp->bal[b->phase] >= 0                  ? com3[planar ? 1 : k]
+                                                                      : (planar ? flight2 : flight3)[k];
         const char* kind = ph->contact.type == SALTO_CONTACT_BAR      ? "bar"
                            : ph->contact.type == SALTO_CONTACT_GROUND ? "ground"
                                                                       : "flight f0";
@@ -2486,6 +2663,10 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
     case SALTO_CON_COM_VELOCITY:
         snprintf(what, sizeof what, "%s", axis[b->comp[k]]);
         break;
+    case SALTO_CON_COM_PARABOLA:
+    case SALTO_CON_COM_PARABOLA_VEL:
+        snprintf(what, sizeof what, "along '%s'", m->link_name[nlp->bal_tdof[k]]);
+        break;
     case SALTO_CON_ABOVE_GROUND:
         snprintf(what, sizeof what, "body '%s'", m->body_name[m->link_body[b->link]]);
         break;
@@ -2495,7 +2676,9 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
     }
     char hold[120] = "";
     if (cd->hold_phase > 0) {
-        snprintf(hold, sizeof hold, "hold of phase '%s': ", nlp->p->phases[cd->hold_phase - 1].name);
+        const int par = cd->type == SALTO_CON_COM_PARABOLA || cd->type == SALTO_CON_COM_PARABOLA_VEL;
+        snprintf(hold, sizeof hold, "%s of phase '%s': ", par ? "flight" : "hold",
+                 nlp->p->phases[cd->hold_phase - 1].name);
     }
     snprintf(buf, n, "%s%s %s at t = %.3f s (%s:%d:%d)", hold, salto_constraint_name(cd->type), what, b->t,
              cd->loc.file ? cd->loc.file : "?", cd->loc.line, cd->loc.col);

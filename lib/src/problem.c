@@ -74,6 +74,8 @@ void salto_problem_destroy(salto_problem_desc* p) {
 const char* salto_constraint_name(salto_constraint_type t) {
     if (t == SALTO_CON_SITE_HOLD) return "site_hold"; // not for files: not in the list
     if (t == SALTO_CON_BODY_HEADING) return "body_heading";
+    if (t == SALTO_CON_COM_PARABOLA) return "com_parabola";
+    if (t == SALTO_CON_COM_PARABOLA_VEL) return "com_parabola_velocity";
     return t < SALTO_CON_COUNT ? constraint_names[t] : "?";
 }
 
@@ -738,7 +740,7 @@ static salto_status read_phases(reader* R, const salto_cfg_node* top) {
     R->phase_names = salto_calloc((size_t)list->n, sizeof *R->phase_names);
     if (!R->phase_names) return nomem(R);
 
-    static const char* const keys[] = {"name", "duration", "contact", NULL};
+    static const char* const keys[] = {"name", "duration", "contact", "ballistic", NULL};
     double t = 0.0;
     for (int i = 0; i < list->n; i++) {
         const salto_cfg_node* n = list->child[i];
@@ -791,6 +793,20 @@ static salto_status read_phases(reader* R, const salto_cfg_node* top) {
         } else {
             ph->contact.type = SALTO_CONTACT_NONE;
             ph->contact.loc = ph->loc;
+        }
+
+        // ballistic: flight phases only, on by default
+        ph->ballistic = ph->contact.type == SALTO_CONTACT_NONE;
+        const salto_cfg_node* bn = salto_cfg_child(n, "ballistic");
+        if (bn) {
+            if (ph->contact.type != SALTO_CONTACT_NONE) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, bn),
+                                  "'ballistic' is for flight phases (no contact); phase '%s' "
+                                  "has a contact",
+                                  ph->name);
+            }
+            s = salto_cfg_bool(bn, &ph->ballistic, R->err);
+            if (s) return s;
         }
     }
     p->duration = t;
@@ -1173,8 +1189,21 @@ static int hold_count(const salto_problem_desc* p) {
     for (int i = 0; i < p->nphase; i++) {
         const salto_contact_desc* c = &p->phases[i].contact;
         if (c->type != SALTO_CONTACT_NONE && c->hold) n += 3 * c->nsite;
+        if (c->type == SALTO_CONTACT_NONE) n += 2; // a ballistic flight's parabola
     }
     return n;
+}
+
+
+// 1 when flight phase i's centre of mass follows its parabola exactly: asked for (the
+// default), physics on, and a root that translates freely in the character's space (the
+// parabola moves it)
+static int ballistic_phase(const salto_problem_desc* p, const salto_model* m, int i) {
+    const salto_phase_desc* ph = &p->phases[i];
+    if (!p->physics || !ph->ballistic || ph->contact.type != SALTO_CONTACT_NONE) return 0;
+    int tdof[3];
+    double axes[3][3];
+    return salto_model_root_translation(m, tdof, axes) == (salto_model_is_planar(m) ? 2 : 3);
 }
 
 
@@ -1200,6 +1229,19 @@ static salto_status add_holds(reader* R) {
     for (int i = 0; i < p->nphase; i++) {
         const salto_phase_desc* ph = &p->phases[i];
         const salto_contact_desc* ct = &ph->contact;
+        if (ballistic_phase(p, m, i)) {
+            // the centre of mass on its parabola: at every knot of the flight, and its
+            // velocity at the two ends (n + 3 conditions on n segments, as for a hold)
+            for (int k = 0; k < 2; k++) {
+                salto_constraint_desc* c = &p->cons[p->ncon++];
+                memset(c, 0, sizeof *c);
+                c->type = k == 0 ? SALTO_CON_COM_PARABOLA : SALTO_CON_COM_PARABOLA_VEL;
+                c->phase = i;
+                c->at_knots = k == 0 ? 1 : 2;
+                c->loc = ph->loc;
+                c->hold_phase = i + 1;
+            }
+        }
         if (ct->type == SALTO_CONTACT_NONE || !ct->hold) continue;
         for (int k = 0; k < ct->nsite; k++) {
             const int site = ct->site[k];

@@ -94,4 +94,9 @@ int salto_model_site(const salto_model* m, const char* name);
 // revolute links and in the x-z plane for prismatic links).
 int salto_model_is_planar(const salto_model* m);
 
+// The root's world translation: its DOFs at the head of the root chain that are prismatic
+// (before any revolute one, so that their axes are fixed in the world) into tdof, their world
+// axes (the chain's fixed rotations applied) into axes; returns how many (at most 3).
+int salto_model_root_translation(const salto_model* m, int tdof[3], double axes[3][3]);
+
 #endif

@@ -46,6 +46,10 @@ typedef struct salto_phase_desc {
     double duration;        // s (> 0)
     double start;           // s, sum of the previous durations
     salto_contact_desc contact;
+    int ballistic;          // flight with physics: 1 (default) when the centre of mass follows
+                            //   its parabola exactly, through place variables for its take-off
+                            //   position and velocity (constraints added by the loader); 0: f0 = 0
+                            //   at the slices only
     salto_src_loc loc;
 } salto_phase_desc;
 
@@ -67,6 +71,10 @@ typedef enum salto_constraint_type {
     SALTO_CON_SITE_HOLD,     // (added by the loader for a contact's hold) a site on a bar's axis
                              //   (point, dir) or on the ground plane (point, normal dir), at a
                              //   place along it that the NLP adds as variables
+    SALTO_CON_COM_PARABOLA,  // (added by the loader for a ballistic flight phase) the centre of
+                             //   mass on the parabola c0 + v0 tau + g tau^2 / 2 (tau from the
+                             //   phase's start), c0 and v0 variables the NLP adds, at the knots
+    SALTO_CON_COM_PARABOLA_VEL, // (likewise) its velocity v0 + g tau at the phase's two ends
     SALTO_CON_COUNT
 } salto_constraint_type;
 
