@@ -167,33 +167,58 @@ int cmd_validate(int argc, char** argv) {
                 motion_path);
         goto bad;
     }
-    // the problem's spline laid out as the motion's (a re-solve may have kept other knots per
-    // phase): reloaded with the motion's control points and knots per phase
-    if (!salto_nlp_has_motion_spline(nlp, mo)) {
-        int* counts = calloc((size_t)p->nphase, sizeof(int));
-        char* knots = malloc(64 + 16 * (size_t)p->nphase);
-        char ncp[64];
-        int fits = counts && knots && salto_motion_knot_counts(mo, p->nphase, counts);
-        if (fits) {
-            snprintf(ncp, sizeof ncp, "spline.control_points=%d", mo->ncp);
-            int at = sprintf(knots, "spline.phase_knots=[");
-            for (int i = 0; i < p->nphase; i++) at += sprintf(knots + at, "%s%d", i ? ", " : "", counts[i]);
-            sprintf(knots + at, "]");
-            const char* const set[2] = {ncp, knots};
+    // the problem as the motion was solved: each flight with its centre of mass on its parabola
+    // or not (motion.json's "ballistic" list), and its spline laid out as the motion's (a
+    // re-solve may have kept other knots per phase); reloaded with those settings when they
+    // differ from the file's
+    {
+        char** set = calloc((size_t)p->nphase + 2, sizeof(char*));
+        int nset = 0, fits = set != NULL;
+        for (int i = 0; fits && i < p->nphase; i++) {
+            if (p->phases[i].contact.type != SALTO_CONTACT_NONE) continue;
+            int want = 0;
+            for (int k = 0; k < mo->nballistic; k++) want |= strcmp(mo->ballistic[k], p->phases[i].name) == 0;
+            if (want == salto_nlp_phase_ballistic(nlp, i)) continue;
+            set[nset] = malloc(strlen(p->phases[i].name) + 32);
+            fits = set[nset] != NULL;
+            if (fits) sprintf(set[nset++], "phases.%s.ballistic=%s", p->phases[i].name, want ? "true" : "false");
+        }
+        const int nbal = nset;
+        if (fits && nbal > 0) {
             salto_nlp_destroy(nlp);
             salto_problem_destroy(p);
-            nlp = app_load_nlp_set(problem_path, 2, set, &p);
-            fits = nlp && salto_nlp_has_motion_spline(nlp, mo);
+            nlp = app_load_nlp_set(problem_path, nset, (const char* const*)set, &p);
+            fits = nlp != NULL;
         }
-        free(counts), free(knots);
-        if (!fits) {
-            if (nlp) {
+        if (fits && !salto_nlp_has_motion_spline(nlp, mo)) {
+            int* counts = calloc((size_t)p->nphase, sizeof(int));
+            set[nset] = malloc(64);
+            set[nset + 1] = malloc(64 + 16 * (size_t)p->nphase);
+            fits = counts && set[nset] && set[nset + 1] && salto_motion_knot_counts(mo, p->nphase, counts);
+            if (fits) {
+                snprintf(set[nset], 64, "spline.control_points=%d", mo->ncp);
+                char* knots = set[nset + 1];
+                int at = sprintf(knots, "spline.phase_knots=[");
+                for (int i = 0; i < p->nphase; i++) at += sprintf(knots + at, "%s%d", i ? ", " : "", counts[i]);
+                sprintf(knots + at, "]");
+                nset += 2;
+                salto_nlp_destroy(nlp);
+                salto_problem_destroy(p);
+                nlp = app_load_nlp_set(problem_path, nset, (const char* const*)set, &p);
+                fits = nlp && salto_nlp_has_motion_spline(nlp, mo);
+            } else {
+                nset += 2; // freed below
+            }
+            free(counts);
+            if (!fits && nlp) {
                 fprintf(stderr, "%s: error: the motion's spline (%d control points) does not fit "
                                 "the phases of '%s'\n",
                         motion_path, mo->ncp, problem_path);
             }
-            goto bad;
         }
+        for (int k = 0; k < nset; k++) free(set[k]);
+        free(set);
+        if (!fits) goto bad;
     }
 
     {

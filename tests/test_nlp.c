@@ -1195,14 +1195,14 @@ END_TEST
 // at a phase boundary each phase's physics uses its own side's acceleration (the knot there is
 // double, so the two differ): the swing's bar torque at t = 0.5 from the left, the flight's
 // rows from the right, against inverse dynamics on states built here from the basis. The
-// flight's rows: with ballistic on (loop 0, the default) the torque about the centre of mass,
-// n_y - (c x f)_y; with it off (loop 1) f0's three planar components.
+// flight's rows: with ballistic on (loop 0) the torque about the centre of mass,
+// n_y - (c x f)_y; with it off (loop 1, the default) f0's three planar components.
 START_TEST(boundary_physics_sides) {
     const int ballistic = _i == 0;
-    const char* off[] = {"phases.flight.ballistic=false"};
+    const char* set[] = {ballistic ? "phases.flight.ballistic=true" : "phases.flight.ballistic=false"};
     salto_error err = {0};
-    salto_problem_desc* p = salto_problem_load_set(salto_test_path("tests/data/nlp/all2d.yaml"),
-                                                   ballistic ? 0 : 1, off, &err);
+    salto_problem_desc* p = salto_problem_load_set(salto_test_path("tests/data/nlp/all2d.yaml"), 1,
+                                                   set, &err);
     ck_assert_ptr_nonnull(p);
     salto_nlp* nlp = build(p);
     const salto_model* m = p->model;

@@ -304,32 +304,27 @@ START_TEST(full_file) {
     ck_assert_int_eq(p->ncp, 16);
     ck_assert_int_eq(p->nslice, 31);
 
-    // constraints: the 13 written, then what the phases add in their order (hands: in place
-    // and still; the flight's centre of mass on its parabola at the knots and its velocity at
-    // the ends; heel: in place and still; toe, on the same foot: on the ground, the foot not
+    // constraints: the 13 written, then the holds the contacts add (hands: in place and
+    // still; heel: in place and still; toe, on the same foot: on the ground, the foot not
     // turning)
-    ck_assert_int_eq(p->ncon, 13 + 8);
+    ck_assert_int_eq(p->ncon, 13 + 6);
     const salto_constraint_desc* c = p->cons;
     for (int k = 0; k < 13; k++) ck_assert_int_eq(c[k].hold_phase, 0);
-    ck_assert_int_eq(p->phases[1].ballistic, 1);
-    const int hold_type[8] = {SALTO_CON_SITE_HOLD,     SALTO_CON_SITE_STILL,
-                              SALTO_CON_COM_PARABOLA,  SALTO_CON_COM_PARABOLA_VEL,
-                              SALTO_CON_SITE_HOLD,     SALTO_CON_SITE_STILL,
-                              SALTO_CON_SITE_ON_PLANE, SALTO_CON_BODY_STILL};
-    const int hold_phase[8] = {1, 1, 2, 2, 3, 3, 3, 3};
-    for (int k = 0; k < 8; k++) {
+    const int hold_type[6] = {SALTO_CON_SITE_HOLD, SALTO_CON_SITE_STILL, SALTO_CON_SITE_HOLD,
+                              SALTO_CON_SITE_STILL, SALTO_CON_SITE_ON_PLANE, SALTO_CON_BODY_STILL};
+    const int hold_phase[6] = {1, 1, 3, 3, 3, 3};
+    for (int k = 0; k < 6; k++) {
         const salto_constraint_desc* h = &c[13 + k];
         ck_assert_int_eq(h->type, hold_type[k]);
         ck_assert_int_eq(h->hold_phase, hold_phase[k]);
         ck_assert_int_eq(h->phase, hold_phase[k] - 1);
         ck_assert_int_eq(h->at_knots, k % 2 ? 2 : 1);
         ck_assert_int_eq(h->skip_start, 0);
-        const salto_phase_desc* hp = &p->phases[hold_phase[k] - 1];
-        ck_assert_int_eq(h->loc.line, k == 2 || k == 3 ? hp->loc.line : hp->contact.loc.line);
+        ck_assert_int_eq(h->loc.line, p->phases[hold_phase[k] - 1].contact.loc.line);
     }
     ck_assert_int_eq(c[13].site, p->phases[0].contact.site[0]);
     ck_assert_double_eq(c[13].point[2], 2.6);
-    ck_assert_int_eq(c[19].site, p->phases[2].contact.site[1]);
+    ck_assert_int_eq(c[17].site, p->phases[2].contact.site[1]);
     ck_assert_int_eq(c[0].type, SALTO_CON_SITE_AT);
     ck_assert(c[0].has_time);
     ck_assert_double_eq(c[0].time, 0.0);
@@ -417,6 +412,41 @@ START_TEST(full_file) {
 END_TEST
 
 
+// a flight phase with ballistic: true gains the parabola's two constraints (at its knots, and
+// its velocity at its ends), with physics; off by default, and without physics nothing
+START_TEST(ballistic_flight) {
+    const char* on[] = {"phases.hop.ballistic=true"};
+    const char* on_nophys[] = {"phases.hop.ballistic=true", "physics=false"};
+    const char* path = salto_test_path("tests/data/problems/minimal.yaml");
+    salto_error err = {0};
+    salto_problem_desc* p0 = salto_problem_load(path, &err);
+    salto_problem_desc* p1 = salto_problem_load_set(path, 1, on, &err);
+    salto_problem_desc* p2 = salto_problem_load_set(path, 2, on_nophys, &err);
+    ck_assert_ptr_nonnull(p0);
+    ck_assert_ptr_nonnull(p1);
+    ck_assert_ptr_nonnull(p2);
+    ck_assert_int_eq(p0->phases[0].ballistic, 0);
+    ck_assert_int_eq(p0->ncon, 0);
+    ck_assert_int_eq(p1->phases[0].ballistic, 1);
+    ck_assert_int_eq(p1->ncon, 2);
+    const salto_constraint_type type[2] = {SALTO_CON_COM_PARABOLA, SALTO_CON_COM_PARABOLA_VEL};
+    for (int k = 0; k < 2; k++) {
+        const salto_constraint_desc* c = &p1->cons[k];
+        ck_assert_int_eq(c->type, type[k]);
+        ck_assert_int_eq(c->phase, 0);
+        ck_assert_int_eq(c->hold_phase, 1);
+        ck_assert_int_eq(c->at_knots, k + 1);
+        ck_assert_int_eq(c->loc.line, p1->phases[0].loc.line);
+    }
+    ck_assert_str_eq(salto_constraint_name(SALTO_CON_COM_PARABOLA), "com_parabola");
+    ck_assert_int_eq(p2->ncon, 0);
+    salto_problem_destroy(p0);
+    salto_problem_destroy(p1);
+    salto_problem_destroy(p2);
+}
+END_TEST
+
+
 START_TEST(defaults) {
     salto_problem_desc* p = load_ok("tests/data/problems/minimal.yaml");
     ck_assert_str_eq(p->model->name, "luxo");
@@ -429,11 +459,7 @@ START_TEST(defaults) {
     ck_assert_int_eq(c->loc.line, p->phases[0].loc.line);
     ck_assert_int_eq(p->ncp, 20);
     ck_assert_int_eq(p->nslice, 20);
-    // the one flight phase is ballistic by default: its centre of mass on its parabola
-    ck_assert_int_eq(p->phases[0].ballistic, 1);
-    ck_assert_int_eq(p->ncon, 2);
-    ck_assert_int_eq(p->cons[0].type, SALTO_CON_COM_PARABOLA);
-    ck_assert_int_eq(p->cons[1].type, SALTO_CON_COM_PARABOLA_VEL);
+    ck_assert_int_eq(p->ncon, 0);
     ck_assert_int_eq(p->nobj, 1);
     ck_assert_int_eq(p->objs[0].type, SALTO_OBJ_ACCELERATION);
     ck_assert_double_eq(p->objs[0].weight, 1.0);
@@ -516,7 +542,7 @@ START_TEST(doc_example) {
     ck_assert_msg(p != NULL, "%s", msg);
     ck_assert_int_eq(p->nphase, 3);
     ck_assert_double_eq_tol(p->duration, 2.0, 1e-15);
-    ck_assert_int_eq(p->ncon, 10 + 6 + 2); // and the contacts' holds, the flight's parabola
+    ck_assert_int_eq(p->ncon, 10 + 6); // and the contacts' holds
     ck_assert_int_eq(p->nobj, 2);
     ck_assert_int_eq(p->nslice, 40);
     ck_assert_double_eq_tol(p->cons[7].time, 1.95, 1e-15);
@@ -556,8 +582,7 @@ START_TEST(many_phases) {
     // and the NLP builds on them, its slices per phase
     salto_nlp* nlp = salto_nlp_build(p, &err);
     ck_assert_msg(nlp != NULL, "%s", err.msg);
-    // (and each flight's parabola: c0 and v0 in the x-z plane)
-    ck_assert_int_eq(salto_nlp_nx(nlp), 7 * (4 + 2 * 69 + 9) + 70 * 4);
+    ck_assert_int_eq(salto_nlp_nx(nlp), 7 * (4 + 2 * 69 + 9));
     ck_assert_int_ge(salto_nlp_eval_times(nlp, NULL), 71);
     salto_nlp_destroy(nlp);
     salto_problem_destroy(p);
@@ -1235,6 +1260,7 @@ Suite* problem_suite(void) {
     tc = tcase_create("loading");
     tcase_add_test(tc, full_file);
     tcase_add_test(tc, defaults);
+    tcase_add_test(tc, ballistic_flight);
     tcase_add_test(tc, guess_motion);
     tcase_add_test(tc, load_with_overrides);
     tcase_add_test(tc, doc_example);

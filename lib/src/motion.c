@@ -87,7 +87,17 @@ salto_status salto_motion_write_json(const salto_nlp* nlp, const salto_motion* m
         salto_json_num(f, p->phases[i].duration);
         fprintf(f, ", \"contact\": \"%s\"}", salto_contact_name(p->phases[i].contact.type));
     }
-    fputs("\n  ],\n  \"dofs\": [", f);
+    fputs("\n  ]", f);
+    // the ballistic flights (written only when there are some, so that other motions read as
+    // before)
+    int nbal = 0;
+    for (int i = 0; i < p->nphase; i++) {
+        if (!salto_nlp_phase_ballistic(nlp, i)) continue;
+        fputs(nbal++ ? ", " : ",\n  \"ballistic\": [", f);
+        salto_json_str(f, p->phases[i].name);
+    }
+    if (nbal) fputc(']', f);
+    fputs(",\n  \"dofs\": [", f);
     for (int j = 0; j < nv; j++) {
         if (j) fputs(", ", f);
         salto_json_str(f, mo->dof_name[j]);

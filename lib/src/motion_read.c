@@ -15,7 +15,7 @@
 
 // the keys salto_motion_write_json writes, at the top level and in "solver"
 static const char* const top_keys[] = {
-    "format", "problem", "character", "duration", "phases", "dofs", "control_points",
+    "format", "problem", "character", "duration", "phases", "ballistic", "dofs", "control_points",
     "knots", "control", "frame_rate", "frames", "solver", NULL};
 static const char* const solver_keys[] = {
     "status", "converged", "iterations", "objective", "time", "max_violation",
@@ -48,6 +48,8 @@ void salto_motion_destroy(salto_motion* mo) {
     salto_free(mo->knot);
     salto_free(mo->problem);
     salto_free(mo->character);
+    for (int i = 0; i < mo->nballistic && mo->ballistic; i++) salto_free(mo->ballistic[i]);
+    salto_free(mo->ballistic);
     salto_free(mo);
 }
 
@@ -96,6 +98,24 @@ static salto_status read_path(const salto_cfg_node* root, const char* key, char*
     if (n && salto_cfg_string(n, &s, err)) return err->status;
     *out = salto_strdup(s);
     if (!*out) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    return SALTO_OK;
+}
+
+
+// "ballistic": a list of phase names (absent: none)
+static salto_status read_ballistic(const salto_cfg_node* root, salto_motion* mo, salto_error* err) {
+    const salto_cfg_node* n = salto_cfg_child(root, "ballistic");
+    if (!n) return SALTO_OK;
+    if (salto_cfg_expect(n, SALTO_CFG_LIST, err)) return err->status;
+    mo->ballistic = salto_calloc((size_t)n->n + 1, sizeof(char*));
+    if (!mo->ballistic) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    for (int i = 0; i < n->n; i++) {
+        const char* s;
+        if (salto_cfg_string(n->child[i], &s, err)) return err->status;
+        mo->ballistic[i] = salto_strdup(s);
+        if (!mo->ballistic[i]) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+        mo->nballistic = i + 1;
+    }
     return SALTO_OK;
 }
 
@@ -293,6 +313,7 @@ salto_motion* salto_motion_load_json(const char* path, salto_error* err) {
                        path);
         } else if (read_path(salto_cfg_root(cfg), "problem", &mo->problem, err) ||
                    read_path(salto_cfg_root(cfg), "character", &mo->character, err) ||
+                   read_ballistic(salto_cfg_root(cfg), mo, err) ||
                    read_values(&sh, mo, err)) {
             salto_motion_destroy(mo);
             mo = NULL;

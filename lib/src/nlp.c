@@ -1271,6 +1271,11 @@ static void state_raw(const salto_nlp* nlp, const double* x, double t, double* q
 }
 
 
+int salto_nlp_phase_ballistic(const salto_nlp* nlp, int i) {
+    return i >= 0 && i < nlp->p->nphase && nlp->bal[i] >= 0;
+}
+
+
 // the ballistic flight phase whose inside (its ends excluded) holds t; -1 for none
 static int bal_phase_at(const salto_nlp* nlp, double t) {
     const salto_problem_desc* p = nlp->p;

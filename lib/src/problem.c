@@ -795,8 +795,8 @@ static salto_status read_phases(reader* R, const salto_cfg_node* top) {
             ph->contact.loc = ph->loc;
         }
 
-        // ballistic: flight phases only, on by default
-        ph->ballistic = ph->contact.type == SALTO_CONTACT_NONE;
+        // ballistic: flight phases only, off by default (docs/problem-format.md says why)
+        ph->ballistic = 0;
         const salto_cfg_node* bn = salto_cfg_child(n, "ballistic");
         if (bn) {
             if (ph->contact.type != SALTO_CONTACT_NONE) {
@@ -1195,8 +1195,7 @@ static int hold_count(const salto_problem_desc* p) {
 }
 
 
-// 1 when flight phase i's centre of mass follows its parabola exactly: asked for (the
-// default), physics on, and a root that translates freely in the character's space (the
+// 1 when flight phase i's centre of mass follows its parabola exactly: asked for, physics on, and a root that translates freely in the character's space (the
 // parabola moves it)
 static int ballistic_phase(const salto_problem_desc* p, const salto_model* m, int i) {
     const salto_phase_desc* ph = &p->phases[i];

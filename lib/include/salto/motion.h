@@ -39,6 +39,8 @@ struct salto_motion {
     char* problem;       // problem file the motion solved ("" when unknown), owned
     char* character;     // character file ("" when unknown), owned
     int converged;       // 1, 0, or -1 when unknown
+    int nballistic;      // the flight phases solved with the centre of mass on its parabola
+    char** ballistic;    //   (phase names, owned; a motion.json's "ballistic" list)
 };
 
 // Reads a motion.json written by salto_motion_write_json (JSON is read through the YAML

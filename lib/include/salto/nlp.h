@@ -41,6 +41,10 @@ void salto_nlp_guess_from_motion(const salto_nlp* nlp, const struct salto_motion
 // salto_nlp_guess_from_motion then takes its control points exactly as they are.
 int salto_nlp_has_motion_spline(const salto_nlp* nlp, const struct salto_motion* mo);
 
+// 1 if phase i is a ballistic flight in this NLP (its centre of mass on its parabola, the
+// root's translation derived from it: problem-format.md, "ballistic")
+int salto_nlp_phase_ballistic(const salto_nlp* nlp, int i);
+
 // A warm start from the solution xprev of another NLP on the same character (a problem with
 // changed durations, say), into x (nx): its control points when every phase has as many knots
 // in both, else its values at this spline's Greville abscissae, each phase's time mapped onto

@@ -46,10 +46,10 @@ typedef struct salto_phase_desc {
     double duration;        // s (> 0)
     double start;           // s, sum of the previous durations
     salto_contact_desc contact;
-    int ballistic;          // flight with physics: 1 (default) when the centre of mass follows
-                            //   its parabola exactly, through place variables for its take-off
-                            //   position and velocity (constraints added by the loader); 0: f0 = 0
-                            //   at the slices only
+    int ballistic;          // flight with physics: 1 when the centre of mass follows its
+                            //   parabola exactly, through place variables for its take-off
+                            //   position and velocity (constraints added by the loader); 0
+                            //   (default): f0 = 0 at the slices only
     salto_src_loc loc;
 } salto_phase_desc;
 
