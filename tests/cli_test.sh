@@ -301,5 +301,17 @@ expect 2 "$salto" validate "$tmp/frames_only.json" -o "$tmp/val6"
 grep_in "$tmp/err" "the motion has no spline"
 if [ ! -e "$tmp/val5" ] && [ ! -e "$tmp/val6" ]; then ok; else fail "bad input wrote output"; fi
 
+# ballistic flights: motion.json lists them, and validate evaluates a motion as it was solved
+# (the luxo jump's file asks for one; solved without it by --set, the motion's raw spline
+# shows a force in flight)
+expect 0 "$salto" solve "$root/problems/luxo_jump.yaml" -o "$tmp/lx1" --quiet
+grep_in "$tmp/lx1/motion.json" '"ballistic": \["flight"\]'
+expect 0 "$salto" solve "$root/problems/luxo_jump.yaml" -o "$tmp/lx0" --quiet --set phases.flight.ballistic=false
+if ! grep -q '"ballistic"' "$tmp/lx0/motion.json"; then ok; else fail "a motion without ballistic flights lists some"; fi
+tight="$all_huge --threshold flight_force=1e-6 --threshold ballistic=1e-9"
+expect 0 "$salto" validate "$tmp/lx1/motion.json" -o "$tmp/vlx1" $tight --quiet
+expect 1 "$salto" validate "$tmp/lx0/motion.json" -o "$tmp/vlx0" $tight --quiet
+grep_in "$tmp/vlx0/validation.json" '"check": "flight_force", "phase": "flight"'
+
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
