@@ -605,6 +605,25 @@ static void fig10_row(const char* path, const char* method, double* x, const dou
 }
 
 
+// the options every benchmark of problems shares (--quick, --reps N, --root DIR) at argv[*i]:
+// 1 when taken (*i moved past its value), 0 when not one of them, -1 for a bad --reps
+static int shared_opt(int argc, char** argv, int* i, int* quick, int* reps, const char** root) {
+    if (strcmp(argv[*i], "--quick") == 0) {
+        *quick = 1;
+        return 1;
+    }
+    if (strcmp(argv[*i], "--reps") == 0 && *i + 1 < argc) {
+        *reps = parse_reps(argv[++*i]);
+        return *reps < 0 ? -1 : 1;
+    }
+    if (strcmp(argv[*i], "--root") == 0 && *i + 1 < argc) {
+        *root = argv[++*i];
+        return 1;
+    }
+    return 0;
+}
+
+
 static int bench_paper(int argc, char** argv) {
     int quick = 0, reps = -1, fig10 = 1;
     const char* root = ".";
@@ -634,10 +653,11 @@ static int bench_paper(int argc, char** argv) {
                    "  --no-fig10     skip Figure 10\n"
                    "  --root DIR     repository root holding problems/ (default: .)\n");
             return 0;
-        } else if (strcmp(argv[i], "--quick") == 0) {
-            quick = 1;
-        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
-            if ((reps = parse_reps(argv[++i])) < 0) return 2;
+        }
+        const int taken = shared_opt(argc, argv, &i, &quick, &reps, &root);
+        if (taken < 0) return 2;
+        if (taken) {
+            continue;
         } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
             only = argv[++i];
         } else if (strcmp(argv[i], "--hessian") == 0 && i + 1 < argc) {
@@ -655,8 +675,6 @@ static int bench_paper(int argc, char** argv) {
             }
         } else if (strcmp(argv[i], "--no-fig10") == 0) {
             fig10 = 0;
-        } else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
-            root = argv[++i];
         } else {
             fprintf(stderr, "salto bench paper: unknown or incomplete option '%s'\n", argv[i]);
             return 2;
@@ -870,19 +888,19 @@ static int bench_validate(int argc, char** argv) {
                    "physics) at the default density, on each problem's initial guess (the cost\n"
                    "does not depend on the motion's values), and splits it: the motion's state at\n"
                    "every sample, the dynamics the checks read (RNEA and the link inertias), and\n"
-                   "the checks with the rest (the whole minus the two). Median of N timed batches\n"
+                   "the checks with the rest (the whole minus the two, so noise can tip a small\n"
+                   "difference below zero). Median of N timed batches\n"
                    "after a warm-up; files are not written.\n\n"
                    "  NAME        a problem in problems/ (without .yaml)\n"
                    "  --quick     the dismount only, short batches (a smoke test)\n"
                    "  --reps N    timed batches (default 7; --quick: 1)\n"
                    "  --root DIR  repository root holding problems/ (default: .)\n");
             return 0;
-        } else if (strcmp(argv[i], "--quick") == 0) {
-            quick = 1;
-        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
-            if ((reps = parse_reps(argv[++i])) < 0) return 2;
-        } else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
-            root = argv[++i];
+        }
+        const int taken = shared_opt(argc, argv, &i, &quick, &reps, &root);
+        if (taken < 0) return 2;
+        if (taken) {
+            continue;
         } else if (argv[i][0] != '-' && nname < 16) {
             names[nname++] = argv[i];
         } else {
