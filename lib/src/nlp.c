@@ -296,14 +296,25 @@ static int held_on_ground(const salto_problem_desc* p, const salto_model* m, int
 
 // ---- the effective root ----
 
+// the phase whose inside (its ends excluded) holds t; -1 at a boundary or outside
+static int phase_inside(const salto_problem_desc* p, double t) {
+    const int k = salto_problem_phase_at(p, t);
+    if (k < 0) return -1;
+    const double t0 = p->phases[k].start, t1 = t0 + p->phases[k].duration;
+    return t > t0 + 1e-12 && t < t1 - 1e-12 ? k : -1;
+}
+
+
+// a ballistic flight's parabola rows (the centre of mass, its velocity)
+static int is_parabola(salto_constraint_type t) {
+    return t == SALTO_CON_COM_PARABOLA || t == SALTO_CON_COM_PARABOLA_VEL;
+}
+
+
 // the phase with an effective root whose inside (its ends excluded) holds t; -1 for none
 static int er_phase_at(const salto_nlp* nlp, double t) {
-    const salto_problem_desc* p = nlp->p;
-    for (int k = 0; k < p->nphase; k++) {
-        const double t0 = p->phases[k].start, t1 = t0 + p->phases[k].duration;
-        if (t > t0 + 1e-12 && t < t1 - 1e-12) return nlp->er[k].site >= 0 ? k : -1;
-    }
-    return -1;
+    const int k = phase_inside(nlp->p, t);
+    return k >= 0 && nlp->er[k].site >= 0 ? k : -1;
 }
 
 // the effective root of every held phase (eroot): the first held site, the root's translation
@@ -402,8 +413,7 @@ static salto_status assign_eroots(salto_nlp* nlp, builder* B) {
                 n = u;
             }
         }
-        if (b->con >= 0 && (p->cons[b->con].type == SALTO_CON_COM_PARABOLA ||
-                            p->cons[b->con].type == SALTO_CON_COM_PARABOLA_VEL)) {
+        if (b->con >= 0 && is_parabola(p->cons[b->con].type)) {
             // the parabola's c0 and v0, on which each row depends
             const int base = nlp->bal[p->cons[b->con].phase];
             b->nxaux = 2 * nlp->bal_nt;
@@ -1278,12 +1288,8 @@ int salto_nlp_phase_ballistic(const salto_nlp* nlp, int i) {
 
 // the ballistic flight phase whose inside (its ends excluded) holds t; -1 for none
 static int bal_phase_at(const salto_nlp* nlp, double t) {
-    const salto_problem_desc* p = nlp->p;
-    for (int k = 0; k < p->nphase; k++) {
-        const double t0 = p->phases[k].start, t1 = t0 + p->phases[k].duration;
-        if (t > t0 + 1e-12 && t < t1 - 1e-12) return nlp->bal[k] >= 0 ? k : -1;
-    }
-    return -1;
+    const int k = phase_inside(nlp->p, t);
+    return k >= 0 && nlp->bal[k] >= 0 ? k : -1;
 }
 
 
@@ -1388,6 +1394,25 @@ static void com_sums(salto_nlp* nlp) {
 }
 
 
+// the centre of mass c = h / M and its velocity cdot = p_lin / M (may be NULL) after com_sums:
+// the root subtrees' sums
+static void com_from_sums(const salto_nlp* nlp, double* c, double* cdot) {
+    const salto_model* m = nlp->m;
+    for (int k = 0; k < 3; k++) {
+        c[k] = 0.0;
+        if (cdot) cdot[k] = 0.0;
+    }
+    for (int i = 0; i < nlp->nv; i++) {
+        if (m->link_parent[i] >= 0) continue;
+        const double* root = nlp->sums + 7 * i;
+        for (int k = 0; k < 3; k++) {
+            c[k] += root[1 + k] / m->mass;
+            if (cdot) cdot[k] += root[4 + k] / m->mass;
+        }
+    }
+}
+
+
 // the centre of mass's Jacobian (3 x nv) after com_sums: dc/dq_j = (m_sub t_j + s_j x h_sub) / M
 static void com_jac(const salto_nlp* nlp, double* J) {
     const salto_model* m = nlp->m;
@@ -1425,6 +1450,19 @@ typedef struct frow {
 } frow;
 
 
+// the moment of f0 = [n; f] about the point c along a unit axis a, a . (n - c x f), as a row:
+// d/dn = a, d/df = -(a x c), d/dc = -(f x a)
+static frow moment_row(const double* a, const double* c, const double* n, const double* f) {
+    frow m;
+    double ac[3], fa[3];
+    salto_v3_cross(ac, a, c);
+    salto_v3_cross(fa, f, a);
+    m.v = salto_v3_dot(a, n) - salto_v3_dot(ac, f);
+    for (int k = 0; k < 3; k++) m.df0[k] = a[k], m.df0[3 + k] = -ac[k], m.dc[k] = -fa[k];
+    return m;
+}
+
+
 static void physics_rows(const salto_nlp* nlp, const block* b, const double* f0,
                          const double* c, frow* rows) {
     const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
@@ -1432,20 +1470,13 @@ static void physics_rows(const salto_nlp* nlp, const block* b, const double* f0,
     memset(rows, 0, (size_t)b->nrows * sizeof(frow));
     const double* n = f0;
     const double* f = f0 + 3;
-    if (ct->type == SALTO_CONTACT_NONE && nlp->bal[b->phase] >= 0) {
-        // a ballistic flight: the torque about the centre of mass c, a . (n - c x f) for the
-        // world axes a (planar: y); d/dn = a, d/df = -(a x c), d/dc = -(f x a)
+    if (nlp->bal[b->phase] >= 0) {
+        // a ballistic flight: the torque about the centre of mass c along the world axes
+        // (planar: y)
         for (int r = 0; r < b->nrows; r++) {
-            double a[3] = {0, 0, 0}, ac[3], fa[3];
+            double a[3] = {0, 0, 0};
             a[planar ? 1 : r] = 1.0;
-            salto_v3_cross(ac, a, c);
-            salto_v3_cross(fa, f, a);
-            rows[r].v = salto_v3_dot(a, n) - salto_v3_dot(ac, f);
-            for (int k = 0; k < 3; k++) {
-                rows[r].df0[k] = a[k];
-                rows[r].df0[3 + k] = -ac[k];
-                rows[r].dc[k] = -fa[k];
-            }
+            rows[r] = moment_row(a, c, n, f);
         }
         return;
     }
@@ -1484,25 +1515,20 @@ static void physics_rows(const salto_nlp* nlp, const block* b, const double* f0,
     rows[1].v = ((mu2 + 1.0) * fN * fN - salto_v3_dot(f, f)) / W;
     for (int k = 0; k < 3; k++) rows[1].df0[3 + k] = (2.0 * (mu2 + 1.0) * fN * N[k] - 2.0 * f[k]) / W;
 
-    // moments about c along a unit axis a: a . (n - c x f); d/dn = a, d/df = -(a x c),
-    // d/dc = -(f x a)
+    // moments about c along the axes, within their bounds times fN
     const double* axes[3] = {Tx, Ty, N};
     const double bound[3] = {ct->support_half[1], ct->support_half[0], ct->twist_max};
     const int first_axis = planar ? 1 : 0, last_axis = planar ? 1 : 2;
     int r = 2;
     for (int ai = first_axis; ai <= last_axis; ai++) {
-        const double* a = axes[ai];
-        double ac[3], fa[3];
-        salto_v3_cross(ac, a, c);
-        salto_v3_cross(fa, f, a);
-        const double m = salto_v3_dot(a, n) - salto_v3_dot(ac, f);
+        const frow m = moment_row(axes[ai], c, n, f);
         for (int sgn = -1; sgn <= 1; sgn += 2, r++) {
             // bound fN - sgn m >= 0
-            rows[r].v = bound[ai] * fN - sgn * m;
+            rows[r].v = bound[ai] * fN - sgn * m.v;
             for (int k = 0; k < 3; k++) {
-                rows[r].df0[k] = -sgn * a[k];
-                rows[r].df0[3 + k] = bound[ai] * N[k] + sgn * ac[k];
-                rows[r].dc[k] = sgn * fa[k];
+                rows[r].df0[k] = -sgn * m.df0[k];
+                rows[r].df0[3 + k] = bound[ai] * N[k] - sgn * m.df0[3 + k];
+                rows[r].dc[k] = -sgn * m.dc[k];
             }
         }
     }
@@ -1536,12 +1562,9 @@ static void eval_physics(salto_nlp* nlp, const double* x, const block* b, double
     // ballistic flight the centre of mass
     const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
     double c[3] = {0, 0, 0};
-    if (ct->type == SALTO_CONTACT_NONE && nlp->bal[b->phase] >= 0) {
+    if (nlp->bal[b->phase] >= 0) {
         com_sums(nlp);
-        for (int i = 0; i < nv; i++) {
-            if (m->link_parent[i] >= 0) continue;
-            for (int k = 0; k < 3; k++) c[k] += nlp->sums[7 * i + 1 + k] / m->mass;
-        }
+        com_from_sums(nlp, c, NULL);
         if (want_jac) com_jac(nlp, nlp->J3);
     } else if (ct->type == SALTO_CONTACT_GROUND) {
         if (want_jac) memset(nlp->J3, 0, 3 * (size_t)nv * sizeof(double));
@@ -1768,14 +1791,9 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         // c0_r + v0_r tau + (e_r . g) tau^2 / 2 (velocity: v0_r + (e_r . g) tau), tau = t - t0
         com_sums(nlp);
         const double M = m->mass;
-        const double* root = NULL;
-        double hc[3] = {0, 0, 0}, pc[3] = {0, 0, 0};
-        for (int i = 0; i < nlp->nv; i++) {
-            if (m->link_parent[i] >= 0) continue;
-            root = nlp->sums + 7 * i;
-            for (int k = 0; k < 3; k++) hc[k] += root[1 + k], pc[k] += root[4 + k];
-        }
-        const int par = cd->type == SALTO_CON_COM_PARABOLA || cd->type == SALTO_CON_COM_PARABOLA_VEL;
+        double hc[3], pc[3]; // c and cdot
+        com_from_sums(nlp, hc, pc);
+        const int par = is_parabola(cd->type);
         const int vel = cd->type == SALTO_CON_COM_VELOCITY || cd->type == SALTO_CON_COM_PARABOLA_VEL;
         const double tau = par ? b->t - nlp->p->phases[cd->phase].start : 0.0;
         const int nt = nlp->bal_nt;
@@ -1787,7 +1805,7 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
                 e[r][0] = e[r][1] = e[r][2] = 0.0;
                 e[r][b->comp[r]] = 1.0;
             }
-            const double val = salto_v3_dot(e[r], vel ? pc : hc) / M;
+            const double val = salto_v3_dot(e[r], vel ? pc : hc);
             double target = cd->vec[b->comp[r]];
             if (par) {
                 const double* pl = x + nlp->bal[cd->phase];
@@ -1801,12 +1819,13 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
             g[r] = val - target;
         }
         if (!want_jac) break;
-        for (int j = 0; j < nlp->nv; j++) {
+        const int nv = nlp->nv;
+        com_jac(nlp, nlp->J3);
+        for (int j = 0; j < nv; j++) {
             const double* S = d->S + 6 * j;
             const double* sj = nlp->sums + 7 * j;
-            double a[3], c2[3];
-            salto_v3_cross(a, S, sj + 1);
-            for (int k = 0; k < 3; k++) a[k] = (a[k] + sj[0] * S[3 + k]) / M;
+            const double a[3] = {nlp->J3[j], nlp->J3[nv + j], nlp->J3[2 * nv + j]};
+            double c2[3];
             if (vel) {
                 double W[6];
                 salto_sv_crossm(W, d->V + 6 * m->link_parent[j], S);
@@ -2681,8 +2700,7 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
     }
     char hold[120] = "";
     if (cd->hold_phase > 0) {
-        const int par = cd->type == SALTO_CON_COM_PARABOLA || cd->type == SALTO_CON_COM_PARABOLA_VEL;
-        snprintf(hold, sizeof hold, "%s of phase '%s': ", par ? "flight" : "hold",
+        snprintf(hold, sizeof hold, "%s of phase '%s': ", is_parabola(cd->type) ? "flight" : "hold",
                  nlp->p->phases[cd->hold_phase - 1].name);
     }
     snprintf(buf, n, "%s%s %s at t = %.3f s (%s:%d:%d)", hold, salto_constraint_name(cd->type), what, b->t,
