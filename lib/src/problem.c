@@ -1172,6 +1172,18 @@ static salto_status read_constraints(reader* R, const salto_cfg_node* top) {
 }
 
 
+// 1 when flight phase i's centre of mass follows its parabola exactly: asked for, physics
+// on, and a root that translates freely in the character's space (the parabola moves it)
+static int ballistic_phase(const salto_problem_desc* p, int i) {
+    const salto_phase_desc* ph = &p->phases[i];
+    if (!p->physics || !ph->ballistic || ph->contact.type != SALTO_CONTACT_NONE) return 0;
+    int tdof[3];
+    double axes[3][3];
+    const salto_model* m = p->model;
+    return salto_model_root_translation(m, tdof, axes) == (salto_model_is_planar(m) ? 2 : 3);
+}
+
+
 // The hold of a contact phase (contact.hold, on by default): each contact site is in place at
 // every knot of the spline in the phase, its ends included (site_hold: on the bar's axis or
 // the ground plane, at a place along them that is a variable of the NLP), and still at the
@@ -1189,20 +1201,9 @@ static int hold_count(const salto_problem_desc* p) {
     for (int i = 0; i < p->nphase; i++) {
         const salto_contact_desc* c = &p->phases[i].contact;
         if (c->type != SALTO_CONTACT_NONE && c->hold) n += 3 * c->nsite;
-        if (c->type == SALTO_CONTACT_NONE) n += 2; // a ballistic flight's parabola
+        if (ballistic_phase(p, i)) n += 2; // the parabola, and its velocity at the ends
     }
     return n;
-}
-
-
-// 1 when flight phase i's centre of mass follows its parabola exactly: asked for, physics on, and a root that translates freely in the character's space (the
-// parabola moves it)
-static int ballistic_phase(const salto_problem_desc* p, const salto_model* m, int i) {
-    const salto_phase_desc* ph = &p->phases[i];
-    if (!p->physics || !ph->ballistic || ph->contact.type != SALTO_CONTACT_NONE) return 0;
-    int tdof[3];
-    double axes[3][3];
-    return salto_model_root_translation(m, tdof, axes) == (salto_model_is_planar(m) ? 2 : 3);
 }
 
 
@@ -1228,7 +1229,7 @@ static salto_status add_holds(reader* R) {
     for (int i = 0; i < p->nphase; i++) {
         const salto_phase_desc* ph = &p->phases[i];
         const salto_contact_desc* ct = &ph->contact;
-        if (ballistic_phase(p, m, i)) {
+        if (ballistic_phase(p, i)) {
             // the centre of mass on its parabola: at every knot of the flight, and its
             // velocity at the two ends (n + 3 conditions on n segments, as for a hold)
             for (int k = 0; k < 2; k++) {
