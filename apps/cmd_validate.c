@@ -72,6 +72,15 @@ static void print_table(const salto_problem_desc* p, const salto_validation* v) 
 }
 
 
+// the flight phase (no contact) named name, -1 for none
+static int flight_named(const salto_problem_desc* p, const char* name) {
+    for (int i = 0; i < p->nphase; i++) {
+        if (p->phases[i].contact.type == SALTO_CONTACT_NONE && strcmp(p->phases[i].name, name) == 0) return i;
+    }
+    return -1;
+}
+
+
 int cmd_validate(int argc, char** argv) {
     const char* motion_path = NULL;
     const char* problem_path = NULL;
@@ -169,56 +178,61 @@ int cmd_validate(int argc, char** argv) {
     }
     // the problem as the motion was solved: each flight with its centre of mass on its parabola
     // or not (motion.json's "ballistic" list), and its spline laid out as the motion's (a
-    // re-solve may have kept other knots per phase); reloaded with those settings when they
-    // differ from the file's
+    // re-solve may have kept other knots per phase); reloaded once with those settings where
+    // they differ from the file's
+    for (int k = 0; k < mo->nballistic; k++) {
+        if (flight_named(p, mo->ballistic[k]) < 0) {
+            fprintf(stderr, "%s: error: the motion lists '%s' as a ballistic flight, but '%s' has "
+                            "no flight phase of that name\n",
+                    motion_path, mo->ballistic[k], problem_path);
+            goto bad;
+        }
+    }
     {
         char** set = calloc((size_t)p->nphase + 2, sizeof(char*));
-        int nset = 0, fits = set != NULL;
-        for (int i = 0; fits && i < p->nphase; i++) {
+        int nset = 0, ok = set != NULL;
+        for (int i = 0; ok && i < p->nphase; i++) {
             if (p->phases[i].contact.type != SALTO_CONTACT_NONE) continue;
             int want = 0;
-            for (int k = 0; k < mo->nballistic; k++) want |= strcmp(mo->ballistic[k], p->phases[i].name) == 0;
+            for (int k = 0; k < mo->nballistic; k++) want |= flight_named(p, mo->ballistic[k]) == i;
             if (want == salto_nlp_phase_ballistic(nlp, i)) continue;
-            set[nset] = malloc(strlen(p->phases[i].name) + 32);
-            fits = set[nset] != NULL;
-            if (fits) sprintf(set[nset++], "phases.%s.ballistic=%s", p->phases[i].name, want ? "true" : "false");
+            const size_t len = strlen(p->phases[i].name) + 32;
+            ok = (set[nset] = malloc(len)) != NULL;
+            if (ok) snprintf(set[nset++], len, "phases.%s.ballistic=%s", p->phases[i].name, want ? "true" : "false");
         }
-        const int nbal = nset;
-        if (fits && nbal > 0) {
+        int fits = 1;
+        if (ok && !salto_nlp_has_motion_spline(nlp, mo)) {
+            int* counts = calloc((size_t)p->nphase, sizeof(int));
+            const size_t len = 64 + 16 * (size_t)p->nphase;
+            ok = counts && (set[nset] = malloc(64)) && (set[nset + 1] = malloc(len));
+            fits = ok && salto_motion_knot_counts(mo, p->nphase, counts);
+            if (fits) {
+                snprintf(set[nset], 64, "spline.control_points=%d", mo->ncp);
+                int at = snprintf(set[nset + 1], len, "spline.phase_knots=[");
+                for (int i = 0; i < p->nphase; i++) {
+                    at += snprintf(set[nset + 1] + at, len - (size_t)at, "%s%d", i ? ", " : "", counts[i]);
+                }
+                snprintf(set[nset + 1] + at, len - (size_t)at, "]");
+            }
+            nset += 2; // freed below, used or not
+            free(counts);
+        }
+        if (ok && fits && nset > 0) {
             salto_nlp_destroy(nlp);
             salto_problem_destroy(p);
             nlp = app_load_nlp_set(problem_path, nset, (const char* const*)set, &p);
-            fits = nlp != NULL;
+            ok = nlp != NULL; // the loader has said why
+            fits = !ok || salto_nlp_has_motion_spline(nlp, mo);
         }
-        if (fits && !salto_nlp_has_motion_spline(nlp, mo)) {
-            int* counts = calloc((size_t)p->nphase, sizeof(int));
-            set[nset] = malloc(64);
-            set[nset + 1] = malloc(64 + 16 * (size_t)p->nphase);
-            fits = counts && set[nset] && set[nset + 1] && salto_motion_knot_counts(mo, p->nphase, counts);
-            if (fits) {
-                snprintf(set[nset], 64, "spline.control_points=%d", mo->ncp);
-                char* knots = set[nset + 1];
-                int at = sprintf(knots, "spline.phase_knots=[");
-                for (int i = 0; i < p->nphase; i++) at += sprintf(knots + at, "%s%d", i ? ", " : "", counts[i]);
-                sprintf(knots + at, "]");
-                nset += 2;
-                salto_nlp_destroy(nlp);
-                salto_problem_destroy(p);
-                nlp = app_load_nlp_set(problem_path, nset, (const char* const*)set, &p);
-                fits = nlp && salto_nlp_has_motion_spline(nlp, mo);
-            } else {
-                nset += 2; // freed below
-            }
-            free(counts);
-            if (!fits && nlp) {
-                fprintf(stderr, "%s: error: the motion's spline (%d control points) does not fit "
-                                "the phases of '%s'\n",
-                        motion_path, mo->ncp, problem_path);
-            }
+        if (ok && !fits) {
+            fprintf(stderr, "%s: error: the motion's spline (%d control points) does not fit "
+                            "the phases of '%s'\n",
+                    motion_path, mo->ncp, problem_path);
         }
+        if (!ok && nlp) fprintf(stderr, "salto validate: out of memory\n");
         for (int k = 0; k < nset; k++) free(set[k]);
         free(set);
-        if (!fits) goto bad;
+        if (!ok || !fits) goto bad;
     }
 
     {

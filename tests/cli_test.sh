@@ -312,6 +312,11 @@ tight="$all_huge --threshold flight_force=1e-6 --threshold ballistic=1e-9"
 expect 0 "$salto" validate "$tmp/lx1/motion.json" -o "$tmp/vlx1" $tight --quiet
 expect 1 "$salto" validate "$tmp/lx0/motion.json" -o "$tmp/vlx0" $tight --quiet
 grep_in "$tmp/vlx0/validation.json" '"check": "flight_force", "phase": "flight"'
+# a motion naming a ballistic flight its problem does not have: bad input, nothing written
+sed 's/"ballistic": \["flight"\]/"ballistic": ["land"]/' "$tmp/lx1/motion.json" >"$tmp/lx_bad.json"
+expect 2 "$salto" validate "$tmp/lx_bad.json" -o "$tmp/vlx2"
+grep_in "$tmp/err" "lists 'land' as a ballistic flight, but .*luxo_jump.yaml' has no flight phase of that name"
+if [ ! -e "$tmp/vlx2" ]; then ok; else fail "bad ballistic list wrote output"; fi
 
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
