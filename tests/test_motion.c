@@ -341,6 +341,10 @@ static const bad_case bad_cases[] = {
      "knot 5 (0.05) is below the one before it (0.1): knots must not decrease", NULL},
     {"control_quoted.json", SALTO_ERR_INVALID, 12, 13,
      "expected a number for item 3 of item 1 of 'control', found the string '1e-05'", NULL},
+    {"ballistic_not_list.json", SALTO_ERR_INVALID, 9, 16,
+     "expected a list for 'ballistic', found the string 'swing'", NULL},
+    {"ballistic_number.json", SALTO_ERR_INVALID, 9, 26,
+     "expected a string for item 2 of 'ballistic', found a list of 1 item", NULL},
 };
 enum { NBAD = (int)(sizeof bad_cases / sizeof bad_cases[0]) };
 

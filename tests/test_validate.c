@@ -240,6 +240,15 @@ START_TEST(test_ballistic_flight_has_no_force) {
 END_TEST
 
 
+static int site(const salto_model* m, const char* name) {
+    for (int s = 0; s < m->nsite; s++) {
+        if (strcmp(m->site_name[s], name) == 0) return s;
+    }
+    ck_abort_msg("no site %s", name);
+    return -1;
+}
+
+
 // the standing fixture: the gymnast standing still, heel on the floor, its body leaning by
 // `lean` (rad, the root pitched and the ankle turned back so that the foot stays flat), the
 // root sliding forward at `accel` m/s^2
@@ -253,12 +262,8 @@ static fixture standing(double lean, double accel) {
     d->q[dof(m, "root_ry")] = lean;
     d->q[dof(m, "ankle")] = -lean;
     salto_fk(m, d, SALTO_FK_POS);
-    int heel = -1;
-    for (int s = 0; s < m->nsite; s++) {
-        if (strcmp(m->site_name[s], "heel") == 0) heel = s;
-    }
     double xh[3];
-    salto_site_pos(m, d, heel, xh);
+    salto_site_pos(m, d, site(m, "heel"), xh);
     for (int j = 0; j < m->nv; j++) {
         for (int a = 0; a < ncp; a++) f.x[j * ncp + a] = d->q[j];
     }
@@ -295,7 +300,22 @@ START_TEST(test_leaning_fails_cop) {
     ck_assert(find(&v, SALTO_CHECK_FRICTION, 0)->pass);
     ck_assert(find(&v, SALTO_CHECK_NORMAL_FORCE, 0)->pass);
     ck_assert(find(&v, SALTO_CHECK_SLIP, 0)->pass);
-    // the moment beyond the foot: the weight times how far the centre of mass is past the toe
+    // standing still, the floor carries the weight W, and its moment about the feet's centre
+    // is W times the centre of mass's horizontal distance from it: the violation is W times
+    // that distance less the support's half length, 0.13 m
+    const salto_model* m = f.p->model;
+    salto_data* d = salto_data_create(m);
+    salto_nlp_state(f.nlp, f.x, 0.25, d->q, d->qd, NULL);
+    salto_fk(m, d, SALTO_FK_VEL);
+    salto_link_inertias(m, d);
+    double com[3], heel[3], toe[3];
+    salto_com(m, d, com, NULL);
+    salto_site_pos(m, d, site(m, "heel"), heel);
+    salto_site_pos(m, d, site(m, "toe"), toe);
+    const double W = m->mass * 9.81, want = W * (fabs(com[0] - 0.5 * (heel[0] + toe[0])) - 0.13);
+    ck_assert_double_gt(want, 0.05 * W);
+    ck_assert_double_eq_tol(find(&v, SALTO_CHECK_COP, 0)->worst, want, 1e-6 * W);
+    salto_data_destroy(d);
     salto_validation_free(&v);
     close_problem(&f);
 }
