@@ -234,6 +234,24 @@ START_TEST(test_ballistic_flight_has_no_force) {
             ck_assert_msg(e < 1e-9 * W, "torque %.3g at t = %.4f, off the perturbation", e, v.t[s]);
         }
     }
+    // the derived translation's velocity and acceleration are its position's derivatives:
+    // central differences of salto_nlp_state at times away from the knots
+    const int nv = f.p->model->nv;
+    double q[2][16], qd[2][16], qd0[16], qdd0[16], q0[16];
+    const double times[3] = {0.13, 0.31, 0.47}, h = 1e-6;
+    for (int k = 0; k < 3; k++) {
+        salto_nlp_state(f.nlp, f.x, times[k], q0, qd0, qdd0);
+        for (int side = 0; side < 2; side++) {
+            salto_nlp_state(f.nlp, f.x, times[k] + (side ? h : -h), q[side], qd[side], NULL);
+        }
+        for (int j = 0; j < nv; j++) {
+            const double dq = (q[1][j] - q[0][j]) / (2 * h), dqd = (qd[1][j] - qd[0][j]) / (2 * h);
+            ck_assert_msg(fabs(dq - qd0[j]) <= 1e-6 * (1 + fabs(qd0[j])), "t = %.2f, DOF %d: qd %.9g, "
+                          "differences %.9g", times[k], j, qd0[j], dq);
+            ck_assert_msg(fabs(dqd - qdd0[j]) <= 1e-5 * (1 + fabs(qdd0[j])), "t = %.2f, DOF %d: qdd "
+                          "%.9g, differences %.9g", times[k], j, qdd0[j], dqd);
+        }
+    }
     salto_validation_free(&v);
     close_problem(&f);
 }
