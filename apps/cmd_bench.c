@@ -877,6 +877,16 @@ static void run_val_all(void* ctx) {
 }
 
 
+// the checks without the re-simulation
+static void run_val_checks(void* ctx) {
+    val_ctx* c = ctx;
+    const salto_integrator keep = c->opts.integrator;
+    c->opts.integrator = SALTO_INTEGRATOR_NONE;
+    run_val_all(ctx);
+    c->opts.integrator = keep;
+}
+
+
 static int bench_validate(int argc, char** argv) {
     int quick = 0, reps = -1, nname = 0;
     const char* root = ".";
@@ -885,12 +895,14 @@ static int bench_validate(int argc, char** argv) {
         if (app_is_help(argv[i])) {
             printf("usage: salto bench validate [NAME]... [--quick] [--reps N] [--root DIR]\n\n"
                    "Times salto validate's work on shipped problems (default: the seven with\n"
-                   "physics) at the default density, on each problem's initial guess (the cost\n"
-                   "does not depend on the motion's values), and splits it: the motion's state at\n"
-                   "every sample, the dynamics the checks read (RNEA and the link inertias), and\n"
-                   "the checks with the rest (the whole minus the two, so noise can tip a small\n"
-                   "difference below zero). Median of N timed batches after a warm-up; files are\n"
-                   "not written.\n\n"
+                   "physics) at the default density and re-simulation (RK4 at the sample\n"
+                   "spacing), on each problem's initial guess (the cost does not depend on the\n"
+                   "motion's values, unless a re-simulation breaks down early: 'broke' counts\n"
+                   "the phases where it did), and splits it: the motion's state at every sample,\n"
+                   "the dynamics the checks read (RNEA and the link inertias), the checks with the\n"
+                   "rest, and the re-simulation (each a difference of two timings, so noise can\n"
+                   "tip a small one below zero). Median of N timed batches after a warm-up; files\n"
+                   "are not written.\n\n"
                    "  NAME        a problem in problems/ (without .yaml)\n"
                    "  --quick     the dismount only, short batches (a smoke test)\n"
                    "  --reps N    timed batches (default 7; --quick: 1)\n"
@@ -918,8 +930,8 @@ static int bench_validate(int argc, char** argv) {
     const double batch_s = quick ? 0.02 : 0.3;
     printf("salto bench validate: median of %d batch(es) of at least %.2f s, default density, one "
            "thread\n", reps, batch_s);
-    printf("%-20s %3s %7s %10s %10s %10s %10s %9s\n", "problem", "DOF", "samples", "total ms",
-           "state ms", "dynamics", "checks ms", "us/sample");
+    printf("%-20s %3s %7s %10s %10s %10s %10s %10s %6s\n", "problem", "DOF", "samples", "total ms",
+           "state ms", "dynamics", "checks ms", "resim ms", "broke");
     int status = 0;
     for (int k = 0; k < nname; k++) {
         char path[4096];
@@ -948,13 +960,16 @@ static int bench_validate(int argc, char** argv) {
             } else {
                 c.t = v.t;
                 c.n = v.nsample;
+                int broke = 0;
+                for (int i = 0; i < p->nphase; i++) broke += !isnan(v.resim_stop[i]);
                 const timing all = measure(run_val_all, &c, reps, batch_s);
+                const timing chk = measure(run_val_checks, &c, reps, batch_s);
                 const timing st = measure(run_val_state, &c, reps, batch_s);
                 const timing dyn = measure(run_val_dynamics, &c, reps, batch_s);
-                printf("%-20s %3d %7d %10.3f %10.3f %10.3f %10.3f %9.2f\n", names[k], p->model->nv,
-                       v.nsample, all.median_ns * 1e-6, st.median_ns * 1e-6,
-                       (dyn.median_ns - st.median_ns) * 1e-6, (all.median_ns - dyn.median_ns) * 1e-6,
-                       all.median_ns * 1e-3 / v.nsample);
+                printf("%-20s %3d %7d %10.3f %10.3f %10.3f %10.3f %10.3f %6d\n", names[k],
+                       p->model->nv, v.nsample, all.median_ns * 1e-6, st.median_ns * 1e-6,
+                       (dyn.median_ns - st.median_ns) * 1e-6, (chk.median_ns - dyn.median_ns) * 1e-6,
+                       (all.median_ns - chk.median_ns) * 1e-6, broke);
                 salto_validation_free(&v);
             }
         }

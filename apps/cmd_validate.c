@@ -65,6 +65,12 @@ static void print_table(const salto_problem_desc* p, const salto_validation* v) 
                salto_check_name(k->kind), k->worst, salto_check_unit(k->kind), k->worst_time,
                k->rms, k->threshold, k->pass ? "pass" : "FAIL", where);
     }
+    for (int i = 0; i < p->nphase; i++) {
+        if (isnan(v->resim_stop[i])) continue;
+        printf("the re-simulation of '%s' broke down at t = %.4f s (the state no longer finite or "
+               "the articulated inertia singular)\n",
+               p->phases[i].name, v->resim_stop[i]);
+    }
     int failed = 0;
     for (int c = 0; c < v->ncheck; c++) failed += !v->check[c].pass;
     printf("%d of %d checks pass at %d samples: %s\n", v->ncheck - failed, v->ncheck, v->nsample,
@@ -107,6 +113,21 @@ int cmd_validate(int argc, char** argv) {
                 return 2;
             }
             opts.density = (int)n;
+        } else if (strcmp(argv[i], "--integrator") == 0 && i + 1 < argc) {
+            const int k = salto_integrator_parse(argv[++i]);
+            if (k < 0) {
+                fprintf(stderr, "salto validate: --integrator needs rk4, euler or none, not '%s'\n", argv[i]);
+                return 2;
+            }
+            opts.integrator = (salto_integrator)k;
+        } else if (strcmp(argv[i], "--step") == 0 && i + 1 < argc) {
+            char* end = NULL;
+            const double h = strtod(argv[++i], &end);
+            if (!end || *end || end == argv[i] || !(h > 0.0) || !isfinite(h)) {
+                fprintf(stderr, "salto validate: --step needs a time step in seconds > 0, not '%s'\n", argv[i]);
+                return 2;
+            }
+            opts.step = h;
         } else if (strcmp(argv[i], "--threshold") == 0 && i + 1 < argc) {
             const char* arg = argv[++i];
             const char* eq = strchr(arg, '=');

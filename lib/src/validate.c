@@ -19,7 +19,23 @@
 static const char* const check_names[SALTO_CHECK_COUNT] = {
     "flight_force", "flight_torque", "ballistic", "spin",        "bar_torque", "normal_force",
     "friction",     "cop",           "twist",     "slip",        "penetration", "joint_limits",
+    "drift_root",   "drift_rotation", "drift_joints", "drift_com",
 };
+
+static const char* const integrator_names[SALTO_INTEGRATOR_COUNT] = {"none", "euler", "rk4"};
+
+
+const char* salto_integrator_name(salto_integrator i) {
+    return (int)i >= 0 && i < SALTO_INTEGRATOR_COUNT ? integrator_names[i] : "?";
+}
+
+
+int salto_integrator_parse(const char* name) {
+    for (int k = 0; k < SALTO_INTEGRATOR_COUNT; k++) {
+        if (strcmp(name, integrator_names[k]) == 0) return k;
+    }
+    return -1;
+}
 
 
 const char* salto_check_name(salto_check_kind k) {
@@ -47,8 +63,12 @@ const char* salto_check_unit(salto_check_kind k) {
     case SALTO_CHECK_SPIN: return "N m s";
     case SALTO_CHECK_BALLISTIC:
     case SALTO_CHECK_SLIP:
-    case SALTO_CHECK_PENETRATION: return "m";
-    case SALTO_CHECK_JOINT_LIMITS: return "rad/m";
+    case SALTO_CHECK_PENETRATION:
+    case SALTO_CHECK_DRIFT_ROOT:
+    case SALTO_CHECK_DRIFT_COM: return "m";
+    case SALTO_CHECK_DRIFT_ROTATION: return "rad";
+    case SALTO_CHECK_JOINT_LIMITS:
+    case SALTO_CHECK_DRIFT_JOINTS: return "rad/m";
     default: return "";
     }
 }
@@ -68,6 +88,8 @@ const char* salto_check_at(const salto_model* m, const salto_check* c) {
 void salto_validate_opts_default(salto_validate_opts* o) {
     o->density = 10;
     for (int k = 0; k < SALTO_CHECK_COUNT; k++) o->threshold[k] = -1.0;
+    o->integrator = SALTO_INTEGRATOR_RK4;
+    o->step = 0.0;
 }
 
 
@@ -91,6 +113,10 @@ double salto_check_default_threshold(const salto_model* m, salto_check_kind k) {
     case SALTO_CHECK_SLIP: return 1e-3;
     case SALTO_CHECK_PENETRATION: return 5e-3;
     case SALTO_CHECK_JOINT_LIMITS: return 1e-6;
+    case SALTO_CHECK_DRIFT_ROOT:
+    case SALTO_CHECK_DRIFT_COM: return 0.02;
+    case SALTO_CHECK_DRIFT_ROTATION:
+    case SALTO_CHECK_DRIFT_JOINTS: return 0.035;
     default: return 0.0;
     }
 }
@@ -102,6 +128,10 @@ void salto_validation_free(salto_validation* v) {
     salto_free(v->phase);
     salto_free(v->f0);
     salto_free(v->violation);
+    salto_free(v->tau);
+    salto_free(v->tau_peak);
+    salto_free(v->tau_peak_time);
+    salto_free(v->resim_stop);
     memset(v, 0, sizeof *v);
 }
 
@@ -252,12 +282,95 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
 }
 
 
+// the drift of the simulated state ds from the motion's dm (both after salto_fk at the
+// velocity level and salto_link_inertias): the root's place and orientation, the joints' RMS,
+// the centre of mass (out: 4, in the order of the drift checks)
+static void drift(const salto_model* m, const salto_data* ds, const salto_data* dm, double out[4]) {
+    const double *Rs, *ps, *Rm, *pm;
+    salto_body_frame(m, ds, 0, &Rs, &ps);
+    salto_body_frame(m, dm, 0, &Rm, &pm);
+    const double dp[3] = {ps[0] - pm[0], ps[1] - pm[1], ps[2] - pm[2]};
+    out[0] = salto_v3_norm(dp);
+    // the angle of Rs Rm': atan2(|axial part|, (trace - 1) / 2)
+    double E[9];
+    for (int a = 0; a < 3; a++) {
+        for (int b = 0; b < 3; b++) {
+            E[3 * a + b] = Rs[3 * a] * Rm[3 * b] + Rs[3 * a + 1] * Rm[3 * b + 1] + Rs[3 * a + 2] * Rm[3 * b + 2];
+        }
+    }
+    const double ax[3] = {0.5 * (E[7] - E[5]), 0.5 * (E[2] - E[6]), 0.5 * (E[3] - E[1])};
+    out[1] = atan2(salto_v3_norm(ax), 0.5 * (E[0] + E[4] + E[8] - 1.0));
+    double sum2 = 0.0;
+    for (int j = m->nroot; j < m->nv; j++) sum2 += (ds->q[j] - dm->q[j]) * (ds->q[j] - dm->q[j]);
+    out[2] = m->nv > m->nroot ? sqrt(sum2 / (m->nv - m->nroot)) : 0.0;
+    double cs[3], cm[3], vs[3], vm[3];
+    salto_com(m, ds, cs, vs);
+    salto_com(m, dm, cm, vm);
+    const double dc[3] = {cs[0] - cm[0], cs[1] - cm[1], cs[2] - cm[2]};
+    out[3] = salto_v3_norm(dc);
+}
+
+
+// re-simulates phase i from its first sample to its last (t: its n sample times), writing the
+// drift checks' violations (viol: n x SALTO_CHECK_COUNT); a simulation that fails leaves the
+// rest of the phase at infinity
+static salto_status resim_phase(salto_resim* r, const salto_problem_desc* p, salto_state_fn state,
+                                void* ctx, int i, const double* t, int n,
+                                const salto_validate_opts* opts, double h, double* viol,
+                                salto_data* ds, salto_data* dm, salto_error* err) {
+    const salto_model* m = p->model;
+    salto_status st = salto_resim_begin(r, i, t[0], ds->q, ds->qd, err);
+    for (int k = 0; k < n; k++) {
+        double* v = viol + SALTO_CHECK_COUNT * k + SALTO_CHECK_DRIFT_ROOT;
+        if (st == SALTO_OK && k > 0) st = salto_resim_advance(r, opts->integrator, t[k - 1], t[k], h, ds->q, ds->qd, err);
+        int finite = st == SALTO_OK;
+        for (int j = 0; finite && j < m->nv; j++) finite = isfinite(ds->q[j]) && isfinite(ds->qd[j]);
+        if (!finite) {
+            if (st == SALTO_OK) {
+                st = SALTO_FAIL(err, SALTO_ERR_NUMERIC, salto_loc_none(),
+                                "the re-simulated state is not finite at t = %.4f s", t[k]);
+            }
+            for (int c = 0; c < 4; c++) v[c] = INFINITY;
+            continue;
+        }
+        state(ctx, t[k], dm->q, dm->qd, dm->qdd);
+        salto_fk(m, ds, SALTO_FK_VEL);
+        salto_link_inertias(m, ds);
+        salto_fk(m, dm, SALTO_FK_VEL);
+        salto_link_inertias(m, dm);
+        drift(m, ds, dm, v);
+    }
+    return st;
+}
+
+
+typedef struct nlp_motion {
+    const salto_nlp* nlp;
+    const double* x;
+} nlp_motion;
+
+static void nlp_state(void* ctx, double t, double* q, double* qd, double* qdd) {
+    const nlp_motion* nm = ctx;
+    salto_nlp_state(nm->nlp, nm->x, t, q, qd, qdd);
+}
+
+
 salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validate_opts* opts,
                             salto_validation* v, salto_error* err) {
+    nlp_motion nm = {nlp, x};
+    return salto_validate_motion(salto_nlp_problem(nlp), nlp_state, &nm, opts, v, err);
+}
+
+
+salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn state, void* ctx,
+                                   const salto_validate_opts* opts, salto_validation* v,
+                                   salto_error* err) {
     memset(v, 0, sizeof *v);
-    const salto_problem_desc* p = salto_nlp_problem(nlp);
     const salto_model* m = p->model;
-    const int density = opts && opts->density > 0 ? opts->density : 10;
+    salto_validate_opts defaults;
+    salto_validate_opts_default(&defaults);
+    if (!opts) opts = &defaults;
+    const int density = opts->density > 0 ? opts->density : 10;
     const int nv = m->nv;
 
     int* per = salto_malloc((size_t)p->nphase * sizeof(int));
@@ -269,20 +382,32 @@ salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validat
     }
     v->nsample = total;
     v->ncheck = 0;
+    v->nv = nv;
+    v->integrator = opts->integrator;
     v->t = salto_malloc((size_t)total * sizeof(double));
     v->phase = salto_malloc((size_t)total * sizeof(int));
     v->f0 = salto_malloc((size_t)total * 6 * sizeof(double));
     v->violation = salto_malloc((size_t)total * SALTO_CHECK_COUNT * sizeof(double));
+    v->tau = salto_malloc((size_t)total * nv * sizeof(double));
+    v->tau_peak = salto_calloc((size_t)nv, sizeof(double));
+    v->tau_peak_time = salto_calloc((size_t)nv, sizeof(double));
     v->check = salto_calloc((size_t)p->nphase * SALTO_CHECK_COUNT, sizeof(salto_check));
+    v->resim_stop = salto_malloc((size_t)p->nphase * sizeof(double));
     int* what = salto_malloc((size_t)total * SALTO_CHECK_COUNT * sizeof(int));
     salto_data* d = salto_data_create(m);
-    if (!v->t || !v->phase || !v->f0 || !v->violation || !v->check || !what || !d) {
+    salto_data* d2 = salto_data_create(m);
+    salto_resim* r = opts->integrator != SALTO_INTEGRATOR_NONE ? salto_resim_create(p, state, ctx) : NULL;
+    if (!v->t || !v->phase || !v->f0 || !v->violation || !v->tau || !v->tau_peak ||
+        !v->tau_peak_time || !v->check || !v->resim_stop || !what || !d || !d2 ||
+        (opts->integrator != SALTO_INTEGRATOR_NONE && !r)) {
         salto_free(per), salto_free(what);
-        salto_data_destroy(d);
+        salto_data_destroy(d), salto_data_destroy(d2);
+        salto_resim_destroy(r);
         salto_validation_free(v);
         return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
     }
 
+    for (int i = 0; i < p->nphase; i++) v->resim_stop[i] = NAN;
     phase_ref ref = {.planar = salto_model_is_planar(m)};
     for (int c = 0; c < p->ncon; c++) { // the highest above_ground plane
         if (p->cons[c].type != SALTO_CON_ABOVE_GROUND) continue;
@@ -291,16 +416,18 @@ salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validat
     }
     salto_status st = SALTO_OK;
     int s = 0;
+    double hmax = opts->step;
     for (int i = 0; i < p->nphase && st == SALTO_OK; i++) {
         const salto_phase_desc* ph = &p->phases[i];
         const double eps = 1e-9 * ph->duration;
+        const int s0 = s;
         for (int k = 0; k < per[i]; k++, s++) {
             double t = ph->start + ph->duration * (double)k / (double)(per[i] - 1);
             if (k == 0) t += eps;
             if (k == per[i] - 1) t -= eps;
             v->t[s] = t;
             v->phase[s] = i;
-            salto_nlp_state(nlp, x, t, d->q, d->qd, d->qdd);
+            state(ctx, t, d->q, d->qd, d->qdd);
             salto_rnea(m, d, NULL); // the kinematics up to accelerations, and f0
             salto_link_inertias(m, d);
             int finite = 1;
@@ -321,9 +448,34 @@ salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validat
             }
             sample_checks(p, d, i, t, &ref, v->violation + SALTO_CHECK_COUNT * s,
                           what + SALTO_CHECK_COUNT * s);
+            // joint torques, the contact wrenches distributed among the contact links
+            int wlink[8];
+            double w[48];
+            const int nw = salto_contact_wrenches(p, i, d, wlink, w);
+            double* tau = v->tau + (size_t)nv * s;
+            salto_contact_torques(m, d, nw, wlink, w, tau);
+            for (int j = 0; j < nv; j++) {
+                if (fabs(tau[j]) > v->tau_peak[j]) v->tau_peak[j] = fabs(tau[j]), v->tau_peak_time[j] = t;
+            }
+        }
+        if (st != SALTO_OK || !r) continue;
+        // re-simulation over the phase, at steps no longer than the sample spacing
+        const double spacing = ph->duration / (double)(per[i] - 1);
+        const double h = opts->step > 0.0 ? fmin(opts->step, spacing) : spacing;
+        if (i == 0 || h > hmax) hmax = h;
+        st = resim_phase(r, p, state, ctx, i, v->t + s0, per[i], opts, h,
+                         v->violation + SALTO_CHECK_COUNT * s0, d2, d, err);
+        if (st == SALTO_ERR_NUMERIC) { // the drift says it: infinite from there on
+            for (int k = 0; k < per[i]; k++) {
+                if (isinf(v->violation[SALTO_CHECK_COUNT * (s0 + k) + SALTO_CHECK_DRIFT_ROOT])) {
+                    v->resim_stop[i] = v->t[s0 + k];
+                    break;
+                }
+            }
+            st = SALTO_OK;
         }
     }
-
+    v->step = r ? hmax : 0.0;
     if (st == SALTO_OK) {
         v->pass = 1;
         s = 0;
@@ -357,7 +509,8 @@ salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validat
         }
     }
     salto_free(per), salto_free(what);
-    salto_data_destroy(d);
+    salto_data_destroy(d), salto_data_destroy(d2);
+    salto_resim_destroy(r);
     if (st != SALTO_OK) salto_validation_free(v);
     return st;
 }

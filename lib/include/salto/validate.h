@@ -10,6 +10,7 @@
 #ifndef SALTO_VALIDATE_H
 #define SALTO_VALIDATE_H
 
+#include "salto/data.h"
 #include "salto/nlp.h"
 
 typedef enum salto_check_kind {
@@ -31,26 +32,53 @@ typedef enum salto_check_kind {
                                   //   constraints (the highest), bodies held on the ground by
                                   //   the phase excepted, m
     SALTO_CHECK_JOINT_LIMITS,     // a DOF beyond its limits, rad or m
+    SALTO_CHECK_DRIFT_ROOT,       // re-simulation: the root's distance from the motion's, m
+    SALTO_CHECK_DRIFT_ROTATION,   // re-simulation: the angle between the root's orientation
+                                  //   and the motion's, rad
+    SALTO_CHECK_DRIFT_JOINTS,     // re-simulation: RMS over the joints (DOFs past the root's)
+                                  //   of the difference from the motion, rad or m
+    SALTO_CHECK_DRIFT_COM,        // re-simulation: the centre of mass's distance from the
+                                  //   motion's, m
     SALTO_CHECK_COUNT
 } salto_check_kind;
 
-// "flight_force", "flight_torque", "ballistic", "spin", "bar_torque", "normal_force", "friction", "cop", "twist",
-// "slip", "penetration", "joint_limits"; and back (-1 for an unknown name)
+// "flight_force", "flight_torque", "ballistic", "spin", "bar_torque", "normal_force",
+// "friction", "cop", "twist", "slip", "penetration", "joint_limits", "drift_root",
+// "drift_rotation", "drift_joints", "drift_com"; and back (-1 for an unknown name)
 const char* salto_check_name(salto_check_kind k);
 int salto_check_parse(const char* name);
-// "N", "N m", "N m s", "m", "rad/m"
+// "N", "N m", "N m s", "m", "rad", "rad/m"
 const char* salto_check_unit(salto_check_kind k);
+
+// How the re-simulation integrates the articulated-body algorithm's accelerations.
+typedef enum salto_integrator {
+    SALTO_INTEGRATOR_NONE = 0,   // no re-simulation (the drift checks are skipped)
+    SALTO_INTEGRATOR_EULER,      // semi-implicit (symplectic) Euler: qd += h qdd, q += h qd;
+                                 //   first order
+    SALTO_INTEGRATOR_RK4,        // classical Runge-Kutta, fourth order
+    SALTO_INTEGRATOR_COUNT
+} salto_integrator;
+
+// "none", "euler", "rk4"; and back (-1 for an unknown name)
+const char* salto_integrator_name(salto_integrator i);
+int salto_integrator_parse(const char* name);
 
 typedef struct salto_validate_opts {
     int density;                        // samples per slice interval (default 10)
     double threshold[SALTO_CHECK_COUNT]; // largest violation that passes; < 0: the default
+    salto_integrator integrator;        // re-simulation (default RK4)
+    double step;                        // its largest step, s; <= 0 (default): the sample
+                                        //   spacing (each interval between samples is cut
+                                        //   into equal steps no longer than this)
 } salto_validate_opts;
 
-// density 10 and default thresholds (every threshold -1)
+// density 10, default thresholds (every threshold -1), RK4 at the sample spacing
 void salto_validate_opts_default(salto_validate_opts* o);
 // The default threshold of a check for a model (docs/validation.md): forces 2% of the
 // character's weight W, torques 2% of W times 1 m, the ballistic path 1 cm, angular momentum
-// 0.2% of W times 1 m s, slip 1 mm, penetration 5 mm, joint limits 1e-6 (rad or m)
+// 0.2% of W times 1 m s, slip 1 mm, penetration 5 mm, joint limits 1e-6 (rad or m), the
+// re-simulation's drift 2 cm (root, centre of mass) and 0.035 rad (2 degrees: root
+// orientation, joints' RMS)
 double salto_check_default_threshold(const salto_model* m, salto_check_kind k);
 
 // One check over one phase.
@@ -80,8 +108,26 @@ typedef struct salto_validation {
     double* f0;          // f0 at each sample, about the world origin, torque first (nsample x 6)
     double* violation;   // each check's violation at each sample, NAN where it does not apply
                          //   (nsample x SALTO_CHECK_COUNT)
+    int nv;              // DOFs
+    double* tau;         // joint torques by inverse dynamics at each sample, the contact
+                         //   wrenches distributed by salto_contact_wrenches (nsample x nv); the
+                         //   root's entries are what no contact supplies (zero in contact
+                         //   phases, f0's components in flight)
+    double* tau_peak;    // the largest |tau| of each DOF over the motion (nv)
+    double* tau_peak_time; // where, s (nv)
+    salto_integrator integrator; // the re-simulation's (NONE: none was run)
+    double step;         // its largest step, s
+    double* resim_stop;  // per phase: NAN when the re-simulation ran through it, else the
+                         //   sample time from which its state was not finite or the
+                         //   articulated-body algorithm failed (the drift is infinite there)
     int pass;            // every check passed
 } salto_validation;
+
+// A motion to validate, by its state at any time t inside the problem's span: q, qd, qdd
+// (each nv). Called with t in increasing order within each phase, each phase's times just
+// inside it, so that a motion with a jump in acceleration at a phase boundary gives each
+// side's.
+typedef void (*salto_state_fn)(void* ctx, double t, double* q, double* qd, double* qdd);
 
 // Validates the motion x (the NLP's variables: control points and contact places) of nlp's
 // problem: every phase sampled at opts->density samples per slice interval (both ends, each
@@ -91,6 +137,64 @@ typedef struct salto_validation {
 // finite, with err filled.
 salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validate_opts* opts,
                             salto_validation* v, salto_error* err);
+
+// The same for any motion on p's character and phases, given by its state (a motion read
+// from a file, a test's reference). Re-simulation: from the motion's state at the start of
+// each phase, the articulated-body algorithm integrated with the joint torques and contact
+// wrenches of the motion's inverse dynamics (the root unactuated), each phase's held sites
+// kept in place by acceleration constraints (salto_resim_accel), and the state compared with
+// the motion's at every sample (the drift checks).
+salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn state, void* ctx,
+                                   const salto_validate_opts* opts, salto_validation* v,
+                                   salto_error* err);
+
+// ---- contact wrenches, joint torques, re-simulation ----
+
+// Distributes the aggregate force f0 (d->f0, after salto_rnea) of phase i among its contact
+// links: the sites are grouped by the link they move with, each group gets a wrench (n_b about
+// its sites' centroid p_b, f_b), and of all such wrenches that sum to f0 the one minimising
+// sum_b |f_b|^2 + |n_b|^2 / l^2 (l = 0.1 m, a foot's scale) is taken: in closed form,
+// f_b = alpha + beta x p_b, n_b = l^2 beta with (alpha, beta) from a 6 x 6 system. One link:
+// the whole of f0. Writes each link (link, at most 8) and its wrench about the world origin
+// (w, 6 per link, torque first); returns their number (0 in flight or for a phase whose sites
+// are all on the world). The friction cone is not imposed link by link: the checks judge the
+// aggregate, as the optimiser does.
+int salto_contact_wrenches(const salto_problem_desc* p, int i, const salto_data* d, int* link,
+                           double* w);
+
+// Joint torques with contact wrenches: tau_j = S_j . (F_j - sum of the wrenches on links in
+// j's subtree), after salto_rnea (d->F). nw wrenches w (6 each, about the origin) on links.
+void salto_contact_torques(const salto_model* m, const salto_data* d, int nw, const int* link,
+                           const double* w, double* tau);
+
+typedef struct salto_resim salto_resim;
+
+// A re-simulation of motion state on p's character (release with salto_resim_destroy); NULL
+// when out of memory.
+salto_resim* salto_resim_create(const salto_problem_desc* p, salto_state_fn state, void* ctx);
+void salto_resim_destroy(salto_resim* r); // accepts NULL
+
+// Starts phase i at time t: q and qd (nv each) get the motion's state.
+salto_status salto_resim_begin(salto_resim* r, int i, double t, double* q, double* qd,
+                               salto_error* err);
+
+// The simulated acceleration qdd at time t and state (q, qd) of the phase begun: the
+// articulated-body algorithm with the motion's joint torques at t (its inverse dynamics, the
+// root's torques zero) and its contact wrenches as external forces; where the phase holds its
+// sites, plus the constraint forces that give each held site the motion's acceleration at t
+// corrected by 2 w (v_motion - v) + w^2 (x_motion - x), w = 20 /s (a critically damped return
+// of the integrator's drift; the motion's own slip is the slip check's), found by test forces
+// (Kokkevis 4.2: one more pass of the algorithm per constraint direction) and a pivoted
+// Cholesky factorisation of the constraint matrix (redundant directions, such as three sites
+// on one foot, are dropped). For a motion whose contact wrenches explain its inverse dynamics
+// the constraint forces are zero and qdd is the motion's. SALTO_ERR_NUMERIC when the
+// algorithm fails or a result is not finite.
+salto_status salto_resim_accel(salto_resim* r, double t, const double* q, const double* qd,
+                               double* qdd, salto_error* err);
+
+// Advances (q, qd) from time t0 to t1 in equal steps no longer than h by integrator.
+salto_status salto_resim_advance(salto_resim* r, salto_integrator integrator, double t0,
+                                 double t1, double h, double* q, double* qd, salto_error* err);
 void salto_validation_free(salto_validation* v); // accepts an empty one
 
 // validation.json: the motion's and problem's paths, the options, every check and every

@@ -1,0 +1,412 @@
+// resim.c: contact wrenches, joint torques and re-simulation of a motion (validate.h)
+//
+// The validator's independent physical check: the motion's own inverse dynamics gives the
+// joint torques and the contact wrenches that would produce it; the articulated-body
+// algorithm integrates them forward from the motion's state at a phase's start, and how far
+// the result drifts from the motion says how much of it physics cannot explain. Contacts that
+// the phase holds stay held by acceleration constraints, so that the drift measures the
+// motion, not the open-loop instability of a standing character.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "salto/dynamics.h"
+#include "salto/kinematics.h"
+#include "salto/spatial.h"
+#include "salto/validate.h"
+
+// LAPACK: Cholesky factorisation with complete pivoting of a positive semi-definite matrix
+void dpstrf_(const char* uplo, const int* n, double* a, const int* lda, int* piv, int* rank,
+             const double* tol, double* work, int* info);
+
+enum { max_wrench = 8, max_rows = 24 };
+
+static const double contact_length = 0.1; // l: a wrench's moment weighed as a force times l
+static const double hold_rate = 20.0;     // w: the held sites' drift returns as exp(-w t)
+
+// solves the symmetric positive definite 6 x 6 system A x = b in place (Cholesky); 0 if A is
+// not positive definite
+static int solve6(double A[36], double b[6]) {
+    for (int j = 0; j < 6; j++) {
+        double s = A[6 * j + j];
+        for (int k = 0; k < j; k++) s -= A[6 * j + k] * A[6 * j + k];
+        if (!(s > 0.0)) return 0;
+        const double ljj = sqrt(s);
+        A[6 * j + j] = ljj;
+        for (int i = j + 1; i < 6; i++) {
+            double t = A[6 * i + j];
+            for (int k = 0; k < j; k++) t -= A[6 * i + k] * A[6 * j + k];
+            A[6 * i + j] = t / ljj;
+        }
+    }
+    for (int i = 0; i < 6; i++) { // L y = b
+        for (int k = 0; k < i; k++) b[i] -= A[6 * i + k] * b[k];
+        b[i] /= A[6 * i + i];
+    }
+    for (int i = 5; i >= 0; i--) { // L' x = y
+        for (int k = i + 1; k < 6; k++) b[i] -= A[6 * k + i] * b[k];
+        b[i] /= A[6 * i + i];
+    }
+    return 1;
+}
+
+
+int salto_contact_wrenches(const salto_problem_desc* p, int i, const salto_data* d, int* link,
+                           double* w) {
+    const salto_model* m = p->model;
+    const salto_contact_desc* ct = &p->phases[i].contact;
+    if (ct->type == SALTO_CONTACT_NONE) return 0;
+    // the contact links and their sites' centroids
+    double pc[max_wrench][3];
+    int count[max_wrench], nb = 0;
+    for (int s = 0; s < ct->nsite; s++) {
+        const int l = m->site_link[ct->site[s]];
+        if (l < 0) continue;
+        int b = 0;
+        while (b < nb && link[b] != l) b++;
+        if (b == nb) {
+            if (nb == max_wrench) continue;
+            link[nb] = l, count[nb] = 0;
+            pc[nb][0] = pc[nb][1] = pc[nb][2] = 0.0;
+            nb++;
+        }
+        double x[3];
+        salto_site_pos(m, d, ct->site[s], x);
+        for (int k = 0; k < 3; k++) pc[b][k] += x[k];
+        count[b]++;
+    }
+    if (nb == 0) return 0;
+    for (int b = 0; b < nb; b++) {
+        for (int k = 0; k < 3; k++) pc[b][k] /= count[b];
+    }
+    const double* N = d->f0;
+    const double* F = d->f0 + 3;
+    if (nb == 1) {
+        memcpy(w, d->f0, 6 * sizeof(double));
+        return 1;
+    }
+    // minimise sum |f_b|^2 + |n_b|^2 / l^2 subject to sum f_b = F, sum (n_b + p_b x f_b) = N:
+    // f_b = alpha + beta x p_b, n_b = l^2 beta, and
+    //   [ B I     -[P]x          ] [alpha]   [F]
+    //   [ [P]x    B l^2 I + Q    ] [beta ] = [N],  P = sum p_b, Q = sum (|p_b|^2 I - p_b p_b')
+    const double l2 = contact_length * contact_length;
+    double P[3] = {0, 0, 0}, Q[9] = {0};
+    for (int b = 0; b < nb; b++) {
+        const double* x = pc[b];
+        const double xx = salto_v3_dot(x, x);
+        for (int r = 0; r < 3; r++) {
+            P[r] += x[r];
+            for (int c = 0; c < 3; c++) Q[3 * r + c] += (r == c ? xx : 0.0) - x[r] * x[c];
+        }
+    }
+    const double px[9] = {0, -P[2], P[1], P[2], 0, -P[0], -P[1], P[0], 0}; // [P]x
+    double A[36], rhs[6] = {F[0], F[1], F[2], N[0], N[1], N[2]};
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++) {
+            A[6 * r + c] = r == c ? (double)nb : 0.0;
+            A[6 * r + 3 + c] = -px[3 * r + c];
+            A[6 * (3 + r) + c] = px[3 * r + c];
+            A[6 * (3 + r) + 3 + c] = Q[3 * r + c] + (r == c ? nb * l2 : 0.0);
+        }
+    }
+    if (!solve6(A, rhs)) { // cannot happen for finite input (the matrix is positive definite)
+        for (int b = 0; b < nb; b++) {
+            for (int k = 0; k < 6; k++) w[6 * b + k] = d->f0[k] / nb;
+        }
+        return nb;
+    }
+    const double* alpha = rhs;
+    const double* beta = rhs + 3;
+    for (int b = 0; b < nb; b++) {
+        double f[3], n[3];
+        salto_v3_cross(f, beta, pc[b]);
+        for (int k = 0; k < 3; k++) f[k] += alpha[k], n[k] = l2 * beta[k];
+        salto_v3_cross_add(n, pc[b], f);
+        for (int k = 0; k < 3; k++) w[6 * b + k] = n[k], w[6 * b + 3 + k] = f[k];
+    }
+    return nb;
+}
+
+
+void salto_contact_torques(const salto_model* m, const salto_data* d, int nw, const int* link,
+                           const double* w, double* tau) {
+    for (int j = 0; j < m->nv; j++) tau[j] = salto_sv_dot(d->S + 6 * j, d->F + 6 * j);
+    for (int b = 0; b < nw; b++) {
+        for (int j = link[b]; j >= 0; j = m->link_parent[j]) tau[j] -= salto_sv_dot(d->S + 6 * j, w + 6 * b);
+    }
+}
+
+
+// ---- re-simulation ----
+
+struct salto_resim {
+    const salto_problem_desc* p;
+    const salto_model* m;
+    salto_state_fn state;
+    void* ctx;
+    salto_data* dm;  // the motion's state, for its inverse dynamics
+    salto_data* ds;  // the simulated state
+    double* fext;    // external forces on the links (nv x 6)
+    double* qdd0;    // the unconstrained acceleration (nv)
+    double* dqdd;    // each constraint direction's response (max_rows x nv)
+    double* k[4];    // Runge-Kutta stages: [qd; qdd] (2 nv each)
+    double* y;       // a stage's state (2 nv)
+    double* y0;      // the step's start (2 nv)
+    int phase;
+    // the motion's inverse dynamics at time t_id (cached: Runge-Kutta's stages share times)
+    double t_id;
+    double* tau;     // (nv)
+    int nw, wlink[max_wrench];
+    double w[6 * max_wrench];
+    // the held sites' rows: site, axis
+    int nrow, row_site[max_rows], row_axis[max_rows];
+};
+
+
+salto_resim* salto_resim_create(const salto_problem_desc* p, salto_state_fn state, void* ctx) {
+    salto_resim* r = salto_calloc(1, sizeof *r);
+    if (!r) return NULL;
+    const int nv = p->model->nv;
+    r->p = p, r->m = p->model, r->state = state, r->ctx = ctx;
+    r->dm = salto_data_create(p->model);
+    r->ds = salto_data_create(p->model);
+    r->fext = salto_calloc((size_t)nv * 6, sizeof(double));
+    r->qdd0 = salto_calloc((size_t)nv, sizeof(double));
+    r->dqdd = salto_calloc((size_t)nv * max_rows, sizeof(double));
+    r->tau = salto_calloc((size_t)nv, sizeof(double));
+    r->y = salto_calloc((size_t)nv * 2, sizeof(double));
+    r->y0 = salto_calloc((size_t)nv * 2, sizeof(double));
+    int ok = r->dm && r->ds && r->fext && r->qdd0 && r->dqdd && r->tau && r->y && r->y0;
+    for (int s = 0; s < 4; s++) ok &= (r->k[s] = salto_calloc((size_t)nv * 2, sizeof(double))) != NULL;
+    if (!ok) {
+        salto_resim_destroy(r);
+        return NULL;
+    }
+    r->phase = -1;
+    r->t_id = NAN;
+    return r;
+}
+
+
+void salto_resim_destroy(salto_resim* r) {
+    if (!r) return;
+    salto_data_destroy(r->dm);
+    salto_data_destroy(r->ds);
+    salto_free(r->fext);
+    salto_free(r->qdd0);
+    salto_free(r->dqdd);
+    salto_free(r->tau);
+    salto_free(r->y);
+    salto_free(r->y0);
+    for (int s = 0; s < 4; s++) salto_free(r->k[s]);
+    salto_free(r);
+}
+
+
+// the motion's joint torques and contact wrenches at time t (r->tau, r->w), the root's
+// torques zero: what the simulation applies
+static void motion_forces(salto_resim* r, double t) {
+    if (t == r->t_id) return;
+    const salto_model* m = r->m;
+    salto_data* dm = r->dm;
+    r->state(r->ctx, t, dm->q, dm->qd, dm->qdd);
+    salto_rnea(m, dm, NULL);
+    r->nw = salto_contact_wrenches(r->p, r->phase, dm, r->wlink, r->w);
+    salto_contact_torques(m, dm, r->nw, r->wlink, r->w, r->tau);
+    for (int j = 0; j < m->nroot; j++) r->tau[j] = 0.0;
+    r->t_id = t;
+}
+
+
+salto_status salto_resim_begin(salto_resim* r, int i, double t, double* q, double* qd,
+                               salto_error* err) {
+    const salto_model* m = r->m;
+    const salto_contact_desc* ct = &r->p->phases[i].contact;
+    r->phase = i;
+    r->t_id = NAN;
+    salto_data* dm = r->dm;
+    r->state(r->ctx, t, dm->q, dm->qd, dm->qdd);
+    for (int j = 0; j < m->nv; j++) {
+        if (!isfinite(dm->q[j]) || !isfinite(dm->qd[j])) {
+            return SALTO_FAIL(err, SALTO_ERR_NUMERIC, salto_loc_none(),
+                              "the motion's state is not finite at t = %.4f s", t);
+        }
+    }
+    memcpy(q, dm->q, (size_t)m->nv * sizeof(double));
+    memcpy(qd, dm->qd, (size_t)m->nv * sizeof(double));
+    salto_fk(m, dm, SALTO_FK_POS);
+    // held sites: x and z in the plane of a planar model, all three axes otherwise
+    r->nrow = 0;
+    if (ct->type != SALTO_CONTACT_NONE && ct->hold) {
+        const int planar = salto_model_is_planar(m);
+        for (int s = 0; s < ct->nsite; s++) {
+            const int site = ct->site[s];
+            if (m->site_link[site] < 0) continue;
+            for (int a = 0; a < 3 && r->nrow < max_rows; a++) {
+                if (planar && a == 1) continue;
+                r->row_site[r->nrow] = site;
+                r->row_axis[r->nrow] = a;
+                r->nrow++;
+            }
+        }
+    }
+    return SALTO_OK;
+}
+
+
+// the accelerations of the held rows after salto_aba (d->A, d->V set)
+static void row_acc(const salto_resim* r, const salto_data* d, double* a) {
+    for (int k = 0; k < r->nrow; k++) {
+        double acc[3];
+        salto_site_acc(r->m, d, r->row_site[k], acc);
+        a[k] = acc[r->row_axis[k]];
+    }
+}
+
+
+salto_status salto_resim_accel(salto_resim* r, double t, const double* q, const double* qd,
+                               double* qdd, salto_error* err) {
+    const salto_model* m = r->m;
+    const int nv = m->nv;
+    salto_data* d = r->ds;
+    motion_forces(r, t);
+    memcpy(d->q, q, (size_t)nv * sizeof(double));
+    memcpy(d->qd, qd, (size_t)nv * sizeof(double));
+    memcpy(d->tau, r->tau, (size_t)nv * sizeof(double));
+    memset(r->fext, 0, (size_t)nv * 6 * sizeof(double));
+    for (int b = 0; b < r->nw; b++) salto_sv_add_to(r->fext + 6 * r->wlink[b], r->w + 6 * b);
+    if (salto_aba(m, d, r->fext) != SALTO_OK) {
+        return SALTO_FAIL(err, SALTO_ERR_NUMERIC, salto_loc_none(),
+                          "the articulated-body algorithm failed at t = %.4f s", t);
+    }
+    memcpy(r->qdd0, d->qdd, (size_t)nv * sizeof(double));
+    const int nr = r->nrow;
+    if (nr > 0) {
+        // what the held rows need, and what they get without constraint forces
+        double a0[max_rows], want[max_rows], K[max_rows * max_rows];
+        row_acc(r, d, a0);
+        for (int k = 0; k < nr; k++) { // the motion's site: r->dm holds its state at t
+            double x[3], v[3], xm[3], vm[3], am[3];
+            salto_site_pos(m, d, r->row_site[k], x);
+            salto_site_vel(m, d, r->row_site[k], v);
+            salto_site_pos(m, r->dm, r->row_site[k], xm);
+            salto_site_vel(m, r->dm, r->row_site[k], vm);
+            salto_site_acc(m, r->dm, r->row_site[k], am);
+            const int a = r->row_axis[k];
+            want[k] = am[a] + 2.0 * hold_rate * (vm[a] - v[a]) + hold_rate * hold_rate * (xm[a] - x[a]) - a0[k];
+        }
+        // test forces: a unit force along each row's axis at its site; column k of K is the
+        // rows' response, dqdd_k the DOFs'
+        for (int k = 0; k < nr; k++) {
+            double x[3], e[3] = {0, 0, 0}, u[6], ak[max_rows];
+            salto_site_pos(m, d, r->row_site[k], x);
+            e[r->row_axis[k]] = 1.0;
+            salto_point_force(u, x, e);
+            double* fl = r->fext + 6 * m->site_link[r->row_site[k]];
+            salto_sv_add_to(fl, u);
+            const salto_status st = salto_aba(m, d, r->fext);
+            for (int c = 0; c < 6; c++) fl[c] -= u[c];
+            if (st != SALTO_OK) {
+                return SALTO_FAIL(err, SALTO_ERR_NUMERIC, salto_loc_none(),
+                                  "the articulated-body algorithm failed at t = %.4f s", t);
+            }
+            row_acc(r, d, ak);
+            for (int j = 0; j < nr; j++) K[nr * k + j] = ak[j] - a0[j];
+            for (int j = 0; j < nv; j++) r->dqdd[nv * k + j] = d->qdd[j] - r->qdd0[j];
+        }
+        for (int a = 0; a < nr; a++) { // J M^-1 J' is symmetric; its numerical copy nearly
+            for (int b = a + 1; b < nr; b++) {
+                const double s = 0.5 * (K[nr * a + b] + K[nr * b + a]);
+                K[nr * a + b] = K[nr * b + a] = s;
+            }
+        }
+        double kmax = 0.0;
+        for (int a = 0; a < nr; a++) kmax = fmax(kmax, K[nr * a + a]);
+        int piv[max_rows], rank = 0, info = 0;
+        double work[2 * max_rows];
+        const double tol = 1e-9 * kmax;
+        dpstrf_("L", &nr, K, &nr, piv, &rank, &tol, work, &info);
+        if (info < 0 || rank < 1) {
+            return SALTO_FAIL(err, SALTO_ERR_NUMERIC, salto_loc_none(),
+                              "the held sites' constraint matrix is singular at t = %.4f s", t);
+        }
+        // P' K P = L L' (column-major lower triangle: L(i, j) = K[i + nr j]); the first rank
+        // pivoted rows solved, the rest (dependent) given no force
+        double y[max_rows], lambda[max_rows] = {0};
+        for (int i = 0; i < rank; i++) {
+            double s = want[piv[i] - 1];
+            for (int k = 0; k < i; k++) s -= K[i + nr * k] * y[k];
+            y[i] = s / K[i + nr * i];
+        }
+        for (int i = rank - 1; i >= 0; i--) {
+            double s = y[i];
+            for (int k = i + 1; k < rank; k++) s -= K[k + nr * i] * y[k];
+            y[i] = s / K[i + nr * i];
+            lambda[piv[i] - 1] = y[i];
+        }
+        for (int j = 0; j < nv; j++) {
+            double s = r->qdd0[j];
+            for (int k = 0; k < nr; k++) s += lambda[k] * r->dqdd[nv * k + j];
+            r->qdd0[j] = s;
+        }
+    }
+    for (int j = 0; j < nv; j++) {
+        if (!isfinite(r->qdd0[j])) {
+            return SALTO_FAIL(err, SALTO_ERR_NUMERIC, salto_loc_none(),
+                              "the simulated acceleration is not finite at t = %.4f s", t);
+        }
+    }
+    memcpy(qdd, r->qdd0, (size_t)nv * sizeof(double));
+    return SALTO_OK;
+}
+
+
+// k = [qd; qdd] at (t, y = [q; qd])
+static salto_status deriv(salto_resim* r, double t, const double* y, double* k, salto_error* err) {
+    const int nv = r->m->nv;
+    memcpy(k, y + nv, (size_t)nv * sizeof(double));
+    return salto_resim_accel(r, t, y, y + nv, k + nv, err);
+}
+
+
+salto_status salto_resim_advance(salto_resim* r, salto_integrator integrator, double t0,
+                                 double t1, double h, double* q, double* qd, salto_error* err) {
+    const int nv = r->m->nv;
+    if (!(t1 > t0)) return SALTO_OK;
+    const int nstep = h > 0.0 ? (int)ceil((t1 - t0) / h - 1e-9) : 1;
+    const double dt = (t1 - t0) / (nstep > 0 ? nstep : 1);
+    double* Y = r->y;
+    salto_status st = SALTO_OK;
+    for (int s = 0; s < nstep && st == SALTO_OK; s++) {
+        const double t = t0 + dt * s;
+        if (integrator == SALTO_INTEGRATOR_EULER) {
+            double* qdd = r->k[0];
+            st = salto_resim_accel(r, t, q, qd, qdd, err);
+            if (st) break;
+            for (int j = 0; j < nv; j++) {
+                qd[j] += dt * qdd[j];
+                q[j] += dt * qd[j];
+            }
+            continue;
+        }
+        // RK4 on y = [q; qd]
+        double* y0p = r->y0;
+        memcpy(y0p, q, (size_t)nv * sizeof(double));
+        memcpy(y0p + nv, qd, (size_t)nv * sizeof(double));
+        static const double c[4] = {0.0, 0.5, 0.5, 1.0};
+        for (int stg = 0; stg < 4 && st == SALTO_OK; stg++) {
+            if (stg == 0) {
+                memcpy(Y, y0p, 2 * (size_t)nv * sizeof(double));
+            } else {
+                for (int j = 0; j < 2 * nv; j++) Y[j] = y0p[j] + c[stg] * dt * r->k[stg - 1][j];
+            }
+            st = deriv(r, t + c[stg] * dt, Y, r->k[stg], err);
+        }
+        if (st) break;
+        for (int j = 0; j < nv; j++) {
+            q[j] += dt / 6.0 * (r->k[0][j] + 2.0 * r->k[1][j] + 2.0 * r->k[2][j] + r->k[3][j]);
+            qd[j] += dt / 6.0 * (r->k[0][nv + j] + 2.0 * r->k[1][nv + j] + 2.0 * r->k[2][nv + j] + r->k[3][nv + j]);
+        }
+    }
+    return st;
+}
