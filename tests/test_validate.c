@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "salto/dynamics.h"
 #include "salto/kinematics.h"
+#include "salto/spatial.h"
 #include "salto/nlp.h"
 #include "salto/solver.h"
 #include "salto/validate.h"
@@ -258,6 +260,12 @@ START_TEST(test_ballistic_flight_has_no_force) {
 END_TEST
 
 
+static void nlp_state_fn(void* ctx, double t, double* q, double* qd, double* qdd) {
+    const fixture* f = ctx;
+    salto_nlp_state(f->nlp, f->x, t, q, qd, qdd);
+}
+
+
 static int site(const salto_model* m, const char* name) {
     for (int s = 0; s < m->nsite; s++) {
         if (strcmp(m->site_name[s], name) == 0) return s;
@@ -389,11 +397,436 @@ START_TEST(test_solved_monkey_bars_pass) {
 END_TEST
 
 
+// ---- contact wrenches, joint torques, re-simulation ----
+
+// the distribution's cost: sum |f_b|^2 + |n_b about the centroid c_b|^2 / l^2, l = 0.1 m
+static double wrench_cost(int nw, const double* w, const double (*c)[3]) {
+    double cost = 0.0;
+    for (int b = 0; b < nw; b++) {
+        const double* n = w + 6 * b;
+        const double* f = n + 3;
+        double cf[3];
+        cf[0] = c[b][1] * f[2] - c[b][2] * f[1];
+        cf[1] = c[b][2] * f[0] - c[b][0] * f[2];
+        cf[2] = c[b][0] * f[1] - c[b][1] * f[0];
+        for (int k = 0; k < 3; k++) cost += f[k] * f[k] + (n[k] - cf[k]) * (n[k] - cf[k]) / 0.01;
+    }
+    return cost;
+}
+
+
+// Physical claim: the contact wrenches sum to f0, and among wrenches that do they are the
+// least costly: the cost's first variation along random exchanges between the two hands
+// (z on one, -z on the other, so the sum stays) is zero and its second positive. One link
+// takes f0 whole.
+START_TEST(test_contact_wrenches_sum_and_minimise) {
+    fixture f = open_problem("tests/data/nlp/contacts3d.yaml");
+    const salto_model* m = f.p->model;
+    salto_data* d = salto_data_create(m);
+    salto_test_rng rng;
+    const uint64_t seed = 20261124;
+    salto_test_rng_seed(&rng, seed);
+    const double times[3] = {0.05, 0.17, 0.61}; // hang (two hands), hang, land (one foot)
+    for (int k = 0; k < 3; k++) {
+        const int ph = times[k] < 0.3 ? 0 : 2;
+        salto_nlp_state(f.nlp, f.x, times[k], d->q, d->qd, d->qdd);
+        salto_rnea(m, d, NULL);
+        int link[8];
+        double w[48], sum[6] = {0};
+        const int nw = salto_contact_wrenches(f.p, ph, d, link, w);
+        ck_assert_int_eq(nw, ph == 0 ? 2 : 1);
+        for (int b = 0; b < nw; b++) {
+            for (int c = 0; c < 6; c++) sum[c] += w[6 * b + c];
+        }
+        const double scale = 1.0 + salto_test_maxabs(d->f0, 6);
+        for (int c = 0; c < 6; c++) {
+            ck_assert_msg(fabs(sum[c] - d->f0[c]) <= 1e-10 * scale, "t = %.2f: sum %.12g, f0 %.12g",
+                          times[k], sum[c], d->f0[c]);
+        }
+        if (nw < 2) continue;
+        // the links' sites' centroids
+        double cen[2][3] = {{0}};
+        const salto_contact_desc* ct = &f.p->phases[ph].contact;
+        for (int b = 0; b < 2; b++) {
+            int cnt = 0;
+            for (int s = 0; s < ct->nsite; s++) {
+                if (m->site_link[ct->site[s]] != link[b]) continue;
+                double x[3];
+                salto_site_pos(m, d, ct->site[s], x);
+                for (int c = 0; c < 3; c++) cen[b][c] += x[c];
+                cnt++;
+            }
+            for (int c = 0; c < 3; c++) cen[b][c] /= cnt;
+        }
+        const double c0 = wrench_cost(2, w, (const double (*)[3])cen);
+        for (int trial = 0; trial < 5; trial++) {
+            double z[6], wp[12], wm[12];
+            for (int c = 0; c < 6; c++) z[c] = salto_test_uniform(&rng, -1.0, 1.0);
+            const double eps = 1e-3 * (1.0 + sqrt(c0));
+            for (int c = 0; c < 6; c++) {
+                wp[c] = w[c] + eps * z[c], wp[6 + c] = w[6 + c] - eps * z[c];
+                wm[c] = w[c] - eps * z[c], wm[6 + c] = w[6 + c] + eps * z[c];
+            }
+            const double cp = wrench_cost(2, wp, (const double (*)[3])cen);
+            const double cm = wrench_cost(2, wm, (const double (*)[3])cen);
+            const double first = (cp - cm) / (2 * eps), second = (cp - 2 * c0 + cm) / (eps * eps);
+            ck_assert_msg(fabs(first) <= 1e-6 * sqrt(c0) * (1.0 + second), "seed %llu, t = %.2f: "
+                          "first variation %.3g (cost %.6g)", (unsigned long long)seed, times[k], first, c0);
+            ck_assert_msg(second > 0.0, "seed %llu: second variation %.3g", (unsigned long long)seed, second);
+        }
+    }
+    salto_data_destroy(d);
+    close_problem(&f);
+}
+END_TEST
+
+
+// Equality of two algorithms: the joint torques of the motion's inverse dynamics with its
+// contact wrenches (RNEA), given back with those wrenches to the articulated-body algorithm,
+// reproduce the motion's accelerations; in contact phases the root needs no torque. The
+// re-simulation's acceleration at the motion's own state is the motion's, held sites and all
+// (its constraint forces vanish). Planar (a hold on tilted ground, a bar not held) and 3-D
+// (two hands on a bar, a foot), at motions off any solution.
+START_TEST(test_torques_reproduce_motion) {
+    const char* files[2] = {"tests/data/nlp/contacts2d.yaml", "tests/data/nlp/contacts3d.yaml"};
+    for (int fi = 0; fi < 2; fi++) {
+        fixture f = open_problem(files[fi]);
+        const salto_model* m = f.p->model;
+        const int nv = m->nv;
+        salto_data* d = salto_data_create(m);
+        salto_data* d2 = salto_data_create(m);
+        salto_resim* r = salto_resim_create(f.p, nlp_state_fn, &f);
+        ck_assert_ptr_nonnull(r);
+        double tau[32], fext[32 * 6], qdd[32], q[32], qd[32];
+        salto_error err = {0};
+        for (int i = 0; i < f.p->nphase; i++) {
+            const salto_phase_desc* ph = &f.p->phases[i];
+            ck_assert_int_eq(salto_resim_begin(r, i, ph->start + 1e-9, q, qd, &err), SALTO_OK);
+            for (int k = 1; k < 4; k++) {
+                const double t = ph->start + ph->duration * k / 4.0;
+                salto_nlp_state(f.nlp, f.x, t, d->q, d->qd, d->qdd);
+                salto_rnea(m, d, NULL);
+                int link[8];
+                double w[48];
+                const int nw = salto_contact_wrenches(f.p, i, d, link, w);
+                salto_contact_torques(m, d, nw, link, w, tau);
+                const double scale = 1.0 + salto_test_maxabs(d->f0, 6);
+                if (ph->contact.type != SALTO_CONTACT_NONE) {
+                    for (int j = 0; j < m->nroot; j++) {
+                        ck_assert_msg(fabs(tau[j]) <= 1e-9 * scale, "%s, t = %.3f: root torque %d "
+                                      "%.3g", files[fi], t, j, tau[j]);
+                    }
+                }
+                memset(fext, 0, sizeof fext);
+                for (int b = 0; b < nw; b++) {
+                    for (int c = 0; c < 6; c++) fext[6 * link[b] + c] += w[6 * b + c];
+                }
+                memcpy(d2->q, d->q, (size_t)nv * sizeof(double));
+                memcpy(d2->qd, d->qd, (size_t)nv * sizeof(double));
+                memcpy(d2->tau, tau, (size_t)nv * sizeof(double));
+                ck_assert_int_eq(salto_aba(m, d2, fext), SALTO_OK);
+                const double qscale = 1.0 + salto_test_maxabs(d->qdd, nv);
+                for (int j = 0; j < nv; j++) {
+                    ck_assert_msg(fabs(d2->qdd[j] - d->qdd[j]) <= 1e-8 * qscale, "%s, t = %.3f, "
+                                  "DOF %d: ABA %.10g, motion %.10g", files[fi], t, j, d2->qdd[j], d->qdd[j]);
+                }
+                if (ph->contact.type == SALTO_CONTACT_NONE) continue; // flight: f0 is not applied
+                ck_assert_int_eq(salto_resim_accel(r, t, d->q, d->qd, qdd, &err), SALTO_OK);
+                for (int j = 0; j < nv; j++) {
+                    ck_assert_msg(fabs(qdd[j] - d->qdd[j]) <= 1e-7 * qscale, "%s, t = %.3f, "
+                                  "DOF %d: re-simulation %.10g, motion %.10g", files[fi], t, j, qdd[j], d->qdd[j]);
+                }
+            }
+        }
+        salto_resim_destroy(r);
+        salto_data_destroy(d);
+        salto_data_destroy(d2);
+        close_problem(&f);
+    }
+}
+END_TEST
+
+
+// Held sites follow the motion's: the standing fixture sliding forward at 2 m/s^2 (its held
+// heel and toe accelerating): at the motion's state the re-simulation's acceleration is the
+// motion's. Then, re-simulated from a state kicked off the motion (the knee and hip spun at
+// 2 rad/s), the heel and toe return to the motion's place at the constraint's critically
+// damped rate (error v t exp(-20 t) at most at 0.3 s), while the joints keep their kick.
+START_TEST(test_held_sites_return) {
+    {
+        fixture g = standing(0.1, 2.0);
+        const salto_model* m = g.p->model;
+        salto_resim* r = salto_resim_create(g.p, nlp_state_fn, &g);
+        ck_assert_ptr_nonnull(r);
+        double q[16], qd[16], qdd[16], qm[16], qdm[16], qddm[16];
+        salto_error err = {0};
+        ck_assert_int_eq(salto_resim_begin(r, 0, 1e-9, q, qd, &err), SALTO_OK);
+        for (int k = 1; k < 5; k++) {
+            const double t = 0.1 * k;
+            salto_nlp_state(g.nlp, g.x, t, qm, qdm, qddm);
+            ck_assert_int_eq(salto_resim_accel(r, t, qm, qdm, qdd, &err), SALTO_OK);
+            for (int j = 0; j < m->nv; j++) {
+                ck_assert_msg(fabs(qdd[j] - qddm[j]) <= 1e-8 * (1.0 + fabs(qddm[j])), "t = %.2f, DOF %d: "
+                              "re-simulation %.10g, motion %.10g", t, j, qdd[j], qddm[j]);
+            }
+        }
+        salto_resim_destroy(r);
+        close_problem(&g);
+    }
+    fixture f = standing(0.0, 0.0);
+    const salto_model* m = f.p->model;
+    salto_resim* r = salto_resim_create(f.p, nlp_state_fn, &f);
+    ck_assert_ptr_nonnull(r);
+    double q[16], qd[16];
+    salto_error err = {0};
+    ck_assert_int_eq(salto_resim_begin(r, 0, 1e-9, q, qd, &err), SALTO_OK);
+    qd[dof(m, "knee")] += 2.0;
+    qd[dof(m, "hip")] -= 2.0;
+    salto_data* d = salto_data_create(m);
+    memcpy(d->q, q, sizeof(double) * (size_t)m->nv);
+    memcpy(d->qd, qd, sizeof(double) * (size_t)m->nv);
+    salto_fk(m, d, SALTO_FK_VEL);
+    double v0[3];
+    salto_site_vel(m, d, site(m, "toe"), v0);
+    const double kick = salto_v3_norm(v0);
+    ck_assert_double_gt(kick, 0.01); // the kick moves the toe
+    ck_assert_int_eq(salto_resim_advance(r, SALTO_INTEGRATOR_RK4, 1e-9, 0.3, 1e-3, q, qd, &err), SALTO_OK);
+    memcpy(d->q, q, sizeof(double) * (size_t)m->nv);
+    salto_fk(m, d, SALTO_FK_POS);
+    salto_data* dm = salto_data_create(m);
+    salto_nlp_state(f.nlp, f.x, 0.3, dm->q, dm->qd, dm->qdd);
+    salto_fk(m, dm, SALTO_FK_POS);
+    const char* names[2] = {"heel", "toe"};
+    for (int k = 0; k < 2; k++) {
+        double xs[3], xm[3];
+        salto_site_pos(m, d, site(m, names[k]), xs);
+        salto_site_pos(m, dm, site(m, names[k]), xm);
+        const double e[3] = {xs[0] - xm[0], xs[1] - xm[1], xs[2] - xm[2]};
+        ck_assert_msg(salto_v3_norm(e) <= 1.05 * kick * 0.3 * exp(-20.0 * 0.3), "%s %.3g m from "
+                      "the motion's (kick %.3g m/s)", names[k], salto_v3_norm(e), kick);
+    }
+    ck_assert_double_gt(fabs(q[dof(m, "knee")] - dm->q[dof(m, "knee")]), 0.05);
+    salto_data_destroy(d);
+    salto_data_destroy(dm);
+    salto_resim_destroy(r);
+    close_problem(&f);
+}
+END_TEST
+
+
+// a reference motion made by forward simulation: the flight fixture's gymnast tumbling with
+// its joints driven by smooth torques, integrated by RK4 at a fine step; its state anywhere by
+// quintic Hermite interpolation of q, qd, qdd between steps (error far below the tests')
+typedef struct sim_ref {
+    const salto_model* m;
+    int n;            // steps
+    double h;         // s
+    double* q;        // (n + 1) x nv, and qd, qdd
+    double* qd;
+    double* qdd;
+    int bump;         // DOF given a bump, -1 for none
+    double bump_t;    // its centre, s
+    double gain[16];  // the joints' inertias at the start (M's diagonal)
+} sim_ref;
+
+static const double ref_pose[7] = {0, 1.0, 0, 1.0, -0.6, 0.9, 0.2};
+
+// the joints driven towards a swaying pose (inside the limits) by springs and dampers scaled
+// by each joint's inertia (about 10 /s: smooth, so the motion has no fast transients)
+static void ref_torque(const sim_ref* r, double t, const double* q, const double* qd,
+                       double* tau) {
+    for (int j = 0; j < r->m->nv; j++) {
+        const double target = ref_pose[j] + 0.25 * sin(6.0 * t + j);
+        tau[j] = j < r->m->nroot ? 0.0 : r->gain[j] * (100.0 * (target - q[j]) - 15.0 * qd[j]);
+    }
+}
+
+static void ref_accel(const sim_ref* r, salto_data* d, double t, const double* q,
+                      const double* qd, double* qdd) {
+    const salto_model* m = r->m;
+    memcpy(d->q, q, sizeof(double) * (size_t)m->nv);
+    memcpy(d->qd, qd, sizeof(double) * (size_t)m->nv);
+    ref_torque(r, t, q, qd, d->tau);
+    ck_assert_int_eq(salto_aba(m, d, NULL), SALTO_OK);
+    memcpy(qdd, d->qdd, sizeof(double) * (size_t)m->nv);
+}
+
+static sim_ref make_ref(const salto_model* m, double T, int n) {
+    const int nv = m->nv;
+    sim_ref r = {m, n, T / n, NULL, NULL, NULL, -1, 0.0, {0}};
+    r.q = calloc((size_t)(n + 1) * nv, sizeof(double));
+    r.qd = calloc((size_t)(n + 1) * nv, sizeof(double));
+    r.qdd = calloc((size_t)(n + 1) * nv, sizeof(double));
+    ck_assert(r.q && r.qd && r.qdd);
+    salto_data* d = salto_data_create(m);
+    const double vel[7] = {1.5, 2.9, -4.0, 0.5, -0.3, 0.2, 0.0};
+    for (int j = 0; j < nv; j++) r.q[j] = d->q[j] = ref_pose[j], r.qd[j] = vel[j];
+    double M[16 * 16];
+    ck_assert_int_le(nv, 16);
+    salto_crba(m, d, M);
+    for (int j = 0; j < nv; j++) r.gain[j] = M[j * nv + j];
+    double k[4][2][16], y[2][16];
+    for (int s = 0; s <= n; s++) {
+        const double t = s * r.h;
+        double* q = r.q + s * nv;
+        double* qd = r.qd + s * nv;
+        ref_accel(&r, d, t, q, qd, r.qdd + s * nv);
+        if (s == n) break;
+        static const double c[4] = {0, 0.5, 0.5, 1};
+        for (int stg = 0; stg < 4; stg++) {
+            for (int j = 0; j < nv; j++) {
+                y[0][j] = q[j] + (stg ? c[stg] * r.h * k[stg - 1][0][j] : 0.0);
+                y[1][j] = qd[j] + (stg ? c[stg] * r.h * k[stg - 1][1][j] : 0.0);
+            }
+            memcpy(k[stg][0], y[1], sizeof(double) * (size_t)nv);
+            ref_accel(&r, d, t + c[stg] * r.h, y[0], y[1], k[stg][1]);
+        }
+        for (int j = 0; j < nv; j++) {
+            q[nv + j] = q[j] + r.h / 6 * (k[0][0][j] + 2 * k[1][0][j] + 2 * k[2][0][j] + k[3][0][j]);
+            qd[nv + j] = qd[j] + r.h / 6 * (k[0][1][j] + 2 * k[1][1][j] + 2 * k[2][1][j] + k[3][1][j]);
+        }
+    }
+    salto_data_destroy(d);
+    return r;
+}
+
+static void free_ref(sim_ref* r) { free(r->q), free(r->qd), free(r->qdd); }
+
+static void ref_state(void* ctx, double t, double* q, double* qd, double* qdd) {
+    const sim_ref* r = ctx;
+    const int nv = r->m->nv;
+    int s = (int)floor(t / r->h);
+    if (s < 0) s = 0;
+    if (s > r->n - 1) s = r->n - 1;
+    const double h = r->h, u = (t - s * h) / h;
+    // quintic Hermite basis on [0, 1] (value, first and second derivative at each end)
+    const double u2 = u * u, u3 = u2 * u, u4 = u3 * u, u5 = u4 * u;
+    const double H[6] = {1 - 10 * u3 + 15 * u4 - 6 * u5, u - 6 * u3 + 8 * u4 - 3 * u5,
+                         0.5 * (u2 - 3 * u3 + 3 * u4 - u5), 10 * u3 - 15 * u4 + 6 * u5,
+                         -4 * u3 + 7 * u4 - 3 * u5, 0.5 * (u3 - 2 * u4 + u5)};
+    const double D[6] = {-30 * u2 + 60 * u3 - 30 * u4, 1 - 18 * u2 + 32 * u3 - 15 * u4,
+                         0.5 * (2 * u - 9 * u2 + 12 * u3 - 5 * u4), 30 * u2 - 60 * u3 + 30 * u4,
+                         -12 * u2 + 28 * u3 - 15 * u4, 0.5 * (3 * u2 - 8 * u3 + 5 * u4)};
+    const double E[6] = {-60 * u + 180 * u2 - 120 * u3, -36 * u + 96 * u2 - 60 * u3,
+                         0.5 * (2 - 18 * u + 36 * u2 - 20 * u3), 60 * u - 180 * u2 + 120 * u3,
+                         -24 * u + 84 * u2 - 60 * u3, 0.5 * (6 * u - 24 * u2 + 20 * u3)};
+    for (int j = 0; j < nv; j++) {
+        const double a[6] = {r->q[s * nv + j], h * r->qd[s * nv + j], h * h * r->qdd[s * nv + j],
+                             r->q[(s + 1) * nv + j], h * r->qd[(s + 1) * nv + j],
+                             h * h * r->qdd[(s + 1) * nv + j]};
+        double x = 0, dx = 0, ddx = 0;
+        for (int b = 0; b < 6; b++) x += H[b] * a[b], dx += D[b] * a[b], ddx += E[b] * a[b];
+        q[j] = x, qd[j] = dx / h, qdd[j] = ddx / (h * h);
+        if (j == r->bump) { // 0.2 rad, 20 ms wide
+            const double sg = 0.02, z = (t - r->bump_t) / sg, g = 0.2 * exp(-z * z);
+            q[j] += g, qd[j] += g * (-2 * z / sg), qdd[j] += g * (4 * z * z - 2) / (sg * sg);
+        }
+    }
+}
+
+
+// the re-simulation's drift at the end of the flight fixture's one phase (root, rotation,
+// joints summed), by integrator at step h, sampled once per slice interval
+static double flight_drift(fixture* f, sim_ref* ref, salto_integrator integ, double h,
+                           salto_validation* keep) {
+    salto_validate_opts o;
+    salto_validate_opts_default(&o);
+    o.density = 1;
+    o.integrator = integ;
+    o.step = h;
+    salto_validation v;
+    salto_error err = {0};
+    ck_assert_int_eq(salto_validate_motion(f->p, ref_state, ref, &o, &v, &err), SALTO_OK);
+    const double e = find(&v, SALTO_CHECK_DRIFT_ROOT, 0)->worst + find(&v, SALTO_CHECK_DRIFT_ROTATION, 0)->worst +
+                     find(&v, SALTO_CHECK_DRIFT_JOINTS, 0)->worst;
+    if (keep) {
+        *keep = v;
+    } else {
+        salto_validation_free(&v);
+    }
+    return e;
+}
+
+
+// Physical claim: a motion made by forward simulation of a free-flying character passes
+// every check, and its re-simulation's drift shrinks at the integrator's order as the step
+// halves (RK4: by 16, semi-implicit Euler: by 2).
+START_TEST(test_simulated_flight_passes_and_converges) {
+    fixture f = open_problem("tests/data/validate/flight2d.yaml");
+    sim_ref ref = make_ref(f.p->model, f.p->duration, 6000);
+    salto_validation v;
+    salto_validate_opts o;
+    salto_validate_opts_default(&o);
+    salto_error err = {0};
+    ck_assert_int_eq(salto_validate_motion(f.p, ref_state, &ref, &o, &v, &err), SALTO_OK);
+    for (int c = 0; c < v.ncheck; c++) {
+        ck_assert_msg(v.check[c].pass, "%s: %.3g > %.3g", salto_check_name(v.check[c].kind),
+                      v.check[c].worst, v.check[c].threshold);
+    }
+    // the torques the validator finds are the ones that drove the motion
+    double tau[16], q[16], qd[16], qdd[16];
+    for (int s = 0; s < v.nsample; s += 7) {
+        ref_state(&ref, v.t[s], q, qd, qdd);
+        ref_torque(&ref, v.t[s], q, qd, tau);
+        for (int j = f.p->model->nroot; j < v.nv; j++) {
+            ck_assert_msg(fabs(v.tau[s * v.nv + j] - tau[j]) < 1e-6 * (1.0 + fabs(tau[j])), "t = %.3f, DOF %d: %.9g, drove %.9g",
+                          v.t[s], j, v.tau[s * v.nv + j], tau[j]);
+        }
+    }
+    salto_validation_free(&v);
+    const double r1 = flight_drift(&f, &ref, SALTO_INTEGRATOR_RK4, 0.01, NULL);
+    const double r2 = flight_drift(&f, &ref, SALTO_INTEGRATOR_RK4, 0.005, NULL);
+    const double r3 = flight_drift(&f, &ref, SALTO_INTEGRATOR_RK4, 0.0025, NULL);
+    // the observed order from the finest pair, log2 of the ratio (the coarser pair is not yet
+    // asymptotic: 11)
+    ck_assert_msg(r1 / r2 > 8 && log2(r2 / r3) > 3.7 && log2(r2 / r3) < 4.3,
+                  "RK4 drift %.3g, %.3g, %.3g: ratios %.2f, %.2f (order 4: 16)", r1, r2, r3, r1 / r2, r2 / r3);
+    const double e1 = flight_drift(&f, &ref, SALTO_INTEGRATOR_EULER, 0.004, NULL);
+    const double e2 = flight_drift(&f, &ref, SALTO_INTEGRATOR_EULER, 0.002, NULL);
+    const double e3 = flight_drift(&f, &ref, SALTO_INTEGRATOR_EULER, 0.001, NULL);
+    ck_assert_msg(e1 / e2 > 1.8 && e1 / e2 < 2.2 && e2 / e3 > 1.8 && e2 / e3 < 2.2,
+                  "Euler drift %.3g, %.3g, %.3g: ratios %.2f, %.2f (order 1: 2)", e1, e2, e3, e1 / e2, e2 / e3);
+    free_ref(&ref);
+    close_problem(&f);
+}
+END_TEST
+
+
+// the same motion with the hip bumped by 0.2 rad in mid-flight fails the flight checks at the
+// bump, and the re-simulation (which cannot follow it) drifts from there on
+START_TEST(test_simulated_flight_bumped_fails_there) {
+    fixture f = open_problem("tests/data/validate/flight2d.yaml");
+    sim_ref ref = make_ref(f.p->model, f.p->duration, 6000);
+    ref.bump = dof(f.p->model, "hip");
+    ref.bump_t = 0.31;
+    salto_validation v;
+    salto_error err = {0};
+    ck_assert_int_eq(salto_validate_motion(f.p, ref_state, &ref, NULL, &v, &err), SALTO_OK);
+    ck_assert(!v.pass);
+    const salto_check* c = find(&v, SALTO_CHECK_FLIGHT_TORQUE, 0);
+    ck_assert(!c->pass);
+    ck_assert_msg(fabs(c->worst_time - 0.31) < 0.02, "flight torque worst at %.4f s", c->worst_time);
+    const salto_check* b = find(&v, SALTO_CHECK_DRIFT_JOINTS, 0);
+    ck_assert(!b->pass);
+    for (int s = 0; s < v.nsample && v.t[s] < 0.23; s++) {
+        ck_assert_double_lt(v.violation[SALTO_CHECK_COUNT * s + SALTO_CHECK_DRIFT_JOINTS], 1e-4);
+    }
+    salto_validation_free(&v);
+    free_ref(&ref);
+    close_problem(&f);
+}
+END_TEST
+
+
 START_TEST(test_names_round_trip) {
     for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
         ck_assert_int_eq(salto_check_parse(salto_check_name((salto_check_kind)k)), k);
         ck_assert_str_ne(salto_check_unit((salto_check_kind)k), "");
     }
+    for (int k = 0; k < SALTO_INTEGRATOR_COUNT; k++) {
+        ck_assert_int_eq(salto_integrator_parse(salto_integrator_name((salto_integrator)k)), k);
+    }
+    ck_assert_int_eq(salto_integrator_parse("rk45"), -1);
     ck_assert_int_eq(salto_check_parse("no_such_check"), -1);
 }
 END_TEST
@@ -463,6 +896,11 @@ Suite* validate_suite(void) {
     tcase_add_test(tc, test_leaning_fails_cop);
     tcase_add_test(tc, test_sliding_fails_friction_and_slip);
     tcase_add_test(tc, test_solved_monkey_bars_pass);
+    tcase_add_test(tc, test_contact_wrenches_sum_and_minimise);
+    tcase_add_test(tc, test_torques_reproduce_motion);
+    tcase_add_test(tc, test_held_sites_return);
+    tcase_add_test(tc, test_simulated_flight_passes_and_converges);
+    tcase_add_test(tc, test_simulated_flight_bumped_fails_there);
     tcase_add_test(tc, test_nonfinite_motion_is_an_error);
     tcase_add_test(tc, test_out_of_memory);
     suite_add_tcase(s, tc);
