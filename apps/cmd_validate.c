@@ -65,6 +65,20 @@ static void print_table(const salto_problem_desc* p, const salto_validation* v) 
                salto_check_name(k->kind), k->worst, salto_check_unit(k->kind), k->worst_time,
                k->rms, k->threshold, k->pass ? "pass" : "FAIL", where);
     }
+    // the joints' peak torques (the root's entries are forces no contact supplies: in flight,
+    // f0; reported by the flight checks)
+    if (m->nv > m->nroot) {
+        printf("peak joint torque (inverse dynamics, contact wrenches of minimum norm):\n");
+        for (int j = m->nroot; j < m->nv; j++) {
+            printf("  %-18s %10.2f %-3s at t = %.4f s%s", m->link_name[j], v->tau_peak[j],
+                   m->link_type[j] == SALTO_AXIS_PRISMATIC ? "N" : "N m", v->tau_peak_time[j],
+                   (j - m->nroot) % 2 == 1 || j + 1 == m->nv ? "\n" : "   ");
+        }
+    }
+    if (v->integrator != SALTO_INTEGRATOR_NONE) {
+        printf("re-simulation: %s, steps up to %.4g s, from each phase's start\n",
+               salto_integrator_name(v->integrator), v->step);
+    }
     for (int i = 0; i < p->nphase; i++) {
         if (isnan(v->resim_stop[i])) continue;
         printf("the re-simulation of '%s' broke down at t = %.4f s (the state no longer finite or "

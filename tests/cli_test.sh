@@ -262,6 +262,23 @@ if [ ! -e "$tmp/val/validation.json.tmp" ] && [ ! -e "$tmp/val/residuals.png.tmp
 expect 1 "$salto" validate "$tmp/dm0/motion.json" -o "$tmp/val2" $all_huge --threshold slip=0
 grep_in "$tmp/out" "^swing +slip .*FAIL \(hands\)"
 grep_in "$tmp/val2/validation.json" '"pass": false'
+# joint torques and the re-simulation: the table's peaks, the JSON's profile; the integrator
+# and step chosen (none: no drift checks)
+grep_in "$tmp/out" "^peak joint torque"
+grep_in "$tmp/out" "^  shoulder +[0-9.]+ N m at t = "
+grep_in "$tmp/out" "^re-simulation: rk4, steps up to"
+grep_in "$tmp/out" "^flight +drift_rotation "
+grep_in "$tmp/val/validation.json" '"torque": \{"dofs": \["root_x", "root_z", "root_ry", "shoulder"'
+grep_in "$tmp/val/validation.json" '"tau": \[\['
+grep_in "$tmp/val/validation.json" '"resimulation": \{"integrator": "rk4"'
+expect 0 "$salto" validate "$tmp/dm0/motion.json" -o "$tmp/val_e" $all_huge --integrator euler --step 0.001
+grep_in "$tmp/out" "^re-simulation: euler, steps up to 0.001 s"
+expect 0 "$salto" validate "$tmp/dm0/motion.json" -o "$tmp/val_n" $all_huge --integrator none
+if ! grep -q "drift_" "$tmp/out"; then ok; else fail "--integrator none still re-simulates"; fi
+expect 2 "$salto" validate "$tmp/dm0/motion.json" --integrator rk45
+grep_in "$tmp/err" "--integrator needs rk4, euler or none, not 'rk45'"
+expect 2 "$salto" validate "$tmp/dm0/motion.json" --step 0
+grep_in "$tmp/err" "--step needs a time step in seconds > 0"
 # by default next to the motion; --quiet prints nothing
 expect 0 "$salto" validate "$tmp/dm0/motion.json" $all_huge --quiet
 if [ ! -s "$tmp/out" ] && [ -s "$tmp/dm0/validation.json" ]; then ok; else fail "validate --quiet or its default folder"; fi

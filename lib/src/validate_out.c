@@ -23,7 +23,19 @@ salto_status salto_validation_write_json(const salto_nlp* nlp, const salto_valid
     salto_json_str(f, motion_path);
     fputs(",\n  \"problem\": ", f);
     salto_json_str(f, p->path);
-    fprintf(f, ",\n  \"pass\": %s,\n  \"phases\": [", v->pass ? "true" : "false");
+    fprintf(f, ",\n  \"pass\": %s,\n  \"resimulation\": {\"integrator\": ", v->pass ? "true" : "false");
+    salto_json_str(f, salto_integrator_name(v->integrator));
+    fputs(", \"step\": ", f);
+    salto_json_num(f, v->step);
+    fputs(", \"broke_down\": {", f);
+    for (int i = 0, n = 0; v->resim_stop && i < p->nphase; i++) {
+        if (isnan(v->resim_stop[i])) continue;
+        fputs(n++ ? ", " : "", f);
+        salto_json_str(f, p->phases[i].name);
+        fputs(": ", f);
+        salto_json_num(f, v->resim_stop[i]);
+    }
+    fputs("}},\n  \"phases\": [", f);
     for (int i = 0; i < p->nphase; i++) {
         fputs(i ? ", " : "", f);
         salto_json_str(f, p->phases[i].name);
@@ -53,7 +65,17 @@ salto_status salto_validation_write_json(const salto_nlp* nlp, const salto_valid
         }
         fprintf(f, "}%s\n", c + 1 < v->ncheck ? "," : "");
     }
-    fputs("  ],\n  \"series\": {\n    \"t\": ", f);
+    // joint torques: per DOF its peak and when, and the whole profile in the series
+    fputs("  ],\n  \"torque\": {\"dofs\": [", f);
+    for (int j = 0; j < v->nv; j++) {
+        fputs(j ? ", " : "", f);
+        salto_json_str(f, m->link_name[j]);
+    }
+    fprintf(f, "], \"root_dofs\": %d, \"unit\": \"N m or N\",\n    \"peak\": ", m->nroot);
+    salto_json_nums(f, v->tau_peak, v->nv, 1);
+    fputs(",\n    \"peak_time\": ", f);
+    salto_json_nums(f, v->tau_peak_time, v->nv, 1);
+    fputs("},\n  \"series\": {\n    \"t\": ", f);
     salto_json_nums(f, v->t, v->nsample, 1);
     fputs(",\n    \"phase\": [", f);
     for (int k = 0; k < v->nsample; k++) fprintf(f, "%s%d", k ? ", " : "", v->phase[k]);
@@ -61,6 +83,11 @@ salto_status salto_validation_write_json(const salto_nlp* nlp, const salto_valid
     for (int k = 0; k < v->nsample; k++) {
         fputs(k ? ", " : "", f);
         salto_json_nums(f, v->f0 + 6 * k, 6, 1);
+    }
+    fputs("],\n    \"tau\": [", f);
+    for (int k = 0; k < v->nsample; k++) {
+        fputs(k ? ", " : "", f);
+        salto_json_nums(f, v->tau + (size_t)v->nv * k, v->nv, 1);
     }
     fputs("]", f);
     for (int kind = 0; kind < SALTO_CHECK_COUNT; kind++) { // NAN (does not apply): null
