@@ -12,6 +12,7 @@
 
 static void help(void) {
     printf("usage: salto validate MOTION.json [--problem PROBLEM.yaml] [-o DIR] [--density N]\n"
+           "                      [--integrator rk4|euler|none] [--step S]\n"
            "                      [--threshold CHECK=VALUE]... [--quiet]\n\n"
            "Checks how physical a motion written by 'salto solve' is, densely between the\n"
            "optimiser's slices: every phase is sampled at N samples per slice interval (default\n"
@@ -25,16 +26,26 @@ static void help(void) {
            "  slip                          held contact sites moving from their place\n"
            "  penetration                   geometry below an above_ground plane\n"
            "  joint_limits                  DOFs beyond their limits\n"
+           "  drift_root, drift_rotation,   re-simulation: the articulated-body algorithm run\n"
+           "  drift_joints, drift_com       from each phase's start with the motion's joint\n"
+           "                                torques and contact wrenches (held sites kept on the\n"
+           "                                motion's by constraints), its distance from the motion\n"
+           "Joint torques come from inverse dynamics, the contact wrench shared among the\n"
+           "contact links at minimum norm; the table lists each joint's peak.\n"
            "Defaults (docs/validation.md): forces 2%% of the character's weight W, torques 2%%\n"
            "of W x 1 m, the parabola 1 cm, angular momentum 0.2%% of W x 1 m s, slip 1 mm,\n"
-           "penetration 5 mm, joint limits 1e-6.\n\n"
+           "penetration 5 mm, joint limits 1e-6, drift 2 cm and 0.035 rad. The problem file's\n"
+           "'validation' key may set the density, integrator, step and thresholds; the\n"
+           "options here override it.\n\n"
            "Prints a table with pass or fail per check; writes DIR/validation.json (every check\n"
-           "and series) and DIR/residuals.png (violations against time, phases marked), each\n"
-           "atomically. Exit status: 0 when every check passes, 1 when one fails, 2 for bad\n"
-           "input.\n\n"
+           "and series, the torques) and DIR/residuals.png (violations against time, phases\n"
+           "marked), each atomically. Exit status: 0 when every check passes, 1 when one fails,\n"
+           "2 for bad input.\n\n"
            "  --problem P   the problem file (default: the one the motion names)\n"
            "  -o DIR        where to write (default: the motion's folder)\n"
            "  --density N   samples per slice interval (default 10)\n"
+           "  --integrator I  the re-simulation's: rk4 (default), euler (semi-implicit) or none\n"
+           "  --step S      its largest step in seconds (default: the sample spacing)\n"
            "  --threshold CHECK=VALUE   change one check's threshold (in its unit)\n"
            "  --quiet       no table\n");
 }
@@ -106,8 +117,10 @@ int cmd_validate(int argc, char** argv) {
     const char* problem_path = NULL;
     const char* dir = NULL;
     int quiet = 0;
-    salto_validate_opts opts;
-    salto_validate_opts_default(&opts);
+    // the command line's settings (unset: 0, -1 or < 0), over the problem file's, over the
+    // defaults
+    salto_validate_opts cli = {.density = 0, .integrator = (salto_integrator)-1, .step = 0.0};
+    for (int k = 0; k < SALTO_CHECK_COUNT; k++) cli.threshold[k] = -1.0;
     for (int i = 1; i < argc; i++) {
         if (app_is_help(argv[i])) {
             help();
@@ -126,14 +139,14 @@ int cmd_validate(int argc, char** argv) {
                         argv[i]);
                 return 2;
             }
-            opts.density = (int)n;
+            cli.density = (int)n;
         } else if (strcmp(argv[i], "--integrator") == 0 && i + 1 < argc) {
             const int k = salto_integrator_parse(argv[++i]);
             if (k < 0) {
                 fprintf(stderr, "salto validate: --integrator needs rk4, euler or none, not '%s'\n", argv[i]);
                 return 2;
             }
-            opts.integrator = (salto_integrator)k;
+            cli.integrator = (salto_integrator)k;
         } else if (strcmp(argv[i], "--step") == 0 && i + 1 < argc) {
             char* end = NULL;
             const double h = strtod(argv[++i], &end);
@@ -141,7 +154,7 @@ int cmd_validate(int argc, char** argv) {
                 fprintf(stderr, "salto validate: --step needs a time step in seconds > 0, not '%s'\n", argv[i]);
                 return 2;
             }
-            opts.step = h;
+            cli.step = h;
         } else if (strcmp(argv[i], "--threshold") == 0 && i + 1 < argc) {
             const char* arg = argv[++i];
             const char* eq = strchr(arg, '=');
@@ -160,7 +173,7 @@ int cmd_validate(int argc, char** argv) {
                 fprintf(stderr, ")\n");
                 return 2;
             }
-            opts.threshold[kind] = val;
+            cli.threshold[kind] = val;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "salto validate: unknown or incomplete option '%s'\n", argv[i]);
             return 2;
@@ -279,6 +292,14 @@ int cmd_validate(int argc, char** argv) {
             return 1;
         }
         salto_nlp_guess_from_motion(nlp, mo, x); // the control points as they are
+        salto_validate_opts opts;
+        salto_validate_opts_from_problem(&opts, p);
+        if (cli.density > 0) opts.density = cli.density;
+        if ((int)cli.integrator >= 0) opts.integrator = cli.integrator;
+        if (cli.step > 0.0) opts.step = cli.step;
+        for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
+            if (cli.threshold[k] >= 0.0) opts.threshold[k] = cli.threshold[k];
+        }
         salto_validation v;
         int status = 0;
         if (salto_validate(nlp, x, &opts, &v, &err) != SALTO_OK) {

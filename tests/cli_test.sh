@@ -279,6 +279,15 @@ expect 2 "$salto" validate "$tmp/dm0/motion.json" --integrator rk45
 grep_in "$tmp/err" "--integrator needs rk4, euler or none, not 'rk45'"
 expect 2 "$salto" validate "$tmp/dm0/motion.json" --step 0
 grep_in "$tmp/err" "--step needs a time step in seconds > 0"
+# the problem file's validation settings, under the command line's
+sed -e "s|^character: ../|character: $root/|" "$root/problems/highbar_dismount.yaml" >"$tmp/dm_val.yaml"
+printf 'validation: {integrator: none, thresholds: {slip: 0}}\n' >>"$tmp/dm_val.yaml"
+expect 1 "$salto" validate "$tmp/dm0/motion.json" --problem "$tmp/dm_val.yaml" -o "$tmp/val_p"
+grep_in "$tmp/out" "^swing +slip .* 0.000e\+00  FAIL"
+if ! grep -q "drift_" "$tmp/out"; then ok; else fail "the problem's integrator: none ignored"; fi
+expect 1 "$salto" validate "$tmp/dm0/motion.json" --problem "$tmp/dm_val.yaml" -o "$tmp/val_p" --integrator rk4 --threshold slip=1
+grep_in "$tmp/out" "^swing +slip .* 1.000e\+00  pass"
+grep_in "$tmp/out" "^swing +drift_root"
 # by default next to the motion; --quiet prints nothing
 expect 0 "$salto" validate "$tmp/dm0/motion.json" $all_huge --quiet
 if [ ! -s "$tmp/out" ] && [ -s "$tmp/dm0/validation.json" ]; then ok; else fail "validate --quiet or its default folder"; fi

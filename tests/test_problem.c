@@ -9,6 +9,7 @@
 #include "salto/kinematics.h"
 #include "salto/nlp.h"
 #include "salto/problem.h"
+#include "salto/validate.h"
 #include "test_suites.h"
 #include "test_util.h"
 
@@ -443,6 +444,35 @@ START_TEST(ballistic_flight) {
     salto_problem_destroy(p0);
     salto_problem_destroy(p1);
     salto_problem_destroy(p2);
+}
+END_TEST
+
+
+// validation: the problem's settings for salto validate, each check's threshold by name; the
+// defaults with none
+START_TEST(validation_settings) {
+    const char* set[] = {"validation={density: 4, integrator: euler, step: 0.002, "
+                         "thresholds: {slip: 0.003, drift_com: 0.5}}"};
+    const char* path = salto_test_path("tests/data/problems/minimal.yaml");
+    salto_error err = {0};
+    salto_problem_desc* p0 = salto_problem_load(path, &err);
+    salto_problem_desc* p1 = salto_problem_load_set(path, 1, set, &err);
+    ck_assert_ptr_nonnull(p0);
+    ck_assert_ptr_nonnull(p1);
+    salto_validate_opts o0, o1, def;
+    salto_validate_opts_default(&def);
+    salto_validate_opts_from_problem(&o0, p0);
+    salto_validate_opts_from_problem(&o1, p1);
+    ck_assert_int_eq(memcmp(&o0, &def, sizeof def), 0);
+    ck_assert_int_eq(o1.density, 4);
+    ck_assert_int_eq(o1.integrator, SALTO_INTEGRATOR_EULER);
+    ck_assert_double_eq(o1.step, 0.002);
+    for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
+        const double want = k == SALTO_CHECK_SLIP ? 0.003 : k == SALTO_CHECK_DRIFT_COM ? 0.5 : -1.0;
+        ck_assert_double_eq(o1.threshold[k], want);
+    }
+    salto_problem_destroy(p0);
+    salto_problem_destroy(p1);
 }
 END_TEST
 
@@ -1052,6 +1082,12 @@ static const bad_case bad_cases[] = {
      "'ballistic' is for flight phases (no contact); phase 'swing' has a contact", NULL},
     {"phase_ballistic_not_bool.yaml", SALTO_ERR_INVALID, 6, 46,
      "expected true or false for 'ballistic'", NULL},
+    {"validation_threshold_unknown.yaml", SALTO_ERR_INVALID, 5, 29,
+     "unknown key 'spinn' in 'thresholds'", "did you mean 'spin'?"},
+    {"validation_threshold_negative.yaml", SALTO_ERR_INVALID, 5, 22,
+     "'slip' must be zero or positive, found -0.002", NULL},
+    {"validation_integrator.yaml", SALTO_ERR_INVALID, 4, 38,
+     "unknown integrator 'rk45' (expected one of: none, euler, rk4)", "did you mean 'rk4'?"},
     {"character_missing.yaml", SALTO_ERR_IO, 1, 12,
      "cannot load the character: cannot open '",
      NULL},
@@ -1261,6 +1297,7 @@ Suite* problem_suite(void) {
     tcase_add_test(tc, full_file);
     tcase_add_test(tc, defaults);
     tcase_add_test(tc, ballistic_flight);
+    tcase_add_test(tc, validation_settings);
     tcase_add_test(tc, guess_motion);
     tcase_add_test(tc, load_with_overrides);
     tcase_add_test(tc, doc_example);

@@ -19,6 +19,7 @@
 
 #include "salto/config.h"
 #include "salto/spatial.h"
+#include "salto/validate.h"
 
 static const double pi = 3.14159265358979323846;
 
@@ -1547,6 +1548,38 @@ static salto_status read_output(reader* R, const salto_cfg_node* top) {
 }
 
 
+// validation: {density, integrator, step, thresholds: {CHECK: VALUE, ...}}
+static salto_status read_validation(reader* R, const salto_cfg_node* top) {
+    salto_validation_desc* v = &R->p->validation;
+    v->density = 0, v->integrator = -1, v->step = 0.0;
+    for (int k = 0; k < SALTO_MAX_CHECKS; k++) v->threshold[k] = -1.0;
+    const salto_cfg_node* n = salto_cfg_child(top, "validation");
+    if (!n) return SALTO_OK;
+    v->loc = at(R, n);
+    static const char* const keys[] = {"density", "integrator", "step", "thresholds", NULL};
+    salto_status s = salto_cfg_check_keys(n, keys, R->err);
+    if (s) return s;
+    if ((s = read_int_opt(R, n, "density", 1, 10000, &v->density))) return s;
+    const char* integrators[SALTO_INTEGRATOR_COUNT + 1];
+    for (int k = 0; k < SALTO_INTEGRATOR_COUNT; k++) integrators[k] = salto_integrator_name((salto_integrator)k);
+    integrators[SALTO_INTEGRATOR_COUNT] = NULL;
+    const salto_cfg_node* in = salto_cfg_child(n, "integrator");
+    if (in && (s = read_enum(R, in, integrators, "integrator", &v->integrator))) return s;
+    if ((s = read_num_opt(R, n, "step", 0.0, 1, &v->step))) return s;
+    const salto_cfg_node* tn = salto_cfg_child(n, "thresholds");
+    if (!tn) return SALTO_OK;
+    const char* names[SALTO_CHECK_COUNT + 1];
+    for (int k = 0; k < SALTO_CHECK_COUNT; k++) names[k] = salto_check_name((salto_check_kind)k);
+    names[SALTO_CHECK_COUNT] = NULL;
+    if ((s = salto_cfg_expect(tn, SALTO_CFG_MAP, R->err))) return s;
+    if ((s = salto_cfg_check_keys(tn, names, R->err))) return s;
+    for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
+        if ((s = read_num_opt(R, tn, names[k], 0.0, 0, &v->threshold[k]))) return s;
+    }
+    return SALTO_OK;
+}
+
+
 static salto_status read_spline(reader* R, const salto_cfg_node* top) {
     salto_problem_desc* p = R->p;
     p->ncp = 20;
@@ -1664,7 +1697,8 @@ static salto_status read_problem(reader* R, const salto_cfg* cfg) {
     const salto_cfg_node* top = salto_cfg_root(cfg);
     static const char* const keys[] = {"character", "gravity",       "physics", "phases",
                                        "spline",    "constraints",   "objective",
-                                       "initial_guess", "solver",    "output",  NULL};
+                                       "initial_guess", "solver",    "output",  "validation",
+                                       NULL};
     salto_status s = salto_cfg_check_keys(top, keys, R->err);
     if (s) return s;
     R->p->physics = 1;
@@ -1685,6 +1719,8 @@ static salto_status read_problem(reader* R, const salto_cfg* cfg) {
     s = read_guess(R, top);
     if (s) return s;
     s = read_solver(R, top);
+    if (s) return s;
+    s = read_validation(R, top);
     if (s) return s;
     return read_output(R, top);
 }

@@ -85,6 +85,21 @@ const char* salto_check_at(const salto_model* m, const salto_check* c) {
 }
 
 
+_Static_assert((int)SALTO_CHECK_COUNT <= (int)SALTO_MAX_CHECKS, "salto_validation_desc holds every check");
+
+
+void salto_validate_opts_from_problem(salto_validate_opts* o, const salto_problem_desc* p) {
+    salto_validate_opts_default(o);
+    const salto_validation_desc* v = &p->validation;
+    if (v->density > 0) o->density = v->density;
+    if (v->integrator >= 0) o->integrator = (salto_integrator)v->integrator;
+    if (v->step > 0.0) o->step = v->step;
+    for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
+        if (v->threshold[k] >= 0.0) o->threshold[k] = v->threshold[k];
+    }
+}
+
+
 void salto_validate_opts_default(salto_validate_opts* o) {
     o->density = 10;
     for (int k = 0; k < SALTO_CHECK_COUNT; k++) o->threshold[k] = -1.0;

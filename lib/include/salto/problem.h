@@ -148,6 +148,16 @@ typedef struct salto_solver_desc {
     salto_solver_option* ipopt; //                                   (nipopt)
 } salto_solver_desc;
 
+// What salto validate uses unless its command line says otherwise (problem key `validation`).
+enum { SALTO_MAX_CHECKS = 32 }; // room for every salto_check_kind (validate.h)
+typedef struct salto_validation_desc {
+    int density;            // samples per slice interval (0: not given)
+    int integrator;         // a salto_integrator (validate.h); -1: not given
+    double step;            // the re-simulation's largest step, s (0: not given)
+    double threshold[SALTO_MAX_CHECKS]; // by salto_check_kind; < 0: not given
+    salto_src_loc loc;      // the `validation` key, if any
+} salto_validation_desc;
+
 typedef struct salto_output_desc {
     double frame_rate;      // CSV and BVH frames per second (default 60)
     int filmstrip_frames;   // poses drawn in filmstrip.png (default 8)
@@ -178,6 +188,7 @@ typedef struct salto_problem_desc {
     salto_guess_desc guess;
     salto_solver_desc solver;
     salto_output_desc output;
+    salto_validation_desc validation;
 } salto_problem_desc;
 
 // Reads a problem file and the character it names. Returns a new description owned by the

@@ -74,6 +74,8 @@ typedef struct salto_validate_opts {
 
 // density 10, default thresholds (every threshold -1), RK4 at the sample spacing
 void salto_validate_opts_default(salto_validate_opts* o);
+// the defaults with what the problem file's `validation` key gives
+void salto_validate_opts_from_problem(salto_validate_opts* o, const salto_problem_desc* p);
 // The default threshold of a check for a model (docs/validation.md): forces 2% of the
 // character's weight W, torques 2% of W times 1 m, the ballistic path 1 cm, angular momentum
 // 0.2% of W times 1 m s, slip 1 mm, penetration 5 mm, joint limits 1e-6 (rad or m), the
