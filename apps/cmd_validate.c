@@ -112,6 +112,119 @@ static int flight_named(const salto_problem_desc* p, const char* name) {
 }
 
 
+typedef struct spline_motion {
+    const salto_nlp* nlp;
+    const double* x;
+} spline_motion;
+
+static void spline_state(void* ctx, double t, double* q, double* qd, double* qdd) {
+    const spline_motion* sm = ctx;
+    salto_nlp_state(sm->nlp, sm->x, t, q, qd, qdd);
+}
+
+static void frames_state(void* ctx, double t, double* q, double* qd, double* qdd) {
+    const salto_frames* f = ctx;
+    salto_frames_state(f, t, q, qd, qdd, f->nv);
+}
+
+
+// validates the motion (its state by fn) with the problem's settings under the command
+// line's, prints the table, writes validation.json and residuals.png; the exit status
+static int run_and_report(const salto_nlp* nlp, const salto_problem_desc* p, salto_state_fn fn,
+                          void* ctx, const salto_validate_opts* cli, const char* motion_path,
+                          const char* dir, int quiet) {
+    salto_validate_opts opts;
+    salto_validate_opts_from_problem(&opts, p);
+    if (cli->density > 0) opts.density = cli->density;
+    if ((int)cli->integrator >= 0) opts.integrator = cli->integrator;
+    if (cli->step > 0.0) opts.step = cli->step;
+    for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
+        if (cli->threshold[k] >= 0.0) opts.threshold[k] = cli->threshold[k];
+    }
+    salto_validation v;
+    salto_error err = {0};
+    if (salto_validate_motion(p, fn, ctx, &opts, &v, &err) != SALTO_OK) {
+        app_print_error(&err);
+        return err.status == SALTO_ERR_NOMEM ? 1 : 2; // a motion that is not finite: bad input
+    }
+    int status = 0;
+    if (!quiet) print_table(p, &v);
+    char dirbuf[4096], json[4200], png[4200];
+    if (!dir) {
+        motion_dir(motion_path, dirbuf, sizeof dirbuf);
+        dir = dirbuf;
+    }
+    snprintf(json, sizeof json, "%s/validation.json", dir);
+    snprintf(png, sizeof png, "%s/residuals.png", dir);
+    if (app_make_dirs(dir) != 0) {
+        fprintf(stderr, "salto validate: cannot create '%s': %s\n", dir, strerror(errno));
+        status = 2;
+    } else if (salto_validation_write_json(nlp, &v, motion_path, json, &err) != SALTO_OK ||
+               salto_validation_write_png(nlp, &v, png, &err) != SALTO_OK) {
+        app_print_error(&err);
+        status = 2;
+    } else {
+        if (!quiet) printf("wrote %s and %s\n", json, png);
+        status = v.pass ? 0 : 1;
+    }
+    salto_validation_free(&v);
+    return status;
+}
+
+
+// a motion in CSV on the problem's character: its frames' splines cover the phases
+static int validate_csv(const char* motion_path, const char* problem_path, const char* dir,
+                        const salto_validate_opts* cli, int quiet) {
+    if (!problem_path) {
+        fprintf(stderr, "%s: error: a CSV motion names no problem; give the problem with its "
+                        "character and contact phases with --problem\n",
+                motion_path);
+        return 2;
+    }
+    salto_error err = {0};
+    salto_frames* f = salto_frames_load_csv(motion_path, &err);
+    if (!f) {
+        app_print_error(&err);
+        return 2;
+    }
+    salto_problem_desc* p = NULL;
+    salto_nlp* nlp = app_load_nlp(problem_path, &p);
+    int status = 2;
+    if (nlp && salto_frames_bind(f, p->model, &err) != SALTO_OK) {
+        app_print_error(&err);
+    } else if (nlp) {
+        // the phases and the motion span the same time: from 0 to the phases' end, the motion
+        // allowed to stop short of it by at most its last frame interval
+        const double T = p->duration, t0 = f->t[0], t1 = f->t[f->nframe - 1];
+        const double last = t1 - f->t[f->nframe - 2], tol = 1e-9 * (1.0 + T);
+        if (t0 > tol || t0 < -tol) {
+            fprintf(stderr, "%s: error: the motion starts at t = %g s, but the phases of '%s' "
+                            "start at 0 s\n", motion_path, t0, problem_path);
+        } else if (t1 > T + tol) {
+            fprintf(stderr, "%s: error: the motion runs to t = %g s, but the phases of '%s' end at "
+                            "%g s: the phase list does not cover the motion\n",
+                    motion_path, t1, problem_path, T);
+        } else if (t1 < T - last - tol) {
+            fprintf(stderr, "%s: error: the motion ends at t = %g s, but the phases of '%s' go on "
+                            "to %g s\n", motion_path, t1, problem_path, T);
+        } else {
+            status = run_and_report(nlp, p, frames_state, f, cli, motion_path, dir, quiet);
+        }
+    }
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+    salto_frames_destroy(f);
+    return status;
+}
+
+
+// whether path names a CSV file
+static int is_csv(const char* path) {
+    const size_t n = strlen(path);
+    return n >= 4 && (strcmp(path + n - 4, ".csv") == 0 || strcmp(path + n - 4, ".CSV") == 0);
+}
+
+
 int cmd_validate(int argc, char** argv) {
     const char* motion_path = NULL;
     const char* problem_path = NULL;
@@ -190,6 +303,7 @@ int cmd_validate(int argc, char** argv) {
         return 2;
     }
 
+    if (is_csv(motion_path)) return validate_csv(motion_path, problem_path, dir, &cli, quiet);
     salto_error err = {0};
     salto_motion* mo = salto_motion_load_json(motion_path, &err);
     if (!mo) {
@@ -292,41 +406,8 @@ int cmd_validate(int argc, char** argv) {
             return 1;
         }
         salto_nlp_guess_from_motion(nlp, mo, x); // the control points as they are
-        salto_validate_opts opts;
-        salto_validate_opts_from_problem(&opts, p);
-        if (cli.density > 0) opts.density = cli.density;
-        if ((int)cli.integrator >= 0) opts.integrator = cli.integrator;
-        if (cli.step > 0.0) opts.step = cli.step;
-        for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
-            if (cli.threshold[k] >= 0.0) opts.threshold[k] = cli.threshold[k];
-        }
-        salto_validation v;
-        int status = 0;
-        if (salto_validate(nlp, x, &opts, &v, &err) != SALTO_OK) {
-            app_print_error(&err);
-            status = 1;
-        } else {
-            if (!quiet) print_table(p, &v);
-            char dirbuf[4096], json[4200], png[4200];
-            if (!dir) {
-                motion_dir(motion_path, dirbuf, sizeof dirbuf);
-                dir = dirbuf;
-            }
-            snprintf(json, sizeof json, "%s/validation.json", dir);
-            snprintf(png, sizeof png, "%s/residuals.png", dir);
-            if (app_make_dirs(dir) != 0) {
-                fprintf(stderr, "salto validate: cannot create '%s': %s\n", dir, strerror(errno));
-                status = 2;
-            } else if (salto_validation_write_json(nlp, &v, motion_path, json, &err) != SALTO_OK ||
-                       salto_validation_write_png(nlp, &v, png, &err) != SALTO_OK) {
-                app_print_error(&err);
-                status = 2;
-            } else {
-                if (!quiet) printf("wrote %s and %s\n", json, png);
-                status = v.pass ? 0 : 1;
-            }
-            salto_validation_free(&v);
-        }
+        spline_motion sm = {nlp, x};
+        const int status = run_and_report(nlp, p, spline_state, &sm, &cli, motion_path, dir, quiet);
         free(x);
         salto_nlp_destroy(nlp);
         salto_problem_destroy(p);

@@ -63,6 +63,45 @@ void salto_motion_sample(const salto_motion* mo, double t, double* q);
 // A motion sampled from an NLP's control points at the problem's frame rate (for writers).
 salto_motion* salto_motion_from_nlp(const salto_nlp* nlp, const double* x);
 
+// ---- motions from elsewhere: frames read from CSV ----
+
+// A motion as rows of frames at increasing (not necessarily even) times: salto's own
+// motion.csv, or keyframed or captured animation exported the same way: a header naming a time
+// column ("t" or "time") and DOF columns (the character's DOF names, radians or metres), then
+// one row per frame; blank lines and lines starting with '#' are skipped.
+typedef struct salto_frames {
+    char* path;          // the file (owned)
+    int ncol;            // header columns (the time's included)
+    char** name;         // their names (ncol), owned
+    int* col_pos;        // their columns in the header line, 1-based (ncol)
+    int header_line;     // the header's line in the file
+    int tcol;            // the time column
+    int nv;              // DOF columns (ncol - 1)
+    int nframe;          // rows (>= 4)
+    double* t;           // times, strictly increasing (nframe)
+    double* q;           // values (nframe x nv), in the file's column order
+    // after salto_frames_bind: model DOF j is column map[j]; m2 the second derivatives of the
+    // not-a-knot cubic spline through each column (nframe x nv)
+    int* map;
+    double* m2;
+} salto_frames;
+
+// Reads a CSV motion. NULL with err filled (file:line:col: an empty file, no time column, a
+// duplicate column, a row with too few or too many cells, a cell not a finite number, a time
+// not after the previous, fewer than 4 rows).
+salto_frames* salto_frames_load_csv(const char* path, salto_error* err);
+void salto_frames_destroy(salto_frames* f); // accepts NULL
+
+// Binds the frames to model m: every column a DOF of m and every DOF a column (errors point
+// at the header, with a did-you-mean for a near miss); then fits the interpolating C2 cubic
+// splines (not-a-knot ends, so a cubic motion is reproduced exactly).
+salto_status salto_frames_bind(salto_frames* f, const salto_model* m, salto_error* err);
+
+// q, qd, qdd (each nv = the model's, may be NULL) at time t from the bound frames' splines
+// (the end pieces extended beyond the first and last rows).
+void salto_frames_state(const salto_frames* f, double t, double* q, double* qd, double* qdd,
+                        int nv);
+
 // motion.bvh: the motion on the character's skeleton (a joint per body, its channels the
 // body's DOFs; the root with position and rotation channels), readable by Blender and other
 // BVH readers. Written atomically.
