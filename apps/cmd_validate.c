@@ -190,7 +190,12 @@ static int validate_csv(const char* motion_path, const char* problem_path, const
     salto_problem_desc* p = NULL;
     salto_nlp* nlp = app_load_nlp(problem_path, &p);
     int status = 2;
-    if (nlp && salto_frames_bind(f, p->model, &err) != SALTO_OK) {
+    double* breaks = nlp ? malloc(sizeof(double) * (size_t)p->nphase) : NULL;
+    for (int i = 1; breaks && i < p->nphase; i++) breaks[i - 1] = p->phases[i].start;
+    if (nlp && !breaks) {
+        fprintf(stderr, "salto validate: out of memory\n");
+        status = 1;
+    } else if (nlp && salto_frames_bind(f, p->model, &err) != SALTO_OK) {
         app_print_error(&err);
     } else if (nlp) {
         // the phases and the motion span the same time: from 0 to the phases' end, the motion
@@ -207,10 +212,13 @@ static int validate_csv(const char* motion_path, const char* problem_path, const
         } else if (t1 < T - last - tol) {
             fprintf(stderr, "%s: error: the motion ends at t = %g s, but the phases of '%s' go on "
                             "to %g s\n", motion_path, t1, problem_path, T);
+        } else if (salto_frames_fit(f, p->nphase - 1, breaks, &err) != SALTO_OK) {
+            app_print_error(&err);
         } else {
             status = run_and_report(nlp, p, frames_state, f, cli, motion_path, dir, quiet);
         }
     }
+    free(breaks);
     salto_nlp_destroy(nlp);
     salto_problem_destroy(p);
     salto_frames_destroy(f);

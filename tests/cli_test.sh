@@ -288,6 +288,30 @@ if ! grep -q "drift_" "$tmp/out"; then ok; else fail "the problem's integrator: 
 expect 1 "$salto" validate "$tmp/dm0/motion.json" --problem "$tmp/dm_val.yaml" -o "$tmp/val_p" --integrator rk4 --threshold slip=1
 grep_in "$tmp/out" "^swing +slip .* 1.000e\+00  pass"
 grep_in "$tmp/out" "^swing +drift_root"
+# a motion in CSV on the problem's character (the dismount's own frames): judged like its
+# spline; bad CSV input is exit 2 with the place, nothing written
+expect 0 "$salto" validate "$tmp/dm0/motion.csv" --problem "$root/problems/highbar_dismount.yaml" -o "$tmp/val_csv" $all_huge
+grep_in "$tmp/out" "^swing +bar_torque "
+grep_in "$tmp/out" "checks pass at 303 samples"
+grep_in "$tmp/val_csv/validation.json" '"motion": ".*motion.csv"'
+expect 2 "$salto" validate "$tmp/dm0/motion.csv" -o "$tmp/val_csv2"
+grep_in "$tmp/err" "a CSV motion names no problem; give the problem"
+sed '1s/,knee,/,kneee,/' "$tmp/dm0/motion.csv" >"$tmp/bad_col.csv"
+expect 2 "$salto" validate "$tmp/bad_col.csv" --problem "$root/problems/highbar_dismount.yaml" -o "$tmp/val_csv2"
+grep_in "$tmp/err" "bad_col.csv:1:[0-9]+: error: column 'kneee' is not a DOF of the character"
+cut -d, -f1-6,8- "$tmp/dm0/motion.csv" >"$tmp/no_col.csv"
+expect 2 "$salto" validate "$tmp/no_col.csv" --problem "$root/problems/highbar_dismount.yaml" -o "$tmp/val_csv2"
+grep_in "$tmp/err" "no_col.csv:1:1: error: the header has no column for DOF"
+head -n 60 "$tmp/dm0/motion.csv" >"$tmp/short.csv"
+expect 2 "$salto" validate "$tmp/short.csv" --problem "$root/problems/highbar_dismount.yaml" -o "$tmp/val_csv2"
+grep_in "$tmp/err" "short.csv: error: the motion ends at t = 0.966667 s, but the phases of .* go on to 1.8 s"
+{ cat "$tmp/dm0/motion.csv"; tail -n 1 "$tmp/dm0/motion.csv" | sed 's/^[^,]*,/2.5,/'; } >"$tmp/long.csv"
+expect 2 "$salto" validate "$tmp/long.csv" --problem "$root/problems/highbar_dismount.yaml" -o "$tmp/val_csv2"
+grep_in "$tmp/err" "the motion runs to t = 2.5 s, but the phases of .* end at 1.8 s: the phase list does not cover the motion"
+sed '5s/^\([^,]*\),[^,]*,/\1,oops,/' "$tmp/dm0/motion.csv" >"$tmp/bad_cell.csv"
+expect 2 "$salto" validate "$tmp/bad_cell.csv" --problem "$root/problems/highbar_dismount.yaml" -o "$tmp/val_csv2"
+grep_in "$tmp/err" "bad_cell.csv:5:[0-9]+: error: 'oops' in column 'root_x' is not a finite number"
+if [ ! -e "$tmp/val_csv2" ]; then ok; else fail "bad CSV input wrote output"; fi
 # by default next to the motion; --quiet prints nothing
 expect 0 "$salto" validate "$tmp/dm0/motion.json" $all_huge --quiet
 if [ ! -s "$tmp/out" ] && [ -s "$tmp/dm0/validation.json" ]; then ok; else fail "validate --quiet or its default folder"; fi

@@ -541,6 +541,237 @@ static int fuzz_one(const char* path, const char* what, long trial) {
 }
 
 
+// ---- frames from CSV ----
+
+static salto_model* oom_model;
+
+static void* frames_load_bound(const char* path, salto_error* err) {
+    salto_frames* f = salto_frames_load_csv(path, err);
+    if (f && salto_frames_bind(f, oom_model, err) != SALTO_OK) {
+        salto_frames_destroy(f);
+        return NULL;
+    }
+    return f;
+}
+
+static void frames_release(void* f) { salto_frames_destroy(f); }
+
+static const char* const gym_dofs[7] = {"root_x", "root_z", "root_ry", "shoulder", "hip", "knee", "ankle"};
+
+// a temporary file holding text; its path in path (128)
+static void write_temp(const char* text, char* path) {
+    snprintf(path, 128, "/tmp/salto_frames_XXXXXX");
+    const int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE* f = fdopen(fd, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static salto_model* gymnast(void) {
+    salto_error err = {0};
+    salto_model* m = salto_model_load(salto_test_path("data/characters/gymnast7.yaml"), &err);
+    ck_assert_ptr_nonnull(m);
+    return m;
+}
+
+// DOF j's test cubic, or with a kink (the acceleration jumping by 8 j at tb when kink)
+static double cubic(int j, double t, int der, int kink, double tb) {
+    const double a = 0.1 * j, b = 0.5 - 0.2 * j, c = 1.5 * (j % 3) - 1.0, d = 0.7 * j - 2.0;
+    double v = der == 0 ? a + b * t + c * t * t + d * t * t * t
+             : der == 1 ? b + 2 * c * t + 3 * d * t * t
+                        : 2 * c + 6 * d * t;
+    if (kink && t > tb) {
+        const double u = t - tb, jump = 8.0 * j; // + jump u^2 / 2: C1 at tb
+        v += der == 0 ? 0.5 * jump * u * u : der == 1 ? jump * u : jump;
+    }
+    return v;
+}
+
+// a CSV of the gymnast's DOFs (columns shuffled, the time in the middle, one name quoted) at
+// uneven times, every DOF a cubic (kinked at tb when kink); tb = 0.4 is row 12's time
+static void write_cubic_csv(char* path, int kink, double tb) {
+    static const int order[7] = {5, 0, 6, 2, 1, 4, 3};
+    char text[16384];
+    int at = snprintf(text, sizeof text, "# a cubic motion\n");
+    for (int c = 0; c < 8; c++) {
+        const char* name = c == 3 ? "t" : gym_dofs[order[c < 3 ? c : c - 1]];
+        at += snprintf(text + at, sizeof text - (size_t)at, "%s%s%s%s", c ? ", " : "",
+                       c == 5 ? "\"" : "", name, c == 5 ? "\"" : "");
+    }
+    at += snprintf(text + at, sizeof text - (size_t)at, "\n");
+    for (int k = 0; k <= 30; k++) {
+        const double u = k / 30.0, t = k <= 12 ? 0.4 * k / 12.0 : 0.4 + 0.5 * (k - 12) / 18.0 * (1.0 + 0.3 * u);
+        for (int c = 0; c < 8; c++) {
+            const double v = c == 3 ? t : cubic(order[c < 3 ? c : c - 1], t, 0, kink, tb);
+            at += snprintf(text + at, sizeof text - (size_t)at, "%s%.17g", c ? "," : "", v);
+        }
+        at += snprintf(text + at, sizeof text - (size_t)at, "\n");
+    }
+    write_temp(text, path);
+}
+
+
+// a cubic motion at uneven times is reproduced exactly (not-a-knot ends), its derivatives
+// too; a motion whose acceleration jumps at a phase boundary is exact when cut there, and
+// smeared by one spline across
+START_TEST(frames_cubic_exact) {
+    salto_model* m = gymnast();
+    for (int kink = 0; kink < 2; kink++) {
+        char path[128];
+        const double tb = 0.4;
+        write_cubic_csv(path, kink, tb);
+        salto_error err = {0};
+        salto_frames* f = salto_frames_load_csv(path, &err);
+        ck_assert_msg(f != NULL, "%s", err.msg);
+        ck_assert_int_eq(f->nframe, 31);
+        ck_assert_int_eq(salto_frames_bind(f, m, &err), SALTO_OK);
+        if (kink) ck_assert_int_eq(salto_frames_fit(f, 1, &tb, &err), SALTO_OK);
+        double q[7], qd[7], qdd[7];
+        for (int s = 0; s < 50; s++) {
+            const double t = 0.001 + 0.017 * s + (s == 23 ? 0.0 : 0.0003);
+            salto_frames_state(f, t, q, qd, qdd, 7);
+            for (int j = 0; j < 7; j++) {
+                const double want[3] = {cubic(j, t, 0, kink, tb), cubic(j, t, 1, kink, tb), cubic(j, t, 2, kink, tb)};
+                const double got[3] = {q[j], qd[j], qdd[j]};
+                for (int d = 0; d < 3; d++) {
+                    ck_assert_msg(fabs(got[d] - want[d]) <= 1e-9 * (1.0 + fabs(want[d])), "kink %d, t = %.4f, "
+                                  "%s, derivative %d: %.12g, exact %.12g", kink, t, gym_dofs[j], d, got[d], want[d]);
+                }
+            }
+        }
+        if (kink) { // one spline across the kink misses it
+            ck_assert_int_eq(salto_frames_fit(f, 0, NULL, &err), SALTO_OK);
+            salto_frames_state(f, tb - 1e-6, q, qd, qdd, 7);
+            ck_assert_double_gt(fabs(qdd[6] - cubic(6, tb - 1e-6, 2, 1, tb)), 1.0);
+        }
+        salto_frames_destroy(f);
+        remove(path);
+    }
+    salto_model_destroy(m);
+}
+END_TEST
+
+
+// salto's own motion.csv reads back: the frames, names and times it wrote
+START_TEST(frames_read_motion_csv) {
+    fixture fx;
+    fixture_setup(&fx, 11);
+    salto_motion* mo = salto_motion_from_nlp(fx.nlp, fx.x);
+    ck_assert_ptr_nonnull(mo);
+    char path[160];
+    snprintf(path, sizeof path, "%s/motion.csv", fx.dir);
+    salto_error err = {0};
+    ck_assert_int_eq(salto_motion_write_csv(mo, path, &err), SALTO_OK);
+    salto_frames* f = salto_frames_load_csv(path, &err);
+    ck_assert_msg(f != NULL, "%s", err.msg);
+    ck_assert_int_eq(f->nframe, mo->nframe);
+    ck_assert_int_eq(f->nv, mo->nv);
+    ck_assert_int_eq(salto_frames_bind(f, fx.p->model, &err), SALTO_OK);
+    for (int k = 0; k < mo->nframe; k++) {
+        ck_assert_double_eq_tol(f->t[k], salto_motion_frame_time(mo, k), 1e-9);
+        double q[64];
+        ck_assert_int_le(mo->nv, 64);
+        salto_frames_state(f, f->t[k], q, NULL, NULL, mo->nv);
+        for (int j = 0; j < mo->nv; j++) {
+            ck_assert_double_eq_tol(q[j], mo->q[(size_t)k * mo->nv + j], 1e-12 * (1.0 + fabs(q[j])));
+        }
+    }
+    salto_frames_destroy(f);
+    salto_motion_destroy(mo);
+    remove(path);
+    fixture_teardown(&fx);
+}
+END_TEST
+
+
+typedef struct csv_case {
+    const char* name;
+    const char* text;
+    int line, col;
+    const char* msg;
+    const char* note;
+} csv_case;
+
+static const csv_case csv_cases[] = {
+    {"empty", "", 1, 1, "the file is empty", NULL},
+    {"comments only", "# nothing\n\n", 1, 1, "the file is empty", NULL},
+    {"no time column", "a,b\n1,2\n", 1, 1, "the header names no time column", NULL},
+    {"duplicate column", "t,hip,knee,hip\n", 1, 12, "column 'hip' appears twice in the header", NULL},
+    {"empty name", "t,,knee\n", 1, 3, "column 2 of the header has no name", NULL},
+    {"short row", "t,hip,knee\n0,1,2\n0.1,1\n", 3, 5, "2 cells on this line, but the header (line 1) has 3 columns", NULL},
+    {"long row", "t,hip,knee\n0,1,2,3\n", 2, 7, "4 cells on this line, but the header (line 1) has 3 columns", NULL},
+    {"not a number", "t,hip,knee\n0,1,2\n0.1, 1x ,2\n", 3, 6, "'1x' in column 'hip' is not a finite number", NULL},
+    {"not finite", "t,hip\n0,nan\n", 2, 3, "'nan' in column 'hip' is not a finite number", NULL},
+    {"empty cell", "t,hip\n0,\n", 2, 3, "'' in column 'hip' is not a finite number", NULL},
+    {"time not increasing", "t,hip\n0,1\n0.1,1\n0.1,1\n", 4, 1, "time 0.1 does not come after the previous row's 0.1", NULL},
+    {"too few rows", "t,hip\n0,1\n0.1,1\n0.2,1\n", 4, 1, "3 rows of frames; at least 4 are needed", NULL},
+    {"open quote", "t,\"hip\n", 1, 3, "a quoted cell is not closed", NULL},
+};
+enum { NCSV = (int)(sizeof csv_cases / sizeof csv_cases[0]) };
+
+START_TEST(frames_bad_csv) {
+    const csv_case* c = &csv_cases[_i];
+    char path[128];
+    write_temp(c->text, path);
+    salto_error err = {0};
+    salto_frames* f = salto_frames_load_csv(path, &err);
+    const salto_bad_case bc = {c->name, SALTO_ERR_INVALID, c->line, c->col, c->msg, c->note};
+    salto_test_check_bad(&bc, path, f != NULL, &err);
+    ck_assert_ptr_null(salto_frames_load_csv(path, NULL));
+    remove(path);
+}
+END_TEST
+
+
+// the columns must be the character's DOFs: an unknown column points at its header cell with a
+// did-you-mean; a missing DOF is named
+START_TEST(frames_bad_columns) {
+    salto_model* m = gymnast();
+    static const char* const texts[2] = {
+        "t,root_x,root_z,root_ry,shoulder,hipp,knee,ankle\n0,0,0,0,0,0,0,0\n1,0,0,0,0,0,0,0\n2,0,0,0,0,0,0,0\n3,0,0,0,0,0,0,0\n",
+        "t,root_x,root_z,root_ry,shoulder,hip,ankle\n0,0,0,0,0,0,0\n1,0,0,0,0,0,0\n2,0,0,0,0,0,0\n3,0,0,0,0,0,0\n"};
+    const salto_bad_case bc[2] = {
+        {"unknown column", SALTO_ERR_INVALID, 1, 34, "column 'hipp' is not a DOF of the character 'gymnast7'", "did you mean 'hip'?"},
+        {"missing column", SALTO_ERR_INVALID, 1, 1, "the header has no column for DOF 'knee' of the character 'gymnast7'", NULL}};
+    for (int k = 0; k < 2; k++) {
+        char path[128];
+        write_temp(texts[k], path);
+        salto_error err = {0};
+        salto_frames* f = salto_frames_load_csv(path, &err);
+        ck_assert_ptr_nonnull(f);
+        salto_test_check_bad(&bc[k], path, salto_frames_bind(f, m, &err) == SALTO_OK, &err);
+        salto_frames_destroy(f);
+        remove(path);
+    }
+    // a phase with too few rows when cut
+    char path[128];
+    write_temp(texts[0], path);
+    salto_error err = {0};
+    salto_frames* f = salto_frames_load_csv(path, &err);
+    const double br = 1.5;
+    ck_assert_int_eq(salto_frames_fit(f, 1, &br, &err), SALTO_ERR_INVALID);
+    ck_assert_msg(strstr(err.msg, "rows of frames span the phase from 0 to 1.5 s") != NULL, "%s", err.msg);
+    salto_frames_destroy(f);
+    remove(path);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
+START_TEST(frames_out_of_memory) {
+    char path[128];
+    write_cubic_csv(path, 0, 0.4);
+    oom_model = gymnast();
+    ck_assert_int_gt(salto_test_nomem_sweep(path, frames_load_bound, frames_release), 5);
+    salto_model_destroy(oom_model);
+    oom_model = NULL;
+    remove(path);
+}
+END_TEST
+
+
 START_TEST(fuzz) {
     fixture fx;
     fixture_setup(&fx, 99);
@@ -620,6 +851,11 @@ Suite* motion_suite(void) {
     tcase_add_loop_test(tc, load_out_of_memory, 0, 3);
     tcase_add_test(tc, from_nlp_out_of_memory);
     tcase_add_test(tc, fuzz);
+    tcase_add_test(tc, frames_cubic_exact);
+    tcase_add_test(tc, frames_read_motion_csv);
+    tcase_add_loop_test(tc, frames_bad_csv, 0, NCSV);
+    tcase_add_test(tc, frames_bad_columns);
+    tcase_add_test(tc, frames_out_of_memory);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,15 +10,23 @@
 
 void salto_frames_destroy(salto_frames* f) {
     if (!f) return;
-    for (int j = 0; j < f->ncol; j++) salto_free(f->name[j]);
+    for (int j = 0; f->name && j < f->ncol; j++) salto_free(f->name[j]);
     salto_free(f->name);
     salto_free(f->col_pos);
     salto_free(f->t);
     salto_free(f->q);
     salto_free(f->m2);
+    salto_free(f->piece);
+    salto_free(f->pend);
     salto_free(f->map);
     salto_free(f->path);
     salto_free(f);
+}
+
+
+static double* realloc_doubles(double* old, size_t n) {
+    salto_free(old);
+    return salto_malloc(n * sizeof(double));
 }
 
 
@@ -42,24 +50,59 @@ static int reserve(double** buf, size_t* cap, size_t n) {
 }
 
 
-// the cells of one line split at commas, spaces trimmed: starts and lengths (at most max)
-static int split(char* line, char** cell, int* col, int max) {
+// the cells of one line split at commas, spaces around them trimmed, a cell in double quotes
+// unquoted ("" inside for a quote, RFC 4180, as motion.csv writes a name holding a comma or
+// a quote): starts, columns (1-based) and count (cells beyond max counted, not stored); -1
+// for a quote left open (*bad: its column)
+static int split(char* line, char** cell, int* col, int max, int* bad) {
     int n = 0;
     char* p = line;
     for (;;) {
         while (*p == ' ' || *p == '\t') p++;
-        char* end = strchr(p, ',');
-        char* stop = end ? end : p + strlen(p);
-        char* e = stop;
-        while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n')) e--;
+        char* start = p;
+        char* stop;
+        int more;
+        if (*p == '"') { // quoted: unquote in place
+            char* w = p;
+            char* r = p + 1;
+            for (;;) {
+                if (*r == '\0' || *r == '\n' || *r == '\r') {
+                    *bad = (int)(start - line) + 1;
+                    return -1;
+                }
+                if (*r == '"' && r[1] == '"') {
+                    *w++ = '"', r += 2;
+                } else if (*r == '"') {
+                    r++;
+                    break;
+                } else {
+                    *w++ = *r++;
+                }
+            }
+            *w = '\0';
+            while (*r == ' ' || *r == '\t' || *r == '\r' || *r == '\n') r++;
+            stop = r;
+            if (*stop != ',' && *stop != '\0') {
+                *bad = (int)(stop - line) + 1;
+                return -1;
+            }
+            more = *stop == ',';
+        } else {
+            char* end = strchr(p, ',');
+            stop = end ? end : p + strlen(p);
+            char* e = stop;
+            while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n')) e--;
+            more = *stop == ',';
+            *e = '\0';
+        }
         if (n < max) {
-            cell[n] = p;
-            col[n] = (int)(p - line) + 1;
+            cell[n] = start;
+            col[n] = (int)(start - line) + 1;
         }
         n++;
-        *e = '\0';
-        if (!end) break;
-        p = end + 1;
+        if (!more) break;
+        *stop = '\0';
+        p = stop + 1;
     }
     return n;
 }
@@ -90,7 +133,13 @@ salto_frames* salto_frames_load_csv(const char* path, salto_error* err) {
         const char* s = line;
         while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
         if (*s == '\0' || *s == '#') continue; // blank lines and comments
-        const int n = split(line, cell, col, max_cols);
+        int bad = 0;
+        const int n = split(line, cell, col, max_cols, &bad);
+        if (n < 0) {
+            SALTO_FAIL(err, SALTO_ERR_INVALID, loc(f, lineno, bad), "a quoted cell is not closed, or text follows its closing quote");
+            ok = 0;
+            break;
+        }
         if (n > max_cols) {
             SALTO_FAIL(err, SALTO_ERR_INVALID, loc(f, lineno, 1), "more than %d columns", max_cols);
             ok = 0;
@@ -186,7 +235,7 @@ salto_frames* salto_frames_load_csv(const char* path, salto_error* err) {
 
 
 // the frames' columns in the model's DOF order (f->map), every DOF present and no other
-// column; then the interpolating cubic splines' second derivatives (not-a-knot ends)
+// column; then one piece of splines over the whole motion
 salto_status salto_frames_bind(salto_frames* f, const salto_model* m, salto_error* err) {
     salto_free(f->map);
     f->map = salto_malloc((size_t)m->nv * sizeof(int));
@@ -217,47 +266,85 @@ salto_status salto_frames_bind(salto_frames* f, const salto_model* m, salto_erro
                               m->link_name[j], m->name);
         }
     }
-    // second derivatives M of the not-a-knot cubic spline through each column: the interior
-    // rows h_{i-1} M_{i-1} + 2 (h_{i-1} + h_i) M_i + h_i M_{i+1} = 6 (d_i - d_{i-1}), and the
-    // third derivative continuous at t_1 and t_{n-2}; the end rows eliminated into their
-    // neighbours so that the system is tridiagonal (Thomas)
+    return salto_frames_fit(f, 0, NULL, err);
+}
+
+
+// the not-a-knot cubic spline's second derivatives M (n x nq, stride nq) through n >= 4 rows
+// of values y (stride nq) at times t: the interior rows
+// h_{i-1} M_{i-1} + 2 (h_{i-1} + h_i) M_i + h_i M_{i+1} = 6 (d_i - d_{i-1}), the third
+// derivative continuous at t_1 and t_{n-2} (M_0 and M_{n-1} substituted into rows 1 and n-2,
+// which keeps the system tridiagonal: Thomas); scratch a (4 n)
+static void not_a_knot(const double* t, const double* y, int n, int nq, double* M, double* a) {
+    double *lo = a, *di = a + n, *up = a + 2 * n, *r = a + 3 * n;
+    const int nu = n - 2; // unknowns M_1 .. M_{n-2}
+    const double h0 = t[1] - t[0], h1 = t[2] - t[1];
+    const double hl = t[n - 1] - t[n - 2], hl1 = t[n - 2] - t[n - 3];
+    for (int k = 0; k < nq; k++) {
+        for (int i = 1; i <= nu; i++) {
+            const double g0 = t[i] - t[i - 1], g1 = t[i + 1] - t[i];
+            const double y0 = y[(size_t)(i - 1) * nq + k], y1 = y[(size_t)i * nq + k], y2 = y[(size_t)(i + 1) * nq + k];
+            lo[i] = g0, di[i] = 2.0 * (g0 + g1), up[i] = g1;
+            r[i] = 6.0 * ((y2 - y1) / g1 - (y1 - y0) / g0);
+        }
+        // M_0 = (1 + h0/h1) M_1 - (h0/h1) M_2,  M_{n-1} = (1 + hl/hl1) M_{n-2} - (hl/hl1) M_{n-3}
+        di[1] += h0 * (1.0 + h0 / h1);
+        up[1] -= h0 * h0 / h1;
+        di[nu] += hl * (1.0 + hl / hl1);
+        lo[nu] -= hl * hl / hl1;
+        for (int i = 2; i <= nu; i++) {
+            const double w = lo[i] / di[i - 1];
+            di[i] -= w * up[i - 1];
+            r[i] -= w * r[i - 1];
+        }
+        M[(size_t)nu * nq + k] = r[nu] / di[nu];
+        for (int i = nu - 1; i >= 1; i--) M[(size_t)i * nq + k] = (r[i] - up[i] * M[(size_t)(i + 1) * nq + k]) / di[i];
+        M[k] = (1.0 + h0 / h1) * M[(size_t)nq + k] - h0 / h1 * M[(size_t)2 * nq + k];
+        M[(size_t)(n - 1) * nq + k] = (1.0 + hl / hl1) * M[(size_t)(n - 2) * nq + k] - hl / hl1 * M[(size_t)(n - 3) * nq + k];
+    }
+}
+
+
+salto_status salto_frames_fit(salto_frames* f, int nbreak, const double* breaks,
+                              salto_error* err) {
     const int n = f->nframe, nq = f->nv;
-    salto_free(f->m2);
-    f->m2 = salto_calloc((size_t)n * nq, sizeof(double));
+    salto_free(f->piece), salto_free(f->m2);
+    f->piece = NULL, f->m2 = NULL, f->npiece = 0;
+    // piece p spans [breaks[p-1], breaks[p]] (the motion's ends outside), its rows those inside
+    // plus, where a break falls between rows, the first row beyond it
+    const double tol = 1e-9 * (1.0 + fabs(f->t[n - 1]));
+    f->piece = salto_malloc((size_t)(nbreak + 1) * 3 * sizeof(int));
+    f->pend = realloc_doubles(f->pend, (size_t)nbreak + 1);
+    if (!f->piece || !f->pend) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    int total = 0;
+    for (int p = 0; p <= nbreak; p++) {
+        const double lo = p > 0 ? breaks[p - 1] : -INFINITY, hi = p < nbreak ? breaks[p] : INFINITY;
+        int first = 0, last = n - 1;
+        while (first < n - 1 && f->t[first + 1] <= lo + tol) first++; // the last row at or before lo
+        if (p == 0) first = 0;
+        while (last > 0 && f->t[last - 1] >= hi - tol) last--;        // the first row at or after hi
+        if (p == nbreak) last = n - 1;
+        if (last - first + 1 < 4) {
+            return SALTO_FAIL(err, SALTO_ERR_INVALID, loc(f, f->header_line, 1),
+                              "%d rows of frames span the phase from %g to %g s; at least 4 are "
+                              "needed for its accelerations (the motion is interpolated phase by "
+                              "phase, so that an acceleration may jump where a contact changes)",
+                              last - first + 1, p > 0 ? lo : f->t[0], p < nbreak ? hi : f->t[n - 1]);
+        }
+        f->piece[3 * p] = first, f->piece[3 * p + 1] = last, f->piece[3 * p + 2] = total;
+        f->pend[p] = hi;
+        total += last - first + 1;
+    }
+    f->npiece = nbreak + 1;
+    f->m2 = salto_calloc((size_t)total * nq, sizeof(double));
     double* a = salto_malloc((size_t)n * 4 * sizeof(double));
     if (!f->m2 || !a) {
         salto_free(a);
         return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
     }
-    double *lo = a, *di = a + n, *up = a + 2 * n, *r = a + 3 * n;
-    const double* t = f->t;
-    for (int k = 0; k < nq; k++) {
-        // unknowns M_1 .. M_{n-2}; M_0 and M_{n-1} from not-a-knot:
-        //   M_0 = M_1 + h0 / h1 (M_1 - M_2),  M_{n-1} = M_{n-2} + hL / hL1 (M_{n-2} - M_{n-3})
-        const int nu = n - 2;
-        for (int i = 1; i <= nu; i++) {
-            const double h0 = t[i] - t[i - 1], h1 = t[i + 1] - t[i];
-            const double y0 = f->q[(size_t)(i - 1) * nq + k], y1 = f->q[(size_t)i * nq + k], y2 = f->q[(size_t)(i + 1) * nq + k];
-            lo[i] = h0, di[i] = 2.0 * (h0 + h1), up[i] = h1;
-            r[i] = 6.0 * ((y2 - y1) / h1 - (y1 - y0) / h0);
-        }
-        const double h0 = t[1] - t[0], h1 = t[2] - t[1];
-        const double hl = t[n - 1] - t[n - 2], hl1 = t[n - 2] - t[n - 3];
-        // (n >= 4: at least two unknowns) row 1's h0 M_0 and row nu's hl M_{n-1} substituted
-        di[1] += h0 * (1.0 + h0 / h1);
-        up[1] -= h0 * h0 / h1;
-        di[nu] += hl * (1.0 + hl / hl1);
-        lo[nu] -= hl * hl / hl1;
-        for (int i = 2; i <= nu; i++) { // forward elimination
-            const double w = lo[i] / di[i - 1];
-            di[i] -= w * up[i - 1];
-            r[i] -= w * r[i - 1];
-        }
-        double* M = f->m2;
-        M[(size_t)nu * nq + k] = r[nu] / di[nu];
-        for (int i = nu - 1; i >= 1; i--) M[(size_t)i * nq + k] = (r[i] - up[i] * M[(size_t)(i + 1) * nq + k]) / di[i];
-        M[k] = (1.0 + h0 / h1) * M[(size_t)nq + k] - h0 / h1 * M[(size_t)2 * nq + k];
-        M[(size_t)(n - 1) * nq + k] = (1.0 + hl / hl1) * M[(size_t)(n - 2) * nq + k] - hl / hl1 * M[(size_t)(n - 3) * nq + k];
+    for (int p = 0; p < f->npiece; p++) {
+        const int first = f->piece[3 * p], cnt = f->piece[3 * p + 1] - first + 1;
+        not_a_knot(f->t + first, f->q + (size_t)first * nq, cnt, nq, f->m2 + (size_t)f->piece[3 * p + 2] * nq, a);
     }
     salto_free(a);
     return SALTO_OK;
@@ -266,23 +353,29 @@ salto_status salto_frames_bind(salto_frames* f, const salto_model* m, salto_erro
 
 void salto_frames_state(const salto_frames* f, double t, double* q, double* qd, double* qdd,
                         int nv) {
-    const int n = f->nframe, nq = f->nv;
+    const int nq = f->nv;
+    int p = 0; // the piece holding t: the first whose end is after t
+    while (p < f->npiece - 1 && t >= f->pend[p]) p++;
+    const int first = f->piece[3 * p], n = f->piece[3 * p + 1] - first + 1;
+    const double* ft = f->t + first;
+    const double* fq = f->q + (size_t)first * nq;
+    const double* m2 = f->m2 + (size_t)f->piece[3 * p + 2] * nq;
     int lo = 0, hi = n - 1; // the interval [t_i, t_{i+1}] holding t (the end ones extended)
     while (hi - lo > 1) {
         const int mid = (lo + hi) / 2;
-        if (f->t[mid] <= t) {
+        if (ft[mid] <= t) {
             lo = mid;
         } else {
             hi = mid;
         }
     }
     const int i = lo;
-    const double h = f->t[i + 1] - f->t[i];
-    const double A = (f->t[i + 1] - t) / h, B = (t - f->t[i]) / h;
+    const double h = ft[i + 1] - ft[i];
+    const double A = (ft[i + 1] - t) / h, B = (t - ft[i]) / h;
     for (int j = 0; j < nv; j++) {
         const int k = f->map[j];
-        const double y0 = f->q[(size_t)i * nq + k], y1 = f->q[(size_t)(i + 1) * nq + k];
-        const double M0 = f->m2[(size_t)i * nq + k], M1 = f->m2[(size_t)(i + 1) * nq + k];
+        const double y0 = fq[(size_t)i * nq + k], y1 = fq[(size_t)(i + 1) * nq + k];
+        const double M0 = m2[(size_t)i * nq + k], M1 = m2[(size_t)(i + 1) * nq + k];
         if (q) q[j] = A * y0 + B * y1 + ((A * A * A - A) * M0 + (B * B * B - B) * M1) * h * h / 6.0;
         if (qd) qd[j] = (y1 - y0) / h + ((1.0 - 3.0 * A * A) * M0 + (3.0 * B * B - 1.0) * M1) * h / 6.0;
         if (qdd) qdd[j] = A * M0 + B * M1;

@@ -80,9 +80,14 @@ typedef struct salto_frames {
     int nframe;          // rows (>= 4)
     double* t;           // times, strictly increasing (nframe)
     double* q;           // values (nframe x nv), in the file's column order
-    // after salto_frames_bind: model DOF j is column map[j]; m2 the second derivatives of the
-    // not-a-knot cubic spline through each column (nframe x nv)
+    // after salto_frames_bind: model DOF j is column map[j]; the motion cut into npiece pieces
+    // (salto_frames_fit), piece p ending at time pend[p], its rows piece[3p] .. piece[3p+1],
+    // its second derivatives of the not-a-knot cubic spline through each column at m2 +
+    // piece[3p+2] nv
     int* map;
+    int npiece;
+    int* piece;
+    double* pend;
     double* m2;
 } salto_frames;
 
@@ -94,8 +99,14 @@ void salto_frames_destroy(salto_frames* f); // accepts NULL
 
 // Binds the frames to model m: every column a DOF of m and every DOF a column (errors point
 // at the header, with a did-you-mean for a near miss); then fits the interpolating C2 cubic
-// splines (not-a-knot ends, so a cubic motion is reproduced exactly).
+// splines (not-a-knot ends, so a cubic motion is reproduced exactly) in one piece.
 salto_status salto_frames_bind(salto_frames* f, const salto_model* m, salto_error* err);
+
+// Refits the splines in pieces cut at the nbreak increasing times breaks (the phase
+// boundaries: a motion's acceleration may jump where a contact changes, which one C2 spline
+// across would smear): each piece through the rows inside it and, where a break falls between
+// rows, the first row beyond it. Each piece needs 4 rows (SALTO_ERR_INVALID otherwise).
+salto_status salto_frames_fit(salto_frames* f, int nbreak, const double* breaks, salto_error* err);
 
 // q, qd, qdd (each nv = the model's, may be NULL) at time t from the bound frames' splines
 // (the end pieces extended beyond the first and last rows).
