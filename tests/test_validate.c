@@ -378,6 +378,32 @@ START_TEST(test_sliding_fails_friction_and_slip) {
 END_TEST
 
 
+// a hand slipping along the bar: the hanging humanoid's whole body sliding along the bar at
+// 0.1 m/s fails the slip check by the distance slid (4 cm at the end), naming a hand
+START_TEST(test_hand_slipping_along_bar_fails_slip) {
+    fixture f = open_problem("tests/data/validate/hang3d.yaml");
+    const salto_model* m = f.p->model;
+    const int ncp = f.p->ncp, jy = dof(m, "root_y");
+    const double T = f.p->duration;
+    for (int a = 0; a < ncp; a++) f.x[jy * ncp + a] = quad_cp(ncp, T, a, 0.0, 0.1, 0.0);
+    salto_validation v = run(&f, NULL);
+    const salto_check* sl = find(&v, SALTO_CHECK_SLIP, 0);
+    ck_assert(!sl->pass);
+    ck_assert_double_eq_tol(sl->worst, 0.1 * T, 1e-6);
+    ck_assert_double_gt(sl->worst_time, T - 1e-3);
+    const char* at = salto_check_at(m, sl);
+    ck_assert_msg(at && strncmp(at, "hand_", 5) == 0, "slip located at %s", at ? at : "nothing");
+    salto_validation_free(&v);
+    // standing still on the bar: no slip at all
+    for (int a = 0; a < ncp; a++) f.x[jy * ncp + a] = 0.0;
+    salto_validation v0 = run(&f, NULL);
+    ck_assert_double_lt(find(&v0, SALTO_CHECK_SLIP, 0)->worst, 1e-12);
+    salto_validation_free(&v0);
+    close_problem(&f);
+}
+END_TEST
+
+
 // a solved motion: the monkey bars (hands on bars, no flight) pass every check
 START_TEST(test_solved_monkey_bars_pass) {
     fixture f = open_problem("problems/monkey_bars.yaml");
@@ -896,6 +922,7 @@ Suite* validate_suite(void) {
     tcase_add_test(tc, test_leaning_fails_cop);
     tcase_add_test(tc, test_sliding_fails_friction_and_slip);
     tcase_add_test(tc, test_solved_monkey_bars_pass);
+    tcase_add_test(tc, test_hand_slipping_along_bar_fails_slip);
     tcase_add_test(tc, test_contact_wrenches_sum_and_minimise);
     tcase_add_test(tc, test_torques_reproduce_motion);
     tcase_add_test(tc, test_held_sites_return);
