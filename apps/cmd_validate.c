@@ -172,23 +172,27 @@ static int run_and_report(const salto_nlp* nlp, const salto_problem_desc* p, sal
 }
 
 
-// a motion in CSV on the problem's character: its frames' splines cover the phases
-static int validate_csv(const char* motion_path, const char* problem_path, const char* dir,
-                        const salto_validate_opts* cli, int quiet) {
+// a motion in CSV or BVH on the problem's character: its frames' splines cover the phases
+static int validate_frames(const char* motion_path, int bvh, const char* problem_path,
+                           const char* dir, const salto_validate_opts* cli, int quiet) {
     if (!problem_path) {
-        fprintf(stderr, "%s: error: a CSV motion names no problem; give the problem with its "
+        fprintf(stderr, "%s: error: a %s motion names no problem; give the problem with its "
                         "character and contact phases with --problem\n",
-                motion_path);
+                motion_path, bvh ? "BVH" : "CSV");
         return 2;
     }
     salto_error err = {0};
-    salto_frames* f = salto_frames_load_csv(motion_path, &err);
-    if (!f) {
-        app_print_error(&err);
-        return 2;
-    }
     salto_problem_desc* p = NULL;
     salto_nlp* nlp = app_load_nlp(problem_path, &p);
+    if (!nlp) return 2;
+    salto_frames* f = bvh ? salto_frames_load_bvh(motion_path, p->model, &err)
+                          : salto_frames_load_csv(motion_path, &err);
+    if (!f) {
+        app_print_error(&err);
+        salto_nlp_destroy(nlp);
+        salto_problem_destroy(p);
+        return 2;
+    }
     int status = 2;
     double* breaks = nlp ? malloc(sizeof(double) * (size_t)p->nphase) : NULL;
     for (int i = 1; breaks && i < p->nphase; i++) breaks[i - 1] = p->phases[i].start;
@@ -201,7 +205,8 @@ static int validate_csv(const char* motion_path, const char* problem_path, const
         // the phases and the motion span the same time: from 0 to the phases' end, the motion
         // allowed to stop short of it by at most its last frame interval
         const double T = p->duration, t0 = f->t[0], t1 = f->t[f->nframe - 1];
-        const double last = t1 - f->t[f->nframe - 2], tol = 1e-9 * (1.0 + T);
+        // (tol: a BVH's frame time is written to 9 decimals, its rounding adds up frame by frame)
+        const double last = t1 - f->t[f->nframe - 2], tol = 1e-9 * (1.0 + T + f->nframe);
         if (t0 > tol || t0 < -tol) {
             fprintf(stderr, "%s: error: the motion starts at t = %g s, but the phases of '%s' "
                             "start at 0 s\n", motion_path, t0, problem_path);
@@ -226,10 +231,16 @@ static int validate_csv(const char* motion_path, const char* problem_path, const
 }
 
 
-// whether path names a CSV file
-static int is_csv(const char* path) {
-    const size_t n = strlen(path);
-    return n >= 4 && (strcmp(path + n - 4, ".csv") == 0 || strcmp(path + n - 4, ".CSV") == 0);
+// whether path ends in ext (".csv", ".bvh"), either case
+static int has_ext(const char* path, const char* ext) {
+    const size_t n = strlen(path), e = strlen(ext);
+    if (n < e) return 0;
+    for (size_t k = 0; k < e; k++) {
+        char c = path[n - e + k];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (c != ext[k]) return 0;
+    }
+    return 1;
 }
 
 
@@ -311,7 +322,9 @@ int cmd_validate(int argc, char** argv) {
         return 2;
     }
 
-    if (is_csv(motion_path)) return validate_csv(motion_path, problem_path, dir, &cli, quiet);
+    if (has_ext(motion_path, ".csv") || has_ext(motion_path, ".bvh")) {
+        return validate_frames(motion_path, has_ext(motion_path, ".bvh"), problem_path, dir, &cli, quiet);
+    }
     salto_error err = {0};
     salto_motion* mo = salto_motion_load_json(motion_path, &err);
     if (!mo) {

@@ -311,6 +311,21 @@ grep_in "$tmp/err" "the motion runs to t = 2.5 s, but the phases of .* end at 1.
 sed '5s/^\([^,]*\),[^,]*,/\1,oops,/' "$tmp/dm0/motion.csv" >"$tmp/bad_cell.csv"
 expect 2 "$salto" validate "$tmp/bad_cell.csv" --problem "$root/problems/highbar_dismount.yaml" -o "$tmp/val_csv2"
 grep_in "$tmp/err" "bad_cell.csv:5:[0-9]+: error: 'oops' in column 'root_x' is not a finite number"
+# the same frames as motion.bvh: the DOFs solved back from the joints' rotations, the same
+# verdicts; a BVH of another character is bad input
+expect 0 "$salto" validate "$tmp/dm0/motion.bvh" --problem "$root/problems/highbar_dismount.yaml" -o "$tmp/val_bvh" $all_huge
+grep_in "$tmp/out" "checks pass at 303 samples"
+expect 1 "$salto" validate "$tmp/dm0/motion.bvh" --problem "$root/problems/highbar_dismount.yaml" -o "$tmp/val_bvh" --quiet
+expect 1 "$salto" validate "$tmp/dm0/motion.csv" --problem "$root/problems/highbar_dismount.yaml" -o "$tmp/val_csv" --quiet
+for v in bvh csv; do
+    grep -o '"check": "[a-z_]*", "phase": "[a-z]*", [^}]*"pass": [a-z]*' "$tmp/val_$v/validation.json" |
+        sed 's/"worst": [^,]*,//; s/"time": [^,]*,//; s/"rms": [^,]*,//' >"$tmp/verdicts_$v"
+done
+if [ -s "$tmp/verdicts_bvh" ] && cmp -s "$tmp/verdicts_bvh" "$tmp/verdicts_csv"; then ok; else fail "the dismount's BVH and CSV frames judged differently"; fi
+expect 2 "$salto" validate "$tmp/dm0/motion.bvh" --problem "$root/problems/monkey_bars.yaml" -o "$tmp/val_csv2"
+grep_in "$tmp/err" "motion.bvh:6:9: error: joint 'arms' is not a body of the character 'humanoid22'"
+expect 2 "$salto" validate "$tmp/dm0/motion.bvh" -o "$tmp/val_csv2"
+grep_in "$tmp/err" "a BVH motion names no problem"
 if [ ! -e "$tmp/val_csv2" ]; then ok; else fail "bad CSV input wrote output"; fi
 # by default next to the motion; --quiet prints nothing
 expect 0 "$salto" validate "$tmp/dm0/motion.json" $all_huge --quiet

@@ -772,6 +772,139 @@ START_TEST(frames_out_of_memory) {
 END_TEST
 
 
+// ---- frames from BVH ----
+
+// a problem's initial guess plus noise as a motion, written as motion.bvh into dir
+static salto_motion* bvh_motion(const char* rel, salto_problem_desc** pp, salto_nlp** np, char* bvh,
+                                const char* dir) {
+    salto_error err = {0};
+    *pp = salto_problem_load(salto_test_path(rel), &err);
+    ck_assert_msg(*pp != NULL, "%s: %s", rel, err.msg);
+    *np = salto_nlp_build(*pp, &err);
+    ck_assert_ptr_nonnull(*np);
+    const int nx = salto_nlp_nx(*np);
+    double* x = malloc((size_t)nx * sizeof(double));
+    ck_assert_ptr_nonnull(x);
+    salto_nlp_initial_guess(*np, x);
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 99);
+    for (int i = 0; i < nx; i++) x[i] += salto_test_uniform(&rng, -0.3, 0.3);
+    salto_motion* mo = salto_motion_from_nlp(*np, x);
+    free(x);
+    ck_assert_ptr_nonnull(mo);
+    snprintf(bvh, 160, "%s/motion.bvh", dir);
+    ck_assert_int_eq(salto_motion_write_bvh((*pp)->model, mo, bvh, &err), SALTO_OK);
+    return mo;
+}
+
+
+// motion.bvh read back onto its character gives the DOFs it was written from (the Euler
+// channels solved back into the character's own axes), planar and 3-D
+START_TEST(frames_bvh_round_trip) {
+    const char* rels[2] = {"problems/reach.yaml", "problems/reach3d.yaml"};
+    for (int r = 0; r < 2; r++) {
+        char dir[64], bvh[160];
+        snprintf(dir, sizeof dir, "/tmp/salto_bvh_XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        salto_problem_desc* p;
+        salto_nlp* nlp;
+        salto_motion* mo = bvh_motion(rels[r], &p, &nlp, bvh, dir);
+        salto_error err = {0};
+        salto_frames* f = salto_frames_load_bvh(bvh, p->model, &err);
+        ck_assert_msg(f != NULL, "%s: %s", rels[r], err.msg);
+        ck_assert_int_eq(f->nframe, mo->nframe);
+        ck_assert_int_eq(salto_frames_bind(f, p->model, &err), SALTO_OK);
+        double worst = 0.0;
+        for (int k = 0; k < mo->nframe; k++) {
+            ck_assert_double_eq_tol(f->t[k], salto_motion_frame_time(mo, k), 1e-6);
+            for (int j = 0; j < mo->nv; j++) {
+                worst = fmax(worst, fabs(f->q[(size_t)k * f->nv + j] - mo->q[(size_t)k * mo->nv + j]));
+            }
+        }
+        ck_assert_msg(worst < 1e-6, "%s: DOFs from the BVH off by %.3g", rels[r], worst);
+        salto_frames_destroy(f);
+        salto_motion_destroy(mo);
+        salto_nlp_destroy(nlp);
+        salto_problem_destroy(p);
+        remove(bvh);
+        rmdir(dir);
+    }
+}
+END_TEST
+
+
+// bad BVH input, each made from a good file by one edit: the place and the message
+typedef struct bvh_case {
+    const char* name;
+    const char* from;    // text replaced (its first occurrence)
+    const char* to;
+    int line, col;       // 0: not checked (a frame's line depends on the file)
+    const char* msg;
+} bvh_case;
+
+static const bvh_case bvh_cases[] = {
+    {"not a body", "JOINT shanks", "JOINT shins", 19, 11, "joint 'shins' is not a body of the character 'gymnast7'"},
+    {"unknown channel", "CHANNELS 3 Zrotation Xrotation Yrotation", "CHANNELS 3 Zrotation Xrotation Wrotation", 9, 36, "unknown channel 'Wrotation'"},
+    {"offset", "OFFSET 0.00000000 -0.42220000 0.00000000", "OFFSET 0.00000000 -0.40220000 0.00000000", 19, 11, "joint 'shanks' sits 0.02 m from where the character 'gymnast7' has it"},
+    {"syntax", "OFFSET 0.00000000 0.51550000", "OFFSET 0.00000000 zero", 8, 23, "expected a number (OFFSET), found 'zero'"},
+    {"missing frames", "Frames: ", "Frames: 1", 0, 0, "the file ends in frame 62 of the 161 that 'Frames:' announces"},
+    {"extra values", "Frames: 6", "Frames: 5", 0, 0, "more values than the 51 frames of 18 channels that 'Frames:' announces"},
+    {"too few frames", "Frames: ", "Frames: 3 ", 0, 0, "3 frames; at least 4 are needed"},
+    {"bent", "MOTION", "MOTION", 0, 0, "from any pose the character 'gymnast7' can take"},
+};
+enum { NBVH = (int)(sizeof bvh_cases / sizeof bvh_cases[0]) };
+
+START_TEST(frames_bad_bvh) {
+    const bvh_case* c = &bvh_cases[_i];
+    char dir[64], bvh[160];
+    snprintf(dir, sizeof dir, "/tmp/salto_bvh_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    salto_problem_desc* p;
+    salto_nlp* nlp;
+    salto_motion* mo = bvh_motion("problems/reach.yaml", &p, &nlp, bvh, dir);
+    FILE* in = fopen(bvh, "r");
+    ck_assert_ptr_nonnull(in);
+    static char text[1 << 20], out[1 << 20];
+    const size_t n = fread(text, 1, sizeof text - 1, in);
+    text[n] = '\0';
+    fclose(in);
+    const char* at = strstr(text, c->from);
+    ck_assert_msg(at != NULL, "%s: '%s' not in the file", c->name, c->from);
+    if (strcmp(c->name, "bent") == 0) { // a knee bent sideways in the first frame
+        const char* motion = strstr(text, "Frame Time:");
+        const char* row = strchr(motion, '\n') + 1;
+        // the first row's channels: trunk 6, arms 3, thighs 3, shanks 3 (Zrot Xrot Yrot): the
+        // shank's Zrotation, the 13th, turns it about salto's x, which no DOF of the planar
+        // gymnast can
+        const char* q = row;
+        for (int k = 0; k < 12; k++) q = strchr(q, ' ') + 1;
+        const char* qe = strchr(q, ' ');
+        snprintf(out, sizeof out, "%.*s40.0%s", (int)(q - text), text, qe);
+    } else {
+        snprintf(out, sizeof out, "%.*s%s%s", (int)(at - text), text, c->to, at + strlen(c->from));
+    }
+    FILE* o = fopen(bvh, "w");
+    ck_assert_ptr_nonnull(o);
+    fputs(out, o);
+    fclose(o);
+    salto_error err = {0};
+    salto_frames* f = salto_frames_load_bvh(bvh, p->model, &err);
+    ck_assert_msg(f == NULL, "%s: loaded", c->name);
+    ck_assert_msg(strstr(err.msg, c->msg) != NULL, "%s: '%s' not in: %s", c->name, c->msg, err.msg);
+    if (c->line) {
+        ck_assert_msg(err.where.line == c->line && err.where.col == c->col, "%s: at %d:%d, expected %d:%d: %s",
+                      c->name, err.where.line, err.where.col, c->line, c->col, err.msg);
+    }
+    ck_assert_ptr_nonnull(err.where.file);
+    salto_motion_destroy(mo);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+    remove(bvh);
+    rmdir(dir);
+}
+END_TEST
+
+
 START_TEST(fuzz) {
     fixture fx;
     fixture_setup(&fx, 99);
@@ -856,6 +989,8 @@ Suite* motion_suite(void) {
     tcase_add_loop_test(tc, frames_bad_csv, 0, NCSV);
     tcase_add_test(tc, frames_bad_columns);
     tcase_add_test(tc, frames_out_of_memory);
+    tcase_add_test(tc, frames_bvh_round_trip);
+    tcase_add_loop_test(tc, frames_bad_bvh, 0, NBVH);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -312,7 +312,11 @@ salto_status salto_frames_fit(salto_frames* f, int nbreak, const double* breaks,
     f->piece = NULL, f->m2 = NULL, f->npiece = 0;
     // piece p spans [breaks[p-1], breaks[p]] (the motion's ends outside), its rows those inside
     // plus, where a break falls between rows, the first row beyond it
-    const double tol = 1e-9 * (1.0 + fabs(f->t[n - 1]));
+    // (a row within 1e-4 of the shortest row interval from a break is at it: a BVH's frame time
+    // is written rounded, and its rounding adds up frame by frame)
+    double hmin = INFINITY;
+    for (int i = 1; i < n; i++) hmin = fmin(hmin, f->t[i] - f->t[i - 1]);
+    const double tol = 1e-4 * hmin + 1e-9 * (1.0 + fabs(f->t[n - 1]));
     f->piece = salto_malloc((size_t)(nbreak + 1) * 3 * sizeof(int));
     f->pend = realloc_doubles(f->pend, (size_t)nbreak + 1);
     if (!f->piece || !f->pend) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");

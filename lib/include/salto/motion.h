@@ -97,6 +97,14 @@ typedef struct salto_frames {
 salto_frames* salto_frames_load_csv(const char* path, salto_error* err);
 void salto_frames_destroy(salto_frames* f); // accepts NULL
 
+// Reads a BVH motion on character m (bvh_read.c: the hierarchy must be m's skeleton, each
+// joint named by its body; any channels in any order), the DOFs of each frame found from its
+// rotations and positions. Returns frames of m's DOFs in m's order at times k * frame time,
+// to bind (salto_frames_bind) and fit like a CSV's; NULL with err filled (file:line:col: a
+// syntax error, a joint that is not a body of m or hangs from another parent, a body without
+// a joint, an OFFSET not m's, a frame its DOFs cannot make, frames missing or extra).
+salto_frames* salto_frames_load_bvh(const char* path, const salto_model* m, salto_error* err);
+
 // Binds the frames to model m: every column a DOF of m and every DOF a column (errors point
 // at the header, with a did-you-mean for a near miss); then fits the interpolating C2 cubic
 // splines (not-a-knot ends, so a cubic motion is reproduced exactly) in one piece.
