@@ -105,6 +105,36 @@ START_TEST(aba_equals_crba_solve) {
 END_TEST
 
 
+// Equality of two algorithms: the delta method's change of accelerations for a force on a
+// link equals the difference of two full passes (with and without it), on every link of the
+// random trees, with other external forces already applied
+START_TEST(aba_delta_equals_two_passes) {
+    setup_model(_i);
+    const int nv = m->nv;
+    double fext[6 * MAXV], qdd0[MAXV], dqdd[MAXV], dA[6 * MAXV], diff[MAXV];
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 500u + (uint64_t)_i);
+    for (int k = 0; k < 6 * nv; k++) fext[k] = salto_test_uniform(&rng, -2.0, 2.0);
+    ck_assert_int_eq(salto_aba(m, d, fext), SALTO_OK);
+    memcpy(qdd0, d->qdd, (size_t)nv * sizeof(double));
+    for (int l = 0; l < nv; l++) {
+        double f[6];
+        for (int t = 0; t < 6; t++) f[t] = salto_test_uniform(&rng, -3.0, 3.0);
+        ck_assert_int_eq(salto_aba(m, d, fext), SALTO_OK); // the state the delta reads
+        salto_aba_delta(m, d, l, f, dqdd, dA);
+        for (int t = 0; t < 6; t++) fext[6 * l + t] += f[t];
+        ck_assert_int_eq(salto_aba(m, d, fext), SALTO_OK);
+        for (int t = 0; t < 6; t++) fext[6 * l + t] -= f[t];
+        for (int j = 0; j < nv; j++) diff[j] = d->qdd[j] - qdd0[j];
+        char ctx[96];
+        snprintf(ctx, sizeof ctx, "model %d seed %d link %d", _i % NMODEL, _i, l);
+        ck_assert_vec_close(dqdd, diff, nv, 1e-9, 1e-9, ctx);
+    }
+    teardown_model();
+}
+END_TEST
+
+
 // external forces: a point force f at a site acts as the generalised force J' f
 START_TEST(aba_external_force_equals_generalised_force) {
     setup_model(_i);
@@ -337,6 +367,7 @@ Suite* dynamics_suite(void) {
     tcase_add_loop_test(tc, aba_inverts_rnea, 0, 3 * NMODEL);
     tcase_add_loop_test(tc, aba_equals_crba_solve, 0, 2 * NMODEL);
     tcase_add_loop_test(tc, aba_external_force_equals_generalised_force, 0, 2 * NMODEL);
+    tcase_add_loop_test(tc, aba_delta_equals_two_passes, 0, 2 * NMODEL);
     suite_add_tcase(s, tc);
 
     TCase* ph = tcase_create("physics");

@@ -180,3 +180,35 @@ salto_status salto_aba(const salto_model* m, salto_data* d, const double* fext) 
     }
     return SALTO_OK;
 }
+
+
+void salto_aba_delta(const salto_model* m, const salto_data* d, int link, const double f[6],
+                     double* dqdd, double* dA) {
+    const int nv = m->nv;
+    // inbound, up the link's path: dpA_link = -f; du_i = -S_i . dpA_i,
+    // dpA_parent += dpA_i + U_i du_i / D_i (every other link's dpA and du stay zero). The du
+    // of the path is kept in dqdd until the outbound pass overwrites it.
+    for (int i = 0; i < nv; i++) dqdd[i] = 0.0;
+    double dp[6];
+    for (int t = 0; t < 6; t++) dp[t] = -f[t];
+    for (int i = link; i >= 0; i = m->link_parent[i]) {
+        const double du = -salto_sv_dot(d->S + 6 * i, dp);
+        dqdd[i] = du;
+        const double* U = d->U + 6 * i;
+        const double s = du * d->Dinv[i];
+        for (int t = 0; t < 6; t++) dp[t] += U[t] * s;
+    }
+    // outbound: dA'_i = dA_parent, dqdd_i = (du_i - U_i . dA'_i) / D_i, dA_i = dA'_i + S_i dqdd_i
+    for (int i = 0; i < nv; i++) {
+        const int par = m->link_parent[i];
+        double* A = dA + 6 * i;
+        if (par >= 0) {
+            for (int t = 0; t < 6; t++) A[t] = dA[6 * par + t];
+        } else {
+            for (int t = 0; t < 6; t++) A[t] = 0.0;
+        }
+        const double q = (dqdd[i] - salto_sv_dot(d->U + 6 * i, A)) * d->Dinv[i];
+        dqdd[i] = q;
+        for (int t = 0; t < 6; t++) A[t] += d->S[6 * i + t] * q;
+    }
+}

@@ -149,6 +149,8 @@ struct salto_resim {
     double* fext;    // external forces on the links (nv x 6)
     double* qdd0;    // the unconstrained acceleration (nv)
     double* dqdd;    // each constraint direction's response (max_rows x nv)
+    double* dA;      // the delta method's link accelerations (nv x 6)
+    salto_constraint_method method;
     double* k[4];    // Runge-Kutta stages: [qd; qdd] (2 nv each)
     double* y;       // a stage's state (2 nv)
     double* y0;      // the step's start (2 nv)
@@ -171,12 +173,14 @@ salto_resim* salto_resim_create(const salto_problem_desc* p, salto_state_fn stat
     r->dm = salto_data_create(p->model);
     r->ds = salto_data_create(p->model);
     r->fext = salto_calloc((size_t)nv * 6, sizeof(double));
+    r->dA = salto_calloc((size_t)nv * 6, sizeof(double));
+    r->method = SALTO_CONSTRAINT_ABA_DELTA;
     r->qdd0 = salto_calloc((size_t)nv, sizeof(double));
     r->dqdd = salto_calloc((size_t)nv * max_rows, sizeof(double));
     r->tau = salto_calloc((size_t)nv, sizeof(double));
     r->y = salto_calloc((size_t)nv * 2, sizeof(double));
     r->y0 = salto_calloc((size_t)nv * 2, sizeof(double));
-    int ok = r->dm && r->ds && r->fext && r->qdd0 && r->dqdd && r->tau && r->y && r->y0;
+    int ok = r->dm && r->ds && r->fext && r->dA && r->qdd0 && r->dqdd && r->tau && r->y && r->y0;
     for (int s = 0; s < 4; s++) ok &= (r->k[s] = salto_calloc((size_t)nv * 2, sizeof(double))) != NULL;
     if (!ok) {
         salto_resim_destroy(r);
@@ -193,6 +197,7 @@ void salto_resim_destroy(salto_resim* r) {
     salto_data_destroy(r->dm);
     salto_data_destroy(r->ds);
     salto_free(r->fext);
+    salto_free(r->dA);
     salto_free(r->qdd0);
     salto_free(r->dqdd);
     salto_free(r->tau);
@@ -296,13 +301,27 @@ salto_status salto_resim_accel(salto_resim* r, double t, const double* q, const 
             want[k] = am[a] + 2.0 * hold_rate * (vm[a] - v[a]) + hold_rate * hold_rate * (xm[a] - x[a]) - a0[k];
         }
         // test forces: a unit force along each row's axis at its site; column k of K is the
-        // rows' response, dqdd_k the DOFs'
+        // rows' response, dqdd_k the DOFs'. By a full pass each (Kokkevis 4.2) or by the
+        // delta method (4.3), which reads the free pass's articulated inertias
         for (int k = 0; k < nr; k++) {
             double x[3], e[3] = {0, 0, 0}, u[6], ak[max_rows];
             salto_site_pos(m, d, r->row_site[k], x);
             e[r->row_axis[k]] = 1.0;
             salto_point_force(u, x, e);
-            double* fl = r->fext + 6 * m->site_link[r->row_site[k]];
+            const int link = m->site_link[r->row_site[k]];
+            double* dq = r->dqdd + (size_t)nv * k;
+            if (r->method == SALTO_CONSTRAINT_ABA_DELTA) {
+                salto_aba_delta(m, d, link, u, dq, r->dA);
+                for (int j = 0; j < nr; j++) { // the site's acceleration change: dA x p + dA_lin
+                    double xs[3], da[3];
+                    salto_site_pos(m, d, r->row_site[j], xs);
+                    const int lj = m->site_link[r->row_site[j]];
+                    salto_v3_cross(da, r->dA + 6 * lj, xs);
+                    K[nr * k + j] = da[r->row_axis[j]] + r->dA[6 * lj + 3 + r->row_axis[j]];
+                }
+                continue;
+            }
+            double* fl = r->fext + 6 * link;
             salto_sv_add_to(fl, u);
             const salto_status st = salto_aba(m, d, r->fext);
             for (int c = 0; c < 6; c++) fl[c] -= u[c];
@@ -312,7 +331,7 @@ salto_status salto_resim_accel(salto_resim* r, double t, const double* q, const 
             }
             row_acc(r, d, ak);
             for (int j = 0; j < nr; j++) K[nr * k + j] = ak[j] - a0[j];
-            for (int j = 0; j < nv; j++) r->dqdd[nv * k + j] = d->qdd[j] - r->qdd0[j];
+            for (int j = 0; j < nv; j++) dq[j] = d->qdd[j] - r->qdd0[j];
         }
         for (int a = 0; a < nr; a++) { // J M^-1 J' is symmetric; its numerical copy nearly
             for (int b = a + 1; b < nr; b++) {
@@ -410,3 +429,6 @@ salto_status salto_resim_advance(salto_resim* r, salto_integrator integrator, do
     }
     return st;
 }
+
+
+void salto_resim_set_method(salto_resim* r, salto_constraint_method method) { r->method = method; }

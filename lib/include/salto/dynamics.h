@@ -26,6 +26,16 @@ void salto_crba(const salto_model* m, salto_data* d, double* M);
 // not finite.
 salto_status salto_aba(const salto_model* m, salto_data* d, const double* fext);
 
+// The articulated-body delta method (Kokkevis 4.3): the change of the accelerations dqdd (nv)
+// that a spatial force f (world frame, about the origin) added on link `link` causes, after
+// salto_aba at the same state (which it reads: U, D, the joint axes; nothing is changed). The
+// change is linear in f and does not depend on the forces already applied, so that one full
+// pass and one delta per test force give the constraint matrix of Kokkevis's section 4.2. An
+// inbound pass up the link's path and an outbound pass over the tree: O(n), about a third of
+// a full pass. dA (nv x 6) is scratch.
+void salto_aba_delta(const salto_model* m, const salto_data* d, int link, const double f[6],
+                     double* dqdd, double* dA);
+
 // The spatial force about the world origin of a linear force f applied at world point x:
 // [x × f; f].
 void salto_point_force(double w[6], const double x[3], const double f[3]);

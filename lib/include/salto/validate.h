@@ -171,10 +171,20 @@ void salto_contact_torques(const salto_model* m, const salto_data* d, int nw, co
 
 typedef struct salto_resim salto_resim;
 
+// How a constraint matrix is built from test forces (Kokkevis section 4): a full pass of the
+// articulated-body algorithm per test force (4.2), or the delta method on one full pass (4.3,
+// salto_aba_delta: the default, the same matrix at less cost)
+typedef enum salto_constraint_method {
+    SALTO_CONSTRAINT_TEST_FORCES = 0,
+    SALTO_CONSTRAINT_ABA_DELTA
+} salto_constraint_method;
+
 // A re-simulation of motion state on p's character (release with salto_resim_destroy); NULL
 // when out of memory.
 salto_resim* salto_resim_create(const salto_problem_desc* p, salto_state_fn state, void* ctx);
 void salto_resim_destroy(salto_resim* r); // accepts NULL
+
+void salto_resim_set_method(salto_resim* r, salto_constraint_method method);
 
 // Starts phase i at time t: q and qd (nv each) get the motion's state.
 salto_status salto_resim_begin(salto_resim* r, int i, double t, double* q, double* qd,
@@ -186,7 +196,7 @@ salto_status salto_resim_begin(salto_resim* r, int i, double t, double* q, doubl
 // sites, plus the constraint forces that give each held site the motion's acceleration at t
 // corrected by 2 w (v_motion - v) + w^2 (x_motion - x), w = 20 /s (a critically damped return
 // of the integrator's drift; the motion's own slip is the slip check's), found by test forces
-// (Kokkevis 4.2: one more pass of the algorithm per constraint direction) and a pivoted
+// (salto_resim_set_method: Kokkevis 4.2 or 4.3, one test force per direction) and a pivoted
 // Cholesky factorisation of the constraint matrix (redundant directions, such as three sites
 // on one foot, are dropped). For a motion whose contact wrenches explain its inverse dynamics
 // the constraint forces are zero and qdd is the motion's. SALTO_ERR_NUMERIC when the
