@@ -112,16 +112,6 @@ static int flight_named(const salto_problem_desc* p, const char* name) {
 }
 
 
-typedef struct spline_motion {
-    const salto_nlp* nlp;
-    const double* x;
-} spline_motion;
-
-static void spline_state(void* ctx, double t, double* q, double* qd, double* qdd) {
-    const spline_motion* sm = ctx;
-    salto_nlp_state(sm->nlp, sm->x, t, q, qd, qdd);
-}
-
 static void frames_state(void* ctx, double t, double* q, double* qd, double* qdd) {
     const salto_frames* f = ctx;
     salto_frames_state(f, t, q, qd, qdd, f->nv);
@@ -427,8 +417,8 @@ int cmd_validate(int argc, char** argv) {
             return 1;
         }
         salto_nlp_guess_from_motion(nlp, mo, x); // the control points as they are
-        spline_motion sm = {nlp, x};
-        const int status = run_and_report(nlp, p, spline_state, &sm, &cli, motion_path, dir, quiet);
+        salto_nlp_motion sm = {nlp, x};
+        const int status = run_and_report(nlp, p, salto_nlp_motion_state, &sm, &cli, motion_path, dir, quiet);
         free(x);
         salto_nlp_destroy(nlp);
         salto_problem_destroy(p);

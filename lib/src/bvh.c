@@ -112,32 +112,6 @@ static void euler_zxy(const double R[9], const double prev[3], double ang[3]) {
 
 // ---- the model's frames ----
 
-// body k relative to its parent body (the world for the root): R_rel = R_p' R, t = R_p'(p - p_p)
-static void body_relative(const salto_model* m, const salto_data* d, int k, double Rrel[9],
-                          double t[3]) {
-    const double* R;
-    const double* p;
-    salto_body_frame(m, d, k, &R, &p);
-    const int par = m->body_parent[k];
-    if (par < 0) {
-        memcpy(Rrel, R, 9 * sizeof(double));
-        memcpy(t, p, 3 * sizeof(double));
-        return;
-    }
-    const double* Rp;
-    const double* pp;
-    salto_body_frame(m, d, par, &Rp, &pp);
-    // R_rel = R_p' R
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) {
-            Rrel[3 * i + j] = Rp[i] * R[j] + Rp[3 + i] * R[3 + j] + Rp[6 + i] * R[6 + j];
-        }
-    }
-    const double dp[3] = {p[0] - pp[0], p[1] - pp[1], p[2] - pp[2]};
-    salto_m3t_mul_v3(t, Rp, dp);
-}
-
-
 // End Site offset of a leaf body, body frame: the farthest site, else the farthest geometry
 // point (capsule ends, sphere and box centres), else 0.1 m down
 static void end_site(const salto_model* m, int k, double e[3]) {
@@ -261,7 +235,7 @@ static void write_frame(const bvh_writer* w, const salto_data* d, double* ang) {
     FILE* f = w->f;
     for (int k = 0; k < m->nbody; k++) {
         double Rrel[9], t[3], Rb[9], prev[3];
-        body_relative(m, d, k, Rrel, t);
+        salto_body_relative(m, d, k, Rrel, t);
         if (w->has_trans[k]) {
             put_vec(f, t);
             fputc(' ', f);
@@ -322,7 +296,7 @@ salto_status salto_motion_write_bvh(const salto_model* m, const salto_motion* mo
     salto_fk(m, d, SALTO_FK_POS);
     for (int k = 0; k < nb; k++) {
         double Rrel[9];
-        body_relative(m, d, k, Rrel, offset + 3 * k);
+        salto_body_relative(m, d, k, Rrel, offset + 3 * k);
         if (has_trans[k]) offset[3 * k] = offset[3 * k + 1] = offset[3 * k + 2] = 0.0;
     }
 

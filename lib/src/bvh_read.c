@@ -211,26 +211,6 @@ static void from_bvh(const double Rb[9], const double tb[3], double R[9], double
 }
 
 
-// body k's frame relative to its parent body's (the world for the root), after salto_fk
-static void body_rel(const salto_model* m, const salto_data* d, int k, double R[9], double t[3]) {
-    const double *Rk, *pk;
-    salto_body_frame(m, d, k, &Rk, &pk);
-    const int par = m->body_parent[k];
-    if (par < 0) {
-        memcpy(R, Rk, 9 * sizeof(double));
-        memcpy(t, pk, 3 * sizeof(double));
-        return;
-    }
-    const double *Rp, *pp;
-    salto_body_frame(m, d, par, &Rp, &pp);
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) R[3 * i + j] = Rp[i] * Rk[j] + Rp[3 + i] * Rk[3 + j] + Rp[6 + i] * Rk[6 + j];
-    }
-    const double dp[3] = {pk[0] - pp[0], pk[1] - pp[1], pk[2] - pp[2]};
-    salto_m3t_mul_v3(t, Rp, dp);
-}
-
-
 // the rotation vector of R (angle times axis)
 static void rot_log(const double R[9], double w[3]) {
     const double ax[3] = {0.5 * (R[7] - R[5]), 0.5 * (R[2] - R[6]), 0.5 * (R[3] - R[1])};
@@ -248,7 +228,7 @@ static void residual(const salto_model* m, const salto_data* d, const double* Rt
     int n = 0;
     for (int k = 0; k < m->nbody; k++) {
         double R[9], t[3], E[9];
-        body_rel(m, d, k, R, t);
+        salto_body_relative(m, d, k, R, t);
         for (int i = 0; i < 3; i++) { // E = R' R_target
             for (int j = 0; j < 3; j++) E[3 * i + j] = R[i] * Rt[9 * k + j] + R[3 + i] * Rt[9 * k + 3 + j] + R[6 + i] * Rt[9 * k + 6 + j];
         }
@@ -381,7 +361,7 @@ salto_frames* salto_frames_load_bvh(const char* path, const salto_model* m, salt
         const int k = Jc->body;
         for (int q = 0; q < Jc->nch; q++) has_t[k] |= Jc->ch[q] < 3;
         double R0[9], t0[3], Ri[9], tk[3];
-        body_rel(m, d, k, R0, t0);
+        salto_body_relative(m, d, k, R0, t0);
         if (!has_t[k]) {
             const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
             from_bvh(I, Jc->offset, Ri, tk);

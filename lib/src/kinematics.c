@@ -420,3 +420,28 @@ int salto_geom_points(const salto_model* m, const salto_data* d, int g, double p
         return 8;
     }
 }
+
+
+void salto_body_relative(const salto_model* m, const salto_data* d, int k, double Rrel[9],
+                         double t[3]) {
+    const double* R;
+    const double* p;
+    salto_body_frame(m, d, k, &R, &p);
+    const int par = m->body_parent[k];
+    if (par < 0) {
+        memcpy(Rrel, R, 9 * sizeof(double));
+        memcpy(t, p, 3 * sizeof(double));
+        return;
+    }
+    const double* Rp;
+    const double* pp;
+    salto_body_frame(m, d, par, &Rp, &pp);
+    // R_rel = R_p' R
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+            Rrel[3 * i + j] = Rp[i] * R[j] + Rp[3 + i] * R[3 + j] + Rp[6 + i] * R[6 + j];
+        }
+    }
+    const double dp[3] = {p[0] - pp[0], p[1] - pp[1], p[2] - pp[2]};
+    salto_m3t_mul_v3(t, Rp, dp);
+}

@@ -359,21 +359,16 @@ static salto_status resim_phase(salto_resim* r, const salto_problem_desc* p, sal
 }
 
 
-typedef struct nlp_motion {
-    const salto_nlp* nlp;
-    const double* x;
-} nlp_motion;
-
-static void nlp_state(void* ctx, double t, double* q, double* qd, double* qdd) {
-    const nlp_motion* nm = ctx;
+void salto_nlp_motion_state(void* ctx, double t, double* q, double* qd, double* qdd) {
+    const salto_nlp_motion* nm = ctx;
     salto_nlp_state(nm->nlp, nm->x, t, q, qd, qdd);
 }
 
 
 salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validate_opts* opts,
                             salto_validation* v, salto_error* err) {
-    nlp_motion nm = {nlp, x};
-    return salto_validate_motion(salto_nlp_problem(nlp), nlp_state, &nm, opts, v, err);
+    salto_nlp_motion nm = {nlp, x};
+    return salto_validate_motion(salto_nlp_problem(nlp), salto_nlp_motion_state, &nm, opts, v, err);
 }
 
 

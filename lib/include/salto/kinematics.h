@@ -22,6 +22,11 @@ void salto_link_inertias(const salto_model* m, salto_data* d);
 void salto_body_frame(const salto_model* m, const salto_data* d, int k, const double** R,
                       const double** p);
 
+// Body k's frame relative to its parent body's (the world for the root) after salto_fk: the
+// rotation R_rel = R_parent' R and the origin t = R_parent' (p - p_parent).
+void salto_body_relative(const salto_model* m, const salto_data* d, int k, double R[9],
+                         double t[3]);
+
 // Site position, linear velocity and linear acceleration (gravity excluded) in the world,
 // after salto_fk at the matching level.
 void salto_site_pos(const salto_model* m, const salto_data* d, int site, double pos[3]);

@@ -140,6 +140,14 @@ typedef void (*salto_state_fn)(void* ctx, double t, double* q, double* qd, doubl
 salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validate_opts* opts,
                             salto_validation* v, salto_error* err);
 
+// A motion given by an NLP's variables x, as a salto_state_fn: salto_nlp_motion_state with a
+// salto_nlp_motion as its context (salto_nlp_state: the derived translations included).
+typedef struct salto_nlp_motion {
+    const salto_nlp* nlp;
+    const double* x;
+} salto_nlp_motion;
+void salto_nlp_motion_state(void* ctx, double t, double* q, double* qd, double* qdd);
+
 // The same for any motion on p's character and phases, given by its state (a motion read
 // from a file, a test's reference). Re-simulation: from the motion's state at the start of
 // each phase, the articulated-body algorithm integrated with the joint torques and contact
