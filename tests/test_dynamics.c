@@ -129,6 +129,15 @@ START_TEST(aba_delta_equals_two_passes) {
         char ctx[96];
         snprintf(ctx, sizeof ctx, "model %d seed %d link %d", _i % NMODEL, _i, l);
         ck_assert_vec_close(dqdd, diff, nv, 1e-9, 1e-9, ctx);
+        // a unit torque on DOF l
+        ck_assert_int_eq(salto_aba(m, d, fext), SALTO_OK);
+        salto_aba_delta(m, d, l, NULL, dqdd, dA);
+        d->tau[l] += 1.0;
+        ck_assert_int_eq(salto_aba(m, d, fext), SALTO_OK);
+        d->tau[l] -= 1.0;
+        for (int j = 0; j < nv; j++) diff[j] = d->qdd[j] - qdd0[j];
+        snprintf(ctx, sizeof ctx, "model %d seed %d DOF %d torque", _i % NMODEL, _i, l);
+        ck_assert_vec_close(dqdd, diff, nv, 1e-9, 1e-9, ctx);
     }
     teardown_model();
 }

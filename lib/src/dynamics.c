@@ -190,9 +190,10 @@ void salto_aba_delta(const salto_model* m, const salto_data* d, int link, const 
     // of the path is kept in dqdd until the outbound pass overwrites it.
     for (int i = 0; i < nv; i++) dqdd[i] = 0.0;
     double dp[6];
-    for (int t = 0; t < 6; t++) dp[t] = -f[t];
+    for (int t = 0; t < 6; t++) dp[t] = f ? -f[t] : 0.0;
     for (int i = link; i >= 0; i = m->link_parent[i]) {
-        const double du = -salto_sv_dot(d->S + 6 * i, dp);
+        // (a unit generalised force on DOF `link` instead: du = 1 there, dpA_link = 0)
+        const double du = !f && i == link ? 1.0 : -salto_sv_dot(d->S + 6 * i, dp);
         dqdd[i] = du;
         const double* U = d->U + 6 * i;
         const double s = du * d->Dinv[i];

@@ -32,7 +32,8 @@ salto_status salto_aba(const salto_model* m, salto_data* d, const double* fext);
 // change is linear in f and does not depend on the forces already applied, so that one full
 // pass and one delta per test force give the constraint matrix of Kokkevis's section 4.2. An
 // inbound pass up the link's path and an outbound pass over the tree: O(n), about a third of
-// a full pass. dA (nv x 6) is scratch.
+// a full pass. f NULL: a unit generalised force (joint torque) on DOF `link` instead. dA (nv x
+// 6) receives the links' spatial acceleration changes.
 void salto_aba_delta(const salto_model* m, const salto_data* d, int link, const double f[6],
                      double* dqdd, double* dA);
 
