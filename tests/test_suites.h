@@ -18,5 +18,6 @@ Suite* nlp_suite(void);
 Suite* motion_suite(void);
 Suite* output_suite(void);
 Suite* validate_suite(void);
+Suite* sim_suite(void);
 
 #endif

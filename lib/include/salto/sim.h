@@ -1,0 +1,86 @@
+// sim.h: the stepping simulator (Kokkevis, "Practical physics for articulated characters")
+//
+// Forward dynamics by the articulated-body algorithm with joint torques and external forces;
+// contacts of the character's geometry (spheres, capsules, boxes) with a ground plane and
+// joints at their limits as unilateral constraints with Coulomb friction, solved each step
+// by projected Gauss-Seidel on the constraint matrix that test forces build (Kokkevis 4.2, or
+// the delta method of 4.3); impacts as velocity jumps by impulses with a restitution
+// coefficient (section 5); the step of section 7 (integrate, update the constraints, halve
+// the step and retry on penetration, resolve impacts). The same input gives bit-identical
+// output on the same build (no randomness, a fixed order everywhere).
+#ifndef SALTO_SIM_H
+#define SALTO_SIM_H
+
+#include "salto/data.h"
+#include "salto/validate.h" // salto_constraint_method
+
+typedef struct salto_sim_opts {
+    double dt;                  // step, s (default 1e-3)
+    double ground_normal[3];    // the ground plane's unit normal (default 0 0 1)
+    double ground_height;       // the plane: N . x = height, m (default 0)
+    int ground;                 // 1 (default): the ground plane is there
+    double friction;            // Coulomb coefficient mu (default 0.8)
+    double restitution;         // e: normal velocity after an impact = -e times before
+                                //   (default 0.3; below bounce_speed, impacts are inelastic)
+    double bounce_speed;        // m/s (default 0.05)
+    int joint_limits;           // 1 (default): joints stop at their limits (inelastic)
+    int max_iterations;         // projected Gauss-Seidel sweeps (default 100)
+    double tolerance;           // PGS stops when no multiplier moves by more than this
+                                //   fraction of the largest (default 1e-9)
+    double stiffness;           // w: penetration d and normal velocity v corrected by the
+                                //   acceleration w^2 d - 2 w v (default 20 /s)
+    double margin;              // contacts are kept while within this distance, m (default 1e-3)
+    int max_halvings;           // step halvings on penetration (default 6)
+    salto_constraint_method method; // how the constraint matrix is built (default delta)
+} salto_sim_opts;
+
+void salto_sim_opts_default(salto_sim_opts* o);
+
+typedef struct salto_sim_contact {
+    int geom;                   // model geometry
+    int link;                   // the link it moves with
+    double point[3];            // the contact point, world (on the geometry's surface)
+    double depth;               // penetration (> 0) or gap (< 0), m
+    double force[3];            // the contact force at the point in the last step, N
+} salto_sim_contact;
+
+typedef struct salto_sim_stats {
+    long steps;                 // steps taken (salto_sim_step calls)
+    long substeps;              // integration steps, halvings included
+    long halvings;              // steps halved on penetration
+    long impacts;               // impact resolutions
+    long limit_events;          // joints arriving at a limit
+    long pgs_sweeps;            // projected Gauss-Seidel sweeps in all
+    double max_depth;           // the deepest penetration seen at the end of a step, m
+} salto_sim_stats;
+
+typedef struct salto_sim salto_sim;
+
+// A simulator of model m (which must outlive it), at q = 0, qd = 0, t = 0; NULL when out of
+// memory. opts NULL: the defaults.
+salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts);
+void salto_sim_destroy(salto_sim* s); // accepts NULL
+
+void salto_sim_set_state(salto_sim* s, const double* q, const double* qd);
+const double* salto_sim_q(const salto_sim* s);
+const double* salto_sim_qd(const salto_sim* s);
+double salto_sim_time(const salto_sim* s);
+// the model data at the current state after salto_fk at the velocity level (read only)
+const salto_data* salto_sim_data(const salto_sim* s);
+
+// Joint torques (nv; the root's entries are forces the world does not supply: set them to
+// zero), held until changed.
+void salto_sim_set_torques(salto_sim* s, const double* tau);
+// An external force f (world, N) at world point x on link, held until cleared.
+void salto_sim_apply_force(salto_sim* s, int link, const double f[3], const double x[3]);
+void salto_sim_clear_forces(salto_sim* s);
+
+// Advances by opts.dt. SALTO_ERR_NUMERIC when the state stops being finite or the
+// articulated-body algorithm fails (the state is left at the last good step).
+salto_status salto_sim_step(salto_sim* s, salto_error* err);
+
+// The contacts of the last step (count; the array lives until the next step).
+int salto_sim_contacts(const salto_sim* s, const salto_sim_contact** contacts);
+const salto_sim_stats* salto_sim_get_stats(const salto_sim* s);
+
+#endif

@@ -1,0 +1,547 @@
+// sim.c: the stepping simulator (sim.h), after Kokkevis sections 4-8
+//
+// Each step of dt: (1) the constraint set: every geometry point within the margin of the
+// ground (a sphere's or a capsule end's lowest point, a box's corners; closer still if it is
+// approaching fast) gives a normal row and one (planar) or two tangent rows; every joint at or
+// past a limit, a row on its DOF. (2) Impacts: if a touching point approaches the ground or a
+// joint moves into its limit, the impulses that give the normal velocity -e v (v above the
+// bounce speed, else 0), stop tangential sliding within the friction cone and stop the joint,
+// by projected Gauss-Seidel on K (the velocity change per unit impulse is the acceleration
+// change per unit force: the same matrix). (3) Accelerations: the articulated-body algorithm
+// with the torques and external forces, then the constraint forces from the same LCP at the
+// acceleration level: normal accelerations at least w^2 d - 2 w v (d penetration), friction
+// cancelling the tangential velocity within the step, at most mu times the normal force along
+// each tangent (a pyramid: two faces in the plane, four in 3-D), joint limit torques pushing
+// only away from the limit. (4) Semi-implicit Euler; a point sinking deeper than 1 mm beyond
+// where it started halves the step and retries (section 7's backtracking).
+#include "salto/sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "salto/dynamics.h"
+#include "salto/kinematics.h"
+#include "salto/problem.h" // salto_contact_frame
+#include "salto/spatial.h"
+
+enum { row_normal = 0, row_tangent, row_limit };
+
+typedef struct row {
+    int kind;
+    int link;         // contact rows: the link; limit rows: the DOF
+    int contact;      // contact rows: the contact; tangent rows' normal row: normal
+    int normal;       // tangent rows: their normal row
+    double dir[3];    // contact rows: the direction
+    double sign;      // limit rows: +1 at the lower limit, -1 at the upper
+    double gap;       // penetration along the row (> 0: inside), m or rad
+} row;
+
+struct salto_sim {
+    const salto_model* m;
+    salto_sim_opts o;
+    salto_data* d;
+    double t;
+    double *q, *qd, *tau, *fext, *fuser, *qdd;
+    double *q0, *qd0;                 // a substep's start, for backtracking
+    double* dA;                       // delta pass scratch (nv x 6)
+    int planar;
+    // constraints
+    int nrow, cap;
+    row* rows;
+    double *K, *resp, *lambda, *target, *now, *vel; // K (cap x cap), responses (cap x nv)
+    int ncontact, ccap;
+    salto_sim_contact* contacts;
+    salto_sim_stats stats;
+};
+
+
+void salto_sim_opts_default(salto_sim_opts* o) {
+    memset(o, 0, sizeof *o);
+    o->dt = 1e-3;
+    o->ground_normal[2] = 1.0;
+    o->ground = 1;
+    o->friction = 0.8;
+    o->restitution = 0.3;
+    o->bounce_speed = 0.05;
+    o->joint_limits = 1;
+    o->max_iterations = 100;
+    o->tolerance = 1e-9;
+    o->stiffness = 20.0;
+    o->margin = 1e-3;
+    o->max_halvings = 6;
+    o->method = SALTO_CONSTRAINT_ABA_DELTA;
+}
+
+
+void salto_sim_destroy(salto_sim* s) {
+    if (!s) return;
+    salto_data_destroy(s->d);
+    salto_free(s->q), salto_free(s->qd), salto_free(s->tau), salto_free(s->fext);
+    salto_free(s->fuser), salto_free(s->qdd), salto_free(s->q0), salto_free(s->qd0);
+    salto_free(s->dA), salto_free(s->rows), salto_free(s->K), salto_free(s->resp);
+    salto_free(s->lambda), salto_free(s->target), salto_free(s->now), salto_free(s->vel), salto_free(s->contacts);
+    salto_free(s);
+}
+
+
+salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
+    salto_sim* s = salto_calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->m = m;
+    if (opts) {
+        s->o = *opts;
+    } else {
+        salto_sim_opts_default(&s->o);
+    }
+    const double nn = salto_v3_norm(s->o.ground_normal);
+    for (int k = 0; k < 3; k++) s->o.ground_normal[k] = nn > 0 ? s->o.ground_normal[k] / nn : (k == 2);
+    const size_t nv = (size_t)m->nv;
+    s->d = salto_data_create(m);
+    s->q = salto_calloc(nv, sizeof(double));
+    s->qd = salto_calloc(nv, sizeof(double));
+    s->tau = salto_calloc(nv, sizeof(double));
+    s->fext = salto_calloc(nv * 6, sizeof(double));
+    s->fuser = salto_calloc(nv * 6, sizeof(double));
+    s->qdd = salto_calloc(nv, sizeof(double));
+    s->q0 = salto_calloc(nv, sizeof(double));
+    s->qd0 = salto_calloc(nv, sizeof(double));
+    s->dA = salto_calloc(nv * 6, sizeof(double));
+    // room for every geometry point's three rows and every DOF's limit row
+    int npt = 0;
+    for (int g = 0; g < m->ngeom; g++) npt += m->geom_shape[g] == SALTO_GEOM_BOX ? 8 : m->geom_shape[g] == SALTO_GEOM_CAPSULE ? 2 : 1;
+    s->ccap = npt > 0 ? npt : 1;
+    s->cap = 3 * npt + m->nv + 1;
+    const size_t cap = (size_t)s->cap;
+    s->rows = salto_calloc(cap, sizeof(row));
+    s->K = salto_calloc(cap * cap, sizeof(double));
+    s->resp = salto_calloc(cap * nv, sizeof(double));
+    s->lambda = salto_calloc(cap, sizeof(double));
+    s->target = salto_calloc(cap, sizeof(double));
+    s->now = salto_calloc(cap, sizeof(double));
+    s->vel = salto_calloc(cap, sizeof(double));
+    s->contacts = salto_calloc((size_t)s->ccap, sizeof(salto_sim_contact));
+    if (!s->d || !s->q || !s->qd || !s->tau || !s->fext || !s->fuser || !s->qdd || !s->q0 ||
+        !s->qd0 || !s->dA || !s->rows || !s->K || !s->resp || !s->lambda || !s->target ||
+        !s->now || !s->vel || !s->contacts) {
+        salto_sim_destroy(s);
+        return NULL;
+    }
+    s->planar = salto_model_is_planar(m);
+    return s;
+}
+
+
+void salto_sim_set_state(salto_sim* s, const double* q, const double* qd) {
+    memcpy(s->q, q, (size_t)s->m->nv * sizeof(double));
+    memcpy(s->qd, qd, (size_t)s->m->nv * sizeof(double));
+}
+
+const double* salto_sim_q(const salto_sim* s) { return s->q; }
+const double* salto_sim_qd(const salto_sim* s) { return s->qd; }
+double salto_sim_time(const salto_sim* s) { return s->t; }
+const salto_data* salto_sim_data(const salto_sim* s) { return s->d; }
+const salto_sim_stats* salto_sim_get_stats(const salto_sim* s) { return &s->stats; }
+
+int salto_sim_contacts(const salto_sim* s, const salto_sim_contact** contacts) {
+    if (contacts) *contacts = s->contacts;
+    return s->ncontact;
+}
+
+void salto_sim_set_torques(salto_sim* s, const double* tau) {
+    memcpy(s->tau, tau, (size_t)s->m->nv * sizeof(double));
+}
+
+void salto_sim_apply_force(salto_sim* s, int link, const double f[3], const double x[3]) {
+    if (link < 0 || link >= s->m->nv) return;
+    double w[6];
+    salto_point_force(w, x, f);
+    salto_sv_add_to(s->fuser + 6 * link, w);
+}
+
+void salto_sim_clear_forces(salto_sim* s) {
+    memset(s->fuser, 0, (size_t)s->m->nv * 6 * sizeof(double));
+}
+
+
+// velocity and acceleration (after salto_aba: A holds -g as the base's) of world point x on link
+static void point_vel(const salto_data* d, int link, const double x[3], double v[3]) {
+    const double* V = d->V + 6 * link;
+    salto_v3_cross(v, V, x);
+    for (int k = 0; k < 3; k++) v[k] += V[3 + k];
+}
+
+static void point_acc(const salto_model* m, const salto_data* d, int link, const double x[3],
+                      double a[3]) {
+    const double* V = d->V + 6 * link;
+    const double* A = d->A + 6 * link;
+    double v[3];
+    point_vel(d, link, x, v);
+    salto_v3_cross(a, A, x);
+    salto_v3_cross_add(a, V, v);
+    for (int k = 0; k < 3; k++) a[k] += A[3 + k] + m->gravity[k];
+}
+
+
+// the constraint rows at the state in s->d (salto_fk at the velocity level done): contacts
+// within the margin (further when approaching fast), joints within 1e-3 rad of a limit
+static void collect(salto_sim* s, double h) {
+    const salto_model* m = s->m;
+    const salto_data* d = s->d;
+    const double* N = s->o.ground_normal;
+    s->nrow = 0;
+    s->ncontact = 0;
+    if (s->o.ground) {
+        double Tx[3], Ty[3];
+        salto_contact_frame(N, s->planar, Tx, Ty);
+        for (int g = 0; g < m->ngeom; g++) {
+            const int link = m->geom_link[g];
+            if (link < 0) continue;
+            double pts[8][3], r = 0.0;
+            const int npt = salto_geom_points(m, d, g, pts, &r);
+            for (int k = 0; k < npt && s->ncontact < s->ccap; k++) {
+                double x[3], v[3];
+                for (int c = 0; c < 3; c++) x[c] = pts[k][c] - r * N[c];
+                const double depth = s->o.ground_height - salto_v3_dot(N, x);
+                point_vel(d, link, x, v);
+                const double vn = salto_v3_dot(N, v);
+                if (depth < -(s->o.margin + h * fmax(0.0, -vn))) continue;
+                salto_sim_contact* c = &s->contacts[s->ncontact];
+                memset(c, 0, sizeof *c);
+                c->geom = g, c->link = link, c->depth = depth;
+                memcpy(c->point, x, sizeof x);
+                const int nr = s->nrow;
+                row* rn = &s->rows[s->nrow++];
+                memset(rn, 0, sizeof *rn);
+                rn->kind = row_normal, rn->link = link, rn->contact = s->ncontact, rn->gap = depth;
+                memcpy(rn->dir, N, 3 * sizeof(double));
+                for (int t = 0; t < (s->planar ? 1 : 2); t++) {
+                    row* rt = &s->rows[s->nrow++];
+                    memset(rt, 0, sizeof *rt);
+                    rt->kind = row_tangent, rt->link = link, rt->contact = s->ncontact, rt->normal = nr;
+                    memcpy(rt->dir, t ? Ty : Tx, 3 * sizeof(double));
+                }
+                s->ncontact++;
+            }
+        }
+    }
+    if (s->o.joint_limits) {
+        for (int j = 0; j < m->nv; j++) {
+            if (!m->link_has_limits[j]) continue;
+            const double lo = m->link_limits[2 * j], hi = m->link_limits[2 * j + 1];
+            const double reach = 1e-3 + h * fabs(s->qd[j]);
+            double sign = 0.0, gap = 0.0;
+            if (s->q[j] < lo + reach) sign = 1.0, gap = lo - s->q[j];
+            else if (s->q[j] > hi - reach) sign = -1.0, gap = s->q[j] - hi;
+            if (sign == 0.0) continue;
+            row* rl = &s->rows[s->nrow++];
+            memset(rl, 0, sizeof *rl);
+            rl->kind = row_limit, rl->link = j, rl->sign = sign, rl->gap = gap, rl->contact = -1;
+        }
+    }
+}
+
+
+// each row's velocity (vel) or acceleration (after salto_aba) at the state in s->d
+static void row_values(const salto_sim* s, int accel, double* out) {
+    for (int i = 0; i < s->nrow; i++) {
+        const row* r = &s->rows[i];
+        if (r->kind == row_limit) {
+            out[i] = r->sign * (accel ? s->d->qdd[r->link] : s->qd[r->link]);
+            continue;
+        }
+        const double* x = s->contacts[r->contact].point;
+        double v[3];
+        if (accel) {
+            point_acc(s->m, s->d, r->link, x, v);
+        } else {
+            point_vel(s->d, r->link, x, v);
+        }
+        out[i] = salto_v3_dot(r->dir, v);
+    }
+}
+
+
+// K by test forces after a free salto_aba at the state (d's articulated inertias): column k
+// the rows' response to a unit force (or torque) along row k, resp + k nv the DOFs'
+static salto_status build_k(salto_sim* s) {
+    const salto_model* m = s->m;
+    const int nv = m->nv, n = s->nrow;
+    double* base = s->now; // the rows' accelerations without test forces (full-pass method)
+    if (s->o.method == SALTO_CONSTRAINT_TEST_FORCES) row_values(s, 1, base);
+    for (int k = 0; k < n; k++) {
+        const row* r = &s->rows[k];
+        double u[6];
+        const double* f = NULL;
+        int at = r->link;
+        if (r->kind != row_limit) {
+            salto_point_force(u, s->contacts[r->contact].point, r->dir);
+            f = u;
+        }
+        double* dq = s->resp + (size_t)k * nv;
+        if (s->o.method == SALTO_CONSTRAINT_ABA_DELTA) {
+            salto_aba_delta(m, s->d, at, f, dq, s->dA);
+            if (r->kind == row_limit) {
+                for (int j = 0; j < nv; j++) dq[j] *= r->sign;
+                for (int j = 0; j < 6 * nv; j++) s->dA[j] *= r->sign;
+            }
+            for (int i = 0; i < n; i++) { // the rows' change from dA (no velocity terms)
+                const row* ri = &s->rows[i];
+                if (ri->kind == row_limit) {
+                    s->K[(size_t)n * k + i] = ri->sign * dq[ri->link];
+                } else {
+                    double a[3];
+                    salto_v3_cross(a, s->dA + 6 * ri->link, s->contacts[ri->contact].point);
+                    for (int c = 0; c < 3; c++) a[c] += s->dA[6 * ri->link + 3 + c];
+                    s->K[(size_t)n * k + i] = salto_v3_dot(ri->dir, a);
+                }
+            }
+            continue;
+        }
+        // a full pass with the test force added
+        if (f) {
+            salto_sv_add_to(s->fext + 6 * at, f);
+        } else {
+            s->d->tau[at] += r->sign;
+        }
+        const salto_status st = salto_aba(m, s->d, s->fext);
+        if (f) {
+            for (int c = 0; c < 6; c++) s->fext[6 * at + c] -= f[c];
+        } else {
+            s->d->tau[at] -= r->sign;
+        }
+        if (st != SALTO_OK) return st;
+        row_values(s, 1, s->vel);
+        for (int i = 0; i < n; i++) s->K[(size_t)n * k + i] = s->vel[i] - base[i];
+        for (int j = 0; j < nv; j++) dq[j] = s->d->qdd[j] - s->qdd[j];
+    }
+    if (s->o.method == SALTO_CONSTRAINT_TEST_FORCES) { // the free pass's state back
+        const salto_status st = salto_aba(m, s->d, s->fext);
+        if (st != SALTO_OK) return st;
+    }
+    for (int a = 0; a < n; a++) { // symmetric in exact arithmetic
+        for (int b = a + 1; b < n; b++) {
+            const double v = 0.5 * (s->K[(size_t)n * a + b] + s->K[(size_t)n * b + a]);
+            s->K[(size_t)n * a + b] = s->K[(size_t)n * b + a] = v;
+        }
+    }
+    return SALTO_OK;
+}
+
+
+// projected Gauss-Seidel: lambda with now + K lambda >= target on normal and limit rows
+// (complementary to lambda >= 0), = target on tangent rows within |lambda| <= mu lambda_normal
+static void pgs(salto_sim* s) {
+    const int n = s->nrow;
+    const double mu = s->o.friction;
+    double* L = s->lambda;
+    for (int i = 0; i < n; i++) L[i] = 0.0;
+    for (int sweep = 0; sweep < s->o.max_iterations; sweep++) {
+        double moved = 0.0, big = 0.0;
+        for (int i = 0; i < n; i++) {
+            const double kii = s->K[(size_t)n * i + i];
+            if (!(kii > 1e-12)) continue; // a direction the body cannot move in (planar y)
+            if (s->target[i] == -INFINITY) { // inactive
+                L[i] = 0.0;
+                continue;
+            }
+            double w = s->now[i] - s->target[i];
+            for (int k = 0; k < n; k++) w += s->K[(size_t)n * k + i] * L[k];
+            double v = L[i] - w / kii;
+            if (s->rows[i].kind == row_tangent) {
+                const double lim = mu * L[s->rows[i].normal];
+                v = fmin(fmax(v, -lim), lim);
+            } else {
+                v = fmax(v, 0.0);
+            }
+            moved = fmax(moved, fabs(v - L[i]));
+            big = fmax(big, fabs(v));
+            L[i] = v;
+        }
+        s->stats.pgs_sweeps++;
+        if (moved <= s->o.tolerance * big) break;
+    }
+}
+
+
+// the free accelerations at the state in s->q, s->qd (torques, user forces)
+static salto_status free_pass(salto_sim* s) {
+    const salto_model* m = s->m;
+    memcpy(s->d->q, s->q, (size_t)m->nv * sizeof(double));
+    memcpy(s->d->qd, s->qd, (size_t)m->nv * sizeof(double));
+    memcpy(s->d->tau, s->tau, (size_t)m->nv * sizeof(double));
+    memcpy(s->fext, s->fuser, (size_t)m->nv * 6 * sizeof(double));
+    const salto_status st = salto_aba(m, s->d, s->fext);
+    if (st == SALTO_OK) memcpy(s->qdd, s->d->qdd, (size_t)m->nv * sizeof(double));
+    return st;
+}
+
+
+// impacts at the state: impulses for touching points approaching the ground and joints moving
+// into a limit; qd changed in place. Returns whether any impulse acted.
+static salto_status impacts(salto_sim* s, int* any) {
+    *any = 0;
+    const int n = s->nrow, nv = s->m->nv;
+    if (n == 0) return SALTO_OK;
+    row_values(s, 0, s->now); // velocities
+    int approaching = 0;
+    for (int i = 0; i < n; i++) {
+        const row* r = &s->rows[i];
+        if (r->kind == row_tangent) continue;
+        if (r->gap >= -1e-9 && s->now[i] < -1e-9) approaching = 1;
+    }
+    if (!approaching) return SALTO_OK;
+    salto_status st = free_pass(s); // the articulated inertias the test forces read
+    if (st == SALTO_OK) st = build_k(s);
+    if (st != SALTO_OK) return st;
+    row_values(s, 0, s->now);
+    for (int i = 0; i < n; i++) {
+        const row* r = &s->rows[i];
+        const double v = s->now[i];
+        if (r->kind == row_tangent) {
+            s->target[i] = 0.0; // stop sliding, as far as friction can
+        } else if (r->gap < -1e-9 || v >= 0.0) {
+            s->target[i] = -INFINITY; // not touching, or separating: no impulse needed
+        } else if (r->kind == row_normal) {
+            s->target[i] = -v > s->o.bounce_speed ? -s->o.restitution * v : 0.0;
+        } else {
+            s->target[i] = 0.0; // joints stop at their limits
+        }
+    }
+    pgs(s);
+    for (int i = 0; i < n; i++) {
+        const double L = s->lambda[i];
+        if (L == 0.0) continue;
+        *any = 1;
+        const row* r = &s->rows[i];
+        if (r->kind == row_limit && s->now[i] < -1e-9) s->stats.limit_events++;
+        for (int j = 0; j < nv; j++) s->qd[j] += L * s->resp[(size_t)i * nv + j];
+    }
+    if (*any) s->stats.impacts++;
+    return SALTO_OK;
+}
+
+
+// the constrained accelerations s->qdd at the state for a step of h
+static salto_status accelerations(salto_sim* s, double h) {
+    const salto_model* m = s->m;
+    const int nv = m->nv, n = s->nrow;
+    salto_status st = free_pass(s);
+    if (st != SALTO_OK || n == 0) return st;
+    if ((st = build_k(s)) != SALTO_OK) return st;
+    double* vel = s->vel;
+    row_values(s, 0, vel);
+    row_values(s, 1, s->now);
+    const double w = s->o.stiffness;
+    for (int i = 0; i < n; i++) {
+        const row* r = &s->rows[i];
+        const double gap = r->kind == row_tangent ? s->rows[r->normal].gap : r->gap;
+        if (gap < -1e-6) {
+            s->target[i] = -INFINITY; // apart: free to approach (an impact when it touches)
+        } else if (r->kind == row_tangent) {
+            s->target[i] = -vel[i] / h;
+        } else {
+            s->target[i] = w * w * r->gap - 2.0 * w * vel[i];
+        }
+    }
+    pgs(s);
+    for (int i = 0; i < n; i++) {
+        const double L = s->lambda[i];
+        if (L == 0.0) continue;
+        for (int j = 0; j < nv; j++) s->qdd[j] += L * s->resp[(size_t)i * nv + j];
+        const row* r = &s->rows[i];
+        if (r->kind != row_limit) {
+            salto_sim_contact* c = &s->contacts[r->contact];
+            for (int k = 0; k < 3; k++) c->force[k] += L * r->dir[k];
+        }
+    }
+    return SALTO_OK;
+}
+
+
+// the deepest any geometry point is below the ground at q (salto_fk at the position level)
+static double deepest(salto_sim* s, const double* q) {
+    const salto_model* m = s->m;
+    if (!s->o.ground) return -INFINITY;
+    memcpy(s->d->q, q, (size_t)m->nv * sizeof(double));
+    salto_fk(m, s->d, SALTO_FK_POS);
+    double worst = -INFINITY;
+    for (int g = 0; g < m->ngeom; g++) {
+        if (m->geom_link[g] < 0) continue;
+        double pts[8][3], r = 0.0;
+        const int npt = salto_geom_points(m, s->d, g, pts, &r);
+        for (int k = 0; k < npt; k++) {
+            const double depth = s->o.ground_height - (salto_v3_dot(s->o.ground_normal, pts[k]) - r);
+            worst = fmax(worst, depth);
+        }
+    }
+    return worst;
+}
+
+
+salto_status salto_sim_step(salto_sim* s, salto_error* err) {
+    const salto_model* m = s->m;
+    const int nv = m->nv;
+    double remaining = s->o.dt;
+    int halvings = 0;
+    s->stats.steps++;
+    while (remaining > 1e-15) {
+        double h = remaining;
+        memcpy(s->q0, s->q, (size_t)nv * sizeof(double));
+        memcpy(s->qd0, s->qd, (size_t)nv * sizeof(double));
+        const double start_depth = deepest(s, s->q);
+        for (;;) {
+            memcpy(s->q, s->q0, (size_t)nv * sizeof(double));
+            memcpy(s->qd, s->qd0, (size_t)nv * sizeof(double));
+            memcpy(s->d->q, s->q, (size_t)nv * sizeof(double));
+            memcpy(s->d->qd, s->qd, (size_t)nv * sizeof(double));
+            salto_fk(m, s->d, SALTO_FK_VEL);
+            collect(s, h);
+            int any = 0;
+            salto_status st = impacts(s, &any);
+            if (st == SALTO_OK) {
+                if (any) { // the contacts' velocities changed: the set again
+                    memcpy(s->d->qd, s->qd, (size_t)nv * sizeof(double));
+                    salto_fk(m, s->d, SALTO_FK_VEL);
+                    collect(s, h);
+                }
+                st = accelerations(s, h);
+            }
+            if (st != SALTO_OK) {
+                memcpy(s->q, s->q0, (size_t)nv * sizeof(double));
+                memcpy(s->qd, s->qd0, (size_t)nv * sizeof(double));
+                return SALTO_FAIL(err, SALTO_ERR_NUMERIC, salto_loc_none(),
+                                  "the articulated-body algorithm failed at t = %.6f s", s->t);
+            }
+            for (int j = 0; j < nv; j++) {
+                s->qd[j] += h * s->qdd[j];
+                s->q[j] += h * s->qd[j];
+            }
+            s->stats.substeps++;
+            const double depth = deepest(s, s->q);
+            if (depth > fmax(start_depth, 0.0) + 1e-3 && halvings < s->o.max_halvings) {
+                halvings++;
+                s->stats.halvings++;
+                h *= 0.5;
+                continue;
+            }
+            s->stats.max_depth = fmax(s->stats.max_depth, depth);
+            break;
+        }
+        for (int j = 0; j < nv; j++) {
+            if (!isfinite(s->q[j]) || !isfinite(s->qd[j])) {
+                memcpy(s->q, s->q0, (size_t)nv * sizeof(double));
+                memcpy(s->qd, s->qd0, (size_t)nv * sizeof(double));
+                return SALTO_FAIL(err, SALTO_ERR_NUMERIC, salto_loc_none(),
+                                  "the state stopped being finite at t = %.6f s (DOF '%s')", s->t,
+                                  m->link_name[j]);
+            }
+        }
+        remaining -= h;
+        s->t += h;
+    }
+    memcpy(s->d->q, s->q, (size_t)nv * sizeof(double));
+    memcpy(s->d->qd, s->qd, (size_t)nv * sizeof(double));
+    salto_fk(m, s->d, SALTO_FK_VEL);
+    return SALTO_OK;
+}

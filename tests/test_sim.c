@@ -1,0 +1,272 @@
+// test_sim.c: the stepping simulator's physical claims: rest without drift, friction on a
+// slope, bounce height, joint limits, momentum in flight, determinism, the two ways of
+// building the constraint matrix
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "salto/dynamics.h"
+#include "salto/kinematics.h"
+#include "salto/model.h"
+#include "salto/sim.h"
+#include "salto/spatial.h"
+#include "test_suites.h"
+#include "test_util.h"
+
+static const double pi = 3.14159265358979323846;
+
+static salto_model* load(const char* rel) {
+    salto_error err = {0};
+    salto_model* m = salto_model_load(salto_test_path(rel), &err);
+    ck_assert_msg(m != NULL, "%s: %s", rel, err.msg);
+    return m;
+}
+
+static int dof(const salto_model* m, const char* name) {
+    for (int j = 0; j < m->nv; j++) {
+        if (strcmp(m->link_name[j], name) == 0) return j;
+    }
+    ck_abort_msg("no DOF %s", name);
+    return -1;
+}
+
+static void run(salto_sim* s, int steps) {
+    salto_error err = {0};
+    for (int k = 0; k < steps; k++) {
+        ck_assert_msg(salto_sim_step(s, &err) == SALTO_OK, "step %d: %s", k, err.msg);
+    }
+}
+
+
+// A box resting flat on the ground stays at rest: after 10 s at 1 ms steps it has not moved
+// by 1e-9 m or rad, and no velocity above 1e-9 appears in its last second (no jitter).
+START_TEST(box_rests) {
+    salto_model* m = load("tests/data/sim/box.yaml");
+    salto_sim* s = salto_sim_create(m, NULL);
+    ck_assert_ptr_nonnull(s);
+    double q0[6] = {0, 0, 0.05, 0, 0, 0}, qd0[6] = {0};
+    salto_sim_set_state(s, q0, qd0);
+    run(s, 9000);
+    double vmax = 0.0;
+    for (int k = 0; k < 1000; k++) {
+        run(s, 1);
+        vmax = fmax(vmax, salto_test_maxabs(salto_sim_qd(s), 6));
+    }
+    const double* q = salto_sim_q(s);
+    for (int j = 0; j < 6; j++) {
+        ck_assert_msg(fabs(q[j] - q0[j]) < 1e-9, "DOF %d moved %.3g in 10 s", j, q[j] - q0[j]);
+    }
+    ck_assert_msg(vmax < 1e-9, "velocity %.3g in the last second", vmax);
+    const salto_sim_contact* c;
+    const int nc = salto_sim_contacts(s, &c);
+    ck_assert_int_eq(nc, 4); // the four bottom corners
+    double fz = 0.0;
+    for (int k = 0; k < nc; k++) fz += c[k].force[2];
+    ck_assert_double_eq_tol(fz, 2.0 * 9.81, 1e-6); // the contacts carry the weight
+    salto_sim_destroy(s);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
+// a box on a slope of angle th (the plane's normal tilted about y), at rest on it; its
+// velocity along the slope after 1 s
+static double slope_speed(const salto_model* m, double th, double mu, salto_constraint_method meth,
+                          double* q_end) {
+    salto_sim_opts o;
+    salto_sim_opts_default(&o);
+    o.friction = mu;
+    o.method = meth;
+    o.ground_normal[0] = sin(th), o.ground_normal[1] = 0.0, o.ground_normal[2] = cos(th);
+    salto_sim* s = salto_sim_create(m, &o);
+    ck_assert_ptr_nonnull(s);
+    // the box's centre 0.05 m above the plane through the origin, turned with it (root_ry)
+    double q[6] = {0.05 * sin(th), 0, 0.05 * cos(th), 0, 0, 0}, qd[6] = {0};
+    q[dof(m, "root_ry")] = th;
+    salto_sim_set_state(s, q, qd);
+    run(s, 1000);
+    const double* qq = salto_sim_q(s);
+    const double* v = salto_sim_qd(s);
+    // along the slope, downhill: the plane z = -x tan th falls towards +x: (cos th, 0, -sin th)
+    const double speed = cos(th) * v[0] - sin(th) * v[2];
+    if (q_end) memcpy(q_end, qq, 6 * sizeof(double));
+    salto_sim_destroy(s);
+    return speed;
+}
+
+
+// Coulomb friction on a slope: below the friction angle (mu 0.5: 26.6 degrees) the box sticks;
+// above it, it slides with acceleration g (sin th - mu cos th)
+START_TEST(box_on_slope) {
+    salto_model* m = load("tests/data/sim/box.yaml");
+    const double mu = 0.5, g = 9.81;
+    const double stick = slope_speed(m, 20.0 * pi / 180.0, mu, SALTO_CONSTRAINT_ABA_DELTA, NULL);
+    ck_assert_msg(fabs(stick) < 1e-6, "20 degrees: the box slides at %.3g m/s", stick);
+    const double th = 35.0 * pi / 180.0;
+    const double slide = slope_speed(m, th, mu, SALTO_CONSTRAINT_ABA_DELTA, NULL);
+    const double want = g * (sin(th) - mu * cos(th)) * 1.0;
+    ck_assert_msg(fabs(slide - want) < 0.01 * want, "35 degrees: %.5f m/s after 1 s, Coulomb says %.5f",
+                  slide, want);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
+// Equality of two algorithms: the constraint matrix by a full pass per test force (Kokkevis
+// 4.2) and by the delta method (4.3) give the same sliding box, step for step
+START_TEST(methods_agree) {
+    salto_model* m = load("tests/data/sim/box.yaml");
+    double qa[6], qb[6];
+    const double th = 35.0 * pi / 180.0;
+    const double va = slope_speed(m, th, 0.5, SALTO_CONSTRAINT_TEST_FORCES, qa);
+    const double vb = slope_speed(m, th, 0.5, SALTO_CONSTRAINT_ABA_DELTA, qb);
+    ck_assert_double_eq_tol(va, vb, 1e-9);
+    for (int j = 0; j < 6; j++) ck_assert_double_eq_tol(qa[j], qb[j], 1e-9);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
+// A ball dropped from 1 m (its bottom) bounces back to e^2 of that: 0.25 m for e = 0.5
+START_TEST(ball_bounces) {
+    salto_model* m = load("tests/data/sim/ball.yaml");
+    salto_sim_opts o;
+    salto_sim_opts_default(&o);
+    o.restitution = 0.5;
+    salto_sim* s = salto_sim_create(m, &o);
+    double q[3] = {0, 1.1, 0}, qd[3] = {0};
+    salto_sim_set_state(s, q, qd);
+    const int jz = dof(m, "root_z");
+    // fall (0.45 s), bounce, and find the top of the rebound
+    double top = 0.0;
+    int bounced = 0;
+    for (int k = 0; k < 1200; k++) {
+        run(s, 1);
+        const double z = salto_sim_q(s)[jz] - 0.1, vz = salto_sim_qd(s)[jz];
+        if (vz > 0.0) bounced = 1;
+        if (bounced) top = fmax(top, z);
+    }
+    ck_assert(bounced);
+    ck_assert_msg(fabs(top - 0.25) < 0.25 * 0.02, "rebound to %.4f m, e^2 h = 0.25 m", top);
+    ck_assert_int_ge(salto_sim_get_stats(s)->impacts, 1);
+    ck_assert_double_lt(salto_sim_get_stats(s)->max_depth, 2e-3);
+    salto_sim_destroy(s);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
+// A pendulum released at its lower limit (-60 degrees) swings to its upper one (45 degrees),
+// which it reaches and never passes
+START_TEST(pendulum_stops_at_limit) {
+    salto_model* m = load("tests/data/sim/pendulum.yaml");
+    salto_sim* s = salto_sim_create(m, NULL);
+    const double lo = -pi / 3.0, hi = pi / 4.0;
+    double q[1] = {lo}, qd[1] = {0};
+    salto_sim_set_state(s, q, qd);
+    double qmax = -INFINITY, qmin = INFINITY;
+    for (int k = 0; k < 3000; k++) {
+        run(s, 1);
+        qmax = fmax(qmax, salto_sim_q(s)[0]);
+        qmin = fmin(qmin, salto_sim_q(s)[0]);
+    }
+    ck_assert_msg(qmax > hi - 1e-3, "the pendulum reaches %.5f, short of its limit %.5f", qmax, hi);
+    ck_assert_msg(qmax < hi + 1e-3, "the pendulum passes its limit: %.5f > %.5f", qmax, hi);
+    ck_assert_msg(qmin > lo - 1e-3, "the pendulum passes its lower limit: %.5f < %.5f", qmin, lo);
+    ck_assert_int_ge(salto_sim_get_stats(s)->limit_events, 1);
+    salto_sim_destroy(s);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
+// momentum in flight: the humanoid tumbling with its joints driven (no ground): its linear
+// momentum changes by m g t, its angular momentum about the centre of mass stays (to the
+// integrator's first order: 1e-3 of it over 0.5 s at 1 ms)
+START_TEST(momentum_in_flight) {
+    salto_model* m = load("data/characters/humanoid22.yaml");
+    salto_sim_opts o;
+    salto_sim_opts_default(&o);
+    o.ground = 0;
+    o.joint_limits = 0;
+    salto_sim* s = salto_sim_create(m, &o);
+    const int nv = m->nv;
+    double q[32] = {0}, qd[32] = {0}, tau[32] = {0};
+    ck_assert_int_le(nv, 32);
+    for (int j = 0; j < nv; j++) qd[j] = j < 6 ? (j == 2 ? 3.0 : 0.0) : 0.5 * sin(j);
+    qd[dof(m, "root_ry")] = 3.0;
+    qd[dof(m, "root_rz")] = 1.0;
+    for (int j = 6; j < nv; j++) tau[j] = 0.3 * cos(j);
+    salto_sim_set_state(s, q, qd);
+    salto_sim_set_torques(s, tau);
+    salto_data* d = salto_data_create(m);
+    double h0[6], c0[3], v0[3], L0[3];
+    memcpy(d->q, q, sizeof q), memcpy(d->qd, qd, sizeof qd);
+    salto_fk(m, d, SALTO_FK_VEL);
+    salto_link_inertias(m, d);
+    salto_momentum(m, d, h0);
+    salto_com(m, d, c0, v0);
+    double cx[3];
+    salto_v3_cross(cx, c0, h0 + 3);
+    for (int k = 0; k < 3; k++) L0[k] = h0[k] - cx[k];
+    run(s, 500);
+    memcpy(d->q, salto_sim_q(s), (size_t)nv * sizeof(double));
+    memcpy(d->qd, salto_sim_qd(s), (size_t)nv * sizeof(double));
+    salto_fk(m, d, SALTO_FK_VEL);
+    salto_link_inertias(m, d);
+    double h1[6], c1[3], v1[3], L1[3];
+    salto_momentum(m, d, h1);
+    salto_com(m, d, c1, v1);
+    salto_v3_cross(cx, c1, h1 + 3);
+    for (int k = 0; k < 3; k++) L1[k] = h1[k] - cx[k];
+    const double T = salto_sim_time(s);
+    for (int k = 0; k < 3; k++) {
+        const double want = h0[3 + k] + m->mass * m->gravity[k] * T;
+        ck_assert_msg(fabs(h1[3 + k] - want) < 1e-3 * (1.0 + fabs(h0[5]) * m->mass),
+                      "linear momentum %d: %.6g, m g t says %.6g", k, h1[3 + k], want);
+    }
+    const double Ln = salto_v3_norm(L0);
+    const double dL[3] = {L1[0] - L0[0], L1[1] - L0[1], L1[2] - L0[2]};
+    ck_assert_msg(salto_v3_norm(dL) < 1e-3 * Ln, "angular momentum changed by %.3g of %.3g",
+                  salto_v3_norm(dL), Ln);
+    salto_data_destroy(d);
+    salto_sim_destroy(s);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
+// Determinism: the same input gives bit-identical states
+START_TEST(deterministic) {
+    salto_model* m = load("tests/data/sim/box.yaml");
+    salto_sim* a = salto_sim_create(m, NULL);
+    salto_sim* b = salto_sim_create(m, NULL);
+    double q[6] = {0, 0, 0.3, 0.2, 0.3, 0.1}, qd[6] = {0.5, 0, 0, 1, -2, 0.5};
+    salto_sim_set_state(a, q, qd);
+    salto_sim_set_state(b, q, qd);
+    run(a, 1500);
+    run(b, 1500);
+    ck_assert_int_eq(memcmp(salto_sim_q(a), salto_sim_q(b), 6 * sizeof(double)), 0);
+    ck_assert_int_eq(memcmp(salto_sim_qd(a), salto_sim_qd(b), 6 * sizeof(double)), 0);
+    ck_assert_int_gt(salto_sim_get_stats(a)->impacts, 0); // it did land
+    salto_sim_destroy(a);
+    salto_sim_destroy(b);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
+Suite* sim_suite(void) {
+    Suite* s = suite_create("sim");
+    TCase* tc = tcase_create("sim");
+    tcase_add_test(tc, box_rests);
+    tcase_add_test(tc, box_on_slope);
+    tcase_add_test(tc, methods_agree);
+    tcase_add_test(tc, ball_bounces);
+    tcase_add_test(tc, pendulum_stops_at_limit);
+    tcase_add_test(tc, momentum_in_flight);
+    tcase_add_test(tc, deterministic);
+    suite_add_tcase(s, tc);
+    return s;
+}
