@@ -25,7 +25,7 @@
 #include "salto/problem.h" // salto_contact_frame
 #include "salto/spatial.h"
 
-enum { row_normal = 0, row_tangent, row_limit };
+enum { row_normal = 0, row_tangent, row_limit, row_track };
 
 typedef struct row {
     int kind;
@@ -52,6 +52,10 @@ struct salto_sim {
     double *K, *resp, *lambda, *target, *now, *vel; // K (cap x cap), responses (cap x nv)
     int ncontact, ccap;
     salto_sim_contact* contacts;
+    // tracking
+    int tracking;
+    double kp, kd;
+    double *tq, *tqd, *tqdd, *ttau;
     salto_sim_stats stats;
 };
 
@@ -79,7 +83,8 @@ void salto_sim_destroy(salto_sim* s) {
     salto_data_destroy(s->d);
     salto_free(s->q), salto_free(s->qd), salto_free(s->tau), salto_free(s->fext);
     salto_free(s->fuser), salto_free(s->qdd), salto_free(s->q0), salto_free(s->qd0);
-    salto_free(s->dA), salto_free(s->rows), salto_free(s->K), salto_free(s->resp);
+    salto_free(s->dA), salto_free(s->tq), salto_free(s->tqd), salto_free(s->tqdd);
+    salto_free(s->ttau), salto_free(s->rows), salto_free(s->K), salto_free(s->resp);
     salto_free(s->lambda), salto_free(s->target), salto_free(s->now), salto_free(s->vel), salto_free(s->contacts);
     salto_free(s);
 }
@@ -107,11 +112,15 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     s->q0 = salto_calloc(nv, sizeof(double));
     s->qd0 = salto_calloc(nv, sizeof(double));
     s->dA = salto_calloc(nv * 6, sizeof(double));
+    s->tq = salto_calloc(nv, sizeof(double));
+    s->tqd = salto_calloc(nv, sizeof(double));
+    s->tqdd = salto_calloc(nv, sizeof(double));
+    s->ttau = salto_calloc(nv, sizeof(double));
     // room for every geometry point's three rows and every DOF's limit row
     int npt = 0;
     for (int g = 0; g < m->ngeom; g++) npt += m->geom_shape[g] == SALTO_GEOM_BOX ? 8 : m->geom_shape[g] == SALTO_GEOM_CAPSULE ? 2 : 1;
     s->ccap = npt > 0 ? npt : 1;
-    s->cap = 3 * npt + m->nv + 1;
+    s->cap = 3 * npt + 2 * m->nv + 1; // contacts, limits, tracking
     const size_t cap = (size_t)s->cap;
     s->rows = salto_calloc(cap, sizeof(row));
     s->K = salto_calloc(cap * cap, sizeof(double));
@@ -122,7 +131,7 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     s->vel = salto_calloc(cap, sizeof(double));
     s->contacts = salto_calloc((size_t)s->ccap, sizeof(salto_sim_contact));
     if (!s->d || !s->q || !s->qd || !s->tau || !s->fext || !s->fuser || !s->qdd || !s->q0 ||
-        !s->qd0 || !s->dA || !s->rows || !s->K || !s->resp || !s->lambda || !s->target ||
+        !s->qd0 || !s->dA || !s->tq || !s->tqd || !s->tqdd || !s->ttau || !s->rows || !s->K || !s->resp || !s->lambda || !s->target ||
         !s->now || !s->vel || !s->contacts) {
         salto_sim_destroy(s);
         return NULL;
@@ -158,6 +167,20 @@ void salto_sim_apply_force(salto_sim* s, int link, const double f[3], const doub
     salto_point_force(w, x, f);
     salto_sv_add_to(s->fuser + 6 * link, w);
 }
+
+void salto_sim_track(salto_sim* s, const double* q, const double* qd, const double* qdd,
+                     double kp, double kd) {
+    const size_t n = (size_t)s->m->nv * sizeof(double);
+    s->tracking = q != NULL;
+    if (!q) return;
+    memcpy(s->tq, q, n);
+    memcpy(s->tqd, qd, n);
+    memcpy(s->tqdd, qdd, n);
+    s->kp = kp, s->kd = kd;
+}
+
+const double* salto_sim_tracking_torques(const salto_sim* s) { return s->ttau; }
+
 
 void salto_sim_clear_forces(salto_sim* s) {
     memset(s->fuser, 0, (size_t)s->m->nv * 6 * sizeof(double));
@@ -239,6 +262,13 @@ static void collect(salto_sim* s, double h) {
             rl->kind = row_limit, rl->link = j, rl->sign = sign, rl->gap = gap, rl->contact = -1;
         }
     }
+    if (s->tracking) {
+        for (int j = m->nroot; j < m->nv; j++) {
+            row* rt = &s->rows[s->nrow++];
+            memset(rt, 0, sizeof *rt);
+            rt->kind = row_track, rt->link = j, rt->sign = 1.0, rt->contact = -1;
+        }
+    }
 }
 
 
@@ -246,7 +276,7 @@ static void collect(salto_sim* s, double h) {
 static void row_values(const salto_sim* s, int accel, double* out) {
     for (int i = 0; i < s->nrow; i++) {
         const row* r = &s->rows[i];
-        if (r->kind == row_limit) {
+        if (r->kind == row_limit || r->kind == row_track) {
             out[i] = r->sign * (accel ? s->d->qdd[r->link] : s->qd[r->link]);
             continue;
         }
@@ -274,20 +304,21 @@ static salto_status build_k(salto_sim* s) {
         double u[6];
         const double* f = NULL;
         int at = r->link;
-        if (r->kind != row_limit) {
+        const int torque = r->kind == row_limit || r->kind == row_track;
+        if (!torque) {
             salto_point_force(u, s->contacts[r->contact].point, r->dir);
             f = u;
         }
         double* dq = s->resp + (size_t)k * nv;
         if (s->o.method == SALTO_CONSTRAINT_ABA_DELTA) {
             salto_aba_delta(m, s->d, at, f, dq, s->dA);
-            if (r->kind == row_limit) {
+            if (torque && r->sign != 1.0) {
                 for (int j = 0; j < nv; j++) dq[j] *= r->sign;
                 for (int j = 0; j < 6 * nv; j++) s->dA[j] *= r->sign;
             }
             for (int i = 0; i < n; i++) { // the rows' change from dA (no velocity terms)
                 const row* ri = &s->rows[i];
-                if (ri->kind == row_limit) {
+                if (ri->kind == row_limit || ri->kind == row_track) {
                     s->K[(size_t)n * k + i] = ri->sign * dq[ri->link];
                 } else {
                     double a[3];
@@ -351,7 +382,7 @@ static void pgs(salto_sim* s) {
             if (s->rows[i].kind == row_tangent) {
                 const double lim = mu * L[s->rows[i].normal];
                 v = fmin(fmax(v, -lim), lim);
-            } else {
+            } else if (s->rows[i].kind != row_track) {
                 v = fmax(v, 0.0);
             }
             moved = fmax(moved, fabs(v - L[i]));
@@ -387,7 +418,7 @@ static salto_status impacts(salto_sim* s, int* any) {
     int approaching = 0;
     for (int i = 0; i < n; i++) {
         const row* r = &s->rows[i];
-        if (r->kind == row_tangent) continue;
+        if (r->kind == row_tangent || r->kind == row_track) continue;
         if (r->gap >= -1e-9 && s->now[i] < -1e-9) approaching = 1;
     }
     if (!approaching) return SALTO_OK;
@@ -398,7 +429,9 @@ static salto_status impacts(salto_sim* s, int* any) {
     for (int i = 0; i < n; i++) {
         const row* r = &s->rows[i];
         const double v = s->now[i];
-        if (r->kind == row_tangent) {
+        if (r->kind == row_track) {
+            s->target[i] = -INFINITY; // tracking acts through accelerations only
+        } else if (r->kind == row_tangent) {
             s->target[i] = 0.0; // stop sliding, as far as friction can
         } else if (r->gap < -1e-9 || v >= 0.0) {
             s->target[i] = -INFINITY; // not touching, or separating: no impulse needed
@@ -426,6 +459,7 @@ static salto_status impacts(salto_sim* s, int* any) {
 static salto_status accelerations(salto_sim* s, double h) {
     const salto_model* m = s->m;
     const int nv = m->nv, n = s->nrow;
+    memset(s->ttau, 0, (size_t)nv * sizeof(double));
     salto_status st = free_pass(s);
     if (st != SALTO_OK || n == 0) return st;
     if ((st = build_k(s)) != SALTO_OK) return st;
@@ -435,6 +469,11 @@ static salto_status accelerations(salto_sim* s, double h) {
     const double w = s->o.stiffness;
     for (int i = 0; i < n; i++) {
         const row* r = &s->rows[i];
+        if (r->kind == row_track) {
+            const int j = r->link;
+            s->target[i] = s->tqdd[j] + s->kp * (s->tq[j] - s->q[j]) + s->kd * (s->tqd[j] - s->qd[j]);
+            continue;
+        }
         const double gap = r->kind == row_tangent ? s->rows[r->normal].gap : r->gap;
         if (gap < -1e-6) {
             s->target[i] = -INFINITY; // apart: free to approach (an impact when it touches)
@@ -450,7 +489,8 @@ static salto_status accelerations(salto_sim* s, double h) {
         if (L == 0.0) continue;
         for (int j = 0; j < nv; j++) s->qdd[j] += L * s->resp[(size_t)i * nv + j];
         const row* r = &s->rows[i];
-        if (r->kind != row_limit) {
+        if (r->kind == row_track) s->ttau[r->link] = L;
+        if (r->kind == row_normal || r->kind == row_tangent) {
             salto_sim_contact* c = &s->contacts[r->contact];
             for (int k = 0; k < 3; k++) c->force[k] += L * r->dir[k];
         }

@@ -75,6 +75,17 @@ void salto_sim_set_torques(salto_sim* s, const double* tau);
 void salto_sim_apply_force(salto_sim* s, int link, const double f[3], const double x[3]);
 void salto_sim_clear_forces(salto_sim* s);
 
+// Motion control (Kokkevis 8.3): from now on, every DOF past the root's follows the target
+// (q, qd, qdd; nv each, copied) through an acceleration constraint on its joint,
+// qdd = qdd_target + kp (q_target - q) + kd (qd_target - qd), solved with the contacts and
+// limits; the joint torques that do it are the constraint's (salto_sim_tracking_torques).
+// kp, kd: 1/s^2, 1/s (Kokkevis: kp = 1/ts^2, kd = sqrt(2)/ts reach 10% in ts). NULL q: no
+// tracking (the joints limp, but for the torques set).
+void salto_sim_track(salto_sim* s, const double* q, const double* qd, const double* qdd,
+                     double kp, double kd);
+// the tracking torques of the last step (nv; zero on the root's DOFs and without tracking)
+const double* salto_sim_tracking_torques(const salto_sim* s);
+
 // Advances by opts.dt. SALTO_ERR_NUMERIC when the state stops being finite or the
 // articulated-body algorithm fails (the state is left at the last good step).
 salto_status salto_sim_step(salto_sim* s, salto_error* err);
