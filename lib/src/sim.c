@@ -25,14 +25,16 @@
 #include "salto/problem.h" // salto_contact_frame
 #include "salto/spatial.h"
 
-enum { row_normal = 0, row_tangent, row_limit, row_track };
+enum { row_normal = 0, row_tangent, row_limit, row_track, row_hold };
+enum { max_holds = 8 };
 
 typedef struct row {
     int kind;
     int link;         // contact rows: the link; limit rows: the DOF
     int contact;      // contact rows: the contact; tangent rows' normal row: normal
     int normal;       // tangent rows: their normal row
-    double dir[3];    // contact rows: the direction
+    double dir[3];    // contact and hold rows: the direction
+    double pt[3];     // contact and hold rows: the point the force acts at, world
     double sign;      // limit rows: +1 at the lower limit, -1 at the upper
     double gap;       // penetration along the row (> 0: inside), m or rad
 } row;
@@ -56,6 +58,10 @@ struct salto_sim {
     int tracking;
     double kp, kd;
     double *tq, *tqd, *tqdd, *ttau;
+    // holds: sites kept at points
+    int nhold;
+    int hold_site[max_holds];
+    double hold_point[max_holds][3];
     salto_sim_stats stats;
 };
 
@@ -120,7 +126,7 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     int npt = 0;
     for (int g = 0; g < m->ngeom; g++) npt += m->geom_shape[g] == SALTO_GEOM_BOX ? 8 : m->geom_shape[g] == SALTO_GEOM_CAPSULE ? 2 : 1;
     s->ccap = npt > 0 ? npt : 1;
-    s->cap = 3 * npt + 2 * m->nv + 1; // contacts, limits, tracking
+    s->cap = 3 * npt + 2 * m->nv + 3 * max_holds + 1; // contacts, limits, tracking, holds
     const size_t cap = (size_t)s->cap;
     s->rows = salto_calloc(cap, sizeof(row));
     s->K = salto_calloc(cap * cap, sizeof(double));
@@ -182,6 +188,17 @@ void salto_sim_track(salto_sim* s, const double* q, const double* qd, const doub
 const double* salto_sim_tracking_torques(const salto_sim* s) { return s->ttau; }
 
 
+int salto_sim_hold(salto_sim* s, int site, const double point[3]) {
+    if (site < 0 || site >= s->m->nsite || s->m->site_link[site] < 0 || s->nhold == max_holds) return 0;
+    s->hold_site[s->nhold] = site;
+    memcpy(s->hold_point[s->nhold], point, 3 * sizeof(double));
+    s->nhold++;
+    return 1;
+}
+
+void salto_sim_release_all(salto_sim* s) { s->nhold = 0; }
+
+
 void salto_sim_clear_forces(salto_sim* s) {
     memset(s->fuser, 0, (size_t)s->m->nv * 6 * sizeof(double));
 }
@@ -238,11 +255,13 @@ static void collect(salto_sim* s, double h) {
                 memset(rn, 0, sizeof *rn);
                 rn->kind = row_normal, rn->link = link, rn->contact = s->ncontact, rn->gap = depth;
                 memcpy(rn->dir, N, 3 * sizeof(double));
+                memcpy(rn->pt, x, sizeof x);
                 for (int t = 0; t < (s->planar ? 1 : 2); t++) {
                     row* rt = &s->rows[s->nrow++];
                     memset(rt, 0, sizeof *rt);
                     rt->kind = row_tangent, rt->link = link, rt->contact = s->ncontact, rt->normal = nr;
                     memcpy(rt->dir, t ? Ty : Tx, 3 * sizeof(double));
+                    memcpy(rt->pt, x, sizeof x);
                 }
                 s->ncontact++;
             }
@@ -260,6 +279,20 @@ static void collect(salto_sim* s, double h) {
             row* rl = &s->rows[s->nrow++];
             memset(rl, 0, sizeof *rl);
             rl->kind = row_limit, rl->link = j, rl->sign = sign, rl->gap = gap, rl->contact = -1;
+        }
+    }
+    for (int k = 0; k < s->nhold; k++) {
+        const int site = s->hold_site[k];
+        double x[3];
+        salto_site_pos(m, d, site, x);
+        for (int a = 0; a < 3; a++) {
+            if (s->planar && a == 1) continue;
+            row* rh = &s->rows[s->nrow++];
+            memset(rh, 0, sizeof *rh);
+            rh->kind = row_hold, rh->link = m->site_link[site], rh->contact = -1;
+            rh->dir[a] = 1.0;
+            memcpy(rh->pt, x, sizeof x);
+            rh->gap = s->hold_point[k][a] - x[a];
         }
     }
     if (s->tracking) {
@@ -280,7 +313,7 @@ static void row_values(const salto_sim* s, int accel, double* out) {
             out[i] = r->sign * (accel ? s->d->qdd[r->link] : s->qd[r->link]);
             continue;
         }
-        const double* x = s->contacts[r->contact].point;
+        const double* x = r->pt;
         double v[3];
         if (accel) {
             point_acc(s->m, s->d, r->link, x, v);
@@ -306,7 +339,7 @@ static salto_status build_k(salto_sim* s) {
         int at = r->link;
         const int torque = r->kind == row_limit || r->kind == row_track;
         if (!torque) {
-            salto_point_force(u, s->contacts[r->contact].point, r->dir);
+            salto_point_force(u, r->pt, r->dir);
             f = u;
         }
         double* dq = s->resp + (size_t)k * nv;
@@ -322,7 +355,7 @@ static salto_status build_k(salto_sim* s) {
                     s->K[(size_t)n * k + i] = ri->sign * dq[ri->link];
                 } else {
                     double a[3];
-                    salto_v3_cross(a, s->dA + 6 * ri->link, s->contacts[ri->contact].point);
+                    salto_v3_cross(a, s->dA + 6 * ri->link, ri->pt);
                     for (int c = 0; c < 3; c++) a[c] += s->dA[6 * ri->link + 3 + c];
                     s->K[(size_t)n * k + i] = salto_v3_dot(ri->dir, a);
                 }
@@ -382,7 +415,7 @@ static void pgs(salto_sim* s) {
             if (s->rows[i].kind == row_tangent) {
                 const double lim = mu * L[s->rows[i].normal];
                 v = fmin(fmax(v, -lim), lim);
-            } else if (s->rows[i].kind != row_track) {
+            } else if (s->rows[i].kind != row_track && s->rows[i].kind != row_hold) {
                 v = fmax(v, 0.0);
             }
             moved = fmax(moved, fabs(v - L[i]));
@@ -418,7 +451,7 @@ static salto_status impacts(salto_sim* s, int* any) {
     int approaching = 0;
     for (int i = 0; i < n; i++) {
         const row* r = &s->rows[i];
-        if (r->kind == row_tangent || r->kind == row_track) continue;
+        if (r->kind == row_tangent || r->kind == row_track || r->kind == row_hold) continue;
         if (r->gap >= -1e-9 && s->now[i] < -1e-9) approaching = 1;
     }
     if (!approaching) return SALTO_OK;
@@ -429,8 +462,8 @@ static salto_status impacts(salto_sim* s, int* any) {
     for (int i = 0; i < n; i++) {
         const row* r = &s->rows[i];
         const double v = s->now[i];
-        if (r->kind == row_track) {
-            s->target[i] = -INFINITY; // tracking acts through accelerations only
+        if (r->kind == row_track || r->kind == row_hold) {
+            s->target[i] = -INFINITY; // tracking and holds act through accelerations only
         } else if (r->kind == row_tangent) {
             s->target[i] = 0.0; // stop sliding, as far as friction can
         } else if (r->gap < -1e-9 || v >= 0.0) {
@@ -472,6 +505,10 @@ static salto_status accelerations(salto_sim* s, double h) {
         if (r->kind == row_track) {
             const int j = r->link;
             s->target[i] = s->tqdd[j] + s->kp * (s->tq[j] - s->q[j]) + s->kd * (s->tqd[j] - s->qd[j]);
+            continue;
+        }
+        if (r->kind == row_hold) { // back to the point, critically damped
+            s->target[i] = w * w * r->gap - 2.0 * w * vel[i];
             continue;
         }
         const double gap = r->kind == row_tangent ? s->rows[r->normal].gap : r->gap;

@@ -86,6 +86,11 @@ void salto_sim_track(salto_sim* s, const double* q, const double* qd, const doub
 // the tracking torques of the last step (nv; zero on the root's DOFs and without tracking)
 const double* salto_sim_tracking_torques(const salto_sim* s);
 
+// Holds a site at a world point (a hand gripping a bar) by a bilateral constraint until
+// released; returns 0 when the site is fixed to the world or 8 are held already.
+int salto_sim_hold(salto_sim* s, int site, const double point[3]);
+void salto_sim_release_all(salto_sim* s);
+
 // Advances by opts.dt. SALTO_ERR_NUMERIC when the state stops being finite or the
 // articulated-body algorithm fails (the state is left at the last good step).
 salto_status salto_sim_step(salto_sim* s, salto_error* err);

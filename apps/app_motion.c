@@ -1,0 +1,226 @@
+// app_motion.c: a motion to validate or play, from motion.json (its spline, on its problem
+// as it was solved), CSV or BVH (frames on a problem's character, interpolated phase by phase)
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_motion.h"
+
+// the flight phase (no contact) named name, -1 for none
+static int flight_named(const salto_problem_desc* p, const char* name) {
+    for (int i = 0; i < p->nphase; i++) {
+        if (p->phases[i].contact.type == SALTO_CONTACT_NONE && strcmp(p->phases[i].name, name) == 0) return i;
+    }
+    return -1;
+}
+
+
+static void frames_state(void* ctx, double t, double* q, double* qd, double* qdd) {
+    const salto_frames* f = ctx;
+    salto_frames_state(f, t, q, qd, qdd, f->nv);
+}
+
+
+// a motion in CSV or BVH on the problem's character: its frames' splines cover the phases
+static int open_frames(app_motion* am, const char* who, const char* motion_path, int bvh,
+                       const char* problem_path) {
+    if (!problem_path) {
+        fprintf(stderr, "%s: error: a %s motion names no problem; give the problem with its "
+                        "character and contact phases with --problem\n",
+                motion_path, bvh ? "BVH" : "CSV");
+        return 2;
+    }
+    salto_error err = {0};
+    salto_problem_desc* p = NULL;
+    salto_nlp* nlp = app_load_nlp(problem_path, &p);
+    if (!nlp) return 2;
+    am->p = p, am->nlp = nlp; // released by app_motion_close, whatever happens
+    salto_frames* f = bvh ? salto_frames_load_bvh(motion_path, p->model, &err)
+                          : salto_frames_load_csv(motion_path, &err);
+    if (!f) {
+        app_print_error(&err);
+        return 2;
+    }
+    am->f = f;
+    int status = 2;
+    double* breaks = malloc(sizeof(double) * (size_t)p->nphase); // the phase boundaries
+    for (int i = 1; breaks && i < p->nphase; i++) breaks[i - 1] = p->phases[i].start;
+    if (!breaks) {
+        fprintf(stderr, "%s: out of memory\n", who);
+        status = 1;
+    } else if (salto_frames_bind(f, p->model, &err) != SALTO_OK) {
+        app_print_error(&err);
+    } else {
+        // the phases and the motion span the same time: from 0 to the phases' end, the motion
+        // allowed to stop short of it by at most its last frame interval
+        const double T = p->duration, t0 = f->t[0], t1 = f->t[f->nframe - 1];
+        // (tol: a BVH's frame time is written to 9 decimals, its rounding adds up frame by frame)
+        const double last = t1 - f->t[f->nframe - 2], tol = 1e-9 * (1.0 + T + f->nframe);
+        if (t0 > tol || t0 < -tol) {
+            fprintf(stderr, "%s: error: the motion starts at t = %g s, but the phases of '%s' "
+                            "start at 0 s\n", motion_path, t0, problem_path);
+        } else if (t1 > T + tol) {
+            fprintf(stderr, "%s: error: the motion runs to t = %g s, but the phases of '%s' end at "
+                            "%g s: the phase list does not cover the motion\n",
+                    motion_path, t1, problem_path, T);
+        } else if (t1 < T - last - tol) {
+            fprintf(stderr, "%s: error: the motion ends at t = %g s, but the phases of '%s' go on "
+                            "to %g s\n", motion_path, t1, problem_path, T);
+        } else if (salto_frames_fit(f, p->nphase - 1, breaks, &err) != SALTO_OK) {
+            app_print_error(&err);
+        } else {
+            status = 0;
+            am->state = frames_state, am->ctx = f;
+        }
+    }
+    free(breaks);
+    return status;
+}
+
+
+// whether path ends in ext (".csv", ".bvh"), either case
+static int has_ext(const char* path, const char* ext) {
+    const size_t n = strlen(path), e = strlen(ext);
+    if (n < e) return 0;
+    for (size_t k = 0; k < e; k++) {
+        char c = path[n - e + k];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (c != ext[k]) return 0;
+    }
+    return 1;
+}
+
+
+// a motion.json written by salto solve: its spline on its problem, reloaded as it was solved
+static int open_json(app_motion* am, const char* who, const char* motion_path,
+                     const char* problem_path) {
+    salto_error err = {0};
+    salto_motion* mo = salto_motion_load_json(motion_path, &err);
+    if (!mo) {
+        app_print_error(&err);
+        return 2;
+    }
+    am->mo = mo;
+    if (!problem_path) problem_path = mo->problem;
+    if (!problem_path || !*problem_path) {
+        fprintf(stderr, "%s: error: the motion names no problem file; give one with --problem\n",
+                motion_path);
+        return 2;
+    }
+    salto_problem_desc* p = NULL;
+    salto_nlp* nlp = app_load_nlp(problem_path, &p);
+    if (!nlp) return 2;
+    // the motion must be on the problem's character, DOF by DOF
+    int same = mo->nv == p->model->nv;
+    for (int j = 0; same && j < mo->nv; j++) same = strcmp(mo->dof_name[j], p->model->link_name[j]) == 0;
+    if (!same) {
+        fprintf(stderr, "%s: error: the motion's %d DOFs are not the %d DOFs of the character of "
+                        "'%s' (%s)\n",
+                motion_path, mo->nv, p->model->nv, problem_path, p->model->name);
+        goto bad;
+    }
+    if (mo->ncp == 0 || !mo->control) {
+        fprintf(stderr, "%s: error: the motion has no spline (control points and knots); salto "
+                        "%s reads motions written by salto solve\n",
+                motion_path, who);
+        goto bad;
+    }
+    // the problem as the motion was solved: each flight with its centre of mass on its parabola
+    // or not (motion.json's "ballistic" list), and its spline laid out as the motion's (a
+    // re-solve may have kept other knots per phase); reloaded once with those settings where
+    // they differ from the file's
+    for (int k = 0; k < mo->nballistic; k++) {
+        if (flight_named(p, mo->ballistic[k]) < 0) {
+            fprintf(stderr, "%s: error: the motion lists '%s' as a ballistic flight, but '%s' has "
+                            "no flight phase of that name\n",
+                    motion_path, mo->ballistic[k], problem_path);
+            goto bad;
+        }
+    }
+    {
+        char** set = calloc((size_t)p->nphase + 2, sizeof(char*));
+        int nset = 0, ok = set != NULL;
+        for (int i = 0; ok && i < p->nphase; i++) {
+            if (p->phases[i].contact.type != SALTO_CONTACT_NONE) continue;
+            int want = 0;
+            for (int k = 0; k < mo->nballistic; k++) want |= flight_named(p, mo->ballistic[k]) == i;
+            if (want == salto_nlp_phase_ballistic(nlp, i)) continue;
+            const size_t len = strlen(p->phases[i].name) + 32;
+            ok = (set[nset] = malloc(len)) != NULL;
+            if (ok) snprintf(set[nset++], len, "phases.%s.ballistic=%s", p->phases[i].name, want ? "true" : "false");
+        }
+        int fits = 1;
+        if (ok && !salto_nlp_has_motion_spline(nlp, mo)) {
+            int* counts = calloc((size_t)p->nphase, sizeof(int));
+            const size_t len = 64 + 16 * (size_t)p->nphase;
+            ok = counts && (set[nset] = malloc(64)) && (set[nset + 1] = malloc(len));
+            fits = ok && salto_motion_knot_counts(mo, p->nphase, counts);
+            if (fits) {
+                snprintf(set[nset], 64, "spline.control_points=%d", mo->ncp);
+                int at = snprintf(set[nset + 1], len, "spline.phase_knots=[");
+                for (int i = 0; i < p->nphase; i++) {
+                    at += snprintf(set[nset + 1] + at, len - (size_t)at, "%s%d", i ? ", " : "", counts[i]);
+                }
+                snprintf(set[nset + 1] + at, len - (size_t)at, "]");
+            }
+            nset += 2; // freed below, used or not
+            free(counts);
+        }
+        if (ok && fits && nset > 0) {
+            salto_nlp_destroy(nlp);
+            salto_problem_destroy(p);
+            nlp = app_load_nlp_set(problem_path, nset, (const char* const*)set, &p);
+            ok = nlp != NULL; // the loader has said why
+            fits = !ok || salto_nlp_has_motion_spline(nlp, mo);
+        }
+        if (ok && !fits) {
+            fprintf(stderr, "%s: error: the motion's spline (%d control points) does not fit "
+                            "the phases of '%s'\n",
+                    motion_path, mo->ncp, problem_path);
+        }
+        if (!ok && nlp) fprintf(stderr, "%s: out of memory\n", who);
+        for (int k = 0; k < nset; k++) free(set[k]);
+        free(set);
+        if (!ok || !fits) goto bad;
+    }
+
+    {
+        const int nx = salto_nlp_nx(nlp);
+        double* x = malloc((size_t)nx * sizeof(double));
+        if (!x) {
+            fprintf(stderr, "%s: out of memory\n", who);
+            salto_nlp_destroy(nlp), salto_problem_destroy(p);
+            return 1;
+        }
+        salto_nlp_guess_from_motion(nlp, mo, x); // the control points as they are
+        am->p = p, am->nlp = nlp, am->x = x;
+        am->nm.nlp = nlp, am->nm.x = x;
+        am->state = salto_nlp_motion_state, am->ctx = &am->nm;
+        return 0;
+    }
+
+bad:
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+    return 2;
+}
+
+
+int app_motion_open(app_motion* am, const char* who, const char* motion_path,
+                    const char* problem_path) {
+    memset(am, 0, sizeof *am);
+    if (has_ext(motion_path, ".csv") || has_ext(motion_path, ".bvh")) {
+        return open_frames(am, who, motion_path, has_ext(motion_path, ".bvh"), problem_path);
+    }
+    return open_json(am, who, motion_path, problem_path);
+}
+
+
+void app_motion_close(app_motion* am) {
+    free(am->x);
+    salto_nlp_destroy(am->nlp);
+    salto_problem_destroy(am->p);
+    salto_motion_destroy(am->mo);
+    salto_frames_destroy(am->f);
+    memset(am, 0, sizeof *am);
+}
