@@ -58,6 +58,7 @@ struct salto_sim {
     int tracking;
     double kp, kd;
     double *tq, *tqd, *tqdd, *ttau;
+    int* at_limit;                    // per DOF: at a limit at the end of the last step
     // holds: sites kept at points
     int nhold;
     int hold_site[max_holds];
@@ -90,7 +91,7 @@ void salto_sim_destroy(salto_sim* s) {
     salto_free(s->q), salto_free(s->qd), salto_free(s->tau), salto_free(s->fext);
     salto_free(s->fuser), salto_free(s->qdd), salto_free(s->q0), salto_free(s->qd0);
     salto_free(s->dA), salto_free(s->tq), salto_free(s->tqd), salto_free(s->tqdd);
-    salto_free(s->ttau), salto_free(s->rows), salto_free(s->K), salto_free(s->resp);
+    salto_free(s->ttau), salto_free(s->at_limit), salto_free(s->rows), salto_free(s->K), salto_free(s->resp);
     salto_free(s->lambda), salto_free(s->target), salto_free(s->now), salto_free(s->vel), salto_free(s->contacts);
     salto_free(s);
 }
@@ -122,6 +123,7 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     s->tqd = salto_calloc(nv, sizeof(double));
     s->tqdd = salto_calloc(nv, sizeof(double));
     s->ttau = salto_calloc(nv, sizeof(double));
+    s->at_limit = salto_calloc(nv, sizeof(int));
     // room for every geometry point's three rows and every DOF's limit row
     int npt = 0;
     for (int g = 0; g < m->ngeom; g++) npt += m->geom_shape[g] == SALTO_GEOM_BOX ? 8 : m->geom_shape[g] == SALTO_GEOM_CAPSULE ? 2 : 1;
@@ -137,7 +139,7 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     s->vel = salto_calloc(cap, sizeof(double));
     s->contacts = salto_calloc((size_t)s->ccap, sizeof(salto_sim_contact));
     if (!s->d || !s->q || !s->qd || !s->tau || !s->fext || !s->fuser || !s->qdd || !s->q0 ||
-        !s->qd0 || !s->dA || !s->tq || !s->tqd || !s->tqdd || !s->ttau || !s->rows || !s->K || !s->resp || !s->lambda || !s->target ||
+        !s->qd0 || !s->dA || !s->tq || !s->tqd || !s->tqdd || !s->ttau || !s->at_limit || !s->rows || !s->K || !s->resp || !s->lambda || !s->target ||
         !s->now || !s->vel || !s->contacts) {
         salto_sim_destroy(s);
         return NULL;
@@ -475,15 +477,16 @@ static salto_status impacts(salto_sim* s, int* any) {
         }
     }
     pgs(s);
+    double fastest = 0.0; // the fastest approach of a touching point
     for (int i = 0; i < n; i++) {
         const double L = s->lambda[i];
         if (L == 0.0) continue;
         *any = 1;
         const row* r = &s->rows[i];
-        if (r->kind == row_limit && s->now[i] < -1e-9) s->stats.limit_events++;
+        if (r->kind == row_normal) fastest = fmax(fastest, -s->now[i]);
         for (int j = 0; j < nv; j++) s->qd[j] += L * s->resp[(size_t)i * nv + j];
     }
-    if (*any) s->stats.impacts++;
+    if (fastest > s->o.bounce_speed) s->stats.impacts++; // a collision, not resting contact
     return SALTO_OK;
 }
 
@@ -620,5 +623,14 @@ salto_status salto_sim_step(salto_sim* s, salto_error* err) {
     memcpy(s->d->q, s->q, (size_t)nv * sizeof(double));
     memcpy(s->d->qd, s->qd, (size_t)nv * sizeof(double));
     salto_fk(m, s->d, SALTO_FK_VEL);
+    // joints arriving at a limit (within 1e-4 rad of it, or past it) since the last step
+    for (int j = 0; j < nv; j++) {
+        int at = 0;
+        if (s->o.joint_limits && m->link_has_limits[j]) {
+            at = s->q[j] < m->link_limits[2 * j] + 1e-4 || s->q[j] > m->link_limits[2 * j + 1] - 1e-4;
+        }
+        if (at && !s->at_limit[j]) s->stats.limit_events++;
+        s->at_limit[j] = at;
+    }
     return SALTO_OK;
 }

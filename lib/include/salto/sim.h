@@ -48,8 +48,9 @@ typedef struct salto_sim_stats {
     long steps;                 // steps taken (salto_sim_step calls)
     long substeps;              // integration steps, halvings included
     long halvings;              // steps halved on penetration
-    long impacts;               // impact resolutions
-    long limit_events;          // joints arriving at a limit
+    long impacts;               // collisions: impacts with a point approaching faster than
+                                //   bounce_speed (slower ones are resting contact)
+    long limit_events;          // joints arriving at a limit (within 1e-4 rad of it)
     long pgs_sweeps;            // projected Gauss-Seidel sweeps in all
     double max_depth;           // the deepest penetration seen at the end of a step, m
 } salto_sim_stats;

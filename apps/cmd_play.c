@@ -1,0 +1,506 @@
+// cmd_play.c: salto play MOTION: the motion played back under physics by the stepping
+// simulator, its joints tracking the motion, optionally pushed or gone limp
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_motion.h"
+#include "cmds.h"
+#include "json_out.h"
+#include "salto/atomic.h"
+#include "salto/kinematics.h"
+#include "salto/sim.h"
+
+static void help(void) {
+    printf("usage: salto play MOTION [--problem P] [-o DIR] [--dt S] [--duration S]\n"
+           "                  [--push BODY:FX,FY,FZ@T[:DURATION]]... [--ragdoll-after T]\n"
+           "                  [--kp K] [--kd D] [--method delta|test-forces] [--quiet]\n\n"
+           "Plays a motion (motion.json from 'salto solve', or CSV or BVH frames with --problem)\n"
+           "under physics in the stepping simulator: the character starts in the motion's first\n"
+           "state, its joints follow the motion through acceleration constraints (qdd = qdd_m +\n"
+           "kp (q_m - q) + kd (qd_m - qd)), its geometry meets the ground with friction and\n"
+           "impacts, its joints stop at their limits, and in the problem's bar phases its hands\n"
+           "hold the bar. After the motion ends the last pose (and grip) is held.\n\n"
+           "Writes DIR/sim.json (settings, statistics, every frame), DIR/sim.csv (t, the DOFs,\n"
+           "the tracking error, the contact count and total contact force per frame) and\n"
+           "DIR/filmstrip.png, each atomically, and prints the tracking error and the number of\n"
+           "contacts, impacts and limit events. A simulation that blows up (a state not finite,\n"
+           "a joint spinning past 1000 rad/s) stops with a message naming the time and the\n"
+           "cause, and what was computed before is written. Exit status: 0, 1 when the\n"
+           "simulation blew up, 2 for bad input.\n\n"
+           "  --problem P        the problem (default: the one the motion names)\n"
+           "  -o DIR             where to write (default: the motion's folder)\n"
+           "  --dt S             the simulator's step (default 0.001 s)\n"
+           "  --duration S       how long to play (default: the motion's duration + 0.5 s)\n"
+           "  --push BODY:FX,FY,FZ@T[:DURATION]   a force (N, world) on the body's origin from\n"
+           "                     time T for DURATION s (default 0.1)\n"
+           "  --ragdoll-after T  tracking off from time T: the character goes limp\n"
+           "  --kp K, --kd D     tracking gains (default 400 /s^2, 40 /s: critically damped at\n"
+           "                     20 rad/s)\n"
+           "  --method M         the constraint matrix by the delta method (default) or by a\n"
+           "                     full pass per test force\n"
+           "  --quiet            no summary\n");
+}
+
+enum { max_push = 32 };
+
+typedef struct push {
+    int body;
+    double f[3];
+    double t0, dur;
+} push;
+
+
+// BODY:FX,FY,FZ@T[:DURATION]; the body resolved later (its name kept in name)
+static int parse_push(const char* arg, push* p, char* name, size_t nname) {
+    const char* colon = strchr(arg, ':');
+    const char* at = colon ? strchr(colon, '@') : NULL;
+    if (!colon || !at || colon == arg) return 0;
+    snprintf(name, nname, "%.*s", (int)(colon - arg), arg);
+    char* end = NULL;
+    const char* s = colon + 1;
+    for (int k = 0; k < 3; k++) {
+        p->f[k] = strtod(s, &end);
+        if (end == s || !isfinite(p->f[k])) return 0;
+        if (k < 2) {
+            if (*end != ',') return 0;
+            s = end + 1;
+        }
+    }
+    if (end != at) return 0;
+    p->t0 = strtod(at + 1, &end);
+    if (end == at + 1 || !(p->t0 >= 0.0) || !isfinite(p->t0)) return 0;
+    p->dur = 0.1;
+    if (*end == ':') {
+        const char* d = end + 1;
+        p->dur = strtod(d, &end);
+        if (end == d || !(p->dur > 0.0) || !isfinite(p->dur)) return 0;
+    }
+    return *end == '\0';
+}
+
+
+static int parse_pos(const char* opt, const char* arg, double* out) {
+    char* end = NULL;
+    const double v = strtod(arg, &end);
+    if (end == arg || *end || !(v > 0.0) || !isfinite(v)) {
+        fprintf(stderr, "salto play: %s needs a number > 0, not '%s'\n", opt, arg);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+
+// the ground the problem stands on: its first ground contact's plane and friction, else the
+// highest above_ground plane, else z = 0
+static void ground_from(const salto_problem_desc* p, salto_sim_opts* o) {
+    for (int i = 0; i < p->nphase; i++) {
+        const salto_contact_desc* c = &p->phases[i].contact;
+        if (c->type != SALTO_CONTACT_GROUND) continue;
+        memcpy(o->ground_normal, c->normal, 3 * sizeof(double));
+        o->ground_height = c->height;
+        o->friction = c->friction;
+        return;
+    }
+    int have = 0;
+    for (int k = 0; k < p->ncon; k++) {
+        if (p->cons[k].type != SALTO_CON_ABOVE_GROUND) continue;
+        o->ground_height = have ? fmax(o->ground_height, p->cons[k].height) : p->cons[k].height;
+        have = 1;
+    }
+}
+
+
+typedef struct record {
+    int n, cap, nv;
+    double *t, *q, *err, *force;
+    int* contacts;
+} record;
+
+static int record_frame(record* r, double t, const double* q, double err, int nc,
+                        const double f[3]) {
+    if (r->n == r->cap) {
+        const int cap = r->cap ? 2 * r->cap : 256;
+        double* t2 = realloc(r->t, (size_t)cap * sizeof(double));
+        if (t2) r->t = t2;
+        double* q2 = realloc(r->q, (size_t)cap * (size_t)r->nv * sizeof(double));
+        if (q2) r->q = q2;
+        double* e2 = realloc(r->err, (size_t)cap * sizeof(double));
+        if (e2) r->err = e2;
+        double* f2 = realloc(r->force, (size_t)cap * 3 * sizeof(double));
+        if (f2) r->force = f2;
+        int* c2 = realloc(r->contacts, (size_t)cap * sizeof(int));
+        if (c2) r->contacts = c2;
+        if (!t2 || !q2 || !e2 || !f2 || !c2) return 0;
+        r->cap = cap;
+    }
+    r->t[r->n] = t;
+    memcpy(r->q + (size_t)r->n * r->nv, q, (size_t)r->nv * sizeof(double));
+    r->err[r->n] = err;
+    r->contacts[r->n] = nc;
+    memcpy(r->force + 3 * (size_t)r->n, f, 3 * sizeof(double));
+    r->n++;
+    return 1;
+}
+
+
+static salto_status write_csv(const salto_model* m, const record* r, const char* path,
+                              salto_error* err) {
+    salto_atomic a;
+    salto_status s = salto_atomic_open(&a, path, 1, err);
+    if (s) return s;
+    fputs("t", a.f);
+    for (int j = 0; j < m->nv; j++) fprintf(a.f, ",%s", m->link_name[j]);
+    fputs(",tracking_error,contacts,force_x,force_y,force_z\n", a.f);
+    for (int k = 0; k < r->n; k++) {
+        fprintf(a.f, "%.10g", r->t[k]);
+        for (int j = 0; j < m->nv; j++) fprintf(a.f, ",%.17g", r->q[(size_t)k * r->nv + j]);
+        fprintf(a.f, ",%.6g,%d,%.6g,%.6g,%.6g\n", r->err[k], r->contacts[k], r->force[3 * k],
+                r->force[3 * k + 1], r->force[3 * k + 2]);
+    }
+    return salto_atomic_commit(&a, err);
+}
+
+
+typedef struct summary {
+    double dt, duration, kp, kd, rms, worst, worst_time;
+    int max_contacts;
+    const salto_sim_stats* stats;
+    double stop_time;      // NAN when it ran through
+    char stop_cause[480];
+} summary;
+
+static salto_status write_json(const salto_model* m, const record* r, const summary* sm,
+                               const char* motion_path, const char* problem_path,
+                               const char* path, salto_error* err) {
+    salto_atomic a;
+    salto_status s = salto_atomic_open(&a, path, 1, err);
+    if (s) return s;
+    FILE* f = a.f;
+    fputs("{\n  \"motion\": ", f);
+    salto_json_str(f, motion_path);
+    fputs(",\n  \"problem\": ", f);
+    salto_json_str(f, problem_path);
+    fputs(",\n  \"dt\": ", f);
+    salto_json_num(f, sm->dt);
+    fputs(", \"duration\": ", f);
+    salto_json_num(f, sm->duration);
+    fputs(", \"kp\": ", f);
+    salto_json_num(f, sm->kp);
+    fputs(", \"kd\": ", f);
+    salto_json_num(f, sm->kd);
+    fputs(",\n  \"tracking_error\": {\"rms\": ", f);
+    salto_json_num(f, sm->rms);
+    fputs(", \"worst\": ", f);
+    salto_json_num(f, sm->worst);
+    fputs(", \"time\": ", f);
+    salto_json_num(f, sm->worst_time);
+    fprintf(f, "},\n  \"stats\": {\"steps\": %ld, \"substeps\": %ld, \"halvings\": %ld, "
+               "\"impacts\": %ld, \"limit_events\": %ld, \"max_contacts\": %d, \"max_depth\": ",
+            sm->stats->steps, sm->stats->substeps, sm->stats->halvings, sm->stats->impacts,
+            sm->stats->limit_events, sm->max_contacts);
+    salto_json_num(f, sm->stats->max_depth);
+    fputs("},\n  \"stopped\": ", f);
+    if (isnan(sm->stop_time)) {
+        fputs("null", f);
+    } else {
+        fputs("{\"time\": ", f);
+        salto_json_num(f, sm->stop_time);
+        fputs(", \"cause\": ", f);
+        salto_json_str(f, sm->stop_cause);
+        fputs("}", f);
+    }
+    fputs(",\n  \"dofs\": [", f);
+    for (int j = 0; j < m->nv; j++) {
+        fputs(j ? ", " : "", f);
+        salto_json_str(f, m->link_name[j]);
+    }
+    fputs("],\n  \"frames\": {\n    \"t\": ", f);
+    salto_json_nums(f, r->t, r->n, 1);
+    fputs(",\n    \"tracking_error\": ", f);
+    salto_json_nums(f, r->err, r->n, 1);
+    fputs(",\n    \"contacts\": [", f);
+    for (int k = 0; k < r->n; k++) fprintf(f, "%s%d", k ? ", " : "", r->contacts[k]);
+    fputs("],\n    \"contact_force\": [", f);
+    for (int k = 0; k < r->n; k++) {
+        fputs(k ? ", " : "", f);
+        salto_json_nums(f, r->force + 3 * k, 3, 1);
+    }
+    fputs("],\n    \"q\": [", f);
+    for (int k = 0; k < r->n; k++) {
+        fputs(k ? ",\n      " : "", f);
+        salto_json_nums(f, r->q + (size_t)k * r->nv, r->nv, 1);
+    }
+    fputs("]\n  }\n}\n", f);
+    return salto_atomic_commit(&a, err);
+}
+
+
+// the filmstrip of the recorded frames (a motion at the recording's rate)
+static salto_status write_filmstrip(const salto_problem_desc* p, const record* r, double rate,
+                                    const char* path, salto_error* err) {
+    const salto_model* m = p->model;
+    salto_motion mo = {0};
+    mo.nv = m->nv, mo.nframe = r->n, mo.frame_rate = rate;
+    mo.duration = r->n > 0 ? r->t[r->n - 1] : 0.0;
+    mo.dof_name = m->link_name;
+    mo.q = r->q;
+    mo.converged = -1;
+    return salto_motion_write_filmstrip(p, &mo, p->output.filmstrip_frames, path, err);
+}
+
+
+int cmd_play(int argc, char** argv) {
+    const char* motion_path = NULL;
+    const char* problem_path = NULL;
+    const char* dir = NULL;
+    int quiet = 0, npush = 0;
+    double dt = 1e-3, duration = -1.0, ragdoll = INFINITY, kp = 400.0, kd = 40.0;
+    salto_constraint_method method = SALTO_CONSTRAINT_ABA_DELTA;
+    push pushes[max_push];
+    char push_name[max_push][128];
+    for (int i = 1; i < argc; i++) {
+        if (app_is_help(argv[i])) {
+            help();
+            return 0;
+        } else if (strcmp(argv[i], "--problem") == 0 && i + 1 < argc) {
+            problem_path = argv[++i];
+        } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+            dir = argv[++i];
+        } else if (strcmp(argv[i], "--quiet") == 0) {
+            quiet = 1;
+        } else if (strcmp(argv[i], "--dt") == 0 && i + 1 < argc) {
+            if (!parse_pos("--dt", argv[++i], &dt)) return 2;
+        } else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc) {
+            if (!parse_pos("--duration", argv[++i], &duration)) return 2;
+        } else if (strcmp(argv[i], "--ragdoll-after") == 0 && i + 1 < argc) {
+            char* end = NULL;
+            ragdoll = strtod(argv[++i], &end);
+            if (end == argv[i] || *end || !(ragdoll >= 0.0) || !isfinite(ragdoll)) {
+                fprintf(stderr, "salto play: --ragdoll-after needs a time >= 0 in seconds, not '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--kp") == 0 && i + 1 < argc) {
+            if (!parse_pos("--kp", argv[++i], &kp)) return 2;
+        } else if (strcmp(argv[i], "--kd") == 0 && i + 1 < argc) {
+            if (!parse_pos("--kd", argv[++i], &kd)) return 2;
+        } else if (strcmp(argv[i], "--method") == 0 && i + 1 < argc) {
+            const char* mname = argv[++i];
+            if (strcmp(mname, "delta") == 0) {
+                method = SALTO_CONSTRAINT_ABA_DELTA;
+            } else if (strcmp(mname, "test-forces") == 0) {
+                method = SALTO_CONSTRAINT_TEST_FORCES;
+            } else {
+                fprintf(stderr, "salto play: --method needs delta or test-forces, not '%s'\n", mname);
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--push") == 0 && i + 1 < argc) {
+            if (npush == max_push) {
+                fprintf(stderr, "salto play: at most %d pushes\n", max_push);
+                return 2;
+            }
+            if (!parse_push(argv[++i], &pushes[npush], push_name[npush], sizeof push_name[npush])) {
+                fprintf(stderr, "salto play: --push needs BODY:FX,FY,FZ@T[:DURATION] (newtons, "
+                                "seconds; DURATION > 0), not '%s'\n", argv[i]);
+                return 2;
+            }
+            npush++;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "salto play: unknown or incomplete option '%s'\n", argv[i]);
+            return 2;
+        } else if (!motion_path) {
+            motion_path = argv[i];
+        } else {
+            fprintf(stderr, "salto play: unexpected argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (!motion_path) {
+        fprintf(stderr, "usage: salto play MOTION [options] (see 'salto play --help')\n");
+        return 2;
+    }
+    app_motion am;
+    int status = app_motion_open(&am, "salto play", motion_path, problem_path);
+    if (status != 0) {
+        app_motion_close(&am);
+        return status;
+    }
+    const salto_problem_desc* p = am.p;
+    const salto_model* m = p->model;
+    for (int k = 0; k < npush; k++) { // the pushed bodies by name
+        pushes[k].body = -1;
+        for (int b = 0; b < m->nbody; b++) {
+            if (strcmp(m->body_name[b], push_name[k]) == 0) pushes[k].body = b;
+        }
+        if (pushes[k].body < 0 || m->body_link[pushes[k].body] < 0) {
+            fprintf(stderr, "salto play: --push: '%s' is not a moving body of the character '%s' (bodies:",
+                    push_name[k], m->name);
+            for (int b = 0; b < m->nbody; b++) fprintf(stderr, "%s %s", b ? "," : "", m->body_name[b]);
+            fprintf(stderr, ")\n");
+            app_motion_close(&am);
+            return 2;
+        }
+    }
+    const double T = p->duration;
+    if (duration < 0.0) duration = T + 0.5;
+
+    salto_sim_opts o;
+    salto_sim_opts_default(&o);
+    o.dt = dt;
+    o.method = method;
+    ground_from(p, &o);
+    salto_sim* sim = salto_sim_create(m, &o);
+    const int nv = m->nv;
+    double* q = calloc((size_t)nv * 3, sizeof(double));
+    salto_data* d = salto_data_create(m);
+    record rec = {0, 0, nv, NULL, NULL, NULL, NULL, NULL};
+    if (!sim || !q || !d) {
+        fprintf(stderr, "salto play: out of memory\n");
+        salto_sim_destroy(sim), free(q), salto_data_destroy(d), app_motion_close(&am);
+        return 1;
+    }
+    double* qd = q + nv;
+    double* qdd = qd + nv;
+    const double eps = 1e-9 * (1.0 + T);
+    am.state(am.ctx, eps, q, qd, qdd);
+    salto_sim_set_state(sim, q, qd);
+
+    summary sm = {dt, duration, kp, kd, 0.0, 0.0, 0.0, 0, salto_sim_get_stats(sim), NAN, ""};
+    const double rate = p->output.frame_rate;
+    const long nstep = lround(duration / dt);
+    int phase = -1;
+    double sum2 = 0.0;
+    long nerr = 0;
+    double next_frame = 0.0;
+    salto_error err = {0};
+    for (long k = 0; k <= nstep; k++) {
+        const double t = salto_sim_time(sim);
+        // the phase at t: its bar holds (hands where the motion has them at its start)
+        int ph = p->nphase - 1; // (after the motion, its last phase's holds stay)
+        while (ph > 0 && t < p->phases[ph].start) ph--;
+        if (ph != phase) {
+            salto_sim_release_all(sim);
+            if (ph >= 0 && p->phases[ph].contact.type == SALTO_CONTACT_BAR && p->phases[ph].contact.hold) {
+                am.state(am.ctx, p->phases[ph].start + eps, d->q, d->qd, d->qdd);
+                salto_fk(m, d, SALTO_FK_POS);
+                for (int c = 0; c < p->phases[ph].contact.nsite; c++) {
+                    double x[3];
+                    salto_site_pos(m, d, p->phases[ph].contact.site[c], x);
+                    salto_sim_hold(sim, p->phases[ph].contact.site[c], x);
+                }
+            }
+            phase = ph;
+        }
+        // the target: the motion at t, its last pose held after it ends
+        if (t <= T) {
+            am.state(am.ctx, fmin(fmax(t, eps), T - eps), q, qd, qdd);
+        } else {
+            am.state(am.ctx, T - eps, q, qd, qdd);
+            memset(qd, 0, (size_t)nv * sizeof(double));
+            memset(qdd, 0, (size_t)nv * sizeof(double));
+        }
+        if (t < ragdoll) {
+            salto_sim_track(sim, q, qd, qdd, kp, kd);
+        } else {
+            salto_sim_track(sim, NULL, NULL, NULL, 0.0, 0.0);
+        }
+        // the tracking error: RMS over the joints of the difference from the target
+        const double* qs = salto_sim_q(sim);
+        double e2 = 0.0;
+        for (int j = m->nroot; j < nv; j++) e2 += (qs[j] - q[j]) * (qs[j] - q[j]);
+        const double e = nv > m->nroot ? sqrt(e2 / (nv - m->nroot)) : 0.0;
+        if (t < ragdoll) {
+            sum2 += e * e, nerr++;
+            if (e > sm.worst) sm.worst = e, sm.worst_time = t;
+        }
+        const salto_sim_contact* cs;
+        const int nc = salto_sim_contacts(sim, &cs);
+        if (nc > sm.max_contacts) sm.max_contacts = nc;
+        if (t >= next_frame - 1e-9 || k == nstep) {
+            double f[3] = {0, 0, 0};
+            for (int c = 0; c < nc; c++) {
+                for (int a = 0; a < 3; a++) f[a] += cs[c].force[a];
+            }
+            if (!record_frame(&rec, t, qs, e, nc, f)) {
+                fprintf(stderr, "salto play: out of memory\n");
+                status = 1;
+                break;
+            }
+            next_frame += 1.0 / rate;
+        }
+        if (k == nstep) break;
+        // pushes acting now, on the body's origin
+        salto_sim_clear_forces(sim);
+        for (int a = 0; a < npush; a++) {
+            if (t < pushes[a].t0 || t >= pushes[a].t0 + pushes[a].dur) continue;
+            const double *R, *x;
+            salto_body_frame(m, salto_sim_data(sim), pushes[a].body, &R, &x);
+            salto_sim_apply_force(sim, m->body_link[pushes[a].body], pushes[a].f, x);
+        }
+        if (salto_sim_step(sim, &err) != SALTO_OK) {
+            sm.stop_time = t;
+            snprintf(sm.stop_cause, sizeof sm.stop_cause, "%s", err.msg);
+        } else {
+            const double* v = salto_sim_qd(sim);
+            for (int j = 0; j < nv && isnan(sm.stop_time); j++) {
+                if (fabs(v[j]) > 1e3) {
+                    sm.stop_time = salto_sim_time(sim);
+                    snprintf(sm.stop_cause, sizeof sm.stop_cause, "DOF '%s' spins at %.3g (rad or m)/s: "
+                             "the simulation is blowing up", m->link_name[j], v[j]);
+                }
+            }
+        }
+        if (!isnan(sm.stop_time)) {
+            fprintf(stderr, "salto play: stopped at t = %.4f s: %s; the frames before are written\n",
+                    sm.stop_time, sm.stop_cause);
+            status = 1;
+            break;
+        }
+    }
+    sm.rms = nerr > 0 ? sqrt(sum2 / (double)nerr) : 0.0;
+
+    char dirbuf[4096], jpath[4200], cpath[4200], fpath[4200];
+    if (!dir) {
+        snprintf(dirbuf, sizeof dirbuf, "%s", motion_path);
+        char* slash = strrchr(dirbuf, '/');
+        if (slash) {
+            *slash = '\0';
+        } else {
+            snprintf(dirbuf, sizeof dirbuf, ".");
+        }
+        dir = dirbuf;
+    }
+    snprintf(jpath, sizeof jpath, "%s/sim.json", dir);
+    snprintf(cpath, sizeof cpath, "%s/sim.csv", dir);
+    snprintf(fpath, sizeof fpath, "%s/filmstrip.png", dir);
+    if (rec.n == 0) {
+        // nothing to write
+    } else if (app_make_dirs(dir) != 0) {
+        fprintf(stderr, "salto play: cannot create '%s': %s\n", dir, strerror(errno));
+        status = 2;
+    } else if (write_json(m, &rec, &sm, motion_path, p->path, jpath, &err) != SALTO_OK ||
+               write_csv(m, &rec, cpath, &err) != SALTO_OK ||
+               write_filmstrip(p, &rec, rate, fpath, &err) != SALTO_OK) {
+        app_print_error(&err);
+        status = 2;
+    } else if (!quiet) {
+        const salto_sim_stats* st = salto_sim_get_stats(sim);
+        printf("played %s for %.3f s at dt = %g s (%ld steps, %ld halved)\n", motion_path,
+               salto_sim_time(sim), dt, st->steps, st->halvings);
+        printf("tracking error (joints' RMS): %.4f rad on average, %.4f rad at worst (t = %.3f s)\n",
+               sm.rms, sm.worst, sm.worst_time);
+        printf("contacts: up to %d at once; impacts: %ld; joint limit events: %ld; deepest "
+               "penetration %.2f mm\n", sm.max_contacts, st->impacts, st->limit_events,
+               1e3 * fmax(st->max_depth, 0.0));
+        printf("wrote %s, %s and %s\n", jpath, cpath, fpath);
+    }
+    free(rec.t), free(rec.q), free(rec.err), free(rec.force), free(rec.contacts);
+    salto_data_destroy(d);
+    free(q);
+    salto_sim_destroy(sim);
+    app_motion_close(&am);
+    return status;
+}
