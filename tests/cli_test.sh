@@ -384,5 +384,39 @@ expect 2 "$salto" validate "$tmp/lx_bad.json" -o "$tmp/vlx2"
 grep_in "$tmp/err" "lists 'land' as a ballistic flight, but .*luxo_jump.yaml' has no flight phase of that name"
 if [ ! -e "$tmp/vlx2" ]; then ok; else fail "bad ballistic list wrote output"; fi
 
+# ---- play ----
+# the monkey bars (physical within the validator's thresholds) replay with small tracking
+# error, bit for bit the same twice; a push changes the motion and stays stable; going limp
+# is allowed; a blow-up stops with the time and cause and keeps the frames
+expect 0 "$salto" solve "$root/problems/monkey_bars.yaml" -o "$tmp/mb" --quiet
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl1"
+grep_in "$tmp/out" "^tracking error \(joints' RMS\): 0.00[0-9]+ rad on average"
+grep_in "$tmp/out" "^contacts: up to [0-9]+ at once; impacts: [0-9]+; joint limit events: [0-9]+"
+for f in sim.json sim.csv filmstrip.png; do
+    if [ -s "$tmp/pl1/$f" ] && [ ! -e "$tmp/pl1/$f.tmp" ]; then ok; else fail "play: $f missing or its temporary left"; fi
+done
+grep_in "$tmp/pl1/sim.json" '"stopped": null'
+grep_in "$tmp/pl1/sim.csv" '^t,root_x,root_y,.*,tracking_error,contacts,force_x,force_y,force_z$'
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl2" --quiet
+if cmp -s "$tmp/pl1/sim.csv" "$tmp/pl2/sim.csv"; then ok; else fail "play is not deterministic"; fi
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl3" --quiet --push trunk:0,300,0@0.5:0.1
+if ! cmp -s "$tmp/pl1/sim.csv" "$tmp/pl3/sim.csv"; then ok; else fail "a push changed nothing"; fi
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4" --quiet --ragdoll-after 0.5
+expect 1 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl5" --dt 0.05
+grep_in "$tmp/err" "salto play: stopped at t = [0-9.]+ s: DOF '[a-z_]+' spins at .* the frames before are written"
+grep_in "$tmp/pl5/sim.json" '"stopped": \{"time": '
+# bad input: exit 2, nothing written
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl6" --push trunk:1,2@0.5
+grep_in "$tmp/err" "--push needs BODY:FX,FY,FZ@T"
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl6" --push torso:1,2,3@0.5
+grep_in "$tmp/err" "'torso' is not a moving body of the character 'humanoid22' \(bodies: trunk,"
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl6" --dt 0
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl6" --method lu
+expect 2 "$salto" play "$tmp/mb/motion.csv" -o "$tmp/pl6"
+grep_in "$tmp/err" "a CSV motion names no problem"
+expect 0 "$salto" play --help
+grep_in "$tmp/out" "usage: salto play MOTION"
+if [ ! -e "$tmp/pl6" ]; then ok; else fail "bad play input wrote output"; fi
+
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
