@@ -199,9 +199,10 @@ static salto_status write_json(const salto_model* m, const record* r, const summ
     fputs(", \"time\": ", f);
     salto_json_num(f, sm->worst_time);
     fprintf(f, "},\n  \"stats\": {\"steps\": %ld, \"substeps\": %ld, \"halvings\": %ld, "
-               "\"impacts\": %ld, \"limit_events\": %ld, \"max_contacts\": %d, \"max_depth\": ",
+               "\"impacts\": %ld, \"limit_events\": %ld, \"pgs_sweeps\": %ld, \"max_contacts\": %d, "
+               "\"max_depth\": ",
             sm->stats->steps, sm->stats->substeps, sm->stats->halvings, sm->stats->impacts,
-            sm->stats->limit_events, sm->max_contacts);
+            sm->stats->limit_events, sm->stats->pgs_sweeps, sm->max_contacts);
     salto_json_num(f, sm->stats->max_depth);
     fputs("},\n  \"stopped\": ", f);
     if (isnan(sm->stop_time)) {

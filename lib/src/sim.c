@@ -30,6 +30,7 @@ enum { max_holds = 8 };
 
 typedef struct row {
     int kind;
+    long key;         // the same constraint in the next step has the same key (warm start)
     int link;         // contact rows: the link; limit rows: the DOF
     int contact;      // contact rows: the contact; tangent rows' normal row: normal
     int normal;       // tangent rows: their normal row
@@ -59,6 +60,9 @@ struct salto_sim {
     double kp, kd;
     double *tq, *tqd, *tqdd, *ttau;
     int* at_limit;                    // per DOF: at a limit at the end of the last step
+    int nprev;                        // the last acceleration solve's rows: keys, multipliers
+    long* prev_key;
+    double* prev_lambda;
     // holds: sites kept at points
     int nhold;
     int hold_site[max_holds];
@@ -93,6 +97,7 @@ void salto_sim_destroy(salto_sim* s) {
     salto_free(s->dA), salto_free(s->tq), salto_free(s->tqd), salto_free(s->tqdd);
     salto_free(s->ttau), salto_free(s->at_limit), salto_free(s->rows), salto_free(s->K), salto_free(s->resp);
     salto_free(s->lambda), salto_free(s->target), salto_free(s->now), salto_free(s->vel), salto_free(s->contacts);
+    salto_free(s->prev_key), salto_free(s->prev_lambda);
     salto_free(s);
 }
 
@@ -138,9 +143,11 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     s->now = salto_calloc(cap, sizeof(double));
     s->vel = salto_calloc(cap, sizeof(double));
     s->contacts = salto_calloc((size_t)s->ccap, sizeof(salto_sim_contact));
+    s->prev_key = salto_calloc(cap, sizeof(long));
+    s->prev_lambda = salto_calloc(cap, sizeof(double));
     if (!s->d || !s->q || !s->qd || !s->tau || !s->fext || !s->fuser || !s->qdd || !s->q0 ||
         !s->qd0 || !s->dA || !s->tq || !s->tqd || !s->tqdd || !s->ttau || !s->at_limit || !s->rows || !s->K || !s->resp || !s->lambda || !s->target ||
-        !s->now || !s->vel || !s->contacts) {
+        !s->now || !s->vel || !s->contacts || !s->prev_key || !s->prev_lambda) {
         salto_sim_destroy(s);
         return NULL;
     }
@@ -256,12 +263,14 @@ static void collect(salto_sim* s, double h) {
                 row* rn = &s->rows[s->nrow++];
                 memset(rn, 0, sizeof *rn);
                 rn->kind = row_normal, rn->link = link, rn->contact = s->ncontact, rn->gap = depth;
+                rn->key = 3L * (8L * g + k);
                 memcpy(rn->dir, N, 3 * sizeof(double));
                 memcpy(rn->pt, x, sizeof x);
                 for (int t = 0; t < (s->planar ? 1 : 2); t++) {
                     row* rt = &s->rows[s->nrow++];
                     memset(rt, 0, sizeof *rt);
                     rt->kind = row_tangent, rt->link = link, rt->contact = s->ncontact, rt->normal = nr;
+                    rt->key = 3L * (8L * g + k) + 1 + t;
                     memcpy(rt->dir, t ? Ty : Tx, 3 * sizeof(double));
                     memcpy(rt->pt, x, sizeof x);
                 }
@@ -281,6 +290,7 @@ static void collect(salto_sim* s, double h) {
             row* rl = &s->rows[s->nrow++];
             memset(rl, 0, sizeof *rl);
             rl->kind = row_limit, rl->link = j, rl->sign = sign, rl->gap = gap, rl->contact = -1;
+            rl->key = 24L * m->ngeom + 2L * j + (sign > 0 ? 0 : 1);
         }
     }
     for (int k = 0; k < s->nhold; k++) {
@@ -292,6 +302,7 @@ static void collect(salto_sim* s, double h) {
             row* rh = &s->rows[s->nrow++];
             memset(rh, 0, sizeof *rh);
             rh->kind = row_hold, rh->link = m->site_link[site], rh->contact = -1;
+            rh->key = 24L * m->ngeom + 2L * m->nv + 3L * k + a;
             rh->dir[a] = 1.0;
             memcpy(rh->pt, x, sizeof x);
             rh->gap = s->hold_point[k][a] - x[a];
@@ -302,6 +313,7 @@ static void collect(salto_sim* s, double h) {
             row* rt = &s->rows[s->nrow++];
             memset(rt, 0, sizeof *rt);
             rt->kind = row_track, rt->link = j, rt->sign = 1.0, rt->contact = -1;
+            rt->key = 24L * m->ngeom + 2L * m->nv + 3L * max_holds + j;
         }
     }
 }
@@ -397,11 +409,20 @@ static salto_status build_k(salto_sim* s) {
 
 // projected Gauss-Seidel: lambda with now + K lambda >= target on normal and limit rows
 // (complementary to lambda >= 0), = target on tangent rows within |lambda| <= mu lambda_normal
-static void pgs(salto_sim* s) {
+static void pgs(salto_sim* s, int warm) {
     const int n = s->nrow;
     const double mu = s->o.friction;
     double* L = s->lambda;
-    for (int i = 0; i < n; i++) L[i] = 0.0;
+    for (int i = 0; i < n; i++) { // from the last step's multiplier of the same constraint
+        L[i] = 0.0;
+        if (!warm) continue;
+        for (int k = 0; k < s->nprev; k++) {
+            if (s->prev_key[k] == s->rows[i].key) {
+                L[i] = s->prev_lambda[k];
+                break;
+            }
+        }
+    }
     for (int sweep = 0; sweep < s->o.max_iterations; sweep++) {
         double moved = 0.0, big = 0.0;
         for (int i = 0; i < n; i++) {
@@ -476,7 +497,7 @@ static salto_status impacts(salto_sim* s, int* any) {
             s->target[i] = 0.0; // joints stop at their limits
         }
     }
-    pgs(s);
+    pgs(s, 0);
     double fastest = 0.0; // the fastest approach of a touching point
     for (int i = 0; i < n; i++) {
         const double L = s->lambda[i];
@@ -523,7 +544,9 @@ static salto_status accelerations(salto_sim* s, double h) {
             s->target[i] = w * w * r->gap - 2.0 * w * vel[i];
         }
     }
-    pgs(s);
+    pgs(s, 1);
+    for (int i = 0; i < n; i++) s->prev_key[i] = s->rows[i].key, s->prev_lambda[i] = s->lambda[i];
+    s->nprev = n;
     for (int i = 0; i < n; i++) {
         const double L = s->lambda[i];
         if (L == 0.0) continue;
