@@ -288,6 +288,39 @@ START_TEST(tracking_follows) {
 END_TEST
 
 
+// A character at rest: the humanoid standing on both feet (its zero pose: soles on the floor),
+// its joints holding the pose by tracking, stays put for 10 s: no DOF moves by 1e-8, no
+// velocity above 1e-8 in the last second (no jitter), and the eight sole corners carry its
+// weight
+START_TEST(humanoid_stands_still) {
+    salto_model* m = load("data/characters/humanoid22.yaml");
+    salto_sim* s = salto_sim_create(m, NULL);
+    const int nv = m->nv;
+    double zero[32] = {0};
+    ck_assert_int_le(nv, 32);
+    salto_sim_set_state(s, zero, zero);
+    salto_sim_track(s, zero, zero, zero, 400.0, 40.0);
+    run(s, 9000);
+    double vmax = 0.0;
+    for (int k = 0; k < 1000; k++) {
+        run(s, 1);
+        vmax = fmax(vmax, salto_test_maxabs(salto_sim_qd(s), nv));
+    }
+    const double qmax = salto_test_maxabs(salto_sim_q(s), nv);
+    ck_assert_msg(qmax < 1e-8, "a DOF moved by %.3g in 10 s", qmax);
+    ck_assert_msg(vmax < 1e-8, "velocity %.3g in the last second", vmax);
+    const salto_sim_contact* c;
+    const int nc = salto_sim_contacts(s, &c);
+    ck_assert_int_eq(nc, 8);
+    double fz = 0.0;
+    for (int k = 0; k < nc; k++) fz += c[k].force[2];
+    ck_assert_double_eq_tol(fz, m->mass * 9.81, 1e-6 * m->mass * 9.81);
+    salto_sim_destroy(s);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
 // Determinism: the same input gives bit-identical states
 START_TEST(deterministic) {
     salto_model* m = load("tests/data/sim/box.yaml");
@@ -319,6 +352,7 @@ Suite* sim_suite(void) {
     tcase_add_test(tc, momentum_in_flight);
     tcase_add_test(tc, deterministic);
     tcase_add_test(tc, tracking_follows);
+    tcase_add_test(tc, humanoid_stands_still);
     suite_add_tcase(s, tc);
     return s;
 }

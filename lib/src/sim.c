@@ -25,6 +25,10 @@
 #include "salto/problem.h" // salto_contact_frame
 #include "salto/spatial.h"
 
+// LAPACK: Cholesky factorisation with complete pivoting of a positive semi-definite matrix
+void dpstrf_(const char* uplo, const int* n, double* a, const int* lda, int* piv, int* rank,
+             const double* tol, double* work, int* info);
+
 enum { row_normal = 0, row_tangent, row_limit, row_track, row_hold };
 enum { max_holds = 8 };
 
@@ -60,6 +64,8 @@ struct salto_sim {
     double kp, kd;
     double *tq, *tqd, *tqdd, *ttau;
     int* at_limit;                    // per DOF: at a limit at the end of the last step
+    double *work, *work2;             // the solver's scratch
+    int* iwork;
     int nprev;                        // the last acceleration solve's rows: keys, multipliers
     long* prev_key;
     double* prev_lambda;
@@ -98,6 +104,7 @@ void salto_sim_destroy(salto_sim* s) {
     salto_free(s->ttau), salto_free(s->at_limit), salto_free(s->rows), salto_free(s->K), salto_free(s->resp);
     salto_free(s->lambda), salto_free(s->target), salto_free(s->now), salto_free(s->vel), salto_free(s->contacts);
     salto_free(s->prev_key), salto_free(s->prev_lambda);
+    salto_free(s->work), salto_free(s->work2), salto_free(s->iwork);
     salto_free(s);
 }
 
@@ -144,10 +151,14 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     s->vel = salto_calloc(cap, sizeof(double));
     s->contacts = salto_calloc((size_t)s->ccap, sizeof(salto_sim_contact));
     s->prev_key = salto_calloc(cap, sizeof(long));
+    s->work = salto_calloc(3 * cap * cap + 6 * cap, sizeof(double));
+    s->work2 = salto_calloc(2 * cap, sizeof(double));
+    s->iwork = salto_calloc(4 * cap, sizeof(int));
     s->prev_lambda = salto_calloc(cap, sizeof(double));
     if (!s->d || !s->q || !s->qd || !s->tau || !s->fext || !s->fuser || !s->qdd || !s->q0 ||
         !s->qd0 || !s->dA || !s->tq || !s->tqd || !s->tqdd || !s->ttau || !s->at_limit || !s->rows || !s->K || !s->resp || !s->lambda || !s->target ||
-        !s->now || !s->vel || !s->contacts || !s->prev_key || !s->prev_lambda) {
+        !s->now || !s->vel || !s->contacts || !s->prev_key || !s->prev_lambda || !s->work || !s->work2 ||
+        !s->iwork) {
         salto_sim_destroy(s);
         return NULL;
     }
@@ -407,46 +418,131 @@ static salto_status build_k(salto_sim* s) {
 }
 
 
-// projected Gauss-Seidel: lambda with now + K lambda >= target on normal and limit rows
-// (complementary to lambda >= 0), = target on tangent rows within |lambda| <= mu lambda_normal
+// projected Gauss-Seidel on n rows idx[] of the system (matrix K with stride ld, indexed by
+// position in idx): L with now + K L >= target on normal and limit rows (complementary to
+// L >= 0), = target on the others, tangent rows within |L| <= mu L_normal (pos_of gives a
+// row's position in idx, -1 if it is not there). L starts as given.
+static void pgs_core(salto_sim* s, int n, const int* idx, const double* K, int ld,
+                     const double* now, const double* target, const int* pos_of, double* L) {
+    const double mu = s->o.friction;
+    for (int sweep = 0; sweep < s->o.max_iterations; sweep++) {
+        double moved = 0.0, big = 0.0;
+        for (int a = 0; a < n; a++) {
+            const row* r = &s->rows[idx[a]];
+            const double kaa = K[(size_t)ld * a + a];
+            if (!(kaa > 1e-12) || target[a] == -INFINITY) { // immovable direction, or inactive
+                L[a] = 0.0;
+                continue;
+            }
+            double w = now[a] - target[a];
+            for (int k = 0; k < n; k++) w += K[(size_t)ld * k + a] * L[k];
+            double v = L[a] - w / kaa;
+            if (r->kind == row_tangent) {
+                const int pn = pos_of[r->normal];
+                const double lim = pn >= 0 ? mu * L[pn] : 0.0;
+                v = fmin(fmax(v, -lim), lim);
+            } else if (r->kind != row_track && r->kind != row_hold) {
+                v = fmax(v, 0.0);
+            }
+            moved = fmax(moved, fabs(v - L[a]));
+            big = fmax(big, fabs(v));
+            L[a] = v;
+        }
+        s->stats.pgs_sweeps++;
+        if (moved <= s->o.tolerance * big) break;
+    }
+}
+
+
+// The constraint multipliers s->lambda for K, now, target. Bilateral rows (tracking, holds)
+// are eliminated exactly first (Schur complement through a pivoted Cholesky factorisation of
+// their block): lambda_B = K_BB^-1 (target_B - now_B - K_BU lambda_U); projected Gauss-Seidel
+// then solves the unilateral rows (contacts, limits) on S = K_UU - K_UB K_BB^-1 K_BU, where it
+// converges as on a plain contact problem (Gauss-Seidel over stiff bilateral rows coupled to
+// contacts crawls). warm: the unilateral rows start from the last step's multipliers.
 static void pgs(salto_sim* s, int warm) {
     const int n = s->nrow;
-    const double mu = s->o.friction;
     double* L = s->lambda;
-    for (int i = 0; i < n; i++) { // from the last step's multiplier of the same constraint
+    int *iu = s->iwork, *ib = s->iwork + n, *pos = s->iwork + 2 * n;
+    int nu = 0, nb = 0;
+    for (int i = 0; i < n; i++) {
+        const int bil = (s->rows[i].kind == row_track || s->rows[i].kind == row_hold) && s->target[i] != -INFINITY;
+        if (bil) {
+            pos[i] = -1, ib[nb++] = i;
+        } else {
+            pos[i] = nu, iu[nu++] = i;
+        }
         L[i] = 0.0;
-        if (!warm) continue;
+    }
+    double* S = s->work;                        // (nu x nu)
+    double* X = S + (size_t)nu * nu;            // K_BB^-1 K_BU (nb x nu), column per unilateral
+    double* y = X + (size_t)nb * nu;            // K_BB^-1 (target_B - now_B) (nb)
+    double* nowu = y + nb;                      // (nu)
+    double* tgtu = nowu + nu;                   // (nu)
+    double* Lu = tgtu + nu;                     // (nu)
+    double* C = Lu + nu;                        // K_BB factor (nb x nb)
+    int rank = 0;
+    int* piv = s->iwork + 3 * n;
+    if (nb > 0) {
+        for (int a = 0; a < nb; a++) {
+            for (int b = 0; b < nb; b++) C[(size_t)nb * a + b] = s->K[(size_t)n * ib[a] + ib[b]];
+        }
+        double kmax = 0.0;
+        for (int a = 0; a < nb; a++) kmax = fmax(kmax, C[(size_t)nb * a + a]);
+        int info = 0;
+        const double tol = 1e-12 * kmax;
+        dpstrf_("L", &nb, C, &nb, piv, &rank, &tol, s->work2, &info);
+    }
+    // solves K_BB z = r in place on r (nb), the pivoted rank part, the rest zero
+    #define BSOLVE(r)                                                                          \
+        do {                                                                                   \
+            double* t_ = s->work2;                                                             \
+            for (int i_ = 0; i_ < rank; i_++) {                                                \
+                double v_ = (r)[piv[i_] - 1];                                                  \
+                for (int k_ = 0; k_ < i_; k_++) v_ -= C[i_ + (size_t)nb * k_] * t_[k_];        \
+                t_[i_] = v_ / C[i_ + (size_t)nb * i_];                                         \
+            }                                                                                  \
+            for (int i_ = 0; i_ < nb; i_++) (r)[i_] = 0.0;                                     \
+            for (int i_ = rank - 1; i_ >= 0; i_--) {                                           \
+                double v_ = t_[i_];                                                            \
+                for (int k_ = i_ + 1; k_ < rank; k_++) v_ -= C[k_ + (size_t)nb * i_] * t_[k_]; \
+                t_[i_] = v_ / C[i_ + (size_t)nb * i_];                                         \
+                (r)[piv[i_] - 1] = t_[i_];                                                     \
+            }                                                                                  \
+        } while (0)
+    for (int a = 0; a < nb; a++) y[a] = s->target[ib[a]] - s->now[ib[a]];
+    if (nb > 0) BSOLVE(y);
+    for (int u = 0; u < nu; u++) {
+        double* x = X + (size_t)nb * u;
+        for (int a = 0; a < nb; a++) x[a] = s->K[(size_t)n * iu[u] + ib[a]];
+        if (nb > 0) BSOLVE(x);
+    }
+    #undef BSOLVE
+    for (int u = 0; u < nu; u++) {
+        double v = s->now[iu[u]];
+        for (int a = 0; a < nb; a++) v += s->K[(size_t)n * ib[a] + iu[u]] * y[a];
+        nowu[u] = v;
+        tgtu[u] = s->target[iu[u]];
+        for (int w = 0; w < nu; w++) {
+            double k = s->K[(size_t)n * iu[w] + iu[u]];
+            for (int a = 0; a < nb; a++) k -= s->K[(size_t)n * ib[a] + iu[u]] * X[(size_t)nb * w + a];
+            S[(size_t)nu * w + u] = k;
+        }
+        Lu[u] = 0.0;
+        if (!warm) continue; // from the last step's multiplier of the same constraint
         for (int k = 0; k < s->nprev; k++) {
-            if (s->prev_key[k] == s->rows[i].key) {
-                L[i] = s->prev_lambda[k];
+            if (s->prev_key[k] == s->rows[iu[u]].key) {
+                Lu[u] = s->prev_lambda[k];
                 break;
             }
         }
     }
-    for (int sweep = 0; sweep < s->o.max_iterations; sweep++) {
-        double moved = 0.0, big = 0.0;
-        for (int i = 0; i < n; i++) {
-            const double kii = s->K[(size_t)n * i + i];
-            if (!(kii > 1e-12)) continue; // a direction the body cannot move in (planar y)
-            if (s->target[i] == -INFINITY) { // inactive
-                L[i] = 0.0;
-                continue;
-            }
-            double w = s->now[i] - s->target[i];
-            for (int k = 0; k < n; k++) w += s->K[(size_t)n * k + i] * L[k];
-            double v = L[i] - w / kii;
-            if (s->rows[i].kind == row_tangent) {
-                const double lim = mu * L[s->rows[i].normal];
-                v = fmin(fmax(v, -lim), lim);
-            } else if (s->rows[i].kind != row_track && s->rows[i].kind != row_hold) {
-                v = fmax(v, 0.0);
-            }
-            moved = fmax(moved, fabs(v - L[i]));
-            big = fmax(big, fabs(v));
-            L[i] = v;
-        }
-        s->stats.pgs_sweeps++;
-        if (moved <= s->o.tolerance * big) break;
+    if (nu > 0) pgs_core(s, nu, iu, S, nu, nowu, tgtu, pos, Lu);
+    for (int u = 0; u < nu; u++) L[iu[u]] = Lu[u];
+    for (int a = 0; a < nb; a++) {
+        double v = y[a];
+        for (int u = 0; u < nu; u++) v -= X[(size_t)nb * u + a] * Lu[u];
+        L[ib[a]] = v;
     }
 }
 
