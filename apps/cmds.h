@@ -12,6 +12,7 @@ int cmd_gen(int argc, char** argv);
 int cmd_solve(int argc, char** argv);
 int cmd_validate(int argc, char** argv);
 int cmd_play(int argc, char** argv);
+int cmd_export(int argc, char** argv);
 
 // prints "file:line:col: error: ..." (and its note) to stderr
 void app_print_error(const salto_error* err);

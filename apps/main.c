@@ -20,6 +20,7 @@ static const command commands[] = {
     {"dyn", cmd_dyn, "evaluate f0, its Jacobian, inverse or forward dynamics on states read from stdin"},
     {"bench", cmd_bench, "run benchmarks and print timing tables"},
     {"validate", cmd_validate, "check how physical a motion is, densely between the slices"},
+    {"export", cmd_export, "write a character for MuJoCo (MJCF) or robotics tools (URDF)"},
     {"play", cmd_play, "play a motion back under physics, tracking it (pushes, going limp)"},
     {"gen", cmd_gen, "generate characters (serial chains of N links)"},
 };

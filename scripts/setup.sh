@@ -19,7 +19,8 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 # numerical libraries the optimiser uses (IPOPT with MUMPS, SuiteSparse, OpenBLAS/LAPACK),
 # cairo for pictures
 packages=(build-essential cmake pkg-config libyaml-dev check
-          coinor-libipopt-dev libsuitesparse-dev libopenblas-dev liblapack-dev libcairo2-dev)
+          coinor-libipopt-dev libsuitesparse-dev libopenblas-dev liblapack-dev libcairo2-dev
+          libmujoco-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -418,5 +418,18 @@ expect 0 "$salto" play --help
 grep_in "$tmp/out" "usage: salto play MOTION"
 if [ ! -e "$tmp/pl6" ]; then ok; else fail "bad play input wrote output"; fi
 
+# ---- export ----
+expect 0 "$salto" export "$root/data/characters/humanoid22.yaml" --format mjcf -o "$tmp/h.xml"
+grep_in "$tmp/out" "wrote .*h.xml \(MJCF: 11 bodies, 22 DOFs"
+grep_in "$tmp/h.xml" '<joint name="knee_l" type="hinge" axis="0 1 0" limited="true" range="0 2.35'
+expect 0 "$salto" export "$root/data/characters/humanoid22.yaml" --format urdf -o "$tmp/h.urdf"
+grep_in "$tmp/h.urdf" '<joint name="knee_l" type="revolute">'
+if [ ! -e "$tmp/h.xml.tmp" ] && [ ! -e "$tmp/h.urdf.tmp" ]; then ok; else fail "export left a temporary file"; fi
+expect 2 "$salto" export "$root/data/characters/humanoid22.yaml" --format sdf -o "$tmp/h.sdf"
+grep_in "$tmp/err" "--format needs mjcf or urdf, not 'sdf'"
+expect 2 "$salto" export "$root/tests/data/bad/mass_zero.yaml" --format mjcf -o "$tmp/bad.xml"
+grep_in "$tmp/err" "mass_zero.yaml:[0-9]+:[0-9]+: error"
+if [ ! -e "$tmp/h.sdf" ] && [ ! -e "$tmp/bad.xml" ]; then ok; else fail "bad export input wrote output"; fi
+
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

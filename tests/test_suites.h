@@ -19,5 +19,6 @@ Suite* motion_suite(void);
 Suite* output_suite(void);
 Suite* validate_suite(void);
 Suite* sim_suite(void);
+Suite* export_suite(void);
 
 #endif
