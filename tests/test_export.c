@@ -27,7 +27,7 @@ static void compare(int ci, int mjcf, double rel) {
     salto_error err = {0};
     salto_model* m = ci < NCHAR ? salto_model_load(salto_test_path(characters[ci]), &err)
                                 : salto_test_model_pick(ci - NCHAR, 900u + (unsigned)ci);
-    const char* name = ci < NCHAR ? name : "a random tree";
+    const char* name = ci < NCHAR ? characters[ci] : "a random tree";
     ck_assert_msg(m != NULL, "%s: %s", name, err.msg);
     if (salto_export_check(m, &err) != SALTO_OK) { // a tree MJCF cannot hold one for one
         salto_model_destroy(m);
