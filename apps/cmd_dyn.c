@@ -82,13 +82,7 @@ int cmd_dyn(int argc, char** argv) {
             opname = argv[++i];
         } else if (strcmp(argv[i], "--method") == 0 && i + 1 < argc) {
             method_name = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "salto dyn: unknown or incomplete option '%s' (see 'salto dyn --help')\n", argv[i]);
-            return 2;
-        } else if (!path) {
-            path = argv[i];
-        } else {
-            fprintf(stderr, "salto dyn: unexpected argument '%s'\n", argv[i]);
+        } else if (app_positional("dyn", argv[i], &path) != 0) {
             return 2;
         }
     }

@@ -32,13 +32,7 @@ int cmd_export(int argc, char** argv) {
             format = argv[++i];
         } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             out = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "salto export: unknown or incomplete option '%s'\n", argv[i]);
-            return 2;
-        } else if (!path) {
-            path = argv[i];
-        } else {
-            fprintf(stderr, "salto export: unexpected argument '%s'\n", argv[i]);
+        } else if (app_positional("export", argv[i], &path) != 0) {
             return 2;
         }
     }

@@ -223,19 +223,13 @@ static salto_status write_json(const salto_model* m, const record* r, const summ
     salto_json_nums(f, r->t, r->n, 1);
     fputs(",\n    \"tracking_error\": ", f);
     salto_json_nums(f, r->err, r->n, 1);
-    fputs(",\n    \"contacts\": [", f);
-    for (int k = 0; k < r->n; k++) fprintf(f, "%s%d", k ? ", " : "", r->contacts[k]);
-    fputs("],\n    \"contact_force\": [", f);
-    for (int k = 0; k < r->n; k++) {
-        fputs(k ? ", " : "", f);
-        salto_json_nums(f, r->force + 3 * k, 3, 1);
-    }
-    fputs("],\n    \"q\": [", f);
-    for (int k = 0; k < r->n; k++) {
-        fputs(k ? ",\n      " : "", f);
-        salto_json_nums(f, r->q + (size_t)k * r->nv, r->nv, 1);
-    }
-    fputs("]\n  }\n}\n", f);
+    fputs(",\n    \"contacts\": ", f);
+    salto_json_ints(f, r->contacts, r->n);
+    fputs(",\n    \"contact_force\": ", f);
+    salto_json_rows(f, r->force, r->n, 3, ", ");
+    fputs(",\n    \"q\": ", f);
+    salto_json_rows(f, r->q, r->n, r->nv, ",\n      ");
+    fputs("\n  }\n}\n", f);
     return salto_atomic_commit(&a, err);
 }
 
@@ -309,13 +303,7 @@ int cmd_play(int argc, char** argv) {
                 return 2;
             }
             npush++;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "salto play: unknown or incomplete option '%s'\n", argv[i]);
-            return 2;
-        } else if (!motion_path) {
-            motion_path = argv[i];
-        } else {
-            fprintf(stderr, "salto play: unexpected argument '%s'\n", argv[i]);
+        } else if (app_positional("play", argv[i], &motion_path) != 0) {
             return 2;
         }
     }

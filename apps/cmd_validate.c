@@ -214,13 +214,7 @@ int cmd_validate(int argc, char** argv) {
                 return 2;
             }
             cli.threshold[kind] = val;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "salto validate: unknown or incomplete option '%s'\n", argv[i]);
-            return 2;
-        } else if (!motion_path) {
-            motion_path = argv[i];
-        } else {
-            fprintf(stderr, "salto validate: unexpected argument '%s'\n", argv[i]);
+        } else if (app_positional("validate", argv[i], &motion_path) != 0) {
             return 2;
         }
     }

@@ -28,6 +28,11 @@ struct salto_nlp* app_load_nlp_set(const char* path, int nset, const char* const
 // mkdir -p: 0, or -1 with errno set
 int app_make_dirs(const char* path);
 
+// The last branch of a command's option loop: arg, which no option took, is an unknown or
+// incomplete option when it starts with '-' (a lone "-" is a name), else the command's one
+// positional argument (*slot, if still empty). 0 when taken; 2 with the message printed.
+int app_positional(const char* cmd, const char* arg, const char** slot);
+
 // true if argv[i] is -h or --help
 int app_is_help(const char* arg);
 

@@ -100,3 +100,17 @@ int main(int argc, char** argv) {
     fprintf(stderr, "salto: '%s' is not a salto command; see 'salto --help'\n", argv[1]);
     return 2;
 }
+
+
+int app_positional(const char* cmd, const char* arg, const char** slot) {
+    if (arg[0] == '-' && arg[1]) {
+        fprintf(stderr, "salto %s: unknown or incomplete option '%s' (see 'salto %s --help')\n", cmd, arg, cmd);
+        return 2;
+    }
+    if (*slot) {
+        fprintf(stderr, "salto %s: unexpected argument '%s'\n", cmd, arg);
+        return 2;
+    }
+    *slot = arg;
+    return 0;
+}

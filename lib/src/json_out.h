@@ -10,5 +10,9 @@ void salto_json_str(FILE* f, const char* s);
 void salto_json_num(FILE* f, double v);
 // a JSON array of n numbers v[0], v[stride], ... as salto_json_num writes them
 void salto_json_nums(FILE* f, const double* v, int n, int stride);
+// a JSON array of n rows of width numbers each (row-major v), rows separated by sep
+void salto_json_rows(FILE* f, const double* v, int n, int width, const char* sep);
+// a JSON array of n integers
+void salto_json_ints(FILE* f, const int* v, int n);
 
 #endif

@@ -61,6 +61,23 @@ void salto_json_nums(FILE* f, const double* v, int n, int stride) {
 }
 
 
+void salto_json_rows(FILE* f, const double* v, int n, int width, const char* sep) {
+    fputc('[', f);
+    for (int k = 0; k < n; k++) {
+        if (k) fputs(sep, f);
+        salto_json_nums(f, v + (size_t)k * (size_t)width, width, 1);
+    }
+    fputc(']', f);
+}
+
+
+void salto_json_ints(FILE* f, const int* v, int n) {
+    fputc('[', f);
+    for (int k = 0; k < n; k++) fprintf(f, "%s%d", k ? ", " : "", v[k]);
+    fputc(']', f);
+}
+
+
 salto_status salto_motion_write_json(const salto_nlp* nlp, const salto_motion* mo,
                                      const salto_solve_result* result, const char* path,
                                      salto_error* err) {

@@ -77,19 +77,12 @@ salto_status salto_validation_write_json(const salto_nlp* nlp, const salto_valid
     salto_json_nums(f, v->tau_peak_time, v->nv, 1);
     fputs("},\n  \"series\": {\n    \"t\": ", f);
     salto_json_nums(f, v->t, v->nsample, 1);
-    fputs(",\n    \"phase\": [", f);
-    for (int k = 0; k < v->nsample; k++) fprintf(f, "%s%d", k ? ", " : "", v->phase[k]);
-    fputs("],\n    \"f0\": [", f);
-    for (int k = 0; k < v->nsample; k++) {
-        fputs(k ? ", " : "", f);
-        salto_json_nums(f, v->f0 + 6 * k, 6, 1);
-    }
-    fputs("],\n    \"tau\": [", f);
-    for (int k = 0; k < v->nsample; k++) {
-        fputs(k ? ", " : "", f);
-        salto_json_nums(f, v->tau + (size_t)v->nv * k, v->nv, 1);
-    }
-    fputs("]", f);
+    fputs(",\n    \"phase\": ", f);
+    salto_json_ints(f, v->phase, v->nsample);
+    fputs(",\n    \"f0\": ", f);
+    salto_json_rows(f, v->f0, v->nsample, 6, ", ");
+    fputs(",\n    \"tau\": ", f);
+    salto_json_rows(f, v->tau, v->nsample, v->nv, ", ");
     for (int kind = 0; kind < SALTO_CHECK_COUNT; kind++) { // NAN (does not apply): null
         fputs(",\n    ", f);
         salto_json_str(f, salto_check_name((salto_check_kind)kind));
