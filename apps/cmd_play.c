@@ -214,12 +214,9 @@ static salto_status write_json(const salto_model* m, const record* r, const summ
         salto_json_str(f, sm->stop_cause);
         fputs("}", f);
     }
-    fputs(",\n  \"dofs\": [", f);
-    for (int j = 0; j < m->nv; j++) {
-        fputs(j ? ", " : "", f);
-        salto_json_str(f, m->link_name[j]);
-    }
-    fputs("],\n  \"frames\": {\n    \"t\": ", f);
+    fputs(",\n  \"dofs\": ", f);
+    salto_json_strs(f, m->link_name, m->nv);
+    fputs(",\n  \"frames\": {\n    \"t\": ", f);
     salto_json_nums(f, r->t, r->n, 1);
     fputs(",\n    \"tracking_error\": ", f);
     salto_json_nums(f, r->err, r->n, 1);

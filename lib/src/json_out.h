@@ -12,6 +12,8 @@ void salto_json_num(FILE* f, double v);
 void salto_json_nums(FILE* f, const double* v, int n, int stride);
 // a JSON array of n rows of width numbers each (row-major v), rows separated by sep
 void salto_json_rows(FILE* f, const double* v, int n, int width, const char* sep);
+// a JSON array of n strings
+void salto_json_strs(FILE* f, char* const* v, int n);
 // a JSON array of n integers
 void salto_json_ints(FILE* f, const int* v, int n);
 

@@ -71,6 +71,16 @@ void salto_json_rows(FILE* f, const double* v, int n, int width, const char* sep
 }
 
 
+void salto_json_strs(FILE* f, char* const* v, int n) {
+    fputc('[', f);
+    for (int k = 0; k < n; k++) {
+        if (k) fputs(", ", f);
+        salto_json_str(f, v[k]);
+    }
+    fputc(']', f);
+}
+
+
 void salto_json_ints(FILE* f, const int* v, int n) {
     fputc('[', f);
     for (int k = 0; k < n; k++) fprintf(f, "%s%d", k ? ", " : "", v[k]);
@@ -114,12 +124,8 @@ salto_status salto_motion_write_json(const salto_nlp* nlp, const salto_motion* m
         salto_json_str(f, p->phases[i].name);
     }
     if (nbal) fputc(']', f);
-    fputs(",\n  \"dofs\": [", f);
-    for (int j = 0; j < nv; j++) {
-        if (j) fputs(", ", f);
-        salto_json_str(f, mo->dof_name[j]);
-    }
-    fputs("]", f);
+    fputs(",\n  \"dofs\": ", f);
+    salto_json_strs(f, mo->dof_name, nv);
     if (mo->ncp > 0) {
         fprintf(f, ",\n  \"control_points\": %d", mo->ncp);
         if (mo->knot) {

@@ -66,12 +66,9 @@ salto_status salto_validation_write_json(const salto_nlp* nlp, const salto_valid
         fprintf(f, "}%s\n", c + 1 < v->ncheck ? "," : "");
     }
     // joint torques: per DOF its peak and when, and the whole profile in the series
-    fputs("  ],\n  \"torque\": {\"dofs\": [", f);
-    for (int j = 0; j < v->nv; j++) {
-        fputs(j ? ", " : "", f);
-        salto_json_str(f, m->link_name[j]);
-    }
-    fprintf(f, "], \"root_dofs\": %d, \"unit\": \"N m or N\",\n    \"peak\": ", m->nroot);
+    fputs("  ],\n  \"torque\": {\"dofs\": ", f);
+    salto_json_strs(f, m->link_name, v->nv);
+    fprintf(f, ", \"root_dofs\": %d, \"unit\": \"N m or N\",\n    \"peak\": ", m->nroot);
     salto_json_nums(f, v->tau_peak, v->nv, 1);
     fputs(",\n    \"peak_time\": ", f);
     salto_json_nums(f, v->tau_peak_time, v->nv, 1);
