@@ -1040,12 +1040,14 @@ static int bench_sim(int argc, char** argv) {
             printf("usage: salto bench sim [--quick] [--reps N] [--root DIR]\n\n"
                    "Times the stepping simulator (docs/simulation.md) on the 22-DOF humanoid at 1 ms\n"
                    "steps, its joints holding the zero pose by tracking (kp 400, kd 40): standing on\n"
-                   "both soles, and landing (dropped from 0.2 m, 0.4 s). salto with either constraint\n"
-                   "matrix (the delta method, a full pass per test force) beside MuJoCo (libmujoco,\n"
-                   "the character exported by 'salto export --format mjcf', joint servos with gains\n"
-                   "scaled by the joint-space inertia's diagonal, its own contacts). Prints\n"
-                   "microseconds per step, steps per second, times faster than real time, and the\n"
-                   "ratio to MuJoCo; median of N timed batches after a warm-up, one thread.\n\n"
+                   "both soles, and landing (dropped from 0.2 m, 0.4 s). salto as it runs by\n"
+                   "default (with every joint tracked, the contact problem reduced to the root's\n"
+                   "DOFs), and with the full constraint matrix by either method (the delta method,\n"
+                   "a full pass per test force), beside MuJoCo (libmujoco, the character exported\n"
+                   "by 'salto export --format mjcf', joint servos with gains scaled by the\n"
+                   "joint-space inertia's diagonal, its own contacts). Prints microseconds per\n"
+                   "step, steps per second, times faster than real time, and the ratio to MuJoCo;\n"
+                   "median of N timed batches after a warm-up, one thread.\n\n"
                    "  --quick     short batches (a smoke test)\n"
                    "  --reps N    timed batches (default 7; --quick: 1)\n"
                    "  --root DIR  repository root holding data/characters (default: .)\n");
@@ -1102,21 +1104,22 @@ static int bench_sim(int argc, char** argv) {
         {"standing", stand, 200}, {"landing", drop, 400}};
     for (int sc = 0; sc < 2; sc++) {
         double mj_us = 0.0;
-        for (int e = 2; e >= 0; e--) { // MuJoCo first, for the ratio
+        for (int e = 3; e >= 0; e--) { // MuJoCo first, for the ratio
             salto_sim_opts o;
             salto_sim_opts_default(&o);
-            o.method = e == 1 ? SALTO_CONSTRAINT_TEST_FORCES : SALTO_CONSTRAINT_ABA_DELTA;
-            sim_ctx c = {m, e < 2 ? salto_sim_create(m, &o) : NULL, mm, md, scen[sc].q0, gain,
+            o.method = e == 2 ? SALTO_CONSTRAINT_TEST_FORCES : SALTO_CONSTRAINT_ABA_DELTA;
+            o.reduced = e == 0;
+            sim_ctx c = {m, e < 3 ? salto_sim_create(m, &o) : NULL, mm, md, scen[sc].q0, gain,
                          quick ? scen[sc].steps / 4 : scen[sc].steps, 0};
-            if (e < 2 && !c.sim) {
+            if (e < 3 && !c.sim) {
                 fprintf(stderr, "salto bench sim: out of memory\n");
                 return 1;
             }
             const timing t = measure(run_sim, &c, reps, batch_s);
             const double us = t.median_ns * 1e-3 / c.steps;
-            if (e == 2) mj_us = us;
-            static const char* const names[3] = {"salto (delta, 4.3)", "salto (test forces, 4.2)",
-                                                 "MuJoCo 2.2.2"};
+            if (e == 3) mj_us = us;
+            static const char* const names[4] = {"salto (reduced)", "salto (full, delta 4.3)",
+                                                 "salto (full, tests 4.2)", "MuJoCo 2.2.2"};
             printf("%-9s %-24s %8d %10.2f %12.0f %10.1f %10.2f\n", scen[sc].name, names[e],
                    c.max_contacts, us, 1e6 / us, 1e3 / us, us / mj_us);
             salto_sim_destroy(c.sim);

@@ -92,6 +92,7 @@ void salto_sim_opts_default(salto_sim_opts* o) {
     o->margin = 1e-3;
     o->max_halvings = 6;
     o->method = SALTO_CONSTRAINT_ABA_DELTA;
+    o->reduced = 1;
 }
 
 
@@ -609,18 +610,10 @@ static salto_status impacts(salto_sim* s, int* any) {
 
 
 // the constrained accelerations s->qdd at the state for a step of h
-static salto_status accelerations(salto_sim* s, double h) {
-    const salto_model* m = s->m;
-    const int nv = m->nv, n = s->nrow;
-    memset(s->ttau, 0, (size_t)nv * sizeof(double));
-    salto_status st = free_pass(s);
-    if (st != SALTO_OK || n == 0) return st;
-    if ((st = build_k(s)) != SALTO_OK) return st;
-    double* vel = s->vel;
-    row_values(s, 0, vel);
-    row_values(s, 1, s->now);
+// the rows' target accelerations (vel: their velocities)
+static void row_targets(salto_sim* s, double h, const double* vel) {
     const double w = s->o.stiffness;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < s->nrow; i++) {
         const row* r = &s->rows[i];
         if (r->kind == row_track) {
             const int j = r->link;
@@ -640,9 +633,167 @@ static salto_status accelerations(salto_sim* s, double h) {
             s->target[i] = w * w * r->gap - 2.0 * w * vel[i];
         }
     }
+}
+
+
+static void keep_multipliers(salto_sim* s) {
+    for (int i = 0; i < s->nrow; i++) s->prev_key[i] = s->rows[i].key, s->prev_lambda[i] = s->lambda[i];
+    s->nprev = s->nrow;
+}
+
+
+// Every joint tracked: the joints' accelerations are the targets, so only the root's DOFs
+// (and the contact and hold forces) are unknown. The contact problem is then the root's: with
+// M_rr the whole body's composite inertia on the root's axes and J_r the rows' Jacobian in the
+// root's DOFs, K = J_r M_rr^-1 J_r' (rank at most 6) and the bias from one inverse-dynamics
+// pass at qdd = (0, targets). The same solution as eliminating the tracking rows from the full
+// matrix (a test compares them), without a test force per row. Joint limits give way to the
+// tracking here, as they do there.
+static salto_status accelerations_tracked(salto_sim* s, double h) {
+    const salto_model* m = s->m;
+    const int nv = m->nv, nr = m->nroot;
+    salto_data* d = s->d;
+    memcpy(d->q, s->q, (size_t)nv * sizeof(double));
+    memcpy(d->qd, s->qd, (size_t)nv * sizeof(double));
+    for (int j = 0; j < nv; j++) {
+        d->qdd[j] = j < nr ? 0.0 : s->tqdd[j] + s->kp * (s->tq[j] - s->q[j]) + s->kd * (s->tqd[j] - s->qd[j]);
+    }
+    double* tau = s->ttau;
+    salto_rnea(m, d, tau); // kinematics to accelerations; the torques for qdd_root = 0
+    salto_link_inertias(m, d);
+    // the root's residual without contacts: tau_r - (set torques) - (user forces' share)
+    double Fu[6] = {0, 0, 0, 0, 0, 0}, Ic[10] = {0}, b[6], Mrr[36];
+    for (int l = 0; l < nv; l++) salto_sv_add_to(Fu, s->fuser + 6 * l);
+    for (int l = 0; l < nv; l++) salto_si_add_to(Ic, d->I + 10 * l);
+    for (int a = 0; a < nr; a++) {
+        b[a] = -(tau[a] - s->tau[a] - salto_sv_dot(d->S + 6 * a, Fu));
+        double IS[6];
+        salto_si_mul(IS, Ic, d->S + 6 * a);
+        for (int c = 0; c < nr; c++) Mrr[nr * c + a] = salto_sv_dot(d->S + 6 * c, IS);
+    }
+    // M_rr's Cholesky factor (in place, lower), then qdd_root0 = M_rr^-1 b
+    for (int j = 0; j < nr; j++) {
+        double v = Mrr[nr * j + j];
+        for (int k = 0; k < j; k++) v -= Mrr[nr * j + k] * Mrr[nr * j + k];
+        if (!(v > 0.0)) return SALTO_ERR_NUMERIC;
+        Mrr[nr * j + j] = sqrt(v);
+        for (int i = j + 1; i < nr; i++) {
+            double u = Mrr[nr * i + j];
+            for (int k = 0; k < j; k++) u -= Mrr[nr * i + k] * Mrr[nr * j + k];
+            Mrr[nr * i + j] = u / Mrr[nr * j + j];
+        }
+    }
+    #define MSOLVE(x)                                                                   \
+        do {                                                                            \
+            for (int i_ = 0; i_ < nr; i_++) {                                           \
+                for (int k_ = 0; k_ < i_; k_++) (x)[i_] -= Mrr[nr * i_ + k_] * (x)[k_]; \
+                (x)[i_] /= Mrr[nr * i_ + i_];                                           \
+            }                                                                           \
+            for (int i_ = nr - 1; i_ >= 0; i_--) {                                      \
+                for (int k_ = i_ + 1; k_ < nr; k_++) (x)[i_] -= Mrr[nr * k_ + i_] * (x)[k_]; \
+                (x)[i_] /= Mrr[nr * i_ + i_];                                           \
+            }                                                                           \
+        } while (0)
+    double qr[6];
+    memcpy(qr, b, (size_t)nr * sizeof(double));
+    MSOLVE(qr);
+    // the contact and hold rows: their root Jacobian and M_rr^-1 J_r' (per row)
+    int* idx = s->iwork;
+    int* pos = s->iwork + s->nrow;
+    int nu = 0;
+    for (int i = 0; i < s->nrow; i++) {
+        const int k = s->rows[i].kind;
+        pos[i] = -1;
+        s->lambda[i] = 0.0;
+        if (k == row_track || k == row_limit) continue;
+        pos[i] = nu, idx[nu++] = i;
+    }
+    double* Jr = s->work;                     // (nu x 6)
+    double* MJ = Jr + (size_t)nu * 6;         // M_rr^-1 J_r' columns (nu x 6)
+    double* Kr = MJ + (size_t)nu * 6;         // (nu x nu)
+    double* nowr = Kr + (size_t)nu * nu;      // (nu)
+    double* tgt = nowr + nu;                  // (nu)
+    double* L = tgt + nu;                     // (nu)
+    double* vel = s->vel;
+    row_values(s, 0, vel);
+    row_values(s, 1, s->now); // with qdd_root = 0 (d->A from the inverse dynamics)
+    row_targets(s, h, vel);
+    for (int u = 0; u < nu; u++) {
+        const row* r = &s->rows[idx[u]];
+        for (int a = 0; a < nr; a++) {
+            double v[3];
+            salto_v3_cross(v, d->S + 6 * a, r->pt);
+            for (int c = 0; c < 3; c++) v[c] += d->S[6 * a + 3 + c];
+            Jr[6 * u + a] = salto_v3_dot(r->dir, v);
+        }
+        memcpy(MJ + 6 * u, Jr + 6 * u, (size_t)nr * sizeof(double));
+        MSOLVE(MJ + 6 * u);
+    }
+    #undef MSOLVE
+    for (int u = 0; u < nu; u++) {
+        double v = s->now[idx[u]];
+        for (int a = 0; a < nr; a++) v += Jr[6 * u + a] * qr[a];
+        nowr[u] = v;
+        tgt[u] = s->target[idx[u]];
+        for (int w2 = 0; w2 < nu; w2++) {
+            double k = 0.0;
+            for (int a = 0; a < nr; a++) k += Jr[6 * u + a] * MJ[6 * w2 + a];
+            Kr[(size_t)nu * w2 + u] = k;
+        }
+        L[u] = 0.0;
+        for (int k = 0; k < s->nprev; k++) { // warm start
+            if (s->prev_key[k] == s->rows[idx[u]].key) {
+                L[u] = s->prev_lambda[k];
+                break;
+            }
+        }
+    }
+    if (nu > 0) pgs_core(s, nu, idx, Kr, nu, nowr, tgt, pos, L);
+    for (int u = 0; u < nu; u++) {
+        s->lambda[idx[u]] = L[u];
+        for (int a = 0; a < nr; a++) qr[a] += MJ[6 * u + a] * L[u];
+    }
+    keep_multipliers(s);
+    // the accelerations; the tracking torques from the inverse dynamics with the contact
+    // and hold forces
+    for (int j = 0; j < nv; j++) s->qdd[j] = j < nr ? qr[j] : d->qdd[j];
+    memcpy(d->qdd, s->qdd, (size_t)nv * sizeof(double));
+    salto_rnea(m, d, tau);
+    for (int u = 0; u < nu; u++) {
+        const row* r = &s->rows[idx[u]];
+        const double Lu = L[u];
+        if (Lu == 0.0) continue;
+        double f[3] = {Lu * r->dir[0], Lu * r->dir[1], Lu * r->dir[2]}, wv[6];
+        salto_point_force(wv, r->pt, f);
+        for (int j = r->link; j >= 0; j = m->link_parent[j]) tau[j] -= salto_sv_dot(d->S + 6 * j, wv);
+        if (r->kind == row_normal || r->kind == row_tangent) {
+            salto_sim_contact* c = &s->contacts[r->contact];
+            for (int k = 0; k < 3; k++) c->force[k] += f[k];
+        }
+    }
+    for (int j = 0; j < nv; j++) {
+        tau[j] -= s->tau[j]; // what tracking adds to the torques set
+        for (int l = j; l < m->link_subtree_end[j]; l++) tau[j] -= salto_sv_dot(d->S + 6 * j, s->fuser + 6 * l);
+        if (j < nr) tau[j] = 0.0;
+    }
+    return SALTO_OK;
+}
+
+
+static salto_status accelerations(salto_sim* s, double h) {
+    const salto_model* m = s->m;
+    const int nv = m->nv, n = s->nrow;
+    memset(s->ttau, 0, (size_t)nv * sizeof(double));
+    if (s->tracking && s->o.reduced && m->nroot > 0) return accelerations_tracked(s, h);
+    salto_status st = free_pass(s);
+    if (st != SALTO_OK || n == 0) return st;
+    if ((st = build_k(s)) != SALTO_OK) return st;
+    double* vel = s->vel;
+    row_values(s, 0, vel);
+    row_values(s, 1, s->now);
+    row_targets(s, h, vel);
     pgs(s, 1);
-    for (int i = 0; i < n; i++) s->prev_key[i] = s->rows[i].key, s->prev_lambda[i] = s->lambda[i];
-    s->nprev = n;
+    keep_multipliers(s);
     for (int i = 0; i < n; i++) {
         const double L = s->lambda[i];
         if (L == 0.0) continue;

@@ -32,6 +32,9 @@ typedef struct salto_sim_opts {
     double margin;              // contacts are kept while within this distance, m (default 1e-3)
     int max_halvings;           // step halvings on penetration (default 6)
     salto_constraint_method method; // how the constraint matrix is built (default delta)
+    int reduced;                // 1 (default): with every joint tracked, the contact problem
+                                //   on the root's DOFs alone (sim.c: the same solution,
+                                //   without a test force per row); 0: always the full matrix
 } salto_sim_opts;
 
 void salto_sim_opts_default(salto_sim_opts* o);
