@@ -64,6 +64,11 @@ struct salto_sim {
     double kp, kd;
     double *tq, *tqd, *tqdd, *ttau;
     int* at_limit;                    // per DOF: at a limit at the end of the last step
+    int synced;                       // d holds (q, qd) at the velocity level, depth is its
+    double depth;                     //   deepest penetration
+    int ttau_stale;                   // the reduced solve's tracking torques wait for a reader:
+    double *tt_q, *tt_qd, *tt_qdd;    //   its state and accelerations
+    salto_data* d2;                   //   and their inverse dynamics' data
     double *work, *work2;             // the solver's scratch
     int* iwork;
     int nprev;                        // the last acceleration solve's rows: keys, multipliers
@@ -102,7 +107,10 @@ void salto_sim_destroy(salto_sim* s) {
     salto_free(s->q), salto_free(s->qd), salto_free(s->tau), salto_free(s->fext);
     salto_free(s->fuser), salto_free(s->qdd), salto_free(s->q0), salto_free(s->qd0);
     salto_free(s->dA), salto_free(s->tq), salto_free(s->tqd), salto_free(s->tqdd);
-    salto_free(s->ttau), salto_free(s->at_limit), salto_free(s->rows), salto_free(s->K), salto_free(s->resp);
+    salto_free(s->ttau), salto_free(s->at_limit), salto_free(s->rows);
+    salto_free(s->tt_q), salto_free(s->tt_qd), salto_free(s->tt_qdd);
+    salto_data_destroy(s->d2);
+    salto_free(s->K), salto_free(s->resp);
     salto_free(s->lambda), salto_free(s->target), salto_free(s->now), salto_free(s->vel), salto_free(s->contacts);
     salto_free(s->prev_key), salto_free(s->prev_lambda);
     salto_free(s->work), salto_free(s->work2), salto_free(s->iwork);
@@ -137,6 +145,10 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     s->tqdd = salto_calloc(nv, sizeof(double));
     s->ttau = salto_calloc(nv, sizeof(double));
     s->at_limit = salto_calloc(nv, sizeof(int));
+    s->tt_q = salto_calloc(nv, sizeof(double));
+    s->tt_qd = salto_calloc(nv, sizeof(double));
+    s->tt_qdd = salto_calloc(nv, sizeof(double));
+    s->d2 = salto_data_create(m);
     // room for every geometry point's three rows and every DOF's limit row
     int npt = 0;
     for (int g = 0; g < m->ngeom; g++) npt += m->geom_shape[g] == SALTO_GEOM_BOX ? 8 : m->geom_shape[g] == SALTO_GEOM_CAPSULE ? 2 : 1;
@@ -157,7 +169,7 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     s->iwork = salto_calloc(4 * cap, sizeof(int));
     s->prev_lambda = salto_calloc(cap, sizeof(double));
     if (!s->d || !s->q || !s->qd || !s->tau || !s->fext || !s->fuser || !s->qdd || !s->q0 ||
-        !s->qd0 || !s->dA || !s->tq || !s->tqd || !s->tqdd || !s->ttau || !s->at_limit || !s->rows || !s->K || !s->resp || !s->lambda || !s->target ||
+        !s->qd0 || !s->dA || !s->tq || !s->tqd || !s->tqdd || !s->ttau || !s->at_limit || !s->tt_q || !s->tt_qd || !s->tt_qdd || !s->d2 || !s->rows || !s->K || !s->resp || !s->lambda || !s->target ||
         !s->now || !s->vel || !s->contacts || !s->prev_key || !s->prev_lambda || !s->work || !s->work2 ||
         !s->iwork) {
         salto_sim_destroy(s);
@@ -171,6 +183,7 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
 void salto_sim_set_state(salto_sim* s, const double* q, const double* qd) {
     memcpy(s->q, q, (size_t)s->m->nv * sizeof(double));
     memcpy(s->qd, qd, (size_t)s->m->nv * sizeof(double));
+    s->synced = 0;
 }
 
 const double* salto_sim_q(const salto_sim* s) { return s->q; }
@@ -206,7 +219,34 @@ void salto_sim_track(salto_sim* s, const double* q, const double* qd, const doub
     s->kp = kp, s->kd = kd;
 }
 
-const double* salto_sim_tracking_torques(const salto_sim* s) { return s->ttau; }
+const double* salto_sim_tracking_torques(salto_sim* s) {
+    if (!s->ttau_stale) return s->ttau;
+    // the inverse dynamics of the reduced solve's accelerations with its contact and hold
+    // forces: what the joints needed beyond the torques set and the user forces
+    const salto_model* m = s->m;
+    const int nv = m->nv;
+    salto_data* d = s->d2;
+    memcpy(d->q, s->tt_q, (size_t)nv * sizeof(double));
+    memcpy(d->qd, s->tt_qd, (size_t)nv * sizeof(double));
+    memcpy(d->qdd, s->tt_qdd, (size_t)nv * sizeof(double));
+    double* tau = s->ttau;
+    salto_rnea(m, d, tau);
+    for (int i = 0; i < s->nrow; i++) {
+        const row* r = &s->rows[i];
+        const double L = s->lambda[i];
+        if (L == 0.0 || r->kind == row_track || r->kind == row_limit) continue;
+        double f[3] = {L * r->dir[0], L * r->dir[1], L * r->dir[2]}, wv[6];
+        salto_point_force(wv, r->pt, f);
+        for (int j = r->link; j >= 0; j = m->link_parent[j]) tau[j] -= salto_sv_dot(d->S + 6 * j, wv);
+    }
+    for (int j = 0; j < nv; j++) {
+        tau[j] -= s->tau[j];
+        for (int l = j; l < m->link_subtree_end[j]; l++) tau[j] -= salto_sv_dot(d->S + 6 * j, s->fuser + 6 * l);
+        if (j < m->nroot) tau[j] = 0.0;
+    }
+    s->ttau_stale = 0;
+    return s->ttau;
+}
 
 
 int salto_sim_hold(salto_sim* s, int site, const double point[3]) {
@@ -754,27 +794,18 @@ static salto_status accelerations_tracked(salto_sim* s, double h) {
         for (int a = 0; a < nr; a++) qr[a] += MJ[6 * u + a] * L[u];
     }
     keep_multipliers(s);
-    // the accelerations; the tracking torques from the inverse dynamics with the contact
-    // and hold forces
+    // the accelerations; the tracking torques, from the inverse dynamics with the contact and
+    // hold forces, when someone asks (salto_sim_tracking_torques); the contact forces now
     for (int j = 0; j < nv; j++) s->qdd[j] = j < nr ? qr[j] : d->qdd[j];
-    memcpy(d->qdd, s->qdd, (size_t)nv * sizeof(double));
-    salto_rnea(m, d, tau);
+    memcpy(s->tt_q, s->q, (size_t)nv * sizeof(double));
+    memcpy(s->tt_qd, s->qd, (size_t)nv * sizeof(double));
+    memcpy(s->tt_qdd, s->qdd, (size_t)nv * sizeof(double));
+    s->ttau_stale = 1;
     for (int u = 0; u < nu; u++) {
         const row* r = &s->rows[idx[u]];
-        const double Lu = L[u];
-        if (Lu == 0.0) continue;
-        double f[3] = {Lu * r->dir[0], Lu * r->dir[1], Lu * r->dir[2]}, wv[6];
-        salto_point_force(wv, r->pt, f);
-        for (int j = r->link; j >= 0; j = m->link_parent[j]) tau[j] -= salto_sv_dot(d->S + 6 * j, wv);
-        if (r->kind == row_normal || r->kind == row_tangent) {
-            salto_sim_contact* c = &s->contacts[r->contact];
-            for (int k = 0; k < 3; k++) c->force[k] += f[k];
-        }
-    }
-    for (int j = 0; j < nv; j++) {
-        tau[j] -= s->tau[j]; // what tracking adds to the torques set
-        for (int l = j; l < m->link_subtree_end[j]; l++) tau[j] -= salto_sv_dot(d->S + 6 * j, s->fuser + 6 * l);
-        if (j < nr) tau[j] = 0.0;
+        if (L[u] == 0.0 || (r->kind != row_normal && r->kind != row_tangent)) continue;
+        salto_sim_contact* c = &s->contacts[r->contact];
+        for (int k = 0; k < 3; k++) c->force[k] += L[u] * r->dir[k];
     }
     return SALTO_OK;
 }
@@ -784,6 +815,7 @@ static salto_status accelerations(salto_sim* s, double h) {
     const salto_model* m = s->m;
     const int nv = m->nv, n = s->nrow;
     memset(s->ttau, 0, (size_t)nv * sizeof(double));
+    s->ttau_stale = 0;
     if (s->tracking && s->o.reduced && m->nroot > 0) return accelerations_tracked(s, h);
     salto_status st = free_pass(s);
     if (st != SALTO_OK || n == 0) return st;
@@ -809,12 +841,15 @@ static salto_status accelerations(salto_sim* s, double h) {
 }
 
 
-// the deepest any geometry point is below the ground at q (salto_fk at the position level)
-static double deepest(salto_sim* s, const double* q) {
+// d at (q, qd), the velocity level, and the deepest any geometry point is below the ground
+static void sync(salto_sim* s) {
     const salto_model* m = s->m;
-    if (!s->o.ground) return -INFINITY;
-    memcpy(s->d->q, q, (size_t)m->nv * sizeof(double));
-    salto_fk(m, s->d, SALTO_FK_POS);
+    memcpy(s->d->q, s->q, (size_t)m->nv * sizeof(double));
+    memcpy(s->d->qd, s->qd, (size_t)m->nv * sizeof(double));
+    salto_fk(m, s->d, SALTO_FK_VEL);
+    s->synced = 1;
+    s->depth = -INFINITY;
+    if (!s->o.ground) return;
     double worst = -INFINITY;
     for (int g = 0; g < m->ngeom; g++) {
         if (m->geom_link[g] < 0) continue;
@@ -825,7 +860,7 @@ static double deepest(salto_sim* s, const double* q) {
             worst = fmax(worst, depth);
         }
     }
-    return worst;
+    s->depth = worst;
 }
 
 
@@ -835,17 +870,18 @@ salto_status salto_sim_step(salto_sim* s, salto_error* err) {
     double remaining = s->o.dt;
     int halvings = 0;
     s->stats.steps++;
+    if (!s->synced) sync(s);
     while (remaining > 1e-15) {
         double h = remaining;
         memcpy(s->q0, s->q, (size_t)nv * sizeof(double));
         memcpy(s->qd0, s->qd, (size_t)nv * sizeof(double));
-        const double start_depth = deepest(s, s->q);
+        const double start_depth = s->depth;
         for (;;) {
-            memcpy(s->q, s->q0, (size_t)nv * sizeof(double));
-            memcpy(s->qd, s->qd0, (size_t)nv * sizeof(double));
-            memcpy(s->d->q, s->q, (size_t)nv * sizeof(double));
-            memcpy(s->d->qd, s->qd, (size_t)nv * sizeof(double));
-            salto_fk(m, s->d, SALTO_FK_VEL);
+            if (!s->synced) { // a retry: back to the substep's start
+                memcpy(s->q, s->q0, (size_t)nv * sizeof(double));
+                memcpy(s->qd, s->qd0, (size_t)nv * sizeof(double));
+                sync(s);
+            }
             collect(s, h);
             int any = 0;
             salto_status st = impacts(s, &any);
@@ -860,6 +896,7 @@ salto_status salto_sim_step(salto_sim* s, salto_error* err) {
             if (st != SALTO_OK) {
                 memcpy(s->q, s->q0, (size_t)nv * sizeof(double));
                 memcpy(s->qd, s->qd0, (size_t)nv * sizeof(double));
+                s->synced = 0;
                 return SALTO_FAIL(err, SALTO_ERR_NUMERIC, salto_loc_none(),
                                   "the articulated-body algorithm failed at t = %.6f s", s->t);
             }
@@ -868,20 +905,22 @@ salto_status salto_sim_step(salto_sim* s, salto_error* err) {
                 s->q[j] += h * s->qd[j];
             }
             s->stats.substeps++;
-            const double depth = deepest(s, s->q);
-            if (depth > fmax(start_depth, 0.0) + 1e-3 && halvings < s->o.max_halvings) {
+            sync(s); // the new state: kinematics for the next substep, and its depth
+            if (s->depth > fmax(start_depth, 0.0) + 1e-3 && halvings < s->o.max_halvings) {
                 halvings++;
                 s->stats.halvings++;
                 h *= 0.5;
+                s->synced = 0;
                 continue;
             }
-            s->stats.max_depth = fmax(s->stats.max_depth, depth);
+            s->stats.max_depth = fmax(s->stats.max_depth, s->depth);
             break;
         }
         for (int j = 0; j < nv; j++) {
             if (!isfinite(s->q[j]) || !isfinite(s->qd[j])) {
                 memcpy(s->q, s->q0, (size_t)nv * sizeof(double));
                 memcpy(s->qd, s->qd0, (size_t)nv * sizeof(double));
+                s->synced = 0;
                 return SALTO_FAIL(err, SALTO_ERR_NUMERIC, salto_loc_none(),
                                   "the state stopped being finite at t = %.6f s (DOF '%s')", s->t,
                                   m->link_name[j]);
@@ -890,9 +929,6 @@ salto_status salto_sim_step(salto_sim* s, salto_error* err) {
         remaining -= h;
         s->t += h;
     }
-    memcpy(s->d->q, s->q, (size_t)nv * sizeof(double));
-    memcpy(s->d->qd, s->qd, (size_t)nv * sizeof(double));
-    salto_fk(m, s->d, SALTO_FK_VEL);
     // joints arriving at a limit (within 1e-4 rad of it, or past it) since the last step
     for (int j = 0; j < nv; j++) {
         int at = 0;

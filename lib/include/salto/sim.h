@@ -87,8 +87,9 @@ void salto_sim_clear_forces(salto_sim* s);
 // tracking (the joints limp, but for the torques set).
 void salto_sim_track(salto_sim* s, const double* q, const double* qd, const double* qdd,
                      double kp, double kd);
-// the tracking torques of the last step (nv; zero on the root's DOFs and without tracking)
-const double* salto_sim_tracking_torques(const salto_sim* s);
+// the tracking torques of the last step (nv; zero on the root's DOFs and without tracking);
+// computed when asked for (an inverse-dynamics pass) after a reduced solve
+const double* salto_sim_tracking_torques(salto_sim* s);
 
 // Holds a site at a world point (a hand gripping a bar) by a bilateral constraint until
 // released; returns 0 when the site is fixed to the world or 8 are held already.
