@@ -21,8 +21,9 @@ static void help(void) {
            "under physics in the stepping simulator: the character starts in the motion's first\n"
            "state, its joints follow the motion through acceleration constraints (qdd = qdd_m +\n"
            "kp (q_m - q) + kd (qd_m - qd)), its geometry meets the ground with friction and\n"
-           "impacts, its joints stop at their limits, and in the problem's bar phases its hands\n"
-           "hold the bar. After the motion ends the last pose (and grip) is held.\n\n"
+           "impacts, its other parts meet the problem's bars, its joints stop at their limits,\n"
+           "and in the bar phases its hands hold the bar. After the motion ends the last pose\n"
+           "(and grip) is held.\n\n"
            "Writes DIR/sim.json (settings, statistics, every frame), DIR/sim.csv (t, the DOFs,\n"
            "the tracking error, the contact count and total contact force per frame) and\n"
            "DIR/filmstrip.png, each atomically, and prints the tracking error and the number of\n"
@@ -91,6 +92,24 @@ static int parse_pos(const char* opt, const char* arg, double* out) {
     }
     *out = v;
     return 1;
+}
+
+
+// the problem's bars (each distinct point and axis of its bar contacts, at most 4)
+static void bars_from(const salto_problem_desc* p, salto_sim_opts* o) {
+    for (int i = 0; i < p->nphase; i++) {
+        const salto_contact_desc* c = &p->phases[i].contact;
+        if (c->type != SALTO_CONTACT_BAR) continue;
+        int seen = 0;
+        for (int b = 0; b < o->nbar; b++) {
+            seen |= memcmp(o->bar_point[b], c->bar_point, sizeof c->bar_point) == 0 &&
+                    memcmp(o->bar_axis[b], c->bar_axis, sizeof c->bar_axis) == 0;
+        }
+        if (seen || o->nbar == SALTO_SIM_MAX_BARS) continue;
+        memcpy(o->bar_point[o->nbar], c->bar_point, sizeof c->bar_point);
+        memcpy(o->bar_axis[o->nbar], c->bar_axis, sizeof c->bar_axis);
+        o->nbar++;
+    }
 }
 
 
@@ -338,7 +357,14 @@ int cmd_play(int argc, char** argv) {
     o.dt = dt;
     o.method = method;
     ground_from(p, &o);
+    bars_from(p, &o);
     salto_sim* sim = salto_sim_create(m, &o);
+    for (int i = 0; sim && i < p->nphase; i++) { // the gripping hands wrap round the bars
+        const salto_contact_desc* c = &p->phases[i].contact;
+        for (int k = 0; c->type == SALTO_CONTACT_BAR && k < c->nsite; k++) {
+            salto_sim_ignore_bars(sim, m->site_link[c->site[k]]);
+        }
+    }
     const int nv = m->nv;
     double* q = calloc((size_t)nv * 3, sizeof(double));
     salto_data* d = salto_data_create(m);

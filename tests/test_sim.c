@@ -157,6 +157,61 @@ START_TEST(ball_bounces) {
 END_TEST
 
 
+// Bars: a ball dropped 0.5 m onto a bar (along y, 1 m up; no ground) bounces straight back to
+// e^2 of the drop, and one dropped 3 cm off the bar's axis is thrown that way; a stick falling
+// flat across the bar comes to rest on it, its middle touching (neither end does)
+START_TEST(bars) {
+    salto_model* m = load("tests/data/sim/ball.yaml");
+    salto_sim_opts o;
+    salto_sim_opts_default(&o);
+    o.ground = 0;
+    o.restitution = 0.5;
+    o.nbar = 1;
+    o.bar_point[0][2] = 1.0;
+    o.bar_axis[0][1] = 1.0;
+    const double touch = 1.0 + 0.02 + 0.1; // the ball's centre when it touches
+    for (int off = 0; off < 2; off++) {
+        salto_sim* s = salto_sim_create(m, &o);
+        double q[3] = {off ? 0.03 : 0.0, touch + 0.5, 0}, qd[3] = {0};
+        salto_sim_set_state(s, q, qd);
+        double top = -INFINITY;
+        int bounced = 0;
+        for (int k = 0; k < 700; k++) {
+            run(s, 1);
+            if (salto_sim_qd(s)[1] > 0.0) bounced = 1;
+            if (bounced) top = fmax(top, salto_sim_q(s)[1]);
+        }
+        ck_assert(bounced);
+        if (!off) {
+            ck_assert_msg(fabs(top - touch - 0.125) < 0.03 * 0.125, "rebound %.4f m above the touch, "
+                          "e^2 h = 0.125", top - touch);
+            ck_assert_double_lt(fabs(salto_sim_q(s)[0]), 1e-9);
+        } else {
+            ck_assert_msg(salto_sim_qd(s)[0] > 0.1, "the ball 3 cm off the axis leaves at %.3g m/s "
+                          "sideways", salto_sim_qd(s)[0]);
+        }
+        salto_sim_destroy(s);
+    }
+    salto_model_destroy(m);
+    m = load("tests/data/sim/stick.yaml");
+    salto_sim* s = salto_sim_create(m, &o);
+    const double rest = 1.0 + 0.02 + 0.02;
+    double q[3] = {0, rest + 0.2, 0}, qd[3] = {0};
+    salto_sim_set_state(s, q, qd);
+    run(s, 1500);
+    ck_assert_msg(fabs(salto_sim_q(s)[1] - rest) < 1e-3, "the stick's centre at %.4f m, resting on "
+                  "the bar puts it at %.4f", salto_sim_q(s)[1], rest);
+    ck_assert_double_lt(salto_test_maxabs(salto_sim_qd(s), 3), 1e-3);
+    const salto_sim_contact* c;
+    ck_assert_int_eq(salto_sim_contacts(s, &c), 1);
+    ck_assert_double_lt(fabs(c[0].point[0]), 1e-3); // the middle
+    ck_assert_double_eq_tol(c[0].force[2], 9.81, 1e-3);
+    salto_sim_destroy(s);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
 // A pendulum released at its lower limit (-60 degrees) swings to its upper one (45 degrees),
 // which it reaches and never passes
 START_TEST(pendulum_stops_at_limit) {
@@ -384,6 +439,7 @@ Suite* sim_suite(void) {
     tcase_add_test(tc, methods_agree);
     tcase_add_test(tc, ball_bounces);
     tcase_add_test(tc, pendulum_stops_at_limit);
+    tcase_add_test(tc, bars);
     tcase_add_test(tc, momentum_in_flight);
     tcase_add_test(tc, deterministic);
     tcase_add_test(tc, tracking_follows);

@@ -32,6 +32,9 @@ void dpstrf_(const char* uplo, const int* n, double* a, const int* lda, int* piv
 enum { row_normal = 0, row_tangent, row_limit, row_track, row_hold };
 enum { max_holds = 8 };
 
+// the first key after every contact row's (the ground and the bars)
+static long row_key_base(const salto_model* m) { return 24L * m->ngeom * (1 + SALTO_SIM_MAX_BARS); }
+
 typedef struct row {
     int kind;
     long key;         // the same constraint in the next step has the same key (warm start)
@@ -64,6 +67,7 @@ struct salto_sim {
     double kp, kd;
     double *tq, *tqd, *tqdd, *ttau;
     int* at_limit;                    // per DOF: at a limit at the end of the last step
+    int* no_bars;                     // per link: 1 if it does not collide with the bars
     int synced;                       // d holds (q, qd) at the velocity level, depth is its
     double depth;                     //   deepest penetration
     int ttau_stale;                   // the reduced solve's tracking torques wait for a reader:
@@ -98,6 +102,7 @@ void salto_sim_opts_default(salto_sim_opts* o) {
     o->max_halvings = 6;
     o->method = SALTO_CONSTRAINT_ABA_DELTA;
     o->reduced = 1;
+    o->bar_radius = 0.02;
 }
 
 
@@ -107,7 +112,7 @@ void salto_sim_destroy(salto_sim* s) {
     salto_free(s->q), salto_free(s->qd), salto_free(s->tau), salto_free(s->fext);
     salto_free(s->fuser), salto_free(s->qdd), salto_free(s->q0), salto_free(s->qd0);
     salto_free(s->dA), salto_free(s->tq), salto_free(s->tqd), salto_free(s->tqdd);
-    salto_free(s->ttau), salto_free(s->at_limit), salto_free(s->rows);
+    salto_free(s->ttau), salto_free(s->at_limit), salto_free(s->no_bars), salto_free(s->rows);
     salto_free(s->tt_q), salto_free(s->tt_qd), salto_free(s->tt_qdd);
     salto_data_destroy(s->d2);
     salto_free(s->K), salto_free(s->resp);
@@ -127,6 +132,11 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     } else {
         salto_sim_opts_default(&s->o);
     }
+    s->o.nbar = s->o.nbar < 0 ? 0 : s->o.nbar > SALTO_SIM_MAX_BARS ? SALTO_SIM_MAX_BARS : s->o.nbar;
+    for (int b = 0; b < s->o.nbar; b++) {
+        const double an = salto_v3_norm(s->o.bar_axis[b]);
+        for (int k = 0; k < 3; k++) s->o.bar_axis[b][k] = an > 0 ? s->o.bar_axis[b][k] / an : (k == 1);
+    }
     const double nn = salto_v3_norm(s->o.ground_normal);
     for (int k = 0; k < 3; k++) s->o.ground_normal[k] = nn > 0 ? s->o.ground_normal[k] / nn : (k == 2);
     const size_t nv = (size_t)m->nv;
@@ -145,13 +155,15 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     s->tqdd = salto_calloc(nv, sizeof(double));
     s->ttau = salto_calloc(nv, sizeof(double));
     s->at_limit = salto_calloc(nv, sizeof(int));
+    s->no_bars = salto_calloc(nv, sizeof(int));
     s->tt_q = salto_calloc(nv, sizeof(double));
     s->tt_qd = salto_calloc(nv, sizeof(double));
     s->tt_qdd = salto_calloc(nv, sizeof(double));
     s->d2 = salto_data_create(m);
     // room for every geometry point's three rows and every DOF's limit row
     int npt = 0;
-    for (int g = 0; g < m->ngeom; g++) npt += m->geom_shape[g] == SALTO_GEOM_BOX ? 8 : m->geom_shape[g] == SALTO_GEOM_CAPSULE ? 2 : 1;
+    for (int g = 0; g < m->ngeom; g++) npt += m->geom_shape[g] == SALTO_GEOM_BOX ? 8 : m->geom_shape[g] == SALTO_GEOM_CAPSULE ? 3 : 1;
+    npt *= 1 + (s->o.nbar < 0 ? 0 : s->o.nbar > SALTO_SIM_MAX_BARS ? SALTO_SIM_MAX_BARS : s->o.nbar);
     s->ccap = npt > 0 ? npt : 1;
     s->cap = 3 * npt + 2 * m->nv + 3 * max_holds + 1; // contacts, limits, tracking, holds
     const size_t cap = (size_t)s->cap;
@@ -169,7 +181,7 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     s->iwork = salto_calloc(4 * cap, sizeof(int));
     s->prev_lambda = salto_calloc(cap, sizeof(double));
     if (!s->d || !s->q || !s->qd || !s->tau || !s->fext || !s->fuser || !s->qdd || !s->q0 ||
-        !s->qd0 || !s->dA || !s->tq || !s->tqd || !s->tqdd || !s->ttau || !s->at_limit || !s->tt_q || !s->tt_qd || !s->tt_qdd || !s->d2 || !s->rows || !s->K || !s->resp || !s->lambda || !s->target ||
+        !s->qd0 || !s->dA || !s->tq || !s->tqd || !s->tqdd || !s->ttau || !s->at_limit || !s->no_bars || !s->tt_q || !s->tt_qd || !s->tt_qdd || !s->d2 || !s->rows || !s->K || !s->resp || !s->lambda || !s->target ||
         !s->now || !s->vel || !s->contacts || !s->prev_key || !s->prev_lambda || !s->work || !s->work2 ||
         !s->iwork) {
         salto_sim_destroy(s);
@@ -259,6 +271,10 @@ int salto_sim_hold(salto_sim* s, int site, const double point[3]) {
 
 void salto_sim_release_all(salto_sim* s) { s->nhold = 0; }
 
+void salto_sim_ignore_bars(salto_sim* s, int link) {
+    if (link >= 0 && link < s->m->nv) s->no_bars[link] = 1;
+}
+
 
 void salto_sim_clear_forces(salto_sim* s) {
     memset(s->fuser, 0, (size_t)s->m->nv * 6 * sizeof(double));
@@ -286,47 +302,95 @@ static void point_acc(const salto_model* m, const salto_data* d, int link, const
 
 // the constraint rows at the state in s->d (salto_fk at the velocity level done): contacts
 // within the margin (further when approaching fast), joints within 1e-3 rad of a limit
+// a contact of geometry g's point k (on link; x its surface point, N the surface's normal
+// there, T1 and T2 its tangents, T2 NULL for one) with surface `surf` (0 the ground, 1 + i bar
+// i), kept when within the margin (further when approaching fast)
+static void add_contact(salto_sim* s, double h, int g, int k, int surf, int link,
+                        const double x[3], const double N[3], double depth, const double* T1,
+                        const double* T2) {
+    double v[3];
+    point_vel(s->d, link, x, v);
+    const double vn = salto_v3_dot(N, v);
+    if (depth < -(s->o.margin + h * fmax(0.0, -vn)) || s->ncontact == s->ccap) return;
+    salto_sim_contact* c = &s->contacts[s->ncontact];
+    memset(c, 0, sizeof *c);
+    c->geom = g, c->link = link, c->depth = depth;
+    memcpy(c->point, x, 3 * sizeof(double));
+    const long key = 3L * (8L * (g + (long)s->m->ngeom * surf) + k);
+    const int nr = s->nrow;
+    row* rn = &s->rows[s->nrow++];
+    memset(rn, 0, sizeof *rn);
+    rn->kind = row_normal, rn->link = link, rn->contact = s->ncontact, rn->gap = depth, rn->key = key;
+    memcpy(rn->dir, N, 3 * sizeof(double));
+    memcpy(rn->pt, x, 3 * sizeof(double));
+    for (int t = 0; t < (T2 ? 2 : 1); t++) {
+        row* rt = &s->rows[s->nrow++];
+        memset(rt, 0, sizeof *rt);
+        rt->kind = row_tangent, rt->link = link, rt->contact = s->ncontact, rt->normal = nr;
+        rt->key = key + 1 + t;
+        memcpy(rt->dir, t ? T2 : T1, 3 * sizeof(double));
+        memcpy(rt->pt, x, 3 * sizeof(double));
+    }
+    s->ncontact++;
+}
+
+
+// the constraint rows at the state in s->d (salto_fk at the velocity level done): contacts
+// with the ground and the bars, joints within 1e-3 rad of a limit, holds, tracking
 static void collect(salto_sim* s, double h) {
     const salto_model* m = s->m;
     const salto_data* d = s->d;
     const double* N = s->o.ground_normal;
     s->nrow = 0;
     s->ncontact = 0;
-    if (s->o.ground) {
-        double Tx[3], Ty[3];
-        salto_contact_frame(N, s->planar, Tx, Ty);
-        for (int g = 0; g < m->ngeom; g++) {
-            const int link = m->geom_link[g];
-            if (link < 0) continue;
-            double pts[8][3], r = 0.0;
-            const int npt = salto_geom_points(m, d, g, pts, &r);
-            for (int k = 0; k < npt && s->ncontact < s->ccap; k++) {
-                double x[3], v[3];
+    double Tx[3], Ty[3];
+    salto_contact_frame(N, s->planar, Tx, Ty);
+    for (int g = 0; g < m->ngeom; g++) {
+        const int link = m->geom_link[g];
+        if (link < 0) continue;
+        double pts[8][3], r = 0.0;
+        const int npt = salto_geom_points(m, d, g, pts, &r);
+        // a capsule crossing a bar touches it between its ends: its segment's point nearest
+        // the bar's axis is one more point (k = 2)
+        const int nbar = s->no_bars[link] ? 0 : s->o.nbar;
+        for (int b = 0; b < nbar && m->geom_shape[g] == SALTO_GEOM_CAPSULE; b++) {
+            const double* a = s->o.bar_axis[b];
+            double u[3], w[3];
+            for (int c = 0; c < 3; c++) u[c] = pts[1][c] - pts[0][c], w[c] = pts[0][c] - s->o.bar_point[b][c];
+            const double ua = salto_v3_dot(u, a), wa = salto_v3_dot(w, a);
+            double up[3], wp[3];
+            for (int c = 0; c < 3; c++) up[c] = u[c] - ua * a[c], wp[c] = w[c] - wa * a[c];
+            const double uu = salto_v3_dot(up, up);
+            const double t = uu > 0.0 ? -salto_v3_dot(wp, up) / uu : -1.0;
+            if (!(t > 1e-6 && t < 1.0 - 1e-6)) continue; // an end is nearest: counted below
+            double c0[3], n[3], x[3], t2[3];
+            for (int c = 0; c < 3; c++) c0[c] = pts[0][c] + t * u[c], n[c] = wp[c] + t * up[c];
+            const double dist = salto_v3_norm(n);
+            if (!(dist > 1e-9)) continue;
+            for (int c = 0; c < 3; c++) n[c] /= dist, x[c] = c0[c] - r * n[c];
+            salto_v3_cross(t2, n, a);
+            add_contact(s, h, g, 2, 1 + b, link, x, n, s->o.bar_radius + r - dist, t2, s->planar ? NULL : a);
+        }
+        for (int k = 0; k < npt; k++) {
+            if (s->o.ground) {
+                double x[3];
                 for (int c = 0; c < 3; c++) x[c] = pts[k][c] - r * N[c];
                 const double depth = s->o.ground_height - salto_v3_dot(N, x);
-                point_vel(d, link, x, v);
-                const double vn = salto_v3_dot(N, v);
-                if (depth < -(s->o.margin + h * fmax(0.0, -vn))) continue;
-                salto_sim_contact* c = &s->contacts[s->ncontact];
-                memset(c, 0, sizeof *c);
-                c->geom = g, c->link = link, c->depth = depth;
-                memcpy(c->point, x, sizeof x);
-                const int nr = s->nrow;
-                row* rn = &s->rows[s->nrow++];
-                memset(rn, 0, sizeof *rn);
-                rn->kind = row_normal, rn->link = link, rn->contact = s->ncontact, rn->gap = depth;
-                rn->key = 3L * (8L * g + k);
-                memcpy(rn->dir, N, 3 * sizeof(double));
-                memcpy(rn->pt, x, sizeof x);
-                for (int t = 0; t < (s->planar ? 1 : 2); t++) {
-                    row* rt = &s->rows[s->nrow++];
-                    memset(rt, 0, sizeof *rt);
-                    rt->kind = row_tangent, rt->link = link, rt->contact = s->ncontact, rt->normal = nr;
-                    rt->key = 3L * (8L * g + k) + 1 + t;
-                    memcpy(rt->dir, t ? Ty : Tx, 3 * sizeof(double));
-                    memcpy(rt->pt, x, sizeof x);
-                }
-                s->ncontact++;
+                add_contact(s, h, g, k, 0, link, x, N, depth, Tx, s->planar ? NULL : Ty);
+            }
+            for (int b = 0; b < nbar; b++) {
+                // the bar: the point's distance from its axis, the normal radially outwards
+                const double* a = s->o.bar_axis[b];
+                double w[3], n[3], x[3], t2[3];
+                for (int c = 0; c < 3; c++) w[c] = pts[k][c] - s->o.bar_point[b][c];
+                const double wa = salto_v3_dot(w, a);
+                for (int c = 0; c < 3; c++) n[c] = w[c] - wa * a[c];
+                const double dist = salto_v3_norm(n);
+                if (!(dist > 1e-9)) continue;
+                for (int c = 0; c < 3; c++) n[c] /= dist, x[c] = pts[k][c] - r * n[c];
+                salto_v3_cross(t2, n, a); // around the bar (in the plane for a planar character)
+                add_contact(s, h, g, k, 1 + b, link, x, n, s->o.bar_radius + r - dist, t2,
+                            s->planar ? NULL : a);
             }
         }
     }
@@ -342,7 +406,7 @@ static void collect(salto_sim* s, double h) {
             row* rl = &s->rows[s->nrow++];
             memset(rl, 0, sizeof *rl);
             rl->kind = row_limit, rl->link = j, rl->sign = sign, rl->gap = gap, rl->contact = -1;
-            rl->key = 24L * m->ngeom + 2L * j + (sign > 0 ? 0 : 1);
+            rl->key = row_key_base(m) + 2L * j + (sign > 0 ? 0 : 1);
         }
     }
     for (int k = 0; k < s->nhold; k++) {
@@ -354,7 +418,7 @@ static void collect(salto_sim* s, double h) {
             row* rh = &s->rows[s->nrow++];
             memset(rh, 0, sizeof *rh);
             rh->kind = row_hold, rh->link = m->site_link[site], rh->contact = -1;
-            rh->key = 24L * m->ngeom + 2L * m->nv + 3L * k + a;
+            rh->key = row_key_base(m) + 2L * m->nv + 3L * k + a;
             rh->dir[a] = 1.0;
             memcpy(rh->pt, x, sizeof x);
             rh->gap = s->hold_point[k][a] - x[a];
@@ -365,7 +429,7 @@ static void collect(salto_sim* s, double h) {
             row* rt = &s->rows[s->nrow++];
             memset(rt, 0, sizeof *rt);
             rt->kind = row_track, rt->link = j, rt->sign = 1.0, rt->contact = -1;
-            rt->key = 24L * m->ngeom + 2L * m->nv + 3L * max_holds + j;
+            rt->key = row_key_base(m) + 2L * m->nv + 3L * max_holds + j;
         }
     }
 }

@@ -2,7 +2,7 @@
 //
 // Forward dynamics by the articulated-body algorithm with joint torques and external forces;
 // contacts of the character's geometry (spheres, capsules, boxes) with a ground plane and
-// joints at their limits as unilateral constraints with Coulomb friction, solved each step
+// bars (cylinders), and joints at their limits as unilateral constraints with Coulomb friction, solved each step
 // by projected Gauss-Seidel on the constraint matrix that test forces build (Kokkevis 4.2, or
 // the delta method of 4.3); impacts as velocity jumps by impulses with a restitution
 // coefficient (section 5); the step of section 7 (integrate, update the constraints, halve
@@ -14,12 +14,19 @@
 #include "salto/data.h"
 #include "salto/validate.h" // salto_constraint_method
 
+enum { SALTO_SIM_MAX_BARS = 4 };
+
 typedef struct salto_sim_opts {
     double dt;                  // step, s (default 1e-3)
     double ground_normal[3];    // the ground plane's unit normal (default 0 0 1)
     double ground_height;       // the plane: N . x = height, m (default 0)
     int ground;                 // 1 (default): the ground plane is there
-    double friction;            // Coulomb coefficient mu (default 0.8)
+    int nbar;                   // bars (horizontal or not: cylinders of infinite length) the
+                                //   geometry collides with (default 0, at most 4)
+    double bar_point[SALTO_SIM_MAX_BARS][3]; // a point on each bar's axis, world, m
+    double bar_axis[SALTO_SIM_MAX_BARS][3];  // its direction
+    double bar_radius;          // m (default 0.02)
+    double friction;            // Coulomb coefficient mu, ground and bars (default 0.8)
     double restitution;         // e: normal velocity after an impact = -e times before
                                 //   (default 0.3; below bounce_speed, impacts are inelastic)
     double bounce_speed;        // m/s (default 0.05)
@@ -95,6 +102,8 @@ const double* salto_sim_tracking_torques(salto_sim* s);
 // released; returns 0 when the site is fixed to the world or 8 are held already.
 int salto_sim_hold(salto_sim* s, int site, const double point[3]);
 void salto_sim_release_all(salto_sim* s);
+// The geometry of link does not collide with the bars (a gripping hand wraps round the bar).
+void salto_sim_ignore_bars(salto_sim* s, int link);
 
 // Advances by opts.dt. SALTO_ERR_NUMERIC when the state stops being finite or the
 // articulated-body algorithm fails (the state is left at the last good step).
