@@ -39,8 +39,8 @@ static void help(void) {
            "'validation' key may set the density, integrator, step and thresholds; the\n"
            "options here override it.\n\n"
            "Prints a table with pass or fail per check; writes DIR/validation.json (every check\n"
-           "and series, the torques) and DIR/residuals.png (violations against time, phases\n"
-           "marked), each atomically. Exit status: 0 when every check passes, 1 when one fails,\n"
+           "and series, the torques), DIR/residuals.png (violations against time, phases\n"
+           "marked) and DIR/torques.png (each joint's torque against time), each atomically. Exit status: 0 when every check passes, 1 when one fails,\n"
            "2 for bad input.\n\n"
            "  --problem P   the problem file (default: the one the motion names)\n"
            "  -o DIR        where to write (default: the motion's folder)\n"
@@ -129,22 +129,24 @@ static int run_and_report(const salto_nlp* nlp, const salto_problem_desc* p, sal
     }
     int status = 0;
     if (!quiet) print_table(p, &v);
-    char dirbuf[4096], json[4200], png[4200];
+    char dirbuf[4096], json[4200], png[4200], tpng[4200];
     if (!dir) {
         motion_dir(motion_path, dirbuf, sizeof dirbuf);
         dir = dirbuf;
     }
     snprintf(json, sizeof json, "%s/validation.json", dir);
     snprintf(png, sizeof png, "%s/residuals.png", dir);
+    snprintf(tpng, sizeof tpng, "%s/torques.png", dir);
     if (app_make_dirs(dir) != 0) {
         fprintf(stderr, "salto validate: cannot create '%s': %s\n", dir, strerror(errno));
         status = 2;
     } else if (salto_validation_write_json(nlp, &v, motion_path, json, &err) != SALTO_OK ||
-               salto_validation_write_png(nlp, &v, png, &err) != SALTO_OK) {
+               salto_validation_write_png(nlp, &v, png, &err) != SALTO_OK ||
+               salto_validation_write_torques_png(nlp, &v, tpng, &err) != SALTO_OK) {
         app_print_error(&err);
         status = 2;
     } else {
-        if (!quiet) printf("wrote %s and %s\n", json, png);
+        if (!quiet) printf("wrote %s, %s and %s\n", json, png, tpng);
         status = v.pass ? 0 : 1;
     }
     salto_validation_free(&v);

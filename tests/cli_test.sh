@@ -258,6 +258,7 @@ grep_in "$tmp/out" "checks pass at [0-9]+ samples: the motion is physical"
 grep_in "$tmp/val/validation.json" '"pass": true'
 grep_in "$tmp/val/validation.json" '"check": "bar_torque", "phase": "swing"'
 if head -c 8 "$tmp/val/residuals.png" | od -An -c | grep -q "P   N   G"; then ok; else fail "residuals.png is not a PNG"; fi
+if head -c 8 "$tmp/val/torques.png" | od -An -c | grep -q "P   N   G"; then ok; else fail "torques.png is not a PNG"; fi
 if [ ! -e "$tmp/val/validation.json.tmp" ] && [ ! -e "$tmp/val/residuals.png.tmp" ]; then ok; else fail "temporary file left behind"; fi
 expect 1 "$salto" validate "$tmp/dm0/motion.json" -o "$tmp/val2" $all_huge --threshold slip=0
 grep_in "$tmp/out" "^swing +slip .*FAIL \(hands\)"

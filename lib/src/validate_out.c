@@ -190,3 +190,73 @@ salto_status salto_validation_write_png(const salto_nlp* nlp, const salto_valida
 
     return salto_write_png(surf, cr, path, err);
 }
+
+
+// ---- torques.png ----
+//
+// One panel per joint past the root: its torque against time (linear, symmetric about zero,
+// scaled to its peak), the phases as bands named at the top, the peak written on the left.
+
+enum { tpanel_h = 60 };
+
+salto_status salto_validation_write_torques_png(const salto_nlp* nlp, const salto_validation* v,
+                                                const char* path, salto_error* err) {
+    const salto_problem_desc* p = salto_nlp_problem(nlp);
+    const salto_model* m = p->model;
+    const int nj = v->nv - m->nroot;
+    const int H = top_h + tpanel_h * (nj > 0 ? nj : 1) + 10;
+    cairo_surface_t* surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, png_width, H);
+    cairo_t* cr = cairo_create(surf);
+    if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
+        cairo_destroy(cr);
+        cairo_surface_destroy(surf);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "cannot create an image for '%s'",
+                          path);
+    }
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    const double T = p->duration > 0 ? p->duration : 1.0;
+    const double x0 = left_w, x1 = png_width - right_w;
+#define U(t) (x0 + (x1 - x0) * (t) / T)
+    for (int i = 0; i < p->nphase; i++) {
+        const double u0 = U(p->phases[i].start), u1 = U(p->phases[i].start + p->phases[i].duration);
+        const double shade = i % 2 ? 0.93 : 0.97;
+        cairo_set_source_rgb(cr, shade, shade, shade);
+        cairo_rectangle(cr, u0, top_h, u1 - u0, H - top_h - 10);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+        salto_draw_text(cr, p->phases[i].name, 10.0, 0.5 * (u0 + u1), top_h - 8);
+    }
+    for (int q = 0; q < nj; q++) {
+        const int j = m->nroot + q;
+        const double top = top_h + q * tpanel_h + 4, bottom = top_h + (q + 1) * tpanel_h - 4;
+        const double mid = 0.5 * (top + bottom), peak = v->tau_peak[j] > 0 ? v->tau_peak[j] : 1.0;
+        cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
+        cairo_set_line_width(cr, 1.0);
+        cairo_rectangle(cr, x0, top, x1 - x0, bottom - top);
+        cairo_stroke(cr);
+        cairo_move_to(cr, x0, mid);
+        cairo_line_to(cr, x1, mid);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0.1, 0.25, 0.65);
+        cairo_set_line_width(cr, 1.5);
+        for (int k = 0; k < v->nsample; k++) { // broken at the phase boundaries
+            const double y = mid - 0.5 * (bottom - top) * v->tau[(size_t)v->nv * k + j] / peak;
+            if (k == 0 || v->phase[k] != v->phase[k - 1]) {
+                if (k > 0) cairo_stroke(cr);
+                cairo_move_to(cr, U(v->t[k]), y);
+            } else {
+                cairo_line_to(cr, U(v->t[k]), y);
+            }
+        }
+        cairo_stroke(cr);
+        char label[96];
+        cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+        salto_draw_text(cr, m->link_name[j], 10.0, 0.5 * left_w, top + 20);
+        snprintf(label, sizeof label, "peak %.3g %s", v->tau_peak[j],
+                 m->link_type[j] == SALTO_AXIS_PRISMATIC ? "N" : "N m");
+        salto_draw_text(cr, label, 9.0, 0.5 * left_w, top + 38);
+    }
+#undef U
+    return salto_write_png(surf, cr, path, err);
+}

@@ -158,6 +158,11 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
                                    const salto_validate_opts* opts, salto_validation* v,
                                    salto_error* err);
 
+// torques.png: each joint's torque (v->tau) against time, a panel per joint past the root,
+// scaled to its peak, the phases marked. Written atomically (cairo).
+salto_status salto_validation_write_torques_png(const salto_nlp* nlp, const salto_validation* v,
+                                                const char* path, salto_error* err);
+
 // ---- contact wrenches, joint torques, re-simulation ----
 
 // Distributes the aggregate force f0 (d->f0, after salto_rnea) of phase i among its contact
