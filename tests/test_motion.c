@@ -905,6 +905,88 @@ START_TEST(frames_bad_bvh) {
 END_TEST
 
 
+// the CSV and BVH readers never crash on damaged input: motion.csv and motion.bvh truncated
+// anywhere and with one byte changed either load (and then bind and fit, or fail with a
+// located error) or fail with a located error; random bytes too
+static int fuzz_frames(const char* path, int bvh, const salto_model* m, const char* what, long trial) {
+    salto_error err = {0};
+    salto_frames* f = bvh ? salto_frames_load_bvh(path, m, &err) : salto_frames_load_csv(path, &err);
+    if (f) {
+        ck_assert_int_ge(f->nframe, 4);
+        for (int k = 1; k < f->nframe; k++) ck_assert(f->t[k] > f->t[k - 1]);
+        if (salto_frames_bind(f, m, &err) == SALTO_OK) {
+            double q[64], qd[64], qdd[64];
+            ck_assert_int_le(m->nv, 64);
+            salto_frames_state(f, 0.5 * (f->t[0] + f->t[f->nframe - 1]), q, qd, qdd, m->nv);
+        } else {
+            ck_assert_msg(err.msg[0] != '\0', "%s %ld: binding failed without a message", what, trial);
+        }
+        salto_frames_destroy(f);
+        return 1;
+    }
+    ck_assert_msg(err.status != SALTO_OK && err.msg[0] != '\0', "%s %ld: no error", what, trial);
+    ck_assert_msg(err.status == SALTO_ERR_IO || err.where.line > 0, "%s %ld: error without a place: %s",
+                  what, trial, err.msg);
+    return 0;
+}
+
+START_TEST(frames_fuzz) {
+    for (int bvh = 0; bvh < 2; bvh++) {
+        char dir[64], path[160], fz[160];
+        snprintf(dir, sizeof dir, "/tmp/salto_ffuzz_XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        salto_problem_desc* p;
+        salto_nlp* nlp;
+        salto_motion* mo = bvh_motion("problems/reach.yaml", &p, &nlp, path, dir);
+        salto_error err = {0};
+        if (!bvh) {
+            remove(path);
+            snprintf(path, sizeof path, "%s/motion.csv", dir);
+            ck_assert_int_eq(salto_motion_write_csv(mo, path, &err), SALTO_OK);
+        }
+        snprintf(fz, sizeof fz, "%s/fuzz", dir);
+        size_t len;
+        char* text = read_all(path, &len);
+        char* buf = malloc(len + 1);
+        ck_assert_ptr_nonnull(buf);
+        salto_test_rng rng;
+        salto_test_rng_seed(&rng, 777u + (uint64_t)bvh);
+        for (size_t n = 0; n < len; n += 1 + n / 40) {
+            write_all(fz, text, n);
+            fuzz_frames(fz, bvh, p->model, "truncated at", (long)n);
+        }
+        static const char pool[] = ",.-+e0123456789 \n\t\"{}:#XYZabc\x01\xff";
+        for (long trial = 0; trial < 600; trial++) {
+            memcpy(buf, text, len);
+            size_t at = (size_t)salto_test_uniform(&rng, 0, (double)len);
+            if (at >= len) at = len - 1;
+            const int r = (int)salto_test_uniform(&rng, 0, 512);
+            buf[at] = r < 256 ? (char)r : pool[r % (int)(sizeof pool - 1)];
+            write_all(fz, buf, len);
+            fuzz_frames(fz, bvh, p->model, "byte changed, trial", trial);
+        }
+        for (long trial = 0; trial < 100; trial++) {
+            const size_t n = (size_t)salto_test_uniform(&rng, 0, 1500);
+            for (size_t i = 0; i < n && i < len; i++) {
+                const int r = (int)salto_test_uniform(&rng, 0, 256);
+                buf[i] = trial % 2 ? (char)r : pool[r % (int)(sizeof pool - 1)];
+            }
+            write_all(fz, buf, n < len ? n : len);
+            fuzz_frames(fz, bvh, p->model, "random bytes, trial", trial);
+        }
+        remove(fz);
+        remove(path);
+        rmdir(dir);
+        free(buf);
+        free(text);
+        salto_motion_destroy(mo);
+        salto_nlp_destroy(nlp);
+        salto_problem_destroy(p);
+    }
+}
+END_TEST
+
+
 START_TEST(fuzz) {
     fixture fx;
     fixture_setup(&fx, 99);
@@ -991,6 +1073,7 @@ Suite* motion_suite(void) {
     tcase_add_test(tc, frames_out_of_memory);
     tcase_add_test(tc, frames_bvh_round_trip);
     tcase_add_loop_test(tc, frames_bad_bvh, 0, NBVH);
+    tcase_add_test(tc, frames_fuzz);
     suite_add_tcase(s, tc);
     return s;
 }
