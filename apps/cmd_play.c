@@ -32,7 +32,8 @@ static void help(void) {
            "cause, and what was computed before is written. Exit status: 0, 1 when the\n"
            "simulation blew up, 2 for bad input.\n\n"
            "  --problem P        the problem (default: the one the motion names)\n"
-           "  -o DIR             where to write (default: the motion's folder)\n"
+           "  -o DIR             where to write (default: play/ in the motion's folder, so that\n"
+           "                     the solver's filmstrip.png stays)\n"
            "  --dt S             the simulator's step (default 0.001 s)\n"
            "  --duration S       how long to play (default: the motion's duration + 0.5 s)\n"
            "  --push BODY:FX,FY,FZ@T[:DURATION]   a force (N, world) on the body's origin from\n"
@@ -475,13 +476,12 @@ int cmd_play(int argc, char** argv) {
     sm.rms = nerr > 0 ? sqrt(sum2 / (double)nerr) : 0.0;
 
     char dirbuf[4096], jpath[4200], cpath[4200], fpath[4200];
-    if (!dir) {
-        snprintf(dirbuf, sizeof dirbuf, "%s", motion_path);
-        char* slash = strrchr(dirbuf, '/');
+    if (!dir) { // play/ beside the motion
+        const char* slash = strrchr(motion_path, '/');
         if (slash) {
-            *slash = '\0';
+            snprintf(dirbuf, sizeof dirbuf, "%.*s/play", (int)(slash - motion_path), motion_path);
         } else {
-            snprintf(dirbuf, sizeof dirbuf, ".");
+            snprintf(dirbuf, sizeof dirbuf, "play");
         }
         dir = dirbuf;
     }

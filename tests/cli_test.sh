@@ -413,6 +413,10 @@ expect 0 "$salto" play "$tmp/lp/motion.json" -o "$tmp/plp0" --quiet
 expect 0 "$salto" play "$tmp/lp/motion.json" -o "$tmp/plp1" --quiet --push trunk:150,0,0@0.5:0.1
 grep_in "$tmp/plp1/sim.json" '"stopped": null'
 if ! cmp -s "$tmp/plp0/sim.csv" "$tmp/plp1/sim.csv"; then ok; else fail "a push on the leap changed nothing"; fi
+# by default into play/ beside the motion, the solver's filmstrip.png left as it was
+cp "$tmp/mb/filmstrip.png" "$tmp/mb_film.png"
+expect 0 "$salto" play "$tmp/mb/motion.json" --quiet
+if [ -s "$tmp/mb/play/sim.json" ] && cmp -s "$tmp/mb/filmstrip.png" "$tmp/mb_film.png"; then ok; else fail "play's default folder"; fi
 # bad input: exit 2, nothing written
 expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl6" --push trunk:1,2@0.5
 grep_in "$tmp/err" "--push needs BODY:FX,FY,FZ@T"
