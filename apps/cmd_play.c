@@ -28,7 +28,8 @@ static void help(void) {
            "the tracking error, the contact count and total contact force per frame) and\n"
            "DIR/filmstrip.png, each atomically, and prints the tracking error and the number of\n"
            "contacts, impacts and limit events. A simulation that blows up (a state not finite,\n"
-           "a joint spinning past 1000 rad/s) stops with a message naming the time and the\n"
+           "a joint spinning past 1000 rad/s, or kinetic energy past 100 times the motion's\n"
+           "largest plus the weight falling 1 m) stops with a message naming the time and the\n"
            "cause, and what was computed before is written. Exit status: 0, 1 when the\n"
            "simulation blew up, 2 for bad input.\n\n"
            "  --problem P        the problem (default: the one the motion names)\n"
@@ -381,6 +382,19 @@ int cmd_play(int argc, char** argv) {
     am.state(am.ctx, eps, q, qd, qdd);
     salto_sim_set_state(sim, q, qd);
 
+    // the motion's largest kinetic energy (at 200 times): a simulation whose kinetic energy
+    // passes 100 times it plus the weight falling 1 m is blowing up
+    double ke_ref = 0.0;
+    for (int k = 0; k <= 200; k++) {
+        am.state(am.ctx, fmin(fmax(T * k / 200.0, eps), T - eps), d->q, d->qd, d->qdd);
+        salto_fk(m, d, SALTO_FK_VEL);
+        salto_link_inertias(m, d);
+        double ke = 0.0;
+        salto_energy(m, d, &ke, NULL);
+        ke_ref = fmax(ke_ref, ke);
+    }
+    const double g = sqrt(m->gravity[0] * m->gravity[0] + m->gravity[1] * m->gravity[1] + m->gravity[2] * m->gravity[2]);
+    const double ke_limit = 100.0 * (ke_ref + m->mass * g * 1.0);
     summary sm = {dt, duration, kp, kd, 0.0, 0.0, 0.0, 0, salto_sim_get_stats(sim), NAN, ""};
     const double rate = p->output.frame_rate;
     const long nstep = lround(duration / dt);
@@ -464,6 +478,18 @@ int cmd_play(int argc, char** argv) {
                     snprintf(sm.stop_cause, sizeof sm.stop_cause, "DOF '%s' spins at %.3g (rad or m)/s: "
                              "the simulation is blowing up", m->link_name[j], v[j]);
                 }
+            }
+            memcpy(d->q, salto_sim_q(sim), (size_t)nv * sizeof(double));
+            memcpy(d->qd, v, (size_t)nv * sizeof(double));
+            salto_fk(m, d, SALTO_FK_VEL);
+            salto_link_inertias(m, d);
+            double ke = 0.0;
+            salto_energy(m, d, &ke, NULL);
+            if (isnan(sm.stop_time) && !(ke <= ke_limit)) {
+                sm.stop_time = salto_sim_time(sim);
+                snprintf(sm.stop_cause, sizeof sm.stop_cause, "the kinetic energy, %.3g J, passes 100 "
+                         "times the motion's largest plus the weight falling 1 m (%.3g J): the "
+                         "simulation is blowing up", ke, ke_limit);
             }
         }
         if (!isnan(sm.stop_time)) {
