@@ -15,41 +15,12 @@
 #include "salto/spatial.h"
 #include "salto/validate.h"
 
-// LAPACK: Cholesky factorisation with complete pivoting of a positive semi-definite matrix
-void dpstrf_(const char* uplo, const int* n, double* a, const int* lda, int* piv, int* rank,
-             const double* tol, double* work, int* info);
+#include "linalg.h"
 
 enum { max_wrench = 8, max_rows = 24 };
 
 static const double contact_length = 0.1; // l: a wrench's moment weighed as a force times l
 static const double hold_rate = 20.0;     // w: the held sites' drift returns as exp(-w t)
-
-// solves the symmetric positive definite 6 x 6 system A x = b in place (Cholesky); 0 if A is
-// not positive definite
-static int solve6(double A[36], double b[6]) {
-    for (int j = 0; j < 6; j++) {
-        double s = A[6 * j + j];
-        for (int k = 0; k < j; k++) s -= A[6 * j + k] * A[6 * j + k];
-        if (!(s > 0.0)) return 0;
-        const double ljj = sqrt(s);
-        A[6 * j + j] = ljj;
-        for (int i = j + 1; i < 6; i++) {
-            double t = A[6 * i + j];
-            for (int k = 0; k < j; k++) t -= A[6 * i + k] * A[6 * j + k];
-            A[6 * i + j] = t / ljj;
-        }
-    }
-    for (int i = 0; i < 6; i++) { // L y = b
-        for (int k = 0; k < i; k++) b[i] -= A[6 * i + k] * b[k];
-        b[i] /= A[6 * i + i];
-    }
-    for (int i = 5; i >= 0; i--) { // L' x = y
-        for (int k = i + 1; k < 6; k++) b[i] -= A[6 * k + i] * b[k];
-        b[i] /= A[6 * i + i];
-    }
-    return 1;
-}
-
 
 int salto_contact_wrenches(const salto_problem_desc* p, int i, const salto_data* d, int* link,
                            double* w) {
@@ -109,12 +80,13 @@ int salto_contact_wrenches(const salto_problem_desc* p, int i, const salto_data*
             A[6 * (3 + r) + 3 + c] = Q[3 * r + c] + (r == c ? nb * l2 : 0.0);
         }
     }
-    if (!solve6(A, rhs)) { // cannot happen for finite input (the matrix is positive definite)
+    if (!salto_chol(A, 6)) { // cannot happen for finite input (the matrix is positive definite)
         for (int b = 0; b < nb; b++) {
             for (int k = 0; k < 6; k++) w[6 * b + k] = d->f0[k] / nb;
         }
         return nb;
     }
+    salto_chol_solve(A, 6, rhs);
     const double* alpha = rhs;
     const double* beta = rhs + 3;
     for (int b = 0; b < nb; b++) {
@@ -339,30 +311,16 @@ salto_status salto_resim_accel(salto_resim* r, double t, const double* q, const 
                 K[nr * a + b] = K[nr * b + a] = s;
             }
         }
-        double kmax = 0.0;
-        for (int a = 0; a < nr; a++) kmax = fmax(kmax, K[nr * a + a]);
-        int piv[max_rows], rank = 0, info = 0;
+        int piv[max_rows];
         double work[2 * max_rows];
-        const double tol = 1e-9 * kmax;
-        dpstrf_("L", &nr, K, &nr, piv, &rank, &tol, work, &info);
-        if (info < 0 || rank < 1) {
+        const int rank = salto_pchol(K, nr, 1e-9, piv, work);
+        if (rank < 1) {
             return SALTO_FAIL(err, SALTO_ERR_NUMERIC, salto_loc_none(),
                               "the held sites' constraint matrix is singular at t = %.4f s", t);
         }
-        // P' K P = L L' (column-major lower triangle: L(i, j) = K[i + nr j]); the first rank
-        // pivoted rows solved, the rest (dependent) given no force
-        double y[max_rows], lambda[max_rows] = {0};
-        for (int i = 0; i < rank; i++) {
-            double s = want[piv[i] - 1];
-            for (int k = 0; k < i; k++) s -= K[i + nr * k] * y[k];
-            y[i] = s / K[i + nr * i];
-        }
-        for (int i = rank - 1; i >= 0; i--) {
-            double s = y[i];
-            for (int k = i + 1; k < rank; k++) s -= K[k + nr * i] * y[k];
-            y[i] = s / K[i + nr * i];
-            lambda[piv[i] - 1] = y[i];
-        }
+        // the first rank pivoted rows solved, the rest (dependent) given no force
+        double* lambda = want;
+        salto_pchol_solve(K, nr, rank, piv, lambda, work);
         for (int j = 0; j < nv; j++) {
             double s = r->qdd0[j];
             for (int k = 0; k < nr; k++) s += lambda[k] * r->dqdd[nv * k + j];

@@ -25,9 +25,7 @@
 #include "salto/problem.h" // salto_contact_frame
 #include "salto/spatial.h"
 
-// LAPACK: Cholesky factorisation with complete pivoting of a positive semi-definite matrix
-void dpstrf_(const char* uplo, const int* n, double* a, const int* lda, int* piv, int* rank,
-             const double* tol, double* work, int* info);
+#include "linalg.h"
 
 enum { row_normal = 0, row_tangent, row_limit, row_track, row_hold };
 enum { max_holds = 8 };
@@ -592,37 +590,15 @@ static void pgs(salto_sim* s, int warm) {
         for (int a = 0; a < nb; a++) {
             for (int b = 0; b < nb; b++) C[(size_t)nb * a + b] = s->K[(size_t)n * ib[a] + ib[b]];
         }
-        double kmax = 0.0;
-        for (int a = 0; a < nb; a++) kmax = fmax(kmax, C[(size_t)nb * a + a]);
-        int info = 0;
-        const double tol = 1e-12 * kmax;
-        dpstrf_("L", &nb, C, &nb, piv, &rank, &tol, s->work2, &info);
+        rank = salto_pchol(C, nb, 1e-12, piv, s->work2);
+        for (int a = 0; a < nb; a++) y[a] = s->target[ib[a]] - s->now[ib[a]];
+        salto_pchol_solve(C, nb, rank, piv, y, s->work2);
     }
-    // solves K_BB z = r in place on r (nb), the pivoted rank part, the rest zero
-    #define BSOLVE(r)                                                                          \
-        do {                                                                                   \
-            double* t_ = s->work2;                                                             \
-            for (int i_ = 0; i_ < rank; i_++) {                                                \
-                double v_ = (r)[piv[i_] - 1];                                                  \
-                for (int k_ = 0; k_ < i_; k_++) v_ -= C[i_ + (size_t)nb * k_] * t_[k_];        \
-                t_[i_] = v_ / C[i_ + (size_t)nb * i_];                                         \
-            }                                                                                  \
-            for (int i_ = 0; i_ < nb; i_++) (r)[i_] = 0.0;                                     \
-            for (int i_ = rank - 1; i_ >= 0; i_--) {                                           \
-                double v_ = t_[i_];                                                            \
-                for (int k_ = i_ + 1; k_ < rank; k_++) v_ -= C[k_ + (size_t)nb * i_] * t_[k_]; \
-                t_[i_] = v_ / C[i_ + (size_t)nb * i_];                                         \
-                (r)[piv[i_] - 1] = t_[i_];                                                     \
-            }                                                                                  \
-        } while (0)
-    for (int a = 0; a < nb; a++) y[a] = s->target[ib[a]] - s->now[ib[a]];
-    if (nb > 0) BSOLVE(y);
-    for (int u = 0; u < nu; u++) {
+    for (int u = 0; u < nu && nb > 0; u++) {
         double* x = X + (size_t)nb * u;
         for (int a = 0; a < nb; a++) x[a] = s->K[(size_t)n * iu[u] + ib[a]];
-        if (nb > 0) BSOLVE(x);
+        salto_pchol_solve(C, nb, rank, piv, x, s->work2);
     }
-    #undef BSOLVE
     for (int u = 0; u < nu; u++) {
         double v = s->now[iu[u]];
         for (int a = 0; a < nb; a++) v += s->K[(size_t)n * ib[a] + iu[u]] * y[a];
@@ -775,32 +751,11 @@ static salto_status accelerations_tracked(salto_sim* s, double h) {
         salto_si_mul(IS, Ic, d->S + 6 * a);
         for (int c = 0; c < nr; c++) Mrr[nr * c + a] = salto_sv_dot(d->S + 6 * c, IS);
     }
-    // M_rr's Cholesky factor (in place, lower), then qdd_root0 = M_rr^-1 b
-    for (int j = 0; j < nr; j++) {
-        double v = Mrr[nr * j + j];
-        for (int k = 0; k < j; k++) v -= Mrr[nr * j + k] * Mrr[nr * j + k];
-        if (!(v > 0.0)) return SALTO_ERR_NUMERIC;
-        Mrr[nr * j + j] = sqrt(v);
-        for (int i = j + 1; i < nr; i++) {
-            double u = Mrr[nr * i + j];
-            for (int k = 0; k < j; k++) u -= Mrr[nr * i + k] * Mrr[nr * j + k];
-            Mrr[nr * i + j] = u / Mrr[nr * j + j];
-        }
-    }
-    #define MSOLVE(x)                                                                   \
-        do {                                                                            \
-            for (int i_ = 0; i_ < nr; i_++) {                                           \
-                for (int k_ = 0; k_ < i_; k_++) (x)[i_] -= Mrr[nr * i_ + k_] * (x)[k_]; \
-                (x)[i_] /= Mrr[nr * i_ + i_];                                           \
-            }                                                                           \
-            for (int i_ = nr - 1; i_ >= 0; i_--) {                                      \
-                for (int k_ = i_ + 1; k_ < nr; k_++) (x)[i_] -= Mrr[nr * k_ + i_] * (x)[k_]; \
-                (x)[i_] /= Mrr[nr * i_ + i_];                                           \
-            }                                                                           \
-        } while (0)
+    // M_rr's Cholesky factor, then qdd_root0 = M_rr^-1 b
+    if (!salto_chol(Mrr, nr)) return SALTO_ERR_NUMERIC;
     double qr[6];
     memcpy(qr, b, (size_t)nr * sizeof(double));
-    MSOLVE(qr);
+    salto_chol_solve(Mrr, nr, qr);
     // the contact and hold rows: their root Jacobian and M_rr^-1 J_r' (per row)
     int* idx = s->iwork;
     int* pos = s->iwork + s->nrow;
@@ -831,9 +786,8 @@ static salto_status accelerations_tracked(salto_sim* s, double h) {
             Jr[6 * u + a] = salto_v3_dot(r->dir, v);
         }
         memcpy(MJ + 6 * u, Jr + 6 * u, (size_t)nr * sizeof(double));
-        MSOLVE(MJ + 6 * u);
+        salto_chol_solve(Mrr, nr, MJ + 6 * u);
     }
-    #undef MSOLVE
     for (int u = 0; u < nu; u++) {
         double v = s->now[idx[u]];
         for (int a = 0; a < nr; a++) v += Jr[6 * u + a] * qr[a];
