@@ -161,7 +161,7 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     // room for every geometry point's three rows and every DOF's limit row
     int npt = 0;
     for (int g = 0; g < m->ngeom; g++) npt += m->geom_shape[g] == SALTO_GEOM_BOX ? 8 : m->geom_shape[g] == SALTO_GEOM_CAPSULE ? 3 : 1;
-    npt *= 1 + (s->o.nbar < 0 ? 0 : s->o.nbar > SALTO_SIM_MAX_BARS ? SALTO_SIM_MAX_BARS : s->o.nbar);
+    npt *= 1 + s->o.nbar;
     s->ccap = npt > 0 ? npt : 1;
     s->cap = 3 * npt + 2 * m->nv + 3 * max_holds + 1; // contacts, limits, tracking, holds
     const size_t cap = (size_t)s->cap;
@@ -298,8 +298,6 @@ static void point_acc(const salto_model* m, const salto_data* d, int link, const
 }
 
 
-// the constraint rows at the state in s->d (salto_fk at the velocity level done): contacts
-// within the margin (further when approaching fast), joints within 1e-3 rad of a limit
 // a contact of geometry g's point k (on link; x its surface point, N the surface's normal
 // there, T1 and T2 its tangents, T2 NULL for one) with surface `surf` (0 the ground, 1 + i bar
 // i), kept when within the margin (further when approaching fast)
@@ -333,6 +331,51 @@ static void add_contact(salto_sim* s, double h, int g, int k, int surf, int link
 }
 
 
+// how far a sphere of radius r at c sinks into bar b (> 0: inside, m), its outward normal n
+// and the touching point x on the sphere; 0 when c is on the bar's axis (no direction)
+static int bar_touch(const salto_sim* s, int b, const double c[3], double r, double n[3],
+                     double x[3], double* depth) {
+    const double* a = s->o.bar_axis[b];
+    double w[3];
+    for (int k = 0; k < 3; k++) w[k] = c[k] - s->o.bar_point[b][k];
+    const double wa = salto_v3_dot(w, a);
+    for (int k = 0; k < 3; k++) n[k] = w[k] - wa * a[k];
+    const double dist = salto_v3_norm(n);
+    if (!(dist > 1e-9)) return 0;
+    for (int k = 0; k < 3; k++) n[k] /= dist, x[k] = c[k] - r * n[k];
+    *depth = s->o.bar_radius + r - dist;
+    return 1;
+}
+
+
+// the point of the segment p0 p1 nearest bar b's axis, strictly between the ends (0 when an
+// end is nearest: the ends are points of their own)
+static int nearest_inside(const salto_sim* s, int b, const double p0[3], const double p1[3],
+                          double c[3]) {
+    const double* a = s->o.bar_axis[b];
+    double u[3], w[3], up[3], wp[3];
+    for (int k = 0; k < 3; k++) u[k] = p1[k] - p0[k], w[k] = p0[k] - s->o.bar_point[b][k];
+    const double ua = salto_v3_dot(u, a), wa = salto_v3_dot(w, a);
+    for (int k = 0; k < 3; k++) up[k] = u[k] - ua * a[k], wp[k] = w[k] - wa * a[k];
+    const double uu = salto_v3_dot(up, up);
+    const double t = uu > 0.0 ? -salto_v3_dot(wp, up) / uu : -1.0;
+    if (!(t > 1e-6 && t < 1.0 - 1e-6)) return 0;
+    for (int k = 0; k < 3; k++) c[k] = p0[k] + t * u[k];
+    return 1;
+}
+
+
+// a contact of geometry g's point k (a sphere of radius r at c) with bar b: tangents round the
+// bar (in the plane for a planar character) and along it
+static void add_bar_contact(salto_sim* s, double h, int g, int k, int b, int link,
+                            const double c[3], double r) {
+    double n[3], x[3], t2[3], depth;
+    if (!bar_touch(s, b, c, r, n, x, &depth)) return;
+    salto_v3_cross(t2, n, s->o.bar_axis[b]);
+    add_contact(s, h, g, k, 1 + b, link, x, n, depth, t2, s->planar ? NULL : s->o.bar_axis[b]);
+}
+
+
 // the constraint rows at the state in s->d (salto_fk at the velocity level done): contacts
 // with the ground and the bars, joints within 1e-3 rad of a limit, holds, tracking
 static void collect(salto_sim* s, double h) {
@@ -352,22 +395,8 @@ static void collect(salto_sim* s, double h) {
         // the bar's axis is one more point (k = 2)
         const int nbar = s->no_bars[link] ? 0 : s->o.nbar;
         for (int b = 0; b < nbar && m->geom_shape[g] == SALTO_GEOM_CAPSULE; b++) {
-            const double* a = s->o.bar_axis[b];
-            double u[3], w[3];
-            for (int c = 0; c < 3; c++) u[c] = pts[1][c] - pts[0][c], w[c] = pts[0][c] - s->o.bar_point[b][c];
-            const double ua = salto_v3_dot(u, a), wa = salto_v3_dot(w, a);
-            double up[3], wp[3];
-            for (int c = 0; c < 3; c++) up[c] = u[c] - ua * a[c], wp[c] = w[c] - wa * a[c];
-            const double uu = salto_v3_dot(up, up);
-            const double t = uu > 0.0 ? -salto_v3_dot(wp, up) / uu : -1.0;
-            if (!(t > 1e-6 && t < 1.0 - 1e-6)) continue; // an end is nearest: counted below
-            double c0[3], n[3], x[3], t2[3];
-            for (int c = 0; c < 3; c++) c0[c] = pts[0][c] + t * u[c], n[c] = wp[c] + t * up[c];
-            const double dist = salto_v3_norm(n);
-            if (!(dist > 1e-9)) continue;
-            for (int c = 0; c < 3; c++) n[c] /= dist, x[c] = c0[c] - r * n[c];
-            salto_v3_cross(t2, n, a);
-            add_contact(s, h, g, 2, 1 + b, link, x, n, s->o.bar_radius + r - dist, t2, s->planar ? NULL : a);
+            double c[3];
+            if (nearest_inside(s, b, pts[0], pts[1], c)) add_bar_contact(s, h, g, 2, b, link, c, r);
         }
         for (int k = 0; k < npt; k++) {
             if (s->o.ground) {
@@ -376,20 +405,7 @@ static void collect(salto_sim* s, double h) {
                 const double depth = s->o.ground_height - salto_v3_dot(N, x);
                 add_contact(s, h, g, k, 0, link, x, N, depth, Tx, s->planar ? NULL : Ty);
             }
-            for (int b = 0; b < nbar; b++) {
-                // the bar: the point's distance from its axis, the normal radially outwards
-                const double* a = s->o.bar_axis[b];
-                double w[3], n[3], x[3], t2[3];
-                for (int c = 0; c < 3; c++) w[c] = pts[k][c] - s->o.bar_point[b][c];
-                const double wa = salto_v3_dot(w, a);
-                for (int c = 0; c < 3; c++) n[c] = w[c] - wa * a[c];
-                const double dist = salto_v3_norm(n);
-                if (!(dist > 1e-9)) continue;
-                for (int c = 0; c < 3; c++) n[c] /= dist, x[c] = pts[k][c] - r * n[c];
-                salto_v3_cross(t2, n, a); // around the bar (in the plane for a planar character)
-                add_contact(s, h, g, k, 1 + b, link, x, n, s->o.bar_radius + r - dist, t2,
-                            s->planar ? NULL : a);
-            }
+            for (int b = 0; b < nbar; b++) add_bar_contact(s, h, g, k, b, link, pts[k], r);
         }
     }
     if (s->o.joint_limits) {
@@ -521,6 +537,15 @@ static salto_status build_k(salto_sim* s) {
 }
 
 
+// the last acceleration solve's multiplier of the row with this key (a warm start), else 0
+static double last_multiplier(const salto_sim* s, long key) {
+    for (int k = 0; k < s->nprev; k++) {
+        if (s->prev_key[k] == key) return s->prev_lambda[k];
+    }
+    return 0.0;
+}
+
+
 // projected Gauss-Seidel on n rows idx[] of the system (matrix K with stride ld, indexed by
 // position in idx): L with now + K L >= target on normal and limit rows (complementary to
 // L >= 0), = target on the others, tangent rows within |L| <= mu L_normal (pos_of gives a
@@ -609,14 +634,7 @@ static void pgs(salto_sim* s, int warm) {
             for (int a = 0; a < nb; a++) k -= s->K[(size_t)n * ib[a] + iu[u]] * X[(size_t)nb * w + a];
             S[(size_t)nu * w + u] = k;
         }
-        Lu[u] = 0.0;
-        if (!warm) continue; // from the last step's multiplier of the same constraint
-        for (int k = 0; k < s->nprev; k++) {
-            if (s->prev_key[k] == s->rows[iu[u]].key) {
-                Lu[u] = s->prev_lambda[k];
-                break;
-            }
-        }
+        Lu[u] = warm ? last_multiplier(s, s->rows[iu[u]].key) : 0.0;
     }
     if (nu > 0) pgs_core(s, nu, iu, S, nu, nowu, tgtu, pos, Lu);
     for (int u = 0; u < nu; u++) L[iu[u]] = Lu[u];
@@ -689,7 +707,6 @@ static salto_status impacts(salto_sim* s, int* any) {
 }
 
 
-// the constrained accelerations s->qdd at the state for a step of h
 // the rows' target accelerations (vel: their velocities)
 static void row_targets(salto_sim* s, double h, const double* vel) {
     const double w = s->o.stiffness;
@@ -798,13 +815,7 @@ static salto_status accelerations_tracked(salto_sim* s, double h) {
             for (int a = 0; a < nr; a++) k += Jr[6 * u + a] * MJ[6 * w2 + a];
             Kr[(size_t)nu * w2 + u] = k;
         }
-        L[u] = 0.0;
-        for (int k = 0; k < s->nprev; k++) { // warm start
-            if (s->prev_key[k] == s->rows[idx[u]].key) {
-                L[u] = s->prev_lambda[k];
-                break;
-            }
-        }
+        L[u] = last_multiplier(s, s->rows[idx[u]].key);
     }
     if (nu > 0) pgs_core(s, nu, idx, Kr, nu, nowr, tgt, pos, L);
     for (int u = 0; u < nu; u++) {
@@ -859,23 +870,35 @@ static salto_status accelerations(salto_sim* s, double h) {
 }
 
 
-// d at (q, qd), the velocity level, and the deepest any geometry point is below the ground
+// d at (q, qd), the velocity level, and the deepest any geometry point sinks into the ground
+// or a bar (the step is halved when it sinks further)
 static void sync(salto_sim* s) {
     const salto_model* m = s->m;
     memcpy(s->d->q, s->q, (size_t)m->nv * sizeof(double));
     memcpy(s->d->qd, s->qd, (size_t)m->nv * sizeof(double));
     salto_fk(m, s->d, SALTO_FK_VEL);
     s->synced = 1;
-    s->depth = -INFINITY;
-    if (!s->o.ground) return;
     double worst = -INFINITY;
     for (int g = 0; g < m->ngeom; g++) {
-        if (m->geom_link[g] < 0) continue;
+        const int link = m->geom_link[g];
+        if (link < 0) continue;
         double pts[8][3], r = 0.0;
         const int npt = salto_geom_points(m, s->d, g, pts, &r);
+        const int nbar = s->no_bars[link] ? 0 : s->o.nbar;
         for (int k = 0; k < npt; k++) {
-            const double depth = s->o.ground_height - (salto_v3_dot(s->o.ground_normal, pts[k]) - r);
-            worst = fmax(worst, depth);
+            if (s->o.ground) {
+                worst = fmax(worst, s->o.ground_height - (salto_v3_dot(s->o.ground_normal, pts[k]) - r));
+            }
+            for (int b = 0; b < nbar; b++) {
+                double n[3], x[3], depth;
+                if (bar_touch(s, b, pts[k], r, n, x, &depth)) worst = fmax(worst, depth);
+            }
+        }
+        for (int b = 0; b < nbar && m->geom_shape[g] == SALTO_GEOM_CAPSULE; b++) {
+            double c[3], n[3], x[3], depth;
+            if (nearest_inside(s, b, pts[0], pts[1], c) && bar_touch(s, b, c, r, n, x, &depth)) {
+                worst = fmax(worst, depth);
+            }
         }
     }
     s->depth = worst;
