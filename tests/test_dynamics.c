@@ -44,6 +44,24 @@ START_TEST(aba_inverts_rnea) {
 END_TEST
 
 
+// the same with external forces on every link: RNEA_ext(q, qd, ABA(q, qd, tau, fext), fext) = tau
+START_TEST(aba_inverts_rnea_ext) {
+    setup_model(_i);
+    double tau[MAXV], back[MAXV], fext[6 * MAXV];
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 300u + (uint64_t)_i);
+    for (int k = 0; k < 6 * m->nv; k++) fext[k] = salto_test_uniform(&rng, -3.0, 3.0);
+    memcpy(tau, d->tau, (size_t)m->nv * sizeof(double));
+    ck_assert_int_eq(salto_aba(m, d, fext), SALTO_OK);
+    salto_rnea_ext(m, d, fext, back);
+    char ctx[96];
+    snprintf(ctx, sizeof ctx, "model %d seed %d", _i % NMODEL, _i);
+    ck_assert_vec_close(back, tau, m->nv, 1e-9, 1e-9, ctx);
+    teardown_model();
+}
+END_TEST
+
+
 // dense Cholesky solve of M x = b (M symmetric positive definite), for the tests only
 static int cholesky_solve(int n, double* M, double* b) {
     for (int j = 0; j < n; j++) {
@@ -374,6 +392,7 @@ Suite* dynamics_suite(void) {
     TCase* tc = tcase_create("consistency");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, aba_inverts_rnea, 0, 3 * NMODEL);
+    tcase_add_loop_test(tc, aba_inverts_rnea_ext, 0, 2 * NMODEL);
     tcase_add_loop_test(tc, aba_equals_crba_solve, 0, 2 * NMODEL);
     tcase_add_loop_test(tc, aba_external_force_equals_generalised_force, 0, 2 * NMODEL);
     tcase_add_loop_test(tc, aba_delta_equals_two_passes, 0, 2 * NMODEL);

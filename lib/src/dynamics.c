@@ -45,16 +45,24 @@ static void body_force(const salto_model* m, const salto_data* d, int i, double*
 
 
 void salto_rnea(const salto_model* m, salto_data* d, double* tau) {
+    salto_rnea_ext(m, d, NULL, tau);
+}
+
+
+void salto_rnea_ext(const salto_model* m, salto_data* d, const double* fext, double* tau) {
     const int nv = m->nv;
     salto_fk(m, d, SALTO_FK_ACC);
 
-    // forward: F_i = I_i A_i + V_i x* I_i V_i  (massless links carry nothing)
+    // forward: F_i = I_i A_i + V_i x* I_i V_i - f_ext,i  (massless links carry nothing)
     for (int i = 0; i < nv; i++) {
         double* F = d->F + 6 * i;
         if (m->link_massive[i]) {
             body_force(m, d, i, F);
         } else {
             for (int t = 0; t < 6; t++) F[t] = 0.0;
+        }
+        if (fext) {
+            for (int t = 0; t < 6; t++) F[t] -= fext[6 * i + t];
         }
     }
 

@@ -239,21 +239,20 @@ const double* salto_sim_tracking_torques(salto_sim* s) {
     memcpy(d->q, s->tt_q, (size_t)nv * sizeof(double));
     memcpy(d->qd, s->tt_qd, (size_t)nv * sizeof(double));
     memcpy(d->qdd, s->tt_qdd, (size_t)nv * sizeof(double));
-    double* tau = s->ttau;
-    salto_rnea(m, d, tau);
+    // the external forces: the user's and the contact and hold forces at their points
+    double* W = s->fext;
+    memcpy(W, s->fuser, (size_t)nv * 6 * sizeof(double));
     for (int i = 0; i < s->nrow; i++) {
         const row* r = &s->rows[i];
         const double L = s->lambda[i];
         if (L == 0.0 || r->kind == row_track || r->kind == row_limit) continue;
         double f[3] = {L * r->dir[0], L * r->dir[1], L * r->dir[2]}, wv[6];
         salto_point_force(wv, r->pt, f);
-        for (int j = r->link; j >= 0; j = m->link_parent[j]) tau[j] -= salto_sv_dot(d->S + 6 * j, wv);
+        salto_sv_add_to(W + 6 * r->link, wv);
     }
-    for (int j = 0; j < nv; j++) {
-        tau[j] -= s->tau[j];
-        for (int l = j; l < m->link_subtree_end[j]; l++) tau[j] -= salto_sv_dot(d->S + 6 * j, s->fuser + 6 * l);
-        if (j < m->nroot) tau[j] = 0.0;
-    }
+    double* tau = s->ttau;
+    salto_rnea_ext(m, d, W, tau);
+    for (int j = 0; j < nv; j++) tau[j] = j < m->nroot ? 0.0 : tau[j] - s->tau[j];
     s->ttau_stale = 0;
     return s->ttau;
 }

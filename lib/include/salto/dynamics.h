@@ -14,6 +14,11 @@
 // inertia is formed. Allocates nothing.
 void salto_rnea(const salto_model* m, salto_data* d, double* tau);
 
+// The same with external forces fext (nv x 6: world-frame spatial forces about the origin on
+// each link, as salto_aba takes them): tau is what the joints must add to them, d->f0 what the
+// world must add beyond gravity and them. salto_aba with these tau and fext gives back qdd.
+void salto_rnea_ext(const salto_model* m, salto_data* d, const double* fext, double* tau);
+
 // Joint-space inertia matrix M (nv x nv, row-major, symmetric) by the composite-rigid-body
 // algorithm (RBDA Table 6.2, world form: M_ij = S_i . Ic_j S_j for i on j's path to the root).
 // Reads d->q; writes d->R, d->p, d->S, d->I, d->Ic.
