@@ -211,7 +211,6 @@ salto_status salto_resim_begin(salto_resim* r, int i, double t, double* q, doubl
     }
     memcpy(q, dm->q, (size_t)m->nv * sizeof(double));
     memcpy(qd, dm->qd, (size_t)m->nv * sizeof(double));
-    salto_fk(m, dm, SALTO_FK_POS);
     // held sites: x and z in the plane of a planar model, all three axes otherwise
     r->nrow = 0;
     if (ct->type != SALTO_CONTACT_NONE && ct->hold) {
@@ -260,11 +259,12 @@ salto_status salto_resim_accel(salto_resim* r, double t, const double* q, const 
     const int nr = r->nrow;
     if (nr > 0) {
         // what the held rows need, and what they get without constraint forces
-        double a0[max_rows], want[max_rows], K[max_rows * max_rows];
+        double a0[max_rows], want[max_rows], K[max_rows * max_rows], xs[max_rows][3];
         row_acc(r, d, a0);
         for (int k = 0; k < nr; k++) { // the motion's site: r->dm holds its state at t
-            double x[3], v[3], xm[3], vm[3], am[3];
-            salto_site_pos(m, d, r->row_site[k], x);
+            double v[3], xm[3], vm[3], am[3];
+            const double* x = xs[k];
+            salto_site_pos(m, d, r->row_site[k], xs[k]);
             salto_site_vel(m, d, r->row_site[k], v);
             salto_site_pos(m, r->dm, r->row_site[k], xm);
             salto_site_vel(m, r->dm, r->row_site[k], vm);
@@ -276,19 +276,17 @@ salto_status salto_resim_accel(salto_resim* r, double t, const double* q, const 
         // rows' response, dqdd_k the DOFs'. By a full pass each (Kokkevis 4.2) or by the
         // delta method (4.3), which reads the free pass's articulated inertias
         for (int k = 0; k < nr; k++) {
-            double x[3], e[3] = {0, 0, 0}, u[6], ak[max_rows];
-            salto_site_pos(m, d, r->row_site[k], x);
+            double e[3] = {0, 0, 0}, u[6], ak[max_rows];
             e[r->row_axis[k]] = 1.0;
-            salto_point_force(u, x, e);
+            salto_point_force(u, xs[k], e);
             const int link = m->site_link[r->row_site[k]];
             double* dq = r->dqdd + (size_t)nv * k;
             if (r->method == SALTO_CONSTRAINT_ABA_DELTA) {
                 salto_aba_delta(m, d, link, u, dq, r->dA);
                 for (int j = 0; j < nr; j++) { // the site's acceleration change: dA x p + dA_lin
-                    double xs[3], da[3];
-                    salto_site_pos(m, d, r->row_site[j], xs);
+                    double da[3];
                     const int lj = m->site_link[r->row_site[j]];
-                    salto_v3_cross(da, r->dA + 6 * lj, xs);
+                    salto_v3_cross(da, r->dA + 6 * lj, xs[j]);
                     K[nr * k + j] = da[r->row_axis[j]] + r->dA[6 * lj + 3 + r->row_axis[j]];
                 }
                 continue;
