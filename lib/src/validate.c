@@ -326,39 +326,6 @@ static void drift(const salto_model* m, const salto_data* ds, const salto_data* 
 }
 
 
-// re-simulates phase i from its first sample to its last (t: its n sample times), writing the
-// drift checks' violations (viol: n x SALTO_CHECK_COUNT); a simulation that fails leaves the
-// rest of the phase at infinity
-static salto_status resim_phase(salto_resim* r, const salto_problem_desc* p, salto_state_fn state,
-                                void* ctx, int i, const double* t, int n,
-                                const salto_validate_opts* opts, double h, double* viol,
-                                salto_data* ds, salto_data* dm, salto_error* err) {
-    const salto_model* m = p->model;
-    salto_status st = salto_resim_begin(r, i, t[0], ds->q, ds->qd, err);
-    for (int k = 0; k < n; k++) {
-        double* v = viol + SALTO_CHECK_COUNT * k + SALTO_CHECK_DRIFT_ROOT;
-        if (st == SALTO_OK && k > 0) st = salto_resim_advance(r, opts->integrator, t[k - 1], t[k], h, ds->q, ds->qd, err);
-        int finite = st == SALTO_OK;
-        for (int j = 0; finite && j < m->nv; j++) finite = isfinite(ds->q[j]) && isfinite(ds->qd[j]);
-        if (!finite) {
-            if (st == SALTO_OK) {
-                st = SALTO_FAIL(err, SALTO_ERR_NUMERIC, salto_loc_none(),
-                                "the re-simulated state is not finite at t = %.4f s", t[k]);
-            }
-            for (int c = 0; c < 4; c++) v[c] = INFINITY;
-            continue;
-        }
-        state(ctx, t[k], dm->q, dm->qd, dm->qdd);
-        salto_fk(m, ds, SALTO_FK_VEL);
-        salto_link_inertias(m, ds);
-        salto_fk(m, dm, SALTO_FK_VEL);
-        salto_link_inertias(m, dm);
-        drift(m, ds, dm, v);
-    }
-    return st;
-}
-
-
 void salto_nlp_motion_state(void* ctx, double t, double* q, double* qd, double* qdd) {
     const salto_nlp_motion* nm = ctx;
     salto_nlp_state(nm->nlp, nm->x, t, q, qd, qdd);
@@ -426,11 +393,17 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
     }
     salto_status st = SALTO_OK;
     int s = 0;
-    double hmax = opts->step;
+    double hmax = 0.0;
     for (int i = 0; i < p->nphase && st == SALTO_OK; i++) {
         const salto_phase_desc* ph = &p->phases[i];
         const double eps = 1e-9 * ph->duration;
-        const int s0 = s;
+        // the re-simulation keeps pace with the samples, in steps no longer than their spacing;
+        // its own errors are the drift's (infinite from a breakdown on), not the validation's
+        const double spacing = ph->duration / (double)(per[i] - 1);
+        const double h = opts->step > 0.0 ? fmin(opts->step, spacing) : spacing;
+        if (r) hmax = fmax(hmax, h);
+        int running = r != NULL;
+        salto_error rerr = {0};
         for (int k = 0; k < per[i]; k++, s++) {
             double t = ph->start + ph->duration * (double)k / (double)(per[i] - 1);
             if (k == 0) t += eps;
@@ -456,8 +429,8 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
                 ref.t0 = t;
                 com_state(m, d, ref.c0, ref.v0, ref.L0);
             }
-            sample_checks(p, d, i, t, &ref, v->violation + SALTO_CHECK_COUNT * s,
-                          what + SALTO_CHECK_COUNT * s);
+            double* viol = v->violation + SALTO_CHECK_COUNT * s;
+            sample_checks(p, d, i, t, &ref, viol, what + SALTO_CHECK_COUNT * s);
             // joint torques, the contact wrenches distributed among the contact links
             int wlink[8];
             double w[48];
@@ -467,25 +440,26 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
             for (int j = 0; j < nv; j++) {
                 if (fabs(tau[j]) > v->tau_peak[j]) v->tau_peak[j] = fabs(tau[j]), v->tau_peak_time[j] = t;
             }
-        }
-        if (st != SALTO_OK || !r) continue;
-        // re-simulation over the phase, at steps no longer than the sample spacing
-        const double spacing = ph->duration / (double)(per[i] - 1);
-        const double h = opts->step > 0.0 ? fmin(opts->step, spacing) : spacing;
-        if (i == 0 || h > hmax) hmax = h;
-        st = resim_phase(r, p, state, ctx, i, v->t + s0, per[i], opts, h,
-                         v->violation + SALTO_CHECK_COUNT * s0, d2, d, err);
-        if (st == SALTO_ERR_NUMERIC) { // the drift says it: infinite from there on
-            for (int k = 0; k < per[i]; k++) {
-                if (isinf(v->violation[SALTO_CHECK_COUNT * (s0 + k) + SALTO_CHECK_DRIFT_ROOT])) {
-                    v->resim_stop[i] = v->t[s0 + k];
-                    break;
+            // the re-simulation to this sample, and its drift from the motion's state (in d)
+            if (running) {
+                const salto_status rs = k == 0 ? salto_resim_begin(r, i, t, d2->q, d2->qd, &rerr)
+                                               : salto_resim_advance(r, opts->integrator, v->t[s - 1],
+                                                                     t, h, d2->q, d2->qd, &rerr);
+                for (int j = 0; rs == SALTO_OK && running && j < nv; j++) {
+                    running = isfinite(d2->q[j]) && isfinite(d2->qd[j]);
                 }
+                if (rs != SALTO_OK || !running) running = 0, v->resim_stop[i] = t;
             }
-            st = SALTO_OK;
+            if (running) {
+                salto_fk(m, d2, SALTO_FK_VEL);
+                salto_link_inertias(m, d2);
+                drift(m, d2, d, viol + SALTO_CHECK_DRIFT_ROOT);
+            } else if (r) {
+                for (int c = 0; c < 4; c++) viol[SALTO_CHECK_DRIFT_ROOT + c] = INFINITY;
+            }
         }
     }
-    v->step = r ? hmax : 0.0;
+    v->step = hmax;
     if (st == SALTO_OK) {
         v->pass = 1;
         s = 0;
