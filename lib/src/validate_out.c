@@ -100,6 +100,43 @@ salto_status salto_validation_write_json(const salto_nlp* nlp, const salto_valid
 
 enum { png_width = 1000, panel_h = 110, top_h = 24, left_w = 150, right_w = 20 };
 
+
+// the picture's x of time t
+static double time_x(const salto_problem_desc* p, double t) {
+    const double T = p->duration > 0 ? p->duration : 1.0;
+    return left_w + (png_width - right_w - left_w) * t / T;
+}
+
+
+// a white picture H px high with the phases as alternating bands across it, named at the top;
+// NULL with err filled when cairo cannot make one
+static cairo_t* time_canvas(const salto_problem_desc* p, int H, const char* path,
+                            salto_error* err) {
+    cairo_surface_t* surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, png_width, H);
+    cairo_t* cr = cairo_create(surf); // both released by salto_write_png
+    if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
+        cairo_destroy(cr);
+        cairo_surface_destroy(surf);
+        SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "cannot create an image for '%s'", path);
+        return NULL;
+    }
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    for (int i = 0; i < p->nphase; i++) {
+        const double u0 = time_x(p, p->phases[i].start);
+        const double u1 = time_x(p, p->phases[i].start + p->phases[i].duration);
+        const double shade = i % 2 ? 0.93 : 0.97;
+        cairo_set_source_rgb(cr, shade, shade, shade);
+        cairo_rectangle(cr, u0, top_h, u1 - u0, H - top_h - 10);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+        salto_draw_text(cr, p->phases[i].name, 10.0, 0.5 * (u0 + u1), top_h - 8);
+    }
+    return cr;
+}
+
+
+
 salto_status salto_validation_write_png(const salto_nlp* nlp, const salto_validation* v,
                                         const char* path, salto_error* err) {
     const salto_problem_desc* p = salto_nlp_problem(nlp);
@@ -117,29 +154,10 @@ salto_status salto_validation_write_png(const salto_nlp* nlp, const salto_valida
         if (used) kinds[nk++] = kind;
     }
     const int H = top_h + panel_h * (nk > 0 ? nk : 1) + 10;
-    cairo_surface_t* surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, png_width, H);
-    cairo_t* cr = cairo_create(surf);
-    if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
-        cairo_destroy(cr);
-        cairo_surface_destroy(surf);
-        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "cannot create an image for '%s'",
-                          path);
-    }
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
-    const double T = p->duration > 0 ? p->duration : 1.0;
+    cairo_t* cr = time_canvas(p, H, path, err);
+    if (!cr) return SALTO_ERR_NOMEM;
     const double x0 = left_w, x1 = png_width - right_w;
-#define U(t) (x0 + (x1 - x0) * (t) / T)
-    // phase bands and names
-    for (int i = 0; i < p->nphase; i++) {
-        const double u0 = U(p->phases[i].start), u1 = U(p->phases[i].start + p->phases[i].duration);
-        const double shade = i % 2 ? 0.93 : 0.97;
-        cairo_set_source_rgb(cr, shade, shade, shade);
-        cairo_rectangle(cr, u0, top_h, u1 - u0, H - top_h - 10);
-        cairo_fill(cr);
-        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-        salto_draw_text(cr, p->phases[i].name, 10.0, 0.5 * (u0 + u1), top_h - 8);
-    }
+#define U(t) time_x(p, (t))
     for (int q = 0; q < nk; q++) {
         const int kind = kinds[q];
         const double top = top_h + q * panel_h + 8, bottom = top_h + (q + 1) * panel_h - 8;
@@ -188,7 +206,7 @@ salto_status salto_validation_write_png(const salto_nlp* nlp, const salto_valida
     }
 #undef U
 
-    return salto_write_png(surf, cr, path, err);
+    return salto_write_png(cairo_get_target(cr), cr, path, err);
 }
 
 
@@ -205,28 +223,10 @@ salto_status salto_validation_write_torques_png(const salto_nlp* nlp, const salt
     const salto_model* m = p->model;
     const int nj = v->nv - m->nroot;
     const int H = top_h + tpanel_h * (nj > 0 ? nj : 1) + 10;
-    cairo_surface_t* surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, png_width, H);
-    cairo_t* cr = cairo_create(surf);
-    if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
-        cairo_destroy(cr);
-        cairo_surface_destroy(surf);
-        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "cannot create an image for '%s'",
-                          path);
-    }
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
-    const double T = p->duration > 0 ? p->duration : 1.0;
+    cairo_t* cr = time_canvas(p, H, path, err);
+    if (!cr) return SALTO_ERR_NOMEM;
     const double x0 = left_w, x1 = png_width - right_w;
-#define U(t) (x0 + (x1 - x0) * (t) / T)
-    for (int i = 0; i < p->nphase; i++) {
-        const double u0 = U(p->phases[i].start), u1 = U(p->phases[i].start + p->phases[i].duration);
-        const double shade = i % 2 ? 0.93 : 0.97;
-        cairo_set_source_rgb(cr, shade, shade, shade);
-        cairo_rectangle(cr, u0, top_h, u1 - u0, H - top_h - 10);
-        cairo_fill(cr);
-        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-        salto_draw_text(cr, p->phases[i].name, 10.0, 0.5 * (u0 + u1), top_h - 8);
-    }
+#define U(t) time_x(p, (t))
     for (int q = 0; q < nj; q++) {
         const int j = m->nroot + q;
         const double top = top_h + q * tpanel_h + 4, bottom = top_h + (q + 1) * tpanel_h - 4;
@@ -258,5 +258,5 @@ salto_status salto_validation_write_torques_png(const salto_nlp* nlp, const salt
         salto_draw_text(cr, label, 9.0, 0.5 * left_w, top + 38);
     }
 #undef U
-    return salto_write_png(surf, cr, path, err);
+    return salto_write_png(cairo_get_target(cr), cr, path, err);
 }
