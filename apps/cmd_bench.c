@@ -1089,9 +1089,11 @@ static int bench_sim(int argc, char** argv) {
     salto_data* d = salto_data_create(m);
     double* M = malloc((size_t)nv * nv * sizeof(double));
     double gain[64] = {0}, stand[64] = {0}, drop[64] = {0};
+    int status = 0;
     if (!md || !d || !M || nv > 64) {
         fprintf(stderr, "salto bench sim: out of memory\n");
-        return 1;
+        status = 1;
+        goto done;
     }
     salto_crba(m, d, M); // at the zero pose
     for (int j = 0; j < nv; j++) gain[j] = M[(size_t)j * nv + j];
@@ -1113,7 +1115,8 @@ static int bench_sim(int argc, char** argv) {
                          quick ? scen[sc].steps / 4 : scen[sc].steps, 0};
             if (e < 3 && !c.sim) {
                 fprintf(stderr, "salto bench sim: out of memory\n");
-                return 1;
+                status = 1;
+                goto done;
             }
             const timing t = measure(run_sim, &c, reps, batch_s);
             const double us = t.median_ns * 1e-3 / c.steps;
@@ -1125,12 +1128,13 @@ static int bench_sim(int argc, char** argv) {
             salto_sim_destroy(c.sim);
         }
     }
+done:
     free(M);
     salto_data_destroy(d);
-    mj_deleteData(md);
+    if (md) mj_deleteData(md);
     mj_deleteModel(mm);
     salto_model_destroy(m);
-    return 0;
+    return status;
 }
 
 int cmd_bench(int argc, char** argv) {

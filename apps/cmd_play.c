@@ -174,7 +174,10 @@ static salto_status write_csv(const salto_model* m, const record* r, const char*
     salto_status s = salto_atomic_open(&a, path, 1, err);
     if (s) return s;
     fputs("t", a.f);
-    for (int j = 0; j < m->nv; j++) fprintf(a.f, ",%s", m->link_name[j]);
+    for (int j = 0; j < m->nv; j++) {
+        fputc(',', a.f);
+        salto_csv_field(a.f, m->link_name[j]);
+    }
     fputs(",tracking_error,contacts,force_x,force_y,force_z\n", a.f);
     for (int k = 0; k < r->n; k++) {
         fprintf(a.f, "%.10g", r->t[k]);

@@ -1,4 +1,4 @@
-// json_out.h: JSON scalars for salto's writers (motion.c)
+// json_out.h: JSON values and CSV fields for salto's writers (motion.c)
 #ifndef SALTO_JSON_OUT_H
 #define SALTO_JSON_OUT_H
 
@@ -16,5 +16,9 @@ void salto_json_rows(FILE* f, const double* v, int n, int width, const char* sep
 void salto_json_strs(FILE* f, char* const* v, int n);
 // a JSON array of n integers
 void salto_json_ints(FILE* f, const int* v, int n);
+
+// a CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or a
+// line break (motion.csv's and sim.csv's DOF names, which salto's CSV reader reads back)
+void salto_csv_field(FILE* f, const char* s);
 
 #endif

@@ -25,9 +25,7 @@ void salto_json_str(FILE* f, const char* s) {
 }
 
 
-// a CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or a
-// line break
-static void csv_field(FILE* f, const char* s) {
+void salto_csv_field(FILE* f, const char* s) {
     if (!strpbrk(s, ",\"\r\n")) {
         fputs(s, f);
         return;
@@ -184,7 +182,7 @@ salto_status salto_motion_write_csv(const salto_motion* mo, const char* path, sa
     fputs("t", f);
     for (int j = 0; j < mo->nv; j++) {
         fputc(',', f);
-        csv_field(f, mo->dof_name[j]);
+        salto_csv_field(f, mo->dof_name[j]);
     }
     fputc('\n', f);
     for (int k = 0; k < mo->nframe; k++) {
