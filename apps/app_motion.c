@@ -22,7 +22,7 @@ static void frames_state(void* ctx, double t, double* q, double* qd, double* qdd
 
 
 // a motion in CSV or BVH on the problem's character: its frames' splines cover the phases
-static int open_frames(app_motion* am, const char* who, const char* motion_path, int bvh,
+static int open_frames(app_motion* am, const char* motion_path, int bvh,
                        const char* problem_path) {
     if (!problem_path) {
         fprintf(stderr, "%s: error: a %s motion names no problem; give the problem with its "
@@ -42,39 +42,12 @@ static int open_frames(app_motion* am, const char* who, const char* motion_path,
         return 2;
     }
     am->f = f;
-    int status = 2;
-    double* breaks = malloc(sizeof(double) * (size_t)p->nphase); // the phase boundaries
-    for (int i = 1; breaks && i < p->nphase; i++) breaks[i - 1] = p->phases[i].start;
-    if (!breaks) {
-        fprintf(stderr, "%s: out of memory\n", who);
-        status = 1;
-    } else if (salto_frames_bind(f, p->model, &err) != SALTO_OK) {
+    if (salto_frames_bind(f, p->model, &err) != SALTO_OK || salto_frames_fit_problem(f, p, &err) != SALTO_OK) {
         app_print_error(&err);
-    } else {
-        // the phases and the motion span the same time: from 0 to the phases' end, the motion
-        // allowed to stop short of it by at most its last frame interval
-        const double T = p->duration, t0 = f->t[0], t1 = f->t[f->nframe - 1];
-        // (tol: a BVH's frame time is written to 9 decimals, its rounding adds up frame by frame)
-        const double last = t1 - f->t[f->nframe - 2], tol = 1e-9 * (1.0 + T + f->nframe);
-        if (t0 > tol || t0 < -tol) {
-            fprintf(stderr, "%s: error: the motion starts at t = %g s, but the phases of '%s' "
-                            "start at 0 s\n", motion_path, t0, problem_path);
-        } else if (t1 > T + tol) {
-            fprintf(stderr, "%s: error: the motion runs to t = %g s, but the phases of '%s' end at "
-                            "%g s: the phase list does not cover the motion\n",
-                    motion_path, t1, problem_path, T);
-        } else if (t1 < T - last - tol) {
-            fprintf(stderr, "%s: error: the motion ends at t = %g s, but the phases of '%s' go on "
-                            "to %g s\n", motion_path, t1, problem_path, T);
-        } else if (salto_frames_fit(f, p->nphase - 1, breaks, &err) != SALTO_OK) {
-            app_print_error(&err);
-        } else {
-            status = 0;
-            am->state = frames_state, am->ctx = f;
-        }
+        return err.status == SALTO_ERR_NOMEM ? 1 : 2;
     }
-    free(breaks);
-    return status;
+    am->state = frames_state, am->ctx = f;
+    return 0;
 }
 
 
@@ -210,7 +183,7 @@ int app_motion_open(app_motion* am, const char* who, const char* motion_path,
                     const char* problem_path) {
     memset(am, 0, sizeof *am);
     if (has_ext(motion_path, ".csv") || has_ext(motion_path, ".bvh")) {
-        return open_frames(am, who, motion_path, has_ext(motion_path, ".bvh"), problem_path);
+        return open_frames(am, motion_path, has_ext(motion_path, ".bvh"), problem_path);
     }
     return open_json(am, who, motion_path, problem_path);
 }

@@ -654,6 +654,98 @@ START_TEST(frames_cubic_exact) {
 END_TEST
 
 
+// Finite differences: the frames' splines' qd and qdd are their q's derivatives, at times off
+// the rows, on frames of random values at uneven times (cut at a phase boundary too)
+START_TEST(frames_derivatives) {
+    salto_model* m = gymnast();
+    salto_test_rng rng;
+    const uint64_t seed = 5150;
+    salto_test_rng_seed(&rng, seed);
+    char text[16384], path[128];
+    int at = snprintf(text, sizeof text, "t");
+    for (int j = 0; j < 7; j++) at += snprintf(text + at, sizeof text - (size_t)at, ",%s", gym_dofs[j]);
+    at += snprintf(text + at, sizeof text - (size_t)at, "\n");
+    double t = 0.0;
+    for (int k = 0; k < 25; k++) {
+        at += snprintf(text + at, sizeof text - (size_t)at, "%.17g", t);
+        for (int j = 0; j < 7; j++) at += snprintf(text + at, sizeof text - (size_t)at, ",%.17g", salto_test_uniform(&rng, -1.0, 1.0));
+        at += snprintf(text + at, sizeof text - (size_t)at, "\n");
+        t += salto_test_uniform(&rng, 0.02, 0.06);
+    }
+    write_temp(text, path);
+    salto_error err = {0};
+    salto_frames* f = salto_frames_load_csv(path, &err);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(salto_frames_bind(f, m, &err), SALTO_OK);
+    for (int cut = 0; cut < 2; cut++) {
+        const double br = f->t[12];
+        ck_assert_int_eq(salto_frames_fit(f, cut, &br, &err), SALTO_OK);
+        for (int k = 0; k < 40; k++) {
+            double tt = salto_test_uniform(&rng, f->t[0], f->t[f->nframe - 1]);
+            int near = 0;
+            for (int r = 0; r < f->nframe; r++) near |= fabs(tt - f->t[r]) < 1e-4;
+            if (near) continue;
+            const double h = 1e-6;
+            double q[2][7], qd[2][7], qd0[7], qdd0[7];
+            salto_frames_state(f, tt, NULL, qd0, qdd0, 7);
+            salto_frames_state(f, tt - h, q[0], qd[0], NULL, 7);
+            salto_frames_state(f, tt + h, q[1], qd[1], NULL, 7);
+            for (int j = 0; j < 7; j++) {
+                const double dq = (q[1][j] - q[0][j]) / (2 * h), dqd = (qd[1][j] - qd[0][j]) / (2 * h);
+                ck_assert_msg(fabs(dq - qd0[j]) <= 1e-6 * (1.0 + fabs(qd0[j])), "seed %llu, t = %.5f, %s: qd "
+                              "%.10g, differences %.10g", (unsigned long long)seed, tt, gym_dofs[j], qd0[j], dq);
+                ck_assert_msg(fabs(dqd - qdd0[j]) <= 1e-5 * (1.0 + fabs(qdd0[j])), "seed %llu, t = %.5f, %s: "
+                              "qdd %.10g, differences %.10g", (unsigned long long)seed, tt, gym_dofs[j], qdd0[j], dqd);
+            }
+        }
+    }
+    salto_frames_destroy(f);
+    remove(path);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
+// bad input: frames that do not span a problem's phases, named by the file and the problem
+START_TEST(frames_phase_coverage) {
+    salto_error err = {0};
+    salto_problem_desc* p = salto_problem_load(salto_test_path("tests/data/validate/flight2d.yaml"), &err);
+    ck_assert_ptr_nonnull(p); // one flight of 0.6 s
+    static const struct { double t0, t1; const char* msg; } cases[] = {
+        {0.1, 0.6, "the motion starts at t = 0.1 s, but the phases of"},
+        {0.0, 0.9, "the motion runs to t = 0.9 s, but the phases of"},
+        {0.0, 0.4, "the motion ends at t = 0.4 s, but the phases of"},
+        {0.0, 0.59, NULL}, // one frame interval (0.05 s) short: allowed
+    };
+    for (int c = 0; c < 4; c++) {
+        char text[4096], path[128];
+        int at = snprintf(text, sizeof text, "t,root_x,root_z,root_ry,shoulder,hip,knee,ankle\n");
+        const int n = 11;
+        for (int k = 0; k < n; k++) {
+            const double t = cases[c].t0 + (cases[c].t1 - cases[c].t0) * k / (n - 1);
+            at += snprintf(text + at, sizeof text - (size_t)at, "%.17g,0,1,0,0,0,0,0\n", t);
+        }
+        write_temp(text, path);
+        err = (salto_error){0};
+        salto_frames* f = salto_frames_load_csv(path, &err);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(salto_frames_bind(f, p->model, &err), SALTO_OK);
+        const salto_status s = salto_frames_fit_problem(f, p, &err);
+        if (cases[c].msg) {
+            ck_assert_int_eq(s, SALTO_ERR_INVALID);
+            ck_assert_msg(strstr(err.msg, cases[c].msg) != NULL, "case %d: %s", c, err.msg);
+            ck_assert_str_eq(err.where.file, path);
+        } else {
+            ck_assert_msg(s == SALTO_OK, "case %d: %s", c, err.msg);
+        }
+        salto_frames_destroy(f);
+        remove(path);
+    }
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
 // salto's own motion.csv reads back: the frames, names and times it wrote
 START_TEST(frames_read_motion_csv) {
     fixture fx;
@@ -1067,6 +1159,8 @@ Suite* motion_suite(void) {
     tcase_add_test(tc, from_nlp_out_of_memory);
     tcase_add_test(tc, fuzz);
     tcase_add_test(tc, frames_cubic_exact);
+    tcase_add_test(tc, frames_derivatives);
+    tcase_add_test(tc, frames_phase_coverage);
     tcase_add_test(tc, frames_read_motion_csv);
     tcase_add_loop_test(tc, frames_bad_csv, 0, NCSV);
     tcase_add_test(tc, frames_bad_columns);

@@ -385,3 +385,33 @@ void salto_frames_state(const salto_frames* f, double t, double* q, double* qd, 
         if (qdd) qdd[j] = A * M0 + B * M1;
     }
 }
+
+
+salto_status salto_frames_fit_problem(salto_frames* f, const salto_problem_desc* p,
+                                      salto_error* err) {
+    // the phases and the motion span the same time: from 0 to the phases' end, the motion
+    // allowed to stop short of it by at most its last frame interval (tol: a BVH's frame time
+    // is written to 9 decimals, and its rounding adds up frame by frame)
+    const double T = p->duration, t0 = f->t[0], t1 = f->t[f->nframe - 1];
+    const double last = t1 - f->t[f->nframe - 2], tol = 1e-9 * (1.0 + T + f->nframe);
+    const salto_src_loc where = loc(f, 0, 0);
+    if (t0 > tol || t0 < -tol) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, where, "the motion starts at t = %g s, but the "
+                          "phases of '%s' start at 0 s", t0, p->path);
+    }
+    if (t1 > T + tol) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, where, "the motion runs to t = %g s, but the "
+                          "phases of '%s' end at %g s: the phase list does not cover the motion",
+                          t1, p->path, T);
+    }
+    if (t1 < T - last - tol) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, where, "the motion ends at t = %g s, but the "
+                          "phases of '%s' go on to %g s", t1, p->path, T);
+    }
+    double* breaks = salto_malloc(sizeof(double) * (size_t)(p->nphase > 1 ? p->nphase - 1 : 1));
+    if (!breaks) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    for (int i = 1; i < p->nphase; i++) breaks[i - 1] = p->phases[i].start;
+    const salto_status s = salto_frames_fit(f, p->nphase - 1, breaks, err);
+    salto_free(breaks);
+    return s;
+}

@@ -116,6 +116,13 @@ salto_status salto_frames_bind(salto_frames* f, const salto_model* m, salto_erro
 // rows, the first row beyond it. Each piece needs 4 rows (SALTO_ERR_INVALID otherwise).
 salto_status salto_frames_fit(salto_frames* f, int nbreak, const double* breaks, salto_error* err);
 
+// Fits the bound frames to problem p's phases: they must span them (from 0 to the phases' end,
+// at most one frame interval short of it; SALTO_ERR_INVALID naming the file otherwise: "the
+// phase list does not cover the motion"), and are cut at every phase boundary
+// (salto_frames_fit).
+salto_status salto_frames_fit_problem(salto_frames* f, const salto_problem_desc* p,
+                                      salto_error* err);
+
 // q, qd, qdd (each nv = the model's, may be NULL) at time t from the bound frames' splines
 // (the end pieces extended beyond the first and last rows).
 void salto_frames_state(const salto_frames* f, double t, double* q, double* qd, double* qdd,
