@@ -423,6 +423,14 @@ grep_in "$tmp/err" "--push needs BODY:FX,FY,FZ@T"
 expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl6" --push torso:1,2,3@0.5
 grep_in "$tmp/err" "'torso' is not a moving body of the character 'humanoid22' \(bodies: trunk,"
 expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl6" --dt 0
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl6" --duration -1
+grep_in "$tmp/err" "--duration needs a number > 0, not '-1'"
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl6" --ragdoll-after soon
+grep_in "$tmp/err" "--ragdoll-after needs a time >= 0 in seconds, not 'soon'"
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl6" --kp nan
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl6" --push trunk:1,2,3@0.5:0
+expect 2 "$salto" bench sim --steps 3
+grep_in "$tmp/err" "salto bench sim: unknown or incomplete option '--steps'"
 expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl6" --method lu
 expect 2 "$salto" play "$tmp/mb/motion.csv" -o "$tmp/pl6"
 grep_in "$tmp/err" "a CSV motion names no problem"
