@@ -24,12 +24,6 @@ void salto_frames_destroy(salto_frames* f) {
 }
 
 
-static double* realloc_doubles(double* old, size_t n) {
-    salto_free(old);
-    return salto_malloc(n * sizeof(double));
-}
-
-
 static salto_src_loc loc(const salto_frames* f, int line, int col) {
     salto_src_loc l = {f->path, line, col};
     return l;
@@ -308,8 +302,8 @@ static void not_a_knot(const double* t, const double* y, int n, int nq, double* 
 salto_status salto_frames_fit(salto_frames* f, int nbreak, const double* breaks,
                               salto_error* err) {
     const int n = f->nframe, nq = f->nv;
-    salto_free(f->piece), salto_free(f->m2);
-    f->piece = NULL, f->m2 = NULL, f->npiece = 0;
+    salto_free(f->piece), salto_free(f->pend), salto_free(f->m2);
+    f->piece = NULL, f->pend = NULL, f->m2 = NULL, f->npiece = 0;
     // piece p spans [breaks[p-1], breaks[p]] (the motion's ends outside), its rows those inside
     // plus, where a break falls between rows, the first row beyond it
     // (a row within 1e-4 of the shortest row interval from a break is at it: a BVH's frame time
@@ -318,16 +312,14 @@ salto_status salto_frames_fit(salto_frames* f, int nbreak, const double* breaks,
     for (int i = 1; i < n; i++) hmin = fmin(hmin, f->t[i] - f->t[i - 1]);
     const double tol = 1e-4 * hmin + 1e-9 * (1.0 + fabs(f->t[n - 1]));
     f->piece = salto_malloc((size_t)(nbreak + 1) * 3 * sizeof(int));
-    f->pend = realloc_doubles(f->pend, (size_t)nbreak + 1);
+    f->pend = salto_malloc((size_t)(nbreak + 1) * sizeof(double));
     if (!f->piece || !f->pend) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
     int total = 0;
     for (int p = 0; p <= nbreak; p++) {
         const double lo = p > 0 ? breaks[p - 1] : -INFINITY, hi = p < nbreak ? breaks[p] : INFINITY;
         int first = 0, last = n - 1;
         while (first < n - 1 && f->t[first + 1] <= lo + tol) first++; // the last row at or before lo
-        if (p == 0) first = 0;
         while (last > 0 && f->t[last - 1] >= hi - tol) last--;        // the first row at or after hi
-        if (p == nbreak) last = n - 1;
         if (last - first + 1 < 4) {
             return SALTO_FAIL(err, SALTO_ERR_INVALID, loc(f, f->header_line, 1),
                               "%d rows of frames span the phase from %g to %g s; at least 4 are "
