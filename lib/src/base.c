@@ -1,6 +1,7 @@
 // base.c: structured errors and allocation hooks
 #include "salto/base.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,4 +123,48 @@ void salto_assert_fail(const char* cond, const char* file, int line) {
 
 const char* salto_version(void) {
     return "0.1";
+}
+
+
+char* salto_read_file(const char* path, size_t* len, salto_error* err) {
+    FILE* f = fopen(path, "rb");
+    if (!f) {
+        SALTO_FAIL(err, SALTO_ERR_IO, salto_loc_none(), "cannot open '%s': %s", path,
+                   strerror(errno));
+        return NULL;
+    }
+    // the whole file, in a buffer that grows by doubling
+    size_t cap = 4096, n = 0;
+    char* buf = salto_malloc(cap);
+    if (!buf) goto fail_nomem;
+    for (;;) {
+        if (n == cap) {
+            if (cap > ((size_t)-1) / 2) goto fail_nomem;
+            char* nb = salto_malloc(2 * cap);
+            if (!nb) goto fail_nomem;
+            memcpy(nb, buf, n);
+            salto_free(buf);
+            buf = nb;
+            cap *= 2;
+        }
+        const size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    if (ferror(f)) {
+        SALTO_FAIL(err, SALTO_ERR_IO, salto_loc_none(), "cannot read '%s': %s", path,
+                   strerror(errno ? errno : EIO));
+        salto_free(buf);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+
+fail_nomem:
+    SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory reading '%s'", path);
+    salto_free(buf);
+    fclose(f);
+    return NULL;
 }

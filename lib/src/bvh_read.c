@@ -242,32 +242,9 @@ static void residual(const salto_model* m, const salto_data* d, const double* Rt
 
 
 salto_frames* salto_frames_load_bvh(const char* path, const salto_model* m, salto_error* err) {
-    FILE* in = fopen(path, "rb");
-    if (!in) {
-        SALTO_FAIL(err, SALTO_ERR_IO, salto_loc_none(), "cannot open '%s': %s", path, strerror(errno));
-        return NULL;
-    }
-    char* text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 > cap) {
-            cap = cap ? 2 * cap : 65536;
-            char* t2 = salto_malloc(cap);
-            if (!t2) {
-                salto_free(text);
-                fclose(in);
-                SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
-                return NULL;
-            }
-            if (text) memcpy(t2, text, len);
-            salto_free(text);
-            text = t2;
-        }
-        const size_t got = fread(text + len, 1, cap - len, in);
-        len += got;
-        if (got == 0) break;
-    }
-    fclose(in);
+    size_t len = 0;
+    char* text = salto_read_file(path, &len, err);
+    if (!text) return NULL;
     hierarchy* h = salto_calloc(1, sizeof *h);
     salto_frames* f = salto_calloc(1, sizeof *f);
     salto_data* d = salto_data_create(m);

@@ -493,49 +493,12 @@ salto_cfg* salto_cfg_load(const char* path, salto_error* err) {
         SALTO_FAIL(err, SALTO_ERR_IO, salto_loc_none(), "no file name given");
         return NULL;
     }
-    FILE* f = fopen(path, "rb");
-    if (!f) {
-        SALTO_FAIL(err, SALTO_ERR_IO, salto_loc_none(), "cannot open '%s': %s", path,
-                   strerror(errno));
-        return NULL;
-    }
-
-    // read the whole file into a buffer that grows by doubling
-    size_t cap = 4096;
     size_t len = 0;
-    char* buf = salto_malloc(cap);
-    if (!buf) goto fail_nomem;
-    for (;;) {
-        if (len == cap) {
-            if (cap > ((size_t)-1) / 2) goto fail_nomem;
-            char* nb = salto_malloc(2 * cap);
-            if (!nb) goto fail_nomem;
-            memcpy(nb, buf, len);
-            salto_free(buf);
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) break;
-    }
-    if (ferror(f)) {
-        SALTO_FAIL(err, SALTO_ERR_IO, salto_loc_none(), "cannot read '%s': %s", path,
-                   strerror(errno ? errno : EIO));
-        salto_free(buf);
-        fclose(f);
-        return NULL;
-    }
-    fclose(f);
+    char* buf = salto_read_file(path, &len, err);
+    if (!buf) return NULL;
     salto_cfg* cfg = salto_cfg_parse(buf, len, path, err);
     salto_free(buf);
     return cfg;
-
-fail_nomem:
-    SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory reading '%s'", path);
-    salto_free(buf);
-    fclose(f);
-    return NULL;
 }
 
 // ---- typed access ----

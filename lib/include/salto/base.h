@@ -60,6 +60,10 @@ void* salto_calloc(size_t n, size_t size);
 void salto_free(void* p);            // accepts NULL
 char* salto_strdup(const char* s);   // NULL if s is NULL or allocation fails
 
+// The whole of a file (*len bytes, not terminated; release with salto_free), or NULL with
+// err filled: SALTO_ERR_IO naming the file (cannot open, cannot read), SALTO_ERR_NOMEM.
+char* salto_read_file(const char* path, size_t* len, salto_error* err);
+
 typedef struct salto_alloc_hooks {
     void* (*malloc_fn)(size_t n, void* user);
     void (*free_fn)(void* p, void* user);
