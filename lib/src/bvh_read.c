@@ -21,8 +21,7 @@
 #include "salto/motion.h"
 #include "salto/spatial.h"
 
-void dposv_(const char* uplo, const int* n, const int* nrhs, double* a, const int* lda, double* b,
-            const int* ldb, int* info);
+#include "linalg.h"
 
 static const double deg2rad = 0.017453292519943295769236907684886;
 
@@ -445,9 +444,8 @@ salto_frames* salto_frames_load_bvh(const char* path, const salto_model* m, salt
                 tr += A[a * nv + a];
             }
             for (int a = 0; a < nv; a++) A[a * nv + a] += 1e-12 * (tr / nv) + 1e-300;
-            int info = 0, one = 1;
-            dposv_("U", &nv, &one, A, &nv, g, &nv, &info);
-            if (info != 0) break;
+            if (!salto_chol(A, nv)) break;
+            salto_chol_solve(A, nv, g);
             double step = 0.0;
             for (int j = 0; j < nv; j++) d->q[j] += g[j], step = fmax(step, fabs(g[j]));
             if (step < 1e-13) {
