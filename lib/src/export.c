@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "salto/atomic.h"
+#include "salto/spatial.h"
 
 // (w, x, y, z) of the rotation whose matrix has the given columns (row-major R)
 static void quat_of(const double R[9], double q[4]) {
@@ -241,20 +242,12 @@ static void urdf_geometry(FILE* f, const salto_model* m, int g, const char* tag)
     const double d[3] = {gd[3] - gd[0], gd[4] - gd[1], gd[5] - gd[2]};
     const double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     const double c[3] = {0.5 * (gd[0] + gd[3]), 0.5 * (gd[1] + gd[4]), 0.5 * (gd[2] + gd[5])};
-    // the rotation taking z to d: about z x d by the angle between them
+    // the rotation taking z to d: about z x d (x when they are parallel) by the angle between
     double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     if (len > 0.0) {
-        const double u[3] = {d[0] / len, d[1] / len, d[2] / len};
-        const double ax[3] = {-u[1], u[0], 0.0}; // z x u
-        const double sn = sqrt(ax[0] * ax[0] + ax[1] * ax[1]), cs = u[2];
-        if (sn > 1e-12) {
-            const double k[3] = {ax[0] / sn, ax[1] / sn, 0.0}, v = 1.0 - cs;
-            R[0] = cs + k[0] * k[0] * v, R[1] = k[0] * k[1] * v, R[2] = k[1] * sn;
-            R[3] = k[1] * k[0] * v, R[4] = cs + k[1] * k[1] * v, R[5] = -k[0] * sn;
-            R[6] = -k[1] * sn, R[7] = k[0] * sn, R[8] = cs;
-        } else if (cs < 0.0) {
-            R[4] = -1.0, R[8] = -1.0; // z to -z: half a turn about x
-        }
+        const double sn = sqrt(d[0] * d[0] + d[1] * d[1]) / len, cs = d[2] / len;
+        const double ax[3] = {sn > 1e-12 ? -d[1] / (sn * len) : 1.0, sn > 1e-12 ? d[0] / (sn * len) : 0.0, 0.0};
+        salto_m3_axis_angle(R, ax, atan2(sn, cs));
     }
     double rpy[3];
     rpy_of(R, rpy);
