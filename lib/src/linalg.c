@@ -9,35 +9,6 @@ void dpstrf_(const char* uplo, const int* n, double* a, const int* lda, int* piv
              const double* tol, double* work, int* info);
 
 
-int salto_chol(double* A, int n) {
-    for (int j = 0; j < n; j++) {
-        double s = A[n * j + j];
-        for (int k = 0; k < j; k++) s -= A[n * j + k] * A[n * j + k];
-        if (!(s > 0.0)) return 0;
-        const double ljj = sqrt(s);
-        A[n * j + j] = ljj;
-        for (int i = j + 1; i < n; i++) {
-            double t = A[n * i + j];
-            for (int k = 0; k < j; k++) t -= A[n * i + k] * A[n * j + k];
-            A[n * i + j] = t / ljj;
-        }
-    }
-    return 1;
-}
-
-
-void salto_chol_solve(const double* L, int n, double* x) {
-    for (int i = 0; i < n; i++) { // L y = x
-        for (int k = 0; k < i; k++) x[i] -= L[n * i + k] * x[k];
-        x[i] /= L[n * i + i];
-    }
-    for (int i = n - 1; i >= 0; i--) { // L' x = y
-        for (int k = i + 1; k < n; k++) x[i] -= L[n * k + i] * x[k];
-        x[i] /= L[n * i + i];
-    }
-}
-
-
 int salto_pchol(double* A, int n, double rel_tol, int* piv, double* work) {
     if (n <= 0) return 0;
     double amax = 0.0;

@@ -7,10 +7,38 @@
 #ifndef SALTO_LINALG_H
 #define SALTO_LINALG_H
 
-// 1, or 0 if A is not positive definite (A is then partly overwritten)
-int salto_chol(double* A, int n);
+#include <math.h>
+
+// 1, or 0 if A is not positive definite (A is then partly overwritten). Inline, with
+// salto_chol_solve: the simulator solves its 6 x 6 root system once per contact row a step,
+// and a call per solve cost 5% of the step.
+static inline int salto_chol(double* A, int n) {
+    for (int j = 0; j < n; j++) {
+        double s = A[n * j + j];
+        for (int k = 0; k < j; k++) s -= A[n * j + k] * A[n * j + k];
+        if (!(s > 0.0)) return 0;
+        const double ljj = sqrt(s);
+        A[n * j + j] = ljj;
+        for (int i = j + 1; i < n; i++) {
+            double t = A[n * i + j];
+            for (int k = 0; k < j; k++) t -= A[n * i + k] * A[n * j + k];
+            A[n * i + j] = t / ljj;
+        }
+    }
+    return 1;
+}
+
 // x := A^-1 x with A's factor from salto_chol
-void salto_chol_solve(const double* L, int n, double* x);
+static inline void salto_chol_solve(const double* L, int n, double* x) {
+    for (int i = 0; i < n; i++) { // L y = x
+        for (int k = 0; k < i; k++) x[i] -= L[n * i + k] * x[k];
+        x[i] /= L[n * i + i];
+    }
+    for (int i = n - 1; i >= 0; i--) { // L' x = y
+        for (int k = i + 1; k < n; k++) x[i] -= L[n * k + i] * x[k];
+        x[i] /= L[n * i + i];
+    }
+}
 
 // The rank of A within rel_tol of its largest diagonal entry (0 for a zero or failed
 // factorisation); A becomes the factor, piv (n) the pivots. work: 2 n doubles.
