@@ -154,13 +154,28 @@ int cmd_solve(int argc, char** argv) {
             salto_nlp_ng(nlp), salto_nlp_nnz_jac(nlp));
 
     salto_solve_result res;
+    salto_refine_result ref;
     int status = 0;
-    if (salto_solve(nlp, x, quiet ? NULL : progress, NULL, &res, &err) != SALTO_OK) {
+    if (salto_solve_refined(p, &nlp, x, quiet ? NULL : progress, NULL, &res, &ref, &err) !=
+        SALTO_OK) {
         app_print_error(&err);
         status = err.status == SALTO_ERR_INVALID ? 2 : 1; // a rejected solver.ipopt option
     } else {
         fprintf(stderr, "%s after %d iterations in %.3f s; objective %.7e\n", res.status_name,
                 res.iterations, res.elapsed, res.objective);
+        if (ref.rounds > 0 || ref.pending > 0) {
+            fprintf(stderr, "refinement: %d slices added in %d re-solves (first solve %d iterations, "
+                            "%.3f s)%s",
+                    ref.added, ref.rounds, ref.first_iterations, ref.first_elapsed,
+                    ref.failed ? "; the last re-solve stopped without success (" : "");
+            if (ref.failed) fprintf(stderr, "%s) and was undone", ref.failed_status);
+            if (ref.pending > 0) {
+                fprintf(stderr, "; %d places still violated, the worst at %.2f x its validation "
+                                "threshold (salto validate locates them)",
+                        ref.pending, ref.worst_ratio);
+            }
+            fprintf(stderr, "\n");
+        }
         fprintf(stderr, "time: constraints %.3f s (%d), Jacobian %.3f s (%d), Hessian %.3f s (%d), "
                         "IPOPT and the rest %.3f s\n",
                 res.time_g, res.n_eval_g, res.time_jac, res.n_eval_jac, res.time_h, res.n_eval_h,

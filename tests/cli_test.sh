@@ -225,6 +225,20 @@ expect 2 "$salto" solve "$tmp/short.yaml" -o "$tmp/short6" --quiet --set solver.
 grep_in "$tmp/err" "short.yaml:[0-9]+:[0-9]+: error: solver.ipopt: IPOPT rejects option 'no_such_option'"
 if [ -s "$tmp/out" ]; then fail "IPOPT's own complaint reached stdout: $(head -c 200 "$tmp/out")"; else ok; fi
 expect 2 "$salto" solve "$tmp/short.yaml" -o "$tmp/short6" --quiet --set solver.ipopt.mu_init=fast
+# slice refinement: the turning flight fails validation as solved, passes once refined; the
+# added slices are recorded in motion.json, which salto validate reads back
+expect 0 "$salto" solve "$root/tests/data/validate/turn2d.yaml" -o "$tmp/turn0" --quiet
+expect 1 "$salto" validate "$tmp/turn0/motion.json" -o "$tmp/turn0"
+grep_in "$tmp/out" "flight +flight_force .* FAIL"
+expect 0 "$salto" solve "$root/tests/data/validate/turn2d.yaml" -o "$tmp/turn1" --quiet --set solver.refine=4
+grep_in "$tmp/err" "refinement: [1-9][0-9]* slices added in [1-9] re-solves"
+grep_in "$tmp/turn1/motion.json" '"refined_slices": \[0\.[0-9]'
+expect 0 "$salto" validate "$tmp/turn1/motion.json" -o "$tmp/turn1"
+grep_in "$tmp/out" "checks pass at [0-9]+ samples: the motion is physical"
+expect 2 "$salto" solve "$root/tests/data/validate/turn2d.yaml" -o "$tmp/turn2" --set solver.refine=-1
+grep_in "$tmp/err" "turn2d.yaml:[0-9]+:[0-9]+: error: .*refine"
+expect 2 "$salto" solve "$root/tests/data/validate/turn2d.yaml" -o "$tmp/turn2" --set solver.refine_fraction=0
+grep_in "$tmp/err" "turn2d.yaml:[0-9]+:[0-9]+: error: .*refine_fraction"
 # a warm start from an earlier result through --set: the dismount's rotation set to null
 expect 0 "$salto" solve "$root/problems/highbar_dismount.yaml" -o "$tmp/dm0" --quiet
 expect 0 "$salto" solve "$root/problems/highbar_dismount.yaml" -o "$tmp/dm1" --quiet \

@@ -778,6 +778,33 @@ START_TEST(phase_at_and_slices) {
     }
     ck_assert_double_eq(ts[ns - 1], T);
 
+    // added slices (refinement): merged in time order into their phases; a time at or within
+    // 1e-9 s of a slice, at a phase's end, outside its phase, repeated or not finite is left out
+    {
+        const double d0 = p->phases[0].duration, s1 = p->phases[1].start;
+        const double at[8] = {s1 + 0.01, 0.025, ts[3], s1, 0.3, s1 + 0.01, NAN, 0.025 + 5e-10};
+        const int in[8] = {1, 0, 0, 1, 2, 1, 0, 0};
+        ck_assert_int_eq(salto_problem_add_slices(p, 8, at, in), 2);
+        ck_assert_int_eq(p->nextra, 2);
+        ck_assert_int_eq(salto_problem_slices(p, NULL, NULL), ns + 2);
+        double te[64];
+        int pe[64];
+        ck_assert_int_eq(salto_problem_slices(p, te, pe), ns + 2);
+        for (int j = 1; j < ns + 2; j++) {
+            ck_assert(pe[j] >= pe[j - 1]);
+            ck_assert(te[j] > te[j - 1] || (te[j] == te[j - 1] && pe[j] == pe[j - 1] + 1));
+        }
+        ck_assert_double_eq(te[1], 0.025); // between 0 and d0 / 10
+        ck_assert_int_eq(pe[1], 0);
+        ck_assert_double_eq(te[11], d0); // phase 0 ends after its 11 slices and one more
+        ck_assert_double_eq(te[12], s1);
+        ck_assert_double_eq(te[13], s1 + 0.01);
+        ck_assert_int_eq(pe[13], 1);
+        ck_assert_int_eq(salto_problem_add_slices(p, 1, at, in), 0); // already there
+        salto_free(p->extra_t), salto_free(p->extra_ph);
+        p->extra_t = NULL, p->extra_ph = NULL, p->nextra = 0;
+    }
+
     // knots: 16 control points, 12 interior knots; the two boundaries double, the other 8
     // shared out by duration (8 x 0.5/1.5 = 2.67 -> 3, 8 x 0.7/1.5 = 3.73 -> 4, 1.6 -> 1)
     double kn[16];

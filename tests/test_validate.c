@@ -423,6 +423,73 @@ START_TEST(test_solved_monkey_bars_pass) {
 END_TEST
 
 
+// Slice refinement: a half-somersault flight solved with f0 = 0 at its 12 slices fails the
+// flight force between them; salto_solve_refined adds slices where it does (at the worst
+// samples of the violated runs, strictly inside the phase, recorded in the problem) and
+// resumes, and the refined motion passes every check, the re-simulation's drift included.
+START_TEST(test_refinement_makes_flight_pass) {
+    salto_error err = {0};
+    const char* off[1] = {"solver.refine=0"};
+    fixture f = open_problem_set("tests/data/validate/turn2d.yaml", 1, off);
+    salto_solve_result res;
+    salto_refine_result rr;
+    ck_assert_int_eq(salto_solve_refined(f.p, &f.nlp, f.x, NULL, NULL, &res, &rr, &err), SALTO_OK);
+    ck_assert(res.converged);
+    ck_assert_int_eq(rr.rounds, 0); // refinement off: the first solve alone
+    ck_assert_int_eq(f.p->nextra, 0);
+    salto_validation v = run(&f, NULL);
+    const salto_check* c = find(&v, SALTO_CHECK_FLIGHT_FORCE, 0);
+    ck_assert_msg(!c->pass, "flight force %.3g N without refinement", c->worst);
+    // what refinement would add: one slice per violated run, at its worst sample
+    salto_validate_opts o;
+    salto_validate_opts_default(&o);
+    int n = 0;
+    const double worst = salto_refine_scan(f.p, &v, &o, 0.5, &n, NULL, NULL);
+    ck_assert_int_ge(n, 1);
+    ck_assert_double_gt(worst, 1.0);
+    double t[64];
+    int ph[64];
+    ck_assert_int_le(n, 64);
+    salto_refine_scan(f.p, &v, &o, 0.5, &n, t, ph);
+    int at_worst = 0;
+    for (int k = 0; k < n; k++) {
+        ck_assert_int_eq(ph[k], 0);
+        at_worst |= fabs(t[k] - c->worst_time) < 1e-12;
+    }
+    ck_assert_msg(at_worst, "no slice at the worst flight force (t = %.4f)", c->worst_time);
+    salto_validation_free(&v);
+    close_problem(&f);
+
+    const char* on[1] = {"solver.refine=4"};
+    f = open_problem_set("tests/data/validate/turn2d.yaml", 1, on);
+    const int ns0 = salto_problem_slices(f.p, NULL, NULL);
+    ck_assert_int_eq(salto_solve_refined(f.p, &f.nlp, f.x, NULL, NULL, &res, &rr, &err), SALTO_OK);
+    ck_assert(res.converged);
+    ck_assert(!rr.failed);
+    ck_assert_int_ge(rr.rounds, 1);
+    ck_assert_int_ge(rr.added, 1);
+    ck_assert_int_eq(f.p->nextra, rr.added);
+    ck_assert_int_eq(salto_problem_slices(f.p, NULL, NULL), ns0 + rr.added);
+    ck_assert_int_gt(res.iterations, rr.first_iterations); // the sums of every solve
+    ck_assert_int_eq(rr.pending, 0);
+    ck_assert_double_le(rr.worst_ratio, 0.5);
+    for (int k = 0; k < f.p->nextra; k++) {
+        ck_assert_double_gt(f.p->extra_t[k], 0.0);
+        ck_assert_double_lt(f.p->extra_t[k], 0.6);
+        if (k > 0) ck_assert_double_gt(f.p->extra_t[k], f.p->extra_t[k - 1]);
+    }
+    salto_validate_opts_from_problem(&o, f.p);
+    v = run(&f, &o);
+    for (int k = 0; k < v.ncheck; k++) {
+        ck_assert_msg(v.check[k].pass, "%s after refinement: %.3g > %.3g",
+                      salto_check_name(v.check[k].kind), v.check[k].worst, v.check[k].threshold);
+    }
+    salto_validation_free(&v);
+    close_problem(&f);
+}
+END_TEST
+
+
 // ---- contact wrenches, joint torques, re-simulation ----
 
 // the distribution's cost: sum |f_b|^2 + |n_b about the centroid c_b|^2 / l^2, l = 0.1 m
@@ -940,6 +1007,7 @@ Suite* validate_suite(void) {
     tcase_add_test(tc, test_sliding_fails_friction_and_slip);
     tcase_add_test(tc, test_solved_monkey_bars_pass);
     tcase_add_test(tc, test_hand_slipping_along_bar_fails_slip);
+    tcase_add_test(tc, test_refinement_makes_flight_pass);
     tcase_add_test(tc, test_contact_wrenches_sum_and_minimise);
     tcase_add_test(tc, test_torques_reproduce_motion);
     tcase_add_test(tc, test_held_sites_return);

@@ -122,6 +122,11 @@ salto_status salto_motion_write_json(const salto_nlp* nlp, const salto_motion* m
         salto_json_str(f, p->phases[i].name);
     }
     if (nbal) fputc(']', f);
+    if (p->nextra > 0) {
+        // slices refinement added (salto_solve_refined): the constraints the motion obeys
+        fputs(",\n  \"refined_slices\": ", f);
+        salto_json_nums(f, p->extra_t, p->nextra, 1);
+    }
     fputs(",\n  \"dofs\": ", f);
     salto_json_strs(f, mo->dof_name, nv);
     if (mo->ncp > 0) {

@@ -13,10 +13,12 @@
 #include "salto/bspline.h"
 #include "salto/config.h"
 
-// the keys salto_motion_write_json writes, at the top level and in "solver"
+// the keys salto_motion_write_json writes, at the top level and in "solver" (refined_slices,
+// the slices refinement added, is a record: the motion is its control points either way)
 static const char* const top_keys[] = {
-    "format", "problem", "character", "duration", "phases", "ballistic", "dofs", "control_points",
-    "knots", "control", "frame_rate", "frames", "solver", NULL};
+    "format", "problem",        "character", "duration", "phases", "ballistic",
+    "refined_slices", "dofs", "control_points", "knots", "control", "frame_rate", "frames",
+    "solver", NULL};
 static const char* const solver_keys[] = {
     "status", "converged", "iterations", "objective", "time", "max_violation",
     "worst_constraint", "evaluations", NULL};

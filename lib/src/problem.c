@@ -64,6 +64,8 @@ void salto_problem_destroy(salto_problem_desc* p) {
     }
     salto_free(p->solver.ipopt);
     salto_free(p->phase_knots);
+    salto_free(p->extra_t);
+    salto_free(p->extra_ph);
     salto_model_destroy(p->model);
     salto_free(p->character);
     salto_free(p->path);
@@ -107,19 +109,60 @@ int salto_problem_phase_intervals(const salto_problem_desc* p, int i) {
 
 int salto_problem_slices(const salto_problem_desc* p, double* times, int* phases) {
     SALTO_ASSERT(p && p->nslice >= 2 && p->nphase >= 1);
-    int n = 0;
+    int n = 0, e = 0; // e: the next extra slice
     for (int i = 0; i < p->nphase; i++) {
         const salto_phase_desc* ph = &p->phases[i];
         const int m = salto_problem_phase_intervals(p, i);
         const double end = i == p->nphase - 1 ? p->duration : p->phases[i + 1].start;
-        for (int k = 0; k <= m; k++, n++) {
+        for (int k = 0; k <= m; k++) {
             // the ends exact: the boundary is the same double in both phases
             const double t = k == 0 ? ph->start : k == m ? end : ph->start + ph->duration * k / m;
+            for (; e < p->nextra && p->extra_ph[e] == i && p->extra_t[e] < t; e++, n++) {
+                if (times) times[n] = p->extra_t[e];
+                if (phases) phases[n] = i;
+            }
             if (times) times[n] = t;
             if (phases) phases[n] = i;
+            n++;
         }
     }
     return n;
+}
+
+
+int salto_problem_add_slices(salto_problem_desc* p, int n, const double* t, const int* ph) {
+    const int n0 = salto_problem_slices(p, NULL, NULL);
+    double* st = salto_malloc(sizeof(double) * (size_t)(n0 + 1));
+    int* sp = salto_malloc(sizeof(int) * (size_t)(n0 + 1));
+    double* et = salto_malloc(sizeof(double) * (size_t)(p->nextra + n + 1));
+    int* ep = salto_malloc(sizeof(int) * (size_t)(p->nextra + n + 1));
+    if (!st || !sp || !et || !ep) {
+        salto_free(st), salto_free(sp), salto_free(et), salto_free(ep);
+        return -1;
+    }
+    salto_problem_slices(p, st, sp);
+    // merge the old extras with the new ones that qualify, in (phase, time) order
+    int ne = 0, added = 0;
+    for (int i = 0; i < p->nextra; i++) et[ne] = p->extra_t[i], ep[ne++] = p->extra_ph[i];
+    for (int k = 0; k < n; k++) {
+        if (ph[k] < 0 || ph[k] >= p->nphase || !isfinite(t[k])) continue;
+        const salto_phase_desc* P = &p->phases[ph[k]];
+        if (!(t[k] > P->start + 1e-9 && t[k] < P->start + P->duration - 1e-9)) continue;
+        int near = 0;
+        for (int j = 0; j < n0 && !near; j++) near = fabs(st[j] - t[k]) <= 1e-9;
+        for (int j = 0; j < ne && !near; j++) near = fabs(et[j] - t[k]) <= 1e-9;
+        if (near) continue;
+        int j = ne++;
+        for (; j > 0 && (ep[j - 1] > ph[k] || (ep[j - 1] == ph[k] && et[j - 1] > t[k])); j--) {
+            et[j] = et[j - 1], ep[j] = ep[j - 1];
+        }
+        et[j] = t[k], ep[j] = ph[k];
+        added++;
+    }
+    salto_free(st), salto_free(sp);
+    salto_free(p->extra_t), salto_free(p->extra_ph);
+    p->extra_t = et, p->extra_ph = ep, p->nextra = ne;
+    return added;
 }
 
 
@@ -1474,10 +1517,13 @@ static salto_status read_solver(reader* R, const salto_cfg_node* top) {
     sv->max_cpu_time = 600.0;
     sv->print_level = 0;
     sv->derivatives = 0;
+    sv->refine = 0;
+    sv->refine_fraction = 0.5;
     const salto_cfg_node* n = salto_cfg_child(top, "solver");
     if (!n) return SALTO_OK;
     static const char* const keys[] = {"tolerance",   "max_iterations", "hessian", "derivatives",
-                                       "max_cpu_time", "print_level",   "ipopt",   NULL};
+                                       "max_cpu_time", "print_level",   "refine",  "refine_fraction",
+                                       "ipopt",        NULL};
     salto_status s = salto_cfg_check_keys(n, keys, R->err);
     if (s) return s;
     s = read_num_opt(R, n, "tolerance", 0.0, 1, &sv->tolerance);
@@ -1491,6 +1537,10 @@ static salto_status read_solver(reader* R, const salto_cfg_node* top) {
     s = read_num_opt(R, n, "max_cpu_time", 0.0, 1, &sv->max_cpu_time);
     if (s) return s;
     s = read_int_opt(R, n, "print_level", 0, 12, &sv->print_level);
+    if (s) return s;
+    s = read_int_opt(R, n, "refine", 0, 100, &sv->refine);
+    if (s) return s;
+    s = read_num_opt(R, n, "refine_fraction", 0.0, 1, &sv->refine_fraction);
     if (s) return s;
     // any other IPOPT option, passed through by name: IPOPT checks names and values when the
     // solve starts, and a rejected one is reported at its line here

@@ -144,6 +144,12 @@ typedef struct salto_solver_desc {
                             //   fd-central, richardson
     double max_cpu_time;    // s (default 600)
     int print_level;        // IPOPT's own print level (default 0: salto prints progress)
+    int refine;             // slice refinement rounds after the first solve (default 0:
+                            //   none): where salto_validate finds a physics or slice
+                            //   constraint violated between the slices, a slice is added and
+                            //   the solve resumed (salto_solve_refined, solver.h)
+    double refine_fraction; // a violation is refined when above this fraction of its
+                            //   validation threshold (default 0.5)
     int nipopt;             // further IPOPT options, applied last (solver.ipopt)
     salto_solver_option* ipopt; //                                   (nipopt)
 } salto_solver_desc;
@@ -176,6 +182,9 @@ typedef struct salto_problem_desc {
     salto_phase_desc* phases;       // (nphase)
     int ncp;                // control points per DOF (>= 4)
     int nslice;             // constraint time slices (default ncp), shared out among the phases
+    int nextra;             // slices added strictly inside phases (salto_problem_add_slices,
+    double* extra_t;        //   by refinement), their times in increasing order (nextra)
+    int* extra_ph;          //   and phases (nextra); owned
     int* phase_knots;       // interior knots inside each phase (nphase), or NULL (default):
                             //   shared out by duration (salto_problem_knots); owned
     int junction_c2;        // 0 (default): a double knot at every phase boundary (C1: the
@@ -216,9 +225,15 @@ int salto_problem_phase_at(const salto_problem_desc* p, double t);
 // The constraint time slices, phase by phase: phase i gets m_i = max(1, round((nslice - 1)
 // d_i / T)) intervals, so m_i + 1 slices spread evenly over [start_i, end_i], both ends
 // included; a boundary between two phases is a slice of both (a single phase gives nslice
-// slices over [0, T]). Fills times and phases (either may be NULL; room for
-// salto_problem_slices(p, NULL, NULL) entries), in time order, and returns the count.
+// slices over [0, T]). The extra slices (refinement's) are merged in, in time order. Fills
+// times and phases (either may be NULL; room for salto_problem_slices(p, NULL, NULL)
+// entries), in time order, and returns the count.
 int salto_problem_slices(const salto_problem_desc* p, double* times, int* phases);
+
+// Adds n slices at times t (strictly inside phase ph[k] each; others are ignored, as are times
+// within 1e-9 s of a slice the problem already has). Returns the number added, or -1 when out
+// of memory (p unchanged).
+int salto_problem_add_slices(salto_problem_desc* p, int n, const double* t, const int* ph);
 
 // m_i above: the slice intervals of phase i.
 int salto_problem_phase_intervals(const salto_problem_desc* p, int i);

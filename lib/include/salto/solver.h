@@ -36,4 +36,31 @@ typedef struct salto_solve_result {
 salto_status salto_solve(salto_nlp* nlp, double* x, salto_progress_fn progress, void* user,
                          salto_solve_result* result, salto_error* err);
 
+// Slice refinement (problem key solver.refine): what salto_solve_refined did.
+typedef struct salto_refine_result {
+    int first_iterations;  // the first solve's
+    double first_elapsed;  // s
+    int rounds;            // re-solves after adding slices
+    int added;             // slices added (kept: a failed re-solve's are taken back)
+    int failed;            // 1 when a re-solve did not converge (the motion before it is kept)
+    char failed_status[64]; // then IPOPT's status for it
+    int pending;           // places still violated beyond the refinement fraction at the end
+    double worst_ratio;    // the largest violation of a slice-enforced check at the end over
+                           //   its validation threshold (0 when none is violated)
+} salto_refine_result;
+
+// salto_solve, then up to p->solver.refine rounds of refinement (none when the first solve
+// does not converge, or for a kinematic problem): salto_validate (no re-simulation) samples
+// the motion densely; every run of samples of one phase where a check the NLP enforces at its
+// slices (flight f0, the bar torque, the ground's normal force, friction, centre of pressure
+// and twist, penetration, joint limits) is violated by more than p->solver.refine_fraction of
+// its validation threshold gets a slice at its worst sample (salto_problem_add_slices); the
+// NLP is rebuilt on p (same variables) into *nlp and solved from x. Stops when nothing is
+// violated, after the last round, or when a re-solve fails (x and p's slices are then those
+// of the last converged solve). result sums the iterations, times and evaluations of all the
+// solves (and the validations' time); its status is the last converged solve's.
+salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double* x,
+                                 salto_progress_fn progress, void* user, salto_solve_result* result,
+                                 salto_refine_result* rr, salto_error* err);
+
 #endif

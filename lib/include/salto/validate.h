@@ -158,6 +158,15 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
                                    const salto_validate_opts* opts, salto_validation* v,
                                    salto_error* err);
 
+// Where refinement (salto_solve_refined) would add slices to p: for each check the NLP
+// enforces at its slices, each run of consecutive samples of v in one phase violated by more
+// than fraction x the check's threshold (opts, or the default) gets one slice at its worst
+// sample, listed into t and ph (either may be NULL; room for the count, which a first call
+// with NULLs gives through *n). Returns the largest violation over its threshold among them.
+double salto_refine_scan(const salto_problem_desc* p, const salto_validation* v,
+                         const salto_validate_opts* o, double fraction, int* n, double* t,
+                         int* ph);
+
 // torques.png: each joint's torque (v->tau) against time, a panel per joint past the root,
 // scaled to its peak, the phases marked. Written atomically (cairo).
 salto_status salto_validation_write_torques_png(const salto_nlp* nlp, const salto_validation* v,

@@ -1,0 +1,208 @@
+// refine.c: slice refinement. The optimiser enforces physics only at its slices and a solved
+// motion can cheat between them (docs/validation.md); salto_validate samples the motion
+// densely and finds where. Refinement adds a slice at the worst sample of every run of
+// samples where a slice-enforced check is violated beyond a fraction of its validation
+// threshold, rebuilds the NLP (same spline, same variables) and resumes from the solution.
+#include "salto/solver.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "salto/validate.h"
+
+// the checks whose requirement the NLP enforces slice by slice (the others are integrals over
+// a phase, or enforced at the knots)
+static int refinable(salto_check_kind k) {
+    switch (k) {
+    case SALTO_CHECK_FLIGHT_FORCE:
+    case SALTO_CHECK_FLIGHT_TORQUE:
+    case SALTO_CHECK_BAR_TORQUE:
+    case SALTO_CHECK_NORMAL_FORCE:
+    case SALTO_CHECK_FRICTION:
+    case SALTO_CHECK_COP:
+    case SALTO_CHECK_TWIST:
+    case SALTO_CHECK_PENETRATION:
+    case SALTO_CHECK_JOINT_LIMITS:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+
+// does the problem enforce check k in phase i at its slices?
+static int enforced(const salto_problem_desc* p, salto_check_kind k, int i) {
+    int con = -1;
+    if (k == SALTO_CHECK_PENETRATION) con = SALTO_CON_ABOVE_GROUND;
+    if (k == SALTO_CHECK_JOINT_LIMITS) con = SALTO_CON_JOINT_LIMITS;
+    if (con < 0) return p->physics; // the phase's contact physics
+    for (int c = 0; c < p->ncon; c++) {
+        const salto_constraint_desc* cd = &p->cons[c];
+        if ((int)cd->type == con && (cd->phase < 0 || cd->phase == i)) return 1;
+    }
+    return 0;
+}
+
+
+double salto_refine_scan(const salto_problem_desc* p, const salto_validation* v,
+                         const salto_validate_opts* o, double fraction, int* n, double* t,
+                         int* ph) {
+    double worst = 0.0;
+    int m = 0;
+    for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
+        if (!refinable((salto_check_kind)k)) continue;
+        const double thr = o->threshold[k] >= 0.0 ? o->threshold[k]
+                                                   : salto_check_default_threshold(p->model, k);
+        if (!(thr > 0.0)) continue;
+        // runs of consecutive samples of one phase above fraction x threshold: the worst of each
+        int best = -1;
+        for (int s = 0; s <= v->nsample; s++) {
+            const int in = s < v->nsample &&
+                           (best < 0 || v->phase[s] == v->phase[best]) &&
+                           v->violation[(size_t)s * SALTO_CHECK_COUNT + k] > fraction * thr &&
+                           enforced(p, (salto_check_kind)k, v->phase[s]);
+            if (in) {
+                const double a = v->violation[(size_t)s * SALTO_CHECK_COUNT + k];
+                if (best < 0 || a > v->violation[(size_t)best * SALTO_CHECK_COUNT + k]) best = s;
+                continue;
+            }
+            if (best >= 0) {
+                const double r = v->violation[(size_t)best * SALTO_CHECK_COUNT + k] / thr;
+                if (r > worst) worst = r;
+                if (t) t[m] = v->t[best];
+                if (ph) ph[m] = v->phase[best];
+                m++;
+                best = -1;
+                // a sample that broke the run (another phase) may start one of its own
+                if (s < v->nsample && v->violation[(size_t)s * SALTO_CHECK_COUNT + k] > fraction * thr &&
+                    enforced(p, (salto_check_kind)k, v->phase[s])) {
+                    s--;
+                }
+            }
+        }
+    }
+    *n = m;
+    return worst;
+}
+
+
+static void add_result(salto_solve_result* sum, const salto_solve_result* r) {
+    sum->iterations += r->iterations;
+    sum->elapsed += r->elapsed;
+    sum->n_eval_f += r->n_eval_f, sum->n_eval_g += r->n_eval_g;
+    sum->n_eval_jac += r->n_eval_jac, sum->n_eval_h += r->n_eval_h;
+    sum->time_g += r->time_g, sum->time_jac += r->time_jac, sum->time_h += r->time_h;
+}
+
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+
+// validates x on nlp (no re-simulation) and lists where to add slices into *t, *ph (allocated,
+// *n of them); returns the worst violation over its threshold through *worst
+static salto_status scan(salto_problem_desc* p, salto_nlp* nlp, const double* x,
+                         const salto_validate_opts* o, int* n, double** t, int** ph,
+                         double* worst, salto_error* err) {
+    salto_validation v;
+    salto_status st = salto_validate(nlp, x, o, &v, err);
+    if (st != SALTO_OK) return st;
+    salto_refine_scan(p, &v, o, p->solver.refine_fraction, n, NULL, NULL);
+    *t = salto_malloc(sizeof(double) * (size_t)(*n + 1));
+    *ph = salto_malloc(sizeof(int) * (size_t)(*n + 1));
+    if (!*t || !*ph) {
+        salto_free(*t), salto_free(*ph), salto_validation_free(&v);
+        *t = NULL, *ph = NULL;
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
+    *worst = salto_refine_scan(p, &v, o, p->solver.refine_fraction, n, *t, *ph);
+    salto_validation_free(&v);
+    return SALTO_OK;
+}
+
+
+salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double* x,
+                                 salto_progress_fn progress, void* user, salto_solve_result* result,
+                                 salto_refine_result* rr, salto_error* err) {
+    memset(rr, 0, sizeof *rr);
+    salto_status st = salto_solve(*nlp, x, progress, user, result, err);
+    rr->first_iterations = result->iterations;
+    rr->first_elapsed = result->elapsed;
+    if (st != SALTO_OK || !result->converged || p->solver.refine <= 0 || !p->physics) return st;
+
+    const int nx = salto_nlp_nx(*nlp);
+    double* xs = salto_malloc(sizeof(double) * (size_t)nx);
+    if (!xs) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    salto_validate_opts o;
+    salto_validate_opts_from_problem(&o, p);
+    o.integrator = SALTO_INTEGRATOR_NONE;
+    salto_solve_result total = *result;
+    for (int round = 0;; round++) {
+        const double t0 = now_s();
+        int n = 0;
+        double *t = NULL, worst = 0.0;
+        int* ph = NULL;
+        st = scan(p, *nlp, x, &o, &n, &t, &ph, &worst, err);
+        total.elapsed += now_s() - t0;
+        if (st != SALTO_OK) break;
+        rr->worst_ratio = worst;
+        rr->pending = n;
+        if (n == 0 || round == p->solver.refine || rr->failed) {
+            salto_free(t), salto_free(ph);
+            break;
+        }
+        // the problem's slices as they were, to go back to if the re-solve fails
+        double* et0 = p->extra_t;
+        int* ep0 = p->extra_ph;
+        const int ne0 = p->nextra;
+        p->extra_t = NULL, p->extra_ph = NULL, p->nextra = 0;
+        int added = -1;
+        if (salto_problem_add_slices(p, ne0, et0, ep0) == ne0) added = salto_problem_add_slices(p, n, t, ph);
+        salto_free(t), salto_free(ph);
+        salto_nlp* next = added > 0 ? salto_nlp_build(p, err) : NULL;
+        if (added > 0 && next) {
+            memcpy(xs, x, sizeof(double) * (size_t)nx);
+            salto_solve_result r;
+            st = salto_solve(next, x, progress, user, &r, err);
+            if (st == SALTO_OK) {
+                add_result(&total, &r);
+                rr->rounds++;
+                if (r.converged) {
+                    rr->added += added;
+                    salto_nlp_destroy(*nlp);
+                    *nlp = next;
+                    next = NULL;
+                    salto_free(et0), salto_free(ep0);
+                    et0 = NULL, ep0 = NULL;
+                    total.status = r.status;
+                    memcpy(total.status_name, r.status_name, sizeof total.status_name);
+                    total.objective = r.objective;
+                    total.max_violation = r.max_violation;
+                    total.worst_row = r.worst_row;
+                    continue;
+                }
+                // back to the last converged motion: validated once more below, it stays
+                rr->failed = 1;
+                memcpy(rr->failed_status, r.status_name, sizeof rr->failed_status);
+                memcpy(x, xs, sizeof(double) * (size_t)nx);
+            }
+        } else if (added != 0 && !next && st == SALTO_OK) {
+            st = added < 0 ? SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory")
+                           : err->status;
+        }
+        salto_nlp_destroy(next);
+        if (et0 || ne0 == 0) {
+            // the slices as they were (the NLP *nlp was built on them)
+            salto_free(p->extra_t), salto_free(p->extra_ph);
+            p->extra_t = et0, p->extra_ph = ep0, p->nextra = ne0;
+        }
+        if (st != SALTO_OK || added <= 0) break;
+    }
+    salto_free(xs);
+    *result = total;
+    return st;
+}
