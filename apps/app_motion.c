@@ -23,7 +23,7 @@ static void frames_state(void* ctx, double t, double* q, double* qd, double* qdd
 
 // a motion in CSV or BVH on the problem's character: its frames' splines cover the phases
 static int open_frames(app_motion* am, const char* motion_path, int bvh,
-                       const char* problem_path) {
+                       const char* problem_path, int nset, const char* const* set) {
     if (!problem_path) {
         fprintf(stderr, "%s: error: a %s motion names no problem; give the problem with its "
                         "character and contact phases with --problem\n",
@@ -32,7 +32,7 @@ static int open_frames(app_motion* am, const char* motion_path, int bvh,
     }
     salto_error err = {0};
     salto_problem_desc* p = NULL;
-    salto_nlp* nlp = app_load_nlp(problem_path, &p);
+    salto_nlp* nlp = app_load_nlp_set(problem_path, nset, set, &p);
     if (!nlp) return 2;
     am->p = p, am->nlp = nlp; // released by app_motion_close, whatever happens
     salto_frames* f = bvh ? salto_frames_load_bvh(motion_path, p->model, &err)
@@ -66,7 +66,7 @@ static int has_ext(const char* path, const char* ext) {
 
 // a motion.json written by salto solve: its spline on its problem, reloaded as it was solved
 static int open_json(app_motion* am, const char* who, const char* motion_path,
-                     const char* problem_path) {
+                     const char* problem_path, int nuser, const char* const* user) {
     salto_error err = {0};
     salto_motion* mo = salto_motion_load_json(motion_path, &err);
     if (!mo) {
@@ -81,7 +81,7 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
         return 2;
     }
     salto_problem_desc* p = NULL;
-    salto_nlp* nlp = app_load_nlp(problem_path, &p);
+    salto_nlp* nlp = app_load_nlp_set(problem_path, nuser, user, &p);
     if (!nlp) return 2;
     // the motion must be on the problem's character, DOF by DOF
     int same = mo->nv == p->model->nv;
@@ -111,8 +111,10 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
         }
     }
     {
-        char** set = calloc((size_t)p->nphase + 2, sizeof(char*));
+        // the caller's overrides first, then these (owned from nuser on)
+        char** set = calloc((size_t)(nuser + p->nphase + 2), sizeof(char*));
         int nset = 0, ok = set != NULL;
+        for (int k = 0; ok && k < nuser; k++) set[nset++] = (char*)user[k];
         for (int i = 0; ok && i < p->nphase; i++) {
             if (p->phases[i].contact.type != SALTO_CONTACT_NONE) continue;
             int want = 0;
@@ -139,7 +141,7 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
             nset += 2; // freed below, used or not
             free(counts);
         }
-        if (ok && fits && nset > 0) {
+        if (ok && fits && nset > nuser) {
             salto_nlp_destroy(nlp);
             salto_problem_destroy(p);
             nlp = app_load_nlp_set(problem_path, nset, (const char* const*)set, &p);
@@ -152,7 +154,7 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
                     motion_path, mo->ncp, problem_path);
         }
         if (!ok && nlp) fprintf(stderr, "%s: out of memory\n", who);
-        for (int k = 0; k < nset; k++) free(set[k]);
+        for (int k = nuser; k < nset; k++) free(set[k]);
         free(set);
         if (!ok || !fits) goto bad;
     }
@@ -181,11 +183,17 @@ bad:
 
 int app_motion_open(app_motion* am, const char* who, const char* motion_path,
                     const char* problem_path) {
+    return app_motion_open_set(am, who, motion_path, problem_path, 0, NULL);
+}
+
+
+int app_motion_open_set(app_motion* am, const char* who, const char* motion_path,
+                        const char* problem_path, int nset, const char* const* set) {
     memset(am, 0, sizeof *am);
     if (has_ext(motion_path, ".csv") || has_ext(motion_path, ".bvh")) {
-        return open_frames(am, motion_path, has_ext(motion_path, ".bvh"), problem_path);
+        return open_frames(am, motion_path, has_ext(motion_path, ".bvh"), problem_path, nset, set);
     }
-    return open_json(am, who, motion_path, problem_path);
+    return open_json(am, who, motion_path, problem_path, nset, set);
 }
 
 

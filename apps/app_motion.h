@@ -25,6 +25,10 @@ typedef struct app_motion {
 // Release with app_motion_close either way.
 int app_motion_open(app_motion* am, const char* who, const char* motion_path,
                     const char* problem_path);
+// The same with the problem's values changed as 'salto solve --set' changes them (each
+// "PATH=VALUE", salto_problem_load_set), for a motion solved with overrides.
+int app_motion_open_set(app_motion* am, const char* who, const char* motion_path,
+                        const char* problem_path, int nset, const char* const* set);
 void app_motion_close(app_motion* am);
 
 #endif

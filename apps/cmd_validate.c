@@ -14,7 +14,7 @@
 static void help(void) {
     printf("usage: salto validate MOTION.json [--problem PROBLEM.yaml] [-o DIR] [--density N]\n"
            "                      [--integrator rk4|euler|none] [--step S]\n"
-           "                      [--threshold CHECK=VALUE]... [--quiet]\n\n"
+           "                      [--threshold CHECK=VALUE]... [--set PATH=VALUE]... [--quiet]\n\n"
            "Checks how physical a motion written by 'salto solve' is, densely between the\n"
            "optimiser's slices: every phase is sampled at N samples per slice interval (default\n"
            "10), f0 is computed there by inverse dynamics (RNEA's root wrench), and each check\n"
@@ -48,6 +48,8 @@ static void help(void) {
            "  --integrator I  the re-simulation's: rk4 (default), euler (semi-implicit) or none\n"
            "  --step S      its largest step in seconds (default: the sample spacing)\n"
            "  --threshold CHECK=VALUE   change one check's threshold (in its unit)\n"
+           "  --set PATH=VALUE   change a value of the problem as 'salto solve --set' does, for a\n"
+           "                motion solved with overrides (give the same ones; at most 64)\n"
            "  --quiet       no table\n");
 }
 
@@ -158,7 +160,8 @@ int cmd_validate(int argc, char** argv) {
     const char* motion_path = NULL;
     const char* problem_path = NULL;
     const char* dir = NULL;
-    int quiet = 0;
+    int quiet = 0, nset = 0;
+    const char* set[64];
     // the command line's settings (unset: 0, -1 or < 0), over the problem file's, over the
     // defaults
     salto_validate_opts cli = {.density = 0, .integrator = (salto_integrator)-1, .step = 0.0};
@@ -216,6 +219,12 @@ int cmd_validate(int argc, char** argv) {
                 return 2;
             }
             cli.threshold[kind] = val;
+        } else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
+            if (nset == (int)(sizeof set / sizeof set[0])) {
+                fprintf(stderr, "salto validate: more than %d --set options\n", nset);
+                return 2;
+            }
+            set[nset++] = argv[++i];
         } else if (app_positional("validate", argv[i], &motion_path) != 0) {
             return 2;
         }
@@ -227,7 +236,7 @@ int cmd_validate(int argc, char** argv) {
     }
 
     app_motion am;
-    int status = app_motion_open(&am, "salto validate", motion_path, problem_path);
+    int status = app_motion_open_set(&am, "salto validate", motion_path, problem_path, nset, set);
     if (status == 0) status = run_and_report(am.nlp, am.p, am.state, am.ctx, &cli, motion_path, dir, quiet);
     app_motion_close(&am);
     return status;

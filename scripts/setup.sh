@@ -17,10 +17,10 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 
 # Debian packages: compiler and build tools, the YAML parser, Check for the tests, and the
 # numerical libraries the optimiser uses (IPOPT with MUMPS, SuiteSparse, OpenBLAS/LAPACK),
-# cairo for pictures
+# cairo for pictures, GNU parallel for the batch test's cluster-style run
 packages=(build-essential cmake pkg-config libyaml-dev check
           coinor-libipopt-dev libsuitesparse-dev libopenblas-dev liblapack-dev libcairo2-dev
-          libmujoco-dev)
+          libmujoco-dev parallel)
 
 missing=()
 for p in "${packages[@]}"; do
