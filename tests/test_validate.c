@@ -458,6 +458,48 @@ START_TEST(test_refinement_makes_flight_pass) {
     }
     ck_assert_msg(at_worst, "no slice at the worst flight force (t = %.4f)", c->worst_time);
     salto_validation_free(&v);
+
+    // the NLP with those slices added restates every row of the first, by name, and adds
+    // rows at the new times only
+    ck_assert_int_eq(salto_problem_add_slices(f.p, n, t, ph), n);
+    salto_nlp* n1 = salto_nlp_build(f.p, &err);
+    ck_assert_ptr_nonnull(n1);
+    ck_assert_int_eq(salto_nlp_nx(n1), f.nx);
+    const int ng0 = salto_nlp_ng(f.nlp), ng1 = salto_nlp_ng(n1);
+    ck_assert_int_gt(ng1, ng0);
+    int* map = malloc(sizeof(int) * (size_t)ng1);
+    ck_assert_ptr_nonnull(map);
+    ck_assert_int_eq(salto_nlp_map_rows(f.nlp, n1, map), ng0);
+    int fresh = 0;
+    for (int r = 0; r < ng1; r++) {
+        char a[600], b[600];
+        if (map[r] < 0) {
+            fresh++;
+            continue;
+        }
+        salto_nlp_row_name(n1, r, a, sizeof a);
+        salto_nlp_row_name(f.nlp, map[r], b, sizeof b);
+        ck_assert_str_eq(a, b);
+    }
+    ck_assert_int_eq(fresh, ng1 - ng0);
+    free(map);
+    salto_nlp_destroy(n1);
+
+    // a warm start from a solution and its own multipliers stays there
+    f.p->nextra = 0;
+    salto_multipliers mu = {malloc(sizeof(double) * (size_t)ng0), malloc(sizeof(double) * (size_t)f.nx),
+                            malloc(sizeof(double) * (size_t)f.nx)};
+    ck_assert(mu.g && mu.x_lo && mu.x_hi);
+    ck_assert_int_eq(salto_solve_mult(f.nlp, f.x, &mu, 0, NULL, NULL, &res, &err), SALTO_OK);
+    ck_assert(res.converged);
+    const double obj0 = res.objective;
+    const int it0 = res.iterations;
+    ck_assert_int_eq(salto_solve_mult(f.nlp, f.x, &mu, 1, NULL, NULL, &res, &err), SALTO_OK);
+    ck_assert(res.converged);
+    ck_assert_msg(res.iterations <= 10 && res.iterations < it0, "warm: %d iterations, cold %d",
+                  res.iterations, it0);
+    ck_assert_double_eq_tol(res.objective, obj0, 1e-5 * obj0);
+    free(mu.g), free(mu.x_lo), free(mu.x_hi);
     close_problem(&f);
 
     const char* on[1] = {"solver.refine=4"};

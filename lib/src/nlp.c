@@ -2617,6 +2617,35 @@ double salto_nlp_row_time(const salto_nlp* nlp, int r) {
 }
 
 
+// the same block in two NLPs built on one problem's constraints (slices may differ)
+static int same_block(const block* a, const block* b) {
+    return a->t == b->t && a->con == b->con && a->phase == b->phase && a->side == b->side &&
+           a->nrows == b->nrows && a->link == b->link && a->point[0] == b->point[0] &&
+           a->point[1] == b->point[1] && a->point[2] == b->point[2];
+}
+
+
+int salto_nlp_map_rows(const salto_nlp* from, const salto_nlp* to, int* map) {
+    for (int r = 0; r < to->ng; r++) map[r] = -1;
+    // both block lists are sorted by time, constraint and phase: walk them together
+    int matched = 0, i = 0;
+    for (int j = 0; j < to->nblock; j++) {
+        const block* b = &to->blocks[j];
+        while (i < from->nblock && (from->blocks[i].t < b->t ||
+                                    (from->blocks[i].t == b->t && !same_block(&from->blocks[i], b) &&
+                                     cmp_block(&from->blocks[i], b) < 0))) {
+            i++;
+        }
+        if (i < from->nblock && same_block(&from->blocks[i], b)) {
+            for (int r = 0; r < b->nrows; r++) map[b->row0 + r] = from->blocks[i].row0 + r;
+            matched += b->nrows;
+            i++;
+        }
+    }
+    return matched;
+}
+
+
 void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
     const block* b = &nlp->blocks[row_block(nlp, r)];
     if (b->con < 0) {

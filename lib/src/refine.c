@@ -129,14 +129,25 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
                                  salto_progress_fn progress, void* user, salto_solve_result* result,
                                  salto_refine_result* rr, salto_error* err) {
     memset(rr, 0, sizeof *rr);
-    salto_status st = salto_solve(*nlp, x, progress, user, result, err);
+    const int nx = salto_nlp_nx(*nlp);
+    const int refine = p->solver.refine > 0 && p->physics;
+    // the multipliers, for the re-solves' warm starts
+    salto_multipliers mu = {NULL, NULL, NULL}, mu1 = {NULL, NULL, NULL};
+    double* xs = refine ? salto_malloc(sizeof(double) * (size_t)nx) : NULL;
+    mu.g = refine ? salto_malloc(sizeof(double) * (size_t)(salto_nlp_ng(*nlp) + 1)) : NULL;
+    mu.x_lo = refine ? salto_malloc(sizeof(double) * (size_t)nx) : NULL;
+    mu.x_hi = refine ? salto_malloc(sizeof(double) * (size_t)nx) : NULL;
+    if (refine && (!xs || !mu.g || !mu.x_lo || !mu.x_hi)) {
+        salto_free(xs), salto_free(mu.g), salto_free(mu.x_lo), salto_free(mu.x_hi);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
+    salto_status st = salto_solve_mult(*nlp, x, refine ? &mu : NULL, 0, progress, user, result, err);
     rr->first_iterations = result->iterations;
     rr->first_elapsed = result->elapsed;
-    if (st != SALTO_OK || !result->converged || p->solver.refine <= 0 || !p->physics) return st;
-
-    const int nx = salto_nlp_nx(*nlp);
-    double* xs = salto_malloc(sizeof(double) * (size_t)nx);
-    if (!xs) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    if (st != SALTO_OK || !result->converged || !refine) {
+        salto_free(xs), salto_free(mu.g), salto_free(mu.x_lo), salto_free(mu.x_hi);
+        return st;
+    }
     salto_validate_opts o;
     salto_validate_opts_from_problem(&o, p);
     o.integrator = SALTO_INTEGRATOR_NONE;
@@ -161,17 +172,40 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
         const int ne0 = p->nextra;
         p->extra_t = NULL, p->extra_ph = NULL, p->nextra = 0;
         int added = -1;
-        if (salto_problem_add_slices(p, ne0, et0, ep0) == ne0) added = salto_problem_add_slices(p, n, t, ph);
+        if (salto_problem_add_slices(p, ne0, et0, ep0) == ne0) {
+            added = salto_problem_add_slices(p, n, t, ph);
+        }
         salto_free(t), salto_free(ph);
         salto_nlp* next = added > 0 ? salto_nlp_build(p, err) : NULL;
+        const int ng1 = next ? salto_nlp_ng(next) : 0;
+        int* map = next ? salto_malloc(sizeof(int) * (size_t)(ng1 + 1)) : NULL;
+        mu1.g = next ? salto_malloc(sizeof(double) * (size_t)(ng1 + 1)) : NULL;
+        mu1.x_lo = next ? salto_malloc(sizeof(double) * (size_t)nx) : NULL;
+        mu1.x_hi = next ? salto_malloc(sizeof(double) * (size_t)nx) : NULL;
+        if (next && (!map || !mu1.g || !mu1.x_lo || !mu1.x_hi)) {
+            salto_free(map), salto_free(mu1.g), salto_free(mu1.x_lo), salto_free(mu1.x_hi);
+            mu1.g = mu1.x_lo = mu1.x_hi = NULL;
+            salto_nlp_destroy(next);
+            next = NULL;
+            added = -1;
+        }
         if (added > 0 && next) {
+            // the rows the new NLP shares with the last keep their multipliers; new rows start at 0
+            salto_nlp_map_rows(*nlp, next, map);
+            for (int r = 0; r < ng1; r++) mu1.g[r] = map[r] >= 0 ? mu.g[map[r]] : 0.0;
+            memcpy(mu1.x_lo, mu.x_lo, sizeof(double) * (size_t)nx);
+            memcpy(mu1.x_hi, mu.x_hi, sizeof(double) * (size_t)nx);
+            salto_free(map);
             memcpy(xs, x, sizeof(double) * (size_t)nx);
             salto_solve_result r;
-            st = salto_solve(next, x, progress, user, &r, err);
+            st = salto_solve_mult(next, x, &mu1, 1, progress, user, &r, err);
             if (st == SALTO_OK) {
                 add_result(&total, &r);
                 rr->rounds++;
                 if (r.converged) {
+                    salto_free(mu.g), salto_free(mu.x_lo), salto_free(mu.x_hi);
+                    mu = mu1;
+                    mu1.g = mu1.x_lo = mu1.x_hi = NULL;
                     rr->added += added;
                     salto_nlp_destroy(*nlp);
                     *nlp = next;
@@ -195,6 +229,8 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
                            : err->status;
         }
         salto_nlp_destroy(next);
+        salto_free(mu1.g), salto_free(mu1.x_lo), salto_free(mu1.x_hi);
+        mu1.g = mu1.x_lo = mu1.x_hi = NULL;
         if (et0 || ne0 == 0) {
             // the slices as they were (the NLP *nlp was built on them)
             salto_free(p->extra_t), salto_free(p->extra_ph);
@@ -202,7 +238,7 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
         }
         if (st != SALTO_OK || added <= 0) break;
     }
-    salto_free(xs);
+    salto_free(xs), salto_free(mu.g), salto_free(mu.x_lo), salto_free(mu.x_hi);
     *result = total;
     return st;
 }

@@ -79,6 +79,11 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
 // was written ("site_at 'hands' z at t = 0.900 s (problems/reach.yaml:14:5)").
 void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n);
 
+// For two NLPs of one problem whose slices differ (refinement adds some), the row of from
+// that each row of to restates (the same constraint, phase, time, side and component), or
+// -1 for a new one, into map (salto_nlp_ng(to)). Returns the number of rows matched.
+int salto_nlp_map_rows(const salto_nlp* from, const salto_nlp* to, int* map);
+
 // Time of constraint row r, s.
 double salto_nlp_row_time(const salto_nlp* nlp, int r);
 

@@ -36,6 +36,21 @@ typedef struct salto_solve_result {
 salto_status salto_solve(salto_nlp* nlp, double* x, salto_progress_fn progress, void* user,
                          salto_solve_result* result, salto_error* err);
 
+// The multipliers of a solve: of the constraints (ng) and of the variables' lower and upper
+// bounds (nx each), IPOPT's signs.
+typedef struct salto_multipliers {
+    double* g;
+    double* x_lo;
+    double* x_hi;
+} salto_multipliers;
+
+// salto_solve, with the multipliers: mult (may be NULL) receives them; with warm, they are
+// also where the solve starts (IPOPT's warm_start_init_point, bound pushes of 1e-3 and an
+// initial barrier parameter of 1e-2), for a re-solve from a solution of a nearby problem.
+salto_status salto_solve_mult(salto_nlp* nlp, double* x, salto_multipliers* mult, int warm,
+                              salto_progress_fn progress, void* user, salto_solve_result* result,
+                              salto_error* err);
+
 // Slice refinement (problem key solver.refine): what salto_solve_refined did.
 typedef struct salto_refine_result {
     int first_iterations;  // the first solve's
