@@ -43,8 +43,9 @@ static void help(void) {
            "                         [--max-time S] [--no-fig10] [--root DIR]\n"
            "usage: salto bench validate [NAME]... [--quick] [--reps N] [--root DIR]\n"
            "usage: salto bench sim [--quick] [--reps N] [--root DIR]\n"
+           "usage: salto bench batch [--quick] [--reps N] [--workers N] [--root DIR]\n"
            "(see 'salto bench nlp --help', 'salto bench paper --help', 'salto bench validate --help',\n"
-           "'salto bench sim --help')\n");
+           "'salto bench sim --help', 'salto bench batch --help')\n");
 }
 
 
@@ -1140,7 +1141,7 @@ done:
 int cmd_bench(int argc, char** argv) {
     if (argc < 2 || app_is_help(argv[1])) {
         if (argc < 2) {
-            fprintf(stderr, "usage: salto bench dynamics|nlp|paper|validate|sim [options] (see 'salto bench --help')\n");
+            fprintf(stderr, "usage: salto bench dynamics|nlp|paper|validate|sim|batch [options] (see 'salto bench --help')\n");
             return 2;
         }
         help();
@@ -1151,7 +1152,8 @@ int cmd_bench(int argc, char** argv) {
     if (strcmp(argv[1], "paper") == 0) return bench_paper(argc - 1, argv + 1);
     if (strcmp(argv[1], "validate") == 0) return bench_validate(argc - 1, argv + 1);
     if (strcmp(argv[1], "sim") == 0) return bench_sim(argc - 1, argv + 1);
-    fprintf(stderr, "salto bench: unknown benchmark '%s' (available: dynamics, nlp, paper, validate, sim)\n",
+    if (strcmp(argv[1], "batch") == 0) return bench_batch(argc - 1, argv + 1);
+    fprintf(stderr, "salto bench: unknown benchmark '%s' (available: dynamics, nlp, paper, validate, sim, batch)\n",
             argv[1]);
     return 2;
 }

@@ -13,6 +13,9 @@ int cmd_solve(int argc, char** argv);
 int cmd_validate(int argc, char** argv);
 int cmd_play(int argc, char** argv);
 int cmd_export(int argc, char** argv);
+int cmd_batch(int argc, char** argv);
+// salto bench batch (bench_batch.c)
+int bench_batch(int argc, char** argv);
 
 // prints "file:line:col: error: ..." (and its note) to stderr
 void app_print_error(const salto_error* err);

@@ -1,0 +1,115 @@
+// batch.h: the results of a sweep's jobs, their measures, and the summary of a batch
+//
+// Each job of a sweep (sweep.h) runs in its own folder. What a finished job leaves there is a
+// salto_job_result, written last and atomically as result.json: a folder either has a complete
+// result or none, whatever moment the run was stopped at. The summary (summary.csv,
+// summary.json, summary.png) is built from the results alone, however the folders were
+// produced (docs/batch.md).
+#ifndef SALTO_BATCH_H
+#define SALTO_BATCH_H
+
+#include "salto/base.h"
+#include "salto/problem.h"
+#include "salto/sweep.h"
+#include "salto/validate.h"
+
+typedef enum salto_job_status {
+    SALTO_JOB_CONVERGED = 0, // the solver reported success
+    SALTO_JOB_NOT_CONVERGED, // it stopped without success (its best iterate was written)
+    SALTO_JOB_FAILED,        // the job stopped with an error (bad input, a file not written)
+    SALTO_JOB_CRASHED,       // the job's process ended by a signal it did not ask for
+    SALTO_JOB_TIMEOUT,       // killed at the per-job time limit
+    SALTO_JOB_MISSING,       // no result and no motion in its folder (not run, or running)
+    SALTO_JOB_STATUS_COUNT
+} salto_job_status;
+
+// "converged", "not_converged", "failed", "crashed", "timeout", "missing"; and back (-1)
+const char* salto_job_status_name(salto_job_status s);
+int salto_job_status_parse(const char* name);
+
+typedef enum salto_job_validation {
+    SALTO_JOB_VALID_NONE = 0, // not asked for, or no motion to validate
+    SALTO_JOB_VALID_PASS,     // every check passed
+    SALTO_JOB_VALID_FAIL,     // a check failed
+    SALTO_JOB_VALID_ERROR,    // asked for, but validation.json is missing or unreadable
+    SALTO_JOB_VALID_COUNT
+} salto_job_validation;
+
+// "", "pass", "fail", "error"; and back (-1)
+const char* salto_job_validation_name(salto_job_validation v);
+int salto_job_validation_parse(const char* name);
+
+// The numbers a row of the summary holds besides the parameters, in column order; the names
+// are the columns' and the values summary.png can draw.
+typedef enum salto_batch_measure {
+    SALTO_MEASURE_OBJECTIVE = 0,     // the solver's final objective
+    SALTO_MEASURE_ITERATIONS,        // IPOPT iterations
+    SALTO_MEASURE_SOLVE_TIME,        // the solve's wall-clock time, s
+    SALTO_MEASURE_WORST_RESIDUAL,    // the largest constraint violation at the end
+    SALTO_MEASURE_PEAK_COM_HEIGHT,   // the highest centre of mass (along -gravity), m
+    SALTO_MEASURE_FLIGHT_ROTATION,   // |root angular velocity integrated over the flight
+                                     //   phases|, deg (planar: the somersault angle)
+    SALTO_MEASURE_PEAK_JOINT_TORQUE, // the largest |joint torque| past the root (inverse
+                                     //   dynamics, contact wrenches of minimum norm), N m or N
+    SALTO_MEASURE_COUNT
+} salto_batch_measure;
+
+// "objective", "iterations", "solve_time", "worst_residual", "peak_com_height",
+// "flight_rotation", "peak_joint_torque"; and back (-1)
+const char* salto_batch_measure_name(salto_batch_measure k);
+int salto_batch_measure_parse(const char* name);
+
+typedef struct salto_job_result {
+    int job;                         // index in the sweep
+    salto_job_status status;
+    int exit_code;                   // the job's exit status; -1 when a signal ended it
+    int signal;                      // that signal, 0 for none
+    double measure[SALTO_MEASURE_COUNT]; // by salto_batch_measure; NAN when unknown
+    salto_job_validation validation;
+    int warm_from;                   // the job whose motion started it, -1: a cold start
+} salto_job_result;
+
+// A result with nothing known: status missing, every measure NAN, no warm start.
+void salto_job_result_init(salto_job_result* r, int job);
+
+// The measures of a motion that salto_motion's state function gives on p (salto_validate's
+// sampling at opts->density, no re-simulation): peak centre-of-mass height, flight rotation,
+// peak joint torque into r->measure (the others untouched). SALTO_ERR_NOMEM, SALTO_ERR_NUMERIC
+// with err filled.
+salto_status salto_job_measure(const salto_problem_desc* p, salto_state_fn state, void* ctx,
+                               int density, salto_job_result* r, salto_error* err);
+
+// What `salto solve` wrote into a job folder: from motion.json (its solver statistics) the
+// status, objective, iterations, solve time and worst residual; from validation.json, when
+// validate is set, the validation result. A folder without motion.json is missing. The
+// measures from the motion itself are salto_job_measure's. SALTO_ERR_IO, SALTO_ERR_SYNTAX or
+// SALTO_ERR_INVALID for files that exist but do not read.
+salto_status salto_job_read_outputs(const char* dir, int validate, salto_job_result* r,
+                                    salto_error* err);
+
+// result.json in a job folder, written atomically: the result, the job's name and overrides.
+salto_status salto_job_result_write(const char* path, const salto_sweep* s,
+                                    const salto_job_result* r, salto_error* err);
+
+// Reads result.json back (written for job j of s: a result for another job, or for other
+// overrides, is SALTO_ERR_INVALID, so that a folder left by an edited sweep is not trusted).
+salto_status salto_job_result_read(const char* path, const salto_sweep* s, int j,
+                                   salto_job_result* r, salto_error* err);
+
+// DIR/summary.csv and DIR/summary.json: one row per job (results, njob of them, in job
+// order): the job's name, its parameters, status, the measures, the validation and the warm
+// start. Unknown values are empty (CSV) or null (JSON). Each written atomically.
+salto_status salto_batch_write_summary(const char* dir, const salto_sweep* s,
+                                       const salto_job_result* results, salto_error* err);
+
+// DIR/summary.png: the measure against the first parameter, one line per combination of the
+// others (each labelled), converged jobs as filled dots, the others hollow and their measure
+// drawn where known. Written atomically.
+salto_status salto_batch_write_png(const char* path, const salto_sweep* s,
+                                   const salto_job_result* results, salto_batch_measure measure,
+                                   salto_error* err);
+
+// A job's folder name: "job-" and its index in at least three digits ("job-007").
+void salto_job_name(int j, char* buf, size_t n);
+
+#endif
