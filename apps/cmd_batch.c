@@ -150,6 +150,7 @@ typedef struct batch {
     salto_job_result* res;     // (njob)
     int* state;                // per job: 0 to run, 1 running, 2 finished       (njob)
     int* neighbour;            // salto_sweep_neighbour                            (njob)
+    double timeout;            // per job, s; 0: none
 } batch;
 
 
@@ -182,7 +183,8 @@ static void write_job_line(FILE* f, const batch* b, int j) {
     shell_quote(f, file);
     fputs(" 2>&1", f);
     if (s->validate) {
-        fputs("; ", f);
+        // the line's exit status is the solve's (a validation's verdict is in its file)
+        fputs("; status=$?; ", f);
         shell_quote(f, b->exe);
         fputs(" validate ", f);
         path_join(file, sizeof file, dir, "motion.json");
@@ -198,7 +200,7 @@ static void write_job_line(FILE* f, const batch* b, int j) {
         fputs(" >", f);
         path_join(file, sizeof file, dir, "validate.log");
         shell_quote(f, file);
-        fputs(" 2>&1", f);
+        fputs(" 2>&1; exit $status", f);
     }
 }
 
@@ -671,7 +673,7 @@ static void job_ended(batch* b, worker* w, int wstatus, progress* pr) {
         FILE* f = fopen(tmp, "a");
         if (f) {
             if (w->timed_out) {
-                fprintf(f, "salto batch: %s killed at the time limit of %g s\n", name, b->s->timeout);
+                fprintf(f, "salto batch: %s killed at the time limit of %g s\n", name, b->timeout);
             } else if (WIFSIGNALED(wstatus)) {
                 fprintf(f, "salto batch: %s crashed: %s\n", name, strsignal(WTERMSIG(wstatus)));
             } else {
@@ -706,7 +708,8 @@ static void job_ended(batch* b, worker* w, int wstatus, progress* pr) {
 
 
 // runs the jobs not yet finished on nworker processes; 130 when stopped by a signal, else 0
-static int run_pool(batch* b, int nworker, double timeout, int quiet) {
+static int run_pool(batch* b, int nworker, int quiet) {
+    const double timeout = b->timeout;
     const salto_sweep* s = b->s;
     worker* w = calloc((size_t)nworker, sizeof *w);
     if (!w) {
@@ -720,8 +723,8 @@ static int run_pool(batch* b, int nworker, double timeout, int quiet) {
         if (b->res[j].status != SALTO_JOB_CONVERGED) pr.failed++;
     }
     if (!quiet) {
-        fprintf(stderr, "salto batch: %d jobs on %d workers%s", s->njob, nworker,
-                s->warm_start ? ", warm starts from neighbours" : "");
+        fprintf(stderr, "salto batch: %d jobs on %d worker%s%s", s->njob, nworker,
+                nworker == 1 ? "" : "s", s->warm_start ? ", warm starts from neighbours" : "");
         if (pr.skipped) fprintf(stderr, "; %d already finished (skipped)", pr.skipped);
         fprintf(stderr, "\n");
     }
@@ -869,7 +872,8 @@ static int run_batch(const char* sweep_path, const char* dir, int nworker, doubl
         }
     }
     if (status == 0) {
-        status = run_pool(&b, nworker, timeout > 0 ? timeout : s->timeout, quiet);
+        b.timeout = timeout > 0 ? timeout : s->timeout;
+        status = run_pool(&b, nworker, quiet);
         const int ws = write_summary(&b, quiet);
         if (status == 0) status = ws ? ws : all_converged(&b) ? 0 : 1;
     }

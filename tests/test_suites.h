@@ -20,5 +20,6 @@ Suite* output_suite(void);
 Suite* validate_suite(void);
 Suite* sim_suite(void);
 Suite* export_suite(void);
+Suite* batch_suite(void);
 
 #endif

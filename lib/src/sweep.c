@@ -335,13 +335,15 @@ static salto_status relocate(salto_error* err, const salto_error* e, salto_src_l
     }
     salto_fail(err, e->status == SALTO_ERR_IO ? SALTO_ERR_IO : SALTO_ERR_INVALID, where,
                __func__, __LINE__, "%s: %s", what, e->msg);
-    char at[300] = "the problem";
     if (e->where.file && e->where.line > 0) {
-        snprintf(at, sizeof at, "%s:%d:%d", e->where.file, e->where.line, e->where.col);
+        salto_error_note(err, "reported at %s:%d:%d%s%s", e->where.file, e->where.line,
+                         e->where.col, e->note[0] ? "; " : "", e->note);
     } else if (e->where.file) {
-        snprintf(at, sizeof at, "%s", e->where.file);
+        salto_error_note(err, "reported about %s%s%s", e->where.file, e->note[0] ? "; " : "",
+                         e->note);
+    } else if (e->note[0]) {
+        salto_error_note(err, "%s", e->note);
     }
-    salto_error_note(err, "reported at %s%s%s", at, e->note[0] ? "; " : "", e->note);
     return err->status;
 }
 
