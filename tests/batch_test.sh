@@ -1,0 +1,224 @@
+#!/bin/sh
+# batch_test.sh: salto batch driven as a user drives it: a 3 x 3 sweep of the dismount, a job
+# that does not converge, one that crashes, one past the time limit, a batch killed and
+# resumed, Ctrl-C, warm starts, and the same sweep through GNU parallel and --collect
+# usage: batch_test.sh SALTO ROOT
+salto="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+root="$(cd "$2" && pwd)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+npass=0
+nfail=0
+
+ok() { npass=$((npass + 1)); }
+fail() { nfail=$((nfail + 1)); echo "FAIL: $*"; }
+
+# expect STATUS CMD...: run CMD, compare the exit status; output in $tmp/out, $tmp/err
+expect() {
+    want="$1"
+    shift
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    if [ "$got" -eq "$want" ]; then ok; else fail "exit $got (want $want): $* :: $(head -c 400 "$tmp/err")"; fi
+}
+
+grep_in() {
+    if grep -Eq -- "$2" "$1"; then ok; else fail "'$2' not in $1: $(head -c 400 "$1")"; fi
+}
+
+# col CSV NAME: the column's values, one per line (the header's name picks it)
+col() {
+    awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"
+}
+
+# same_rows A B: the summaries equal but for the solve time (a wall-clock measure)
+same_rows() {
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "solve_time") c = i } { $c = ""; print }' "$1" >"$tmp/a.rows"
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "solve_time") c = i } { $c = ""; print }' "$2" >"$tmp/b.rows"
+    if cmp -s "$tmp/a.rows" "$tmp/b.rows"; then ok; else fail "$1 and $2 differ: $(diff "$tmp/a.rows" "$tmp/b.rows" | head -5)"; fi
+}
+
+# wait_for N PATTERN: until N files match the glob (at most 60 s); 0 when they do
+wait_for() {
+    i=0
+    while [ "$(ls $2 2>/dev/null | wc -l)" -lt "$1" ]; do
+        i=$((i + 1))
+        [ "$i" -gt 3000 ] && return 1
+        sleep 0.02
+    done
+    return 0
+}
+
+problem="$root/problems/highbar_dismount.yaml"
+
+# ---- the command and bad sweeps, before anything is solved ----
+expect 0 "$salto" batch --help
+grep_in "$tmp/out" "usage: salto batch"
+expect 2 "$salto" batch
+expect 2 "$salto" batch "$tmp/no_such_sweep.yaml"
+grep_in "$tmp/err" "no_such_sweep.yaml"
+expect 2 "$salto" batch "$root/problems/dismount_sweep.yaml" -j 0
+expect 2 "$salto" batch "$root/problems/dismount_sweep.yaml" --emit pbs
+printf 'problem: %s\nparameters:\n  character.mass_scale: [1.0, 1.2]\n' "$problem" >"$tmp/mass.yaml"
+expect 2 "$salto" batch "$tmp/mass.yaml" -o "$tmp/mass"
+grep_in "$tmp/err" "mass.yaml:3:3: error: parameter 'character.mass_scale'"
+if [ -e "$tmp/mass" ]; then fail "a bad sweep made its folder"; else ok; fi
+printf 'problem: %s\nparameters:\n  phases.flight.duration: [0.6, 0.7]\n  phases.landing.contact.friction: [1.0, 0]\n' \
+    "$problem" >"$tmp/mu0.yaml"
+expect 2 "$salto" batch "$tmp/mu0.yaml" -o "$tmp/mu0"
+grep_in "$tmp/err" "mu0.yaml:4:42: error: job-001 \(phases.flight.duration=0.6, phases.landing.contact.friction=0\): 'friction' must be positive"
+printf 'problem: %s\nparamters: {phases.flight.duration: [0.6]}\n' "$problem" >"$tmp/typo.yaml"
+expect 2 "$salto" batch "$tmp/typo.yaml"
+grep_in "$tmp/err" "typo.yaml:2:1: error: unknown key 'paramters'"
+grep_in "$tmp/err" "did you mean 'parameters'"
+
+# ---- the 3 x 3 sweep of the dismount (flight time, friction), validated ----
+cat >"$tmp/grid.yaml" <<EOF
+problem: $problem
+parameters:
+  phases.flight.duration: {from: 0.6, to: 0.8, count: 3}
+  phases.landing.contact.friction: [1.0, 0.7, 0.4]
+validate: true
+EOF
+expect 0 "$salto" batch "$tmp/grid.yaml" -o "$tmp/grid" -j 2
+sum="$tmp/grid/summary.csv"
+grep_in "$sum" "^job,phases.flight.duration,phases.landing.contact.friction,status,objective,iterations,solve_time,worst_residual,peak_com_height,flight_rotation,peak_joint_torque,validation,warm_start$"
+if [ "$(wc -l <"$sum")" -eq 10 ]; then ok; else fail "summary.csv has $(wc -l <"$sum") lines, not 10"; fi
+if [ "$(col "$sum" status | grep -c '^converged$')" -eq 9 ]; then ok; else fail "not 9 converged: $(col "$sum" status | tr '\n' ' ')"; fi
+if [ "$(col "$sum" phases.flight.duration | tr '\n' ' ')" = "0.6 0.6 0.6 0.7 0.7 0.7 0.8 0.8 0.8 " ]; then ok; else fail "durations: $(col "$sum" phases.flight.duration | tr '\n' ' ')"; fi
+if [ "$(col "$sum" phases.landing.contact.friction | tr '\n' ' ')" = "1.0 0.7 0.4 1.0 0.7 0.4 1.0 0.7 0.4 " ]; then ok; else fail "frictions: $(col "$sum" phases.landing.contact.friction | tr '\n' ' ')"; fi
+# every row: a validation verdict, measures that make sense (the centre of mass above 1.5 m,
+# a flight rotation, a peak torque), the solver's numbers
+bad=$(awk -F, 'NR > 1 && !($12 == "pass" || $12 == "fail") || NR > 1 && !($9 > 1.5 && $9 < 4 && $10 > 30 && $11 > 0 && $6 > 0 && $8 < 1e-3) { print $1 }' "$sum")
+if [ -z "$bad" ]; then ok; else fail "rows with missing or implausible values: $bad"; fi
+# the flight times differ, so the motions do: the objective differs between the rows
+if [ "$(col "$sum" objective | sort -u | wc -l)" -eq 9 ]; then ok; else fail "objectives not all different"; fi
+for f in summary.json summary.png batch.json job-004/job.json job-004/result.json job-004/log.txt \
+         job-004/motion.json job-004/validation.json; do
+    if [ -s "$tmp/grid/$f" ]; then ok; else fail "no $f"; fi
+done
+if ls "$tmp/grid"/*.tmp "$tmp/grid"/job-*/*.tmp >/dev/null 2>&1; then fail "temporary files left"; else ok; fi
+grep_in "$tmp/grid/job-004/job.json" '"set": \["phases.flight.duration=0.7", "phases.landing.contact.friction=0.7"\]'
+grep_in "$tmp/grid/summary.json" '"counts": \{"converged": 9,'
+# the job's motion validates again by hand with the same overrides, with the summary's verdict
+v4=$(col "$sum" validation | sed -n 5p)
+expect "$([ "$v4" = pass ] && echo 0 || echo 1)" "$salto" validate "$tmp/grid/job-004/motion.json" -o "$tmp/v4" --quiet \
+    --set phases.flight.duration=0.7 --set phases.landing.contact.friction=0.7
+expect 2 "$salto" validate "$tmp/grid/job-004/motion.json" -o "$tmp/v4" --quiet
+grep_in "$tmp/err" "does not fit the phases"
+# run again: nothing to do
+expect 0 "$salto" batch "$tmp/grid.yaml" -o "$tmp/grid" -j 2
+grep_in "$tmp/err" "9 already finished \(skipped\)"
+
+# ---- warm starts: the same grid, each job from its neighbour's motion ----
+sed 's/^validate: true$/warm_start: true/' "$tmp/grid.yaml" >"$tmp/warm.yaml"
+expect 0 "$salto" batch "$tmp/warm.yaml" -o "$tmp/warm" -j 2
+wsum="$tmp/warm/summary.csv"
+if [ "$(col "$wsum" warm_start | tr '\n' ' ')" = " job-000 job-001 job-000 job-003 job-004 job-003 job-006 job-007 " ]; then ok; else fail "warm starts: $(col "$wsum" warm_start | tr '\n' ' ')"; fi
+cold=$(col "$sum" iterations | tail -n +2 | awk '{ s += $1 } END { print s }')
+warm=$(col "$wsum" iterations | tail -n +2 | awk '{ s += $1 } END { print s }')
+if [ "$warm" -lt "$cold" ]; then ok; else fail "warm starts took $warm iterations over jobs 1-8, cold $cold"; fi
+# the first job has no neighbour and is the cold one
+if [ "$(col "$wsum" iterations | head -1)" = "$(col "$sum" iterations | head -1)" ]; then ok; else fail "job-000 differs warm and cold"; fi
+
+# ---- a job whose solver fails: recorded, the others finish ----
+cat >"$tmp/fail.yaml" <<EOF
+problem: $problem
+combine: zip
+parameters:
+  phases.flight.duration: [0.6, 0.7, 0.8]
+  solver.max_iterations: [1000, 3, 1000]
+EOF
+expect 1 "$salto" batch "$tmp/fail.yaml" -o "$tmp/fail" -j 2
+if [ "$(col "$tmp/fail/summary.csv" status | tr '\n' ' ')" = "converged not_converged converged " ]; then ok; else fail "statuses: $(col "$tmp/fail/summary.csv" status | tr '\n' ' ')"; fi
+if [ "$(col "$tmp/fail/summary.csv" iterations | sed -n 2p)" = "3" ]; then ok; else fail "the failing job's iterations"; fi
+grep_in "$tmp/fail/job-001/log.txt" "Maximum_Iterations_Exceeded"
+# --retry runs it again (and it fails again); without, it is finished
+expect 1 "$salto" batch "$tmp/fail.yaml" -o "$tmp/fail" -j 2
+grep_in "$tmp/err" "3 already finished"
+expect 1 "$salto" batch "$tmp/fail.yaml" -o "$tmp/fail" -j 2 --retry
+grep_in "$tmp/err" "2 already finished"
+
+# ---- a job that crashes (a signal) and jobs past the time limit ----
+sed 's/^  solver.max_iterations: .*$/  solver.tolerance: [1e-6, 1e-6, 1e-6]/' "$tmp/fail.yaml" >"$tmp/crash.yaml"
+"$salto" batch "$tmp/crash.yaml" -o "$tmp/crash" -j 1 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+child=""
+i=0
+while [ -z "$child" ] && [ "$i" -lt 3000 ]; do child=$(pgrep -P "$pid" | head -1); i=$((i + 1)); sleep 0.01; done
+if [ -n "$child" ]; then kill -SEGV "$child"; ok; else fail "no job process seen"; fi
+wait "$pid"
+st=$?
+if [ "$st" -eq 1 ]; then ok; else fail "crashed batch: exit $st"; fi
+if [ "$(col "$tmp/crash/summary.csv" status | tr '\n' ' ')" = "crashed converged converged " ]; then ok; else fail "statuses: $(col "$tmp/crash/summary.csv" status | tr '\n' ' ')"; fi
+grep_in "$tmp/crash/job-000/result.json" '"signal": 11'
+grep_in "$tmp/crash/job-000/log.txt" "crashed: Segmentation fault"
+expect 1 "$salto" batch "$tmp/crash.yaml" -o "$tmp/timeout" -j 2 --timeout 0.02
+if [ "$(col "$tmp/timeout/summary.csv" status | tr '\n' ' ')" = "timeout timeout timeout " ]; then ok; else fail "statuses: $(col "$tmp/timeout/summary.csv" status | tr '\n' ' ')"; fi
+grep_in "$tmp/timeout/job-002/log.txt" "killed at the time limit of 0.02 s"
+
+# ---- killed (SIGKILL) in the middle, then resumed: nothing finished is redone ----
+"$salto" batch "$tmp/grid.yaml" -o "$tmp/kill" -j 1 >"$tmp/kill.out" 2>&1 &
+pid=$!
+if wait_for 3 "$tmp/kill/job-*/result.json"; then ok; else fail "no results while running"; fi
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+sleep 0.2
+if pgrep -f "batch --job $tmp/grid.yaml" >/dev/null; then fail "job processes outlived the batch"; else ok; fi
+n=$(ls "$tmp"/kill/job-*/result.json | wc -l)
+if [ "$n" -lt 9 ]; then ok; else fail "the batch finished before it was killed"; fi
+ls -l --time-style=+%s.%N "$tmp"/kill/job-*/result.json | awk '{ print $6, $7 }' >"$tmp/kill.before"
+expect 0 "$salto" batch "$tmp/grid.yaml" -o "$tmp/kill" -j 2
+grep_in "$tmp/err" "$n already finished \(skipped\)"
+ls -l --time-style=+%s.%N "$tmp"/kill/job-*/result.json | awk '{ print $6, $7 }' >"$tmp/kill.after"
+while read -r t f; do
+    if grep -qF "$t $f" "$tmp/kill.after"; then ok; else fail "$f was written again"; fi
+done <"$tmp/kill.before"
+same_rows "$tmp/kill/summary.csv" "$sum"
+
+# ---- Ctrl-C: the workers stopped, a message, the summary of what finished; then resumed ----
+"$salto" batch "$tmp/grid.yaml" -o "$tmp/int" -j 2 >"$tmp/int.out" 2>&1 &
+pid=$!
+if wait_for 2 "$tmp/int/job-*/result.json"; then ok; else fail "no results while running"; fi
+kill -INT "$pid"
+wait "$pid"
+st=$?
+if [ "$st" -eq 130 ] || [ "$st" -eq 0 ]; then ok; else fail "interrupted batch: exit $st"; fi
+if [ "$st" -eq 130 ]; then grep_in "$tmp/int.out" "run the same command again to resume"; fi
+if pgrep -f "batch --job $tmp/grid.yaml" >/dev/null; then fail "job processes outlived Ctrl-C"; else ok; fi
+if [ -s "$tmp/int/summary.csv" ]; then ok; else fail "no summary after Ctrl-C"; fi
+expect 0 "$salto" batch "$tmp/grid.yaml" -o "$tmp/int" -j 2
+same_rows "$tmp/int/summary.csv" "$sum"
+
+# ---- beyond one machine: the lines through GNU parallel, then --collect ----
+cat >"$tmp/zip.yaml" <<EOF
+problem: $problem
+combine: zip
+validate: true
+parameters:
+  phases.flight.duration: [0.6, 0.7, 0.8]
+  phases.landing.contact.friction: [1.0, 0.7, 0.5]
+EOF
+expect 0 "$salto" batch "$tmp/zip.yaml" --emit jobs -o "$tmp/par"
+if [ "$(wc -l <"$tmp/par/jobs.txt")" -eq 3 ]; then ok; else fail "jobs.txt: $(wc -l <"$tmp/par/jobs.txt") lines"; fi
+grep_in "$tmp/par/jobs.txt" "^'$salto' solve '$problem' --set 'phases.flight.duration=0.6' --set 'phases.landing.contact.friction=1.0' -o '$tmp/par/job-000' --quiet"
+expect 1 "$salto" batch --collect "$tmp/par" # nothing has run: every job missing
+if [ "$(col "$tmp/par/summary.csv" status | tr '\n' ' ')" = "missing missing missing " ]; then ok; else fail "before running: $(col "$tmp/par/summary.csv" status | tr '\n' ' ')"; fi
+if command -v parallel >/dev/null; then
+    expect 0 parallel -j 2 --halt never <"$tmp/par/jobs.txt"
+    expect 0 "$salto" batch --collect "$tmp/par"
+    expect 0 "$salto" batch "$tmp/zip.yaml" -o "$tmp/own" -j 2
+    same_rows "$tmp/par/summary.csv" "$tmp/own/summary.csv"
+    if [ "$(col "$tmp/own/summary.csv" validation | sort -u | grep -c -E '^(pass|fail)$')" -ge 1 ]; then ok; else fail "no validation in the zip summary"; fi
+else
+    fail "GNU parallel is not installed (Debian package parallel; scripts/setup.sh installs it)"
+fi
+expect 0 "$salto" batch "$tmp/grid.yaml" --emit slurm -o "$tmp/slurm"
+grep_in "$tmp/slurm/batch.slurm" "^#SBATCH --array=0-8$"
+grep_in "$tmp/slurm/batch.slurm" "SLURM_ARRAY_TASK_ID"
+if [ "$(wc -l <"$tmp/slurm/jobs.txt")" -eq 9 ]; then ok; else fail "slurm jobs.txt lines"; fi
+expect 2 "$salto" batch --collect "$tmp/nothing_here"
+grep_in "$tmp/err" "batch.json"
+
+echo "batch_test: $npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]
