@@ -165,10 +165,12 @@ int cmd_solve(int argc, char** argv) {
                 res.iterations, res.elapsed, res.objective);
         if (ref.rounds > 0 || ref.pending > 0) {
             fprintf(stderr, "refinement: %d slices added in %d re-solves (first solve %d iterations, "
-                            "%.3f s)%s",
-                    ref.added, ref.rounds, ref.first_iterations, ref.first_elapsed,
-                    ref.failed ? "; the last re-solve stopped without success (" : "");
-            if (ref.failed) fprintf(stderr, "%s) and was undone", ref.failed_status);
+                            "%.3f s)",
+                    ref.added, ref.rounds, ref.first_iterations, ref.first_elapsed);
+            if (ref.undone > 0) {
+                fprintf(stderr, "; %d re-solves did not converge (the last: %s) and were undone",
+                        ref.undone, ref.failed_status);
+            }
             if (ref.pending > 0) {
                 fprintf(stderr, "; %d places still violated, the worst at %.2f x its validation "
                                 "threshold (salto validate locates them)",

@@ -444,13 +444,13 @@ START_TEST(test_refinement_makes_flight_pass) {
     salto_validate_opts o;
     salto_validate_opts_default(&o);
     int n = 0;
-    const double worst = salto_refine_scan(f.p, &v, &o, 0.5, &n, NULL, NULL);
+    const double worst = salto_refine_scan(f.p, &v, &o, 0.5, &n, NULL, NULL, NULL);
     ck_assert_int_ge(n, 1);
     ck_assert_double_gt(worst, 1.0);
     double t[64];
     int ph[64];
     ck_assert_int_le(n, 64);
-    salto_refine_scan(f.p, &v, &o, 0.5, &n, t, ph);
+    salto_refine_scan(f.p, &v, &o, 0.5, &n, t, ph, NULL);
     int at_worst = 0;
     for (int k = 0; k < n; k++) {
         ck_assert_int_eq(ph[k], 0);

@@ -47,7 +47,7 @@ static int enforced(const salto_problem_desc* p, salto_check_kind k, int i) {
 
 double salto_refine_scan(const salto_problem_desc* p, const salto_validation* v,
                          const salto_validate_opts* o, double fraction, int* n, double* t,
-                         int* ph) {
+                         int* ph, double* ratio) {
     double worst = 0.0;
     int m = 0;
     for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
@@ -58,12 +58,10 @@ double salto_refine_scan(const salto_problem_desc* p, const salto_validation* v,
         // runs of consecutive samples of one phase above fraction x threshold: the worst of each
         int best = -1;
         for (int s = 0; s <= v->nsample; s++) {
-            const int in = s < v->nsample &&
-                           (best < 0 || v->phase[s] == v->phase[best]) &&
-                           v->violation[(size_t)s * SALTO_CHECK_COUNT + k] > fraction * thr &&
-                           enforced(p, (salto_check_kind)k, v->phase[s]);
-            if (in) {
-                const double a = v->violation[(size_t)s * SALTO_CHECK_COUNT + k];
+            const double a = s < v->nsample ? v->violation[(size_t)s * SALTO_CHECK_COUNT + k] : 0.0;
+            const int over = s < v->nsample && a > fraction * thr &&
+                             enforced(p, (salto_check_kind)k, v->phase[s]);
+            if (over && (best < 0 || v->phase[s] == v->phase[best])) {
                 if (best < 0 || a > v->violation[(size_t)best * SALTO_CHECK_COUNT + k]) best = s;
                 continue;
             }
@@ -72,13 +70,10 @@ double salto_refine_scan(const salto_problem_desc* p, const salto_validation* v,
                 if (r > worst) worst = r;
                 if (t) t[m] = v->t[best];
                 if (ph) ph[m] = v->phase[best];
+                if (ratio) ratio[m] = r;
                 m++;
                 best = -1;
-                // a sample that broke the run (another phase) may start one of its own
-                if (s < v->nsample && v->violation[(size_t)s * SALTO_CHECK_COUNT + k] > fraction * thr &&
-                    enforced(p, (salto_check_kind)k, v->phase[s])) {
-                    s--;
-                }
+                if (over) s--; // a run of another phase starts here
             }
         }
     }
@@ -103,25 +98,115 @@ static double now_s(void) {
 }
 
 
-// validates x on nlp (no re-simulation) and lists where to add slices into *t, *ph (allocated,
-// *n of them); returns the worst violation over its threshold through *worst
+// where to refine: times, phases and violation ratios, worst first
+typedef struct places {
+    int n;
+    double* t;
+    int* ph;
+    double* ratio;
+} places;
+
+
+static void places_free(places* q) {
+    salto_free(q->t), salto_free(q->ph), salto_free(q->ratio);
+    memset(q, 0, sizeof *q);
+}
+
+
+// validates x on nlp (no re-simulation) and lists where to add slices, worst first; the worst
+// violation over its threshold through *worst
 static salto_status scan(salto_problem_desc* p, salto_nlp* nlp, const double* x,
-                         const salto_validate_opts* o, int* n, double** t, int** ph,
-                         double* worst, salto_error* err) {
+                         const salto_validate_opts* o, places* q, double* worst,
+                         salto_error* err) {
     salto_validation v;
     salto_status st = salto_validate(nlp, x, o, &v, err);
     if (st != SALTO_OK) return st;
-    salto_refine_scan(p, &v, o, p->solver.refine_fraction, n, NULL, NULL);
-    *t = salto_malloc(sizeof(double) * (size_t)(*n + 1));
-    *ph = salto_malloc(sizeof(int) * (size_t)(*n + 1));
-    if (!*t || !*ph) {
-        salto_free(*t), salto_free(*ph), salto_validation_free(&v);
-        *t = NULL, *ph = NULL;
+    int n = 0;
+    salto_refine_scan(p, &v, o, p->solver.refine_fraction, &n, NULL, NULL, NULL);
+    q->t = salto_malloc(sizeof(double) * (size_t)(n + 1));
+    q->ph = salto_malloc(sizeof(int) * (size_t)(n + 1));
+    q->ratio = salto_malloc(sizeof(double) * (size_t)(n + 1));
+    if (!q->t || !q->ph || !q->ratio) {
+        places_free(q);
+        salto_validation_free(&v);
         return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
     }
-    *worst = salto_refine_scan(p, &v, o, p->solver.refine_fraction, n, *t, *ph);
+    *worst = salto_refine_scan(p, &v, o, p->solver.refine_fraction, &q->n, q->t, q->ph, q->ratio);
     salto_validation_free(&v);
+    // worst first (insertion sort: a few dozen places)
+    for (int i = 1; i < q->n; i++) {
+        const double t = q->t[i], r = q->ratio[i];
+        const int ph = q->ph[i];
+        int j = i;
+        for (; j > 0 && q->ratio[j - 1] < r; j--) {
+            q->t[j] = q->t[j - 1], q->ph[j] = q->ph[j - 1], q->ratio[j] = q->ratio[j - 1];
+        }
+        q->t[j] = t, q->ph[j] = ph, q->ratio[j] = r;
+    }
     return SALTO_OK;
+}
+
+
+// one re-solve with the first k places added to p's slices: on success *nlp, x and mu are the
+// new NLP's, p keeps the slices and *added says how many were new; otherwise everything is as
+// it was (*added 0, *ok 0 when the solve ran and did not converge)
+static salto_status try_places(salto_problem_desc* p, salto_nlp** nlp, double* x,
+                               salto_multipliers* mu, const places* q, int k,
+                               salto_progress_fn progress, void* user, salto_solve_result* r,
+                               int* added, int* ok, salto_error* err) {
+    *added = 0, *ok = 0;
+    const int nx = salto_nlp_nx(*nlp);
+    // the problem's slices as they are, to go back to
+    double* et0 = p->extra_t;
+    int* ep0 = p->extra_ph;
+    const int ne0 = p->nextra;
+    p->extra_t = NULL, p->extra_ph = NULL, p->nextra = 0;
+    int n = salto_problem_add_slices(p, ne0, et0, ep0) == ne0 ? salto_problem_add_slices(p, k, q->t, q->ph) : -1;
+    salto_status st = n < 0 ? SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory") : SALTO_OK;
+    salto_nlp* next = n > 0 ? salto_nlp_build(p, err) : NULL;
+    if (n > 0 && !next) st = err->status ? err->status : SALTO_ERR_NOMEM;
+    const int ng1 = next ? salto_nlp_ng(next) : 0;
+    int* map = next ? salto_malloc(sizeof(int) * (size_t)(ng1 + 1)) : NULL;
+    double* xs = next ? salto_malloc(sizeof(double) * (size_t)nx) : NULL;
+    salto_multipliers mu1 = {NULL, NULL, NULL};
+    if (next) {
+        mu1.g = salto_malloc(sizeof(double) * (size_t)(ng1 + 1));
+        mu1.x_lo = salto_malloc(sizeof(double) * (size_t)nx);
+        mu1.x_hi = salto_malloc(sizeof(double) * (size_t)nx);
+        if (!map || !xs || !mu1.g || !mu1.x_lo || !mu1.x_hi) {
+            st = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+        }
+    }
+    if (st == SALTO_OK && next) {
+        // the rows the new NLP shares with the last keep their multipliers; new rows start at 0
+        salto_nlp_map_rows(*nlp, next, map);
+        for (int i = 0; i < ng1; i++) mu1.g[i] = map[i] >= 0 ? mu->g[map[i]] : 0.0;
+        memcpy(mu1.x_lo, mu->x_lo, sizeof(double) * (size_t)nx);
+        memcpy(mu1.x_hi, mu->x_hi, sizeof(double) * (size_t)nx);
+        memcpy(xs, x, sizeof(double) * (size_t)nx);
+        st = salto_solve_mult(next, x, &mu1, 1, progress, user, r, err);
+        if (st == SALTO_OK && r->converged) {
+            salto_nlp_destroy(*nlp);
+            *nlp = next;
+            next = NULL;
+            salto_multipliers old = *mu;
+            *mu = mu1;
+            mu1 = old;
+            salto_free(et0), salto_free(ep0);
+            et0 = NULL, ep0 = NULL;
+            *added = n, *ok = 1;
+        } else {
+            memcpy(x, xs, sizeof(double) * (size_t)nx);
+        }
+    }
+    if (!*ok) {
+        // the slices as they were (the NLP *nlp was built on them)
+        salto_free(p->extra_t), salto_free(p->extra_ph);
+        p->extra_t = et0, p->extra_ph = ep0, p->nextra = ne0;
+    }
+    salto_nlp_destroy(next);
+    salto_free(map), salto_free(xs), salto_free(mu1.g), salto_free(mu1.x_lo), salto_free(mu1.x_hi);
+    return st;
 }
 
 
@@ -132,113 +217,66 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
     const int nx = salto_nlp_nx(*nlp);
     const int refine = p->solver.refine > 0 && p->physics;
     // the multipliers, for the re-solves' warm starts
-    salto_multipliers mu = {NULL, NULL, NULL}, mu1 = {NULL, NULL, NULL};
-    double* xs = refine ? salto_malloc(sizeof(double) * (size_t)nx) : NULL;
-    mu.g = refine ? salto_malloc(sizeof(double) * (size_t)(salto_nlp_ng(*nlp) + 1)) : NULL;
-    mu.x_lo = refine ? salto_malloc(sizeof(double) * (size_t)nx) : NULL;
-    mu.x_hi = refine ? salto_malloc(sizeof(double) * (size_t)nx) : NULL;
-    if (refine && (!xs || !mu.g || !mu.x_lo || !mu.x_hi)) {
-        salto_free(xs), salto_free(mu.g), salto_free(mu.x_lo), salto_free(mu.x_hi);
-        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    salto_multipliers mu = {NULL, NULL, NULL};
+    if (refine) {
+        mu.g = salto_malloc(sizeof(double) * (size_t)(salto_nlp_ng(*nlp) + 1));
+        mu.x_lo = salto_malloc(sizeof(double) * (size_t)nx);
+        mu.x_hi = salto_malloc(sizeof(double) * (size_t)nx);
+        if (!mu.g || !mu.x_lo || !mu.x_hi) {
+            salto_free(mu.g), salto_free(mu.x_lo), salto_free(mu.x_hi);
+            return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+        }
     }
     salto_status st = salto_solve_mult(*nlp, x, refine ? &mu : NULL, 0, progress, user, result, err);
     rr->first_iterations = result->iterations;
     rr->first_elapsed = result->elapsed;
-    if (st != SALTO_OK || !result->converged || !refine) {
-        salto_free(xs), salto_free(mu.g), salto_free(mu.x_lo), salto_free(mu.x_hi);
-        return st;
-    }
     salto_validate_opts o;
     salto_validate_opts_from_problem(&o, p);
     o.integrator = SALTO_INTEGRATOR_NONE;
     salto_solve_result total = *result;
-    for (int round = 0;; round++) {
+    for (int round = 0; st == SALTO_OK && result->converged && refine; round++) {
         const double t0 = now_s();
-        int n = 0;
-        double *t = NULL, worst = 0.0;
-        int* ph = NULL;
-        st = scan(p, *nlp, x, &o, &n, &t, &ph, &worst, err);
+        places q = {0, NULL, NULL, NULL};
+        double worst = 0.0;
+        st = scan(p, *nlp, x, &o, &q, &worst, err);
         total.elapsed += now_s() - t0;
         if (st != SALTO_OK) break;
         rr->worst_ratio = worst;
-        rr->pending = n;
-        if (n == 0 || round == p->solver.refine || rr->failed) {
-            salto_free(t), salto_free(ph);
+        rr->pending = q.n;
+        if (q.n == 0 || round == p->solver.refine || rr->failed) {
+            places_free(&q);
             break;
         }
-        // the problem's slices as they were, to go back to if the re-solve fails
-        double* et0 = p->extra_t;
-        int* ep0 = p->extra_ph;
-        const int ne0 = p->nextra;
-        p->extra_t = NULL, p->extra_ph = NULL, p->nextra = 0;
-        int added = -1;
-        if (salto_problem_add_slices(p, ne0, et0, ep0) == ne0) {
-            added = salto_problem_add_slices(p, n, t, ph);
-        }
-        salto_free(t), salto_free(ph);
-        salto_nlp* next = added > 0 ? salto_nlp_build(p, err) : NULL;
-        const int ng1 = next ? salto_nlp_ng(next) : 0;
-        int* map = next ? salto_malloc(sizeof(int) * (size_t)(ng1 + 1)) : NULL;
-        mu1.g = next ? salto_malloc(sizeof(double) * (size_t)(ng1 + 1)) : NULL;
-        mu1.x_lo = next ? salto_malloc(sizeof(double) * (size_t)nx) : NULL;
-        mu1.x_hi = next ? salto_malloc(sizeof(double) * (size_t)nx) : NULL;
-        if (next && (!map || !mu1.g || !mu1.x_lo || !mu1.x_hi)) {
-            salto_free(map), salto_free(mu1.g), salto_free(mu1.x_lo), salto_free(mu1.x_hi);
-            mu1.g = mu1.x_lo = mu1.x_hi = NULL;
-            salto_nlp_destroy(next);
-            next = NULL;
-            added = -1;
-        }
-        if (added > 0 && next) {
-            // the rows the new NLP shares with the last keep their multipliers; new rows start at 0
-            salto_nlp_map_rows(*nlp, next, map);
-            for (int r = 0; r < ng1; r++) mu1.g[r] = map[r] >= 0 ? mu.g[map[r]] : 0.0;
-            memcpy(mu1.x_lo, mu.x_lo, sizeof(double) * (size_t)nx);
-            memcpy(mu1.x_hi, mu.x_hi, sizeof(double) * (size_t)nx);
-            salto_free(map);
-            memcpy(xs, x, sizeof(double) * (size_t)nx);
+        // all the places; if that re-solve fails, the worst alone (halving step by step instead
+        // cost the dismount 17 re-solves, 14 of them failing, for no better a motion)
+        int added = 0, ok = 0, tried = 0;
+        for (int k = q.n; k >= 1 && st == SALTO_OK && !ok; k = k > 1 ? 1 : 0) {
             salto_solve_result r;
-            st = salto_solve_mult(next, x, &mu1, 1, progress, user, &r, err);
-            if (st == SALTO_OK) {
+            memset(&r, 0, sizeof r);
+            st = try_places(p, nlp, x, &mu, &q, k, progress, user, &r, &added, &ok, err);
+            if (r.status_name[0]) {
                 add_result(&total, &r);
                 rr->rounds++;
-                if (r.converged) {
-                    salto_free(mu.g), salto_free(mu.x_lo), salto_free(mu.x_hi);
-                    mu = mu1;
-                    mu1.g = mu1.x_lo = mu1.x_hi = NULL;
-                    rr->added += added;
-                    salto_nlp_destroy(*nlp);
-                    *nlp = next;
-                    next = NULL;
-                    salto_free(et0), salto_free(ep0);
-                    et0 = NULL, ep0 = NULL;
-                    total.status = r.status;
-                    memcpy(total.status_name, r.status_name, sizeof total.status_name);
-                    total.objective = r.objective;
-                    total.max_violation = r.max_violation;
-                    total.worst_row = r.worst_row;
-                    continue;
-                }
-                // back to the last converged motion: validated once more below, it stays
-                rr->failed = 1;
-                memcpy(rr->failed_status, r.status_name, sizeof rr->failed_status);
-                memcpy(x, xs, sizeof(double) * (size_t)nx);
+                tried = 1;
             }
-        } else if (added != 0 && !next && st == SALTO_OK) {
-            st = added < 0 ? SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory")
-                           : err->status;
+            if (ok) {
+                rr->added += added;
+                total.status = r.status;
+                memcpy(total.status_name, r.status_name, sizeof total.status_name);
+                total.objective = r.objective;
+                total.max_violation = r.max_violation;
+                total.worst_row = r.worst_row;
+            } else if (st == SALTO_OK && r.status_name[0]) {
+                rr->undone++;
+                memcpy(rr->failed_status, r.status_name, sizeof rr->failed_status);
+            }
+            if (!r.status_name[0]) break; // nothing new to add
         }
-        salto_nlp_destroy(next);
-        salto_free(mu1.g), salto_free(mu1.x_lo), salto_free(mu1.x_hi);
-        mu1.g = mu1.x_lo = mu1.x_hi = NULL;
-        if (et0 || ne0 == 0) {
-            // the slices as they were (the NLP *nlp was built on them)
-            salto_free(p->extra_t), salto_free(p->extra_ph);
-            p->extra_t = et0, p->extra_ph = ep0, p->nextra = ne0;
-        }
-        if (st != SALTO_OK || added <= 0) break;
+        places_free(&q);
+        if (!ok && (!tried || st != SALTO_OK)) break;
+        if (!ok) rr->failed = 1; // even the worst place alone: stop after one more scan
     }
-    salto_free(xs), salto_free(mu.g), salto_free(mu.x_lo), salto_free(mu.x_hi);
+    salto_free(mu.g), salto_free(mu.x_lo), salto_free(mu.x_hi);
     *result = total;
     return st;
 }

@@ -57,8 +57,10 @@ typedef struct salto_refine_result {
     double first_elapsed;  // s
     int rounds;            // re-solves after adding slices
     int added;             // slices added (kept: a failed re-solve's are taken back)
-    int failed;            // 1 when a re-solve did not converge (the motion before it is kept)
-    char failed_status[64]; // then IPOPT's status for it
+    int undone;            // re-solves that did not converge and were taken back
+    char failed_status[64]; //   IPOPT's status for the last of them
+    int failed;            // 1 when refinement stopped at such a re-solve with the worst place
+                           //   alone (the motion before it is kept)
     int pending;           // places still violated beyond the refinement fraction at the end
     double worst_ratio;    // the largest violation of a slice-enforced check at the end over
                            //   its validation threshold (0 when none is violated)
@@ -70,9 +72,11 @@ typedef struct salto_refine_result {
 // slices (flight f0, the bar torque, the ground's normal force, friction, centre of pressure
 // and twist, penetration, joint limits) is violated by more than p->solver.refine_fraction of
 // its validation threshold gets a slice at its worst sample (salto_problem_add_slices); the
-// NLP is rebuilt on p (same variables) into *nlp and solved from x. Stops when nothing is
-// violated, after the last round, or when a re-solve fails (x and p's slices are then those
-// of the last converged solve). result sums the iterations, times and evaluations of all the
+// NLP is rebuilt on p (same variables) into *nlp and solved from x and the last multipliers
+// (salto_solve_mult, warm). A re-solve that does not converge is taken back (x, p's slices and
+// *nlp are then the last converged solve's) and tried again with the worst place alone.
+// Stops when nothing is violated, after the last round, or when even the worst place alone
+// fails. result sums the iterations, times and evaluations of all the
 // solves (and the validations' time); its status is the last converged solve's.
 salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double* x,
                                  salto_progress_fn progress, void* user, salto_solve_result* result,

@@ -161,11 +161,11 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
 // Where refinement (salto_solve_refined) would add slices to p: for each check the NLP
 // enforces at its slices, each run of consecutive samples of v in one phase violated by more
 // than fraction x the check's threshold (opts, or the default) gets one slice at its worst
-// sample, listed into t and ph (either may be NULL; room for the count, which a first call
-// with NULLs gives through *n). Returns the largest violation over its threshold among them.
+// sample, listed into t, ph and ratio (its violation over the threshold; any may be NULL; room
+// for the count, which a first call with NULLs gives through *n). Returns the largest ratio.
 double salto_refine_scan(const salto_problem_desc* p, const salto_validation* v,
                          const salto_validate_opts* o, double fraction, int* n, double* t,
-                         int* ph);
+                         int* ph, double* ratio);
 
 // torques.png: each joint's torque (v->tau) against time, a panel per joint past the root,
 // scaled to its peak, the phases marked. Written atomically (cairo).
