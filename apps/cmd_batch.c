@@ -739,6 +739,7 @@ static int run_pool(batch* b, int nworker, int quiet) {
     sigaction(SIGHUP, &sa, &old_hup);
 
     int status = 0;
+    double drawn = 0.0;
     for (;;) {
         if (g_stop) break;
         // start what can start
@@ -758,7 +759,10 @@ static int run_pool(batch* b, int nworker, int quiet) {
             pr.running++;
         }
         if (pr.running == 0) break; // all done (a job waits only for one before it)
-        show_progress(&pr, NULL);
+        if (pr.tty && now_s() - drawn > 0.5) { // the bar's clock, twice a second
+            show_progress(&pr, NULL);
+            drawn = now_s();
+        }
 
         // the ends of jobs
         int wstatus = 0;
