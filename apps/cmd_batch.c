@@ -36,9 +36,10 @@
 #include "salto/sweep.h"
 
 static void help(void) {
-    printf("usage: salto batch SWEEP.yaml [-o DIR] [-j N] [--timeout S] [--retry] [--quiet]\n"
+    printf("usage: salto batch SWEEP.yaml [-o DIR] [-j N] [--timeout S] [--retry] [--plot M]\n"
+           "                   [--quiet]\n"
            "       salto batch SWEEP.yaml --emit jobs|slurm [-o DIR]\n"
-           "       salto batch --collect DIR\n\n"
+           "       salto batch --collect DIR [--plot M]\n\n"
            "Solves every job of a sweep (docs/batch.md): the base problem with each combination\n"
            "of the parameter values the sweep file lists. Every generated problem is loaded and\n"
            "checked before anything is solved. The jobs run on N worker processes, each in its\n"
@@ -60,6 +61,9 @@ static void help(void) {
            "  --timeout S   per-job wall-clock limit in seconds (default: the sweep's 'timeout',\n"
            "                else none)\n"
            "  --retry       run again the finished jobs that did not converge\n"
+           "  --plot M      the measure summary.png draws (default: the sweep's 'plot'): objective,\n"
+           "                iterations, solve_time, worst_residual, peak_com_height,\n"
+           "                flight_rotation or peak_joint_torque (also with --collect)\n"
            "  --quiet       no progress\n"
            "  --emit jobs   write DIR/jobs.txt, one self-contained shell line per job (salto\n"
            "                solve with absolute paths and --set overrides, then salto validate\n"
@@ -151,6 +155,7 @@ typedef struct batch {
     int* state;                // per job: 0 to run, 1 running, 2 finished       (njob)
     int* neighbour;            // salto_sweep_neighbour                            (njob)
     double timeout;            // per job, s; 0: none
+    const char* plot;          // the measure summary.png draws (NULL: the sweep's)
 } batch;
 
 
@@ -370,7 +375,7 @@ static int write_summary(const batch* b, int quiet) {
     salto_error err = {0};
     char png[PATH_MAX + 64];
     path_join(png, sizeof png, b->dir, "summary.png");
-    const int measure = salto_batch_measure_parse(b->s->plot);
+    const int measure = salto_batch_measure_parse(b->plot ? b->plot : b->s->plot);
     if (salto_batch_write_summary(b->dir, b->s, b->res, &err) != SALTO_OK ||
         salto_batch_write_png(png, b->s, b->res, (salto_batch_measure)(measure < 0 ? 0 : measure),
                               &err) != SALTO_OK) {
@@ -853,7 +858,7 @@ static int all_converged(const batch* b) {
 
 
 static int run_batch(const char* sweep_path, const char* dir, int nworker, double timeout,
-                     int retry, int quiet) {
+                     int retry, const char* plot, int quiet) {
     int status = 0;
     salto_sweep* s = load_sweep("salto batch", sweep_path, 1, &status);
     if (!s) return status;
@@ -864,6 +869,7 @@ static int run_batch(const char* sweep_path, const char* dir, int nworker, doubl
     }
     batch b;
     status = batch_init(&b, s, dir, "salto batch");
+    b.plot = plot;
     const int lock = status == 0 ? lock_dir(b.dir) : -1;
     if (status == 0 && lock < 0) status = 2;
     if (status == 0) status = prepare(&b, "salto batch", 1);
@@ -957,7 +963,7 @@ static int emit(const char* sweep_path, const char* dir, const char* what) {
 }
 
 
-static int collect(const char* dir, int quiet) {
+static int collect(const char* dir, const char* plot, int quiet) {
     char manifest[PATH_MAX + 64];
     path_join(manifest, sizeof manifest, dir, "batch.json");
     salto_error err = {0};
@@ -977,6 +983,7 @@ static int collect(const char* dir, int quiet) {
     if (!s) return status;
     batch b;
     status = batch_init(&b, s, dir, "salto batch");
+    b.plot = plot;
     for (int j = 0; status == 0 && j < s->njob; j++) {
         char jd[PATH_MAX + 64], path[PATH_MAX + 128];
         job_dir(&b, j, jd, sizeof jd);
@@ -1015,6 +1022,7 @@ int cmd_batch(int argc, char** argv) {
     const char* emit_what = NULL;
     const char* collect_dir = NULL;
     const char* job_sweep = NULL;
+    const char* plot = NULL;
     long job = -1, warm_from = -1, nworker = sysconf(_SC_NPROCESSORS_ONLN);
     double timeout = 0.0;
     int quiet = 0, retry = 0;
@@ -1039,6 +1047,16 @@ int cmd_batch(int argc, char** argv) {
             retry = 1;
         } else if (strcmp(argv[i], "--quiet") == 0) {
             quiet = 1;
+        } else if (strcmp(argv[i], "--plot") == 0 && i + 1 < argc) {
+            plot = argv[++i];
+            if (salto_batch_measure_parse(plot) < 0) {
+                fprintf(stderr, "salto batch: --plot needs one of");
+                for (int k = 0; k < SALTO_MEASURE_COUNT; k++) {
+                    fprintf(stderr, "%s %s", k ? "," : "", salto_batch_measure_name((salto_batch_measure)k));
+                }
+                fprintf(stderr, ", not '%s'\n", plot);
+                return 2;
+            }
         } else if (strcmp(argv[i], "--emit") == 0 && i + 1 < argc) {
             emit_what = argv[++i];
         } else if (strcmp(argv[i], "--collect") == 0 && i + 1 < argc) {
@@ -1066,12 +1084,12 @@ int cmd_batch(int argc, char** argv) {
             fprintf(stderr, "salto batch: --collect DIR takes no sweep file and no --emit\n");
             return 2;
         }
-        return collect(collect_dir, quiet);
+        return collect(collect_dir, plot, quiet);
     }
     if (!sweep) {
         fprintf(stderr, "usage: salto batch SWEEP.yaml [-o DIR] [-j N] (see 'salto batch --help')\n");
         return 2;
     }
     if (emit_what) return emit(sweep, dir, emit_what);
-    return run_batch(sweep, dir, (int)nworker, timeout, retry, quiet);
+    return run_batch(sweep, dir, (int)nworker, timeout, retry, plot, quiet);
 }

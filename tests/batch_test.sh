@@ -106,6 +106,11 @@ expect "$([ "$v4" = pass ] && echo 0 || echo 1)" "$salto" validate "$tmp/grid/jo
     --set phases.flight.duration=0.7 --set phases.landing.contact.friction=0.7
 expect 2 "$salto" validate "$tmp/grid/job-004/motion.json" -o "$tmp/v4" --quiet
 grep_in "$tmp/err" "does not fit the phases"
+# the summary again with another measure drawn
+expect 0 "$salto" batch --collect "$tmp/grid" --plot peak_joint_torque
+same_rows "$tmp/grid/summary.csv" "$tmp/grid/summary.csv"
+expect 2 "$salto" batch --collect "$tmp/grid" --plot height
+grep_in "$tmp/err" "--plot needs one of objective"
 # run again: nothing to do
 expect 0 "$salto" batch "$tmp/grid.yaml" -o "$tmp/grid" -j 2
 grep_in "$tmp/err" "9 already finished \(skipped\)"
