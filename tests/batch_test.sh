@@ -106,9 +106,10 @@ expect "$([ "$v4" = pass ] && echo 0 || echo 1)" "$salto" validate "$tmp/grid/jo
     --set phases.flight.duration=0.7 --set phases.landing.contact.friction=0.7
 expect 2 "$salto" validate "$tmp/grid/job-004/motion.json" -o "$tmp/v4" --quiet
 grep_in "$tmp/err" "does not fit the phases"
-# the summary again with another measure drawn
+# the summary again from the folders (the same, byte for byte), with another measure drawn
+cp "$sum" "$tmp/grid.csv"
 expect 0 "$salto" batch --collect "$tmp/grid" --plot peak_joint_torque
-same_rows "$tmp/grid/summary.csv" "$tmp/grid/summary.csv"
+if cmp -s "$sum" "$tmp/grid.csv"; then ok; else fail "--collect changed the batch's summary"; fi
 expect 2 "$salto" batch --collect "$tmp/grid" --plot height
 grep_in "$tmp/err" "--plot needs one of objective"
 # run again: nothing to do
