@@ -107,7 +107,8 @@ int bench_batch(int argc, char** argv) {
         return 1;
     }
     const int n = quick ? 2 : 4;
-    fprintf(f, "problem: %s\nparameters:\n  phases.flight.duration: {from: 0.6, to: 0.8, count: %d}\n"
+    fprintf(f, "problem: %s\nparameters:\n"
+               "  phases.flight.duration: {from: 0.6, to: 0.8, count: %d}\n"
                "  phases.landing.contact.friction: {from: 1.0, to: 0.4, count: %d}\n",
             problem, n, n);
     fclose(f);
@@ -126,7 +127,8 @@ int bench_batch(int argc, char** argv) {
             char out[4300], wbuf[16];
             snprintf(out, sizeof out, "%s/out-%d-%d", tmp, w, r);
             snprintf(wbuf, sizeof wbuf, "%d", w);
-            char* args[] = {"/proc/self/exe", "batch", sweep, "-o", out, "-j", wbuf, "--quiet", NULL};
+            char* args[] = {"/proc/self/exe", "batch", sweep, "-o", out, "-j", wbuf, "--quiet",
+                            NULL};
             const double t0 = now_s();
             const int rc = run(args);
             const double t = now_s() - t0;

@@ -61,8 +61,8 @@ static void help(void) {
            "  --timeout S   per-job wall-clock limit in seconds (default: the sweep's 'timeout',\n"
            "                else none)\n"
            "  --retry       run again the finished jobs that did not converge\n"
-           "  --plot M      the measure summary.png draws (default: the sweep's 'plot'): objective,\n"
-           "                iterations, solve_time, worst_residual, peak_com_height,\n"
+           "  --plot M      the measure summary.png draws (default: the sweep's 'plot'):\n"
+           "                objective, iterations, solve_time, worst_residual, peak_com_height,\n"
            "                flight_rotation or peak_joint_torque (also with --collect)\n"
            "  --quiet       no progress\n"
            "  --emit jobs   write DIR/jobs.txt, one self-contained shell line per job (salto\n"
@@ -387,7 +387,9 @@ static int write_summary(const batch* b, int quiet) {
     if (!quiet) {
         fprintf(stderr, "%d jobs:", b->s->njob);
         for (int k = 0, n = 0; k < SALTO_JOB_STATUS_COUNT; k++) {
-            if (count[k]) fprintf(stderr, "%s %d %s", n++ ? "," : "", count[k], salto_job_status_name((salto_job_status)k));
+            if (!count[k]) continue;
+            fprintf(stderr, "%s %d %s", n++ ? "," : "", count[k],
+                    salto_job_status_name((salto_job_status)k));
         }
         fprintf(stderr, "\nwrote %s/summary.csv, summary.json and summary.png\n", b->dir);
     }
@@ -1052,7 +1054,8 @@ int cmd_batch(int argc, char** argv) {
             if (salto_batch_measure_parse(plot) < 0) {
                 fprintf(stderr, "salto batch: --plot needs one of");
                 for (int k = 0; k < SALTO_MEASURE_COUNT; k++) {
-                    fprintf(stderr, "%s %s", k ? "," : "", salto_batch_measure_name((salto_batch_measure)k));
+                    fprintf(stderr, "%s %s", k ? "," : "",
+                            salto_batch_measure_name((salto_batch_measure)k));
                 }
                 fprintf(stderr, ", not '%s'\n", plot);
                 return 2;
@@ -1064,7 +1067,8 @@ int cmd_batch(int argc, char** argv) {
         } else if (strcmp(argv[i], "--job") == 0 && i + 2 < argc) {
             // the worker's entry (see the file's header): --job SWEEP J
             job_sweep = argv[++i];
-            if ((job = parse_count("--job", argv[++i], 0, SALTO_SWEEP_MAX_JOBS)) == LONG_MIN) return 2;
+            job = parse_count("--job", argv[++i], 0, SALTO_SWEEP_MAX_JOBS);
+            if (job == LONG_MIN) return 2;
         } else if (strcmp(argv[i], "--warm-from") == 0 && i + 1 < argc) {
             warm_from = parse_count("--warm-from", argv[++i], -1, SALTO_SWEEP_MAX_JOBS);
             if (warm_from == LONG_MIN) return 2;
@@ -1087,7 +1091,8 @@ int cmd_batch(int argc, char** argv) {
         return collect(collect_dir, plot, quiet);
     }
     if (!sweep) {
-        fprintf(stderr, "usage: salto batch SWEEP.yaml [-o DIR] [-j N] (see 'salto batch --help')\n");
+        fprintf(stderr,
+                "usage: salto batch SWEEP.yaml [-o DIR] [-j N] (see 'salto batch --help')\n");
         return 2;
     }
     if (emit_what) return emit(sweep, dir, emit_what);

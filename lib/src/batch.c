@@ -125,8 +125,9 @@ salto_status salto_job_measure(const salto_problem_desc* p, salto_state_fn state
         memcpy(w_prev, w, sizeof w);
     }
     r->measure[SALTO_MEASURE_PEAK_COM_HEIGHT] = v.nsample > 0 ? peak : NAN;
+    const double deg = 180.0 / 3.14159265358979323846;
     r->measure[SALTO_MEASURE_FLIGHT_ROTATION] =
-        sqrt(rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2]) * (180.0 / 3.14159265358979323846);
+        sqrt(rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2]) * deg;
     r->measure[SALTO_MEASURE_PEAK_JOINT_TORQUE] = m->nv > m->nroot ? tau : NAN;
     salto_data_destroy(d);
     salto_validation_free(&v);
@@ -181,7 +182,8 @@ salto_status salto_job_read_outputs(const char* dir, int validate, salto_job_res
     r->validation = SALTO_JOB_VALID_NONE;
     if (!validate) return SALTO_OK;
     snprintf(path, sizeof path, "%s/validation.json", dir);
-    salto_error e = {0}; // a validation that did not run or did not finish is the row's, not an error
+    // a validation that did not run or did not finish is the row's verdict, not an error
+    salto_error e = {0};
     cfg = file_exists(path) ? salto_cfg_load(path, &e) : NULL;
     const salto_cfg_node* pass = cfg ? salto_cfg_child(salto_cfg_root(cfg), "pass") : NULL;
     int ok = 0;
@@ -253,7 +255,9 @@ salto_status salto_job_result_read(const char* path, const salto_sweep* s, int j
         goto done;
     }
     // the same base problem and overrides as the job has now
-    if (!(n = salto_cfg_require(root, "problem", err)) || salto_cfg_string(n, &text, err)) goto done;
+    if (!(n = salto_cfg_require(root, "problem", err)) || salto_cfg_string(n, &text, err)) {
+        goto done;
+    }
     if (strcmp(text, s->problem) != 0) {
         SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc, "a result for the problem '%s', not '%s'", text,
                    s->problem);
@@ -270,7 +274,8 @@ salto_status salto_job_result_read(const char* path, const salto_sweep* s, int j
             same = n->child[k]->kind == SALTO_CFG_SCALAR && strcmp(n->child[k]->text, set[k]) == 0;
         }
         if (!same) {
-            SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc, "a result for other values of the parameters");
+            SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc,
+                       "a result for other values of the parameters");
             goto done;
         }
     }

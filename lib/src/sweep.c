@@ -388,7 +388,9 @@ salto_status salto_sweep_check(const salto_sweep* s, salto_error* err) {
         for (int k = 0; k < s->nparam && len > 0 && (size_t)len < sizeof what; k++) {
             len += snprintf(what + len, sizeof what - (size_t)len, "%s%s", k ? ", " : "", set[k]);
         }
-        if (len > 0 && (size_t)len < sizeof what) snprintf(what + len, sizeof what - (size_t)len, ")");
+        if (len > 0 && (size_t)len < sizeof what) {
+            snprintf(what + len, sizeof what - (size_t)len, ")");
+        }
         const salto_sweep_param* P = &s->params[at];
         relocate(err, &e, P->loc[s->job_value[j * s->nparam + at]], what);
         break;
