@@ -171,6 +171,11 @@ int cmd_solve(int argc, char** argv) {
                 fprintf(stderr, "; %d re-solves did not converge (the last: %s) and were undone",
                         ref.undone, ref.failed_status);
             }
+            if (ref.kept_earlier) {
+                fprintf(stderr, "; a later round's motion was worse, so an earlier one is kept (%d "
+                                "slices added)",
+                        ref.added);
+            }
             if (ref.pending > 0) {
                 fprintf(stderr, "; %d places still violated, the worst at %.2f x its validation "
                                 "threshold (salto validate locates them)",

@@ -216,6 +216,7 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
     memset(rr, 0, sizeof *rr);
     const int nx = salto_nlp_nx(*nlp);
     const int refine = p->solver.refine > 0 && p->physics;
+    const int ne_start = p->nextra;
     // the multipliers, for the re-solves' warm starts
     salto_multipliers mu = {NULL, NULL, NULL};
     if (refine) {
@@ -234,6 +235,15 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
     salto_validate_opts_from_problem(&o, p);
     o.integrator = SALTO_INTEGRATOR_NONE;
     salto_solve_result total = *result;
+    // the best motion seen (the lowest worst ratio), kept with its slices and statistics: a
+    // round's new slices can move the optimum somewhere worse (the back tuck, refined at a
+    // quarter of the thresholds, ended at 18 of 30 checks from 27)
+    double* best_x = NULL;
+    double* best_et = NULL;
+    int* best_ep = NULL;
+    int best_ne = -1, best_pending = 0;
+    double best_ratio = INFINITY;
+    salto_solve_result best_res = total;
     for (int round = 0; st == SALTO_OK && result->converged && refine; round++) {
         const double t0 = now_s();
         places q = {0, NULL, NULL, NULL};
@@ -243,6 +253,24 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
         if (st != SALTO_OK) break;
         rr->worst_ratio = worst;
         rr->pending = q.n;
+        if (worst < best_ratio) {
+            if (!best_x) best_x = salto_malloc(sizeof(double) * (size_t)nx);
+            double* et = salto_malloc(sizeof(double) * (size_t)(p->nextra + 1));
+            int* ep = salto_malloc(sizeof(int) * (size_t)(p->nextra + 1));
+            if (!best_x || !et || !ep) {
+                salto_free(et), salto_free(ep), places_free(&q);
+                st = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+                break;
+            }
+            memcpy(best_x, x, sizeof(double) * (size_t)nx);
+            if (p->nextra > 0) {
+                memcpy(et, p->extra_t, sizeof(double) * (size_t)p->nextra);
+                memcpy(ep, p->extra_ph, sizeof(int) * (size_t)p->nextra);
+            }
+            salto_free(best_et), salto_free(best_ep);
+            best_et = et, best_ep = ep, best_ne = p->nextra;
+            best_ratio = worst, best_pending = q.n, best_res = total;
+        }
         if (q.n == 0 || round == p->solver.refine || rr->failed) {
             places_free(&q);
             break;
@@ -276,6 +304,31 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
         if (!ok && (!tried || st != SALTO_OK)) break;
         if (!ok) rr->failed = 1; // even the worst place alone: stop after one more scan
     }
+    if (st == SALTO_OK && best_ne >= 0 && best_ratio < rr->worst_ratio) {
+        // back to the best motion: its slices, its NLP, its statistics (the work done since
+        // counted in the totals)
+        salto_free(p->extra_t), salto_free(p->extra_ph);
+        p->extra_t = best_et, p->extra_ph = best_ep, p->nextra = best_ne;
+        best_et = NULL, best_ep = NULL;
+        salto_nlp* back = salto_nlp_build(p, err);
+        if (!back) {
+            st = err->status ? err->status : SALTO_ERR_NOMEM;
+        } else {
+            salto_nlp_destroy(*nlp);
+            *nlp = back;
+            memcpy(x, best_x, sizeof(double) * (size_t)nx);
+            rr->added = best_ne - ne_start;
+            rr->worst_ratio = best_ratio;
+            rr->pending = best_pending;
+            rr->kept_earlier = 1;
+            total.status = best_res.status;
+            memcpy(total.status_name, best_res.status_name, sizeof total.status_name);
+            total.objective = best_res.objective;
+            total.max_violation = best_res.max_violation;
+            total.worst_row = best_res.worst_row;
+        }
+    }
+    salto_free(best_x), salto_free(best_et), salto_free(best_ep);
     salto_free(mu.g), salto_free(mu.x_lo), salto_free(mu.x_hi);
     *result = total;
     return st;

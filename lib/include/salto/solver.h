@@ -61,6 +61,8 @@ typedef struct salto_refine_result {
     char failed_status[64]; //   IPOPT's status for the last of them
     int failed;            // 1 when refinement stopped at such a re-solve with the worst place
                            //   alone (the motion before it is kept)
+    int kept_earlier;      // 1 when a later round's motion was worse (a higher worst ratio)
+                           //   and an earlier one, with its slices, is what is returned
     int pending;           // places still violated beyond the refinement fraction at the end
     double worst_ratio;    // the largest violation of a slice-enforced check at the end over
                            //   its validation threshold (0 when none is violated)
@@ -76,7 +78,8 @@ typedef struct salto_refine_result {
 // (salto_solve_mult, warm). A re-solve that does not converge is taken back (x, p's slices and
 // *nlp are then the last converged solve's) and tried again with the worst place alone.
 // Stops when nothing is violated, after the last round, or when even the worst place alone
-// fails. result sums the iterations, times and evaluations of all the
+// fails. Returns the best motion seen (the lowest worst ratio, the first solve's included)
+// with its slices and NLP. result sums the iterations, times and evaluations of all the
 // solves (and the validations' time); its status is the last converged solve's.
 salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double* x,
                                  salto_progress_fn progress, void* user, salto_solve_result* result,
