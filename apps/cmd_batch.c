@@ -167,6 +167,15 @@ static void job_dir(const batch* b, int j, char* out, size_t n) {
 
 
 // the shell line that runs job j on its own: salto solve, then salto validate when asked
+// " --set 'PATH=VALUE'" for each of a job's values
+static void put_sets(FILE* f, int n, const char* const* set) {
+    for (int k = 0; k < n; k++) {
+        fputs(" --set ", f);
+        shell_quote(f, set[k]);
+    }
+}
+
+
 static void write_job_line(FILE* f, const batch* b, int j) {
     const salto_sweep* s = b->s;
     char dir[PATH_MAX + 64], file[PATH_MAX + 128];
@@ -177,10 +186,7 @@ static void write_job_line(FILE* f, const batch* b, int j) {
     shell_quote(f, b->exe);
     fputs(" solve ", f);
     shell_quote(f, s->problem);
-    for (int k = 0; k < s->nparam; k++) {
-        fputs(" --set ", f);
-        shell_quote(f, set[k]);
-    }
+    put_sets(f, s->nparam, set);
     fputs(" -o ", f);
     shell_quote(f, dir);
     fputs(" --quiet >", f);
@@ -196,10 +202,7 @@ static void write_job_line(FILE* f, const batch* b, int j) {
         shell_quote(f, file);
         fputs(" --problem ", f);
         shell_quote(f, s->problem);
-        for (int k = 0; k < s->nparam; k++) {
-            fputs(" --set ", f);
-            shell_quote(f, set[k]);
-        }
+        put_sets(f, s->nparam, set);
         fputs(" -o ", f);
         shell_quote(f, dir);
         fputs(" >", f);

@@ -3,28 +3,7 @@
 # that does not converge, one that crashes, one past the time limit, a batch killed and
 # resumed, Ctrl-C, warm starts, and the same sweep through GNU parallel and --collect
 # usage: batch_test.sh SALTO ROOT
-salto="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-root="$(cd "$2" && pwd)"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-npass=0
-nfail=0
-
-ok() { npass=$((npass + 1)); }
-fail() { nfail=$((nfail + 1)); echo "FAIL: $*"; }
-
-# expect STATUS CMD...: run CMD, compare the exit status; output in $tmp/out, $tmp/err
-expect() {
-    want="$1"
-    shift
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    if [ "$got" -eq "$want" ]; then ok; else fail "exit $got (want $want): $* :: $(head -c 400 "$tmp/err")"; fi
-}
-
-grep_in() {
-    if grep -Eq -- "$2" "$1"; then ok; else fail "'$2' not in $1: $(head -c 400 "$1")"; fi
-}
+. "$(dirname "$0")/shell_lib.sh" # reads $1 (salto) and $2 (the root)
 
 # col CSV NAME: the column's values, one per line (the header's name picks it)
 col() {

@@ -1,29 +1,7 @@
 #!/bin/sh
 # cli_test.sh: the salto command driven as a user drives it: exit codes, messages, results
 # usage: cli_test.sh SALTO ROOT
-salto="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-root="$(cd "$2" && pwd)"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-npass=0
-nfail=0
-
-ok() { npass=$((npass + 1)); }
-fail() { nfail=$((nfail + 1)); echo "FAIL: $*"; }
-
-# expect STATUS CMD...: run CMD, compare the exit status; output in $tmp/out, $tmp/err
-expect() {
-    want="$1"
-    shift
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    if [ "$got" -eq "$want" ]; then ok; else fail "exit $got (want $want): $* :: $(head -c 300 "$tmp/err")"; fi
-}
-
-# grep_in FILE PATTERN
-grep_in() {
-    if grep -Eq -- "$2" "$1"; then ok; else fail "'$2' not in $1: $(head -c 300 "$1")"; fi
-}
+. "$(dirname "$0")/shell_lib.sh" # reads $1 (salto) and $2 (the root)
 
 # random state line of n numbers, seeded
 randline() {

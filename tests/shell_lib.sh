@@ -1,0 +1,26 @@
+# shell_lib.sh: what the shell tests share, sourced by a test run as `TEST.sh SALTO ROOT`: the salto
+# binary and the repository root made absolute, a temporary folder removed on exit, the pass
+# and fail counts, expect and grep_in
+salto="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+root="$(cd "$2" && pwd)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+npass=0
+nfail=0
+
+ok() { npass=$((npass + 1)); }
+fail() { nfail=$((nfail + 1)); echo "FAIL: $*"; }
+
+# expect STATUS CMD...: run CMD, compare the exit status; output in $tmp/out, $tmp/err
+expect() {
+    want="$1"
+    shift
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    if [ "$got" -eq "$want" ]; then ok; else fail "exit $got (want $want): $* :: $(head -c 400 "$tmp/err")"; fi
+}
+
+# grep_in FILE PATTERN
+grep_in() {
+    if grep -Eq -- "$2" "$1"; then ok; else fail "'$2' not in $1: $(head -c 400 "$1")"; fi
+}
