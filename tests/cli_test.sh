@@ -239,7 +239,7 @@ grep_in "$tmp/err" "or the whole list to null"
 # the solved dismount, judged with every threshold huge (passes: 0) and with slip at 0 (the
 # hands move by a fraction of a millimetre between knots: fails, 1); table, JSON and picture
 all_huge=""
-for c in flight_force flight_torque ballistic spin bar_torque normal_force friction cop twist slip penetration joint_limits \
+for c in flight_force flight_torque ballistic spin bar_torque normal_force friction cop twist slip penetration joint_limits impact \
          drift_root drift_rotation drift_joints drift_com; do
     all_huge="$all_huge --threshold $c=1e12"
 done

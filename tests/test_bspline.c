@@ -622,6 +622,50 @@ START_TEST(general_continuity) {
 END_TEST
 
 
+// at a triple knot (an impact's junction) the spline passes through the one control point the
+// two segments share: q is continuous and equals it, the velocity jumps, each side's velocity
+// depends on that point and its neighbour on the side only, and each side's derivatives are
+// the one-sided limits of the values
+START_TEST(triple_knot_is_c0) {
+    salto_bspline s;
+    const double knots[5] = {0.2, 0.5, 0.5, 0.5, 0.8};
+    ck_assert_int_eq(salto_bspline_init_knots(&s, 9, 1.0, knots), SALTO_OK);
+    ck_assert_int_eq(s.nseg, 4);
+    double NL[4], dNL[4], ddNL[4], NR[4], dNR[4], ddNR[4];
+    const int fl = salto_bspline_basis_side(&s, 0.5, -1, NL, dNL, ddNL);
+    const int fr = salto_bspline_basis_side(&s, 0.5, 1, NR, dNR, ddNR);
+    ck_assert_int_eq(fr, fl + 3);
+    for (int a = 0; a < 4; a++) {
+        ck_assert_double_eq_tol(NL[a], a == 3 ? 1.0 : 0.0, 1e-14);
+        ck_assert_double_eq_tol(NR[a], a == 0 ? 1.0 : 0.0, 1e-14);
+        if (a < 2) ck_assert_double_eq_tol(dNL[a], 0.0, 1e-12);
+        if (a > 1) ck_assert_double_eq_tol(dNR[a], 0.0, 1e-12);
+    }
+    ck_assert_double_eq_tol(dNL[3], -dNL[2], 1e-12); // the left velocity: (c_j - c_{j-1}) k
+    ck_assert_double_eq_tol(dNR[0], -dNR[1], 1e-12);
+    ck_assert(fabs(dNL[3]) > 1.0 && fabs(dNR[0]) > 1.0);
+    // one-sided differences of q against each side's velocity, for random control points
+    salto_test_rng r;
+    salto_test_rng_seed(&r, 77u);
+    double c[9];
+    rand_vec(&r, c, 9);
+    double ql, qdl, qr, qdr, qa, qb;
+    salto_bspline_eval(&s, c, 0.5, &qr, &qdr, NULL);
+    qdl = 0.0, ql = 0.0;
+    for (int a = 0; a < 4; a++) ql += NL[a] * c[fl + a], qdl += dNL[a] * c[fl + a];
+    ck_assert_double_eq_tol(ql, qr, 1e-14);
+    ck_assert_double_eq_tol(qr, c[fr], 1e-14);
+    const double h = 1e-6;
+    salto_bspline_eval(&s, c, 0.5 - h, &qa, NULL, NULL);
+    salto_bspline_eval(&s, c, 0.5 + h, &qb, NULL, NULL);
+    ck_assert_double_eq_tol((ql - qa) / h, qdl, 1e-4 * (1.0 + fabs(qdl)));
+    ck_assert_double_eq_tol((qb - qr) / h, qdr, 1e-4 * (1.0 + fabs(qdr)));
+    ck_assert(fabs(qdl - qdr) > 1e-3); // a jump, for generic control points
+    salto_bspline_release(&s);
+}
+END_TEST
+
+
 // Gram matrices against composite Simpson on every span (exact for k = 2, where the
 // integrand is quadratic), Greville abscissae reproducing a line
 START_TEST(general_gram_greville) {
@@ -683,12 +727,12 @@ START_TEST(general_rejects) {
     salto_bspline_release(&s);
     ck_assert_ptr_null(s.U);
     salto_bspline_release(NULL);
-    const double triple[4] = {0.2, 0.4, 0.4, 0.4};
+    const double quadruple[5] = {0.2, 0.4, 0.4, 0.4, 0.4};
     const double down[4] = {0.2, 0.5, 0.4, 0.7};
     const double outside[4] = {0.0, 0.4, 0.5, 0.7};
     const double past[4] = {0.2, 0.4, 0.5, 1.0};
     const double nan[4] = {0.2, NAN, 0.5, 0.7};
-    ck_assert_int_eq(salto_bspline_init_knots(&s, 8, 1.0, triple), SALTO_ERR_INVALID);
+    ck_assert_int_eq(salto_bspline_init_knots(&s, 9, 1.0, quadruple), SALTO_ERR_INVALID);
     ck_assert_int_eq(salto_bspline_init_knots(&s, 8, 1.0, down), SALTO_ERR_INVALID);
     ck_assert_int_eq(salto_bspline_init_knots(&s, 8, 1.0, outside), SALTO_ERR_INVALID);
     ck_assert_int_eq(salto_bspline_init_knots(&s, 8, 1.0, past), SALTO_ERR_INVALID);
@@ -725,6 +769,7 @@ Suite* bspline_suite(void) {
     tcase_add_loop_test(tc, general_continuity, 0, 32);
     tcase_add_loop_test(tc, general_gram_greville, 0, 32);
     tcase_add_test(tc, general_rejects);
+    tcase_add_test(tc, triple_knot_is_c0);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("gram");

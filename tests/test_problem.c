@@ -1315,6 +1315,52 @@ START_TEST(load_with_overrides) {
 END_TEST
 
 
+// contact.impact: a triple knot at the phase's start (one fewer left to share out), and the
+// errors: the first phase, a contact that does not hold, sites on two bodies, a bar
+START_TEST(impact_knots_and_errors) {
+    salto_error err = {0};
+    const char* path = salto_test_path("problems/highbar_dismount.yaml");
+    const char* on[] = {"phases.landing.contact.impact=true"};
+    salto_problem_desc* p = salto_problem_load_set(path, 1, on, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert(p->phases[2].contact.impact && !p->phases[1].contact.impact);
+    ck_assert_int_eq(salto_problem_junction_mult(p, 1), 2);
+    ck_assert_int_eq(salto_problem_junction_mult(p, 2), 3);
+    double kn[64];
+    ck_assert_int_eq(salto_problem_knots(p, kn), p->ncp - 4);
+    int at_b = 0, at_swing_end = 0;
+    for (int k = 0; k < p->ncp - 4; k++) {
+        at_b += kn[k] == p->phases[2].start;
+        at_swing_end += kn[k] == p->phases[1].start;
+        if (k > 0) ck_assert(kn[k] >= kn[k - 1]);
+    }
+    ck_assert_int_eq(at_b, 3);
+    ck_assert_int_eq(at_swing_end, 2);
+    salto_problem_destroy(p);
+
+    const char* first[] = {"phases.swing.contact=null",
+                           "phases.swing.contact={type: ground, sites: [heel, toe], impact: true}"};
+    memset(&err, 0, sizeof err);
+    ck_assert_ptr_null(salto_problem_load_set(path, 2, first, &err));
+    ck_assert_msg(strstr(err.msg, "first phase cannot start with an impact"), "%s", err.msg);
+    ck_assert_int_gt(err.where.line, 0);
+    const char* nohold[] = {"phases.landing.contact.impact=true", "phases.landing.contact.hold=false"};
+    memset(&err, 0, sizeof err);
+    ck_assert_ptr_null(salto_problem_load_set(path, 2, nohold, &err));
+    ck_assert_msg(strstr(err.msg, "needs 'hold: true'"), "%s", err.msg);
+    const char* bar[] = {"phases.swing.contact.impact=true"};
+    memset(&err, 0, sizeof err);
+    ck_assert_ptr_null(salto_problem_load_set(path, 1, bar, &err));
+    ck_assert_msg(strstr(err.msg, "impact"), "%s", err.msg);
+    const char* leap = salto_test_path("problems/leap.yaml");
+    const char* two[] = {"phases.right.contact.sites=[heel_r, toe_l]", "phases.right.contact.impact=true"};
+    memset(&err, 0, sizeof err);
+    ck_assert_ptr_null(salto_problem_load_set(leap, 2, two, &err));
+    ck_assert_msg(strstr(err.msg, "sites on one body"), "%s", err.msg);
+}
+END_TEST
+
+
 Suite* problem_suite(void) {
     Suite* s = suite_create("problem");
     TCase* tc = tcase_create("examples");
@@ -1328,6 +1374,7 @@ Suite* problem_suite(void) {
     tcase_add_test(tc, defaults);
     tcase_add_test(tc, ballistic_flight);
     tcase_add_test(tc, validation_settings);
+    tcase_add_test(tc, impact_knots_and_errors);
     tcase_add_test(tc, guess_motion);
     tcase_add_test(tc, load_with_overrides);
     tcase_add_test(tc, doc_example);

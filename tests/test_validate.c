@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "salto/bspline.h"
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
 #include "salto/spatial.h"
@@ -532,6 +533,67 @@ START_TEST(test_refinement_makes_flight_pass) {
 END_TEST
 
 
+// Impacts: a drop landed with an impact (contact.impact: the spline C0 at touchdown) solves,
+// and its velocity jumps there by metres a second while the impact check finds the jump
+// explained by the floor's impulse at the feet (no impulsive joint torque, the impulse in the
+// cone and under the feet), and every other check, the re-simulation included, passes. The
+// same motion with the shoulder's velocity jumping too (its control points after the shared
+// one moved) fails the impact check, at the touchdown, by the shoulder's impulsive torque.
+START_TEST(test_impact_landing) {
+    fixture f = open_problem("tests/data/validate/drop2d.yaml");
+    salto_solve_result res;
+    salto_error err = {0};
+    ck_assert_int_eq(salto_solve(f.nlp, f.x, NULL, NULL, &res, &err), SALTO_OK);
+    ck_assert(res.converged);
+    const salto_model* m = f.p->model;
+    const int nv = m->nv;
+    const double tb = f.p->phases[1].start;
+    double qa[16], qda[16], qdda[16], qb[16], qdb[16], qddb[16];
+    ck_assert_int_le(nv, 16);
+    salto_nlp_state(f.nlp, f.x, tb - 1e-9, qa, qda, qdda);
+    salto_nlp_state(f.nlp, f.x, tb + 1e-9, qb, qdb, qddb);
+    double jump = 0.0;
+    for (int j = 0; j < nv; j++) {
+        ck_assert_double_eq_tol(qa[j], qb[j], 1e-6); // continuous
+        jump = fmax(jump, fabs(qdb[j] - qda[j]));
+    }
+    ck_assert_msg(jump > 1.0, "the landing's velocity jumps by %.3g only", jump);
+    salto_validation v = run(&f, NULL);
+    for (int c = 0; c < v.ncheck; c++) {
+        ck_assert_msg(v.check[c].pass, "%s in phase %d: %.3g > %.3g",
+                      salto_check_name(v.check[c].kind), v.check[c].phase, v.check[c].worst,
+                      v.check[c].threshold);
+    }
+    const salto_check* c = find(&v, SALTO_CHECK_IMPACT, 1);
+    ck_assert_int_eq(c->nsample, 1);
+    ck_assert_double_lt(c->worst, 1e-3);
+    salto_validation_free(&v);
+
+    // the shoulder's control points after the one the two segments share, moved: q stays
+    // continuous, its velocity jumps
+    double* knots = calloc((size_t)f.p->ncp, sizeof(double));
+    ck_assert_ptr_nonnull(knots);
+    salto_bspline sp;
+    ck_assert_int_eq(salto_problem_knots(f.p, knots), f.p->ncp - 4);
+    ck_assert_int_eq(salto_bspline_init_knots(&sp, f.p->ncp, f.p->duration, knots), SALTO_OK);
+    double N[4], dN[4], ddN[4];
+    const int fr = salto_bspline_basis_side(&sp, tb, 1, N, dN, ddN);
+    salto_bspline_release(&sp);
+    free(knots);
+    int shoulder = -1;
+    for (int j = 0; j < nv; j++) shoulder = strcmp(m->link_name[j], "shoulder") == 0 ? j : shoulder;
+    ck_assert_int_ge(shoulder, 0);
+    for (int a = fr + 1; a < f.p->ncp; a++) f.x[shoulder * f.p->ncp + a] += 0.05;
+    v = run(&f, NULL);
+    c = find(&v, SALTO_CHECK_IMPACT, 1);
+    ck_assert_msg(!c->pass, "a shoulder jump passes the impact check: %.3g", c->worst);
+    ck_assert_double_eq_tol(c->worst_time, tb, 1e-6);
+    salto_validation_free(&v);
+    close_problem(&f);
+}
+END_TEST
+
+
 // ---- contact wrenches, joint torques, re-simulation ----
 
 // the distribution's cost: sum |f_b|^2 + |n_b about the centroid c_b|^2 / l^2, l = 0.1 m
@@ -1050,6 +1112,7 @@ Suite* validate_suite(void) {
     tcase_add_test(tc, test_solved_monkey_bars_pass);
     tcase_add_test(tc, test_hand_slipping_along_bar_fails_slip);
     tcase_add_test(tc, test_refinement_makes_flight_pass);
+    tcase_add_test(tc, test_impact_landing);
     tcase_add_test(tc, test_contact_wrenches_sum_and_minimise);
     tcase_add_test(tc, test_torques_reproduce_motion);
     tcase_add_test(tc, test_held_sites_return);

@@ -37,7 +37,7 @@ salto_status salto_bspline_init_knots(salto_bspline* s, int ncp, double duration
         const double k = interior[i];
         if (!(k > 0 && k < duration)) return SALTO_ERR_INVALID; // NaN fails too
         if (i > 0 && k < interior[i - 1]) return SALTO_ERR_INVALID;
-        if (i > 1 && k == interior[i - 2]) return SALTO_ERR_INVALID; // triple: not C1
+        if (i > 2 && k == interior[i - 3]) return SALTO_ERR_INVALID; // quadruple: not C0
     }
     double* U = salto_malloc((size_t)(ncp + 4) * sizeof(double));
     if (!U) return SALTO_ERR_NOMEM;

@@ -398,9 +398,11 @@ int salto_motion_knot_counts(const salto_motion* mo, int nphase, int* counts) {
     counts[0] = 0;
     for (int a = 4; a < mo->ncp;) {
         if (a + 1 < mo->ncp && mo->knot[a + 1] == mo->knot[a]) {
+            // a boundary: a double knot, or a triple one into an impact
             if (++ph >= nphase) return 0;
             counts[ph] = 0;
-            a += 2;
+            const double k = mo->knot[a];
+            while (a < mo->ncp && mo->knot[a] == k) a++;
         } else {
             counts[ph]++;
             a++;

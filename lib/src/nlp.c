@@ -18,9 +18,11 @@
 #include "salto/aggregate.h"
 #include "salto/bspline.h"
 #include "salto/data.h"
+#include "salto/dynamics.h"
 #include "salto/kinematics.h"
 #include "salto/motion.h"
 #include "salto/spatial.h"
+#include "salto/validate.h"
 
 #define NLP_INF 1e20
 #define NXAUX 6 // place variables a block's rows may all depend on (a 3-D flight's c0, v0)
@@ -48,6 +50,9 @@ typedef struct block {
     int nxaux;           //   and its place variables, on which every row then depends
     int xaux[NXAUX];
     int nnz;             // Jacobian entries
+    int impact;          // 1: the impact at the start of phase `phase` (a physics block by
+                         //   con = -1): N picks q (the control point the C0 spline passes
+                         //   through), ddN the velocity's jump u = qd+ - qd- (impact_rows)
 } block;
 
 // Fang & Pollard's effective root (Appendix C) in a phase whose contact holds its sites: the
@@ -133,6 +138,7 @@ struct salto_nlp {
     double* erDaqd;          //                                                         (3 x nv)
     double* daux;            // a block's row derivatives in its place variables        (8 x NXAUX)
     double* fq;              // full-width rows for the chain rule                      (3 x nv)
+    double* imp;             // an impact's scratch: q, u, rows, a unit jump    (5 nv + 16)
     int* bal;                // per phase: first place variable (c0 then v0, nt each) of a
                              //   ballistic flight's parabola, -1 for none            (nphase)
     int bal_nt;              // the root's translation DOFs and their world axes
@@ -146,6 +152,7 @@ struct salto_nlp {
 
 static salto_status build_hessian_pattern(salto_nlp* nlp);
 static void knots_per_phase(const salto_nlp* nlp, int* n);
+static void impact_basis(const salto_nlp* nlp, block* b);
 
 
 // the place variable of row r of block b (site_hold rows only), -1 for none
@@ -379,7 +386,9 @@ static salto_status assign_eroots(salto_nlp* nlp, builder* B) {
         block* b = &nlp->blocks[i];
         const int* old = B->dep + b->dep0;
         int ph = -1;
-        if (b->con < 0) {
+        if (b->impact) {
+            ph = -1; // at the boundary: the splines as they are
+        } else if (b->con < 0) {
             ph = nlp->er[b->phase].site >= 0 ? b->phase : -1;
         } else {
             const salto_constraint_desc* cd = &p->cons[b->con];
@@ -767,6 +776,7 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->erDaqd);
     salto_free(nlp->daux);
     salto_free(nlp->fq);
+    salto_free(nlp->imp);
     salto_free(nlp->grp);
     salto_free(nlp->grp_at);
     salto_free(nlp->arena);
@@ -941,6 +951,22 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             }
         }
     }
+    // an impact at the start of each phase that has one (docs/problem-format.md): the joints'
+    // impulses, then the aggregate impulse's rows as the phase's contact rows
+    for (int i = 1; p->physics && i < p->nphase; i++) {
+        if (!p->phases[i].contact.impact) continue;
+        block* b = new_block(&B);
+        if (!b || push_all(&B, b)) {
+            salto_free(B.dep);
+            goto nomem;
+        }
+        b->con = -1;
+        b->phase = i;
+        b->impact = 1;
+        b->t = p->phases[i].start;
+        b->side = 1;
+        b->nrows = nlp->nv - m->nroot + (nlp->planar ? 4 : 8);
+    }
     if (assign_eroots(nlp, &B) != SALTO_OK) {
         salto_free(B.dep);
         goto nomem;
@@ -955,6 +981,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         b->row0 = (int)row;
         row += b->nrows;
         b->first = salto_bspline_basis_side(&nlp->spline, b->t, b->side, b->N, b->dN, b->ddN);
+        if (b->impact) impact_basis(nlp, b);
         b->jac0 = (int)nnz;
         b->nnz = 4 * (b->diag ? b->nrows : b->nrows * b->ndep);
         for (int r = 0; r < b->nrows; r++) b->nnz += (row_aux(b, r) >= 0) + b->nxaux;
@@ -1004,6 +1031,10 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             if (b->con >= 0) {
                 const salto_constraint_desc* cd = &p->cons[b->con];
                 if (cd->type == SALTO_CON_ABOVE_GROUND) lo = cd->height, hi = NLP_INF;
+            } else if (b->impact) {
+                // the joints' impulses vanish; the aggregate impulse's rows as on the ground,
+                // its normal part unbounded above (force_max bounds a force, not an impulse)
+                if (r >= nlp->nv - m->nroot) lo = 0.0, hi = NLP_INF;
             } else {
                 const salto_contact_desc* ct = &p->phases[b->phase].contact;
                 if (ct->type == SALTO_CONTACT_BAR) {
@@ -1065,9 +1096,11 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     // evaluation scratch
     nlp->d = salto_data_create(m);
     nlp->J3 = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
-    nlp->dq = salto_malloc(8 * (size_t)nlp->nv * sizeof(double));
-    nlp->dqd = salto_malloc(8 * (size_t)nlp->nv * sizeof(double));
-    nlp->dqdd = salto_calloc(8 * (size_t)nlp->nv, sizeof(double));
+    // rows a block may have: 8 (a 3-D ground contact), or an impact's up to nv + 8
+    const size_t maxrows = 8 + (size_t)nlp->nv;
+    nlp->dq = salto_malloc(maxrows * (size_t)nlp->nv * sizeof(double));
+    nlp->dqd = salto_malloc(maxrows * (size_t)nlp->nv * sizeof(double));
+    nlp->dqdd = salto_calloc(maxrows * (size_t)nlp->nv, sizeof(double));
     nlp->Jf = salto_malloc(18 * (size_t)nlp->nv * sizeof(double));
     nlp->sums = salto_malloc(7 * (size_t)nlp->nv * sizeof(double));
     nlp->xs = salto_malloc((size_t)nlp->nx * sizeof(double));
@@ -1082,8 +1115,9 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->erDv = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
     nlp->erDaq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
     nlp->erDaqd = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
-    nlp->daux = salto_calloc(8 * NXAUX, sizeof(double));
+    nlp->daux = salto_calloc(maxrows * NXAUX, sizeof(double));
     nlp->fq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
+    nlp->imp = salto_malloc((5 * (size_t)nlp->nv + 16) * sizeof(double));
     nlp->Ql = salto_malloc((size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
     nlp->grp = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(int));
     nlp->grp_at = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(size_t));
@@ -1108,7 +1142,8 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     if (!nlp->d || !nlp->J3 || !nlp->dq || !nlp->dqd || !nlp->dqdd || !nlp->Jf || !nlp->sums ||
         !nlp->xs || !nlp->Jp ||
         !nlp->Hl || !nlp->Sl || !nlp->Tl || !nlp->Ql || !nlp->grp || !nlp->grp_at || !nlp->arena ||
-        !nlp->erJ || !nlp->erDv || !nlp->erDaq || !nlp->erDaqd || !nlp->daux || !nlp->fq) {
+        !nlp->erJ || !nlp->erDv || !nlp->erDaq || !nlp->erDaqd || !nlp->daux || !nlp->fq ||
+        !nlp->imp) {
         goto nomem;
     }
     return nlp;
@@ -1631,6 +1666,121 @@ static void eval_physics(salto_nlp* nlp, const double* x, const block* b, double
 }
 
 
+// ---- the impact at a phase's start ----
+//
+// The spline is C0 there (a triple knot): q passes through one control point P_j, the velocity
+// from the left depends on P_{j-1} and P_j, from the right on P_j and P_{j+1}. The block's four
+// columns are P_{j-1} .. P_{j+2}: N picks q, ddN gives the jump u = qd+ - qd-.
+static void impact_basis(const salto_nlp* nlp, block* b) {
+    double NL[4], dNL[4], ddNL[4], NR[4], dNR[4], ddNR[4];
+    const int fl = salto_bspline_basis_side(&nlp->spline, b->t, -1, NL, dNL, ddNL);
+    const int fr = salto_bspline_basis_side(&nlp->spline, b->t, 1, NR, dNR, ddNR);
+    SALTO_ASSERT(fr == fl + 3 && fr >= 1); // a triple knot: the segments share P_j only
+    (void)fl;
+    b->first = fr - 1;
+    memset(b->N, 0, sizeof b->N);
+    b->N[1] = 1.0;
+    memset(b->dN, 0, sizeof b->dN);
+    // the jump: right minus left, the left's entries for P_{j-1}, P_j its last two
+    b->ddN[0] = -dNL[2];
+    b->ddN[1] = dNR[0] - dNL[3];
+    b->ddN[2] = dNR[1];
+    b->ddN[3] = dNR[2];
+}
+
+
+// The impact's rows at q (in nlp->d->q) for the jump u, into g: first the joints' impulses
+// that the contact impulse does not explain (an impulse on the contact body travels through
+// the joints from it to the root, salto_contact_torques; any other is an impulsive joint
+// torque, which no actuator gives), then the contact rows (physics_rows) of the aggregate
+// impulse iota, the world's impulse on the character. The generalized impulse M(q) u is
+// RNEA(q, 0, u) - RNEA(q, 0, 0): gravity cancels, and every row but the friction cone is
+// linear in u. iota and the contact rows' derivatives (rows) are returned when asked for.
+static void impact_rows(salto_nlp* nlp, const block* b, const double* u, double* g,
+                        double iota_out[6], frow* rows_out) {
+    const salto_model* m = nlp->m;
+    salto_data* d = nlp->d;
+    const int nv = nlp->nv, nj = nv - m->nroot;
+    const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
+    const int body = m->site_link[ct->site[0]];
+    double* res = nlp->fq; // nv
+    double iota[6];
+    salto_impulse(m, d, body, u, res, iota);
+    for (int j = 0; j < nj; j++) g[j] = res[m->nroot + j];
+    // the contact rows about the sites' centroid (the kinematics of q are in d)
+    double c[3] = {0, 0, 0};
+    for (int s = 0; s < ct->nsite; s++) {
+        double xs[3];
+        salto_site_pos(m, d, ct->site[s], xs);
+        for (int k = 0; k < 3; k++) c[k] += xs[k] / ct->nsite;
+    }
+    frow rows[8];
+    block pb = *b;
+    pb.nrows = b->nrows - nj;
+    physics_rows(nlp, &pb, iota, c, rows);
+    for (int r = 0; r < pb.nrows; r++) g[nj + r] = rows[r].v;
+    if (iota_out) memcpy(iota_out, iota, sizeof iota);
+    if (rows_out) memcpy(rows_out, rows, (size_t)pb.nrows * sizeof(frow));
+}
+
+
+// The impact block's values and, with want_jac, its derivatives. By u exactly: the joint rows
+// and iota are linear in u (each column is the rows at a unit jump), and the contact rows'
+// derivatives in iota (physics_rows) chain them. By q in five-point central differences
+// (steps 1e-3 of the variable's scale: fourth order, so truncation and rounding both stay
+// near 1e-10 of the rows). The state is q and u, not the splines' (q, qd, qdd): dq holds the
+// derivatives by q, dqdd those by u (ddN maps u to the control points), dqd zeros.
+static void eval_impact(salto_nlp* nlp, const double* x, const block* b, double* g,
+                        int want_jac) {
+    const int nv = nlp->nv, nr = b->nrows, nj = nv - nlp->m->nroot;
+    salto_data* d = nlp->d;
+    double* qb = nlp->imp;
+    double* u = nlp->imp + nv;
+    double* gk = nlp->imp + 2 * nv; // nv + 8
+    for (int j = 0; j < nv; j++) {
+        const double* cp = x + j * nlp->ncp + b->first;
+        qb[j] = cp[1];
+        u[j] = b->ddN[0] * cp[0] + b->ddN[1] * cp[1] + b->ddN[2] * cp[2] + b->ddN[3] * cp[3];
+    }
+    memcpy(d->q, qb, (size_t)nv * sizeof(double));
+    frow rows[8];
+    impact_rows(nlp, b, u, g, NULL, rows);
+    nlp->have_state = 0;
+    if (!want_jac) return;
+    // by u_k: the rows at the unit jump e_k
+    double* e = nlp->imp + 3 * nv + 8; // nv
+    for (int k = 0; k < nv; k++) {
+        memset(e, 0, (size_t)nv * sizeof(double));
+        e[k] = 1.0;
+        double iota_k[6];
+        impact_rows(nlp, b, e, gk, iota_k, NULL);
+        for (int r = 0; r < nr; r++) {
+            double v = 0.0;
+            if (r < nj) {
+                v = gk[r];
+            } else {
+                for (int c = 0; c < 6; c++) v += rows[r - nj].df0[c] * iota_k[c];
+            }
+            nlp->dqdd[r * nv + k] = v;
+            nlp->dqd[r * nv + k] = 0.0;
+        }
+    }
+    // by q_k: five points
+    for (int k = 0; k < nv; k++) {
+        const double h = 1e-3 * fmax(1.0, fabs(qb[k]));
+        static const double w[4] = {1.0, -8.0, 8.0, -1.0}, off[4] = {-2.0, -1.0, 1.0, 2.0};
+        for (int r = 0; r < nr; r++) nlp->dq[r * nv + k] = 0.0;
+        for (int p = 0; p < 4; p++) {
+            d->q[k] = qb[k] + off[p] * h;
+            impact_rows(nlp, b, u, gk, NULL, NULL);
+            for (int r = 0; r < nr; r++) nlp->dq[r * nv + k] += w[p] * gk[r] / (12.0 * h);
+        }
+        d->q[k] = qb[k];
+    }
+    nlp->have_state = 0;
+}
+
+
 // rows of block b at x: values g (nrows) and derivatives with respect to the q and qd of its
 // deps, dq and dqd (nrows x ndep, row-major)
 static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, double* g,
@@ -1639,6 +1789,10 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
 
 static void eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac) {
     if (want_jac && b->nxaux > 0) memset(nlp->daux, 0, 8 * NXAUX * sizeof(double));
+    if (b->impact) {
+        eval_impact(nlp, x, b, g, want_jac);
+        return;
+    }
     if (b->con < 0) {
         eval_physics(nlp, x, b, g, want_jac);
         return;
@@ -2181,6 +2335,72 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
 }
 
 
+// lambda . g of an impact block at (q, u)
+static double impact_lagrangian(salto_nlp* nlp, const block* b, const double* lambda,
+                                const double* q, const double* u) {
+    double* g = nlp->imp + 2 * nlp->nv;
+    memcpy(nlp->d->q, q, (size_t)nlp->nv * sizeof(double));
+    impact_rows(nlp, b, u, g, NULL, NULL);
+    double sum = 0.0;
+    for (int r = 0; r < b->nrows; r++) sum += lambda[b->row0 + r] * g[r];
+    return sum;
+}
+
+
+// An impact block's curvature: second central differences of lambda . g over its state (q, u)
+// (steps 1e-4 of each variable's scale), u in the state's qdd slots, mapped to the control
+// points by block_hess_finish. 2 (2 nv)^2 evaluations of the rows: a few milliseconds for the
+// humanoid, once per impact and Hessian.
+static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, double* values) {
+    const block* b = &nlp->blocks[i];
+    const int nv = nlp->nv, ns = 3 * nv, n2 = 2 * nv;
+    double* v = nlp->Jp; // (q, u): 2 nv <= 2 x 8 x 4 nv
+    double* hv = v + n2;
+    for (int j = 0; j < nv; j++) {
+        const double* cp = nlp->xs + j * nlp->ncp + b->first;
+        v[j] = cp[1];
+        v[nv + j] = b->ddN[0] * cp[0] + b->ddN[1] * cp[1] + b->ddN[2] * cp[2] + b->ddN[3] * cp[3];
+    }
+    for (int a = 0; a < n2; a++) hv[a] = 1e-4 * fmax(1.0, fabs(v[a]));
+    double* S = nlp->Sl;
+    double* Q = nlp->Ql;
+    memset(S, 0, (size_t)ns * (size_t)ns * sizeof(double));
+    const double L0 = impact_lagrangian(nlp, b, lambda, v, v + nv);
+    for (int a = 0; a < n2; a++) {
+        const double va = v[a];
+        for (int c = 0; c <= a; c++) {
+            const double vc = v[c];
+            double h2;
+            if (a == c) {
+                v[a] = va + hv[a];
+                const double lp = impact_lagrangian(nlp, b, lambda, v, v + nv);
+                v[a] = va - hv[a];
+                const double lm = impact_lagrangian(nlp, b, lambda, v, v + nv);
+                v[a] = va;
+                h2 = (lp - 2.0 * L0 + lm) / (hv[a] * hv[a]);
+            } else {
+                double l[4];
+                for (int k = 0; k < 4; k++) {
+                    v[a] = va + (k < 2 ? hv[a] : -hv[a]);
+                    v[c] = vc + (k % 2 == 0 ? hv[c] : -hv[c]);
+                    l[k] = impact_lagrangian(nlp, b, lambda, v, v + nv);
+                }
+                v[a] = va, v[c] = vc;
+                h2 = (l[0] - l[1] - l[2] + l[3]) / (4.0 * hv[a] * hv[c]);
+            }
+            // state slots: q_j at j, u_j at the qdd slot 2 nv + j
+            const int sa = a < nv ? a : nv + a, sc = c < nv ? c : nv + c;
+            S[sa * ns + sc] = S[sc * ns + sa] = h2;
+            if (a >= nv && c >= nv) Q[(a - nv) * nv + (c - nv)] = Q[(c - nv) * nv + (a - nv)] = h2;
+        }
+    }
+    memcpy(nlp->d->q, v, (size_t)nv * sizeof(double));
+    nlp->have_state = 0;
+    block_hess_finish(nlp, i, S, Q, values);
+    return SALTO_OK;
+}
+
+
 // the other nonlinear blocks at one time on one side, [i0, i1): one forward-kinematics pass per
 // perturbation serves every block that depends on the perturbed DOF
 static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lambda,
@@ -2301,7 +2521,8 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
         const block* b = &nlp->blocks[i];
         if (b->con < 0) {
             if (nlp->blk_hess0[i] >= 0 && block_has_lambda(b, lambda)) {
-                st = hess_physics(nlp, i, lambda, values);
+                st = b->impact ? hess_impact(nlp, i, lambda, values)
+                               : hess_physics(nlp, i, lambda, values);
             }
             i++;
             continue;
@@ -2659,8 +2880,24 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
         static const char* const ground2[4] = {"normal force", "friction cone",
                                                "centre of pressure -x", "centre of pressure +x"};
         const salto_phase_desc* ph = &nlp->p->phases[b->phase];
-        const int k = r - b->row0;
+        int k = r - b->row0;
         const int planar = nlp->planar;
+        if (b->impact) {
+            const int nj = nlp->nv - nlp->m->nroot;
+            char what[160];
+            if (k < nj) {
+                snprintf(what, sizeof what, "impulsive torque at '%s'",
+                         nlp->m->link_name[nlp->m->nroot + k]);
+            } else {
+                k -= nj;
+                snprintf(what, sizeof what, "%s of the impulse",
+                         (planar ? ground2 : ground3)[k]);
+            }
+            snprintf(buf, n, "impact %s at the start of phase '%s', t = %.3f s (%s:%d:%d)", what,
+                     ph->name, b->t, ph->contact.loc.file ? ph->contact.loc.file : "?",
+                     ph->contact.loc.line, ph->contact.loc.col);
+            return;
+        }
         static const char* const com3[3] = {"torque about the centre of mass x",
                                             "torque about the centre of mass y",
                                             "torque about the centre of mass z"};

@@ -184,9 +184,17 @@ void salto_contact_frame(const double N[3], int planar, double Tx[3], double Ty[
 }
 
 
+int salto_problem_junction_mult(const salto_problem_desc* p, int i) {
+    if (p->phases[i].contact.impact) return 3;
+    return p->junction_c2 ? 1 : 2;
+}
+
+
 // the number of interior knots the phase boundaries take
 static int junction_knots(const salto_problem_desc* p) {
-    return (p->junction_c2 ? 1 : 2) * (p->nphase - 1);
+    int n = 0;
+    for (int i = 1; i < p->nphase; i++) n += salto_problem_junction_mult(p, i);
+    return n;
 }
 
 
@@ -228,11 +236,12 @@ int salto_problem_knots(const salto_problem_desc* p, double* knots) {
 int salto_problem_knots_from(const salto_problem_desc* p, const int* counts, double* knots) {
     SALTO_ASSERT(p && p->nphase >= 1);
     if (p->nphase == 1) return 0;
-    const int K = p->ncp - 4, mult = p->junction_c2 ? 1 : 2;
+    const int K = p->ncp - 4;
     int n = 0;
     for (int i = 0; i < p->nphase; i++) {
         const salto_phase_desc* ph = &p->phases[i];
         if (i > 0) {
+            const int mult = salto_problem_junction_mult(p, i);
             for (int r = 0; r < mult; r++) knots[n++] = ph->start;
         }
         const int got = knot_count(p, counts, i);
@@ -669,12 +678,12 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
     static const char* const all[] = {"type",     "sites",     "point",     "axis",
                                       "torque_max", "normal",  "friction",  "force_max",
                                       "twist_max", "support",  "height",    "hold",
-                                      "effective_root", NULL};
-    static const char* const keys[3][11] = {
+                                      "effective_root", "impact", NULL};
+    static const char* const keys[3][12] = {
         {"type", NULL},
         {"type", "sites", "point", "axis", "torque_max", "hold", "effective_root", NULL},
         {"type", "sites", "normal", "friction", "force_max", "twist_max", "support", "height",
-         "hold", "effective_root", NULL},
+         "hold", "effective_root", "impact", NULL},
     };
     char what[64];
     snprintf(what, sizeof what, "contact type '%s'", contact_names[type]);
@@ -699,6 +708,12 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
     if (hold && (s = salto_cfg_bool(hold, &c->hold, R->err))) return s;
     const salto_cfg_node* ern = salto_cfg_child(n, "effective_root");
     if (ern && (s = salto_cfg_bool(ern, &c->effective_root, R->err))) return s;
+    const salto_cfg_node* imn = salto_cfg_child(n, "impact");
+    if (imn && (s = salto_cfg_bool(imn, &c->impact, R->err))) return s;
+    if (c->impact && !c->hold) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, imn),
+                          "an impact lands on held sites: 'impact: true' needs 'hold: true'");
+    }
 
     // sites: 1..8 distinct names
     const salto_cfg_node* sn = salto_cfg_require(n, "sites", R->err);
@@ -721,6 +736,15 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
         }
     }
     c->nsite = sn->n;
+    for (int i = 1; i < c->nsite && c->impact; i++) {
+        if (R->m->site_body[c->site[i]] != R->m->site_body[c->site[0]]) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, imn),
+                              "an impact needs its contact's sites on one body ('%s' and '%s' "
+                              "are not): how an impulse shares itself among bodies is not "
+                              "modelled",
+                              R->m->site_name[c->site[0]], R->m->site_name[c->site[i]]);
+        }
+    }
 
     if (c->type == SALTO_CONTACT_BAR) {
         const salto_cfg_node* pn = salto_cfg_require(n, "point", R->err);
@@ -834,6 +858,12 @@ static salto_status read_phases(reader* R, const salto_cfg_node* top) {
         if (cn) {
             s = read_contact(R, ph, cn);
             if (s) return s;
+            const salto_cfg_node* imn = salto_cfg_child(cn, "impact");
+            if (ph->contact.impact && i == 0) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, imn),
+                                  "the first phase cannot start with an impact: nothing comes "
+                                  "before it to land from");
+            }
         } else {
             ph->contact.type = SALTO_CONTACT_NONE;
             ph->contact.loc = ph->loc;
@@ -1675,8 +1705,12 @@ static salto_status read_spline(reader* R, const salto_cfg_node* top) {
         const salto_cfg_node* cp = n ? salto_cfg_child(n, "control_points") : NULL;
         return SALTO_FAIL(R->err, SALTO_ERR_INVALID, cp ? at(R, cp) : at(R, salto_cfg_child(top, "phases")),
                           "%d control points are too few for %d phases: each phase boundary "
-                          "takes %s knot, so at least %d are needed",
-                          p->ncp, p->nphase, p->junction_c2 ? "a" : "a double", need);
+                          "takes %s knot%s, so at least %d are needed",
+                          p->ncp, p->nphase, p->junction_c2 ? "a" : "a double",
+                          need > 4 + (p->junction_c2 ? 1 : 2) * (p->nphase - 1)
+                              ? " (a triple one into an impact)"
+                              : "",
+                          need);
     }
     // the knots inside each phase, given: one count per phase, adding up to what is left
     const salto_cfg_node* kn = n ? salto_cfg_child(n, "phase_knots") : NULL;

@@ -19,7 +19,7 @@
 static const char* const check_names[SALTO_CHECK_COUNT] = {
     "flight_force", "flight_torque", "ballistic", "spin",        "bar_torque", "normal_force",
     "friction",     "cop",           "twist",     "slip",        "penetration", "joint_limits",
-    "drift_root",   "drift_rotation", "drift_joints", "drift_com",
+    "impact",       "drift_root",    "drift_rotation", "drift_joints", "drift_com",
 };
 
 static const char* const integrator_names[SALTO_INTEGRATOR_COUNT] = {"none", "euler", "rk4"};
@@ -60,7 +60,8 @@ const char* salto_check_unit(salto_check_kind k) {
     case SALTO_CHECK_BAR_TORQUE:
     case SALTO_CHECK_COP:
     case SALTO_CHECK_TWIST: return "N m";
-    case SALTO_CHECK_SPIN: return "N m s";
+    case SALTO_CHECK_SPIN:
+    case SALTO_CHECK_IMPACT: return "N m s";
     case SALTO_CHECK_BALLISTIC:
     case SALTO_CHECK_SLIP:
     case SALTO_CHECK_PENETRATION:
@@ -124,7 +125,8 @@ double salto_check_default_threshold(const salto_model* m, salto_check_kind k) {
     case SALTO_CHECK_COP:
     case SALTO_CHECK_TWIST: return 0.02 * weight(m); // times 1 m
     case SALTO_CHECK_BALLISTIC: return 1e-2;
-    case SALTO_CHECK_SPIN: return 0.002 * weight(m); // times 1 m s
+    case SALTO_CHECK_SPIN:
+    case SALTO_CHECK_IMPACT: return 0.002 * weight(m); // times 1 m s
     case SALTO_CHECK_SLIP: return 1e-3;
     case SALTO_CHECK_PENETRATION: return 5e-3;
     case SALTO_CHECK_JOINT_LIMITS: return 1e-6;
@@ -332,6 +334,51 @@ void salto_nlp_motion_state(void* ctx, double t, double* q, double* qd, double* 
 }
 
 
+// The impact check at phase i's start: the jump u = qd+ - qd- at q (d->q; d's other state is
+// overwritten) against the impulse the phase's contact can give (SALTO_CHECK_IMPACT)
+static double impact_violation(const salto_problem_desc* p, int i, salto_data* d, const double* u,
+                               double* res) {
+    const salto_model* m = p->model;
+    const salto_contact_desc* ct = &p->phases[i].contact;
+    const int body = ct->type == SALTO_CONTACT_NONE || ct->nsite == 0 ? -1 : m->site_link[ct->site[0]];
+    double iota[6];
+    salto_impulse(m, d, body, u, res, iota);
+    double worst = 0.0;
+    for (int j = 0; j < m->nv; j++) worst = fmax(worst, fabs(res[j]));
+    const double* n = iota;
+    const double* f = iota + 3;
+    if (ct->type == SALTO_CONTACT_BAR) {
+        double sp[3];
+        salto_v3_cross(sp, ct->bar_axis, ct->bar_point);
+        worst = fmax(worst, fabs(salto_v3_dot(ct->bar_axis, n) - salto_v3_dot(sp, f)));
+    } else if (ct->type == SALTO_CONTACT_GROUND) {
+        const double* N = ct->normal;
+        const int planar = salto_model_is_planar(m);
+        double Tx[3], Ty[3], c[3] = {0, 0, 0};
+        salto_contact_frame(N, planar, Tx, Ty);
+        const double fN = salto_v3_dot(N, f);
+        double ft[3];
+        for (int k = 0; k < 3; k++) ft[k] = f[k] - fN * N[k];
+        worst = fmax(worst, fmax(0.0, -fN));
+        worst = fmax(worst, fmax(0.0, salto_v3_norm(ft) - ct->friction * fmax(fN, 0.0)));
+        for (int s = 0; s < ct->nsite; s++) {
+            double xs[3];
+            salto_site_pos(m, d, ct->site[s], xs);
+            for (int k = 0; k < 3; k++) c[k] += xs[k] / ct->nsite;
+        }
+        double nc[3], cf[3]; // the impulse's moment about the sites' centroid
+        salto_v3_cross(cf, c, f);
+        for (int k = 0; k < 3; k++) nc[k] = n[k] - cf[k];
+        const double* axes[3] = {Tx, Ty, N};
+        const double bound[3] = {ct->support_half[1], ct->support_half[0], ct->twist_max};
+        for (int a = planar ? 1 : 0; a <= (planar ? 1 : 2); a++) {
+            worst = fmax(worst, fabs(salto_v3_dot(axes[a], nc)) - bound[a] * fmax(fN, 0.0));
+        }
+    }
+    return worst;
+}
+
+
 salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validate_opts* opts,
                             salto_validation* v, salto_error* err) {
     salto_nlp_motion nm = {nlp, x};
@@ -373,12 +420,14 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
     int* what = salto_malloc((size_t)total * SALTO_CHECK_COUNT * sizeof(int));
     salto_data* d = salto_data_create(m);
     salto_data* d2 = salto_data_create(m);
+    salto_data* d3 = salto_data_create(m);             // the impacts' inverse dynamics
+    double* qd_prev = salto_malloc(2 * (size_t)nv * sizeof(double)); // the phase before's end
     salto_resim* r = opts->integrator != SALTO_INTEGRATOR_NONE ? salto_resim_create(p, state, ctx) : NULL;
     if (!v->t || !v->phase || !v->f0 || !v->violation || !v->tau || !v->tau_peak ||
-        !v->tau_peak_time || !v->check || !v->resim_stop || !what || !d || !d2 ||
+        !v->tau_peak_time || !v->check || !v->resim_stop || !what || !d || !d2 || !d3 || !qd_prev ||
         (opts->integrator != SALTO_INTEGRATOR_NONE && !r)) {
-        salto_free(per), salto_free(what);
-        salto_data_destroy(d), salto_data_destroy(d2);
+        salto_free(per), salto_free(what), salto_free(qd_prev);
+        salto_data_destroy(d), salto_data_destroy(d2), salto_data_destroy(d3);
         salto_resim_destroy(r);
         salto_validation_free(v);
         return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
@@ -431,6 +480,15 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
             }
             double* viol = v->violation + SALTO_CHECK_COUNT * s;
             sample_checks(p, d, i, t, &ref, viol, what + SALTO_CHECK_COUNT * s);
+            // the impact at the phase's start: the jump from the phase before's last sample
+            viol[SALTO_CHECK_IMPACT] = NAN;
+            if (k == 0 && i > 0) {
+                double* u = qd_prev + nv;
+                for (int j = 0; j < nv; j++) u[j] = d->qd[j] - qd_prev[j];
+                memcpy(d3->q, d->q, (size_t)nv * sizeof(double));
+                viol[SALTO_CHECK_IMPACT] = impact_violation(p, i, d3, u, d3->work);
+            }
+            if (k == per[i] - 1) memcpy(qd_prev, d->qd, (size_t)nv * sizeof(double));
             // joint torques, the contact wrenches distributed among the contact links
             int wlink[8];
             double w[48];
@@ -492,8 +550,8 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
             s += per[i];
         }
     }
-    salto_free(per), salto_free(what);
-    salto_data_destroy(d), salto_data_destroy(d2);
+    salto_free(per), salto_free(what), salto_free(qd_prev);
+    salto_data_destroy(d), salto_data_destroy(d2), salto_data_destroy(d3);
     salto_resim_destroy(r);
     if (st != SALTO_OK) salto_validation_free(v);
     return st;

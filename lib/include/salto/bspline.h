@@ -4,7 +4,9 @@
 // 0, 0, 0, 0, U_4, ..., U_{ncp-1}, T, T, T, T: uniform (U_{3+i} = i h with h = T / (ncp - 3),
 // salto_bspline_init), or any non-decreasing interior knots (salto_bspline_init_knots), where a
 // knot of multiplicity 2 makes the spline C1 there: position and velocity stay continuous and
-// the acceleration may jump, as it does when a contact is made or released. q(0) = c_0 and
+// the acceleration may jump, as it does when a contact is made or released; one of
+// multiplicity 3 makes it C0 (the velocity may jump too, as in an impact: the spline passes
+// through the one control point the two segments share). q(0) = c_0 and
 // q(T) = c_{ncp-1}. At any time exactly four basis functions are non-zero,
 // N_first .. N_first+3, so q, qd and qdd at a time depend on four control points and every
 // Jacobian with respect to the control points has a pattern known in advance.
@@ -25,7 +27,7 @@ typedef struct salto_bspline {
 salto_status salto_bspline_init(salto_bspline* s, int ncp, double duration);
 
 // Sets up a spline on the ncp - 4 given interior knots (non-decreasing, inside (0, T), each
-// value at most twice). SALTO_ERR_INVALID on bad arguments, SALTO_ERR_NOMEM. Release with
+// value at most three times). SALTO_ERR_INVALID on bad arguments, SALTO_ERR_NOMEM. Release with
 // salto_bspline_release.
 salto_status salto_bspline_init_knots(salto_bspline* s, int ncp, double duration,
                                       const double* interior);

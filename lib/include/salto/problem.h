@@ -34,6 +34,12 @@ typedef struct salto_contact_desc {
     double height;          // the ground plane: N . x = height, m (default 0)
     int hold;               // 1 (default): the sites are held in place through the phase
                             //   (constraints added by the loader, hold_phase set)
+    int impact;             // ground, not the first phase: 1 when the phase starts with an
+                            //   impact: the velocity may jump at its start (a triple knot,
+                            //   the spline C0 there) as an impulse at the contact sites would
+                            //   make it (no impulsive joint torque; the impulse in the
+                            //   friction cone, its centre of pressure inside the support);
+                            //   0 (default): the spline is C1 there and the sites land at rest
     int effective_root;     // 1 (default on the ground, with hold): the root's translation
                             //   follows the first held site (Fang & Pollard's Appendix C), so
                             //   that it stays put between the knots too; 0 (default on a
@@ -243,8 +249,12 @@ int salto_problem_phase_intervals(const salto_problem_desc* p, int i);
 // contact's friction, centre-of-pressure and twist rows are written in it.
 void salto_contact_frame(const double N[3], int planar, double Tx[3], double Ty[3]);
 
+// The interior knots a boundary takes: 3 into a phase with an impact, else 1 with
+// junction_c2, else 2. i: the phase the boundary starts (1 .. nphase - 1).
+int salto_problem_junction_mult(const salto_problem_desc* p, int i);
+
 // The spline's interior knots (ncp - 4 of them, into knots): each phase boundary is a knot,
-// double unless junction_c2, and the remaining knots are shared out among the phases in
+// triple into a phase with an impact, else double unless junction_c2, and the remaining knots are shared out among the phases in
 // proportion to their durations, evenly spaced within each. Returns 0 (knots untouched) when
 // the spline is uniform (a single phase), else ncp - 4. The loader has checked that there are
 // enough control points.

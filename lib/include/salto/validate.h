@@ -32,6 +32,13 @@ typedef enum salto_check_kind {
                                   //   constraints (the highest), bodies held on the ground by
                                   //   the phase excepted, m
     SALTO_CHECK_JOINT_LIMITS,     // a DOF beyond its limits, rad or m
+    SALTO_CHECK_IMPACT,           // at a phase's start (not the first's): the velocity's jump
+                                  //   (zero for a C1 motion) unexplained by an impulse the
+                                  //   phase's contact can give (salto_impulse): the largest
+                                  //   impulsive joint torque, and on the ground the impulse
+                                  //   out of its friction cone, pulling, or its centre of
+                                  //   pressure outside the support; on a bar the impulsive
+                                  //   torque about it; in flight any impulse at all, N m s
     SALTO_CHECK_DRIFT_ROOT,       // re-simulation: the root's distance from the motion's, m
     SALTO_CHECK_DRIFT_ROTATION,   // re-simulation: the angle between the root's orientation
                                   //   and the motion's, rad
@@ -43,7 +50,7 @@ typedef enum salto_check_kind {
 } salto_check_kind;
 
 // "flight_force", "flight_torque", "ballistic", "spin", "bar_torque", "normal_force",
-// "friction", "cop", "twist", "slip", "penetration", "joint_limits", "drift_root",
+// "friction", "cop", "twist", "slip", "penetration", "joint_limits", "impact", "drift_root",
 // "drift_rotation", "drift_joints", "drift_com"; and back (-1 for an unknown name)
 const char* salto_check_name(salto_check_kind k);
 int salto_check_parse(const char* name);
@@ -190,6 +197,15 @@ int salto_contact_wrenches(const salto_problem_desc* p, int i, const salto_data*
 // j's subtree), after salto_rnea (d->F). nw wrenches w (6 each, about the origin) on links.
 void salto_contact_torques(const salto_model* m, const salto_data* d, int nw, const int* link,
                            const double* w, double* tau);
+
+// An impulse: the velocity jump u (nv) at the configuration d->q, as an impulse iota on body
+// (a world-frame spatial impulse about the origin, torque first) would make it with no
+// impulsive joint torque. res (nv) receives the generalized impulse M(q) u that iota does not
+// explain: zero at the root's DOFs (iota is what the root needs), at a joint the impulsive
+// torque it would take; body < 0: no contact, the whole of M(q) u. Computed as the difference
+// of two inverse dynamics at zero velocity (gravity cancels); overwrites d->qd, d->qdd, d->tau.
+void salto_impulse(const salto_model* m, salto_data* d, int body, const double* u, double* res,
+                   double iota[6]);
 
 typedef struct salto_resim salto_resim;
 
