@@ -1357,6 +1357,11 @@ START_TEST(impact_knots_and_errors) {
     memset(&err, 0, sizeof err);
     ck_assert_ptr_null(salto_problem_load_set(leap, 2, two, &err));
     ck_assert_msg(strstr(err.msg, "sites on one body"), "%s", err.msg);
+    const char* luxo = salto_test_path("problems/luxo_jump.yaml");
+    const char* after_ballistic[] = {"phases.land.contact.impact=true"};
+    memset(&err, 0, sizeof err);
+    ck_assert_ptr_null(salto_problem_load_set(luxo, 1, after_ballistic, &err));
+    ck_assert_msg(strstr(err.msg, "after a ballistic flight"), "%s", err.msg);
 }
 END_TEST
 
