@@ -63,6 +63,16 @@ static salto_validation run(fixture* f, const salto_validate_opts* o) {
 }
 
 
+// every check of v passes (the failing one named, with its phase, value and threshold)
+static void assert_all_pass(const salto_validation* v, const char* what) {
+    for (int c = 0; c < v->ncheck; c++) {
+        ck_assert_msg(v->check[c].pass, "%s: %s in phase %d: %.3g > %.3g", what,
+                      salto_check_name(v->check[c].kind), v->check[c].phase, v->check[c].worst,
+                      v->check[c].threshold);
+    }
+}
+
+
 static const salto_check* find(const salto_validation* v, salto_check_kind k, int phase) {
     for (int c = 0; c < v->ncheck; c++) {
         if (v->check[c].kind == k && v->check[c].phase == phase) return &v->check[c];
@@ -307,10 +317,7 @@ static fixture standing(double lean, double accel) {
 START_TEST(test_standing_passes) {
     fixture f = standing(0.0, 0.0);
     salto_validation v = run(&f, NULL);
-    for (int c = 0; c < v.ncheck; c++) {
-        ck_assert_msg(v.check[c].pass, "%s fails standing still: %.3g",
-                      salto_check_name(v.check[c].kind), v.check[c].worst);
-    }
+    assert_all_pass(&v, "standing still");
     ck_assert(v.pass);
     ck_assert_double_lt(find(&v, SALTO_CHECK_SLIP, 0)->worst, 1e-12);
     salto_validation_free(&v);
@@ -413,11 +420,7 @@ START_TEST(test_solved_monkey_bars_pass) {
     ck_assert_int_eq(salto_solve(f.nlp, f.x, NULL, NULL, &res, &err), SALTO_OK);
     ck_assert(res.converged);
     salto_validation v = run(&f, NULL);
-    for (int c = 0; c < v.ncheck; c++) {
-        ck_assert_msg(v.check[c].pass, "%s in phase %d: %.3g > %.3g",
-                      salto_check_name(v.check[c].kind), v.check[c].phase, v.check[c].worst,
-                      v.check[c].threshold);
-    }
+    assert_all_pass(&v, "the monkey bars");
     salto_validation_free(&v);
     close_problem(&f);
 }
@@ -523,10 +526,7 @@ START_TEST(test_refinement_makes_flight_pass) {
     }
     salto_validate_opts_from_problem(&o, f.p);
     v = run(&f, &o);
-    for (int k = 0; k < v.ncheck; k++) {
-        ck_assert_msg(v.check[k].pass, "%s after refinement: %.3g > %.3g",
-                      salto_check_name(v.check[k].kind), v.check[k].worst, v.check[k].threshold);
-    }
+    assert_all_pass(&v, "after refinement");
     salto_validation_free(&v);
     close_problem(&f);
 }
@@ -559,11 +559,7 @@ START_TEST(test_impact_landing) {
     }
     ck_assert_msg(jump > 1.0, "the landing's velocity jumps by %.3g only", jump);
     salto_validation v = run(&f, NULL);
-    for (int c = 0; c < v.ncheck; c++) {
-        ck_assert_msg(v.check[c].pass, "%s in phase %d: %.3g > %.3g",
-                      salto_check_name(v.check[c].kind), v.check[c].phase, v.check[c].worst,
-                      v.check[c].threshold);
-    }
+    assert_all_pass(&v, "the drop landed with an impact");
     const salto_check* c = find(&v, SALTO_CHECK_IMPACT, 1);
     ck_assert_int_eq(c->nsample, 1);
     ck_assert_double_lt(c->worst, 1e-3);
@@ -973,10 +969,7 @@ START_TEST(test_simulated_flight_passes_and_converges) {
     salto_validate_opts_default(&o);
     salto_error err = {0};
     ck_assert_int_eq(salto_validate_motion(f.p, ref_state, &ref, &o, &v, &err), SALTO_OK);
-    for (int c = 0; c < v.ncheck; c++) {
-        ck_assert_msg(v.check[c].pass, "%s: %.3g > %.3g", salto_check_name(v.check[c].kind),
-                      v.check[c].worst, v.check[c].threshold);
-    }
+    assert_all_pass(&v, "the simulated flight");
     // the torques the validator finds are the ones that drove the motion
     double tau[16], q[16], qd[16], qdd[16];
     for (int s = 0; s < v.nsample; s += 7) {
