@@ -264,6 +264,74 @@ static salto_status write_job_spec(const batch* b, int j, salto_error* err) {
 }
 
 
+// a path the problem gives relative to its folder, made absolute (dir: the folder, with '/')
+static salto_status absolute_path(salto_cfg* cfg, const salto_cfg_node* n, const char* path,
+                                  const char* dir, salto_error* err) {
+    if (!n || n->kind != SALTO_CFG_SCALAR || n->text[0] == '/' || n->text[0] == '\0') {
+        return SALTO_OK;
+    }
+    char value[2 * PATH_MAX + 8];
+    snprintf(value, sizeof value, "%s%s", dir, n->text);
+    return salto_cfg_set(cfg, path, value, err);
+}
+
+
+// DIR/job-NNN/problem.yaml: the job's problem resolved, the base file with the job's values
+// (and the warm start's, nwarm of them) set and its paths (the character, motions it names)
+// made absolute, so that `salto solve problem.yaml` solves the job as the batch did, anywhere
+static salto_status write_job_problem(const salto_sweep* s, int j, const char* jdir,
+                                      int nwarm, const char* const* warm, salto_error* err) {
+    salto_cfg* cfg = salto_cfg_load(s->problem, err);
+    if (!cfg) return err->status;
+    const char* set[SALTO_SWEEP_MAX_PARAMS + 4];
+    salto_sweep_job_set(s, j, set);
+    for (int k = 0; k < nwarm; k++) set[s->nparam + k] = warm[k];
+    const int nset = s->nparam + nwarm;
+    salto_status st = SALTO_OK;
+    for (int k = 0; k < nset && st == SALTO_OK; k++) {
+        char path[512];
+        const char* eq = strchr(set[k], '=');
+        snprintf(path, sizeof path, "%.*s", eq ? (int)(eq - set[k]) : 0, set[k]);
+        st = salto_cfg_set(cfg, path, eq ? eq + 1 : "", err);
+    }
+    char dir[PATH_MAX + 2];
+    snprintf(dir, sizeof dir, "%s", s->problem);
+    char* slash = strrchr(dir, '/');
+    if (slash) {
+        slash[1] = '\0';
+    } else {
+        snprintf(dir, sizeof dir, "./");
+    }
+    const salto_cfg_node* root = salto_cfg_root(cfg);
+    if (st == SALTO_OK) st = absolute_path(cfg, salto_cfg_child(root, "character"), "character", dir, err);
+    const salto_cfg_node* guess = salto_cfg_child(root, "initial_guess");
+    if (st == SALTO_OK && guess) {
+        st = absolute_path(cfg, salto_cfg_child(guess, "motion"), "initial_guess.motion", dir, err);
+    }
+    const salto_cfg_node* obj = salto_cfg_child(root, "objective");
+    for (int k = 0; st == SALTO_OK && obj && obj->kind == SALTO_CFG_LIST && k < obj->n; k++) {
+        char path[64];
+        snprintf(path, sizeof path, "objective.%d.motion", k);
+        st = absolute_path(cfg, salto_cfg_child(obj->child[k], "motion"), path, dir, err);
+    }
+    if (st == SALTO_OK) {
+        char file[PATH_MAX + 128];
+        path_join(file, sizeof file, jdir, "problem.yaml");
+        salto_atomic a;
+        st = salto_atomic_open(&a, file, 1, err);
+        if (st == SALTO_OK) {
+            fprintf(a.f, "# %s with %d value%s set by salto batch (%s)\n", s->problem, nset,
+                    nset == 1 ? "" : "s", s->path);
+            for (int k = 0; k < nset; k++) fprintf(a.f, "#   %s\n", set[k]);
+            salto_cfg_write(a.f, root);
+            st = salto_atomic_commit(&a, err);
+        }
+    }
+    salto_cfg_destroy(cfg);
+    return st;
+}
+
+
 // DIR/batch.json: what --collect needs to find the sweep again
 static salto_status write_manifest(const batch* b, salto_error* err) {
     char path[PATH_MAX + 64];
@@ -503,6 +571,18 @@ static int run_job(const char* sweep_path, int j, const char* out, int warm_from
         argv[argc++] = "--set", argv[argc++] = "initial_guess.rotation=null";
     }
     argv[argc] = NULL;
+    // the job's problem as it is solved (problem.yaml); the warm start's motion by its real path
+    char warm_abs[2 * PATH_MAX + 64] = "";
+    const char* warm[3] = {"initial_guess.type=motion", warm_abs, "initial_guess.rotation=null"};
+    if (r.warm_from >= 0) {
+        char real[PATH_MAX];
+        const char* mp = warm_set + strlen("initial_guess.motion=");
+        snprintf(warm_abs, sizeof warm_abs, "initial_guess.motion=%s", realpath(mp, real) ? real : mp);
+    }
+    salto_error perr = {0};
+    if (write_job_problem(s, j, dir, r.warm_from >= 0 ? 3 : 0, warm, &perr) != SALTO_OK) {
+        app_print_error(&perr); // in the job's log; the solve goes on from the sweep's values
+    }
     printf("salto batch: %s of %s\n", name, s->path);
     for (int k = 0; k < argc; k++) printf("%s%s", k ? " " : "salto ", argv[k]);
     printf("\n");
@@ -514,6 +594,7 @@ static int run_job(const char* sweep_path, int j, const char* out, int warm_from
                r.warm_from);
         r.warm_from = -1;
         argv[cold_argc] = NULL;
+        if (write_job_problem(s, j, dir, 0, warm, &perr) != SALTO_OK) app_print_error(&perr);
         rc = cmd_solve(cold_argc, (char**)argv);
     }
     fflush(stdout);

@@ -73,7 +73,7 @@ if [ -z "$bad" ]; then ok; else fail "rows with missing or implausible values: $
 # the flight times differ, so the motions do: the objective differs between the rows
 if [ "$(col "$sum" objective | sort -u | wc -l)" -eq 9 ]; then ok; else fail "objectives not all different"; fi
 for f in summary.json summary.png batch.json job-004/job.json job-004/result.json job-004/log.txt \
-         job-004/motion.json job-004/validation.json; do
+         job-004/motion.json job-004/validation.json job-004/problem.yaml; do
     if [ -s "$tmp/grid/$f" ]; then ok; else fail "no $f"; fi
 done
 if ls "$tmp/grid"/*.tmp "$tmp/grid"/job-*/*.tmp >/dev/null 2>&1; then fail "temporary files left"; else ok; fi
@@ -85,6 +85,21 @@ expect "$([ "$v4" = pass ] && echo 0 || echo 1)" "$salto" validate "$tmp/grid/jo
     --set phases.flight.duration=0.7 --set phases.landing.contact.friction=0.7
 expect 2 "$salto" validate "$tmp/grid/job-004/motion.json" -o "$tmp/v4" --quiet
 grep_in "$tmp/err" "does not fit the phases"
+# the job's resolved problem, copied anywhere, solves as the job did (warm start included)
+grep_in "$tmp/grid/job-004/problem.yaml" "^  - name: flight$"
+grep_in "$tmp/grid/job-004/problem.yaml" "^    duration: 0.7$"
+grep_in "$tmp/grid/job-004/problem.yaml" "^      friction: 0.7$"
+mkdir -p "$tmp/elsewhere" && cp "$tmp/grid/job-004/problem.yaml" "$tmp/elsewhere/p.yaml"
+expect 0 "$salto" solve "$tmp/elsewhere/p.yaml" -o "$tmp/elsewhere/out" --quiet
+it_job=$(col "$sum" iterations | sed -n 5p)
+it_again=$(sed -n 's/.*"iterations": \([0-9]*\).*/\1/p' "$tmp/elsewhere/out/motion.json" | head -1)
+if [ -n "$it_job" ] && [ "$it_job" = "$it_again" ]; then ok; else fail "problem.yaml: $it_again iterations, the job $it_job"; fi
+expect 0 "$salto" validate "$tmp/elsewhere/out/motion.json" -o "$tmp/elsewhere/out" \
+    --threshold flight_force=1e12 --threshold flight_torque=1e12 --threshold ballistic=1e12 \
+    --threshold spin=1e12 --threshold bar_torque=1e12 --threshold normal_force=1e12 \
+    --threshold friction=1e12 --threshold cop=1e12 --threshold slip=1e12 --threshold impact=1e12 \
+    --threshold drift_root=1e12 --threshold drift_rotation=1e12 --threshold drift_joints=1e12 \
+    --threshold drift_com=1e12
 # the summary again from the folders (the same, byte for byte), with another measure drawn
 cp "$sum" "$tmp/grid.csv"
 expect 0 "$salto" batch --collect "$tmp/grid" --plot peak_joint_torque

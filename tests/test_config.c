@@ -706,6 +706,82 @@ START_TEST(overrides) {
 END_TEST
 
 
+// two trees are the same values: kinds, keys, texts and quoting, child by child
+static void assert_same_tree(const salto_cfg_node* a, const salto_cfg_node* b) {
+    char where[200];
+    salto_cfg_name(a, where, sizeof where);
+    ck_assert_msg(a->kind == b->kind, "%s: kind %d against %d", where, a->kind, b->kind);
+    ck_assert_msg((a->key == NULL) == (b->key == NULL), "%s: key", where);
+    if (a->key) ck_assert_str_eq(a->key, b->key);
+    if (a->kind == SALTO_CFG_SCALAR) {
+        ck_assert_msg(strcmp(a->text, b->text) == 0, "%s: '%s' against '%s'", where, a->text, b->text);
+        ck_assert_msg(a->quoted == b->quoted, "%s: quoting of '%s'", where, a->text);
+        return;
+    }
+    ck_assert_int_eq(a->n, b->n);
+    for (int i = 0; i < a->n; i++) assert_same_tree(a->child[i], b->child[i]);
+}
+
+
+// salto_cfg_write: a document with every kind of value (block and flow collections, empty
+// ones, nulls, quoted strings with escapes and ':' or '#', odd keys, a replaced value) reads
+// back as the same tree; so does every shipped problem
+START_TEST(write_round_trip) {
+    const char* text =
+        "name: gymnast\n"
+        "mass: 1.5e2\n"
+        "empty:\n"
+        "tilde: ~\n"
+        "quoted: \"a: b # c\"\n"
+        "single: 'it''s'\n"
+        "escapes: \"tab\\there\\nnew \\\"q\\\" back\\\\slash\"\n"
+        "blank: \"\"\n"
+        "\"odd key: 1\": yes\n"
+        "list: [1, -2.5, {a: 1, b: [x, y]}, [], {}]\n"
+        "nested:\n"
+        "  - {name: flight, duration: 0.6}\n"
+        "  - name: landing\n"
+        "    contact: {type: ground, sites: [heel, toe]}\n"
+        "block: |\n"
+        "  two\n"
+        "  lines\n";
+    salto_cfg* a = parse_ok(text);
+    salto_error err = {0};
+    ck_assert_int_eq(salto_cfg_set(a, "nested.flight.duration", "0.7", &err), SALTO_OK);
+    char* out = NULL;
+    size_t len = 0;
+    FILE* f = open_memstream(&out, &len);
+    ck_assert_ptr_nonnull(f);
+    salto_cfg_write(f, salto_cfg_root(a));
+    fclose(f);
+    salto_cfg* b = parse_ok(out);
+    assert_same_tree(salto_cfg_root(a), salto_cfg_root(b));
+    const salto_cfg_node* d = salto_cfg_child(salto_cfg_root(b), "nested")->child[0];
+    ck_assert_str_eq(salto_cfg_child(d, "duration")->text, "0.7");
+    free(out);
+    salto_cfg_destroy(a);
+    salto_cfg_destroy(b);
+
+    static const char* const shipped[] = {"problems/highbar_dismount.yaml", "problems/monkey_bars.yaml",
+                                          "problems/leap.yaml", "problems/back_tuck.yaml",
+                                          "data/characters/humanoid22.yaml"};
+    for (int k = 0; k < 5; k++) {
+        salto_cfg* c = salto_cfg_load(salto_test_path(shipped[k]), &err);
+        ck_assert_ptr_nonnull(c);
+        out = NULL;
+        f = open_memstream(&out, &len);
+        salto_cfg_write(f, salto_cfg_root(c));
+        fclose(f);
+        salto_cfg* c2 = parse_ok(out);
+        assert_same_tree(salto_cfg_root(c), salto_cfg_root(c2));
+        free(out);
+        salto_cfg_destroy(c);
+        salto_cfg_destroy(c2);
+    }
+}
+END_TEST
+
+
 Suite* config_suite(void) {
     Suite* s = suite_create("config");
     TCase* tc = tcase_create("tree");
@@ -723,6 +799,7 @@ Suite* config_suite(void) {
     tcase_add_test(tc, required_keys);
     tcase_add_test(tc, unknown_keys);
     tcase_add_test(tc, suggestions);
+    tcase_add_test(tc, write_round_trip);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("errors");

@@ -922,3 +922,107 @@ salto_status salto_cfg_set(salto_cfg* cfg, const char* path, const char* value, 
     n->quoted = 0;
     return SALTO_OK;
 }
+
+
+// ---- writing ----
+
+// a scalar as YAML: plain as it was written when it was plain (its meaning is then the same),
+// else double-quoted with escapes
+static void write_scalar(FILE* f, const char* text, int quoted) {
+    if (!quoted) {
+        fputs(text, f);
+        return;
+    }
+    fputc('"', f);
+    for (const unsigned char* c = (const unsigned char*)text; *c; c++) {
+        if (*c == '"' || *c == '\\') {
+            fprintf(f, "\\%c", *c);
+        } else if (*c == '\n') {
+            fputs("\\n", f);
+        } else if (*c == '\t') {
+            fputs("\\t", f);
+        } else if (*c < 0x20) {
+            fprintf(f, "\\x%02x", *c);
+        } else {
+            fputc(*c, f);
+        }
+    }
+    fputc('"', f);
+}
+
+
+// a map key: plain when it is a plain word (letters, digits, '_', '-', '.'), else quoted
+static void write_key(FILE* f, const char* key) {
+    int plain = key[0] != '\0' && key[0] != '-';
+    for (const char* c = key; *c && plain; c++) {
+        plain = isalnum((unsigned char)*c) || *c == '_' || *c == '-' || *c == '.';
+    }
+    write_scalar(f, key, !plain);
+}
+
+
+static void write_node(FILE* f, const salto_cfg_node* n, int indent, int inline_first);
+
+
+// a list of plain scalars that flow style can hold ([0, 0, 2.8]); others go in block style
+static int flow_list(const salto_cfg_node* n) {
+    if (n->kind != SALTO_CFG_LIST || n->n == 0) return 0;
+    for (int i = 0; i < n->n; i++) {
+        const salto_cfg_node* c = n->child[i];
+        if (c->kind != SALTO_CFG_SCALAR || c->quoted || c->text[0] == '\0' ||
+            strpbrk(c->text, ",[]{}#&*!|>'\"%@`?:") || strlen(c->text) > 40) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+
+// the value after "key:" or "-": a scalar, an empty collection or a short list on the same
+// line, a map in a list begun on the dash's line, else the collection's lines below, indented
+static void write_value(FILE* f, const salto_cfg_node* n, int indent, int in_list) {
+    if (n->kind == SALTO_CFG_SCALAR) {
+        fputc(' ', f);
+        write_scalar(f, n->text, n->quoted);
+        fputc('\n', f);
+    } else if (n->n == 0) {
+        fputs(n->kind == SALTO_CFG_MAP ? " {}\n" : " []\n", f);
+    } else if (flow_list(n)) {
+        for (int i = 0; i < n->n; i++) fprintf(f, "%s%s", i ? ", " : " [", n->child[i]->text);
+        fputs("]\n", f);
+    } else if (in_list && n->kind == SALTO_CFG_MAP) {
+        fputc(' ', f);
+        write_node(f, n, indent + 2, 1);
+    } else {
+        fputc('\n', f);
+        write_node(f, n, indent + 2, 0);
+    }
+}
+
+
+static void write_node(FILE* f, const salto_cfg_node* n, int indent, int inline_first) {
+    if (n->kind == SALTO_CFG_SCALAR) {
+        fprintf(f, "%*s", indent, "");
+        write_scalar(f, n->text, n->quoted);
+        fputc('\n', f);
+        return;
+    }
+    if (n->n == 0) {
+        fprintf(f, "%*s%s\n", indent, "", n->kind == SALTO_CFG_MAP ? "{}" : "[]");
+        return;
+    }
+    for (int i = 0; i < n->n; i++) {
+        const salto_cfg_node* c = n->child[i];
+        fprintf(f, "%*s", i == 0 && inline_first ? 0 : indent, "");
+        if (n->kind == SALTO_CFG_MAP) {
+            write_key(f, c->key);
+            fputc(':', f);
+        } else {
+            fputc('-', f);
+        }
+        write_value(f, c, indent, n->kind == SALTO_CFG_LIST);
+    }
+}
+
+
+void salto_cfg_write(FILE* f, const salto_cfg_node* n) { write_node(f, n, 0, 0); }

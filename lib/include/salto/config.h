@@ -18,6 +18,7 @@
 #define SALTO_CONFIG_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "salto/base.h"
 
@@ -127,5 +128,11 @@ void salto_cfg_name(const salto_cfg_node* n, char* buf, size_t size);
 // ("null", "~" or ""), which drops its contents. SALTO_ERR_INVALID when the path leads
 // nowhere or the value does not parse.
 salto_status salto_cfg_set(salto_cfg* cfg, const char* path, const char* value, salto_error* err);
+
+// Writes the value n (a document's root, or any node) as YAML in block style, two spaces an
+// indentation level: scalars written plain are written plain as they were (so they mean the
+// same), quoted ones double-quoted with escapes, empty lists and maps as [] and {}. Reading
+// the output gives the same tree (kinds, keys, texts, whether quoted) but for locations.
+void salto_cfg_write(FILE* f, const salto_cfg_node* n);
 
 #endif
