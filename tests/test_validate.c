@@ -590,6 +590,30 @@ START_TEST(test_impact_landing) {
 END_TEST
 
 
+// The shipped dismount landed with an impact (a fine flight spline, 80 slices, refinement)
+// solves to a motion that passes every check with the default thresholds, the re-simulation
+// included.
+START_TEST(test_shipped_dismount_impact_passes) {
+    fixture f = open_problem("problems/highbar_dismount_impact.yaml");
+    ck_assert(f.p->phases[2].contact.impact);
+    ck_assert_int_gt(f.p->solver.refine, 0);
+    salto_solve_result res;
+    salto_refine_result rr;
+    salto_error err = {0};
+    ck_assert_int_eq(salto_solve_refined(f.p, &f.nlp, f.x, NULL, NULL, &res, &rr, &err), SALTO_OK);
+    ck_assert(res.converged);
+    ck_assert_int_ge(rr.added, 1);
+    salto_validate_opts o;
+    salto_validate_opts_from_problem(&o, f.p);
+    salto_validation v = run(&f, &o);
+    assert_all_pass(&v, "the dismount landed with an impact");
+    ck_assert(v.pass);
+    salto_validation_free(&v);
+    close_problem(&f);
+}
+END_TEST
+
+
 // ---- contact wrenches, joint torques, re-simulation ----
 
 // the distribution's cost: sum |f_b|^2 + |n_b about the centroid c_b|^2 / l^2, l = 0.1 m
@@ -1106,6 +1130,7 @@ Suite* validate_suite(void) {
     tcase_add_test(tc, test_hand_slipping_along_bar_fails_slip);
     tcase_add_test(tc, test_refinement_makes_flight_pass);
     tcase_add_test(tc, test_impact_landing);
+    tcase_add_test(tc, test_shipped_dismount_impact_passes);
     tcase_add_test(tc, test_contact_wrenches_sum_and_minimise);
     tcase_add_test(tc, test_torques_reproduce_motion);
     tcase_add_test(tc, test_held_sites_return);
