@@ -943,18 +943,27 @@ static int all_converged(const batch* b) {
 }
 
 
-static int run_batch(const char* sweep_path, const char* dir, int nworker, double timeout,
-                     int retry, const char* plot, int quiet) {
+// the sweep loaded and checked, and the batch set up in dir (default: beside the sweep):
+// batch_init's status, or minus the exit status when the sweep does not load (b untouched)
+static int open_batch(batch* b, const char* sweep_path, const char* dir) {
     int status = 0;
     salto_sweep* s = load_sweep("salto batch", sweep_path, 1, &status);
-    if (!s) return status;
+    if (!s) return -status;
     char dirbuf[PATH_MAX];
     if (!dir) {
         default_dir(sweep_path, dirbuf, sizeof dirbuf);
         dir = dirbuf;
     }
+    return batch_init(b, s, dir, "salto batch");
+}
+
+
+static int run_batch(const char* sweep_path, const char* dir, int nworker, double timeout,
+                     int retry, const char* plot, int quiet) {
     batch b;
-    status = batch_init(&b, s, dir, "salto batch");
+    int status = open_batch(&b, sweep_path, dir);
+    if (status < 0) return -status;
+    const salto_sweep* s = b.s;
     b.plot = plot;
     const int lock = status == 0 ? lock_dir(b.dir) : -1;
     if (status == 0 && lock < 0) status = 2;
@@ -985,16 +994,10 @@ static int emit(const char* sweep_path, const char* dir, const char* what) {
         fprintf(stderr, "salto batch: --emit needs 'jobs' or 'slurm', not '%s'\n", what);
         return 2;
     }
-    int status = 0;
-    salto_sweep* s = load_sweep("salto batch", sweep_path, 1, &status);
-    if (!s) return status;
-    char dirbuf[PATH_MAX];
-    if (!dir) {
-        default_dir(sweep_path, dirbuf, sizeof dirbuf);
-        dir = dirbuf;
-    }
     batch b;
-    status = batch_init(&b, s, dir, "salto batch");
+    int status = open_batch(&b, sweep_path, dir);
+    if (status < 0) return -status;
+    const salto_sweep* s = b.s;
     if (status == 0) status = prepare(&b, "salto batch", 0);
     salto_error err = {0};
     char path[PATH_MAX + 64];
