@@ -205,6 +205,47 @@ static void com_state(const salto_model* m, const salto_data* d, double c[3], do
 }
 
 
+// How far the wrench w = [n; f] (about the origin: a force, or an impulse) is from what the
+// contact ct can give, into v's bar-torque, or normal, friction, centre-of-pressure and twist
+// entries: on a bar its torque about the bar beyond torque_max; on the ground the normal part
+// below 0 or above normal_max, the tangential part beyond mu times the normal, the moment
+// about the sites' centroid (from d's kinematics) beyond the support rectangle, the twist
+// beyond twist_max (3-D)
+static void contact_margins(const salto_model* m, const salto_data* d, const salto_contact_desc* ct,
+                            int planar, const double w[6], double torque_max, double normal_max,
+                            double* v) {
+    const double* n = w;
+    const double* f = w + 3;
+    if (ct->type == SALTO_CONTACT_BAR) {
+        const double tau = moment_about(n, f, ct->bar_point, ct->bar_axis);
+        v[SALTO_CHECK_BAR_TORQUE] = fmax(0.0, fabs(tau) - torque_max);
+        return;
+    }
+    const double* N = ct->normal;
+    double Tx[3], Ty[3], c[3] = {0, 0, 0};
+    salto_contact_frame(N, planar, Tx, Ty);
+    for (int s = 0; s < ct->nsite; s++) {
+        double xs[3];
+        salto_site_pos(m, d, ct->site[s], xs);
+        for (int k = 0; k < 3; k++) c[k] += xs[k] / ct->nsite;
+    }
+    const double fN = salto_v3_dot(N, f);
+    const double ft2 = fmax(0.0, salto_v3_dot(f, f) - fN * fN);
+    v[SALTO_CHECK_NORMAL_FORCE] = fmax(fmax(-fN, fN - normal_max), 0.0);
+    v[SALTO_CHECK_FRICTION] = fmax(0.0, sqrt(ft2) - ct->friction * fmax(fN, 0.0));
+    // the centre of pressure inside the rectangle: |moment about T_x| <= half_y fN,
+    // |moment about T_y| <= half_x fN (in the plane: about y only)
+    const double mx = moment_about(n, f, c, Tx), my = moment_about(n, f, c, Ty);
+    const double cop_y = fabs(mx) - ct->support_half[1] * fN;
+    const double cop_x = fabs(my) - ct->support_half[0] * fN;
+    v[SALTO_CHECK_COP] = fmax(0.0, planar ? cop_x : fmax(cop_x, cop_y));
+    if (!planar) {
+        const double mz = moment_about(n, f, c, N);
+        v[SALTO_CHECK_TWIST] = fmax(0.0, fabs(mz) - ct->twist_max * fmax(fN, 0.0));
+    }
+}
+
+
 // the violations of every check at one sample of phase i at time t (v: SALTO_CHECK_COUNT,
 // NAN where a check does not apply; what: the site, geometry or DOF at fault), from the
 // kinematics and f0 in d and the phase's start in ref
@@ -232,32 +273,8 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
         v[SALTO_CHECK_FLIGHT_TORQUE] = salto_v3_norm(nc);
         v[SALTO_CHECK_BALLISTIC] = salto_v3_norm(e);
         v[SALTO_CHECK_SPIN] = salto_v3_norm(dl);
-    } else if (ct->type == SALTO_CONTACT_BAR) {
-        const double tau = moment_about(n, f, ct->bar_point, ct->bar_axis);
-        v[SALTO_CHECK_BAR_TORQUE] = fmax(0.0, fabs(tau) - ct->torque_max);
     } else {
-        const double* N = ct->normal;
-        double Tx[3], Ty[3], c[3] = {0, 0, 0};
-        salto_contact_frame(N, planar, Tx, Ty);
-        for (int s = 0; s < ct->nsite; s++) {
-            double xs[3];
-            salto_site_pos(m, d, ct->site[s], xs);
-            for (int k = 0; k < 3; k++) c[k] += xs[k] / ct->nsite;
-        }
-        const double fN = salto_v3_dot(N, f);
-        const double ft2 = fmax(0.0, salto_v3_dot(f, f) - fN * fN);
-        v[SALTO_CHECK_NORMAL_FORCE] = fmax(fmax(-fN, fN - ct->force_max), 0.0);
-        v[SALTO_CHECK_FRICTION] = fmax(0.0, sqrt(ft2) - ct->friction * fmax(fN, 0.0));
-        // the centre of pressure inside the rectangle: |moment about T_x| <= half_y fN,
-        // |moment about T_y| <= half_x fN (in the plane: about y only)
-        const double mx = moment_about(n, f, c, Tx), my = moment_about(n, f, c, Ty);
-        const double cop_y = fabs(mx) - ct->support_half[1] * fN;
-        const double cop_x = fabs(my) - ct->support_half[0] * fN;
-        v[SALTO_CHECK_COP] = fmax(0.0, planar ? cop_x : fmax(cop_x, cop_y));
-        if (!planar) {
-            const double mz = moment_about(n, f, c, N);
-            v[SALTO_CHECK_TWIST] = fmax(0.0, fabs(mz) - ct->twist_max * fmax(fN, 0.0));
-        }
+        contact_margins(m, d, ct, planar, d->f0, ct->torque_max, ct->force_max, v);
     }
 
     if (ct->type != SALTO_CONTACT_NONE && ct->hold) {
@@ -345,35 +362,12 @@ static double impact_violation(const salto_problem_desc* p, int i, salto_data* d
     salto_impulse(m, d, body, u, res, iota);
     double worst = 0.0;
     for (int j = 0; j < m->nv; j++) worst = fmax(worst, fabs(res[j]));
-    const double* n = iota;
-    const double* f = iota + 3;
-    if (ct->type == SALTO_CONTACT_BAR) {
-        double sp[3];
-        salto_v3_cross(sp, ct->bar_axis, ct->bar_point);
-        worst = fmax(worst, fabs(salto_v3_dot(ct->bar_axis, n) - salto_v3_dot(sp, f)));
-    } else if (ct->type == SALTO_CONTACT_GROUND) {
-        const double* N = ct->normal;
-        const int planar = salto_model_is_planar(m);
-        double Tx[3], Ty[3], c[3] = {0, 0, 0};
-        salto_contact_frame(N, planar, Tx, Ty);
-        const double fN = salto_v3_dot(N, f);
-        double ft[3];
-        for (int k = 0; k < 3; k++) ft[k] = f[k] - fN * N[k];
-        worst = fmax(worst, fmax(0.0, -fN));
-        worst = fmax(worst, fmax(0.0, salto_v3_norm(ft) - ct->friction * fmax(fN, 0.0)));
-        for (int s = 0; s < ct->nsite; s++) {
-            double xs[3];
-            salto_site_pos(m, d, ct->site[s], xs);
-            for (int k = 0; k < 3; k++) c[k] += xs[k] / ct->nsite;
-        }
-        double nc[3], cf[3]; // the impulse's moment about the sites' centroid
-        salto_v3_cross(cf, c, f);
-        for (int k = 0; k < 3; k++) nc[k] = n[k] - cf[k];
-        const double* axes[3] = {Tx, Ty, N};
-        const double bound[3] = {ct->support_half[1], ct->support_half[0], ct->twist_max};
-        for (int a = planar ? 1 : 0; a <= (planar ? 1 : 2); a++) {
-            worst = fmax(worst, fabs(salto_v3_dot(axes[a], nc)) - bound[a] * fmax(fN, 0.0));
-        }
+    if (ct->type != SALTO_CONTACT_NONE) {
+        // a bounded torque gives no impulse about the bar; the ground's push is not bounded
+        double v[SALTO_CHECK_COUNT];
+        for (int k = 0; k < SALTO_CHECK_COUNT; k++) v[k] = 0.0;
+        contact_margins(m, d, ct, salto_model_is_planar(m), iota, 0.0, INFINITY, v);
+        for (int k = 0; k < SALTO_CHECK_COUNT; k++) worst = fmax(worst, v[k]);
     }
     return worst;
 }
