@@ -345,6 +345,8 @@ static const bad_case bad_cases[] = {
      "expected a list for 'ballistic', found the string 'swing'", NULL},
     {"ballistic_number.json", SALTO_ERR_INVALID, 9, 26,
      "expected a string for item 2 of 'ballistic', found a list of 1 item", NULL},
+    {"refined_slices_string.json", SALTO_ERR_INVALID, 9, 28,
+     "expected a number for item 2 of 'refined_slices', found the string 'soon'", NULL},
 };
 enum { NBAD = (int)(sizeof bad_cases / sizeof bad_cases[0]) };
 

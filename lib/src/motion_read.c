@@ -122,6 +122,20 @@ static salto_status read_ballistic(const salto_cfg_node* root, salto_motion* mo,
 }
 
 
+// "refined_slices": a record of the slices refinement added (absent: none), a list of times;
+// checked, not kept (the motion is its control points either way)
+static salto_status check_refined_slices(const salto_cfg_node* root, salto_error* err) {
+    const salto_cfg_node* n = salto_cfg_child(root, "refined_slices");
+    if (!n) return SALTO_OK;
+    if (salto_cfg_expect(n, SALTO_CFG_LIST, err)) return err->status;
+    for (int i = 0; i < n->n; i++) {
+        double t;
+        if (salto_cfg_number(n->child[i], &t, err)) return err->status;
+    }
+    return SALTO_OK;
+}
+
+
 // "solver": its keys, and "converged" (true or false) into *converged
 static salto_status read_solver(const salto_cfg_node* solver, int* converged, salto_error* err) {
     if (salto_cfg_check_keys(solver, solver_keys, err)) return err->status;
@@ -316,6 +330,7 @@ salto_motion* salto_motion_load_json(const char* path, salto_error* err) {
         } else if (read_path(salto_cfg_root(cfg), "problem", &mo->problem, err) ||
                    read_path(salto_cfg_root(cfg), "character", &mo->character, err) ||
                    read_ballistic(salto_cfg_root(cfg), mo, err) ||
+                   check_refined_slices(salto_cfg_root(cfg), err) ||
                    read_values(&sh, mo, err)) {
             salto_motion_destroy(mo);
             mo = NULL;
