@@ -13,6 +13,7 @@
 #include "salto/bspline.h"
 #include "salto/character.h"
 #include "salto/nlp.h"
+#include "salto/spatial.h"
 #include "salto/solver.h"
 #include "test_suites.h"
 #include "test_util.h"
@@ -1200,13 +1201,15 @@ END_TEST
 // at a phase boundary each phase's physics uses its own side's acceleration (the knot there is
 // double, so the two differ): the swing's bar torque at t = 0.5 from the left, the flight's
 // rows from the right, against inverse dynamics on states built here from the basis. The
-// flight's rows: with ballistic on (loop 0) the torque about the centre of mass,
-// n_y - (c x f)_y; with it off (loop 1, the default) f0's three planar components.
+// flight's rows (solver.flight_rows: force): with ballistic on (loop 0) the torque about the
+// centre of mass, n_y - (c x f)_y; with it off (loop 1, the default) f0's three planar
+// components.
 START_TEST(boundary_physics_sides) {
     const int ballistic = _i == 0;
-    const char* set[] = {ballistic ? "phases.flight.ballistic=true" : "phases.flight.ballistic=false"};
+    const char* set[] = {ballistic ? "phases.flight.ballistic=true" : "phases.flight.ballistic=false",
+                         "solver.flight_rows=force"};
     salto_error err = {0};
-    salto_problem_desc* p = salto_problem_load_set(salto_test_path("tests/data/nlp/all2d.yaml"), 1,
+    salto_problem_desc* p = salto_problem_load_set(salto_test_path("tests/data/nlp/all2d.yaml"), 2,
                                                    set, &err);
     ck_assert_ptr_nonnull(p);
     salto_nlp* nlp = build(p);
@@ -1266,6 +1269,86 @@ START_TEST(boundary_physics_sides) {
     ck_assert_int_eq(seen_flight, ballistic ? 1 : 3);
     salto_data_destroy(d);
     free(x), free(g);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+// A flight's momentum rows (solver.flight_rows: momentum, the default) against the momentum
+// computed here by salto_momentum at each row's time: (L - L0) / T for the angular momentum
+// about the centre of mass, (P - M g tau - P0) / T for the linear one (not in a ballistic
+// flight), T the phase's duration. L0 and P0 are variables; the test recovers them from the
+// first slice's rows and checks every other slice against them. Loops: the planar gymnast
+// and the 3-D humanoid, each with and without ballistic.
+START_TEST(momentum_rows_are_the_momentum) {
+    const int planar = _i < 2, ballistic = _i % 2;
+    const char* file = planar ? "tests/data/nlp/all2d.yaml" : "tests/data/nlp/all3d.yaml";
+    const char* set[] = {ballistic ? "phases.flight.ballistic=true" : "phases.flight.ballistic=false"};
+    salto_error err = {0};
+    salto_problem_desc* p = salto_problem_load_set(salto_test_path(file), 1, set, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    salto_nlp* nlp = build(p);
+    const salto_model* m = p->model;
+    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
+    double* x = malloc(sizeof(double) * (size_t)nx);
+    double* g = malloc(sizeof(double) * (size_t)ng);
+    salto_nlp_initial_guess(nlp, x);
+    salto_test_rng r;
+    salto_test_rng_seed(&r, 6006 + (unsigned)_i);
+    for (int i = 0; i < p->ncp * m->nv; i++) x[i] += salto_test_uniform(&r, -0.3, 0.3);
+    ck_assert_int_eq(salto_nlp_eval_g(nlp, x, g), SALTO_OK);
+    salto_data* d = salto_data_create(m);
+    double* q = malloc(sizeof(double) * (size_t)m->nv);
+    double* qd = malloc(sizeof(double) * (size_t)m->nv);
+    const int fl = 1; // the flight phase in both files
+    const double T = p->phases[fl].duration, t0 = p->phases[fl].start;
+    static const char* const comp[6] = {"angular momentum x", "angular momentum y",
+                                        "angular momentum z", "linear momentum x",
+                                        "linear momentum y",  "linear momentum z"};
+    double h0[6];
+    int have0[6] = {0, 0, 0, 0, 0, 0}, seen[6] = {0, 0, 0, 0, 0, 0}, nrow = 0;
+    for (int row = 0; row < ng; row++) {
+        char name[600];
+        salto_nlp_row_name(nlp, row, name, sizeof name);
+        if (!strstr(name, "momentum")) continue;
+        int k = -1;
+        for (int c = 0; c < 6; c++) {
+            if (strstr(name, comp[c])) k = c;
+        }
+        ck_assert_msg(k >= 0, "%s", name);
+        ck_assert_msg(!(ballistic && k >= 3), "%s: no linear rows in a ballistic flight", name);
+        const double t = salto_nlp_row_time(nlp, row);
+        salto_nlp_state(nlp, x, t, q, qd, NULL);
+        memcpy(d->q, q, sizeof(double) * (size_t)m->nv);
+        memcpy(d->qd, qd, sizeof(double) * (size_t)m->nv);
+        salto_fk(m, d, SALTO_FK_VEL);
+        salto_link_inertias(m, d);
+        double h[6], c[3], cP[3];
+        salto_momentum(m, d, h);
+        salto_com(m, d, c, NULL);
+        salto_v3_cross(cP, c, h + 3);
+        const double v = k < 3 ? h[k] - cP[k] : h[k] - m->mass * m->gravity[k - 3] * (t - t0);
+        if (!have0[k]) {
+            h0[k] = v - T * g[row];
+            have0[k] = 1;
+        } else {
+            const double want = (v - h0[k]) / T;
+            ck_assert_msg(fabs(g[row] - want) <= 1e-9 * (1 + fabs(want)),
+                          "seed %u: %s: %.17g, the momentum says %.17g", 6006 + (unsigned)_i, name,
+                          g[row], want);
+        }
+        seen[k]++;
+        nrow++;
+    }
+    // planar: L_y (and P_x, P_z); 3-D: L (and P), at every slice of the flight
+    const int want_comp = planar ? (ballistic ? 1 : 3) : (ballistic ? 3 : 6);
+    int ncomp = 0;
+    for (int k = 0; k < 6; k++) ncomp += seen[k] > 0;
+    ck_assert_int_eq(ncomp, want_comp);
+    ck_assert_int_gt(nrow / want_comp, 2);
+    salto_data_destroy(d);
+    free(q), free(qd), free(x), free(g);
     salto_nlp_destroy(nlp);
     salto_problem_destroy(p);
 }
@@ -1405,6 +1488,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, holds_are_independent);
     tcase_add_test(sv, deep_chain_site);
     tcase_add_loop_test(sv, boundary_physics_sides, 0, 2);
+    tcase_add_loop_test(sv, momentum_rows_are_the_momentum, 0, 4);
     tcase_add_test(sv, above_ground_values);
     tcase_add_test(sv, reference_objective_reproduces_the_reference);
     tcase_add_test(sv, bad_motion_files_point_at_the_problem);

@@ -141,6 +141,10 @@ struct salto_nlp {
     double* imp;             // an impact's scratch: q, u, rows, a unit jump    (5 nv + 16)
     int* bal;                // per phase: first place variable (c0 then v0, nt each) of a
                              //   ballistic flight's parabola, -1 for none            (nphase)
+    int* mom;                // per phase: first place variable of a flight's momentum
+                             //   constants (solver.flight_rows: momentum), -1 for none (nphase)
+    double* msum;            // momentum helper: composite inertia (10) and subtree momentum (6)
+                             //   per link                                           (16 nv)
     int bal_nt;              // the root's translation DOFs and their world axes
     int bal_tdof[3];
     double bal_a[3][3];
@@ -427,6 +431,11 @@ static salto_status assign_eroots(salto_nlp* nlp, builder* B) {
             const int base = nlp->bal[p->cons[b->con].phase];
             b->nxaux = 2 * nlp->bal_nt;
             for (int a = 0; a < b->nxaux; a++) b->xaux[a] = base + a;
+        }
+        if (b->con < 0 && !b->impact && nlp->mom[b->phase] >= 0) {
+            // a flight's momentum rows: each against its constant
+            b->nxaux = b->nrows;
+            for (int a = 0; a < b->nrows; a++) b->xaux[a] = nlp->mom[b->phase] + a;
         }
         b->dep0 = start;
         b->ndep = n - start;
@@ -770,6 +779,8 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->Ql);
     salto_free(nlp->er);
     salto_free(nlp->bal);
+    salto_free(nlp->mom);
+    salto_free(nlp->msum);
     salto_free(nlp->erJ);
     salto_free(nlp->erDv);
     salto_free(nlp->erDaq);
@@ -856,8 +867,9 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->ncpv = nlp->nx;
     nlp->con_aux = salto_malloc((size_t)(p->ncon > 0 ? p->ncon : 1) * sizeof(int));
     nlp->bal = salto_malloc((size_t)p->nphase * sizeof(int));
-    if (!nlp->con_aux || !nlp->bal) goto nomem;
-    for (int i = 0; i < p->nphase; i++) nlp->bal[i] = -1;
+    nlp->mom = salto_malloc((size_t)p->nphase * sizeof(int));
+    if (!nlp->con_aux || !nlp->bal || !nlp->mom) goto nomem;
+    for (int i = 0; i < p->nphase; i++) nlp->bal[i] = nlp->mom[i] = -1;
     nlp->bal_nt = salto_model_root_translation(nlp->m, nlp->bal_tdof, nlp->bal_a);
     for (int c = 0; c < p->ncon; c++) {
         nlp->con_aux[c] = -1;
@@ -879,6 +891,13 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         if (naux == 0) continue;
         nlp->con_aux[c] = nlp->ncpv + nlp->naux;
         nlp->naux += naux;
+    }
+    // a flight's momentum constants (its angular momentum about the centre of mass, and unless
+    // ballistic its linear momentum at the phase's start), one per physics row
+    for (int i = 0; p->physics && p->solver.flight_rows == 0 && i < p->nphase; i++) {
+        if (p->phases[i].contact.type != SALTO_CONTACT_NONE) continue;
+        nlp->mom[i] = nlp->ncpv + nlp->naux;
+        nlp->naux += nlp->bal[i] >= 0 ? (nlp->planar ? 1 : 3) : (nlp->planar ? 3 : 6);
     }
     nlp->nx = nlp->ncpv + nlp->naux;
     nlp->er = salto_calloc((size_t)p->nphase, sizeof(eroot));
@@ -1103,6 +1122,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->dqdd = salto_calloc(maxrows * (size_t)nlp->nv, sizeof(double));
     nlp->Jf = salto_malloc(18 * (size_t)nlp->nv * sizeof(double));
     nlp->sums = salto_malloc(7 * (size_t)nlp->nv * sizeof(double));
+    nlp->msum = salto_malloc(16 * (size_t)nlp->nv * sizeof(double));
     nlp->xs = salto_malloc((size_t)nlp->nx * sizeof(double));
     nlp->Jp = salto_malloc(2 * 8 * 4 * (size_t)nlp->nv * sizeof(double));
     {
@@ -1139,7 +1159,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         i = i1;
     }
     nlp->arena = salto_malloc((nlp->grp_cap + 1) * sizeof(double));
-    if (!nlp->d || !nlp->J3 || !nlp->dq || !nlp->dqd || !nlp->dqdd || !nlp->Jf || !nlp->sums ||
+    if (!nlp->d || !nlp->J3 || !nlp->dq || !nlp->dqd || !nlp->dqdd || !nlp->Jf || !nlp->sums || !nlp->msum ||
         !nlp->xs || !nlp->Jp ||
         !nlp->Hl || !nlp->Sl || !nlp->Tl || !nlp->Ql || !nlp->grp || !nlp->grp_at || !nlp->arena ||
         !nlp->erJ || !nlp->erDv || !nlp->erDaq || !nlp->erDaqd || !nlp->daux || !nlp->fq ||
@@ -1570,9 +1590,126 @@ static void physics_rows(const salto_nlp* nlp, const block* b, const double* f0,
 }
 
 
+// ---- a flight's momentum rows (solver.flight_rows: momentum) ----
+//
+// With h = sum_i I_i V_i the spatial momentum about the world origin ([angular; linear], world
+// frame), I^C_j and h_j the composite inertia and momentum of link j's subtree, S_j its joint's
+// axis and V_p the velocity of its parent:
+//   dh/dqd_j = I^C_j S_j,   dh/dq_j = S_j x* h_j - I^C_j (S_j x V_p)
+// (a change of q_j moves the subtree rigidly by S_j: each inertia changes by S_j x* I - I S_j x,
+// each velocity in it by S_j x (V_i - V_p)). The rows are the angular momentum about the centre
+// of mass, L = h_a - c x P with P = h_l, against the phase's constant L0, and the linear
+// momentum against gravity's line, P - P0 - M g tau (not in a ballistic flight, whose centre of
+// mass is on its parabola by construction), each divided by the phase's duration T so that the
+// rows are in newton-metres and newtons: a row's value is the mean force that would make its
+// momentum's difference over the phase. f0 = dh/dt (gravity's part aside), so the rows hold
+// the momentum's integral of f0 = 0 between any two slices, not only f0 at them.
+
+// the centroidal momentum of the splines' state at t: L (3) and P (3), and the centre of mass
+static void momentum_at(salto_nlp* nlp, double* L, double* P, double* c) {
+    const salto_model* m = nlp->m;
+    salto_data* d = nlp->d;
+    const int nv = nlp->nv;
+    salto_link_inertias(m, d);
+    double* s = nlp->msum;
+    for (int i = 0; i < nv; i++) {
+        double* si = s + 16 * i;
+        memcpy(si, d->I + 10 * i, 10 * sizeof(double));
+        salto_si_mul(si + 10, d->I + 10 * i, d->V + 6 * i);
+    }
+    double h[6] = {0, 0, 0, 0, 0, 0}, mc[3] = {0, 0, 0};
+    for (int i = nv - 1; i >= 0; i--) {
+        const int par = m->link_parent[i];
+        const double* si = s + 16 * i;
+        if (par >= 0) {
+            double* sp = s + 16 * par;
+            for (int k = 0; k < 16; k++) sp[k] += si[k];
+        } else {
+            for (int k = 0; k < 6; k++) h[k] += si[10 + k];
+            for (int k = 0; k < 3; k++) mc[k] += si[1 + k];
+        }
+    }
+    for (int k = 0; k < 3; k++) c[k] = mc[k] / m->mass, P[k] = h[3 + k];
+    double cp[3];
+    salto_v3_cross(cp, c, P);
+    for (int k = 0; k < 3; k++) L[k] = h[k] - cp[k];
+}
+
+
+// the momentum rows' components: planar L_y (, P_x, P_z); else L (, P)
+static int momentum_comp(const salto_nlp* nlp, int r) {
+    static const int planar[3] = {1, 3, 5};
+    return nlp->planar ? planar[r] : r;
+}
+
+
+static void eval_momentum(salto_nlp* nlp, const double* x, const block* b, double* g,
+                          int want_jac) {
+    const salto_model* m = nlp->m;
+    const salto_problem_desc* p = nlp->p;
+    salto_data* d = nlp->d;
+    const int nv = nlp->nv;
+    for (int j = 0; j < nv; j++) {
+        const double* cp = x + j * nlp->ncp + b->first;
+        d->q[j] = b->N[0] * cp[0] + b->N[1] * cp[1] + b->N[2] * cp[2] + b->N[3] * cp[3];
+        d->qd[j] = b->dN[0] * cp[0] + b->dN[1] * cp[1] + b->dN[2] * cp[2] + b->dN[3] * cp[3];
+    }
+    salto_fk(m, d, SALTO_FK_VEL);
+    nlp->have_state = 0;
+    double L[3], P[3], c[3];
+    momentum_at(nlp, L, P, c);
+    const salto_phase_desc* ph = &p->phases[b->phase];
+    const double w = 1.0 / ph->duration, tau = b->t - ph->start;
+    const double* h0 = x + nlp->mom[b->phase];
+    for (int r = 0; r < b->nrows; r++) {
+        const int k = momentum_comp(nlp, r);
+        const double v = k < 3 ? L[k] : P[k - 3] - m->mass * m->gravity[k - 3] * tau;
+        g[r] = w * (v - h0[r]);
+    }
+    if (!want_jac) return;
+    for (int r = 0; r < b->nrows; r++) {
+        for (int a = 0; a < b->nxaux; a++) nlp->daux[NXAUX * r + a] = a == r ? -w : 0.0;
+    }
+    memset(nlp->dqdd, 0, (size_t)b->nrows * nv * sizeof(double));
+    for (int j = 0; j < nv; j++) {
+        const double* S = d->S + 6 * j;
+        const double* Ic = nlp->msum + 16 * j;
+        const double* hj = Ic + 10;
+        double dhd[6], dhq[6], sv[6], t[6];
+        salto_si_mul(dhd, Ic, S);
+        salto_sv_crossm(sv, S, d->V + 6 * m->link_parent[j]);
+        salto_si_mul(t, Ic, sv);
+        salto_sv_crossf(dhq, S, hj);
+        for (int k = 0; k < 6; k++) dhq[k] -= t[k];
+        // L = h_a - c x P: dc/dq_j = (I^C_j S_j)_l / M, c does not depend on qd
+        double dc[3], e1[3], e2[3], e3[3];
+        for (int k = 0; k < 3; k++) dc[k] = dhd[3 + k] / m->mass;
+        salto_v3_cross(e1, dc, P);
+        salto_v3_cross(e2, c, dhq + 3);
+        salto_v3_cross(e3, c, dhd + 3);
+        double Lq[6], Lqd[6];
+        for (int k = 0; k < 3; k++) {
+            Lq[k] = dhq[k] - e1[k] - e2[k];
+            Lqd[k] = dhd[k] - e3[k];
+            Lq[3 + k] = dhq[3 + k];
+            Lqd[3 + k] = dhd[3 + k];
+        }
+        for (int r = 0; r < b->nrows; r++) {
+            const int k = momentum_comp(nlp, r);
+            nlp->dq[r * nv + j] = w * Lq[k];
+            nlp->dqd[r * nv + j] = w * Lqd[k];
+        }
+    }
+}
+
+
 // the physics block's values and derivatives: f0 and its Jacobian at the slice
 static void eval_physics(salto_nlp* nlp, const double* x, const block* b, double* g,
                          int want_jac) {
+    if (nlp->mom[b->phase] >= 0) {
+        eval_momentum(nlp, x, b, g, want_jac);
+        return;
+    }
     const salto_model* m = nlp->m;
     salto_data* d = nlp->d;
     const int nv = nlp->nv;
@@ -2606,10 +2743,41 @@ static void init_parabola(const salto_nlp* nlp, double* x, int ph) {
 }
 
 
-// the contact places of the holds: where the sites are at the phase's start under x
+// a flight's momentum constants: the mean over the phase's slices of the splines' momentum
+// (the linear part with gravity's line taken off), so that the rows start balanced
+static void init_momentum(const salto_nlp* nlp, double* x, int ph) {
+    const salto_problem_desc* p = nlp->p;
+    const salto_model* m = nlp->m;
+    salto_data* d = nlp->d;
+    const int nr = nlp->bal[ph] >= 0 ? (nlp->planar ? 1 : 3) : (nlp->planar ? 3 : 6);
+    double* h0 = x + nlp->mom[ph];
+    for (int r = 0; r < nr; r++) h0[r] = 0.0;
+    int n = 0;
+    for (int k = 0; k < nlp->nslice; k++) {
+        if (nlp->slice_ph[k] != ph) continue;
+        const double t = nlp->slice_t[k];
+        state_raw(nlp, x, t, d->q, d->qd, NULL);
+        salto_fk(m, d, SALTO_FK_VEL);
+        double L[3], P[3], c[3];
+        momentum_at((salto_nlp*)nlp, L, P, c); // scratch only
+        for (int r = 0; r < nr; r++) {
+            const int i = momentum_comp(nlp, r);
+            h0[r] += i < 3 ? L[i] : P[i - 3] - m->mass * m->gravity[i - 3] * (t - p->phases[ph].start);
+        }
+        n++;
+    }
+    for (int r = 0; r < nr && n > 0; r++) h0[r] /= n;
+}
+
+
+// the contact places of the holds: where the sites are at the phase's start under x; the
+// flights' momentum constants
 static void init_places(const salto_nlp* nlp, double* x) {
     const salto_problem_desc* p = nlp->p;
     salto_data* d = nlp->d;
+    for (int i = 0; i < p->nphase; i++) {
+        if (nlp->mom[i] >= 0) init_momentum(nlp, x, i);
+    }
     for (int c = 0; c < p->ncon; c++) {
         const salto_constraint_desc* cd = &p->cons[c];
         if (nlp->con_aux[c] < 0) continue;
@@ -2901,12 +3069,18 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
         static const char* const com3[3] = {"torque about the centre of mass x",
                                             "torque about the centre of mass y",
                                             "torque about the centre of mass z"};
+        static const char* const mom[6] = {
+            "angular momentum x", "angular momentum y", "angular momentum z",
+            "linear momentum x",  "linear momentum y",  "linear momentum z"};
+        const int momentum = nlp->mom[b->phase] >= 0;
         const char* what = ph->contact.type == SALTO_CONTACT_BAR      ? "torque about the bar"
                            : ph->contact.type == SALTO_CONTACT_GROUND ? (planar ? ground2 : ground3)[k]
+                           : momentum                                 ? mom[momentum_comp(nlp, k)]
                            : nlp->bal[b->phase] >= 0                  ? com3[planar ? 1 : k]
                                                                       : (planar ? flight2 : flight3)[k];
         const char* kind = ph->contact.type == SALTO_CONTACT_BAR      ? "bar"
                            : ph->contact.type == SALTO_CONTACT_GROUND ? "ground"
+                           : momentum                                 ? "flight"
                                                                       : "flight f0";
         snprintf(buf, n, "%s %s in phase '%s' at t = %.3f s (%s:%d:%d)", kind, what, ph->name, b->t,
                  ph->loc.file ? ph->loc.file : "?", ph->loc.line, ph->loc.col);

@@ -35,6 +35,7 @@ static const char* const constraint_names[] = {
 static const char* const objective_names[] = {"acceleration", "reference", NULL};
 static const char* const guess_names[] = {"interpolate", "motion", NULL};
 static const char* const hessian_names[] = {"limited-memory", "exact", NULL};
+static const char* const flight_row_names[] = {"momentum", "force", NULL};
 // in salto_jac_method order (aggregate.h)
 static const char* const derivative_names[] = {"linear",     "direct",     "fd-forward",
                                                "fd-central", "richardson", NULL};
@@ -1558,11 +1559,12 @@ static salto_status read_solver(reader* R, const salto_cfg_node* top) {
     sv->derivatives = 0;
     sv->refine = 0;
     sv->refine_fraction = 0.5;
+    sv->flight_rows = 0;
     const salto_cfg_node* n = salto_cfg_child(top, "solver");
     if (!n) return SALTO_OK;
     static const char* const keys[] = {"tolerance",   "max_iterations", "hessian", "derivatives",
                                        "max_cpu_time", "print_level",   "refine",  "refine_fraction",
-                                       "ipopt",        NULL};
+                                       "flight_rows",  "ipopt",         NULL};
     salto_status s = salto_cfg_check_keys(n, keys, R->err);
     if (s) return s;
     s = read_num_opt(R, n, "tolerance", 0.0, 1, &sv->tolerance);
@@ -1581,6 +1583,8 @@ static salto_status read_solver(reader* R, const salto_cfg_node* top) {
     if (s) return s;
     s = read_num_opt(R, n, "refine_fraction", 0.0, 1, &sv->refine_fraction);
     if (s) return s;
+    const salto_cfg_node* fn = salto_cfg_child(n, "flight_rows");
+    if (fn && (s = read_enum(R, fn, flight_row_names, "flight_rows", &sv->flight_rows))) return s;
     // any other IPOPT option, passed through by name: IPOPT checks names and values when the
     // solve starts, and a rejected one is reported at its line here
     const salto_cfg_node* on = salto_cfg_child(n, "ipopt");

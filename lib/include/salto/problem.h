@@ -156,6 +156,10 @@ typedef struct salto_solver_desc {
                             //   the solve resumed (salto_solve_refined, solver.h)
     double refine_fraction; // a violation is refined when above this fraction of its
                             //   validation threshold (default 0.5)
+    int flight_rows;        // a flight's physics rows at its slices (docs/problem-format.md):
+                            //   0, momentum (default): the centroidal momentum against the
+                            //   phase's constant (angular) or gravity's line (linear), with
+                            //   the constants as variables; 1, force: f0 = 0 at each slice
     int nipopt;             // further IPOPT options, applied last (solver.ipopt)
     salto_solver_option* ipopt; //                                   (nipopt)
 } salto_solver_desc;
