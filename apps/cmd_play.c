@@ -16,14 +16,16 @@
 static void help(void) {
     printf("usage: salto play MOTION [--problem P] [-o DIR] [--dt S] [--duration S]\n"
            "                  [--push BODY:FX,FY,FZ@T[:DURATION]]... [--ragdoll-after T]\n"
-           "                  [--kp K] [--kd D] [--method delta|test-forces] [--quiet]\n\n"
+           "                  [--kp K] [--kd D] [--method delta|test-forces] [--no-grip]\n"
+           "                  [--quiet]\n\n"
            "Plays a motion (motion.json from 'salto solve', or CSV or BVH frames with --problem)\n"
            "under physics in the stepping simulator: the character starts in the motion's first\n"
            "state, its joints follow the motion through acceleration constraints (qdd = qdd_m +\n"
            "kp (q_m - q) + kd (qd_m - qd)), its geometry meets the ground with friction and\n"
            "impacts, its other parts meet the problem's bars, its joints stop at their limits,\n"
-           "and in the bar phases its hands hold the bar. After the motion ends the last pose\n"
-           "(and grip) is held.\n\n"
+           "and in the bar phases its hands hold the bar: held at their place, and gripping it\n"
+           "with a torque about the bar's axis of at most the phase's torque_max that turns the\n"
+           "hand as the motion does. After the motion ends the last pose (and grip) is held.\n\n"
            "Writes DIR/sim.json (settings, statistics, every frame), DIR/sim.csv (t, the DOFs,\n"
            "the tracking error, the contact count and total contact force per frame) and\n"
            "DIR/filmstrip.png, each atomically, and prints the tracking error and the number of\n"
@@ -44,6 +46,8 @@ static void help(void) {
            "                     20 rad/s)\n"
            "  --method M         the constraint matrix by the delta method (default) or by a\n"
            "                     full pass per test force\n"
+           "  --no-grip          the hands hold the bar at a point but cannot resist turning\n"
+           "                     on it (a hinge)\n"
            "  --quiet            no summary\n");
 }
 
@@ -273,7 +277,7 @@ int cmd_play(int argc, char** argv) {
     const char* motion_path = NULL;
     const char* problem_path = NULL;
     const char* dir = NULL;
-    int quiet = 0, npush = 0;
+    int quiet = 0, npush = 0, no_grip = 0;
     double dt = 1e-3, duration = -1.0, ragdoll = INFINITY, kp = 400.0, kd = 40.0;
     salto_constraint_method method = SALTO_CONSTRAINT_ABA_DELTA;
     push pushes[max_push];
@@ -288,6 +292,8 @@ int cmd_play(int argc, char** argv) {
             dir = argv[++i];
         } else if (strcmp(argv[i], "--quiet") == 0) {
             quiet = 1;
+        } else if (strcmp(argv[i], "--no-grip") == 0) {
+            no_grip = 1;
         } else if (strcmp(argv[i], "--dt") == 0 && i + 1 < argc) {
             if (!parse_pos("--dt", argv[++i], &dt)) return 2;
         } else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc) {
@@ -420,6 +426,12 @@ int cmd_play(int argc, char** argv) {
                     double x[3];
                     salto_site_pos(m, d, p->phases[ph].contact.site[c], x);
                     salto_sim_hold(sim, p->phases[ph].contact.site[c], x);
+                }
+                // the grip: the bar's torque (within torque_max, as the solve allowed it) on
+                // the first hand's link, about the bar's axis
+                const salto_contact_desc* ct = &p->phases[ph].contact;
+                if (ct->nsite > 0 && !no_grip) {
+                    salto_sim_grip(sim, m->site_link[ct->site[0]], ct->bar_axis, ct->torque_max);
                 }
             }
             phase = ph;

@@ -411,6 +411,86 @@ START_TEST(reduced_tracking_agrees) {
 END_TEST
 
 
+// The gymnast hanging by its hands from a bar, tilted 0.3 rad, its joints holding their pose
+// by tracking and the hold keeping the hands at the bar, runs 0.3 s (reduced and full solves).
+// With a grip strong enough (1000 N m) it stays tilted, the grip's torque cancelling gravity's
+// moment about the hands, ((c - p) x M g)_y. With a weak one (a third of that moment) the grip
+// saturates at its bound every step and the body swings; a constant couple of the same torque
+// applied by two forces to the hands' link, without a grip, gives the same motion.
+START_TEST(grip_holds_and_slips) {
+    salto_model* m = load("data/characters/gymnast7.yaml");
+    const int nv = m->nv, reduced = _i;
+    int hands = -1;
+    for (int k = 0; k < m->nsite; k++) {
+        if (strcmp(m->site_name[k], "hands") == 0) hands = k;
+    }
+    ck_assert_int_ge(hands, 0);
+    const int link = m->site_link[hands], ry = dof(m, "root_ry");
+    double q0[16] = {0}, zero[16] = {0};
+    ck_assert_int_le(nv, 16);
+    q0[ry] = 0.3;
+    salto_sim_opts o;
+    salto_sim_opts_default(&o);
+    o.ground = 0;
+    o.reduced = reduced;
+    const double axis[3] = {0, 1, 0};
+    // gravity's moment about the hands at the start
+    salto_data* d = salto_data_create(m);
+    memcpy(d->q, q0, sizeof(double) * (size_t)nv);
+    memset(d->qd, 0, sizeof(double) * (size_t)nv);
+    salto_fk(m, d, SALTO_FK_VEL);
+    salto_link_inertias(m, d);
+    double c[3], p[3], mg[3], mom[3];
+    salto_com(m, d, c, NULL);
+    salto_site_pos(m, d, hands, p);
+    for (int k = 0; k < 3; k++) mg[k] = m->mass * m->gravity[k], c[k] -= p[k];
+    salto_v3_cross(mom, c, mg);
+    const double tau_g = mom[1];
+    ck_assert_double_gt(fabs(tau_g), 50.0); // a real moment to resist
+    double qend[3][16];
+    for (int run_k = 0; run_k < 3; run_k++) {
+        // 0: a strong grip; 1: a weak one; 2: no grip, the weak grip's torque as a couple
+        salto_sim* s = salto_sim_create(m, &o);
+        salto_sim_set_state(s, q0, zero);
+        salto_sim_track(s, q0, zero, zero, 400.0, 40.0);
+        ck_assert(salto_sim_hold(s, hands, p));
+        const double weak = fabs(tau_g) / 3.0, sign = tau_g > 0 ? -1.0 : 1.0;
+        if (run_k < 2) ck_assert(salto_sim_grip(s, link, axis, run_k == 0 ? 1000.0 : weak));
+        if (run_k == 2) {
+            // forces +-F along z at points 1 m apart along x: moment about y of -F
+            const double F = -sign * weak, f1[3] = {0, 0, F}, f2[3] = {0, 0, -F};
+            const double x1[3] = {p[0] + 0.5, p[1], p[2]}, x2[3] = {p[0] - 0.5, p[1], p[2]};
+            salto_sim_apply_force(s, link, f1, x1);
+            salto_sim_apply_force(s, link, f2, x2);
+        }
+        for (int k = 0; k < 300; k++) {
+            run(s, 1);
+            if (run_k == 1) {
+                ck_assert_msg(fabs(salto_sim_grip_torque(s, 0) - sign * weak) < 1e-9 * weak,
+                              "step %d: the weak grip's torque %.9g, its bound %.9g", k,
+                              salto_sim_grip_torque(s, 0), sign * weak);
+            }
+        }
+        memcpy(qend[run_k], salto_sim_q(s), sizeof(double) * (size_t)nv);
+        if (run_k == 0) {
+            ck_assert_msg(fabs(salto_sim_q(s)[ry] - 0.3) < 1e-6, "the strong grip let it turn to %.9g",
+                          salto_sim_q(s)[ry]);
+            ck_assert_msg(fabs(salto_sim_grip_torque(s, 0) + tau_g) < 1e-4 * fabs(tau_g),
+                          "grip torque %.9g, gravity's moment %.9g", salto_sim_grip_torque(s, 0), tau_g);
+        }
+        salto_sim_destroy(s);
+    }
+    ck_assert_msg(fabs(qend[1][ry] - 0.3) > 0.05, "the weak grip held: root_ry %.6g", qend[1][ry]);
+    for (int j = 0; j < nv; j++) {
+        ck_assert_msg(fabs(qend[1][j] - qend[2][j]) < 1e-7, "%s: grip %.12g, couple %.12g",
+                      m->link_name[j], qend[1][j], qend[2][j]);
+    }
+    salto_data_destroy(d);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
 // Determinism: the same input gives bit-identical states
 START_TEST(deterministic) {
     salto_model* m = load("tests/data/sim/box.yaml");
@@ -445,6 +525,7 @@ Suite* sim_suite(void) {
     tcase_add_test(tc, tracking_follows);
     tcase_add_test(tc, humanoid_stands_still);
     tcase_add_test(tc, reduced_tracking_agrees);
+    tcase_add_loop_test(tc, grip_holds_and_slips, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }

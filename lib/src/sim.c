@@ -27,7 +27,7 @@
 
 #include "linalg.h"
 
-enum { row_normal = 0, row_tangent, row_limit, row_track, row_hold };
+enum { row_normal = 0, row_tangent, row_limit, row_track, row_hold, row_grip };
 enum { max_holds = 8 };
 
 // the first key after every contact row's (the ground and the bars)
@@ -43,6 +43,7 @@ typedef struct row {
     double pt[3];     // contact and hold rows: the point the force acts at, world
     double sign;      // limit rows: +1 at the lower limit, -1 at the upper
     double gap;       // penetration along the row (> 0: inside), m or rad
+    double bound;     // grip rows: the largest torque, N m (the row: a torque about dir on link)
 } row;
 
 struct salto_sim {
@@ -80,6 +81,12 @@ struct salto_sim {
     int nhold;
     int hold_site[max_holds];
     double hold_point[max_holds][3];
+    // grips: a bounded torque about a world axis on a link, following the tracked rotation
+    int ngrip;
+    int grip_link[max_holds];
+    double grip_axis[max_holds][3];
+    double grip_max[max_holds];
+    double grip_torque[max_holds]; // the last step's torques
     salto_sim_stats stats;
 };
 
@@ -163,7 +170,7 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     for (int g = 0; g < m->ngeom; g++) npt += m->geom_shape[g] == SALTO_GEOM_BOX ? 8 : m->geom_shape[g] == SALTO_GEOM_CAPSULE ? 3 : 1;
     npt *= 1 + s->o.nbar;
     s->ccap = npt > 0 ? npt : 1;
-    s->cap = 3 * npt + 2 * m->nv + 3 * max_holds + 1; // contacts, limits, tracking, holds
+    s->cap = 3 * npt + 2 * m->nv + 4 * max_holds + 1; // contacts, limits, tracking, holds, grips
     const size_t cap = (size_t)s->cap;
     s->rows = salto_calloc(cap, sizeof(row));
     s->K = salto_calloc(cap * cap, sizeof(double));
@@ -247,7 +254,11 @@ const double* salto_sim_tracking_torques(salto_sim* s) {
         const double L = s->lambda[i];
         if (L == 0.0 || r->kind == row_track || r->kind == row_limit) continue;
         double f[3] = {L * r->dir[0], L * r->dir[1], L * r->dir[2]}, wv[6];
-        salto_point_force(wv, r->pt, f);
+        if (r->kind == row_grip) {
+            wv[0] = f[0], wv[1] = f[1], wv[2] = f[2], wv[3] = wv[4] = wv[5] = 0.0; // a couple
+        } else {
+            salto_point_force(wv, r->pt, f);
+        }
         salto_sv_add_to(W + 6 * r->link, wv);
     }
     double* tau = s->ttau;
@@ -266,7 +277,22 @@ int salto_sim_hold(salto_sim* s, int site, const double point[3]) {
     return 1;
 }
 
-void salto_sim_release_all(salto_sim* s) { s->nhold = 0; }
+int salto_sim_grip(salto_sim* s, int link, const double axis[3], double torque_max) {
+    const double an = salto_v3_norm(axis);
+    if (link < 0 || link >= s->m->nv || !(an > 0.0) || !(torque_max >= 0.0) || s->ngrip == max_holds) return 0;
+    s->grip_link[s->ngrip] = link;
+    for (int k = 0; k < 3; k++) s->grip_axis[s->ngrip][k] = axis[k] / an;
+    s->grip_max[s->ngrip] = torque_max;
+    s->grip_torque[s->ngrip] = 0.0;
+    s->ngrip++;
+    return 1;
+}
+
+double salto_sim_grip_torque(const salto_sim* s, int k) {
+    return k >= 0 && k < s->ngrip ? s->grip_torque[k] : 0.0;
+}
+
+void salto_sim_release_all(salto_sim* s) { s->nhold = 0, s->ngrip = 0; }
 
 void salto_sim_ignore_bars(salto_sim* s, int link) {
     if (link >= 0 && link < s->m->nv) s->no_bars[link] = 1;
@@ -437,6 +463,14 @@ static void collect(salto_sim* s, double h) {
             rh->gap = s->hold_point[k][a] - x[a];
         }
     }
+    for (int k = 0; k < s->ngrip && s->tracking; k++) {
+        row* rg = &s->rows[s->nrow++];
+        memset(rg, 0, sizeof *rg);
+        rg->kind = row_grip, rg->link = s->grip_link[k], rg->contact = -1, rg->normal = k;
+        rg->key = row_key_base(m) + 3L * m->nv + 3L * max_holds + k;
+        memcpy(rg->dir, s->grip_axis[k], sizeof rg->dir);
+        rg->bound = s->grip_max[k];
+    }
     if (s->tracking) {
         for (int j = m->nroot; j < m->nv; j++) {
             row* rt = &s->rows[s->nrow++];
@@ -454,6 +488,10 @@ static void row_values(const salto_sim* s, int accel, double* out) {
         const row* r = &s->rows[i];
         if (r->kind == row_limit || r->kind == row_track) {
             out[i] = r->sign * (accel ? s->d->qdd[r->link] : s->qd[r->link]);
+            continue;
+        }
+        if (r->kind == row_grip) { // the link's turning about the axis
+            out[i] = salto_v3_dot(r->dir, (accel ? s->d->A : s->d->V) + 6 * r->link);
             continue;
         }
         const double* x = r->pt;
@@ -481,7 +519,10 @@ static salto_status build_k(salto_sim* s) {
         const double* f = NULL;
         int at = r->link;
         const int torque = r->kind == row_limit || r->kind == row_track;
-        if (!torque) {
+        if (r->kind == row_grip) {
+            u[0] = r->dir[0], u[1] = r->dir[1], u[2] = r->dir[2], u[3] = u[4] = u[5] = 0.0;
+            f = u;
+        } else if (!torque) {
             salto_point_force(u, r->pt, r->dir);
             f = u;
         }
@@ -496,6 +537,8 @@ static salto_status build_k(salto_sim* s) {
                 const row* ri = &s->rows[i];
                 if (ri->kind == row_limit || ri->kind == row_track) {
                     s->K[(size_t)n * k + i] = ri->sign * dq[ri->link];
+                } else if (ri->kind == row_grip) {
+                    s->K[(size_t)n * k + i] = salto_v3_dot(ri->dir, s->dA + 6 * ri->link);
                 } else {
                     double a[3];
                     salto_v3_cross(a, s->dA + 6 * ri->link, ri->pt);
@@ -568,6 +611,8 @@ static void pgs_core(salto_sim* s, int n, const int* idx, const double* K, int l
                 const int pn = pos_of[r->normal];
                 const double lim = pn >= 0 ? mu * L[pn] : 0.0;
                 v = fmin(fmax(v, -lim), lim);
+            } else if (r->kind == row_grip) {
+                v = fmin(fmax(v, -r->bound), r->bound);
             } else if (r->kind != row_track && r->kind != row_hold) {
                 v = fmax(v, 0.0);
             }
@@ -668,7 +713,7 @@ static salto_status impacts(salto_sim* s, int* any) {
     int approaching = 0;
     for (int i = 0; i < n; i++) {
         const row* r = &s->rows[i];
-        if (r->kind == row_tangent || r->kind == row_track || r->kind == row_hold) continue;
+        if (r->kind == row_tangent || r->kind == row_track || r->kind == row_hold || r->kind == row_grip) continue;
         if (r->gap >= -1e-9 && s->now[i] < -1e-9) approaching = 1;
     }
     if (!approaching) return SALTO_OK;
@@ -679,8 +724,8 @@ static salto_status impacts(salto_sim* s, int* any) {
     for (int i = 0; i < n; i++) {
         const row* r = &s->rows[i];
         const double v = s->now[i];
-        if (r->kind == row_track || r->kind == row_hold) {
-            s->target[i] = -INFINITY; // tracking and holds act through accelerations only
+        if (r->kind == row_track || r->kind == row_hold || r->kind == row_grip) {
+            s->target[i] = -INFINITY; // tracking, holds and grips act through accelerations only
         } else if (r->kind == row_tangent) {
             s->target[i] = 0.0; // stop sliding, as far as friction can
         } else if (r->gap < -1e-9 || v >= 0.0) {
@@ -706,6 +751,25 @@ static salto_status impacts(salto_sim* s, int* any) {
 }
 
 
+// A grip row's target: the link's angular acceleration about the axis a were every DOF on its
+// path to follow the tracked motion, qdd*_j = qdd_t + kp (q_t - q) + kd (qd_t - qd) (the root's
+// too): a . sum_j (S_j qdd*_j + w_parent(j) x S_j qd_j), S_j the joints' world axes (angular
+// parts) and w their parents' angular velocities, at the state in s->d (velocity level).
+static double grip_target(const salto_sim* s, const row* r) {
+    const salto_model* m = s->m;
+    const salto_data* d = s->d;
+    double acc = 0.0;
+    for (int j = r->link; j >= 0; j = m->link_parent[j]) {
+        const double* S = d->S + 6 * j;
+        const double want = s->tqdd[j] + s->kp * (s->tq[j] - s->q[j]) + s->kd * (s->tqd[j] - s->qd[j]);
+        double wS[3];
+        salto_v3_cross(wS, d->V + 6 * m->link_parent[j], S);
+        acc += salto_v3_dot(r->dir, S) * want + salto_v3_dot(r->dir, wS) * s->qd[j];
+    }
+    return acc;
+}
+
+
 // the rows' target accelerations (vel: their velocities)
 static void row_targets(salto_sim* s, double h, const double* vel) {
     const double w = s->o.stiffness;
@@ -714,6 +778,10 @@ static void row_targets(salto_sim* s, double h, const double* vel) {
         if (r->kind == row_track) {
             const int j = r->link;
             s->target[i] = s->tqdd[j] + s->kp * (s->tq[j] - s->q[j]) + s->kd * (s->tqd[j] - s->qd[j]);
+            continue;
+        }
+        if (r->kind == row_grip) {
+            s->target[i] = grip_target(s, r);
             continue;
         }
         if (r->kind == row_hold) { // back to the point, critically damped
@@ -735,6 +803,10 @@ static void row_targets(salto_sim* s, double h, const double* vel) {
 static void keep_multipliers(salto_sim* s) {
     for (int i = 0; i < s->nrow; i++) s->prev_key[i] = s->rows[i].key, s->prev_lambda[i] = s->lambda[i];
     s->nprev = s->nrow;
+    for (int k = 0; k < s->ngrip; k++) s->grip_torque[k] = 0.0;
+    for (int i = 0; i < s->nrow; i++) {
+        if (s->rows[i].kind == row_grip) s->grip_torque[s->rows[i].normal] = s->lambda[i];
+    }
 }
 
 
@@ -796,6 +868,10 @@ static salto_status accelerations_tracked(salto_sim* s, double h) {
     for (int u = 0; u < nu; u++) {
         const row* r = &s->rows[idx[u]];
         for (int a = 0; a < nr; a++) {
+            if (r->kind == row_grip) { // a couple: the axes' turning about dir
+                Jr[6 * u + a] = salto_v3_dot(r->dir, d->S + 6 * a);
+                continue;
+            }
             double v[3];
             salto_v3_cross(v, d->S + 6 * a, r->pt);
             for (int c = 0; c < 3; c++) v[c] += d->S[6 * a + 3 + c];
