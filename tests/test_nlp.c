@@ -27,13 +27,24 @@ static const char* const fd_problems[] = {
     "tests/data/nlp/contacts3d.yaml",
     "tests/data/nlp/impact2d.yaml",
     "tests/data/nlp/impact3d.yaml",
+    // the flights' momentum rows, in 3-D, and planar in a ballistic flight
+    "tests/data/nlp/all3d.yaml|solver.flight_rows=momentum",
+    "tests/data/nlp/all2d.yaml|solver.flight_rows=momentum|phases.flight.ballistic=true",
 };
 enum { NFD = (int)(sizeof fd_problems / sizeof fd_problems[0]) };
 
 
+// a problem file, optionally followed by overrides: "FILE|KEY=VALUE|KEY=VALUE" (up to 4)
 static salto_problem_desc* load(const char* rel) {
     salto_error err = {0};
-    salto_problem_desc* p = salto_problem_load(salto_test_path(rel), &err);
+    char buf[512], *set[4];
+    int nset = 0;
+    snprintf(buf, sizeof buf, "%s", rel);
+    for (char* bar = strchr(buf, '|'); bar && nset < 4; bar = strchr(bar + 1, '|')) {
+        *bar = '\0';
+        set[nset++] = bar + 1;
+    }
+    salto_problem_desc* p = salto_problem_load_set(salto_test_path(buf), nset, (const char* const*)set, &err);
     if (!p) {
         char msg[1024];
         salto_error_format(&err, msg, sizeof msg);
@@ -1207,7 +1218,7 @@ END_TEST
 START_TEST(boundary_physics_sides) {
     const int ballistic = _i == 0;
     const char* set[] = {ballistic ? "phases.flight.ballistic=true" : "phases.flight.ballistic=false",
-                         "solver.flight_rows=force"};
+                         "solver.flight_rows=force"}; // the default, said
     salto_error err = {0};
     salto_problem_desc* p = salto_problem_load_set(salto_test_path("tests/data/nlp/all2d.yaml"), 2,
                                                    set, &err);
@@ -1275,7 +1286,7 @@ START_TEST(boundary_physics_sides) {
 END_TEST
 
 
-// A flight's momentum rows (solver.flight_rows: momentum, the default) against the momentum
+// A flight's momentum rows (solver.flight_rows: momentum) against the momentum
 // computed here by salto_momentum at each row's time: (L - L0) / T for the angular momentum
 // about the centre of mass, (P - M g tau - P0) / T for the linear one (not in a ballistic
 // flight), T the phase's duration. L0 and P0 are variables; the test recovers them from the
@@ -1284,9 +1295,10 @@ END_TEST
 START_TEST(momentum_rows_are_the_momentum) {
     const int planar = _i < 2, ballistic = _i % 2;
     const char* file = planar ? "tests/data/nlp/all2d.yaml" : "tests/data/nlp/all3d.yaml";
-    const char* set[] = {ballistic ? "phases.flight.ballistic=true" : "phases.flight.ballistic=false"};
+    const char* set[] = {ballistic ? "phases.flight.ballistic=true" : "phases.flight.ballistic=false",
+                         "solver.flight_rows=momentum"};
     salto_error err = {0};
-    salto_problem_desc* p = salto_problem_load_set(salto_test_path(file), 1, set, &err);
+    salto_problem_desc* p = salto_problem_load_set(salto_test_path(file), 2, set, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
     salto_nlp* nlp = build(p);
     const salto_model* m = p->model;

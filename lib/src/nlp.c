@@ -50,8 +50,6 @@ typedef struct block {
     int nxaux;           //   and its place variables, on which every row then depends
     int xaux[NXAUX];
     int nnz;             // Jacobian entries
-    int fend;            // 1: a flight's force rows (f0 = 0) at its first or last slice, beside
-                         //   its momentum rows there (solver.flight_rows: momentum)
     int impact;          // 1: the impact at the start of phase `phase` (a physics block by
                          //   con = -1): N picks q (the control point the C0 spline passes
                          //   through), ddN the velocity's jump u = qd+ - qd- (impact_rows)
@@ -434,7 +432,7 @@ static salto_status assign_eroots(salto_nlp* nlp, builder* B) {
             b->nxaux = 2 * nlp->bal_nt;
             for (int a = 0; a < b->nxaux; a++) b->xaux[a] = base + a;
         }
-        if (b->con < 0 && !b->impact && !b->fend && nlp->mom[b->phase] >= 0) {
+        if (b->con < 0 && !b->impact && nlp->mom[b->phase] >= 0) {
             // a flight's momentum rows: each against its constant
             b->nxaux = b->nrows;
             for (int a = 0; a < b->nrows; a++) b->xaux[a] = nlp->mom[b->phase] + a;
@@ -671,8 +669,7 @@ static int cmp_block(const void* a, const void* b) {
     if (x->t != y->t) return x->t < y->t ? -1 : 1;
     if (x->con != y->con) return x->con - y->con;
     if (x->phase != y->phase) return x->phase - y->phase;
-    if (x->impact != y->impact) return x->impact - y->impact;
-    return x->fend - y->fend;
+    return x->impact - y->impact;
 }
 
 
@@ -898,7 +895,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     }
     // a flight's momentum constants (its angular momentum about the centre of mass, and unless
     // ballistic its linear momentum at the phase's start), one per physics row
-    for (int i = 0; p->physics && p->solver.flight_rows == 0 && i < p->nphase; i++) {
+    for (int i = 0; p->physics && p->solver.flight_rows == SALTO_FLIGHT_MOMENTUM && i < p->nphase; i++) {
         if (p->phases[i].contact.type != SALTO_CONTACT_NONE) continue;
         nlp->mom[i] = nlp->ncpv + nlp->naux;
         nlp->naux += nlp->bal[i] >= 0 ? (nlp->planar ? 1 : 3) : (nlp->planar ? 3 : 6);
@@ -972,22 +969,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
                 b->nrows = nlp->bal[ph] >= 0 ? (planar ? 1 : 3) : (planar ? 3 : 6);
                 break;
             }
-            if (nlp->mom[ph] >= 0 && getenv("SALTO_FEND") &&
-                (k == 0 || nlp->slice_ph[k - 1] != ph || b->side < 0)) {
-                // the force rows at a flight's ends, beside its momentum rows
-                const block prev = *b;
-                block* f = new_block(&B);
-                if (!f || push_all(&B, f)) {
-                    salto_free(B.dep);
-                    goto nomem;
-                }
-                f->con = -1;
-                f->phase = ph;
-                f->t = prev.t;
-                f->side = prev.side;
-                f->fend = 1;
-                f->nrows = prev.nrows;
-            }
+
         }
     }
     // an impact at the start of each phase that has one (docs/problem-format.md): the joints'
@@ -1726,7 +1708,7 @@ static void eval_momentum(salto_nlp* nlp, const double* x, const block* b, doubl
 // the physics block's values and derivatives: f0 and its Jacobian at the slice
 static void eval_physics(salto_nlp* nlp, const double* x, const block* b, double* g,
                          int want_jac) {
-    if (nlp->mom[b->phase] >= 0 && !b->fend) {
+    if (nlp->mom[b->phase] >= 0) {
         eval_momentum(nlp, x, b, g, want_jac);
         return;
     }
@@ -3029,7 +3011,7 @@ double salto_nlp_row_time(const salto_nlp* nlp, int r) {
 // the same block in two NLPs built on one problem's constraints (slices may differ)
 static int same_block(const block* a, const block* b) {
     return a->t == b->t && a->con == b->con && a->phase == b->phase && a->side == b->side &&
-           a->fend == b->fend && a->impact == b->impact &&
+           a->impact == b->impact &&
            a->nrows == b->nrows && a->link == b->link && a->point[0] == b->point[0] &&
            a->point[1] == b->point[1] && a->point[2] == b->point[2];
 }
@@ -3093,7 +3075,7 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
         static const char* const mom[6] = {
             "angular momentum x", "angular momentum y", "angular momentum z",
             "linear momentum x",  "linear momentum y",  "linear momentum z"};
-        const int momentum = nlp->mom[b->phase] >= 0 && !b->fend;
+        const int momentum = nlp->mom[b->phase] >= 0;
         const char* what = ph->contact.type == SALTO_CONTACT_BAR      ? "torque about the bar"
                            : ph->contact.type == SALTO_CONTACT_GROUND ? (planar ? ground2 : ground3)[k]
                            : momentum                                 ? mom[momentum_comp(nlp, k)]

@@ -35,7 +35,8 @@ static const char* const constraint_names[] = {
 static const char* const objective_names[] = {"acceleration", "reference", NULL};
 static const char* const guess_names[] = {"interpolate", "motion", NULL};
 static const char* const hessian_names[] = {"limited-memory", "exact", NULL};
-static const char* const flight_row_names[] = {"momentum", "force", NULL};
+// in SALTO_FLIGHT_* order
+static const char* const flight_row_names[] = {"force", "momentum", NULL};
 // in salto_jac_method order (aggregate.h)
 static const char* const derivative_names[] = {"linear",     "direct",     "fd-forward",
                                                "fd-central", "richardson", NULL};
@@ -1559,7 +1560,7 @@ static salto_status read_solver(reader* R, const salto_cfg_node* top) {
     sv->derivatives = 0;
     sv->refine = 0;
     sv->refine_fraction = 0.5;
-    sv->flight_rows = 0;
+    sv->flight_rows = SALTO_FLIGHT_FORCE;
     const salto_cfg_node* n = salto_cfg_child(top, "solver");
     if (!n) return SALTO_OK;
     static const char* const keys[] = {"tolerance",   "max_iterations", "hessian", "derivatives",

@@ -141,6 +141,8 @@ typedef struct salto_solver_option {
     salto_src_loc loc;      // where the value is, for an option IPOPT rejects
 } salto_solver_option;
 
+enum { SALTO_FLIGHT_FORCE = 0, SALTO_FLIGHT_MOMENTUM = 1 }; // solver.flight_rows
+
 typedef struct salto_solver_desc {
     double tolerance;       // IPOPT tol (default 1e-6)
     int max_iterations;     // IPOPT max_iter (default 1000)
@@ -157,9 +159,10 @@ typedef struct salto_solver_desc {
     double refine_fraction; // a violation is refined when above this fraction of its
                             //   validation threshold (default 0.5)
     int flight_rows;        // a flight's physics rows at its slices (docs/problem-format.md):
-                            //   0, momentum (default): the centroidal momentum against the
-                            //   phase's constant (angular) or gravity's line (linear), with
-                            //   the constants as variables; 1, force: f0 = 0 at each slice
+                            //   SALTO_FLIGHT_FORCE (default): f0 = 0 at each slice;
+                            //   SALTO_FLIGHT_MOMENTUM: the centroidal momentum against the
+                            //   phase's constant (angular) or gravity's line (linear), the
+                            //   constants variables
     int nipopt;             // further IPOPT options, applied last (solver.ipopt)
     salto_solver_option* ipopt; //                                   (nipopt)
 } salto_solver_desc;
