@@ -597,6 +597,22 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
         b->aux[0] = nlp->con_aux[c];
         if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
         break;
+    case SALTO_CON_BODY_LEVEL: {
+        // the body's vertical in the character's zero pose, in the link's frame, into point
+        salto_data* dz = salto_data_create(m);
+        if (!dz) return SALTO_ERR_NOMEM;
+        const int l = m->site_link[cd->site];
+        salto_fk(m, dz, SALTO_FK_POS);
+        const double* R = dz->R + 9 * l;
+        for (int k = 0; k < 3; k++) {
+            b->point[k] = R[k] * cd->dir[0] + R[3 + k] * cd->dir[1] + R[6 + k] * cd->dir[2];
+        }
+        salto_data_destroy(dz);
+        b->nrows = 1;
+        b->comp[0] = 0;
+        if (push_path(B, b, l)) return SALTO_ERR_NOMEM;
+        break;
+    }
     case SALTO_CON_BODY_STILL:
         // the body's angular velocity (planar: about y only)
         for (int k = 0; k < 3; k++) {
@@ -2051,6 +2067,30 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         }
         break;
     }
+    case SALTO_CON_BODY_LEVEL: {
+        // with v the body's zero-pose vertical turned with it, u = x_site - x_site0 and N the
+        // normal: (v . (N x u)) / |u|, v's part across the line (|u| is constant: both sites
+        // on one body); dv/dq_j = s_j x v, du/dq_j = s_j x u
+        const int l = m->site_link[cd->site];
+        double v[3], x0[3], x1[3], u[3], Nu[3];
+        salto_m3_mul_v3(v, d->R + 9 * l, b->point);
+        salto_site_pos(m, d, cd->site0, x0);
+        salto_site_pos(m, d, cd->site, x1);
+        for (int k = 0; k < 3; k++) u[k] = x1[k] - x0[k];
+        const double len = salto_v3_norm(u);
+        salto_v3_cross(Nu, cd->dir, u);
+        g[0] = len > 0 ? salto_v3_dot(v, Nu) / len : 0.0;
+        if (!want_jac) break;
+        for (int jj = 0; jj < nd && len > 0; jj++) {
+            const double* a = d->S + 6 * dep[jj];
+            double av[3], au[3], Nau[3];
+            salto_v3_cross(av, a, v);
+            salto_v3_cross(au, a, u);
+            salto_v3_cross(Nau, cd->dir, au);
+            dq[jj] = (salto_v3_dot(av, Nu) + salto_v3_dot(v, Nau)) / len;
+        }
+        break;
+    }
     case SALTO_CON_BODY_STILL: {
         // w = sum_j s_j qd_j over the path; dw/dqd_j = s_j, dw/dq_j = s_j x (w_link - w_parent(j))
         // (the angular part of S_j x U, as for site_still)
@@ -2118,7 +2158,7 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
             const double* S = d->S + 6 * j;
             const double* sj = nlp->sums + 7 * j;
             const double a[3] = {nlp->J3[j], nlp->J3[nv + j], nlp->J3[2 * nv + j]};
-            double c2[3];
+            double c2[3] = {0, 0, 0};
             if (vel) {
                 double W[6];
                 salto_sv_crossm(W, d->V + 6 * m->link_parent[j], S);
@@ -3105,6 +3145,10 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
         break;
     case SALTO_CON_BODY_HEADING:
         snprintf(what, sizeof what, "'%s' heading from '%s' about the normal",
+                 m->site_name[cd->site], m->site_name[cd->site0]);
+        break;
+    case SALTO_CON_BODY_LEVEL:
+        snprintf(what, sizeof what, "'%s' level across the line from '%s'",
                  m->site_name[cd->site], m->site_name[cd->site0]);
         break;
     case SALTO_CON_SITE_HOLD: {

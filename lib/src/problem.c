@@ -79,6 +79,7 @@ void salto_problem_destroy(salto_problem_desc* p) {
 const char* salto_constraint_name(salto_constraint_type t) {
     if (t == SALTO_CON_SITE_HOLD) return "site_hold"; // not for files: not in the list
     if (t == SALTO_CON_BODY_HEADING) return "body_heading";
+    if (t == SALTO_CON_BODY_LEVEL) return "body_level";
     if (t == SALTO_CON_COM_PARABOLA) return "com_parabola";
     if (t == SALTO_CON_COM_PARABOLA_VEL) return "com_parabola_velocity";
     return t < SALTO_CON_COUNT ? constraint_names[t] : "?";
@@ -1285,7 +1286,7 @@ static int hold_count(const salto_problem_desc* p) {
     int n = 0;
     for (int i = 0; i < p->nphase; i++) {
         const salto_contact_desc* c = &p->phases[i].contact;
-        if (c->type != SALTO_CONTACT_NONE && c->hold) n += 3 * c->nsite;
+        if (c->type != SALTO_CONTACT_NONE && c->hold) n += 4 * c->nsite;
         if (ballistic_phase(p, i)) n += 2; // the parabola, and its velocity at the ends
     }
     return n;
@@ -1388,6 +1389,12 @@ static salto_status add_holds(reader* R) {
                 }
                 memcpy(c->dir, ct->normal, sizeof c->dir);
                 c->at_knots = 1;
+                // and level across that direction at every knot (the sole flat, not rolled
+                // onto an edge: the two sites leave the body free to turn about their line;
+                // the leaps' feet landed rolled, a sole corner 6 mm under the floor)
+                c = &p->cons[p->ncon++];
+                *c = p->cons[p->ncon - 2];
+                c->type = SALTO_CON_BODY_LEVEL;
             }
         }
     }

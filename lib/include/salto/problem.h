@@ -81,6 +81,9 @@ typedef enum salto_constraint_type {
                              //   mass on the parabola c0 + v0 tau + g tau^2 / 2 (tau from the
                              //   phase's start), c0 and v0 variables the NLP adds, at the knots
     SALTO_CON_COM_PARABOLA_VEL, // (likewise) its velocity v0 + g tau at the phase's two ends
+    SALTO_CON_BODY_LEVEL,    // (added by the loader for a 3-D ground hold's second site) the
+                             //   body not rolled about the line from site0 to site: its
+                             //   zero-pose vertical has no component across the line
     SALTO_CON_COUNT
 } salto_constraint_type;
 
