@@ -415,10 +415,21 @@ if echo "$e" | awk '{ exit !($1 < 0.02 && $2 < 0.05) }'; then ok; else fail "the
 expect 0 "$salto" play "$tmp/hdi/motion.json" -o "$tmp/phdi0" --quiet --no-grip
 e=$(root_err "$tmp/hdi/motion.csv" "$tmp/phdi0/sim.csv" 1.5)
 if echo "$e" | awk '{ exit !($1 > 0.1) }'; then ok; else fail "the hinged dismount's root at touchdown off by only (m, rad) $e"; fi
-# the leap pushed mid-stance: the motion changes and the simulation stays stable (the leap's
-# flights, which cheat between slices, make it fall either way: docs/simulation.md)
-expect 0 "$salto" solve "$root/problems/leap.yaml" -o "$tmp/lp" --quiet
-expect 0 "$salto" play "$tmp/lp/motion.json" -o "$tmp/plp0" --quiet
+# the shipped leaps (refined: docs/validation.md) pass every validation check, and the leap
+# replays with its joints within 0.06 rad on average (0.043 measured); the sanitizer build,
+# where the refinement would take minutes, plays the leap's first solve instead
+if [ -z "$SALTO_SANITIZED" ]; then
+    expect 0 "$salto" solve "$root/problems/leap.yaml" -o "$tmp/lp" --quiet
+    expect 0 "$salto" validate "$tmp/lp/motion.json" -o "$tmp/vlp" --quiet
+    expect 0 "$salto" play "$tmp/lp/motion.json" -o "$tmp/plp0"
+    grep_in "$tmp/out" "^tracking error \(joints' RMS\): 0.0[0-5][0-9]+ rad on average"
+    expect 0 "$salto" solve "$root/problems/leap_pegs.yaml" -o "$tmp/lpp" --quiet
+    expect 0 "$salto" validate "$tmp/lpp/motion.json" -o "$tmp/vlpp" --quiet
+else
+    expect 0 "$salto" solve "$root/problems/leap.yaml" -o "$tmp/lp" --quiet --set solver.refine=0
+    expect 0 "$salto" play "$tmp/lp/motion.json" -o "$tmp/plp0" --quiet
+fi
+# the leap pushed mid-stance: the motion changes and the simulation stays stable
 expect 0 "$salto" play "$tmp/lp/motion.json" -o "$tmp/plp1" --quiet --push trunk:150,0,0@0.5:0.1
 grep_in "$tmp/plp1/sim.json" '"stopped": null'
 if ! cmp -s "$tmp/plp0/sim.csv" "$tmp/plp1/sim.csv"; then ok; else fail "a push on the leap changed nothing"; fi
