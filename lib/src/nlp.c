@@ -1424,15 +1424,23 @@ void salto_nlp_state(const salto_nlp* nlp, const double* x, double t, double* q,
 }
 
 
-// the kinematics (positions and velocities) at block b's time, computed once per time
-static void kinematics_at(salto_nlp* nlp, const double* x, const block* b) {
-    if (nlp->have_state && nlp->last_t == b->t && nlp->last_x == x && nlp->last_er == b->er) return;
+// the splines' q and qd (and with acc, qdd) at block b's time into nlp->d, from its basis
+static void block_state(salto_nlp* nlp, const double* x, const block* b, int acc) {
     salto_data* d = nlp->d;
     for (int j = 0; j < nlp->nv; j++) {
         const double* c = x + j * nlp->ncp + b->first;
         d->q[j] = b->N[0] * c[0] + b->N[1] * c[1] + b->N[2] * c[2] + b->N[3] * c[3];
         d->qd[j] = b->dN[0] * c[0] + b->dN[1] * c[1] + b->dN[2] * c[2] + b->dN[3] * c[3];
+        if (acc) d->qdd[j] = b->ddN[0] * c[0] + b->ddN[1] * c[1] + b->ddN[2] * c[2] + b->ddN[3] * c[3];
     }
+}
+
+
+// the kinematics (positions and velocities) at block b's time, computed once per time
+static void kinematics_at(salto_nlp* nlp, const double* x, const block* b) {
+    if (nlp->have_state && nlp->last_t == b->t && nlp->last_x == x && nlp->last_er == b->er) return;
+    salto_data* d = nlp->d;
+    block_state(nlp, x, b, 0);
     if (b->er >= 0) {
         er_state(nlp, x, b->er, SALTO_FK_VEL, 1);
     } else {
@@ -1667,11 +1675,7 @@ static void eval_momentum(salto_nlp* nlp, const double* x, const block* b, doubl
     const salto_problem_desc* p = nlp->p;
     salto_data* d = nlp->d;
     const int nv = nlp->nv;
-    for (int j = 0; j < nv; j++) {
-        const double* cp = x + j * nlp->ncp + b->first;
-        d->q[j] = b->N[0] * cp[0] + b->N[1] * cp[1] + b->N[2] * cp[2] + b->N[3] * cp[3];
-        d->qd[j] = b->dN[0] * cp[0] + b->dN[1] * cp[1] + b->dN[2] * cp[2] + b->dN[3] * cp[3];
-    }
+    block_state(nlp, x, b, 0);
     salto_fk(m, d, SALTO_FK_VEL);
     nlp->have_state = 0;
     double L[3], P[3], c[3];
@@ -1731,12 +1735,7 @@ static void eval_physics(salto_nlp* nlp, const double* x, const block* b, double
     const salto_model* m = nlp->m;
     salto_data* d = nlp->d;
     const int nv = nlp->nv;
-    for (int j = 0; j < nv; j++) {
-        const double* cp = x + j * nlp->ncp + b->first;
-        d->q[j] = b->N[0] * cp[0] + b->N[1] * cp[1] + b->N[2] * cp[2] + b->N[3] * cp[3];
-        d->qd[j] = b->dN[0] * cp[0] + b->dN[1] * cp[1] + b->dN[2] * cp[2] + b->dN[3] * cp[3];
-        d->qdd[j] = b->ddN[0] * cp[0] + b->ddN[1] * cp[1] + b->ddN[2] * cp[2] + b->ddN[3] * cp[3];
-    }
+    block_state(nlp, x, b, 1);
     if (b->er >= 0) er_state(nlp, x, b->er, SALTO_FK_ACC, want_jac);
     double f0[6];
     if (want_jac) {
