@@ -27,13 +27,13 @@ static void help(void) {
            "with a torque about the bar's axis of at most the phase's torque_max that turns the\n"
            "hand as the motion does. After the motion ends the last pose (and grip) is held.\n\n"
            "Writes DIR/sim.json (settings, statistics, every frame), DIR/sim.csv (t, the DOFs,\n"
-           "the tracking error, the contact count and total contact force per frame) and\n"
-           "DIR/filmstrip.png, each atomically, and prints the tracking error and the number of\n"
-           "contacts, impacts and limit events. A simulation that blows up (a state not finite,\n"
-           "a joint spinning past 1000 rad/s, or kinetic energy past 100 times the motion's\n"
-           "largest plus the weight falling 1 m) stops with a message naming the time and the\n"
-           "cause, and what was computed before is written. Exit status: 0, 1 when the\n"
-           "simulation blew up, 2 for bad input.\n\n"
+           "the tracking error, the contact count, the total contact force and the grips'\n"
+           "torque about the bar per frame) and DIR/filmstrip.png, each atomically, and prints\n"
+           "the tracking error and the number of contacts, impacts and limit events. A\n"
+           "simulation that blows up (a state not finite, a joint spinning past 1000 rad/s, or\n"
+           "kinetic energy past 100 times the motion's largest plus the weight falling 1 m)\n"
+           "stops with a message naming the time and the cause, and what was computed before\n"
+           "is written. Exit status: 0, 1 when the simulation blew up, 2 for bad input.\n\n"
            "  --problem P        the problem (default: the one the motion names)\n"
            "  -o DIR             where to write (default: play/ in the motion's folder, so that\n"
            "                     the solver's filmstrip.png stays)\n"
@@ -141,12 +141,12 @@ static void ground_from(const salto_problem_desc* p, salto_sim_opts* o) {
 
 typedef struct record {
     int n, cap, nv;
-    double *t, *q, *err, *force;
+    double *t, *q, *err, *force, *grip;
     int* contacts;
 } record;
 
 static int record_frame(record* r, double t, const double* q, double err, int nc,
-                        const double f[3]) {
+                        const double f[3], double grip) {
     if (r->n == r->cap) {
         const int cap = r->cap ? 2 * r->cap : 256;
         double* t2 = realloc(r->t, (size_t)cap * sizeof(double));
@@ -159,7 +159,9 @@ static int record_frame(record* r, double t, const double* q, double err, int nc
         if (f2) r->force = f2;
         int* c2 = realloc(r->contacts, (size_t)cap * sizeof(int));
         if (c2) r->contacts = c2;
-        if (!t2 || !q2 || !e2 || !f2 || !c2) return 0;
+        double* g2 = realloc(r->grip, (size_t)cap * sizeof(double));
+        if (g2) r->grip = g2;
+        if (!t2 || !q2 || !e2 || !f2 || !c2 || !g2) return 0;
         r->cap = cap;
     }
     r->t[r->n] = t;
@@ -167,6 +169,7 @@ static int record_frame(record* r, double t, const double* q, double err, int nc
     r->err[r->n] = err;
     r->contacts[r->n] = nc;
     memcpy(r->force + 3 * (size_t)r->n, f, 3 * sizeof(double));
+    r->grip[r->n] = grip;
     r->n++;
     return 1;
 }
@@ -182,12 +185,12 @@ static salto_status write_csv(const salto_model* m, const record* r, const char*
         fputc(',', a.f);
         salto_csv_field(a.f, m->link_name[j]);
     }
-    fputs(",tracking_error,contacts,force_x,force_y,force_z\n", a.f);
+    fputs(",tracking_error,contacts,force_x,force_y,force_z,grip_torque\n", a.f);
     for (int k = 0; k < r->n; k++) {
         fprintf(a.f, "%.10g", r->t[k]);
         for (int j = 0; j < m->nv; j++) fprintf(a.f, ",%.17g", r->q[(size_t)k * r->nv + j]);
-        fprintf(a.f, ",%.6g,%d,%.6g,%.6g,%.6g\n", r->err[k], r->contacts[k], r->force[3 * k],
-                r->force[3 * k + 1], r->force[3 * k + 2]);
+        fprintf(a.f, ",%.6g,%d,%.6g,%.6g,%.6g,%.6g\n", r->err[k], r->contacts[k], r->force[3 * k],
+                r->force[3 * k + 1], r->force[3 * k + 2], r->grip[k]);
     }
     return salto_atomic_commit(&a, err);
 }
@@ -252,6 +255,8 @@ static salto_status write_json(const salto_model* m, const record* r, const summ
     salto_json_ints(f, r->contacts, r->n);
     fputs(",\n    \"contact_force\": ", f);
     salto_json_rows(f, r->force, r->n, 3, ", ");
+    fputs(",\n    \"grip_torque\": ", f);
+    salto_json_nums(f, r->grip, r->n, 1);
     fputs(",\n    \"q\": ", f);
     salto_json_rows(f, r->q, r->n, r->nv, ",\n      ");
     fputs("\n  }\n}\n", f);
@@ -379,7 +384,7 @@ int cmd_play(int argc, char** argv) {
     const int nv = m->nv;
     double* q = calloc((size_t)nv * 3, sizeof(double));
     salto_data* d = salto_data_create(m);
-    record rec = {0, 0, nv, NULL, NULL, NULL, NULL, NULL};
+    record rec = {0, 0, nv, NULL, NULL, NULL, NULL, NULL, NULL};
     if (!sim || !q || !d) {
         fprintf(stderr, "salto play: out of memory\n");
         salto_sim_destroy(sim), free(q), salto_data_destroy(d), app_motion_close(&am);
@@ -466,7 +471,9 @@ int cmd_play(int argc, char** argv) {
             for (int c = 0; c < nc; c++) {
                 for (int a = 0; a < 3; a++) f[a] += cs[c].force[a];
             }
-            if (!record_frame(&rec, t, qs, e, nc, f)) {
+            double grip = 0.0; // the bar's torque on the hands in the last step
+            for (int k2 = 0; k2 < 8; k2++) grip += salto_sim_grip_torque(sim, k2);
+            if (!record_frame(&rec, t, qs, e, nc, f, grip)) {
                 fprintf(stderr, "salto play: out of memory\n");
                 status = 1;
                 break;
@@ -550,7 +557,7 @@ int cmd_play(int argc, char** argv) {
                1e3 * fmax(st->max_depth, 0.0));
         printf("wrote %s, %s and %s\n", jpath, cpath, fpath);
     }
-    free(rec.t), free(rec.q), free(rec.err), free(rec.force), free(rec.contacts);
+    free(rec.t), free(rec.q), free(rec.err), free(rec.force), free(rec.contacts), free(rec.grip);
     salto_data_destroy(d);
     free(q);
     salto_sim_destroy(sim);

@@ -389,7 +389,8 @@ for f in sim.json sim.csv filmstrip.png; do
     if [ -s "$tmp/pl1/$f" ] && [ ! -e "$tmp/pl1/$f.tmp" ]; then ok; else fail "play: $f missing or its temporary left"; fi
 done
 grep_in "$tmp/pl1/sim.json" '"stopped": null'
-grep_in "$tmp/pl1/sim.csv" '^t,root_x,root_y,.*,tracking_error,contacts,force_x,force_y,force_z$'
+grep_in "$tmp/pl1/sim.csv" '^t,root_x,root_y,.*,tracking_error,contacts,force_x,force_y,force_z,grip_torque$'
+grep_in "$tmp/pl1/sim.json" '"grip_torque": \['
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl2" --quiet
 if cmp -s "$tmp/pl1/sim.csv" "$tmp/pl2/sim.csv"; then ok; else fail "play is not deterministic"; fi
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl3" --quiet --push trunk:0,300,0@0.5:0.1
@@ -410,6 +411,9 @@ root_err() { # MOTION_CSV SIM_CSV T: the largest |sim - motion| of root_x and ro
 expect 0 "$salto" solve "$root/problems/highbar_dismount_impact.yaml" -o "$tmp/hdi" --quiet
 expect 0 "$salto" play "$tmp/hdi/motion.json" -o "$tmp/phdi"
 grep_in "$tmp/out" "^tracking error \(joints' RMS\): 0.0[0-2][0-9]+ rad on average"
+# its grip torque (sim.csv's last column) stays within the swing's torque_max, 100 N m, and works
+if awk -F, 'NR > 1 && $1 + 0 < 0.9 { g = $NF < 0 ? -$NF : $NF; if (g > 100 + 1e-6) bad = 1; if (g > big) big = g }
+    END { exit !(!bad && big > 10) }' "$tmp/phdi/sim.csv"; then ok; else fail "the dismount's grip torque out of [10, 100] N m"; fi
 e=$(root_err "$tmp/hdi/motion.csv" "$tmp/phdi/sim.csv" 1.5)
 if echo "$e" | awk '{ exit !($1 < 0.02 && $2 < 0.05) }'; then ok; else fail "the gripped dismount's root at touchdown off by (m, rad) $e"; fi
 expect 0 "$salto" play "$tmp/hdi/motion.json" -o "$tmp/phdi0" --quiet --no-grip
