@@ -1012,6 +1012,8 @@ static const bad_case bad_cases[] = {
     {"bad_hessian.yaml", SALTO_ERR_INVALID, 14, 12,
      "unknown hessian 'exakt' (expected one of: limited-memory, exact)",
      "did you mean 'exact'?"},
+    {"bad_refine_max_iterations.yaml", SALTO_ERR_INVALID, 14, 26,
+     "'refine_max_iterations' must be at least 0, found -1", NULL},
     {"bad_flight_rows.yaml", SALTO_ERR_INVALID, 14, 16,
      "unknown flight_rows 'momentm' (expected one of: force, momentum)",
      "did you mean 'momentum'?"},

@@ -1567,12 +1567,13 @@ static salto_status read_solver(reader* R, const salto_cfg_node* top) {
     sv->derivatives = 0;
     sv->refine = 0;
     sv->refine_fraction = 0.5;
+    sv->refine_max_iterations = 0;
     sv->flight_rows = SALTO_FLIGHT_FORCE;
     const salto_cfg_node* n = salto_cfg_child(top, "solver");
     if (!n) return SALTO_OK;
     static const char* const keys[] = {"tolerance",   "max_iterations", "hessian", "derivatives",
                                        "max_cpu_time", "print_level",   "refine",  "refine_fraction",
-                                       "flight_rows",  "ipopt",         NULL};
+                                       "flight_rows",  "refine_max_iterations", "ipopt", NULL};
     salto_status s = salto_cfg_check_keys(n, keys, R->err);
     if (s) return s;
     s = read_num_opt(R, n, "tolerance", 0.0, 1, &sv->tolerance);
@@ -1590,6 +1591,8 @@ static salto_status read_solver(reader* R, const salto_cfg_node* top) {
     s = read_int_opt(R, n, "refine", 0, 100, &sv->refine);
     if (s) return s;
     s = read_num_opt(R, n, "refine_fraction", 0.0, 1, &sv->refine_fraction);
+    if (s) return s;
+    s = read_int_opt(R, n, "refine_max_iterations", 0, 2147483647, &sv->refine_max_iterations);
     if (s) return s;
     const salto_cfg_node* fn = salto_cfg_child(n, "flight_rows");
     if (fn && (s = read_enum(R, fn, flight_row_names, "flight_rows", &sv->flight_rows))) return s;

@@ -258,6 +258,8 @@ salto_status salto_solve_mult(salto_nlp* nlp, double* x, salto_multipliers* mult
         opt_num(pb, "warm_start_slack_bound_frac", push);
         opt_num(pb, "warm_start_mult_bound_push", push);
         opt_num(pb, "mu_init", mu0);
+        const int cap = p->solver.refine_max_iterations;
+        if (cap > 0 && cap < p->solver.max_iterations) opt_int(pb, "max_iter", cap);
     }
     for (int i = 0; i < p->solver.nipopt; i++) {
         if (!opt_user(pb, &p->solver.ipopt[i])) {

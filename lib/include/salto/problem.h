@@ -161,6 +161,8 @@ typedef struct salto_solver_desc {
                             //   the solve resumed (salto_solve_refined, solver.h)
     double refine_fraction; // a violation is refined when above this fraction of its
                             //   validation threshold (default 0.5)
+    int refine_max_iterations; // IPOPT max_iter of a refinement's re-solves (default 0: as
+                            //   max_iterations); one that stops there is undone
     int flight_rows;        // a flight's physics rows at its slices (docs/problem-format.md):
                             //   SALTO_FLIGHT_FORCE (default): f0 = 0 at each slice;
                             //   SALTO_FLIGHT_MOMENTUM: the centroidal momentum against the
