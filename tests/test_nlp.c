@@ -29,6 +29,7 @@ static const char* const fd_problems[] = {
     "tests/data/nlp/impact3d.yaml",
     // the flights' momentum rows, in 3-D, and planar in a ballistic flight
     "tests/data/nlp/all3d.yaml|solver.flight_rows=momentum",
+    "tests/data/nlp/all2d.yaml|solver.flight_rows=momentum",
     "tests/data/nlp/all2d.yaml|solver.flight_rows=momentum|phases.flight.ballistic=true",
 };
 enum { NFD = (int)(sizeof fd_problems / sizeof fd_problems[0]) };

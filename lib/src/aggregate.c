@@ -408,22 +408,65 @@ static void columns_all(const salto_model* m, const salto_data* d, double* restr
 #undef CROSS
 
 
-static void f0_jac_linear(const salto_model* m, salto_data* d, double* J, double* Jp) {
+// p0's columns of link j from its subtree's composite inertia Ic and momentum H: the q column
+// S x* H + Ic W (W = V_p x S), the qd column Ic S, into Jp (6 x 2nv)
+static void p0_columns(const salto_model* m, const salto_data* d, int j, const double* Ic,
+                       const double* H, double* Jp) {
     const int nv = m->nv;
+    double W[6], pq[6], pqd[6];
+    salto_sv_crossm(W, d->V + 6 * m->link_parent[j], d->S + 6 * j);
+    salto_si_mul(pq, Ic, W);
+    salto_sv_crossf_add(pq, d->S + 6 * j, H);
+    salto_si_mul(pqd, Ic, d->S + 6 * j);
+    for (int r = 0; r < 6; r++) {
+        Jp[(size_t)r * 2 * nv + j] = pq[r];
+        Jp[(size_t)r * 2 * nv + nv + j] = pqd[r];
+    }
+}
+
+
+static void f0_jac_linear(const salto_model* m, salto_data* d, double* J, double* Jp) {
     subtree_sums(m, d);
     columns_all(m, d, J);
-    if (!Jp) return;
-    // p0: q column S x* H + Ic W; qd column Ic S (= the f0 qdd column)
-    for (int j = 0; j < nv; j++) {
-        double Ic[10], Icd[10], H[6], F[6], W[6], pq[6];
+    for (int j = 0; Jp && j < m->nv; j++) {
+        double Ic[10], Icd[10], H[6], F[6];
         load_sums(m, d, j, Ic, Icd, H, F);
-        salto_sv_crossm(W, d->V + 6 * m->link_parent[j], d->S + 6 * j);
-        salto_si_mul(pq, Ic, W);
-        salto_sv_crossf_add(pq, d->S + 6 * j, H);
-        for (int r = 0; r < 6; r++) {
-            Jp[(size_t)r * 2 * nv + j] = pq[r];
-            Jp[(size_t)r * 2 * nv + nv + j] = J[(size_t)r * 3 * nv + 2 * nv + j];
+        p0_columns(m, d, j, Ic, H, Jp);
+    }
+}
+
+
+void salto_p0_jac(const salto_model* m, salto_data* d, double* Jp) {
+    const int nv = m->nv;
+    const size_t np = padded(nv);
+    double* restrict X = d->work;
+    salto_fk(m, d, SALTO_FK_VEL);
+    salto_link_inertias(m, d);
+    // the subtree sums Ic and H alone, leaf to base (salto_f0_jac's pass without the rates)
+    for (int i = 0; i < nv; i++) {
+        double h[6] = {0, 0, 0, 0, 0, 0};
+        const double* I = d->I + 10 * i;
+        if (m->link_massive[i]) salto_si_mul(h, I, d->V + 6 * i);
+        for (int k = 0; k < 10; k++) X[(X_IC + k) * np + i] = I[k];
+        for (int k = 0; k < 6; k++) X[(X_H + k) * np + i] = h[k];
+    }
+    for (int k = 0; k < 6; k++) d->p0[k] = 0.0;
+    for (int i = nv - 1; i >= 0; i--) {
+        const int par = m->link_parent[i];
+        for (int k = 0; k < 16; k++) {
+            const int f = k < 10 ? X_IC + k : X_H + k - 10;
+            if (par >= 0) {
+                X[f * np + par] += X[f * np + i];
+            } else if (k >= 10) {
+                d->p0[k - 10] += X[f * np + i];
+            }
         }
+    }
+    for (int j = 0; Jp && j < nv; j++) {
+        double Ic[10], H[6];
+        for (int k = 0; k < 10; k++) Ic[k] = X[(X_IC + k) * np + j];
+        for (int k = 0; k < 6; k++) H[k] = X[(X_H + k) * np + j];
+        p0_columns(m, d, j, Ic, H, Jp);
     }
 }
 

@@ -44,7 +44,8 @@ typedef struct block {
     int link;            // above_ground: link of the point (-1: world); site rows: unused
     double point[3];     // above_ground: the point in the link frame
     double offset;       // above_ground: radius below the point
-    int aux[3];          // site_hold: the variable each row's place is (-1: a fixed target)
+    int aux[6];          // site_hold, a flight's momentum rows: the variable each row's place
+                         //   or constant is, entering with -1 (-1: a fixed target, none)
     double target[3];    //   and the fixed targets
     int er;              // phase whose effective root the rows see (-1: the splines as they are)
     int nxaux;           //   and its place variables, on which every row then depends
@@ -143,8 +144,6 @@ struct salto_nlp {
                              //   ballistic flight's parabola, -1 for none            (nphase)
     int* mom;                // per phase: first place variable of a flight's momentum
                              //   constants (solver.flight_rows: momentum), -1 for none (nphase)
-    double* msum;            // momentum helper: composite inertia (10) and subtree momentum (6)
-                             //   per link                                           (16 nv)
     int bal_nt;              // the root's translation DOFs and their world axes
     int bal_tdof[3];
     double bal_a[3][3];
@@ -155,12 +154,19 @@ struct salto_nlp {
 
 
 static salto_status build_hessian_pattern(salto_nlp* nlp);
+
+
+// the physics rows of flight phase ph: f0 (planar n_y, f_x, f_z) or its momentum, a ballistic
+// flight's torque or angular momentum about the centre of mass alone (planar: about y)
+static int flight_nrows(const salto_nlp* nlp, int ph) {
+    return nlp->bal[ph] >= 0 ? (nlp->planar ? 1 : 3) : (nlp->planar ? 3 : 6);
+}
 static void knots_per_phase(const salto_nlp* nlp, int* n);
 static void impact_basis(const salto_nlp* nlp, block* b);
 
 
 // the place variable of row r of block b (site_hold rows only), -1 for none
-static int row_aux(const block* b, int r) { return r < 3 ? b->aux[r] : -1; }
+static int row_aux(const block* b, int r) { return r < 6 ? b->aux[r] : -1; }
 
 
 
@@ -191,7 +197,7 @@ static block* new_block(builder* B) {
     b->link = -1;
     b->phase = -1;
     b->dep0 = B->ndep;
-    b->aux[0] = b->aux[1] = b->aux[2] = -1;
+    for (int r = 0; r < 6; r++) b->aux[r] = -1;
     return b;
 }
 
@@ -431,11 +437,6 @@ static salto_status assign_eroots(salto_nlp* nlp, builder* B) {
             const int base = nlp->bal[p->cons[b->con].phase];
             b->nxaux = 2 * nlp->bal_nt;
             for (int a = 0; a < b->nxaux; a++) b->xaux[a] = base + a;
-        }
-        if (b->con < 0 && !b->impact && nlp->mom[b->phase] >= 0) {
-            // a flight's momentum rows: each against its constant
-            b->nxaux = b->nrows;
-            for (int a = 0; a < b->nrows; a++) b->xaux[a] = nlp->mom[b->phase] + a;
         }
         b->dep0 = start;
         b->ndep = n - start;
@@ -797,7 +798,6 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->er);
     salto_free(nlp->bal);
     salto_free(nlp->mom);
-    salto_free(nlp->msum);
     salto_free(nlp->erJ);
     salto_free(nlp->erDv);
     salto_free(nlp->erDaq);
@@ -914,7 +914,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     for (int i = 0; p->physics && p->solver.flight_rows == SALTO_FLIGHT_MOMENTUM && i < p->nphase; i++) {
         if (p->phases[i].contact.type != SALTO_CONTACT_NONE) continue;
         nlp->mom[i] = nlp->ncpv + nlp->naux;
-        nlp->naux += nlp->bal[i] >= 0 ? (nlp->planar ? 1 : 3) : (nlp->planar ? 3 : 6);
+        nlp->naux += flight_nrows(nlp, i);
     }
     nlp->nx = nlp->ncpv + nlp->naux;
     nlp->er = salto_calloc((size_t)p->nphase, sizeof(eroot));
@@ -982,7 +982,9 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             default:
                 // a ballistic flight's force is zero by construction: the torque about the
                 // centre of mass alone
-                b->nrows = nlp->bal[ph] >= 0 ? (planar ? 1 : 3) : (planar ? 3 : 6);
+                b->nrows = flight_nrows(nlp, ph);
+                // momentum rows: each against its constant, a place variable per row
+                for (int r = 0; nlp->mom[ph] >= 0 && r < b->nrows; r++) b->aux[r] = nlp->mom[ph] + r;
                 break;
             }
 
@@ -1140,7 +1142,6 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->dqdd = salto_calloc(maxrows * (size_t)nlp->nv, sizeof(double));
     nlp->Jf = salto_malloc(18 * (size_t)nlp->nv * sizeof(double));
     nlp->sums = salto_malloc(7 * (size_t)nlp->nv * sizeof(double));
-    nlp->msum = salto_malloc(16 * (size_t)nlp->nv * sizeof(double));
     nlp->xs = salto_malloc((size_t)nlp->nx * sizeof(double));
     nlp->Jp = salto_malloc(2 * 8 * 4 * (size_t)nlp->nv * sizeof(double));
     {
@@ -1177,7 +1178,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         i = i1;
     }
     nlp->arena = salto_malloc((nlp->grp_cap + 1) * sizeof(double));
-    if (!nlp->d || !nlp->J3 || !nlp->dq || !nlp->dqd || !nlp->dqdd || !nlp->Jf || !nlp->sums || !nlp->msum ||
+    if (!nlp->d || !nlp->J3 || !nlp->dq || !nlp->dqd || !nlp->dqdd || !nlp->Jf || !nlp->sums ||
         !nlp->xs || !nlp->Jp ||
         !nlp->Hl || !nlp->Sl || !nlp->Tl || !nlp->Ql || !nlp->grp || !nlp->grp_at || !nlp->arena ||
         !nlp->erJ || !nlp->erDv || !nlp->erDaq || !nlp->erDaqd || !nlp->daux || !nlp->fq ||
@@ -1631,37 +1632,6 @@ static void physics_rows(const salto_nlp* nlp, const block* b, const double* f0,
 // momentum's difference over the phase. f0 = dh/dt (gravity's part aside), so the rows hold
 // the momentum's integral of f0 = 0 between any two slices, not only f0 at them.
 
-// the centroidal momentum of the splines' state at t: L (3) and P (3), and the centre of mass
-static void momentum_at(salto_nlp* nlp, double* L, double* P, double* c) {
-    const salto_model* m = nlp->m;
-    salto_data* d = nlp->d;
-    const int nv = nlp->nv;
-    salto_link_inertias(m, d);
-    double* s = nlp->msum;
-    for (int i = 0; i < nv; i++) {
-        double* si = s + 16 * i;
-        memcpy(si, d->I + 10 * i, 10 * sizeof(double));
-        salto_si_mul(si + 10, d->I + 10 * i, d->V + 6 * i);
-    }
-    double h[6] = {0, 0, 0, 0, 0, 0}, mc[3] = {0, 0, 0};
-    for (int i = nv - 1; i >= 0; i--) {
-        const int par = m->link_parent[i];
-        const double* si = s + 16 * i;
-        if (par >= 0) {
-            double* sp = s + 16 * par;
-            for (int k = 0; k < 16; k++) sp[k] += si[k];
-        } else {
-            for (int k = 0; k < 6; k++) h[k] += si[10 + k];
-            for (int k = 0; k < 3; k++) mc[k] += si[1 + k];
-        }
-    }
-    for (int k = 0; k < 3; k++) c[k] = mc[k] / m->mass, P[k] = h[3 + k];
-    double cp[3];
-    salto_v3_cross(cp, c, P);
-    for (int k = 0; k < 3; k++) L[k] = h[k] - cp[k];
-}
-
-
 // the momentum rows' components: planar L_y (, P_x, P_z); else L (, P)
 static int momentum_comp(const salto_nlp* nlp, int r) {
     static const int planar[3] = {1, 3, 5};
@@ -1669,57 +1639,52 @@ static int momentum_comp(const salto_nlp* nlp, int r) {
 }
 
 
+// component k of the centroidal momentum (L, then P less gravity's impulse over tau) from p0
+// = [h_a; P] about the origin and the centre of mass c; L into L (3) when k = 0 is asked first
+static double momentum_part(const salto_model* m, const double* p0, const double* c, int k,
+                            double tau) {
+    if (k >= 3) return p0[k] - m->mass * m->gravity[k - 3] * tau;
+    double cp[3];
+    salto_v3_cross(cp, c, p0 + 3);
+    return p0[k] - cp[k];
+}
+
+
+// The rows are w h_k - x[aux_k], w = 1/T: the place variables hold the constants divided by T
+// (a row's place variable enters with -1, as a hold's place does)
 static void eval_momentum(salto_nlp* nlp, const double* x, const block* b, double* g,
                           int want_jac) {
     const salto_model* m = nlp->m;
-    const salto_problem_desc* p = nlp->p;
+    const salto_phase_desc* ph = &nlp->p->phases[b->phase];
     salto_data* d = nlp->d;
     const int nv = nlp->nv;
+    double* Jp = nlp->Jf; // 6 x 2nv: p0's Jacobian (the aggregate force's is not used here)
     block_state(nlp, x, b, 0);
-    salto_fk(m, d, SALTO_FK_VEL);
+    salto_p0_jac(m, d, want_jac ? Jp : NULL);
     nlp->have_state = 0;
-    double L[3], P[3], c[3];
-    momentum_at(nlp, L, P, c);
-    const salto_phase_desc* ph = &p->phases[b->phase];
+    double c[3];
+    salto_com(m, d, c, NULL);
+    const double* P = d->p0 + 3;
     const double w = 1.0 / ph->duration, tau = b->t - ph->start;
-    const double* h0 = x + nlp->mom[b->phase];
     for (int r = 0; r < b->nrows; r++) {
-        const int k = momentum_comp(nlp, r);
-        const double v = k < 3 ? L[k] : P[k - 3] - m->mass * m->gravity[k - 3] * tau;
-        g[r] = w * (v - h0[r]);
+        g[r] = w * momentum_part(m, d->p0, c, momentum_comp(nlp, r), tau) - x[b->aux[r]];
     }
     if (!want_jac) return;
-    for (int r = 0; r < b->nrows; r++) {
-        for (int a = 0; a < b->nxaux; a++) nlp->daux[NXAUX * r + a] = a == r ? -w : 0.0;
-    }
     memset(nlp->dqdd, 0, (size_t)b->nrows * nv * sizeof(double));
     for (int j = 0; j < nv; j++) {
-        const double* S = d->S + 6 * j;
-        const double* Ic = nlp->msum + 16 * j;
-        const double* hj = Ic + 10;
-        double dhd[6], dhq[6], sv[6], t[6];
-        salto_si_mul(dhd, Ic, S);
-        salto_sv_crossm(sv, S, d->V + 6 * m->link_parent[j]);
-        salto_si_mul(t, Ic, sv);
-        salto_sv_crossf(dhq, S, hj);
-        for (int k = 0; k < 6; k++) dhq[k] -= t[k];
-        // L = h_a - c x P: dc/dq_j = (I^C_j S_j)_l / M, c does not depend on qd
+        double dhq[6], dhd[6];
+        for (int k = 0; k < 6; k++) dhq[k] = Jp[k * 2 * nv + j], dhd[k] = Jp[k * 2 * nv + nv + j];
+        // L = h_a - c x P: dc/dq_j = (dP/dqd_j) / M, c does not depend on qd
         double dc[3], e1[3], e2[3], e3[3];
         for (int k = 0; k < 3; k++) dc[k] = dhd[3 + k] / m->mass;
         salto_v3_cross(e1, dc, P);
         salto_v3_cross(e2, c, dhq + 3);
         salto_v3_cross(e3, c, dhd + 3);
-        double Lq[6], Lqd[6];
-        for (int k = 0; k < 3; k++) {
-            Lq[k] = dhq[k] - e1[k] - e2[k];
-            Lqd[k] = dhd[k] - e3[k];
-            Lq[3 + k] = dhq[3 + k];
-            Lqd[3 + k] = dhd[3 + k];
-        }
+        for (int k = 0; k < 3; k++) dhq[k] -= e1[k] + e2[k], dhd[k] -= e3[k];
         for (int r = 0; r < b->nrows; r++) {
             const int k = momentum_comp(nlp, r);
-            nlp->dq[r * nv + j] = w * Lq[k];
-            nlp->dqd[r * nv + j] = w * Lqd[k];
+            nlp->dq[r * nv + j] = w * dhq[k];
+            nlp->dqd[r * nv + j] = w * dhd[k];
         }
     }
 }
@@ -2785,12 +2750,13 @@ static void init_parabola(const salto_nlp* nlp, double* x, int ph) {
 
 
 // a flight's momentum constants: the mean over the phase's slices of the splines' momentum
-// (the linear part with gravity's line taken off), so that the rows start balanced
+// (the linear part with gravity's line taken off), divided by the phase's duration as the
+// rows read them, so that the rows start balanced
 static void init_momentum(const salto_nlp* nlp, double* x, int ph) {
     const salto_problem_desc* p = nlp->p;
     const salto_model* m = nlp->m;
     salto_data* d = nlp->d;
-    const int nr = nlp->bal[ph] >= 0 ? (nlp->planar ? 1 : 3) : (nlp->planar ? 3 : 6);
+    const int nr = flight_nrows(nlp, ph);
     double* h0 = x + nlp->mom[ph];
     for (int r = 0; r < nr; r++) h0[r] = 0.0;
     int n = 0;
@@ -2799,15 +2765,16 @@ static void init_momentum(const salto_nlp* nlp, double* x, int ph) {
         const double t = nlp->slice_t[k];
         state_raw(nlp, x, t, d->q, d->qd, NULL);
         salto_fk(m, d, SALTO_FK_VEL);
-        double L[3], P[3], c[3];
-        momentum_at((salto_nlp*)nlp, L, P, c); // scratch only
+        salto_link_inertias(m, d);
+        double h[6], c[3];
+        salto_momentum(m, d, h);
+        salto_com(m, d, c, NULL);
         for (int r = 0; r < nr; r++) {
-            const int i = momentum_comp(nlp, r);
-            h0[r] += i < 3 ? L[i] : P[i - 3] - m->mass * m->gravity[i - 3] * (t - p->phases[ph].start);
+            h0[r] += momentum_part(m, h, c, momentum_comp(nlp, r), t - p->phases[ph].start);
         }
         n++;
     }
-    for (int r = 0; r < nr && n > 0; r++) h0[r] /= n;
+    for (int r = 0; r < nr && n > 0; r++) h0[r] /= n * p->phases[ph].duration;
 }
 
 

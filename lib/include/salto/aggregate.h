@@ -35,6 +35,12 @@ const char* salto_jac_method_name(salto_jac_method method);
 void salto_f0_jac(const salto_model* m, salto_data* d, salto_jac_method method, double* f0,
                   double* J, double* Jp);
 
+// The aggregate momentum p0 = sum_i I_i V_i (about the world origin, into d->p0) and, unless
+// Jp is NULL, its Jacobian Jp (6 x 2nv, columns q then qd) by salto_f0_jac's linear method
+// without the accelerations: reads d->q, d->qd, leaves the kinematics at the velocity level
+// and the link inertias in d. O(D); allocates nothing.
+void salto_p0_jac(const salto_model* m, salto_data* d, double* Jp);
+
 // Joint forces (torques) at K chosen links and their Jacobians with respect to (q, qd, qdd),
 // K x 3nv row-major, in O(K D) (after the same leaf-to-base pass as salto_f0_jac). tau (K)
 // and J may be NULL.
