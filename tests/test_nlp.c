@@ -1368,6 +1368,45 @@ START_TEST(momentum_rows_are_the_momentum) {
 END_TEST
 
 
+// A foot held at heel and toe is kept level across them: each body_level row is the foot's
+// roll, v . (N x u) with v its zero-pose vertical turned with it and u the heel-to-toe
+// direction, which for the humanoid's foot (heel to toe along its x, its zero-pose vertical
+// its z) is -(R e_y) . N, the height gained across the sole per metre: checked against that
+// at random points for every row (all3d.yaml: both feet in its standing phase)
+START_TEST(level_rows_are_the_sole_roll) {
+    salto_problem_desc* p = load("tests/data/nlp/all3d.yaml");
+    salto_nlp* nlp = build(p);
+    const salto_model* m = p->model;
+    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
+    double* x = malloc(sizeof(double) * (size_t)nx);
+    double* g = malloc(sizeof(double) * (size_t)ng);
+    salto_data* d = salto_data_create(m);
+    int seen = 0;
+    for (unsigned seed = 7100; seed < 7103; seed++) {
+        random_point(nlp, x, seed);
+        ck_assert_int_eq(salto_nlp_eval_g(nlp, x, g), SALTO_OK);
+        for (int row = 0; row < ng; row++) {
+            char name[600];
+            salto_nlp_row_name(nlp, row, name, sizeof name);
+            if (!strstr(name, "level across the line")) continue;
+            const int toe = salto_model_site(m, strstr(name, "'toe_l'") ? "toe_l" : "toe_r");
+            salto_nlp_state(nlp, x, salto_nlp_row_time(nlp, row), d->q, d->qd, NULL);
+            salto_fk(m, d, SALTO_FK_POS);
+            const double* R = d->R + 9 * m->site_link[toe];
+            ck_assert_msg(fabs(g[row] + R[7]) < 1e-12, "seed %u: %s: %.15g, the sole's roll %.15g",
+                          seed, name, g[row], -R[7]);
+            seen++;
+        }
+    }
+    ck_assert_int_ge(seen, 6); // both feet at every knot of the stance, three points
+    salto_data_destroy(d);
+    free(x), free(g);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
 // above_ground rows are each body's geometry height over the floor: per body, the lowest row
 // equals the lowest point of its capsules and spheres (less the radius) and box corners,
 // computed here from the body frames
@@ -1502,6 +1541,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, deep_chain_site);
     tcase_add_loop_test(sv, boundary_physics_sides, 0, 2);
     tcase_add_loop_test(sv, momentum_rows_are_the_momentum, 0, 4);
+    tcase_add_test(sv, level_rows_are_the_sole_roll);
     tcase_add_test(sv, above_ground_values);
     tcase_add_test(sv, reference_objective_reproduces_the_reference);
     tcase_add_test(sv, bad_motion_files_point_at_the_problem);

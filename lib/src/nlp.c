@@ -598,22 +598,11 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
         b->aux[0] = nlp->con_aux[c];
         if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
         break;
-    case SALTO_CON_BODY_LEVEL: {
-        // the body's vertical in the character's zero pose, in the link's frame, into point
-        salto_data* dz = salto_data_create(m);
-        if (!dz) return SALTO_ERR_NOMEM;
-        const int l = m->site_link[cd->site];
-        salto_fk(m, dz, SALTO_FK_POS);
-        const double* R = dz->R + 9 * l;
-        for (int k = 0; k < 3; k++) {
-            b->point[k] = R[k] * cd->dir[0] + R[3 + k] * cd->dir[1] + R[6 + k] * cd->dir[2];
-        }
-        salto_data_destroy(dz);
+    case SALTO_CON_BODY_LEVEL:
         b->nrows = 1;
         b->comp[0] = 0;
-        if (push_path(B, b, l)) return SALTO_ERR_NOMEM;
+        if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
         break;
-    }
     case SALTO_CON_BODY_STILL:
         // the body's angular velocity (planar: about y only)
         for (int k = 0; k < 3; k++) {
@@ -2037,7 +2026,7 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         // on one body); dv/dq_j = s_j x v, du/dq_j = s_j x u
         const int l = m->site_link[cd->site];
         double v[3], x0[3], x1[3], u[3], Nu[3];
-        salto_m3_mul_v3(v, d->R + 9 * l, b->point);
+        salto_m3_mul_v3(v, d->R + 9 * l, cd->point);
         salto_site_pos(m, d, cd->site0, x0);
         salto_site_pos(m, d, cd->site, x1);
         for (int k = 0; k < 3; k++) u[k] = x1[k] - x0[k];

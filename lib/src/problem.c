@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "salto/config.h"
+#include "salto/data.h"
+#include "salto/kinematics.h"
 #include "salto/spatial.h"
 #include "salto/validate.h"
 
@@ -1395,6 +1397,16 @@ static salto_status add_holds(reader* R) {
                 c = &p->cons[p->ncon++];
                 *c = p->cons[p->ncon - 2];
                 c->type = SALTO_CON_BODY_LEVEL;
+                // its level: the body's vertical in the character's zero pose, in the link's
+                // frame, into point
+                salto_data* dz = salto_data_create(m);
+                if (!dz) return nomem(R);
+                salto_fk(m, dz, SALTO_FK_POS);
+                const double* Rz = dz->R + 9 * m->site_link[site];
+                for (int a = 0; a < 3; a++) {
+                    c->point[a] = Rz[a] * ct->normal[0] + Rz[3 + a] * ct->normal[1] + Rz[6 + a] * ct->normal[2];
+                }
+                salto_data_destroy(dz);
             }
         }
     }

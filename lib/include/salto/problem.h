@@ -83,7 +83,8 @@ typedef enum salto_constraint_type {
     SALTO_CON_COM_PARABOLA_VEL, // (likewise) its velocity v0 + g tau at the phase's two ends
     SALTO_CON_BODY_LEVEL,    // (added by the loader for a 3-D ground hold's second site) the
                              //   body not rolled about the line from site0 to site: its
-                             //   zero-pose vertical has no component across the line
+                             //   zero-pose vertical (point, in the link's frame) has no
+                             //   component across the line
     SALTO_CON_COUNT
 } salto_constraint_type;
 
