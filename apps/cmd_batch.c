@@ -426,7 +426,8 @@ static int batch_init(batch* b, salto_sweep* s, const char* dir, const char* who
         return 1;
     }
     for (int j = 0; j < s->njob; j++) {
-        b->neighbour[j] = salto_sweep_neighbour(s, j);
+        // the neighbours (quadratic in the jobs) only where warm starts use them
+        b->neighbour[j] = s->warm_start ? salto_sweep_neighbour(s, j) : -1;
         salto_job_result_init(&b->res[j], j);
     }
     return 0;

@@ -413,14 +413,14 @@ static double spread(const salto_sweep_param* P) {
 
 int salto_sweep_neighbour(const salto_sweep* s, int j) {
     int best = -1;
-    double best_d = INFINITY;
+    double best_d = INFINITY, w[SALTO_SWEEP_MAX_PARAMS];
+    for (int k = 0; k < s->nparam; k++) w[k] = spread(&s->params[k]);
     for (int i = 0; i < j; i++) {
         // d = sum_k ((v_ik - v_jk) / spread_k)^2
         double d = 0.0;
         for (int k = 0; k < s->nparam; k++) {
-            const double w = spread(&s->params[k]);
-            if (!(w > 0.0)) continue;
-            const double x = (salto_sweep_job_value(s, i, k) - salto_sweep_job_value(s, j, k)) / w;
+            if (!(w[k] > 0.0)) continue;
+            const double x = (salto_sweep_job_value(s, i, k) - salto_sweep_job_value(s, j, k)) / w[k];
             d += x * x;
         }
         if (d <= best_d * (1.0 + 1e-12)) best = i, best_d = d; // the latest on ties
