@@ -748,6 +748,15 @@ START_TEST(write_round_trip) {
     salto_cfg* a = parse_ok(text);
     salto_error err = {0};
     ck_assert_int_eq(salto_cfg_set(a, "nested.flight.duration", "0.7", &err), SALTO_OK);
+    // values set that plain YAML cannot hold as they are (a path with " #", ": ", a leading
+    // indicator or blank) are written quoted and read back the same; plain ones stay plain
+    ck_assert_int_eq(salto_cfg_set(a, "name", "/tmp/a #b/c.yaml", &err), SALTO_OK);
+    ck_assert_int_eq(salto_cfg_set(a, "mass", "x: y", &err), SALTO_OK);
+    ck_assert_int_eq(salto_cfg_set(a, "tilde", "- dash", &err), SALTO_OK);
+    ck_assert_int_eq(salto_cfg_set(a, "blank", " lead", &err), SALTO_OK);
+    ck_assert_int_eq(salto_cfg_set(a, "single", "-2.5e3", &err), SALTO_OK);
+    ck_assert(!salto_cfg_child(salto_cfg_root(a), "single")->quoted);
+    ck_assert(salto_cfg_child(salto_cfg_root(a), "name")->quoted);
     char* out = NULL;
     size_t len = 0;
     FILE* f = open_memstream(&out, &len);

@@ -842,6 +842,20 @@ static salto_status set_structured(salto_cfg_node* n, const char* path, const ch
 }
 
 
+// 1 when text reads back as itself written as a plain YAML scalar: not empty, no leading or
+// trailing blank, no indicator character first, no ": " or " #" inside, no control character
+static int plain_scalar(const char* text) {
+    const size_t n = strlen(text);
+    if (n == 0 || isspace((unsigned char)text[0]) || isspace((unsigned char)text[n - 1])) return 0;
+    if (strchr("-?:,[]{}#&*!|>'\"%@`", text[0]) && !(text[0] == '-' && n > 1 && text[1] != ' ')) return 0;
+    if (strstr(text, ": ") || strstr(text, " #") || text[n - 1] == ':') return 0;
+    for (const unsigned char* c = (const unsigned char*)text; *c; c++) {
+        if (*c < 0x20) return 0;
+    }
+    return 1;
+}
+
+
 salto_status salto_cfg_set(salto_cfg* cfg, const char* path, const char* value, salto_error* err) {
     const salto_src_loc none = salto_loc_none();
     if (!cfg || !cfg->root || !path || !value || !path[0]) {
@@ -919,7 +933,9 @@ salto_status salto_cfg_set(salto_cfg* cfg, const char* path, const char* value, 
     if (!t) return SALTO_FAIL(err, SALTO_ERR_NOMEM, none, "out of memory");
     salto_free((void*)n->text);
     n->text = t;
-    n->quoted = 0;
+    // a value plain YAML cannot hold as it is (a path with " #" in it) is a quoted string,
+    // which is how salto_cfg_write then writes it
+    n->quoted = !plain_scalar(value);
     return SALTO_OK;
 }
 
