@@ -481,6 +481,24 @@ START_TEST(grip_holds_and_slips) {
         salto_sim_destroy(s);
     }
     ck_assert_msg(fabs(qend[1][ry] - 0.3) > 0.05, "the weak grip held: root_ry %.6g", qend[1][ry]);
+    // a grip acts only with tracking: tracked, it turns the hand towards the target's root
+    // (here without a hold, the body falling; its torque at the bound); with tracking off its
+    // torque reads zero
+    {
+        salto_sim* s = salto_sim_create(m, &o);
+        double qt[16];
+        memcpy(qt, q0, sizeof qt);
+        qt[ry] = 0.5; // 0.2 rad to turn: the grip works at its bound
+        salto_sim_set_state(s, q0, zero);
+        salto_sim_track(s, qt, zero, zero, 400.0, 40.0);
+        ck_assert(salto_sim_grip(s, link, axis, 10.0));
+        run(s, 1);
+        ck_assert_double_eq_tol(fabs(salto_sim_grip_torque(s, 0)), 10.0, 1e-9);
+        salto_sim_track(s, NULL, NULL, NULL, 0.0, 0.0);
+        run(s, 1);
+        ck_assert_double_eq(salto_sim_grip_torque(s, 0), 0.0);
+        salto_sim_destroy(s);
+    }
     for (int j = 0; j < nv; j++) {
         ck_assert_msg(fabs(qend[1][j] - qend[2][j]) < 1e-7, "%s: grip %.12g, couple %.12g",
                       m->link_name[j], qend[1][j], qend[2][j]);

@@ -28,10 +28,14 @@
 #include "linalg.h"
 
 enum { row_normal = 0, row_tangent, row_limit, row_track, row_hold, row_grip };
-enum { max_holds = 8 };
+enum { max_holds = SALTO_SIM_MAX_HOLDS };
 
-// the first key after every contact row's (the ground and the bars)
+// Row keys: the contacts' first (the ground and the bars), then from row_key_base two per DOF
+// for its limits, three per hold, one per DOF for its tracking, one per grip
 static long row_key_base(const salto_model* m) { return 24L * m->ngeom * (1 + SALTO_SIM_MAX_BARS); }
+static long hold_key(const salto_model* m, int k, int a) { return row_key_base(m) + 2L * m->nv + 3L * k + a; }
+static long track_key(const salto_model* m, int j) { return row_key_base(m) + 2L * m->nv + 3L * max_holds + j; }
+static long grip_key(const salto_model* m, int k) { return row_key_base(m) + 3L * m->nv + 3L * max_holds + k; }
 
 typedef struct row {
     int kind;
@@ -44,6 +48,8 @@ typedef struct row {
     double sign;      // limit rows: +1 at the lower limit, -1 at the upper
     double gap;       // penetration along the row (> 0: inside), m or rad
     double bound;     // grip rows: the largest torque, N m (the row: a torque about dir on link)
+    double u[6];      // contact, hold and grip rows: the spatial force of a unit multiplier
+                      //   (the point force dir at pt, or the couple dir), filled by collect
 } row;
 
 struct salto_sim {
@@ -86,7 +92,6 @@ struct salto_sim {
     int grip_link[max_holds];
     double grip_axis[max_holds][3];
     double grip_max[max_holds];
-    double grip_torque[max_holds]; // the last step's torques
     salto_sim_stats stats;
 };
 
@@ -253,13 +258,7 @@ const double* salto_sim_tracking_torques(salto_sim* s) {
         const row* r = &s->rows[i];
         const double L = s->lambda[i];
         if (L == 0.0 || r->kind == row_track || r->kind == row_limit) continue;
-        double f[3] = {L * r->dir[0], L * r->dir[1], L * r->dir[2]}, wv[6];
-        if (r->kind == row_grip) {
-            wv[0] = f[0], wv[1] = f[1], wv[2] = f[2], wv[3] = wv[4] = wv[5] = 0.0; // a couple
-        } else {
-            salto_point_force(wv, r->pt, f);
-        }
-        salto_sv_add_to(W + 6 * r->link, wv);
+        salto_sv_axpy(W + 6 * r->link, L, r->u);
     }
     double* tau = s->ttau;
     salto_rnea_ext(m, d, W, tau);
@@ -283,13 +282,14 @@ int salto_sim_grip(salto_sim* s, int link, const double axis[3], double torque_m
     s->grip_link[s->ngrip] = link;
     for (int k = 0; k < 3; k++) s->grip_axis[s->ngrip][k] = axis[k] / an;
     s->grip_max[s->ngrip] = torque_max;
-    s->grip_torque[s->ngrip] = 0.0;
     s->ngrip++;
     return 1;
 }
 
+static double last_multiplier(const salto_sim* s, long key);
+
 double salto_sim_grip_torque(const salto_sim* s, int k) {
-    return k >= 0 && k < s->ngrip ? s->grip_torque[k] : 0.0;
+    return k >= 0 && k < s->ngrip ? last_multiplier(s, grip_key(s->m, k)) : 0.0;
 }
 
 void salto_sim_release_all(salto_sim* s) { s->nhold = 0, s->ngrip = 0; }
@@ -457,26 +457,38 @@ static void collect(salto_sim* s, double h) {
             row* rh = &s->rows[s->nrow++];
             memset(rh, 0, sizeof *rh);
             rh->kind = row_hold, rh->link = m->site_link[site], rh->contact = -1;
-            rh->key = row_key_base(m) + 2L * m->nv + 3L * k + a;
+            rh->key = hold_key(m, k, a);
             rh->dir[a] = 1.0;
             memcpy(rh->pt, x, sizeof x);
             rh->gap = s->hold_point[k][a] - x[a];
         }
     }
-    for (int k = 0; k < s->ngrip && s->tracking; k++) {
-        row* rg = &s->rows[s->nrow++];
-        memset(rg, 0, sizeof *rg);
-        rg->kind = row_grip, rg->link = s->grip_link[k], rg->contact = -1, rg->normal = k;
-        rg->key = row_key_base(m) + 3L * m->nv + 3L * max_holds + k;
-        memcpy(rg->dir, s->grip_axis[k], sizeof rg->dir);
-        rg->bound = s->grip_max[k];
-    }
     if (s->tracking) {
+        for (int k = 0; k < s->ngrip; k++) {
+            row* rg = &s->rows[s->nrow++];
+            memset(rg, 0, sizeof *rg);
+            rg->kind = row_grip, rg->link = s->grip_link[k], rg->contact = -1;
+            rg->key = grip_key(m, k);
+            memcpy(rg->dir, s->grip_axis[k], sizeof rg->dir);
+            rg->bound = s->grip_max[k];
+        }
         for (int j = m->nroot; j < m->nv; j++) {
             row* rt = &s->rows[s->nrow++];
             memset(rt, 0, sizeof *rt);
             rt->kind = row_track, rt->link = j, rt->sign = 1.0, rt->contact = -1;
-            rt->key = row_key_base(m) + 2L * m->nv + 3L * max_holds + j;
+            rt->key = track_key(m, j);
+        }
+    }
+    // each force row's unit spatial force: a row's rate is that force's pairing with the
+    // link's acceleration, d (dir . (w x pt + v)) = dA . [pt x dir; dir]
+    for (int i = 0; i < s->nrow; i++) {
+        row* r = &s->rows[i];
+        if (r->kind == row_limit || r->kind == row_track) continue;
+        if (r->kind == row_grip) {
+            memcpy(r->u, r->dir, 3 * sizeof(double));
+            r->u[3] = r->u[4] = r->u[5] = 0.0;
+        } else {
+            salto_point_force(r->u, r->pt, r->dir);
         }
     }
 }
@@ -515,17 +527,9 @@ static salto_status build_k(salto_sim* s) {
     if (s->o.method == SALTO_CONSTRAINT_TEST_FORCES) row_values(s, 1, base);
     for (int k = 0; k < n; k++) {
         const row* r = &s->rows[k];
-        double u[6];
-        const double* f = NULL;
         int at = r->link;
         const int torque = r->kind == row_limit || r->kind == row_track;
-        if (r->kind == row_grip) {
-            u[0] = r->dir[0], u[1] = r->dir[1], u[2] = r->dir[2], u[3] = u[4] = u[5] = 0.0;
-            f = u;
-        } else if (!torque) {
-            salto_point_force(u, r->pt, r->dir);
-            f = u;
-        }
+        const double* f = torque ? NULL : r->u;
         double* dq = s->resp + (size_t)k * nv;
         if (s->o.method == SALTO_CONSTRAINT_ABA_DELTA) {
             salto_aba_delta(m, s->d, at, f, dq, s->dA);
@@ -537,13 +541,8 @@ static salto_status build_k(salto_sim* s) {
                 const row* ri = &s->rows[i];
                 if (ri->kind == row_limit || ri->kind == row_track) {
                     s->K[(size_t)n * k + i] = ri->sign * dq[ri->link];
-                } else if (ri->kind == row_grip) {
-                    s->K[(size_t)n * k + i] = salto_v3_dot(ri->dir, s->dA + 6 * ri->link);
                 } else {
-                    double a[3];
-                    salto_v3_cross(a, s->dA + 6 * ri->link, ri->pt);
-                    for (int c = 0; c < 3; c++) a[c] += s->dA[6 * ri->link + 3 + c];
-                    s->K[(size_t)n * k + i] = salto_v3_dot(ri->dir, a);
+                    s->K[(size_t)n * k + i] = salto_sv_dot(s->dA + 6 * ri->link, ri->u);
                 }
             }
             continue;
@@ -751,6 +750,12 @@ static salto_status impacts(salto_sim* s, int* any) {
 }
 
 
+// DOF j's tracked acceleration, qdd_t + kp (q_t - q) + kd (qd_t - qd) (Kokkevis 8.3)
+static double tracked_qdd(const salto_sim* s, int j) {
+    return s->tqdd[j] + s->kp * (s->tq[j] - s->q[j]) + s->kd * (s->tqd[j] - s->qd[j]);
+}
+
+
 // A grip row's target: the link's angular acceleration about the axis a were every DOF on its
 // path to follow the tracked motion, qdd*_j = qdd_t + kp (q_t - q) + kd (qd_t - qd) (the root's
 // too): a . sum_j (S_j qdd*_j + w_parent(j) x S_j qd_j), S_j the joints' world axes (angular
@@ -760,11 +765,8 @@ static double grip_target(const salto_sim* s, const row* r) {
     const salto_data* d = s->d;
     double acc = 0.0;
     for (int j = r->link; j >= 0; j = m->link_parent[j]) {
-        const double* S = d->S + 6 * j;
-        const double want = s->tqdd[j] + s->kp * (s->tq[j] - s->q[j]) + s->kd * (s->tqd[j] - s->qd[j]);
-        double wS[3];
-        salto_v3_cross(wS, d->V + 6 * m->link_parent[j], S);
-        acc += salto_v3_dot(r->dir, S) * want + salto_v3_dot(r->dir, wS) * s->qd[j];
+        // d->c: the kinematics' velocity-product term (w_parent x S_j) qd_j, angular part first
+        acc += salto_v3_dot(r->dir, d->S + 6 * j) * tracked_qdd(s, j) + salto_v3_dot(r->dir, d->c + 6 * j);
     }
     return acc;
 }
@@ -777,7 +779,7 @@ static void row_targets(salto_sim* s, double h, const double* vel) {
         const row* r = &s->rows[i];
         if (r->kind == row_track) {
             const int j = r->link;
-            s->target[i] = s->tqdd[j] + s->kp * (s->tq[j] - s->q[j]) + s->kd * (s->tqd[j] - s->qd[j]);
+            s->target[i] = tracked_qdd(s, j);
             continue;
         }
         if (r->kind == row_grip) {
@@ -803,10 +805,6 @@ static void row_targets(salto_sim* s, double h, const double* vel) {
 static void keep_multipliers(salto_sim* s) {
     for (int i = 0; i < s->nrow; i++) s->prev_key[i] = s->rows[i].key, s->prev_lambda[i] = s->lambda[i];
     s->nprev = s->nrow;
-    for (int k = 0; k < s->ngrip; k++) s->grip_torque[k] = 0.0;
-    for (int i = 0; i < s->nrow; i++) {
-        if (s->rows[i].kind == row_grip) s->grip_torque[s->rows[i].normal] = s->lambda[i];
-    }
 }
 
 
@@ -824,7 +822,7 @@ static salto_status accelerations_tracked(salto_sim* s, double h) {
     memcpy(d->q, s->q, (size_t)nv * sizeof(double));
     memcpy(d->qd, s->qd, (size_t)nv * sizeof(double));
     for (int j = 0; j < nv; j++) {
-        d->qdd[j] = j < nr ? 0.0 : s->tqdd[j] + s->kp * (s->tq[j] - s->q[j]) + s->kd * (s->tqd[j] - s->qd[j]);
+        d->qdd[j] = j < nr ? 0.0 : tracked_qdd(s, j);
     }
     double* tau = s->ttau;
     salto_rnea(m, d, tau); // kinematics to accelerations; the torques for qdd_root = 0
@@ -867,16 +865,7 @@ static salto_status accelerations_tracked(salto_sim* s, double h) {
     row_targets(s, h, vel);
     for (int u = 0; u < nu; u++) {
         const row* r = &s->rows[idx[u]];
-        for (int a = 0; a < nr; a++) {
-            if (r->kind == row_grip) { // a couple: the axes' turning about dir
-                Jr[6 * u + a] = salto_v3_dot(r->dir, d->S + 6 * a);
-                continue;
-            }
-            double v[3];
-            salto_v3_cross(v, d->S + 6 * a, r->pt);
-            for (int c = 0; c < 3; c++) v[c] += d->S[6 * a + 3 + c];
-            Jr[6 * u + a] = salto_v3_dot(r->dir, v);
-        }
+        for (int a = 0; a < nr; a++) Jr[6 * u + a] = salto_sv_dot(d->S + 6 * a, r->u);
         memcpy(MJ + 6 * u, Jr + 6 * u, (size_t)nr * sizeof(double));
         salto_chol_solve(Mrr, nr, MJ + 6 * u);
     }
@@ -922,6 +911,7 @@ static salto_status accelerations(salto_sim* s, double h) {
     s->ttau_stale = 0;
     if (s->tracking && s->o.reduced && m->nroot > 0) return accelerations_tracked(s, h);
     salto_status st = free_pass(s);
+    if (st == SALTO_OK && n == 0) s->nprev = 0; // no multipliers (a grip's torque reads 0)
     if (st != SALTO_OK || n == 0) return st;
     if ((st = build_k(s)) != SALTO_OK) return st;
     double* vel = s->vel;
