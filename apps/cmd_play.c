@@ -472,7 +472,7 @@ int cmd_play(int argc, char** argv) {
                 for (int a = 0; a < 3; a++) f[a] += cs[c].force[a];
             }
             double grip = 0.0; // the bar's torque on the hands in the last step
-            for (int k2 = 0; k2 < 8; k2++) grip += salto_sim_grip_torque(sim, k2);
+            for (int k2 = 0; k2 < SALTO_SIM_MAX_HOLDS; k2++) grip += salto_sim_grip_torque(sim, k2);
             if (!record_frame(&rec, t, qs, e, nc, f, grip)) {
                 fprintf(stderr, "salto play: out of memory\n");
                 status = 1;

@@ -106,8 +106,8 @@ int salto_sim_hold(salto_sim* s, int site, const double point[3]);
 // gripping a bar resists turning on it: while tracking (salto_sim_track), the torque makes the
 // link turn about the axis as it would were the root, too, to follow the target (its q, qd,
 // qdd and the same kp, kd), within the bound; without tracking it is zero. Returns 0 for a
-// bad link, axis or bound, or when SALTO_SIM_MAX_HOLDS grips are set already. salto_sim_grip_torque: grip k's
-// torque in the last step (k in the order set), N m.
+// bad link, axis or bound, or when SALTO_SIM_MAX_HOLDS grips are set already.
+// salto_sim_grip_torque: grip k's torque in the last step (k in the order set), N m.
 int salto_sim_grip(salto_sim* s, int link, const double axis[3], double torque_max);
 double salto_sim_grip_torque(const salto_sim* s, int k);
 // Releases every hold and grip.
