@@ -51,6 +51,7 @@ typedef struct block {
     int nxaux;           //   and its place variables, on which every row then depends
     int xaux[NXAUX];
     int nnz;             // Jacobian entries
+    int seq;             // the order the blocks were made in (the sort's last tie-break)
     int impact;          // 1: the impact at the start of phase `phase` (a physics block by
                          //   con = -1): N picks q (the control point the C0 spline passes
                          //   through), ddN the velocity's jump u = qd+ - qd- (impact_rows)
@@ -192,8 +193,9 @@ static block* new_block(builder* B) {
         nlp->blocks = nb;
         B->cap_block = cap;
     }
-    block* b = &nlp->blocks[nlp->nblock++];
+    block* b = &nlp->blocks[nlp->nblock];
     memset(b, 0, sizeof *b);
+    b->seq = nlp->nblock++;
     b->link = -1;
     b->phase = -1;
     b->dep0 = B->ndep;
@@ -675,7 +677,25 @@ static int cmp_block(const void* a, const void* b) {
     if (x->t != y->t) return x->t < y->t ? -1 : 1;
     if (x->con != y->con) return x->con - y->con;
     if (x->phase != y->phase) return x->phase - y->phase;
-    return x->impact - y->impact;
+    if (x->impact != y->impact) return x->impact - y->impact;
+    return x->seq - y->seq; // qsort is not stable: one order for the same problem, always
+}
+
+
+// a new block of phase ph's physics at time t (from side), depending on every DOF; NULL when
+// out of memory (the builder's dependencies then freed)
+static block* physics_block(builder* B, int ph, double t, int side) {
+    block* b = new_block(B);
+    if (!b || push_all(B, b)) {
+        salto_free(B->dep);
+        B->dep = NULL;
+        return NULL;
+    }
+    b->con = -1;
+    b->phase = ph;
+    b->t = t;
+    b->side = side;
+    return b;
 }
 
 
@@ -956,15 +976,9 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         const int planar = nlp->planar;
         for (int k = 0; k < nlp->nslice; k++) {
             const int ph = nlp->slice_ph[k];
-            block* b = new_block(&B);
-            if (!b || push_all(&B, b)) {
-                salto_free(B.dep);
-                goto nomem;
-            }
-            b->con = -1;
-            b->phase = ph;
-            b->t = nlp->slice_t[k];
-            b->side = k + 1 == nlp->nslice || nlp->slice_ph[k + 1] != ph ? -1 : 1;
+            const int side = k + 1 == nlp->nslice || nlp->slice_ph[k + 1] != ph ? -1 : 1;
+            block* b = physics_block(&B, ph, nlp->slice_t[k], side);
+            if (!b) goto nomem;
             switch (p->phases[ph].contact.type) {
             case SALTO_CONTACT_BAR: b->nrows = 1; break;
             case SALTO_CONTACT_GROUND: b->nrows = planar ? 4 : 8; break;
@@ -976,23 +990,15 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
                 for (int r = 0; nlp->mom[ph] >= 0 && r < b->nrows; r++) b->aux[r] = nlp->mom[ph] + r;
                 break;
             }
-
         }
     }
     // an impact at the start of each phase that has one (docs/problem-format.md): the joints'
     // impulses, then the aggregate impulse's rows as the phase's contact rows
     for (int i = 1; p->physics && i < p->nphase; i++) {
         if (!p->phases[i].contact.impact) continue;
-        block* b = new_block(&B);
-        if (!b || push_all(&B, b)) {
-            salto_free(B.dep);
-            goto nomem;
-        }
-        b->con = -1;
-        b->phase = i;
+        block* b = physics_block(&B, i, p->phases[i].start, 1);
+        if (!b) goto nomem;
         b->impact = 1;
-        b->t = p->phases[i].start;
-        b->side = 1;
         b->nrows = nlp->nv - m->nroot + (nlp->planar ? 4 : 8);
     }
     if (assign_eroots(nlp, &B) != SALTO_OK) {
@@ -1143,7 +1149,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->erDv = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
     nlp->erDaq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
     nlp->erDaqd = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
-    nlp->daux = salto_calloc(maxrows * NXAUX, sizeof(double));
+    nlp->daux = salto_calloc(8 * NXAUX, sizeof(double)); // rows with place variables: 8 at most
     nlp->fq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
     nlp->imp = salto_malloc((5 * (size_t)nlp->nv + 16) * sizeof(double));
     nlp->Ql = salto_malloc((size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
