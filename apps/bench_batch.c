@@ -15,12 +15,6 @@
 
 #include "cmds.h"
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 
 // runs argv (this program); its exit status, -1 when it could not run or was killed
 static int run(char* const* argv) {
@@ -68,17 +62,9 @@ int bench_batch(int argc, char** argv) {
         } else if (strcmp(argv[i], "--quick") == 0) {
             quick = 1;
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
-            reps = atoi(argv[++i]);
-            if (reps < 1 || reps > 100) {
-                fprintf(stderr, "salto bench batch: --reps needs 1 to 100\n");
-                return 2;
-            }
+            if (app_parse_int("bench batch", "--reps", argv[++i], 1, 100, &reps)) return 2;
         } else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc) {
-            maxw = atoi(argv[++i]);
-            if (maxw < 1 || maxw > 64) {
-                fprintf(stderr, "salto bench batch: --workers needs 1 to 64\n");
-                return 2;
-            }
+            if (app_parse_int("bench batch", "--workers", argv[++i], 1, 64, &maxw)) return 2;
         } else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
             root = argv[++i];
         } else {
@@ -129,9 +115,9 @@ int bench_batch(int argc, char** argv) {
             snprintf(wbuf, sizeof wbuf, "%d", w);
             char* args[] = {"/proc/self/exe", "batch", sweep, "-o", out, "-j", wbuf, "--quiet",
                             NULL};
-            const double t0 = now_s();
+            const double t0 = salto_now();
             const int rc = run(args);
-            const double t = now_s() - t0;
+            const double t = salto_now() - t0;
             if (rc != 0 && rc != 1) {
                 fprintf(stderr, "salto bench batch: salto batch exited with %d\n", rc);
                 status = 1;

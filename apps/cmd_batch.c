@@ -88,13 +88,6 @@ static int file_exists(const char* path) {
 }
 
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-
 // s with single quotes for sh ('it'\''s')
 static void shell_quote(FILE* f, const char* s) {
     fputc('\'', f);
@@ -717,7 +710,7 @@ static void show_progress(const progress* p, const char* line) {
     const int left = p->total - p->done;
     char eta[64] = "";
     if (p->ran > 0 && left > 0) {
-        const double t = (now_s() - p->start) / p->ran * left;
+        const double t = (salto_now() - p->start) / p->ran * left;
         snprintf(eta, sizeof eta, ", about %.0f s left", ceil(t));
     }
     if (p->tty) {
@@ -808,7 +801,7 @@ static int run_pool(batch* b, int nworker, int quiet) {
         fprintf(stderr, "salto batch: out of memory\n");
         return 1;
     }
-    progress pr = {isatty(STDERR_FILENO), quiet, s->njob, 0, 0, 0, 0, 0, now_s()};
+    progress pr = {isatty(STDERR_FILENO), quiet, s->njob, 0, 0, 0, 0, 0, salto_now()};
     for (int j = 0; j < s->njob; j++) {
         if (b->state[j] != 2) continue;
         pr.done++, pr.skipped++;
@@ -846,14 +839,14 @@ static int run_pool(batch* b, int nworker, int quiet) {
                 g_stop = -1;
                 break;
             }
-            w[k] = (worker){pid, j, now_s(), 0};
+            w[k] = (worker){pid, j, salto_now(), 0};
             b->state[j] = 1;
             pr.running++;
         }
         if (pr.running == 0) break; // all done (a job waits only for one before it)
-        if (pr.tty && now_s() - drawn > 0.5) { // the bar's clock, twice a second
+        if (pr.tty && salto_now() - drawn > 0.5) { // the bar's clock, twice a second
             show_progress(&pr, NULL);
-            drawn = now_s();
+            drawn = salto_now();
         }
 
         // the ends of jobs
@@ -866,7 +859,7 @@ static int run_pool(batch* b, int nworker, int quiet) {
         }
         // the time limit
         for (int k = 0; k < nworker; k++) {
-            if (w[k].pid && timeout > 0 && !w[k].timed_out && now_s() - w[k].start > timeout) {
+            if (w[k].pid && timeout > 0 && !w[k].timed_out && salto_now() - w[k].start > timeout) {
                 w[k].timed_out = 1;
                 kill(-w[k].pid, SIGKILL);
             }
@@ -902,18 +895,6 @@ static int run_pool(batch* b, int nworker, int quiet) {
 
 
 // ---- the modes ----
-
-// "out/<sweep file name without extension>"
-static void default_dir(const char* sweep, char* out, size_t n) {
-    const char* base = strrchr(sweep, '/');
-    base = base ? base + 1 : sweep;
-    char name[256];
-    snprintf(name, sizeof name, "%s", base);
-    char* dot = strrchr(name, '.');
-    if (dot && dot != name) *dot = '\0';
-    snprintf(out, n, "out/%s", name);
-}
-
 
 // one process at a time in a batch folder: a lock on DIR/batch.lock (released by the kernel
 // however the process ends); the descriptor, or -1 with the message printed
@@ -952,7 +933,7 @@ static int open_batch(batch* b, const char* sweep_path, const char* dir) {
     if (!s) return -status;
     char dirbuf[PATH_MAX];
     if (!dir) {
-        default_dir(sweep_path, dirbuf, sizeof dirbuf);
+        app_default_dir(sweep_path, dirbuf, sizeof dirbuf);
         dir = dirbuf;
     }
     return batch_init(b, s, dir, "salto batch");

@@ -49,13 +49,6 @@ static void help(void) {
 }
 
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-
 typedef struct bench_ctx {
     const salto_model* m;
     salto_data* d;
@@ -95,8 +88,6 @@ static void run_aba(void* ctx) {
 }
 
 
-
-
 typedef struct timing {
     double min_ns, median_ns;
     int reps, runs;
@@ -111,13 +102,8 @@ static int cmp_double(const void* a, const void* b) {
 
 // --reps N: an integer from 1 to 64, else -1 with a message
 static int parse_reps(const char* s) {
-    char* end;
-    const long v = strtol(s, &end, 10);
-    if (end == s || *end || v < 1 || v > 64) {
-        fprintf(stderr, "salto bench: --reps must be an integer from 1 to 64\n");
-        return -1;
-    }
-    return (int)v;
+    int v;
+    return app_parse_int("bench", "--reps", s, 1, 64, &v) ? -1 : v;
 }
 
 
@@ -127,18 +113,18 @@ static timing measure(bench_fn fn, void* c, int reps, double batch_s) {
     fn(c);
     int runs = 1;
     for (;;) {
-        const double t0 = now_s();
+        const double t0 = salto_now();
         for (int k = 0; k < runs; k++) fn(c);
-        const double dt = now_s() - t0;
+        const double dt = salto_now() - t0;
         if (dt >= batch_s || runs >= (1 << 26)) break;
         runs = dt > 0 ? (int)fmin((double)(1 << 26), runs * fmax(2.0, 1.2 * batch_s / dt)) : runs * 10;
     }
     double samples[64];
     if (reps > 64) reps = 64;
     for (int r = 0; r < reps; r++) {
-        const double t0 = now_s();
+        const double t0 = salto_now();
         for (int k = 0; k < runs; k++) fn(c);
-        samples[r] = (now_s() - t0) / runs * 1e9;
+        samples[r] = (salto_now() - t0) / runs * 1e9;
     }
     qsort(samples, (size_t)reps, sizeof(double), cmp_double);
     t.min_ns = samples[0];
@@ -779,10 +765,10 @@ static int bench_paper(int argc, char** argv) {
                 const char* st = "", *stc = "";
                 const int nr = reps > 64 ? 64 : reps;
                 for (int k = 0; k < nr; k++) {
-                    const double t0 = now_s();
+                    const double t0 = salto_now();
                     salto_nlp_guess_from_solution(n1, n0, x0, x1);
                     salto_solve(n1, x1, NULL, NULL, &r1, &err);
-                    t[k] = now_s() - t0;
+                    t[k] = salto_now() - t0;
                     it = r1.iterations;
                     st = r1.converged ? "converged" : "NOT converged";
                     salto_nlp_initial_guess(n1, x1);
@@ -988,7 +974,6 @@ static int bench_validate(int argc, char** argv) {
     }
     return status;
 }
-
 
 
 // ---- salto bench sim: the stepping simulator's steps per second, and MuJoCo's ----

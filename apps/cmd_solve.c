@@ -81,18 +81,6 @@ static void report_violations(salto_nlp* nlp, const double* x, double tol) {
 }
 
 
-// "out/<basename without extension>"
-static void default_dir(const char* problem, char* out, size_t n) {
-    const char* base = strrchr(problem, '/');
-    base = base ? base + 1 : problem;
-    char name[256];
-    snprintf(name, sizeof name, "%s", base);
-    char* dot = strrchr(name, '.');
-    if (dot && dot != name) *dot = '\0';
-    snprintf(out, n, "out/%s", name);
-}
-
-
 int cmd_solve(int argc, char** argv) {
     const char* path = NULL;
     const char* dir = NULL;
@@ -132,7 +120,7 @@ int cmd_solve(int argc, char** argv) {
     }
     char dirbuf[4096];
     if (!dir) {
-        default_dir(path, dirbuf, sizeof dirbuf);
+        app_default_dir(path, dirbuf, sizeof dirbuf);
         dir = dirbuf;
     }
 

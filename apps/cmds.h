@@ -39,4 +39,11 @@ int app_positional(const char* cmd, const char* arg, const char** slot);
 // true if argv[i] is -h or --help
 int app_is_help(const char* arg);
 
+// "out/<file's name without its extension>", the default output folder for a file's results
+void app_default_dir(const char* file, char* out, size_t n);
+
+// an integer option's value within [lo, hi]: 0 with *out set, else -1 with
+// "salto CMD: OPT must be an integer from LO to HI" printed
+int app_parse_int(const char* cmd, const char* opt, const char* s, int lo, int hi, int* out);
+
 #endif

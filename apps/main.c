@@ -1,6 +1,7 @@
 // main.c: the salto command, with git-style subcommands
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -79,6 +80,29 @@ int app_make_dirs(const char* path) {
 
 int app_is_help(const char* arg) {
     return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+
+void app_default_dir(const char* file, char* out, size_t n) {
+    const char* base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    char name[256];
+    snprintf(name, sizeof name, "%s", base);
+    char* dot = strrchr(name, '.');
+    if (dot && dot != name) *dot = '\0';
+    snprintf(out, n, "out/%s", name);
+}
+
+
+int app_parse_int(const char* cmd, const char* opt, const char* s, int lo, int hi, int* out) {
+    char* end;
+    const long v = strtol(s, &end, 10);
+    if (end == s || *end || v < lo || v > hi) {
+        fprintf(stderr, "salto %s: %s must be an integer from %d to %d\n", cmd, opt, lo, hi);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
 }
 
 

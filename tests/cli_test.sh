@@ -134,6 +134,10 @@ grep_in "$tmp/err" "Solve_Succeeded"
 # --reps takes a whole number from 1 to 64, in both benchmarks
 expect 2 "$salto" bench nlp "$root/problems/reach.yaml" --reps 3x
 grep_in "$tmp/err" "--reps must be an integer from 1 to 64"
+expect 2 "$salto" bench batch --reps 2x
+grep_in "$tmp/err" "salto bench batch: --reps must be an integer from 1 to 100"
+expect 2 "$salto" bench batch --workers 0
+grep_in "$tmp/err" "salto bench batch: --workers must be an integer from 1 to 64"
 expect 2 "$salto" bench dynamics --reps 0
 expect 2 "$salto" bench nlp "$root/problems/reach.yaml" --reps ""
 expect 2 "$salto" bench nlp "$tmp/missing.yaml"

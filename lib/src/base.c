@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 salto_src_loc salto_loc_none(void) {
     salto_src_loc l = {NULL, 0, 0};
@@ -167,4 +168,11 @@ fail_nomem:
     salto_free(buf);
     fclose(f);
     return NULL;
+}
+
+
+double salto_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

@@ -14,6 +14,7 @@
 #include "salto/config.h"
 #include "salto/data.h"
 #include "salto/kinematics.h"
+#include "salto/spatial.h"
 
 static const char* const status_names[SALTO_JOB_STATUS_COUNT] = {
     "converged", "not_converged", "failed", "crashed", "timeout", "missing"};
@@ -100,8 +101,7 @@ salto_status salto_job_measure(const salto_problem_desc* p, salto_state_fn state
     }
     // "up" is -g (z when there is no gravity)
     double up[3] = {0, 0, 1};
-    const double g = sqrt(m->gravity[0] * m->gravity[0] + m->gravity[1] * m->gravity[1] +
-                          m->gravity[2] * m->gravity[2]);
+    const double g = salto_v3_norm(m->gravity);
     if (g > 0) up[0] = -m->gravity[0] / g, up[1] = -m->gravity[1] / g, up[2] = -m->gravity[2] / g;
     const int root_link = m->nbody > 0 ? m->body_link[0] : -1;
 
@@ -114,7 +114,7 @@ salto_status salto_job_measure(const salto_problem_desc* p, salto_state_fn state
         salto_link_inertias(m, d);
         double c[3], cd[3];
         salto_com(m, d, c, cd);
-        peak = fmax(peak, c[0] * up[0] + c[1] * up[1] + c[2] * up[2]);
+        peak = fmax(peak, salto_v3_dot(c, up));
         double w[3] = {0, 0, 0};
         if (root_link >= 0) memcpy(w, d->V + 6 * root_link, sizeof w);
         const int flight = p->phases[v.phase[k]].contact.type == SALTO_CONTACT_NONE;
@@ -127,7 +127,7 @@ salto_status salto_job_measure(const salto_problem_desc* p, salto_state_fn state
     r->measure[SALTO_MEASURE_PEAK_COM_HEIGHT] = v.nsample > 0 ? peak : NAN;
     const double deg = 180.0 / 3.14159265358979323846;
     r->measure[SALTO_MEASURE_FLIGHT_ROTATION] =
-        sqrt(rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2]) * deg;
+        salto_v3_norm(rot) * deg;
     r->measure[SALTO_MEASURE_PEAK_JOINT_TORQUE] = m->nv > m->nroot ? tau : NAN;
     salto_data_destroy(d);
     salto_validation_free(&v);

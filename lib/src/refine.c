@@ -91,13 +91,6 @@ static void add_result(salto_solve_result* sum, const salto_solve_result* r) {
 }
 
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-
 // where to refine: times, phases and violation ratios, worst first
 typedef struct places {
     int n;
@@ -245,11 +238,11 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
     double best_ratio = INFINITY;
     salto_solve_result best_res = total;
     for (int round = 0; st == SALTO_OK && result->converged && refine; round++) {
-        const double t0 = now_s();
+        const double t0 = salto_now();
         places q = {0, NULL, NULL, NULL};
         double worst = 0.0;
         st = scan(p, *nlp, x, &o, &q, &worst, err);
-        total.elapsed += now_s() - t0;
+        total.elapsed += salto_now() - t0;
         if (st != SALTO_OK) break;
         rr->worst_ratio = worst;
         rr->pending = q.n;

@@ -27,13 +27,6 @@ typedef struct ctx {
 } ctx;
 
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-
 static Bool eval_f(Index n, Number* x, Bool new_x, Number* obj, UserDataPtr u) {
     (void)n, (void)new_x;
     ctx* c = u;
@@ -53,9 +46,9 @@ static Bool eval_g(Index n, Number* x, Bool new_x, Index m, Number* g, UserDataP
     (void)n, (void)new_x, (void)m;
     ctx* c = u;
     c->n_g++;
-    const double t0 = now_s();
+    const double t0 = salto_now();
     const int ok = salto_nlp_eval_g(c->nlp, x, g) == SALTO_OK;
-    c->t_g += now_s() - t0;
+    c->t_g += salto_now() - t0;
     return ok;
 }
 
@@ -69,9 +62,9 @@ static Bool eval_jac_g(Index n, Number* x, Bool new_x, Index m, Index nele, Inde
         return 1;
     }
     c->n_jac++;
-    const double t0 = now_s();
+    const double t0 = salto_now();
     const int ok = salto_nlp_eval_jac(c->nlp, x, values) == SALTO_OK;
-    c->t_jac += now_s() - t0;
+    c->t_jac += salto_now() - t0;
     return ok;
 }
 
@@ -87,9 +80,9 @@ static Bool eval_h(Index n, Number* x, Bool new_x, Number obj_factor, Index m, N
         return 1;
     }
     c->n_h++;
-    const double t0 = now_s();
+    const double t0 = salto_now();
     const int ok = salto_nlp_eval_hess(c->nlp, x, obj_factor, lambda, values) == SALTO_OK;
-    c->t_h += now_s() - t0;
+    c->t_h += salto_now() - t0;
     return ok;
 }
 
@@ -102,7 +95,7 @@ static Bool intermediate(Index alg_mod, Index iter, Number obj, Number inf_pr, N
     ctx* c = u;
     c->last_iter = iter;
     if (c->progress) {
-        salto_solver_progress p = {iter, obj, inf_pr, inf_du, now_s() - c->t0};
+        salto_solver_progress p = {iter, obj, inf_pr, inf_du, salto_now() - c->t0};
         c->progress(&p, c->user);
     }
     return 1;
@@ -273,7 +266,7 @@ salto_status salto_solve_mult(salto_nlp* nlp, double* x, salto_multipliers* mult
         }
     }
 
-    ctx c = {nlp, progress, user, now_s(), 0, 0, 0, 0, 0.0, 0.0, 0.0, 0};
+    ctx c = {nlp, progress, user, salto_now(), 0, 0, 0, 0, 0.0, 0.0, 0.0, 0};
     SetIntermediateCallback(pb, intermediate);
     double obj = 0.0;
     const enum ApplicationReturnStatus st =
@@ -285,7 +278,7 @@ salto_status salto_solve_mult(salto_nlp* nlp, double* x, salto_multipliers* mult
     snprintf(result->status_name, sizeof result->status_name, "%s", status_name((int)st));
     result->converged = st == Solve_Succeeded || st == Solved_To_Acceptable_Level;
     result->iterations = c.last_iter;
-    result->elapsed = now_s() - c.t0;
+    result->elapsed = salto_now() - c.t0;
     result->n_eval_f = c.n_f;
     result->n_eval_g = c.n_g;
     result->n_eval_jac = c.n_jac;

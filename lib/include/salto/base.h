@@ -73,6 +73,9 @@ typedef struct salto_alloc_hooks {
 // Install hooks (NULL restores the C library). Not thread-safe; for tests.
 void salto_set_alloc_hooks(const salto_alloc_hooks* hooks);
 
+// Seconds on the monotonic clock (for timing: differences only).
+double salto_now(void);
+
 #ifdef NDEBUG
 #define SALTO_ASSERT(cond) ((void)0)
 #else
