@@ -169,39 +169,43 @@ static void put_sets(FILE* f, int n, const char* const* set) {
 }
 
 
+// one salto command of a job's line: EXE CMD TARGET [--problem P] --set ... -o DIR [OPTS]
+// >DIR/LOG 2>&1
+static void put_command(FILE* f, const batch* b, const char* cmd, const char* target,
+                        const char* problem, int nset, const char* const* set, const char* dir,
+                        const char* opts, const char* log) {
+    char file[PATH_MAX + 128];
+    shell_quote(f, b->exe);
+    fprintf(f, " %s ", cmd);
+    shell_quote(f, target);
+    if (problem) {
+        fputs(" --problem ", f);
+        shell_quote(f, problem);
+    }
+    put_sets(f, nset, set);
+    fputs(" -o ", f);
+    shell_quote(f, dir);
+    fprintf(f, "%s >", opts);
+    path_join(file, sizeof file, dir, log);
+    shell_quote(f, file);
+    fputs(" 2>&1", f);
+}
+
+
 static void write_job_line(FILE* f, const batch* b, int j) {
     const salto_sweep* s = b->s;
-    char dir[PATH_MAX + 64], file[PATH_MAX + 128];
+    char dir[PATH_MAX + 64], motion[PATH_MAX + 128];
     job_dir(b, j, dir, sizeof dir);
     const char* set[SALTO_SWEEP_MAX_PARAMS];
     salto_sweep_job_set(s, j, set);
     if (s->timeout > 0) fprintf(f, "timeout -s KILL %.0f ", ceil(s->timeout));
-    shell_quote(f, b->exe);
-    fputs(" solve ", f);
-    shell_quote(f, s->problem);
-    put_sets(f, s->nparam, set);
-    fputs(" -o ", f);
-    shell_quote(f, dir);
-    fputs(" --quiet >", f);
-    path_join(file, sizeof file, dir, "solve.log");
-    shell_quote(f, file);
-    fputs(" 2>&1", f);
+    put_command(f, b, "solve", s->problem, NULL, s->nparam, set, dir, " --quiet", "solve.log");
     if (s->validate) {
         // the line's exit status is the solve's (a validation's verdict is in its file)
         fputs("; status=$?; ", f);
-        shell_quote(f, b->exe);
-        fputs(" validate ", f);
-        path_join(file, sizeof file, dir, "motion.json");
-        shell_quote(f, file);
-        fputs(" --problem ", f);
-        shell_quote(f, s->problem);
-        put_sets(f, s->nparam, set);
-        fputs(" -o ", f);
-        shell_quote(f, dir);
-        fputs(" >", f);
-        path_join(file, sizeof file, dir, "validate.log");
-        shell_quote(f, file);
-        fputs(" 2>&1; exit $status", f);
+        path_join(motion, sizeof motion, dir, "motion.json");
+        put_command(f, b, "validate", motion, s->problem, s->nparam, set, dir, "", "validate.log");
+        fputs("; exit $status", f);
     }
 }
 
