@@ -46,16 +46,8 @@ static const char* short_name(const char* path) {
 salto_status salto_batch_write_png(const char* path, const salto_sweep* s,
                                    const salto_job_result* results, salto_batch_measure measure,
                                    salto_error* err) {
-    cairo_surface_t* surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, png_w, png_h);
-    cairo_t* cr = cairo_create(surf); // both released by salto_write_png
-    if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
-        cairo_destroy(cr);
-        cairo_surface_destroy(surf);
-        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "cannot create an image for '%s'",
-                          path);
-    }
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
+    cairo_t* cr = salto_draw_canvas(png_w, png_h, path, err);
+    if (!cr) return err->status;
 
     // the ranges, padded; a single value gets a unit-wide axis around it
     double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
@@ -170,5 +162,5 @@ salto_status salto_batch_write_png(const char* path, const salto_sweep* s,
                     png_h - 10);
 #undef U
 #undef V
-    return salto_write_png(surf, cr, path, err);
+    return salto_write_png(cairo_get_target(cr), cr, path, err);
 }

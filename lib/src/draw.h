@@ -11,6 +11,11 @@
 // source colour; upper case is drawn as lower case, characters without a glyph as spaces
 void salto_draw_text(cairo_t* cr, const char* s, double size, double u, double v);
 
+// A white w x h picture to draw (cr; its surface is cairo_get_target(cr), and salto_write_png
+// releases both), or NULL with err filled (SALTO_ERR_NOMEM, naming path) when cairo cannot
+// make one
+cairo_t* salto_draw_canvas(int w, int h, const char* path, salto_error* err);
+
 // Writes the surface to PATH.tmp and renames it over PATH (nothing is left behind on
 // failure: SALTO_ERR_IO with err filled). Destroys cr and surf either way.
 salto_status salto_write_png(cairo_surface_t* surf, cairo_t* cr, const char* path,

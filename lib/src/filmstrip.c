@@ -414,21 +414,16 @@ salto_status salto_motion_write_filmstrip(const salto_problem_desc* p, const sal
     const double v_top = margin + 0.5 * (area_h - (zmax - zmin) * scale); // centred vertically
 
     const int W = panel_width * nframes, H = image_height;
-    cairo_surface_t* surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
-    cairo_t* cr = cairo_create(surf);
-    if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
-        cairo_destroy(cr);
-        cairo_surface_destroy(surf);
+    cairo_t* cr = salto_draw_canvas(W, H, path, err); // white
+    if (!cr) {
         salto_data_destroy(d);
         salto_free(xmid);
-        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(),
-                          "cannot create a %d x %d image for '%s'", W, H, path);
+        return err->status;
     }
+    cairo_surface_t* surf = cairo_get_target(cr);
     cairo_set_antialias(cr, CAIRO_ANTIALIAS_BEST);
 
-    // white background, the ground line across the strip
-    cairo_set_source_rgb(cr, 1.0, 1.0, 1.0);
-    cairo_paint(cr);
+    // the ground line across the strip
     const double v_ground = v_top + zmax * scale;
     cairo_set_source_rgb(cr, 0.55, 0.50, 0.42);
     cairo_set_line_width(cr, 2.0);
@@ -447,6 +442,22 @@ salto_status salto_motion_write_filmstrip(const salto_problem_desc* p, const sal
     salto_free(xmid);
 
     return salto_write_png(surf, cr, path, err);
+}
+
+
+cairo_t* salto_draw_canvas(int w, int h, const char* path, salto_error* err) {
+    cairo_surface_t* surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    cairo_t* cr = cairo_create(surf); // both released by salto_write_png
+    if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
+        cairo_destroy(cr);
+        cairo_surface_destroy(surf);
+        SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "cannot create a %d x %d image for '%s'",
+                   w, h, path);
+        return NULL;
+    }
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    return cr;
 }
 
 

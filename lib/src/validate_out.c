@@ -112,16 +112,8 @@ static double time_x(const salto_problem_desc* p, double t) {
 // NULL with err filled when cairo cannot make one
 static cairo_t* time_canvas(const salto_problem_desc* p, int H, const char* path,
                             salto_error* err) {
-    cairo_surface_t* surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, png_width, H);
-    cairo_t* cr = cairo_create(surf); // both released by salto_write_png
-    if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
-        cairo_destroy(cr);
-        cairo_surface_destroy(surf);
-        SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "cannot create an image for '%s'", path);
-        return NULL;
-    }
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
+    cairo_t* cr = salto_draw_canvas(png_width, H, path, err);
+    if (!cr) return NULL;
     for (int i = 0; i < p->nphase; i++) {
         const double u0 = time_x(p, p->phases[i].start);
         const double u1 = time_x(p, p->phases[i].start + p->phases[i].duration);
