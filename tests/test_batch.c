@@ -172,7 +172,25 @@ static const struct {
     {"problem: p.yaml\nwarm_start: yes please\nparameters: {a.b: [1]}\n", "2:13", "true"},
     {"problem: p.yaml\nparameters: {a.b: {from: 0, to: 1, count: 400}, c.d: {from: 0, to: 1, "
      "count: 400}}\n", "2:13", "more than 100000"},
-    {"problem: [p.yaml\n", "", "error"},
+    {"problem: [p.yaml\n", "2:1", "did not find expected ',' or ']'"},
+    {"problem: p.yaml\n", "1:1", "missing required key 'parameters'"},
+    {"problem: p.yaml\nparameters: [a]\n", "2:13", "expected a map for 'parameters'"},
+    {"problem: [p.yaml]\nparameters: {a.b: [1]}\n", "1:10", "expected a string for 'problem'"},
+    {"problem: p.yaml\nparameters: {a.b: {to: 2, count: 2}}\n", "2:19",
+     "missing required key 'from' in 'a.b'"},
+    {"problem: p.yaml\nparameters: {a.b: {from: 1, to: x, count: 2}}\n", "2:33",
+     "expected a number for 'to', found 'x'"},
+    {"problem: p.yaml\nparameters: {a.b: {from: 1, to: 2, count: 1.5}}\n", "2:43",
+     "expected an integer for 'count', found '1.5'"},
+    {"problem: p.yaml\nparameters: {a.b: {from: 1, to: 2, count: 1}}\n", "2:43",
+     "a range from 1 to 2 needs a 'count' of at least 2"},
+    {"problem: p.yaml\nparameters: {a.b: {from: 1, to: 2, step: 0}}\n", "2:42",
+     "a 'step' of 0 does not lead from 1 to 2"},
+    {"problem: p.yaml\nparameters: {a=b: [1]}\n", "2:14", "'a=b' is not a dotted path"},
+    {"problem: p.yaml\nvalidate: maybe\nparameters: {a.b: [1]}\n", "2:11",
+     "expected true or false for 'validate', found 'maybe'"},
+    {"problem: p.yaml\ntimeout: soon\nparameters: {a.b: [1]}\n", "2:10",
+     "expected a number for 'timeout', found 'soon'"},
 };
 
 
@@ -188,6 +206,24 @@ START_TEST(bad_sweep_located) {
     ck_assert_msg(strstr(line, want) != NULL, "case %d: '%s' not in '%s'", _i, want, line);
     ck_assert_msg(strstr(line, bad_sweeps[_i].what) != NULL, "case %d: '%s' not in '%s'", _i,
                   bad_sweeps[_i].what, line);
+}
+END_TEST
+
+
+static void* load_sweep(const char* path, salto_error* err) { return salto_sweep_load(path, err); }
+static void destroy_sweep(void* s) { salto_sweep_destroy(s); }
+
+
+// loading a sweep with every allocation failing in turn: a clean SALTO_ERR_NOMEM each time,
+// nothing leaked (the sanitizer build checks the leaks)
+START_TEST(sweep_out_of_memory) {
+    char path[200];
+    snprintf(path, sizeof path, "%s", write_sweep("problem: ROOT/problems/highbar_dismount.yaml\n"
+                                                  "combine: zip\nwarm_start: true\nplot: peak_com_height\n"
+                                                  "parameters:\n"
+                                                  "  phases.flight.duration: {from: 0.6, to: 0.8, count: 3}\n"
+                                                  "  phases.landing.contact.friction: [1.0, 0.7, 0.4]\n"));
+    ck_assert_int_gt(salto_test_nomem_sweep(path, load_sweep, destroy_sweep), 10);
 }
 END_TEST
 
@@ -445,6 +481,7 @@ Suite* batch_suite(void) {
     tc = tcase_create("errors");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_loop_test(tc, bad_sweep_located, 0, (int)(sizeof bad_sweeps / sizeof bad_sweeps[0]));
+    tcase_add_test(tc, sweep_out_of_memory);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("results");
