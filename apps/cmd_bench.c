@@ -540,6 +540,58 @@ static paper_run paper_solve(const char* path, int nset, const char* const* set,
 }
 
 
+// whether name is a whole name of the comma-separated list only (all names when only is NULL)
+static int paper_listed(const char* only, const char* name) {
+    if (!only) return 1;
+    const size_t len = strlen(name);
+    for (const char* s = only; (s = strstr(s, name)) != NULL; s += len)
+        if ((s == only || s[-1] == ',') && (s[len] == '\0' || s[len] == ',')) return 1;
+    return 0;
+}
+
+
+// The file as `salto solve` runs it (its refinement rounds included, exact Hessian), once, and
+// the result validated as `salto validate` would (the file's own slices and thresholds): one
+// row. 0 when it solved, 1 otherwise (the message printed).
+static int paper_shipped(const char* name, const char* path, const char* limit) {
+    const char* set[2] = {"solver.hessian=exact", limit};
+    salto_problem_desc *p = NULL, *p0 = NULL;
+    salto_nlp* nlp = app_load_nlp_set(path, 2, set, &p);
+    salto_nlp* nlp0 = nlp ? app_load_nlp_set(path, 2, set, &p0) : NULL;
+    double* x = nlp0 ? malloc(sizeof(double) * (size_t)salto_nlp_nx(nlp)) : NULL;
+    int status = 1;
+    salto_error err = {0};
+    salto_solve_result res;
+    salto_refine_result ref;
+    salto_validation v = {0};
+    if (x) {
+        salto_nlp_initial_guess(nlp, x);
+        if (salto_solve_refined(p, &nlp, x, NULL, NULL, &res, &ref, &err) == SALTO_OK) {
+            salto_validate_opts o;
+            salto_validate_opts_from_problem(&o, p0);
+            if (salto_validate(nlp0, x, &o, &v, &err) == SALTO_OK) {
+                int npass = 0;
+                for (int c = 0; c < v.ncheck; c++) npass += v.check[c].pass;
+                char checks[32];
+                snprintf(checks, sizeof checks, "%d of %d", npass, v.ncheck);
+                printf("%-24s %6d %7d %7d %6d %9.3f  %-13s %s\n", name, p0->solver.refine,
+                       ref.rounds, ref.added, res.iterations, res.elapsed,
+                       res.converged ? "converged" : "NOT converged", checks);
+                status = 0;
+            }
+            salto_validation_free(&v);
+        }
+    } else if (nlp0) {
+        fprintf(stderr, "salto bench paper: out of memory\n");
+    }
+    if (status && err.status != SALTO_OK) app_print_error(&err);
+    free(x);
+    salto_nlp_destroy(nlp), salto_nlp_destroy(nlp0);
+    salto_problem_destroy(p), salto_problem_destroy(p0);
+    return status;
+}
+
+
 static void paper_row(const char* name, const char* hess, const paper_run* r) {
     if (!r->ok) {
         printf("%-20s %-14s (could not be solved: see the message above)\n", name, hess);
@@ -618,8 +670,75 @@ static int shared_opt(int argc, char** argv, int* i, int* quick, int* reps, cons
 }
 
 
+// Warm start: the dismount at path (flight 0.6 s) again after its flight is made 10% longer, on
+// the first solve's knots per phase, from its solution's control points, against a cold solve
+// of the same; reps of each, median. 0, or 1 when the first solve failed.
+static int paper_warm(const char* name, const char* path, const char* limit, int reps) {
+    int status = 0;
+    char flight[64];
+    snprintf(flight, sizeof flight, "phases.flight.duration=%.6g", 0.6 * 1.1);
+    const char* set0[1] = {limit};
+    const char* set1[2] = {limit, flight};
+    salto_problem_desc *p0 = NULL, *p1 = NULL;
+    salto_nlp* n0 = app_load_nlp_set(path, 1, set0, &p0);
+    salto_nlp* n1 = NULL;
+    if (n0) {
+        // the re-solve keeps the first problem's knots per phase, so that the warm start
+        // can take its control points as they are (salto_problem_knot_counts)
+        salto_error e1 = {0};
+        p1 = salto_problem_load_set(path, 2, set1, &e1);
+        if (p1 && p1->nphase == p0->nphase) {
+            p1->phase_knots = salto_malloc(sizeof(int) * (size_t)p1->nphase);
+            if (p1->phase_knots) salto_problem_knot_counts(p0, p1->phase_knots);
+        }
+        n1 = p1 ? salto_nlp_build(p1, &e1) : NULL;
+        if (!n1) app_print_error(&e1);
+    }
+    double* x0 = n1 ? malloc(sizeof(double) * (size_t)salto_nlp_nx(n0)) : NULL;
+    double* x1 = x0 ? malloc(sizeof(double) * (size_t)salto_nlp_nx(n1)) : NULL;
+    salto_solve_result r0, r1;
+    salto_error err = {0};
+    if (!x1) status = 1;
+    if (x1) {
+        salto_nlp_initial_guess(n0, x0);
+        if (salto_solve(n0, x0, NULL, NULL, &r0, &err) == SALTO_OK) {
+            double t[64], tc[64];
+            int it = 0, itc = 0;
+            const char* st = "", *stc = "";
+            const int nr = reps > 64 ? 64 : reps;
+            for (int k = 0; k < nr; k++) {
+                const double t0 = salto_now();
+                salto_nlp_guess_from_solution(n1, n0, x0, x1);
+                salto_solve(n1, x1, NULL, NULL, &r1, &err);
+                t[k] = salto_now() - t0;
+                it = r1.iterations;
+                st = r1.converged ? "converged" : "NOT converged";
+                salto_nlp_initial_guess(n1, x1);
+                salto_solve(n1, x1, NULL, NULL, &r1, &err);
+                tc[k] = r1.elapsed;
+                itc = r1.iterations;
+                stc = r1.converged ? "converged" : "NOT converged";
+            }
+            qsort(t, (size_t)nr, sizeof(double), cmp_double);
+            qsort(tc, (size_t)nr, sizeof(double), cmp_double);
+            printf("\n%s re-solved with its flight 10%% longer (0.66 s) on the first "
+                   "solve's knots per phase, median of %d:\n", name, nr);
+            printf("  cold, from the initial guess:   %-13s %4d iterations %8.3f s\n", stc, itc, tc[nr / 2]);
+            printf("  warm, from the 0.6 s solution:  %-13s %4d iterations %8.3f s\n", st, it, t[nr / 2]);
+        } else {
+            app_print_error(&err);
+            status = 1;
+        }
+    }
+    free(x0), free(x1);
+    salto_nlp_destroy(n0), salto_nlp_destroy(n1);
+    salto_problem_destroy(p0), salto_problem_destroy(p1);
+    return status;
+}
+
+
 static int bench_paper(int argc, char** argv) {
-    int quick = 0, reps = -1, fig10 = 1;
+    int quick = 0, reps = -1, fig10 = 1, shipped = 1;
     const char* root = ".";
     const char* only = NULL;
     const char* which = "both";
@@ -627,24 +746,31 @@ static int bench_paper(int argc, char** argv) {
     for (int i = 1; i < argc; i++) {
         if (app_is_help(argv[i])) {
             printf("usage: salto bench paper [--quick] [--reps N] [--only NAMES] [--hessian WHICH]\n"
-                   "                         [--max-time S] [--no-fig10] [--root DIR]\n\n"
+                   "                         [--max-time S] [--no-fig10] [--no-shipped] [--root DIR]\n\n"
                    "Solves every problem of Fang & Pollard's section 6 that salto ships (and its\n"
-                   "own back tuck) from the automatic initial guess, with each Hessian strategy,\n"
-                   "and prints the paper's Figures 7-9 as one table: DOF, variables, constraints,\n"
-                   "Jacobian non-zeros, strategy, IPOPT's status, iterations, time per iteration\n"
-                   "and in all (the median of N solves), the worst constraint violation, the\n"
-                   "worst drift of a held contact site at ten times the slice density and the\n"
-                   "peak centre-of-mass height. Then a warm-started re-solve of the dismount\n"
-                   "after lengthening its flight by 10%%, and Figure 10 on the leap from peg to\n"
-                   "peg: with each derivative method, the time per iteration of IPOPT's first 20\n"
-                   "iterations, the time of one constraint Jacobian and its mean relative error\n"
-                   "against the linear-time method (at a point near the initial guess).\n\n"
-                   "  --quick        the dismount only, exact Hessian, one solve (a smoke test)\n"
+                   "own back tuck), and the paper's own dismounts with their held landing\n"
+                   "(data/paper/, not physical: to compare with the paper's timings), from the\n"
+                   "automatic initial guess, with each Hessian strategy, and prints the paper's\n"
+                   "Figures 7-9 as one table: DOF, variables, constraints, Jacobian non-zeros,\n"
+                   "strategy, IPOPT's status, iterations, time per iteration and in all (the\n"
+                   "median of N solves), the worst constraint violation, the worst drift of a\n"
+                   "held contact site at ten times the slice density and the peak centre-of-mass\n"
+                   "height. Then each shipped problem once as `salto solve` runs it (with the\n"
+                   "refinement rounds its file asks for, exact Hessian) and how many of\n"
+                   "`salto validate`'s checks its result passes. Then a warm-started re-solve of\n"
+                   "the dismount after lengthening its flight by 10%%, and Figure 10 on the leap\n"
+                   "from peg to peg: with each derivative method, the time per iteration of\n"
+                   "IPOPT's first 20 iterations, the time of one constraint Jacobian and its mean\n"
+                   "relative error against the linear-time method (at a point near the initial\n"
+                   "guess).\n\n"
+                   "  --quick        the dismount and the paper's only, exact Hessian, one solve\n"
+                   "                 (a smoke test)\n"
                    "  --reps N       solves per row, median time (default 3; --quick: 1)\n"
-                   "  --only NAMES   comma-separated problem names (from problems/)\n"
+                   "  --only NAMES   comma-separated problem names (from problems/ and data/paper/)\n"
                    "  --hessian WHICH  exact, limited-memory or both (default both)\n"
                    "  --max-time S   IPOPT's CPU-time limit per solve (default 120)\n"
                    "  --no-fig10     skip Figure 10\n"
+                   "  --no-shipped   skip the table of the shipped files as `salto solve` runs them\n"
                    "  --root DIR     repository root holding problems/ (default: .)\n");
             return 0;
         }
@@ -669,6 +795,8 @@ static int bench_paper(int argc, char** argv) {
             }
         } else if (strcmp(argv[i], "--no-fig10") == 0) {
             fig10 = 0;
+        } else if (strcmp(argv[i], "--no-shipped") == 0) {
+            shipped = 0;
         } else {
             fprintf(stderr, "salto bench paper: unknown or incomplete option '%s'\n", argv[i]);
             return 2;
@@ -676,12 +804,19 @@ static int bench_paper(int argc, char** argv) {
     }
     if (reps < 0) reps = quick ? 1 : 3;
     if (quick) {
-        if (!only) only = "highbar_dismount";
+        if (!only) only = "highbar_dismount,highbar_dismount_held";
         if (strcmp(which, "both") == 0) which = "exact";
         fig10 = 0;
     }
-    static const char* const names[] = {"highbar_dismount", "highbar_dismount_08", "monkey_bars",
-                                        "leap", "leap_pegs", "luxo_jump", "back_tuck"};
+    // the shipped problems, and the paper's own dismounts (its C1 landing: reference data, not
+    // physical, kept to compare with the paper's timings like for like)
+    static const char* const names[] = {"highbar_dismount", "highbar_dismount_08",
+                                        "highbar_dismount_held", "highbar_dismount_held_08",
+                                        "monkey_bars", "leap", "leap_pegs", "luxo_jump",
+                                        "back_tuck"};
+    static const char* const folders[] = {"problems", "problems", "data/paper", "data/paper",
+                                          "problems", "problems", "problems", "problems",
+                                          "problems"};
     const int nname = (int)(sizeof names / sizeof names[0]);
     static const char* const hess[] = {"exact", "limited-memory"};
     char limit[64];
@@ -696,19 +831,9 @@ static int bench_paper(int argc, char** argv) {
     double total_all[2] = {0, 0};
     int ran[2] = {0, 0};
     for (int k = 0; k < nname; k++) {
-        if (only) {
-            // a whole name in the comma-separated list
-            const size_t len = strlen(names[k]);
-            const char* s = only;
-            int found = 0;
-            while ((s = strstr(s, names[k])) != NULL) {
-                if ((s == only || s[-1] == ',') && (s[len] == '\0' || s[len] == ',')) found = 1;
-                s += len;
-            }
-            if (!found) continue;
-        }
+        if (!paper_listed(only, names[k])) continue;
         char path[4200];
-        snprintf(path, sizeof path, "%s/problems/%s.yaml", root, names[k]);
+        snprintf(path, sizeof path, "%s/%s/%s.yaml", root, folders[k], names[k]);
         for (int h = 0; h < 2; h++) {
             if (strcmp(which, "both") != 0 && strcmp(which, hess[h]) != 0) continue;
             char hopt[64];
@@ -730,67 +855,31 @@ static int bench_paper(int argc, char** argv) {
                total_all[h]);
     }
 
-    // warm start: the dismount again after its flight is made 10% longer, on the first solve's
-    // knots per phase, from its solution's control points
+    // the shipped files as `salto solve` runs them, and their validation
+    if (shipped) {
+        printf("\nthe shipped problems as `salto solve` runs them (the file's refinement included, "
+               "exact Hessian), once, and `salto validate`'s checks on the result:\n");
+        printf("%-24s %6s %7s %7s %6s %9s  %-13s %s\n", "problem", "refine", "rounds", "slices",
+               "iters", "total s", "status", "checks");
+        for (int k = 0; k < nname; k++) {
+            if (strcmp(folders[k], "problems") != 0 || !paper_listed(only, names[k])) continue;
+            char path[4200];
+            snprintf(path, sizeof path, "%s/%s/%s.yaml", root, folders[k], names[k]);
+            if (paper_shipped(names[k], path, limit)) status = 1;
+            fflush(stdout);
+        }
+    }
+
+    // warm starts: the dismount, and the paper's, after a 10% longer flight
     if (!only || strstr(only, "highbar_dismount")) {
-        char path[4200], flight[64];
-        snprintf(path, sizeof path, "%s/problems/highbar_dismount.yaml", root);
-        snprintf(flight, sizeof flight, "phases.flight.duration=%.6g", 0.6 * 1.1);
-        const char* set0[1] = {limit};
-        const char* set1[2] = {limit, flight};
-        salto_problem_desc *p0 = NULL, *p1 = NULL;
-        salto_nlp* n0 = app_load_nlp_set(path, 1, set0, &p0);
-        salto_nlp* n1 = NULL;
-        if (n0) {
-            // the re-solve keeps the first problem's knots per phase, so that the warm start
-            // can take its control points as they are (salto_problem_knot_counts)
-            salto_error e1 = {0};
-            p1 = salto_problem_load_set(path, 2, set1, &e1);
-            if (p1 && p1->nphase == p0->nphase) {
-                p1->phase_knots = salto_malloc(sizeof(int) * (size_t)p1->nphase);
-                if (p1->phase_knots) salto_problem_knot_counts(p0, p1->phase_knots);
-            }
-            n1 = p1 ? salto_nlp_build(p1, &e1) : NULL;
-            if (!n1) app_print_error(&e1);
+        static const char* const warm[][2] = {{"highbar_dismount", "problems"},
+                                              {"highbar_dismount_held", "data/paper"}};
+        for (int k = 0; k < 2; k++) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/%s/%s.yaml", root, warm[k][1], warm[k][0]);
+            if (paper_warm(warm[k][0], path, limit, reps)) status = 1;
+            fflush(stdout);
         }
-        double* x0 = n1 ? malloc(sizeof(double) * (size_t)salto_nlp_nx(n0)) : NULL;
-        double* x1 = x0 ? malloc(sizeof(double) * (size_t)salto_nlp_nx(n1)) : NULL;
-        salto_solve_result r0, r1;
-        salto_error err = {0};
-        if (x1) {
-            salto_nlp_initial_guess(n0, x0);
-            if (salto_solve(n0, x0, NULL, NULL, &r0, &err) == SALTO_OK) {
-                double t[64], tc[64];
-                int it = 0, itc = 0;
-                const char* st = "", *stc = "";
-                const int nr = reps > 64 ? 64 : reps;
-                for (int k = 0; k < nr; k++) {
-                    const double t0 = salto_now();
-                    salto_nlp_guess_from_solution(n1, n0, x0, x1);
-                    salto_solve(n1, x1, NULL, NULL, &r1, &err);
-                    t[k] = salto_now() - t0;
-                    it = r1.iterations;
-                    st = r1.converged ? "converged" : "NOT converged";
-                    salto_nlp_initial_guess(n1, x1);
-                    salto_solve(n1, x1, NULL, NULL, &r1, &err);
-                    tc[k] = r1.elapsed;
-                    itc = r1.iterations;
-                    stc = r1.converged ? "converged" : "NOT converged";
-                }
-                qsort(t, (size_t)nr, sizeof(double), cmp_double);
-                qsort(tc, (size_t)nr, sizeof(double), cmp_double);
-                printf("\nhighbar_dismount re-solved with its flight 10%% longer (0.66 s) on the first "
-                       "solve's knots per phase, median of %d:\n", nr);
-                printf("  cold, from the initial guess:   %-13s %4d iterations %8.3f s\n", stc, itc, tc[nr / 2]);
-                printf("  warm, from the 0.6 s solution:  %-13s %4d iterations %8.3f s\n", st, it, t[nr / 2]);
-            } else {
-                app_print_error(&err);
-                status = 1;
-            }
-        }
-        free(x0), free(x1);
-        salto_nlp_destroy(n0), salto_nlp_destroy(n1);
-        salto_problem_destroy(p0), salto_problem_destroy(p1);
     }
 
     // Figure 10 on the leap from peg to peg, at a point near its initial guess

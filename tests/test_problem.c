@@ -1251,13 +1251,13 @@ END_TEST
 // phases follow, new keys are added, and IPOPT options are kept with their places
 START_TEST(load_with_overrides) {
     char path[4096];
-    snprintf(path, sizeof path, "%s", salto_test_path("problems/highbar_dismount.yaml"));
+    snprintf(path, sizeof path, "%s", salto_test_path("data/paper/highbar_dismount_held.yaml"));
     salto_error err = {0};
     const char* set[] = {"phases.flight.duration=0.66", "solver.hessian=limited-memory",
                          "solver.ipopt.mu_init=1e-3", "initial_guess.ballistic=true"};
     salto_problem_desc* p = salto_problem_load_set(path, 4, set, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
-    salto_problem_desc* p0 = load_ok("problems/highbar_dismount.yaml");
+    salto_problem_desc* p0 = load_ok("data/paper/highbar_dismount_held.yaml");
     ck_assert_double_eq_tol(p->phases[1].duration, 0.66, 1e-15);
     ck_assert_double_eq_tol(p->phases[2].start, 0.9 + 0.66, 1e-12);
     ck_assert_double_eq_tol(p->duration, p0->duration + 0.06, 1e-12);
@@ -1325,7 +1325,7 @@ START_TEST(load_with_overrides) {
     memset(&err, 0, sizeof err);
     ck_assert_ptr_null(salto_problem_load_set(path, 1, bad2, &err));
     ck_assert_msg(strstr(err.msg, "must be positive"), "%s", err.msg);
-    ck_assert_int_eq(err.where.line, 17);
+    ck_assert_int_eq(err.where.line, 24);
     const char* bad3[] = {"phases.flight.duration"};
     memset(&err, 0, sizeof err);
     ck_assert_ptr_null(salto_problem_load_set(path, 1, bad3, &err));
@@ -1338,7 +1338,7 @@ END_TEST
 // errors: the first phase, a contact that does not hold, sites on two bodies, a bar
 START_TEST(impact_knots_and_errors) {
     salto_error err = {0};
-    const char* path = salto_test_path("problems/highbar_dismount.yaml");
+    const char* path = salto_test_path("data/paper/highbar_dismount_held.yaml");
     const char* on[] = {"phases.landing.contact.impact=true"};
     salto_problem_desc* p = salto_problem_load_set(path, 1, on, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
