@@ -594,11 +594,11 @@ static int paper_shipped(const char* name, const char* path, const char* limit) 
 
 static void paper_row(const char* name, const char* hess, const paper_run* r) {
     if (!r->ok) {
-        printf("%-20s %-14s (could not be solved: see the message above)\n", name, hess);
+        printf("%-24s %-14s (could not be solved: see the message above)\n", name, hess);
         return;
     }
     const double per = r->iterations > 0 ? r->total / r->iterations : 0.0;
-    printf("%-20s %3d %5d %6d %7d  %-14s %-28s %5d %9.2f %9.3f %9.1e %8.3f %7.3f\n", name, r->nv,
+    printf("%-24s %3d %5d %6d %7d  %-14s %-28s %5d %9.2f %9.3f %9.1e %8.3f %7.3f\n", name, r->nv,
            r->nx, r->ng, r->nnz, hess, r->status, r->iterations, per * 1e3, r->total, r->viol,
            r->drift * 1e3, r->peak_com);
 }
@@ -824,7 +824,7 @@ static int bench_paper(int argc, char** argv) {
 
     printf("salto bench paper: each row the median of %d solve(s) from the initial guess; one "
            "BLAS thread\n", reps);
-    printf("%-20s %3s %5s %6s %7s  %-14s %-28s %5s %9s %9s %9s %8s %7s\n", "problem", "DOF",
+    printf("%-24s %3s %5s %6s %7s  %-14s %-28s %5s %9s %9s %9s %8s %7s\n", "problem", "DOF",
            "vars", "cons", "jac nnz", "Hessian", "IPOPT status", "iters", "ms/iter", "total s",
            "violation", "drift mm", "peak m");
     int status = 0, converged_all[2] = {1, 1};

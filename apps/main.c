@@ -1,5 +1,6 @@
 // main.c: the salto command, with git-style subcommands
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,14 @@ int app_parse_int(const char* cmd, const char* opt, const char* s, int lo, int h
 
 
 int main(int argc, char** argv) {
+    // Freed memory stays with the process for reuse: MUMPS allocates and frees its work arrays
+    // at every factorisation, and with glibc's defaults the heap was trimmed and regrown (712
+    // brk calls, 17,000 page faults in the dismount's first solve). Measured on a fresh
+    // `salto solve` of the dismount: 12% less CPU time (388 to 342 ms, perf stat, 5 runs each
+    // way), the paper's dismount 6%; a long-running `salto bench paper` hardly changes, as
+    // glibc raises its thresholds by itself after the first solves.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
     if (argc < 2) {
         usage(stderr);
         return 2;
