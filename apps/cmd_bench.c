@@ -688,6 +688,7 @@ static int paper_warm(const char* name, const char* path, const char* limit, int
         salto_error e1 = {0};
         p1 = salto_problem_load_set(path, 2, set1, &e1);
         if (p1 && p1->nphase == p0->nphase) {
+            salto_free(p1->phase_knots); // the file's own, if it gives them
             p1->phase_knots = salto_malloc(sizeof(int) * (size_t)p1->nphase);
             if (p1->phase_knots) salto_problem_knot_counts(p0, p1->phase_knots);
         }

@@ -427,6 +427,61 @@ START_TEST(test_solved_monkey_bars_pass) {
 END_TEST
 
 
+// A kinematic problem (physics: false) is judged on its kinematics only: the reach, solved,
+// stands in the air (its flight force is its weight), which the physics checks show and do not
+// judge; the same motion on the problem with physics on fails them, and a joint pushed past
+// its limit fails the judged check either way.
+START_TEST(test_kinematic_problems_judge_kinematics) {
+    const char* on[] = {"physics=true"};
+    for (int phys = 0; phys < 2; phys++) {
+        fixture f = open_problem_set("problems/reach.yaml", phys, on);
+        ck_assert_int_eq(f.p->physics, phys);
+        salto_solve_result res;
+        salto_error err = {0};
+        if (phys) {
+            // the motion of the kinematic problem (the same variables), judged with physics
+            fixture k = open_problem("problems/reach.yaml");
+            ck_assert_int_eq(salto_solve(k.nlp, k.x, NULL, NULL, &res, &err), SALTO_OK);
+            memcpy(f.x, k.x, sizeof(double) * (size_t)f.nx);
+            close_problem(&k);
+        } else {
+            ck_assert_int_eq(salto_solve(f.nlp, f.x, NULL, NULL, &res, &err), SALTO_OK);
+        }
+        salto_validation v = run(&f, NULL);
+        int physics = 0, kinematic = 0;
+        for (int c = 0; c < v.ncheck; c++) {
+            const salto_check* k = &v.check[c];
+            const int is_phys = salto_check_is_physics(k->kind);
+            ck_assert_int_eq(k->judged, phys || !is_phys);
+            physics += is_phys, kinematic += !is_phys;
+        }
+        ck_assert_int_gt(physics, 0);
+        ck_assert_int_gt(kinematic, 0);
+        const salto_check* ff = find(&v, SALTO_CHECK_FLIGHT_FORCE, 0);
+        ck_assert_msg(!ff->pass && ff->worst > 0.9 * f.p->model->mass * 9.81, "flight force %g",
+                      ff->worst);
+        ck_assert_int_eq(v.pass, !phys);
+        salto_validation_free(&v);
+        // a shoulder beyond its limit at every control point: the judged joint limits fail
+        const int js = salto_model_dof(f.p->model, "shoulder");
+        ck_assert_int_ge(js, 0);
+        ck_assert(f.p->model->link_has_limits[js]);
+        const double over = f.p->model->link_limits[2 * js + 1] + 0.1;
+        for (int a = 0; a < f.p->ncp; a++) f.x[js * f.p->ncp + a] = over;
+        v = run(&f, NULL);
+        const salto_check* jl = find(&v, SALTO_CHECK_JOINT_LIMITS, 0);
+        ck_assert(jl->judged && !jl->pass && !v.pass);
+        salto_validation_free(&v);
+        close_problem(&f);
+    }
+    ck_assert(!salto_check_is_physics(SALTO_CHECK_SLIP));
+    ck_assert(!salto_check_is_physics(SALTO_CHECK_PENETRATION));
+    ck_assert(salto_check_is_physics(SALTO_CHECK_IMPACT));
+    ck_assert(salto_check_is_physics(SALTO_CHECK_DRIFT_COM));
+}
+END_TEST
+
+
 // Slice refinement: a half-somersault flight solved with f0 = 0 at its 12 slices fails the
 // flight force between them; salto_solve_refined adds slices where it does (at the worst
 // samples of the violated runs, strictly inside the phase, recorded in the problem) and
@@ -1132,6 +1187,7 @@ Suite* validate_suite(void) {
     tcase_add_test(tc, test_leaning_fails_cop);
     tcase_add_test(tc, test_sliding_fails_friction_and_slip);
     tcase_add_test(tc, test_solved_monkey_bars_pass);
+    tcase_add_test(tc, test_kinematic_problems_judge_kinematics);
     tcase_add_test(tc, test_hand_slipping_along_bar_fails_slip);
     tcase_add_test(tc, test_refinement_makes_flight_pass);
     tcase_add_test(tc, test_impact_landing);

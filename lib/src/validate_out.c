@@ -57,7 +57,8 @@ salto_status salto_validation_write_json(const salto_nlp* nlp, const salto_valid
         salto_json_num(f, k->rms);
         fputs(", \"threshold\": ", f);
         salto_json_num(f, k->threshold);
-        fprintf(f, ", \"samples\": %d, \"pass\": %s", k->nsample, k->pass ? "true" : "false");
+        fprintf(f, ", \"samples\": %d, \"pass\": %s, \"judged\": %s", k->nsample,
+                k->pass ? "true" : "false", k->judged ? "true" : "false");
         const char* at = salto_check_at(m, k);
         if (at) {
             fputs(", \"at\": ", f);

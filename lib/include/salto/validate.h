@@ -102,7 +102,14 @@ typedef struct salto_check {
     double rms;         // root mean square of the violation over the samples
     double threshold;   // the threshold it was judged by
     int pass;           // worst <= threshold
+    int judged;         // 1, or 0 for a physics check (salto_check_is_physics) on a problem that
+                        //   asks for no physics (physics: false): shown, not counted in the
+                        //   verdict
 } salto_check;
+
+// 1 for the checks that judge physics (forces, momentum, the contacts' force limits, impacts,
+// the re-simulation's drift), 0 for the kinematic ones (slip, penetration, joint limits)
+int salto_check_is_physics(salto_check_kind k);
 
 // What a failing check points at: the site (slip), the geometry's body (penetration) or the
 // DOF (joint limits) of its worst violation; NULL when it points at nothing or never fails.
@@ -129,7 +136,7 @@ typedef struct salto_validation {
     double* resim_stop;  // per phase: NAN when the re-simulation ran through it, else the
                          //   sample time from which its state was not finite or the
                          //   articulated-body algorithm failed (the drift is infinite there)
-    int pass;            // every check passed
+    int pass;            // every judged check passed
 } salto_validation;
 
 // A motion to validate, by its state at any time t inside the problem's span: q, qd, qdd
