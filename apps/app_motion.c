@@ -74,15 +74,29 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
         return 2;
     }
     am->mo = mo;
+    // on the problem the motion names, the overrides it was solved with (`salto solve --set`,
+    // motion.json's "set") apply again, before the caller's
+    const int own = !problem_path;
     if (!problem_path) problem_path = mo->problem;
     if (!problem_path || !*problem_path) {
         fprintf(stderr, "%s: error: the motion names no problem file; give one with --problem\n",
                 motion_path);
         return 2;
     }
+    const int nbase = (own ? mo->nset : 0) + nuser;
+    const char** base = calloc((size_t)nbase + 1, sizeof *base);
+    if (!base) {
+        fprintf(stderr, "%s: out of memory\n", who);
+        return 1;
+    }
+    for (int k = 0; own && k < mo->nset; k++) base[k] = mo->set[k];
+    for (int k = 0; k < nuser; k++) base[nbase - nuser + k] = user[k];
     salto_problem_desc* p = NULL;
-    salto_nlp* nlp = app_load_nlp_set(problem_path, nuser, user, &p);
-    if (!nlp) return 2;
+    salto_nlp* nlp = app_load_nlp_set(problem_path, nbase, base, &p);
+    if (!nlp) {
+        free(base);
+        return 2;
+    }
     // the motion must be on the problem's character, DOF by DOF
     int same = mo->nv == p->model->nv;
     for (int j = 0; same && j < mo->nv; j++) same = strcmp(mo->dof_name[j], p->model->link_name[j]) == 0;
@@ -111,10 +125,10 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
         }
     }
     {
-        // the caller's overrides first, then these (owned from nuser on)
-        char** set = calloc((size_t)(nuser + p->nphase + 2), sizeof(char*));
+        // the overrides above first, then these (owned from nbase on)
+        char** set = calloc((size_t)(nbase + p->nphase + 2), sizeof(char*));
         int nset = 0, ok = set != NULL;
-        for (int k = 0; ok && k < nuser; k++) set[nset++] = (char*)user[k];
+        for (int k = 0; ok && k < nbase; k++) set[nset++] = (char*)base[k];
         for (int i = 0; ok && i < p->nphase; i++) {
             if (p->phases[i].contact.type != SALTO_CONTACT_NONE) continue;
             int want = 0;
@@ -141,7 +155,7 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
             nset += 2; // freed below, used or not
             free(counts);
         }
-        if (ok && fits && nset > nuser) {
+        if (ok && fits && nset > nbase) {
             salto_nlp_destroy(nlp);
             salto_problem_destroy(p);
             nlp = app_load_nlp_set(problem_path, nset, (const char* const*)set, &p);
@@ -154,10 +168,12 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
                     motion_path, mo->ncp, problem_path);
         }
         if (!ok && nlp) fprintf(stderr, "%s: out of memory\n", who);
-        for (int k = nuser; k < nset; k++) free(set[k]);
+        for (int k = nbase; k < nset; k++) free(set[k]);
         free(set);
         if (!ok || !fits) goto bad;
     }
+    free(base);
+    base = NULL;
 
     {
         const int nx = salto_nlp_nx(nlp);
@@ -175,6 +191,7 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
     }
 
 bad:
+    free(base);
     salto_nlp_destroy(nlp);
     salto_problem_destroy(p);
     return 2;

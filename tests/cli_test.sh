@@ -282,6 +282,17 @@ grep_in "$tmp/err" "highbar_dismount_held.yaml:21:15: error: expected a number f
 expect 2 "$salto" validate "$tmp/dm0/motion.json" -o "$tmp/valset2" --set phases.swing.duration=0.7
 grep_in "$tmp/err" "does not fit the phases of"
 if [ ! -e "$tmp/valset2" ]; then ok; else fail "validate with a bad --set wrote output"; fi
+# a motion solved with --set records the overrides (motion.json's "set"), and validate and
+# play apply them again on the problem it names: the 0.8 s flight validates and plays without
+# repeating the --set, judged as with it; with --problem the file is taken as it is
+expect 0 "$salto" solve "$dm" -o "$tmp/dm08" --quiet --set phases.flight.duration=0.8
+grep_in "$tmp/dm08/motion.json" '"set": \["phases.flight.duration=0.8"\]'
+expect 1 "$salto" validate "$tmp/dm08/motion.json" -o "$tmp/vdm08a" --quiet
+expect 1 "$salto" validate "$tmp/dm08/motion.json" -o "$tmp/vdm08b" --quiet --set phases.flight.duration=0.8
+if cmp -s "$tmp/vdm08a/validation.json" "$tmp/vdm08b/validation.json"; then ok; else fail "the recorded --set judged differently"; fi
+expect 2 "$salto" validate "$tmp/dm08/motion.json" -o "$tmp/vdm08c" --quiet --problem "$dm"
+grep_in "$tmp/err" "does not fit the phases of"
+expect 0 "$salto" play "$tmp/dm08/motion.json" -o "$tmp/pdm08" --quiet
 grep_in "$tmp/val/validation.json" '"torque": \{"dofs": \["root_x", "root_z", "root_ry", "shoulder"'
 grep_in "$tmp/val/validation.json" '"tau": \[\['
 grep_in "$tmp/val/validation.json" '"resimulation": \{"integrator": "rk4"'

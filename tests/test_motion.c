@@ -894,6 +894,36 @@ static salto_motion* bvh_motion(const char* rel, salto_problem_desc** pp, salto_
 
 // motion.bvh read back onto its character gives the DOFs it was written from (the Euler
 // channels solved back into the character's own axes), planar and 3-D
+// the overrides a problem was loaded with are written to motion.json ("set") and read back,
+// in order; a motion without them reads none
+START_TEST(overrides_round_trip) {
+    fixture fx;
+    fixture_setup(&fx, 77u);
+    write_json(&fx, NULL);
+    salto_motion* mo = load_ok(fx.json);
+    ck_assert_int_eq(mo->nset, 0);
+    salto_motion_destroy(mo);
+    salto_nlp_destroy(fx.nlp);
+    salto_problem_destroy(fx.p);
+    salto_error err = {0};
+    const char* set[] = {"output.frame_rate=50", "solver.ipopt.mu_init=1e-3",
+                         "phases.reach.duration=1.5"};
+    fx.p = salto_problem_load_set(salto_test_path("problems/reach.yaml"), 3, set, &err);
+    ck_assert_msg(fx.p != NULL, "%s", err.msg);
+    fx.nlp = salto_nlp_build(fx.p, &err);
+    ck_assert_ptr_nonnull(fx.nlp);
+    write_json(&fx, NULL);
+    mo = load_ok(fx.json);
+    ck_assert_int_eq(mo->nset, 3);
+    for (int k = 0; k < 3; k++) ck_assert_str_eq(mo->set[k], set[k]);
+    ck_assert(mo->duration == 1.5);
+    ck_assert(mo->frame_rate == 50.0);
+    salto_motion_destroy(mo);
+    fixture_teardown(&fx);
+}
+END_TEST
+
+
 START_TEST(frames_bvh_round_trip) {
     const char* rels[2] = {"problems/reach.yaml", "problems/reach3d.yaml"};
     for (int r = 0; r < 2; r++) {
@@ -1168,6 +1198,7 @@ Suite* motion_suite(void) {
     tcase_add_test(tc, frames_bad_columns);
     tcase_add_test(tc, frames_out_of_memory);
     tcase_add_test(tc, frames_bvh_round_trip);
+    tcase_add_test(tc, overrides_round_trip);
     tcase_add_loop_test(tc, frames_bad_bvh, 0, NBVH);
     tcase_add_test(tc, frames_fuzz);
     suite_add_tcase(s, tc);

@@ -1236,6 +1236,37 @@ static void* load_problem(const char* path, salto_error* err) {
 static void destroy_problem(void* p) { salto_problem_destroy(p); }
 
 
+// the held dismount with two overrides (salto_problem_load_set), for the sweep below
+static void* load_problem_set(const char* path, salto_error* err) {
+    static const char* const set[] = {"phases.flight.duration=0.7", "solver.tolerance=1e-7"};
+    return salto_problem_load_set(path, 2, set, err);
+}
+
+
+// a problem loaded with overrides keeps them, in order, as given (what motion.json records);
+// without, none; and loading with them runs out of memory cleanly at every allocation
+START_TEST(load_keeps_its_overrides) {
+    salto_error err = {0};
+    const char* path = salto_test_path("data/paper/highbar_dismount_held.yaml");
+    salto_problem_desc* p = load_problem_set(path, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_int_eq(p->nset, 2);
+    ck_assert_str_eq(p->set[0], "phases.flight.duration=0.7");
+    ck_assert_str_eq(p->set[1], "solver.tolerance=1e-7");
+    ck_assert_double_eq_tol(p->phases[1].duration, 0.7, 1e-15);
+    salto_problem_destroy(p);
+    p = salto_problem_load(path, &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(p->nset, 0);
+    ck_assert_ptr_null(p->set);
+    salto_problem_destroy(p);
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    ck_assert_int_gt(salto_test_nomem_sweep(buf, load_problem_set, destroy_problem), 99);
+}
+END_TEST
+
+
 START_TEST(load_out_of_memory) {
     static const char* const files[] = {"tests/data/problems/full.yaml", "problems/keyframes.yaml",
                                         "problems/hold.yaml"};
@@ -1406,6 +1437,7 @@ Suite* problem_suite(void) {
     tcase_add_test(tc, phase_at_and_slices);
     tcase_add_test(tc, many_phases);
     tcase_add_loop_test(tc, load_out_of_memory, 0, 3);
+    tcase_add_test(tc, load_keeps_its_overrides);
     // the out-of-memory sweep loads a problem once per allocation: seconds under the
     // sanitizers, more on a busy machine (Check's default is 10 s)
     tcase_set_timeout(tc, 120);

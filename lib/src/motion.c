@@ -98,6 +98,11 @@ salto_status salto_motion_write_json(const salto_nlp* nlp, const salto_motion* m
 
     fputs("{\n  \"format\": \"salto motion 1\",\n  \"problem\": ", f);
     salto_json_str(f, mo->problem);
+    if (p->nset > 0) {
+        // the overrides the problem was solved with: salto validate and play apply them again
+        fputs(",\n  \"set\": ", f);
+        salto_json_strs(f, p->set, p->nset);
+    }
     fputs(",\n  \"character\": ", f);
     salto_json_str(f, mo->character);
     fputs(",\n  \"duration\": ", f);

@@ -16,7 +16,7 @@
 // the keys salto_motion_write_json writes, at the top level and in "solver" (refined_slices,
 // the slices refinement added, is a record: the motion is its control points either way)
 static const char* const top_keys[] = {
-    "format", "problem",        "character", "duration", "phases", "ballistic",
+    "format", "problem", "set", "character", "duration", "phases", "ballistic",
     "refined_slices", "dofs", "control_points", "knots", "control", "frame_rate", "frames",
     "solver", NULL};
 static const char* const solver_keys[] = {
@@ -52,6 +52,8 @@ void salto_motion_destroy(salto_motion* mo) {
     salto_free(mo->character);
     for (int i = 0; i < mo->nballistic && mo->ballistic; i++) salto_free(mo->ballistic[i]);
     salto_free(mo->ballistic);
+    for (int i = 0; i < mo->nset && mo->set; i++) salto_free(mo->set[i]);
+    salto_free(mo->set);
     salto_free(mo);
 }
 
@@ -104,19 +106,21 @@ static salto_status read_path(const salto_cfg_node* root, const char* key, char*
 }
 
 
-// "ballistic": a list of phase names (absent: none)
-static salto_status read_ballistic(const salto_cfg_node* root, salto_motion* mo, salto_error* err) {
-    const salto_cfg_node* n = salto_cfg_child(root, "ballistic");
+// a list of strings at key (absent: none): "ballistic", the flights solved on their parabola
+// (phase names); "set", the overrides the problem was solved with
+static salto_status read_strings(const salto_cfg_node* root, const char* key, char*** out,
+                                 int* count, salto_error* err) {
+    const salto_cfg_node* n = salto_cfg_child(root, key);
     if (!n) return SALTO_OK;
     if (salto_cfg_expect(n, SALTO_CFG_LIST, err)) return err->status;
-    mo->ballistic = salto_calloc((size_t)n->n + 1, sizeof(char*));
-    if (!mo->ballistic) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    *out = salto_calloc((size_t)n->n + 1, sizeof(char*));
+    if (!*out) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
     for (int i = 0; i < n->n; i++) {
         const char* s;
         if (salto_cfg_string(n->child[i], &s, err)) return err->status;
-        mo->ballistic[i] = salto_strdup(s);
-        if (!mo->ballistic[i]) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
-        mo->nballistic = i + 1;
+        (*out)[i] = salto_strdup(s);
+        if (!(*out)[i]) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+        *count = i + 1;
     }
     return SALTO_OK;
 }
@@ -329,7 +333,8 @@ salto_motion* salto_motion_load_json(const char* path, salto_error* err) {
                        path);
         } else if (read_path(salto_cfg_root(cfg), "problem", &mo->problem, err) ||
                    read_path(salto_cfg_root(cfg), "character", &mo->character, err) ||
-                   read_ballistic(salto_cfg_root(cfg), mo, err) ||
+                   read_strings(salto_cfg_root(cfg), "ballistic", &mo->ballistic, &mo->nballistic, err) ||
+                   read_strings(salto_cfg_root(cfg), "set", &mo->set, &mo->nset, err) ||
                    check_refined_slices(salto_cfg_root(cfg), err) ||
                    read_values(&sh, mo, err)) {
             salto_motion_destroy(mo);

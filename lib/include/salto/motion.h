@@ -37,6 +37,8 @@ struct salto_motion {
     double* control;     // (nv x ncp), owned, NULL when ncp is 0
     double* knot;        // the spline's whole knot vector (ncp + 4), owned; NULL when not given
     char* problem;       // problem file the motion solved ("" when unknown), owned
+    int nset;            // the overrides the problem was solved with ("PATH=VALUE", as
+    char** set;          //   `salto solve --set` takes them; motion.json's "set"), owned
     char* character;     // character file ("" when unknown), owned
     int converged;       // 1, 0, or -1 when unknown
     int nballistic;      // the flight phases solved with the centre of mass on its parabola

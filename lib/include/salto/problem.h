@@ -192,6 +192,8 @@ typedef struct salto_output_desc {
 // points at; the model is built from the character file.
 typedef struct salto_problem_desc {
     char* path;             // the problem file
+    int nset;               // the overrides it was loaded with (salto_problem_load_set),
+    char** set;             //   "PATH=VALUE" each, in order (nset, owned; NULL when none)
     char* character;        // character file, resolved against the problem's folder
     salto_model* model;     // owned
     int physics;            // 1 (default): every slice obeys its phase's contact physics on
