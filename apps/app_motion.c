@@ -75,7 +75,8 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
     }
     am->mo = mo;
     // on the problem the motion names, the overrides it was solved with (`salto solve --set`,
-    // motion.json's "set") apply again, before the caller's
+    // motion.json's "set") apply again, before the caller's; but not the initial guess's: the
+    // motion is what the solve made of it, and a warm start's file may be gone
     const int own = !problem_path;
     if (!problem_path) problem_path = mo->problem;
     if (!problem_path || !*problem_path) {
@@ -83,14 +84,17 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
                 motion_path);
         return 2;
     }
-    const int nbase = (own ? mo->nset : 0) + nuser;
-    const char** base = calloc((size_t)nbase + 1, sizeof *base);
+    const char** base = calloc((size_t)(mo->nset + nuser) + 1, sizeof *base);
     if (!base) {
         fprintf(stderr, "%s: out of memory\n", who);
         return 1;
     }
-    for (int k = 0; own && k < mo->nset; k++) base[k] = mo->set[k];
-    for (int k = 0; k < nuser; k++) base[nbase - nuser + k] = user[k];
+    int nbase = 0;
+    for (int k = 0; own && k < mo->nset; k++) {
+        if (strncmp(mo->set[k], "initial_guess.", 14) != 0 && strncmp(mo->set[k], "initial_guess=", 14) != 0)
+            base[nbase++] = mo->set[k];
+    }
+    for (int k = 0; k < nuser; k++) base[nbase++] = user[k];
     salto_problem_desc* p = NULL;
     salto_nlp* nlp = app_load_nlp_set(problem_path, nbase, base, &p);
     if (!nlp) {

@@ -293,6 +293,14 @@ if cmp -s "$tmp/vdm08a/validation.json" "$tmp/vdm08b/validation.json"; then ok; 
 expect 2 "$salto" validate "$tmp/dm08/motion.json" -o "$tmp/vdm08c" --quiet --problem "$dm"
 grep_in "$tmp/err" "does not fit the phases of"
 expect 0 "$salto" play "$tmp/dm08/motion.json" -o "$tmp/pdm08" --quiet
+# the initial guess's overrides are not applied again: a warm start's file may be gone
+mkdir -p "$tmp/gone" && cp "$tmp/dm08/motion.json" "$tmp/gone/motion.json"
+expect 0 "$salto" solve "$dm" -o "$tmp/dm08w" --quiet --set phases.flight.duration=0.8 \
+    --set initial_guess.type=motion --set initial_guess.motion="$tmp/gone/motion.json" --set initial_guess.rotation=null
+rm -r "$tmp/gone"
+grep_in "$tmp/dm08w/motion.json" '"set": \["phases.flight.duration=0.8", "initial_guess.type=motion", '
+expect 1 "$salto" validate "$tmp/dm08w/motion.json" -o "$tmp/vdm08w" --quiet
+expect 0 "$salto" play "$tmp/dm08w/motion.json" -o "$tmp/pdm08w" --quiet
 grep_in "$tmp/val/validation.json" '"torque": \{"dofs": \["root_x", "root_z", "root_ry", "shoulder"'
 grep_in "$tmp/val/validation.json" '"tau": \[\['
 grep_in "$tmp/val/validation.json" '"resimulation": \{"integrator": "rk4"'
