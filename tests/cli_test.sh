@@ -293,6 +293,11 @@ if cmp -s "$tmp/vdm08a/validation.json" "$tmp/vdm08b/validation.json"; then ok; 
 expect 2 "$salto" validate "$tmp/dm08/motion.json" -o "$tmp/vdm08c" --quiet --problem "$dm"
 grep_in "$tmp/err" "does not fit the phases of"
 expect 0 "$salto" play "$tmp/dm08/motion.json" -o "$tmp/pdm08" --quiet
+# a problem named by a relative path is recorded by its absolute one: the motion validates
+# from any folder
+expect 0 sh -c "cd '$root' && '$salto' solve data/paper/highbar_dismount_held.yaml -o '$tmp/rel' --quiet"
+grep_in "$tmp/rel/motion.json" "\"problem\": \"/.*/data/paper/highbar_dismount_held.yaml\""
+expect 1 sh -c "cd / && '$salto' validate '$tmp/rel/motion.json' -o '$tmp/vrel' --quiet"
 # the initial guess's overrides are not applied again: a warm start's file may be gone
 mkdir -p "$tmp/gone" && cp "$tmp/dm08/motion.json" "$tmp/gone/motion.json"
 expect 0 "$salto" solve "$dm" -o "$tmp/dm08w" --quiet --set phases.flight.duration=0.8 \

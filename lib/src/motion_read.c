@@ -4,10 +4,13 @@
 // (config.h): every value keeps its file:line:col, and every error points at the value that
 // caused it. The shapes of the lists are checked before anything is allocated, so that no
 // input, however large or malformed, asks for more memory than the document already holds.
+#define _XOPEN_SOURCE 700 // realpath
 #include "salto/motion.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "salto/bspline.h"
@@ -381,6 +384,15 @@ void salto_motion_sample(const salto_motion* mo, double t, double* q) {
 
 // ---- from an NLP ----
 
+// a copy of path made absolute and without "..", so that the motion finds its problem from
+// any folder; the path as it is when it does not resolve ("" for none)
+static char* whole_path(const char* path) {
+    char buf[PATH_MAX];
+    if (path && *path && realpath(path, buf)) return salto_strdup(buf);
+    return salto_strdup(path ? path : "");
+}
+
+
 salto_motion* salto_motion_from_nlp(const salto_nlp* nlp, const double* x) {
     const salto_problem_desc* p = salto_nlp_problem(nlp);
     const salto_model* m = p->model;
@@ -391,8 +403,8 @@ salto_motion* salto_motion_from_nlp(const salto_nlp* nlp, const double* x) {
     if (!mo) return NULL;
     mo->frame_rate = rate;
     mo->duration = p->duration;
-    mo->problem = salto_strdup(p->path ? p->path : "");
-    mo->character = salto_strdup(p->character ? p->character : "");
+    mo->problem = whole_path(p->path);
+    mo->character = whole_path(p->character);
     int ok = mo->problem && mo->character;
     for (int j = 0; j < m->nv && ok; j++) {
         mo->dof_name[j] = salto_strdup(m->link_name[j]);

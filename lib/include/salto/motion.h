@@ -36,7 +36,8 @@ struct salto_motion {
     int ncp;             // control points per DOF
     double* control;     // (nv x ncp), owned, NULL when ncp is 0
     double* knot;        // the spline's whole knot vector (ncp + 4), owned; NULL when not given
-    char* problem;       // problem file the motion solved ("" when unknown), owned
+    char* problem;       // problem file the motion solved ("" when unknown; an absolute path
+                         //   from salto_motion_from_nlp when the file resolves), owned
     int nset;            // the overrides the problem was solved with ("PATH=VALUE", as
     char** set;          //   `salto solve --set` takes them; motion.json's "set"), owned
     char* character;     // character file ("" when unknown), owned
