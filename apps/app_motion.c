@@ -91,8 +91,9 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
     }
     int nbase = 0;
     for (int k = 0; own && k < mo->nset; k++) {
-        if (strncmp(mo->set[k], "initial_guess.", 14) != 0 && strncmp(mo->set[k], "initial_guess=", 14) != 0)
-            base[nbase++] = mo->set[k];
+        const char* s = mo->set[k];
+        if (strncmp(s, "initial_guess", 13) == 0 && (s[13] == '.' || s[13] == '=')) continue;
+        base[nbase++] = s;
     }
     for (int k = 0; k < nuser; k++) base[nbase++] = user[k];
     salto_problem_desc* p = NULL;
