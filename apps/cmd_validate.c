@@ -50,8 +50,9 @@ static void help(void) {
            "  --integrator I  the re-simulation's: rk4 (default), euler (semi-implicit) or none\n"
            "  --step S      its largest step in seconds (default: the sample spacing)\n"
            "  --threshold CHECK=VALUE   change one check's threshold (in its unit)\n"
-           "  --set PATH=VALUE   change a value of the problem as 'salto solve --set' does, for a\n"
-           "                motion solved with overrides (give the same ones; at most 64)\n"
+           "  --set PATH=VALUE   change a value of the problem as 'salto solve --set' does\n"
+           "                (at most 64); a motion.json's own overrides (those it was solved\n"
+           "                with, but the initial guess's) apply first, unless --problem is given\n"
            "  --quiet       no table\n");
 }
 
