@@ -7,7 +7,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
 #include "salto/validate.h"
 
