@@ -436,8 +436,12 @@ int cmd_play(int argc, char** argv) {
                 // the grip: the bar's torque (within torque_max, as the solve allowed it) on
                 // the first hand's link, about the bar's axis
                 const salto_contact_desc* ct = &p->phases[ph].contact;
-                if (ct->nsite > 0 && !no_grip) {
-                    salto_sim_grip(sim, m->site_link[ct->site[0]], ct->bar_axis, ct->torque_max);
+                if (ct->nsite > 0 && !no_grip &&
+                    !salto_sim_grip(sim, m->site_link[ct->site[0]], ct->bar_axis, ct->torque_max)) {
+                    fprintf(stderr, "salto play: warning: phase '%s': the hand cannot grip the bar "
+                                    "(a bad axis or torque_max, or %d grips already); it hangs "
+                                    "by a hinge\n",
+                            p->phases[ph].name, SALTO_SIM_MAX_HOLDS);
                 }
             }
             phase = ph;

@@ -47,7 +47,7 @@ salto_status salto_batch_write_png(const char* path, const salto_sweep* s,
                                    const salto_job_result* results, salto_batch_measure measure,
                                    salto_error* err) {
     cairo_t* cr = salto_draw_canvas(png_w, png_h, path, err);
-    if (!cr) return err->status;
+    if (!cr) return SALTO_ERR_NOMEM; // (err, if given, says why)
 
     // the ranges, padded; a single value gets a unit-wide axis around it
     double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;

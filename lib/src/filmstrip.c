@@ -418,7 +418,7 @@ salto_status salto_motion_write_filmstrip(const salto_problem_desc* p, const sal
     if (!cr) {
         salto_data_destroy(d);
         salto_free(xmid);
-        return err->status;
+        return SALTO_ERR_NOMEM; // (err, if given, says why)
     }
     cairo_surface_t* surf = cairo_get_target(cr);
     cairo_set_antialias(cr, CAIRO_ANTIALIAS_BEST);

@@ -911,7 +911,7 @@ static salto_status accelerations(salto_sim* s, double h) {
     s->ttau_stale = 0;
     if (s->tracking && s->o.reduced && m->nroot > 0) return accelerations_tracked(s, h);
     salto_status st = free_pass(s);
-    if (st == SALTO_OK && n == 0) s->nprev = 0; // no multipliers (a grip's torque reads 0)
+    if (st == SALTO_OK && n == 0) keep_multipliers(s); // none: the store is emptied too
     if (st != SALTO_OK || n == 0) return st;
     if ((st = build_k(s)) != SALTO_OK) return st;
     double* vel = s->vel;
