@@ -75,8 +75,7 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
     }
     am->mo = mo;
     // on the problem the motion names, the overrides it was solved with (`salto solve --set`,
-    // motion.json's "set") apply again, before the caller's; but not the initial guess's: the
-    // motion is what the solve made of it, and a warm start's file may be gone
+    // motion.json's "set") apply again, before the caller's (salto_motion_problem_overrides)
     const int own = !problem_path;
     if (!problem_path) problem_path = mo->problem;
     if (!problem_path || !*problem_path) {
@@ -89,16 +88,17 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
         fprintf(stderr, "%s: out of memory\n", who);
         return 1;
     }
-    int nbase = 0;
-    for (int k = 0; own && k < mo->nset; k++) {
-        const char* s = mo->set[k];
-        if (strncmp(s, "initial_guess", 13) == 0 && (s[13] == '.' || s[13] == '=')) continue;
-        base[nbase++] = s;
-    }
+    const int nown = own ? salto_motion_problem_overrides(mo, base) : 0;
+    int nbase = nown;
     for (int k = 0; k < nuser; k++) base[nbase++] = user[k];
     salto_problem_desc* p = NULL;
     salto_nlp* nlp = app_load_nlp_set(problem_path, nbase, base, &p);
     if (!nlp) {
+        if (nown > 0) {
+            fprintf(stderr, "%s: note: the motion's \"set\" list (the overrides it was solved with) "
+                            "is applied to '%s' first; --problem takes the file as it is\n",
+                    motion_path, problem_path);
+        }
         free(base);
         return 2;
     }

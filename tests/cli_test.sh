@@ -293,6 +293,12 @@ if cmp -s "$tmp/vdm08a/validation.json" "$tmp/vdm08b/validation.json"; then ok; 
 expect 2 "$salto" validate "$tmp/dm08/motion.json" -o "$tmp/vdm08c" --quiet --problem "$dm"
 grep_in "$tmp/err" "does not fit the phases of"
 expect 0 "$salto" play "$tmp/dm08/motion.json" -o "$tmp/pdm08" --quiet
+# a recorded override the problem no longer takes is bad input, located, with the motion named
+sed 's/"phases.flight.duration=0.8"/"phases.flyght.duration=0.8"/' "$tmp/dm08/motion.json" >"$tmp/dm08/bad_set.json"
+expect 2 "$salto" validate "$tmp/dm08/bad_set.json" -o "$tmp/vdm08bad" --quiet
+grep_in "$tmp/err" "highbar_dismount_held.yaml:[0-9]+:[0-9]+: error: override 'phases.flyght.duration': no 'flyght' here"
+grep_in "$tmp/err" "bad_set.json: note: the motion's \"set\" list"
+if [ ! -e "$tmp/vdm08bad" ]; then ok; else fail "a bad recorded override wrote output"; fi
 # a problem named by a relative path is recorded by its absolute one: the motion validates
 # from any folder
 expect 0 sh -c "cd '$root' && '$salto' solve data/paper/highbar_dismount_held.yaml -o '$tmp/rel' --quiet"

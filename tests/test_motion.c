@@ -355,6 +355,10 @@ static const bad_case bad_cases[] = {
      "expected a string for item 2 of 'ballistic', found a list of 1 item", NULL},
     {"refined_slices_string.json", SALTO_ERR_INVALID, 9, 28,
      "expected a number for item 2 of 'refined_slices', found the string 'soon'", NULL},
+    {"set_not_list.json", SALTO_ERR_INVALID, 9, 10,
+     "expected a list for 'set', found the string 'phases.swing.duration=0.2'", NULL},
+    {"set_number.json", SALTO_ERR_INVALID, 9, 40,
+     "expected a string for item 2 of 'set', found a list of 1 item", NULL},
 };
 enum { NBAD = (int)(sizeof bad_cases / sizeof bad_cases[0]) };
 
@@ -903,7 +907,8 @@ static salto_motion* bvh_motion(const char* rel, salto_problem_desc** pp, salto_
 // motion.bvh read back onto its character gives the DOFs it was written from (the Euler
 // channels solved back into the character's own axes), planar and 3-D
 // the overrides a problem was loaded with are written to motion.json ("set") and read back,
-// in order; a motion without them reads none
+// in order, and all but the initial guess's are the ones to apply again; a motion without them
+// reads none
 START_TEST(overrides_round_trip) {
     fixture fx;
     fixture_setup(&fx, 77u);
@@ -914,18 +919,30 @@ START_TEST(overrides_round_trip) {
     salto_nlp_destroy(fx.nlp);
     salto_problem_destroy(fx.p);
     salto_error err = {0};
-    const char* set[] = {"output.frame_rate=50", "solver.ipopt.mu_init=1e-3",
-                         "phases.reach.duration=1.5"};
-    fx.p = salto_problem_load_set(salto_test_path("problems/reach.yaml"), 3, set, &err);
+    const char* set[] = {"output.frame_rate=50", "initial_guess.rotation=null",
+                         "solver.ipopt.mu_init=1e-3", "phases.reach.duration=1.5"};
+    fx.p = salto_problem_load_set(salto_test_path("problems/reach.yaml"), 4, set, &err);
     ck_assert_msg(fx.p != NULL, "%s", err.msg);
     fx.nlp = salto_nlp_build(fx.p, &err);
     ck_assert_ptr_nonnull(fx.nlp);
+    // the motion sampled from the NLP carries them, and so does the file
+    salto_motion* mn = salto_motion_from_nlp(fx.nlp, fx.x);
+    ck_assert_ptr_nonnull(mn);
     write_json(&fx, NULL);
     mo = load_ok(fx.json);
-    ck_assert_int_eq(mo->nset, 3);
-    for (int k = 0; k < 3; k++) ck_assert_str_eq(mo->set[k], set[k]);
+    for (const salto_motion* m2 = mn; m2; m2 = m2 == mn ? mo : NULL) {
+        ck_assert_int_eq(m2->nset, 4);
+        for (int k = 0; k < 4; k++) ck_assert_str_eq(m2->set[k], set[k]);
+    }
     ck_assert(mo->duration == 1.5);
     ck_assert(mo->frame_rate == 50.0);
+    // the ones that make the problem: all but the initial guess's, in order
+    const char* keep[4] = {NULL, NULL, NULL, NULL};
+    ck_assert_int_eq(salto_motion_problem_overrides(mo, keep), 3);
+    ck_assert_str_eq(keep[0], set[0]);
+    ck_assert_str_eq(keep[1], set[2]);
+    ck_assert_str_eq(keep[2], set[3]);
+    salto_motion_destroy(mn);
     salto_motion_destroy(mo);
     fixture_teardown(&fx);
 }

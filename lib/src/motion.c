@@ -98,10 +98,10 @@ salto_status salto_motion_write_json(const salto_nlp* nlp, const salto_motion* m
 
     fputs("{\n  \"format\": \"salto motion 1\",\n  \"problem\": ", f);
     salto_json_str(f, mo->problem);
-    if (p->nset > 0) {
+    if (mo->nset > 0) {
         // the overrides the problem was solved with: salto validate and play apply them again
         fputs(",\n  \"set\": ", f);
-        salto_json_strs(f, p->set, p->nset);
+        salto_json_strs(f, mo->set, mo->nset);
     }
     fputs(",\n  \"character\": ", f);
     salto_json_str(f, mo->character);

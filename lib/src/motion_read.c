@@ -382,6 +382,17 @@ void salto_motion_sample(const salto_motion* mo, double t, double* q) {
     for (int j = 0; j < nv; j++) q[j] = (1.0 - w) * q0[j] + w * q1[j];
 }
 
+int salto_motion_problem_overrides(const salto_motion* mo, const char** out) {
+    int n = 0;
+    for (int i = 0; i < mo->nset; i++) {
+        const char* s = mo->set[i];
+        if (strncmp(s, "initial_guess", 13) == 0 && (s[13] == '.' || s[13] == '=')) continue;
+        out[n++] = s;
+    }
+    return n;
+}
+
+
 // ---- from an NLP ----
 
 // a copy of path made absolute and without "..", so that the motion finds its problem from
@@ -409,6 +420,13 @@ salto_motion* salto_motion_from_nlp(const salto_nlp* nlp, const double* x) {
     for (int j = 0; j < m->nv && ok; j++) {
         mo->dof_name[j] = salto_strdup(m->link_name[j]);
         ok = mo->dof_name[j] != NULL;
+    }
+    if (ok && p->nset > 0) {
+        ok = (mo->set = salto_calloc((size_t)p->nset, sizeof(char*))) != NULL;
+        for (int i = 0; ok && i < p->nset; i++) {
+            ok = (mo->set[i] = salto_strdup(p->set[i])) != NULL;
+            mo->nset = i + 1;
+        }
     }
     if (!ok) {
         salto_motion_destroy(mo);

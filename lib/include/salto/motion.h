@@ -39,7 +39,8 @@ struct salto_motion {
     char* problem;       // problem file the motion solved ("" when unknown; an absolute path
                          //   from salto_motion_from_nlp when the file resolves), owned
     int nset;            // the overrides the problem was solved with ("PATH=VALUE", as
-    char** set;          //   `salto solve --set` takes them; motion.json's "set"), owned
+    char** set;          //   `salto solve --set` takes them; motion.json's "set"; the
+                         //   problem's own, from salto_motion_from_nlp), owned
     char* character;     // character file ("" when unknown), owned
     int converged;       // 1, 0, or -1 when unknown
     int nballistic;      // the flight phases solved with the centre of mass on its parabola
@@ -51,6 +52,12 @@ struct salto_motion {
 // salto_motion_destroy) or NULL with err filled (file:line:col for bad content).
 salto_motion* salto_motion_load_json(const char* path, salto_error* err);
 void salto_motion_destroy(salto_motion* mo); // accepts NULL
+
+// The overrides of mo->set that make the problem the motion is on, to apply again when it is
+// validated or played: all but the initial guess's (initial_guess.*: the motion is what the
+// solve made of it, and a warm start's file may be gone). Into out (room for mo->nset, not
+// copied); returns how many.
+int salto_motion_problem_overrides(const salto_motion* mo, const char** out);
 
 // The interior knots of the motion's spline inside each of nphase phases (counts, nphase), read
 // off its knot vector: single knots inside a phase, phases split by double knots (the C1
