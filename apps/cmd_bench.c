@@ -571,13 +571,8 @@ static int paper_shipped(const char* name, const char* path, const char* limit) 
             salto_validate_opts o;
             salto_validate_opts_from_problem(&o, p0);
             if (salto_validate(nlp0, x, &o, &v, &err) == SALTO_OK) {
-                int npass = 0, njudged = 0;
-                for (int c = 0; c < v.ncheck; c++) {
-                    njudged += v.check[c].judged;
-                    npass += v.check[c].judged && v.check[c].pass;
-                }
                 char checks[32];
-                snprintf(checks, sizeof checks, "%d of %d", npass, njudged);
+                snprintf(checks, sizeof checks, "%d of %d", v.npassed, v.njudged);
                 printf("%-24s %6d %7d %7d %6d %9.3f  %-13s %s\n", name, p0->solver.refine,
                        ref.rounds, ref.added, res.iterations, res.elapsed,
                        res.converged ? "converged" : "NOT converged", checks);

@@ -545,6 +545,8 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
                 c.pass = c.worst <= th;
                 // a problem that asks for no physics is judged on its kinematics only
                 c.judged = p->physics || !salto_check_is_physics((salto_check_kind)kind);
+                v->njudged += c.judged;
+                v->npassed += c.judged && c.pass;
                 if (c.judged) v->pass &= c.pass;
                 v->check[v->ncheck++] = c;
             }

@@ -136,7 +136,9 @@ typedef struct salto_validation {
     double* resim_stop;  // per phase: NAN when the re-simulation ran through it, else the
                          //   sample time from which its state was not finite or the
                          //   articulated-body algorithm failed (the drift is infinite there)
-    int pass;            // every judged check passed
+    int njudged;         // the checks judged (those of check[] with judged set)
+    int npassed;         //   and of those, how many passed
+    int pass;            // every judged check passed (npassed == njudged)
 } salto_validation;
 
 // A motion to validate, by its state at any time t inside the problem's span: q, qd, qdd
