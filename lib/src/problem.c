@@ -1312,6 +1312,7 @@ static int held_before(const salto_problem_desc* p, int i, int site) {
 static salto_status add_holds(reader* R) {
     salto_problem_desc* p = R->p;
     const salto_model* m = R->m;
+    salto_data* zero = NULL; // the character in its zero pose, for body_level
     if (!p->cons && hold_count(p) > 0) {
         p->cons = salto_calloc((size_t)hold_count(p), sizeof *p->cons);
         if (!p->cons) return nomem(R);
@@ -1400,18 +1401,16 @@ static salto_status add_holds(reader* R) {
                 *c = p->cons[p->ncon - 2];
                 c->type = SALTO_CON_BODY_LEVEL;
                 // its level: the body's vertical in the character's zero pose, in the link's
-                // frame, into point
-                salto_data* dz = salto_data_create(m);
-                if (!dz) return nomem(R);
-                salto_fk(m, dz, SALTO_FK_POS);
-                const double* Rz = dz->R + 9 * m->site_link[site];
-                for (int a = 0; a < 3; a++) {
-                    c->point[a] = Rz[a] * ct->normal[0] + Rz[3 + a] * ct->normal[1] + Rz[6 + a] * ct->normal[2];
+                // frame, into point (the zero pose's kinematics made once, when first needed)
+                if (!zero) {
+                    if (!(zero = salto_data_create(m))) return nomem(R);
+                    salto_fk(m, zero, SALTO_FK_POS);
                 }
-                salto_data_destroy(dz);
+                salto_m3t_mul_v3(c->point, zero->R + 9 * m->site_link[site], ct->normal);
             }
         }
     }
+    salto_data_destroy(zero);
     return SALTO_OK;
 }
 
