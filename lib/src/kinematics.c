@@ -281,12 +281,11 @@ void salto_com(const salto_model* m, const salto_data* d, double com[3], double 
     for (int i = 0; i < m->nv; i++) {
         for (int t = 0; t < 3; t++) hsum[t] += d->I[10 * i + 1 + t];
     }
+    for (int t = 0; t < 3 && com; t++) com[t] = hsum[t] / m->mass;
+    if (!comvel) return; // the momentum only when the velocity is asked for
     double mom[6];
     salto_momentum(m, d, mom);
-    for (int t = 0; t < 3; t++) {
-        if (com) com[t] = hsum[t] / m->mass;
-        if (comvel) comvel[t] = mom[3 + t] / m->mass;
-    }
+    for (int t = 0; t < 3; t++) comvel[t] = mom[3 + t] / m->mass;
 }
 
 

@@ -58,7 +58,8 @@ void salto_site_acc_deriv(const salto_model* m, const salto_data* d, int site, d
 void salto_site_motion_deriv(const salto_model* m, const salto_data* d, int site, double* dv_dq,
                              double* da_dq, double* da_dqd);
 
-// Centre of mass and its velocity, after salto_fk(SALTO_FK_VEL) and salto_link_inertias.
+// Centre of mass and its velocity (either may be NULL), after salto_link_inertias and
+// salto_fk(SALTO_FK_POS), or SALTO_FK_VEL for the velocity; the momentum pass only for it.
 void salto_com(const salto_model* m, const salto_data* d, double com[3], double comvel[3]);
 
 // Total spatial momentum about the world origin, [angular; linear], after
