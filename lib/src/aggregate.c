@@ -135,12 +135,13 @@ static size_t padded(int nv) {
 
 
 // One leaf-to-base pass: kinematics, inertias and the subtree sums Ic, Icd, H, F (fields
-// X_IC to X_F of the work arrays); also d->f0 and d->p0.
-static void subtree_sums(const salto_model* m, salto_data* d) {
+// X_IC to X_F of the work arrays); also d->f0 and d->p0. Without rates, the velocity level
+// only: Ic and H (salto_p0_jac), d->p0, and kinematics to SALTO_FK_VEL.
+static void subtree_sums(const salto_model* m, salto_data* d, int rates) {
     const int nv = m->nv;
     const size_t np = padded(nv);
     double* restrict X = d->work;
-    salto_fk(m, d, SALTO_FK_ACC);
+    salto_fk(m, d, rates ? SALTO_FK_ACC : SALTO_FK_VEL);
     salto_link_inertias(m, d);
 
     // each link's own body: Ic = I, Icd = V x* I - I V x, H = I V, F = I A + V x* I V
@@ -149,25 +150,33 @@ static void subtree_sums(const salto_model* m, salto_data* d) {
         const double* I = d->I + 10 * i; // zero for massless links
         if (m->link_massive[i]) {
             const double* V = d->V + 6 * i;
-            salto_si_rate(icd, I, V);
             salto_si_mul(h, I, V);
-            salto_si_mul(f, I, d->A + 6 * i);
-            salto_sv_crossf_add(f, V, h);
+            if (rates) {
+                salto_si_rate(icd, I, V);
+                salto_si_mul(f, I, d->A + 6 * i);
+                salto_sv_crossf_add(f, V, h);
+            }
         }
         for (int k = 0; k < 10; k++) X[(X_IC + k) * np + i] = I[k];
+        for (int k = 0; k < 6; k++) X[(X_H + k) * np + i] = h[k];
+        if (!rates) continue;
         for (int k = 0; k < 9; k++) X[(X_HD + k) * np + i] = icd[1 + k];
-        for (int k = 0; k < 6; k++) X[(X_H + k) * np + i] = h[k], X[(X_F + k) * np + i] = f[k];
+        for (int k = 0; k < 6; k++) X[(X_F + k) * np + i] = f[k];
     }
 
-    // leaf to base: add each subtree to its parent's
+    // leaf to base: add each subtree to its parent's (every field X_IC to X_F, or without
+    // rates the ranges of Ic and H)
     for (int k = 0; k < 6; k++) d->f0[k] = d->p0[k] = 0.0;
+    const int ranges[2][2] = {{X_IC, rates ? X_COUNT : X_IC + 10}, {X_H, rates ? X_H : X_H + 6}};
     for (int i = nv - 1; i >= 0; i--) {
         const int par = m->link_parent[i];
         if (par >= 0) {
-            for (int f = X_IC; f < X_COUNT; f++) X[f * np + par] += X[f * np + i];
+            for (int r = 0; r < 2; r++) {
+                for (int f = ranges[r][0]; f < ranges[r][1]; f++) X[f * np + par] += X[f * np + i];
+            }
         } else {
             for (int k = 0; k < 6; k++) {
-                d->f0[k] += X[(X_F + k) * np + i];
+                if (rates) d->f0[k] += X[(X_F + k) * np + i];
                 d->p0[k] += X[(X_H + k) * np + i];
             }
         }
@@ -175,15 +184,18 @@ static void subtree_sums(const salto_model* m, salto_data* d) {
 }
 
 
-// link j's subtree sums, unpacked
+// link j's subtree sums, unpacked (Icd and F may be NULL: the velocity level alone)
 static void load_sums(const salto_model* m, const salto_data* d, int j, double Ic[10],
                       double Icd[10], double H[6], double F[6]) {
     const size_t np = padded(m->nv);
     const double* X = d->work;
     for (int k = 0; k < 10; k++) Ic[k] = X[(X_IC + k) * np + j];
-    Icd[0] = 0.0;
-    for (int k = 0; k < 9; k++) Icd[1 + k] = X[(X_HD + k) * np + j];
-    for (int k = 0; k < 6; k++) H[k] = X[(X_H + k) * np + j], F[k] = X[(X_F + k) * np + j];
+    for (int k = 0; k < 6; k++) H[k] = X[(X_H + k) * np + j];
+    if (Icd) {
+        Icd[0] = 0.0;
+        for (int k = 0; k < 9; k++) Icd[1 + k] = X[(X_HD + k) * np + j];
+    }
+    for (int k = 0; F && k < 6; k++) F[k] = X[(X_F + k) * np + j];
 }
 
 
@@ -426,7 +438,7 @@ static void p0_columns(const salto_model* m, const salto_data* d, int j, const d
 
 
 static void f0_jac_linear(const salto_model* m, salto_data* d, double* J, double* Jp) {
-    subtree_sums(m, d);
+    subtree_sums(m, d, 1);
     columns_all(m, d, J);
     for (int j = 0; Jp && j < m->nv; j++) {
         double Ic[10], Icd[10], H[6], F[6];
@@ -437,35 +449,10 @@ static void f0_jac_linear(const salto_model* m, salto_data* d, double* J, double
 
 
 void salto_p0_jac(const salto_model* m, salto_data* d, double* Jp) {
-    const int nv = m->nv;
-    const size_t np = padded(nv);
-    double* restrict X = d->work;
-    salto_fk(m, d, SALTO_FK_VEL);
-    salto_link_inertias(m, d);
-    // the subtree sums Ic and H alone, leaf to base (salto_f0_jac's pass without the rates)
-    for (int i = 0; i < nv; i++) {
-        double h[6] = {0, 0, 0, 0, 0, 0};
-        const double* I = d->I + 10 * i;
-        if (m->link_massive[i]) salto_si_mul(h, I, d->V + 6 * i);
-        for (int k = 0; k < 10; k++) X[(X_IC + k) * np + i] = I[k];
-        for (int k = 0; k < 6; k++) X[(X_H + k) * np + i] = h[k];
-    }
-    for (int k = 0; k < 6; k++) d->p0[k] = 0.0;
-    for (int i = nv - 1; i >= 0; i--) {
-        const int par = m->link_parent[i];
-        for (int k = 0; k < 16; k++) {
-            const int f = k < 10 ? X_IC + k : X_H + k - 10;
-            if (par >= 0) {
-                X[f * np + par] += X[f * np + i];
-            } else if (k >= 10) {
-                d->p0[k - 10] += X[f * np + i];
-            }
-        }
-    }
-    for (int j = 0; Jp && j < nv; j++) {
+    subtree_sums(m, d, 0); // Ic and H only
+    for (int j = 0; Jp && j < m->nv; j++) {
         double Ic[10], H[6];
-        for (int k = 0; k < 10; k++) Ic[k] = X[(X_IC + k) * np + j];
-        for (int k = 0; k < 6; k++) H[k] = X[(X_H + k) * np + j];
+        load_sums(m, d, j, Ic, NULL, H, NULL);
         p0_columns(m, d, j, Ic, H, Jp);
     }
 }
@@ -504,7 +491,7 @@ void salto_joint_torques_jac(const salto_model* m, salto_data* d, int K, const i
                              double* tau, double* J) {
     const int nv = m->nv;
     const int ncol = 3 * nv;
-    subtree_sums(m, d);
+    subtree_sums(m, d, 1);
     for (int r = 0; r < K; r++) {
         const int j = links[r];
         const double* Sj = d->S + 6 * j;
