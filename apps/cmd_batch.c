@@ -1077,20 +1077,6 @@ static int collect(const char* dir, const char* plot, int quiet) {
 }
 
 
-// a whole number from min to max, or LONG_MIN with the message printed
-static long parse_count(const char* opt, const char* arg, long min, long max) {
-    char* end = NULL;
-    errno = 0;
-    const long n = strtol(arg, &end, 10);
-    if (errno || !end || *end || end == arg || n < min || n > max) {
-        fprintf(stderr, "salto batch: %s needs a whole number from %ld to %ld, not '%s'\n", opt,
-                min, max, arg);
-        return LONG_MIN;
-    }
-    return n;
-}
-
-
 int cmd_batch(int argc, char** argv) {
     const char* sweep = NULL;
     const char* dir = NULL;
@@ -1098,10 +1084,10 @@ int cmd_batch(int argc, char** argv) {
     const char* collect_dir = NULL;
     const char* job_sweep = NULL;
     const char* plot = NULL;
-    long job = -1, warm_from = -1, nworker = sysconf(_SC_NPROCESSORS_ONLN);
+    const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int job = -1, warm_from = -1, nworker = ncpu < 1 ? 1 : ncpu > 1024 ? 1024 : (int)ncpu;
     double timeout = 0.0;
     int quiet = 0, retry = 0;
-    if (nworker < 1) nworker = 1;
     for (int i = 1; i < argc; i++) {
         if (app_is_help(argv[i])) {
             help();
@@ -1109,7 +1095,7 @@ int cmd_batch(int argc, char** argv) {
         } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             dir = argv[++i];
         } else if (strcmp(argv[i], "-j") == 0 && i + 1 < argc) {
-            if ((nworker = parse_count("-j", argv[++i], 1, 1024)) == LONG_MIN) return 2;
+            if (app_parse_int("batch", "-j", argv[++i], 1, 1024, &nworker)) return 2;
         } else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
             char* end = NULL;
             timeout = strtod(argv[++i], &end);
@@ -1140,11 +1126,10 @@ int cmd_batch(int argc, char** argv) {
         } else if (strcmp(argv[i], "--job") == 0 && i + 2 < argc) {
             // the worker's entry (see the file's header): --job SWEEP J
             job_sweep = argv[++i];
-            job = parse_count("--job", argv[++i], 0, SALTO_SWEEP_MAX_JOBS);
-            if (job == LONG_MIN) return 2;
+            if (app_parse_int("batch", "--job", argv[++i], 0, SALTO_SWEEP_MAX_JOBS, &job)) return 2;
         } else if (strcmp(argv[i], "--warm-from") == 0 && i + 1 < argc) {
-            warm_from = parse_count("--warm-from", argv[++i], -1, SALTO_SWEEP_MAX_JOBS);
-            if (warm_from == LONG_MIN) return 2;
+            if (app_parse_int("batch", "--warm-from", argv[++i], -1, SALTO_SWEEP_MAX_JOBS, &warm_from))
+                return 2;
         } else if (app_positional("batch", argv[i], &sweep) != 0) {
             return 2;
         }
@@ -1154,7 +1139,7 @@ int cmd_batch(int argc, char** argv) {
             fprintf(stderr, "salto batch: --job needs -o DIR\n");
             return 2;
         }
-        return run_job(job_sweep, (int)job, dir, (int)warm_from);
+        return run_job(job_sweep, job, dir, warm_from);
     }
     if (collect_dir) {
         if (sweep || emit_what) {
@@ -1169,5 +1154,5 @@ int cmd_batch(int argc, char** argv) {
         return 2;
     }
     if (emit_what) return emit(sweep, dir, emit_what);
-    return run_batch(sweep, dir, (int)nworker, timeout, retry, plot, quiet);
+    return run_batch(sweep, dir, nworker, timeout, retry, plot, quiet);
 }

@@ -31,12 +31,8 @@ int cmd_gen(int argc, char** argv) {
         fprintf(stderr, "usage: salto gen chain N -o FILE.yaml [--length L] [--mass M]\n");
         return 2;
     }
-    char* end;
-    const long n = strtol(argv[2], &end, 10);
-    if (*end != '\0' || n < 1 || n > 1000) {
-        fprintf(stderr, "salto gen: N must be an integer from 1 to 1000, found '%s'\n", argv[2]);
-        return 2;
-    }
+    int n;
+    if (app_parse_int("gen", "N", argv[2], 1, 1000, &n)) return 2;
     const char* out = NULL;
     double len = 0.3, mass = 1.0;
     for (int i = 3; i < argc; i++) {
@@ -61,7 +57,7 @@ int cmd_gen(int argc, char** argv) {
         fprintf(stderr, "salto gen: say where to write the chain with -o FILE.yaml\n");
         return 2;
     }
-    salto_character_desc* c = salto_character_chain((int)n, len, mass);
+    salto_character_desc* c = salto_character_chain(n, len, mass);
     if (!c) {
         fprintf(stderr, "salto gen: out of memory\n");
         return 1;

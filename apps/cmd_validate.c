@@ -184,14 +184,7 @@ int cmd_validate(int argc, char** argv) {
         } else if (strcmp(argv[i], "--quiet") == 0) {
             quiet = 1;
         } else if (strcmp(argv[i], "--density") == 0 && i + 1 < argc) {
-            char* end = NULL;
-            const long n = strtol(argv[++i], &end, 10);
-            if (!end || *end || n < 1 || n > 10000) {
-                fprintf(stderr, "salto validate: --density needs an integer from 1 to 10000, not '%s'\n",
-                        argv[i]);
-                return 2;
-            }
-            cli.density = (int)n;
+            if (app_parse_int("validate", "--density", argv[++i], 1, 10000, &cli.density)) return 2;
         } else if (strcmp(argv[i], "--integrator") == 0 && i + 1 < argc) {
             const int k = salto_integrator_parse(argv[++i]);
             if (k < 0) {

@@ -97,9 +97,11 @@ void app_default_dir(const char* file, char* out, size_t n) {
 
 int app_parse_int(const char* cmd, const char* opt, const char* s, int lo, int hi, int* out) {
     char* end;
+    errno = 0;
     const long v = strtol(s, &end, 10);
-    if (end == s || *end || v < lo || v > hi) {
-        fprintf(stderr, "salto %s: %s must be an integer from %d to %d\n", cmd, opt, lo, hi);
+    if (errno || end == s || *end || v < lo || v > hi) {
+        fprintf(stderr, "salto %s: %s must be an integer from %d to %d, not '%s'\n", cmd, opt, lo,
+                hi, s);
         return -1;
     }
     *out = (int)v;

@@ -102,6 +102,8 @@ expect 0 "$salto" gen chain 12 -o "$tmp/chain12.yaml"
 expect 0 "$salto" check "$tmp/chain12.yaml"
 grep_in "$tmp/out" "degrees of freedom: 12"
 expect 2 "$salto" gen chain 0 -o "$tmp/c0.yaml"
+grep_in "$tmp/err" "salto gen: N must be an integer from 1 to 1000, not '0'"
+expect 2 "$salto" gen chain 5x -o "$tmp/c0.yaml"
 expect 2 "$salto" gen chain 5 -o "$tmp/no/such/dir/c.yaml"
 if [ ! -e "$tmp/no/such/dir/c.yaml" ]; then ok; else fail "partial file written"; fi
 
@@ -385,6 +387,7 @@ grep_in "$tmp/err" "--threshold needs CHECK=VALUE"
 expect 2 "$salto" validate "$tmp/dm0/motion.json" --threshold slipp=1
 expect 2 "$salto" validate "$tmp/dm0/motion.json" --threshold slip=-1
 expect 2 "$salto" validate "$tmp/dm0/motion.json" --density 0
+grep_in "$tmp/err" "salto validate: --density must be an integer from 1 to 10000, not '0'"
 expect 2 "$salto" validate "$tmp/dm0/motion.json" --problem "$root/problems/monkey_bars.yaml" -o "$tmp/val3"
 grep_in "$tmp/err" "the motion's 7 DOFs are not the 22 DOFs"
 sed "s|\"problem\": \"[^\"]*\"|\"problem\": \"$tmp/gone.yaml\"|" "$tmp/dm0/motion.json" >"$tmp/moved.json"
