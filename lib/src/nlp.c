@@ -2759,13 +2759,11 @@ static void init_momentum(const salto_nlp* nlp, double* x, int ph) {
         if (nlp->slice_ph[k] != ph) continue;
         const double t = nlp->slice_t[k];
         state_raw(nlp, x, t, d->q, d->qd, NULL);
-        salto_fk(m, d, SALTO_FK_VEL);
-        salto_link_inertias(m, d);
-        double h[6], c[3];
-        salto_momentum(m, d, h);
+        salto_p0_jac(m, d, NULL); // the momentum into d->p0, as eval_momentum has it
+        double c[3];
         salto_com(m, d, c, NULL);
         for (int r = 0; r < nr; r++) {
-            h0[r] += momentum_part(m, h, c, momentum_comp(nlp, r), t - p->phases[ph].start);
+            h0[r] += momentum_part(m, d->p0, c, momentum_comp(nlp, r), t - p->phases[ph].start);
         }
         n++;
     }
