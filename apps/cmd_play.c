@@ -431,7 +431,13 @@ int cmd_play(int argc, char** argv) {
                 for (int c = 0; c < p->phases[ph].contact.nsite; c++) {
                     double x[3];
                     salto_site_pos(m, d, p->phases[ph].contact.site[c], x);
-                    salto_sim_hold(sim, p->phases[ph].contact.site[c], x);
+                    if (!salto_sim_hold(sim, p->phases[ph].contact.site[c], x)) {
+                        fprintf(stderr, "salto play: warning: phase '%s': site '%s' cannot be "
+                                        "held on the bar (fixed to the world, not at a finite "
+                                        "point, or %d holds already); it is left free\n",
+                                p->phases[ph].name, m->site_name[p->phases[ph].contact.site[c]],
+                                SALTO_SIM_MAX_HOLDS);
+                    }
                 }
                 // the grip: the bar's torque (within torque_max, as the solve allowed it) on
                 // the first hand's link, about the bar's axis

@@ -509,6 +509,85 @@ START_TEST(grip_holds_and_slips) {
 END_TEST
 
 
+// Holds and grips refused: a site or link that does not exist, a site on the world, a point
+// that is not finite, an axis of zero or infinite length, a negative or NaN bound, and one past
+// SALTO_SIM_MAX_HOLDS; a refused call holds or grips nothing. Slots filled to the limit, all
+// holding the hands at one point (redundant rows), the hanging body still steps to finite
+// states with the hands in place, and releasing frees the slots.
+START_TEST(holds_and_grips_refused) {
+    salto_model* m = load("data/characters/gymnast7.yaml");
+    int hands = -1;
+    for (int k = 0; k < m->nsite; k++) {
+        if (strcmp(m->site_name[k], "hands") == 0) hands = k;
+    }
+    ck_assert_int_ge(hands, 0);
+    const int nv = m->nv, link = m->site_link[hands];
+    double q0[16] = {0}, zero[16] = {0};
+    ck_assert_int_le(nv, 16);
+    q0[dof(m, "root_ry")] = 0.3;
+    salto_sim_opts o;
+    salto_sim_opts_default(&o);
+    o.ground = 0;
+    salto_sim* s = salto_sim_create(m, &o);
+    salto_sim_set_state(s, q0, zero);
+    salto_data* d = salto_data_create(m);
+    memcpy(d->q, q0, sizeof(double) * (size_t)nv);
+    salto_fk(m, d, SALTO_FK_POS);
+    double p[3];
+    salto_site_pos(m, d, hands, p);
+    const double axis[3] = {0, 1, 0}, nan3[3] = {NAN, p[1], p[2]}, inf3[3] = {INFINITY, 0, 0};
+    const double zero3[3] = {0, 0, 0};
+
+    ck_assert(!salto_sim_hold(s, -1, p));
+    ck_assert(!salto_sim_hold(s, m->nsite, p));
+    ck_assert(!salto_sim_hold(s, hands, nan3));
+    ck_assert(!salto_sim_hold(s, hands, inf3));
+    ck_assert(!salto_sim_grip(s, -1, axis, 10.0));
+    ck_assert(!salto_sim_grip(s, nv, axis, 10.0));
+    ck_assert(!salto_sim_grip(s, link, zero3, 10.0));
+    ck_assert(!salto_sim_grip(s, link, nan3, 10.0));
+    ck_assert(!salto_sim_grip(s, link, inf3, 10.0));
+    ck_assert(!salto_sim_grip(s, link, axis, -1.0));
+    ck_assert(!salto_sim_grip(s, link, axis, NAN));
+    // nothing held or gripped: it falls exactly as a simulator never asked
+    {
+        salto_sim* f = salto_sim_create(m, &o);
+        salto_sim_set_state(f, q0, zero);
+        run(f, 10);
+        run(s, 10);
+        for (int j = 0; j < nv; j++) ck_assert_double_eq(salto_sim_q(s)[j], salto_sim_q(f)[j]);
+        ck_assert_double_lt(salto_sim_q(s)[dof(m, "root_z")], q0[dof(m, "root_z")] - 1e-5);
+        salto_sim_destroy(f);
+    }
+    salto_sim_set_state(s, q0, zero);
+    // the slots filled: every hold at the hands' point, every grip on the hands (one unbounded)
+    for (int k = 0; k < SALTO_SIM_MAX_HOLDS; k++) {
+        ck_assert_msg(salto_sim_hold(s, hands, p), "hold %d refused", k);
+        ck_assert_msg(salto_sim_grip(s, link, axis, k == 0 ? INFINITY : 50.0), "grip %d refused", k);
+    }
+    ck_assert(!salto_sim_hold(s, hands, p));
+    ck_assert(!salto_sim_grip(s, link, axis, 10.0));
+    salto_sim_track(s, q0, zero, zero, 400.0, 40.0);
+    run(s, 200);
+    for (int j = 0; j < nv; j++) ck_assert(isfinite(salto_sim_q(s)[j]) && isfinite(salto_sim_qd(s)[j]));
+    memcpy(d->q, salto_sim_q(s), sizeof(double) * (size_t)nv);
+    salto_fk(m, d, SALTO_FK_POS);
+    double ph[3];
+    salto_site_pos(m, d, hands, ph);
+    for (int k = 0; k < 3; k++) {
+        ck_assert_msg(fabs(ph[k] - p[k]) < 1e-6, "hands %d off by %.3g", k, ph[k] - p[k]);
+    }
+    for (int k = 0; k < SALTO_SIM_MAX_HOLDS; k++) ck_assert(isfinite(salto_sim_grip_torque(s, k)));
+    salto_sim_release_all(s);
+    ck_assert(salto_sim_hold(s, hands, p));
+    ck_assert(salto_sim_grip(s, link, axis, 10.0));
+    salto_data_destroy(d);
+    salto_sim_destroy(s);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
 // Determinism: the same input gives bit-identical states
 START_TEST(deterministic) {
     salto_model* m = load("tests/data/sim/box.yaml");
@@ -544,6 +623,7 @@ Suite* sim_suite(void) {
     tcase_add_test(tc, humanoid_stands_still);
     tcase_add_test(tc, reduced_tracking_agrees);
     tcase_add_loop_test(tc, grip_holds_and_slips, 0, 2);
+    tcase_add_test(tc, holds_and_grips_refused);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -269,7 +269,10 @@ const double* salto_sim_tracking_torques(salto_sim* s) {
 
 
 int salto_sim_hold(salto_sim* s, int site, const double point[3]) {
-    if (site < 0 || site >= s->m->nsite || s->m->site_link[site] < 0 || s->nhold == max_holds) return 0;
+    if (site < 0 || site >= s->m->nsite || s->m->site_link[site] < 0 || s->nhold == max_holds ||
+        !point || !isfinite(point[0]) || !isfinite(point[1]) || !isfinite(point[2])) {
+        return 0;
+    }
     s->hold_site[s->nhold] = site;
     memcpy(s->hold_point[s->nhold], point, 3 * sizeof(double));
     s->nhold++;
@@ -278,7 +281,10 @@ int salto_sim_hold(salto_sim* s, int site, const double point[3]) {
 
 int salto_sim_grip(salto_sim* s, int link, const double axis[3], double torque_max) {
     const double an = salto_v3_norm(axis);
-    if (link < 0 || link >= s->m->nv || !(an > 0.0) || !(torque_max >= 0.0) || s->ngrip == max_holds) return 0;
+    if (link < 0 || link >= s->m->nv || !(an > 0.0) || !isfinite(an) || !(torque_max >= 0.0) ||
+        s->ngrip == max_holds) {
+        return 0;
+    }
     s->grip_link[s->ngrip] = link;
     for (int k = 0; k < 3; k++) s->grip_axis[s->ngrip][k] = axis[k] / an;
     s->grip_max[s->ngrip] = torque_max;

@@ -99,14 +99,15 @@ void salto_sim_track(salto_sim* s, const double* q, const double* qd, const doub
 const double* salto_sim_tracking_torques(salto_sim* s);
 
 // Holds a site at a world point (a hand gripping a bar) by a bilateral constraint until
-// released; returns 0 when the site is fixed to the world or SALTO_SIM_MAX_HOLDS are held
-// already.
+// released; returns 0 (and holds nothing) for a site that does not exist or is fixed to the
+// world, a point that is not finite, or when SALTO_SIM_MAX_HOLDS are held already.
 int salto_sim_hold(salto_sim* s, int site, const double point[3]);
 // Grips link with a torque about the world axis of at most torque_max (N m), as a hand
 // gripping a bar resists turning on it: while tracking (salto_sim_track), the torque makes the
 // link turn about the axis as it would were the root, too, to follow the target (its q, qd,
-// qdd and the same kp, kd), within the bound; without tracking it is zero. Returns 0 for a
-// bad link, axis or bound, or when SALTO_SIM_MAX_HOLDS grips are set already.
+// qdd and the same kp, kd), within the bound (infinity: none); without tracking it is zero.
+// Returns 0 (and grips nothing) for a link that does not exist, an axis of zero or not finite
+// length, a bound that is negative or NaN, or when SALTO_SIM_MAX_HOLDS grips are set already.
 // salto_sim_grip_torque: grip k's torque in the last step (k in the order set), N m.
 int salto_sim_grip(salto_sim* s, int link, const double axis[3], double torque_max);
 double salto_sim_grip_torque(const salto_sim* s, int k);
