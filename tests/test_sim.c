@@ -31,6 +31,14 @@ static int dof(const salto_model* m, const char* name) {
     return -1;
 }
 
+static int site(const salto_model* m, const char* name) {
+    for (int k = 0; k < m->nsite; k++) {
+        if (strcmp(m->site_name[k], name) == 0) return k;
+    }
+    ck_abort_msg("no site %s", name);
+    return -1;
+}
+
 static void run(salto_sim* s, int steps) {
     salto_error err = {0};
     for (int k = 0; k < steps; k++) {
@@ -420,11 +428,7 @@ END_TEST
 START_TEST(grip_holds_and_slips) {
     salto_model* m = load("data/characters/gymnast7.yaml");
     const int nv = m->nv, reduced = _i;
-    int hands = -1;
-    for (int k = 0; k < m->nsite; k++) {
-        if (strcmp(m->site_name[k], "hands") == 0) hands = k;
-    }
-    ck_assert_int_ge(hands, 0);
+    const int hands = site(m, "hands");
     const int link = m->site_link[hands], ry = dof(m, "root_ry");
     double q0[16] = {0}, zero[16] = {0};
     ck_assert_int_le(nv, 16);
@@ -519,11 +523,7 @@ END_TEST
 START_TEST(grip_velocity_product_3d) {
     salto_model* m = load("data/characters/humanoid22.yaml");
     const int nv = m->nv, reduced = _i;
-    int hand = -1;
-    for (int k = 0; k < m->nsite; k++) {
-        if (strcmp(m->site_name[k], "hand_l") == 0) hand = k;
-    }
-    ck_assert_int_ge(hand, 0);
+    const int hand = site(m, "hand_l");
     const int link = m->site_link[hand];
     const uint64_t seed = 20261124u;
     salto_test_rng rng;
@@ -594,11 +594,7 @@ END_TEST
 // states with the hands in place, and releasing frees the slots.
 START_TEST(holds_and_grips_refused) {
     salto_model* m = load("data/characters/gymnast7.yaml");
-    int hands = -1;
-    for (int k = 0; k < m->nsite; k++) {
-        if (strcmp(m->site_name[k], "hands") == 0) hands = k;
-    }
-    ck_assert_int_ge(hands, 0);
+    const int hands = site(m, "hands");
     const int nv = m->nv, link = m->site_link[hands];
     double q0[16] = {0}, zero[16] = {0};
     ck_assert_int_le(nv, 16);
