@@ -4,6 +4,7 @@
 // milliseconds each; the table shows the median time per evaluation, the CSV both the
 // minimum and the median. Compare methods as ratios within one run: the machines are shared.
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,6 +347,8 @@ typedef struct nlp_ctx {
     double* g;
     double* jac;
     double* grad;
+    double* lambda;
+    double* hess;
     double* times;
     int ntimes;
 } nlp_ctx;
@@ -359,6 +362,11 @@ static void run_nlp_cons(void* ctx) {
 static void run_nlp_grad(void* ctx) {
     nlp_ctx* c = ctx;
     salto_nlp_eval_grad(c->nlp, c->x, c->grad);
+}
+
+static void run_nlp_hess(void* ctx) {
+    nlp_ctx* c = ctx;
+    salto_nlp_eval_hess(c->nlp, c->x, 1.0, c->lambda, c->hess);
 }
 
 static void run_nlp_g(void* ctx) {
@@ -400,7 +408,9 @@ static int bench_nlp(int argc, char** argv) {
                    "objective gradient, for a problem (default problems/reach3d.yaml, the 22-DOF\n"
                    "humanoid), each call alone, and how their time splits between B-spline\n"
                    "states and forward kinematics (each call redoes both at every evaluation\n"
-                   "time) and the rest (constraint rows, derivatives, scatter).\n");
+                   "time) and the rest (constraint rows, derivatives, scatter); and of the\n"
+                   "exact Lagrangian Hessian, with every multiplier drawn from [-1, 1] (seeded).\n"
+                   "All at the problem's initial guess.\n");
             return 0;
         } else if (strcmp(argv[i], "--quick") == 0) {
             quick = 1;
@@ -418,21 +428,31 @@ static int bench_nlp(int argc, char** argv) {
     salto_problem_desc* p = NULL;
     salto_nlp* nlp = app_load_nlp(path, &p);
     if (!nlp) return 2;
-    nlp_ctx c = {nlp, p->model, salto_data_create(p->model), NULL, NULL, NULL, NULL, NULL, 0};
+    nlp_ctx c = {.nlp = nlp, .m = p->model, .d = salto_data_create(p->model)};
     const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
     c.x = malloc(sizeof(double) * (size_t)nx);
     c.grad = malloc(sizeof(double) * (size_t)nx);
     c.g = malloc(sizeof(double) * (size_t)(ng + 1));
     c.jac = malloc(sizeof(double) * (size_t)(salto_nlp_nnz_jac(nlp) + 1));
     c.times = malloc(sizeof(double) * (size_t)(ng + 1));
+    c.lambda = malloc(sizeof(double) * (size_t)(ng + 1));
+    c.hess = malloc(sizeof(double) * (size_t)(salto_nlp_nnz_hess(nlp) + 1));
     int status = 0;
-    if (!c.d || !c.x || !c.grad || !c.g || !c.jac || !c.times) {
+    if (!c.d || !c.x || !c.grad || !c.g || !c.jac || !c.times || !c.lambda || !c.hess) {
         fprintf(stderr, "salto bench: out of memory\n");
         status = 1;
         goto done;
     }
     salto_nlp_initial_guess(nlp, c.x);
     c.ntimes = salto_nlp_eval_times(nlp, c.times);
+    uint64_t seed = 0x5a170u; // splitmix64
+    for (int r = 0; r < ng; r++) {
+        uint64_t z = (seed += 0x9e3779b97f4a7c15u);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+        z ^= z >> 31;
+        c.lambda[r] = 2.0 * (double)(z >> 11) / 9007199254740992.0 - 1.0;
+    }
 
     const timing tc = measure(run_nlp_cons, &c, reps, batch_s);
     const timing tv = measure(run_nlp_g, &c, reps, batch_s);
@@ -440,9 +460,11 @@ static int bench_nlp(int argc, char** argv) {
     const timing tg = measure(run_nlp_grad, &c, reps, batch_s);
     const timing ts = measure(run_nlp_spline, &c, reps, batch_s);
     const timing tk = measure(run_nlp_kin, &c, reps, batch_s);
+    const timing th = measure(run_nlp_hess, &c, reps, batch_s);
     printf("salto bench nlp: %s, median of %d batches of >= %.1f ms\n", path, reps, batch_s * 1e3);
-    printf("%d DOFs, %d variables, %d constraints at %d times, %d Jacobian non-zeros\n\n",
-           p->model->nv, nx, ng, c.ntimes, salto_nlp_nnz_jac(nlp));
+    printf("%d DOFs, %d variables, %d constraints at %d times, %d Jacobian and %d Hessian "
+           "non-zeros\n\n",
+           p->model->nv, nx, ng, c.ntimes, salto_nlp_nnz_jac(nlp), salto_nlp_nnz_hess(nlp));
     printf("%-44s %12s\n", "evaluation", "median us");
     printf("%-44s %12.2f\n", "constraints and their Jacobian", tc.median_ns * 1e-3);
     printf("%-44s %12.2f\n", "  constraints alone", tv.median_ns * 1e-3);
@@ -452,8 +474,9 @@ static int bench_nlp(int argc, char** argv) {
     printf("%-44s %12.2f\n", "  of both: the rest (rows, derivatives)",
            (tc.median_ns - ts.median_ns - tk.median_ns) * 1e-3);
     printf("%-44s %12.2f\n", "objective gradient", tg.median_ns * 1e-3);
+    printf("%-44s %12.2f\n", "Lagrangian Hessian (exact)", th.median_ns * 1e-3);
 done:
-    free(c.x), free(c.grad), free(c.g), free(c.jac), free(c.times);
+    free(c.x), free(c.grad), free(c.g), free(c.jac), free(c.times), free(c.lambda), free(c.hess);
     salto_data_destroy(c.d);
     salto_nlp_destroy(nlp);
     salto_problem_destroy(p);
@@ -641,7 +664,7 @@ static void fig10_row(const char* path, const char* method, double* x, const dou
             n++;
         }
         *out_err = n ? 100.0 * sum / n : 0.0;
-        nlp_ctx c = {nlp, p->model, NULL, x, NULL, J, NULL, NULL, 0};
+        nlp_ctx c = {.nlp = nlp, .m = p->model, .x = x, .jac = J};
         *out_us = measure(run_nlp_jac, &c, reps, 0.02).median_ns * 1e-3;
     }
     free(J);
