@@ -701,6 +701,12 @@ START_TEST(overrides) {
     ck_assert(salto_cfg_is_null(salto_cfg_child(salto_cfg_root(cfg), "spline")));
     ck_assert_int_eq(salto_cfg_set(cfg, "phases", "~", &err), SALTO_OK);
     ck_assert(salto_cfg_is_null(salto_cfg_child(salto_cfg_root(cfg), "phases")));
+    // an empty value is null too (--set key=), for a map and for a single value
+    ck_assert_int_eq(salto_cfg_set(cfg, "solver.ipopt", "", &err), SALTO_OK);
+    const salto_cfg_node* solver = salto_cfg_child(salto_cfg_root(cfg), "solver");
+    ck_assert(salto_cfg_is_null(salto_cfg_child(solver, "ipopt")));
+    ck_assert_int_eq(salto_cfg_set(cfg, "character", "", &err), SALTO_OK);
+    ck_assert(salto_cfg_is_null(salto_cfg_child(salto_cfg_root(cfg), "character")));
     salto_cfg_destroy(cfg);
 }
 END_TEST

@@ -934,8 +934,8 @@ salto_status salto_cfg_set(salto_cfg* cfg, const char* path, const char* value, 
     salto_free((void*)n->text);
     n->text = t;
     // a value plain YAML cannot hold as it is (a path with " #" in it) is a quoted string,
-    // which is how salto_cfg_write then writes it
-    n->quoted = !plain_scalar(value);
+    // which is how salto_cfg_write then writes it; null (also the empty value) stays plain
+    n->quoted = !to_null && !plain_scalar(value);
     return SALTO_OK;
 }
 
