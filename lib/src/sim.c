@@ -298,7 +298,22 @@ double salto_sim_grip_torque(const salto_sim* s, int k) {
     return k >= 0 && k < s->ngrip ? last_multiplier(s, grip_key(s->m, k)) : 0.0;
 }
 
-void salto_sim_release_all(salto_sim* s) { s->nhold = 0, s->ngrip = 0; }
+// the holds' and grips' last multipliers go with them: a new grip's torque reads zero until its
+// first step, and a new hold starts without the old one's force
+void salto_sim_release_all(salto_sim* s) {
+    s->nhold = 0, s->ngrip = 0;
+    const salto_model* m = s->m;
+    int n = 0;
+    for (int k = 0; k < s->nprev; k++) {
+        const long key = s->prev_key[k];
+        const int hold = key >= hold_key(m, 0, 0) && key < hold_key(m, max_holds, 0);
+        const int grip = key >= grip_key(m, 0) && key < grip_key(m, max_holds);
+        if (hold || grip) continue;
+        s->prev_key[n] = key, s->prev_lambda[n] = s->prev_lambda[k];
+        n++;
+    }
+    s->nprev = n;
+}
 
 void salto_sim_ignore_bars(salto_sim* s, int link) {
     if (link >= 0 && link < s->m->nv) s->no_bars[link] = 1;

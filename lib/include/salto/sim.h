@@ -111,7 +111,7 @@ int salto_sim_hold(salto_sim* s, int site, const double point[3]);
 // salto_sim_grip_torque: grip k's torque in the last step (k in the order set), N m.
 int salto_sim_grip(salto_sim* s, int link, const double axis[3], double torque_max);
 double salto_sim_grip_torque(const salto_sim* s, int k);
-// Releases every hold and grip.
+// Releases every hold and grip; grip torques then read zero until grips are set and stepped.
 void salto_sim_release_all(salto_sim* s);
 // The geometry of link does not collide with the bars (a gripping hand wraps round the bar).
 void salto_sim_ignore_bars(salto_sim* s, int link);
