@@ -64,6 +64,22 @@ static int has_ext(const char* path, const char* ext) {
 }
 
 
+// the first of the motion's n recorded overrides under which the problem no longer loads, -1
+// when they all load (the failure was the caller's --set or the file's); quiet: the error has
+// been printed
+static int failing_recorded(const char* problem_path, int n, const char* const* set) {
+    for (int k = 1; k <= n; k++) {
+        salto_error err = {0};
+        salto_problem_desc* p = salto_problem_load_set(problem_path, k, set, &err);
+        salto_nlp* nlp = p ? salto_nlp_build(p, &err) : NULL;
+        salto_nlp_destroy(nlp);
+        salto_problem_destroy(p);
+        if (!nlp) return err.status == SALTO_ERR_NOMEM ? -1 : k - 1;
+    }
+    return -1;
+}
+
+
 // a motion.json written by salto solve: its spline on its problem, reloaded as it was solved
 static int open_json(app_motion* am, const char* who, const char* motion_path,
                      const char* problem_path, int nuser, const char* const* user) {
@@ -94,10 +110,12 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
     salto_problem_desc* p = NULL;
     salto_nlp* nlp = app_load_nlp_set(problem_path, nbase, base, &p);
     if (!nlp) {
-        if (nown > 0) {
-            fprintf(stderr, "%s: note: the motion's \"set\" list (the overrides it was solved with) "
-                            "is applied to '%s' first; --problem takes the file as it is\n",
-                    motion_path, problem_path);
+        const int bad = nown > 0 ? failing_recorded(problem_path, nown, base) : -1;
+        if (bad >= 0) {
+            fprintf(stderr, "%s: note: '%s' comes from the motion's \"set\" list (the overrides it "
+                            "was solved with), applied to '%s' first; --problem takes the file as "
+                            "it is\n",
+                    motion_path, base[bad], problem_path);
         }
         free(base);
         return 2;

@@ -299,8 +299,12 @@ expect 0 "$salto" play "$tmp/dm08/motion.json" -o "$tmp/pdm08" --quiet
 sed 's/"phases.flight.duration=0.8"/"phases.flyght.duration=0.8"/' "$tmp/dm08/motion.json" >"$tmp/dm08/bad_set.json"
 expect 2 "$salto" validate "$tmp/dm08/bad_set.json" -o "$tmp/vdm08bad" --quiet
 grep_in "$tmp/err" "highbar_dismount_held.yaml:[0-9]+:[0-9]+: error: override 'phases.flyght.duration': no 'flyght' here"
-grep_in "$tmp/err" "bad_set.json: note: the motion's \"set\" list"
+grep_in "$tmp/err" "bad_set.json: note: 'phases.flyght.duration=0.8' comes from the motion's \"set\" list"
 if [ ! -e "$tmp/vdm08bad" ]; then ok; else fail "a bad recorded override wrote output"; fi
+# the caller's own bad --set is not blamed on the motion's list
+expect 2 "$salto" validate "$tmp/dm08/motion.json" -o "$tmp/vdm08bad2" --quiet --set nosuch.key=1
+grep_in "$tmp/err" "unknown key 'nosuch'"
+if grep -q "note:" "$tmp/err"; then fail "a bad --set blamed on the motion's \"set\" list"; else ok; fi
 # a problem named by a relative path is recorded by its absolute one: the motion validates
 # from any folder
 expect 0 sh -c "cd '$root' && '$salto' solve data/paper/highbar_dismount_held.yaml -o '$tmp/rel' --quiet"
