@@ -1336,17 +1336,26 @@ static void er_state(const salto_nlp* nlp, const double* x, int ph, salto_fk_lev
                      int derivs);
 
 
-// the splines' own state at t
-static void state_raw(const salto_nlp* nlp, const double* x, double t, double* q, double* qd,
-                      double* qdd) {
-    double N[4], dN[4], ddN[4];
-    const int first = salto_bspline_basis(&nlp->spline, t, N, dN, ddN);
+// every DOF's spline state from its four control points from first on and their basis values
+// (N, dN, ddN); q, qd, qdd may each be NULL
+static void spline_state(const salto_nlp* nlp, const double* x, int first, const double* N,
+                         const double* dN, const double* ddN, double* q, double* qd,
+                         double* qdd) {
     for (int j = 0; j < nlp->nv; j++) {
         const double* c = x + j * nlp->ncp + first;
         if (q) q[j] = N[0] * c[0] + N[1] * c[1] + N[2] * c[2] + N[3] * c[3];
         if (qd) qd[j] = dN[0] * c[0] + dN[1] * c[1] + dN[2] * c[2] + dN[3] * c[3];
         if (qdd) qdd[j] = ddN[0] * c[0] + ddN[1] * c[1] + ddN[2] * c[2] + ddN[3] * c[3];
     }
+}
+
+
+// the splines' own state at t
+static void state_raw(const salto_nlp* nlp, const double* x, double t, double* q, double* qd,
+                      double* qdd) {
+    double N[4], dN[4], ddN[4];
+    const int first = salto_bspline_basis(&nlp->spline, t, N, dN, ddN);
+    spline_state(nlp, x, first, N, dN, ddN, q, qd, qdd);
 }
 
 
@@ -1423,12 +1432,7 @@ void salto_nlp_state(const salto_nlp* nlp, const double* x, double t, double* q,
 // the splines' q and qd (and with acc, qdd) at block b's time into nlp->d, from its basis
 static void block_state(salto_nlp* nlp, const double* x, const block* b, int acc) {
     salto_data* d = nlp->d;
-    for (int j = 0; j < nlp->nv; j++) {
-        const double* c = x + j * nlp->ncp + b->first;
-        d->q[j] = b->N[0] * c[0] + b->N[1] * c[1] + b->N[2] * c[2] + b->N[3] * c[3];
-        d->qd[j] = b->dN[0] * c[0] + b->dN[1] * c[1] + b->dN[2] * c[2] + b->dN[3] * c[3];
-        if (acc) d->qdd[j] = b->ddN[0] * c[0] + b->ddN[1] * c[1] + b->ddN[2] * c[2] + b->ddN[3] * c[3];
-    }
+    spline_state(nlp, x, b->first, b->N, b->dN, b->ddN, d->q, d->qd, acc ? d->qdd : NULL);
 }
 
 
@@ -1635,7 +1639,7 @@ static int momentum_comp(const salto_nlp* nlp, int r) {
 
 
 // component k of the centroidal momentum (L, then P less gravity's impulse over tau) from p0
-// = [h_a; P] about the origin and the centre of mass c; L into L (3) when k = 0 is asked first
+// = [h_a; P] about the origin and the centre of mass c
 static double momentum_part(const salto_model* m, const double* p0, const double* c, int k,
                             double tau) {
     if (k >= 3) return p0[k] - m->mass * m->gravity[k - 3] * tau;
