@@ -15,8 +15,12 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double seconds[8];
-static long calls[8];
+// jobs -2 .. 6 in slots 0 .. 8 (MUMPS's jobs: -2 end, -1 init, 1 analyse, 2 factorise, 3 solve,
+// 4-6 their combinations); anything else in slot 9
+enum { nslot = 10 };
+static double seconds[nslot];
+static long calls[nslot];
+static int trace;
 
 static double now(void) {
     struct timespec t;
@@ -25,11 +29,15 @@ static double now(void) {
 }
 
 static void report(void) {
-    for (int k = 0; k < 8; k++) {
-        if (calls[k]) {
-            fprintf(stderr, "mumps job %d: %ld calls, %.4f s (%.1f us each)\n", k - 2, calls[k],
-                    seconds[k], 1e6 * seconds[k] / (double)calls[k]);
+    for (int k = 0; k < nslot; k++) {
+        if (!calls[k]) continue;
+        if (k < nslot - 1) {
+            fprintf(stderr, "mumps job %d: ", k - 2);
+        } else {
+            fprintf(stderr, "mumps other jobs: ");
         }
+        fprintf(stderr, "%ld calls, %.4f s (%.1f us each)\n", calls[k], seconds[k],
+                1e6 * seconds[k] / (double)calls[k]);
     }
 }
 
@@ -39,13 +47,14 @@ void dmumps_c(void* id) {
     if (!real) {
         *(void**)&real = dlsym(RTLD_NEXT, "dmumps_c");
         if (!real) abort();
+        trace = getenv("MUMPS_CALLS_TRACE") != NULL;
         atexit(report);
     }
     const int job = ((const int*)id)[2];
     const double t0 = now();
     real(id);
-    if (getenv("MUMPS_CALLS_TRACE") && (job == 2 || job == 3)) fputs(job == 2 ? "F\n" : "S\n", stderr);
-    const int k = job + 2 >= 0 && job + 2 < 8 ? job + 2 : 7;
+    if (trace && (job == 2 || job == 3)) fputs(job == 2 ? "F\n" : "S\n", stderr);
+    const int k = job + 2 >= 0 && job + 2 < nslot - 1 ? job + 2 : nslot - 1;
     seconds[k] += now() - t0;
     calls[k]++;
 }
