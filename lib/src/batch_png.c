@@ -162,5 +162,5 @@ salto_status salto_batch_write_png(const char* path, const salto_sweep* s,
                     png_h - 10);
 #undef U
 #undef V
-    return salto_write_png(cairo_get_target(cr), cr, path, err);
+    return salto_write_png(cr, path, err);
 }

@@ -16,9 +16,8 @@ void salto_draw_text(cairo_t* cr, const char* s, double size, double u, double v
 // make one
 cairo_t* salto_draw_canvas(int w, int h, const char* path, salto_error* err);
 
-// Writes the surface to PATH.tmp and renames it over PATH (nothing is left behind on
-// failure: SALTO_ERR_IO with err filled). Destroys cr and surf either way.
-salto_status salto_write_png(cairo_surface_t* surf, cairo_t* cr, const char* path,
-                             salto_error* err);
+// Writes a salto_draw_canvas picture to PATH.tmp and renames it over PATH (nothing is left
+// behind on failure: SALTO_ERR_IO with err filled). Releases cr and its surface either way.
+salto_status salto_write_png(cairo_t* cr, const char* path, salto_error* err);
 
 #endif

@@ -420,7 +420,6 @@ salto_status salto_motion_write_filmstrip(const salto_problem_desc* p, const sal
         salto_free(xmid);
         return SALTO_ERR_NOMEM; // (err, if given, says why)
     }
-    cairo_surface_t* surf = cairo_get_target(cr);
     cairo_set_antialias(cr, CAIRO_ANTIALIAS_BEST);
 
     // the ground line across the strip
@@ -441,7 +440,7 @@ salto_status salto_motion_write_filmstrip(const salto_problem_desc* p, const sal
     salto_data_destroy(d);
     salto_free(xmid);
 
-    return salto_write_png(surf, cr, path, err);
+    return salto_write_png(cr, path, err);
 }
 
 
@@ -461,9 +460,9 @@ cairo_t* salto_draw_canvas(int w, int h, const char* path, salto_error* err) {
 }
 
 
-salto_status salto_write_png(cairo_surface_t* surf, cairo_t* cr, const char* path,
-                             salto_error* err) {
-    // PATH.tmp written by cairo, then renamed
+salto_status salto_write_png(cairo_t* cr, const char* path, salto_error* err) {
+    // PATH.tmp written by cairo, then renamed; the surface's own reference is salto_draw_canvas's
+    cairo_surface_t* surf = cairo_get_target(cr);
     salto_atomic a;
     salto_status s = salto_atomic_open(&a, path, 0, err);
     cairo_surface_flush(surf);

@@ -199,7 +199,7 @@ salto_status salto_validation_write_png(const salto_nlp* nlp, const salto_valida
     }
 #undef U
 
-    return salto_write_png(cairo_get_target(cr), cr, path, err);
+    return salto_write_png(cr, path, err);
 }
 
 
@@ -251,5 +251,5 @@ salto_status salto_validation_write_torques_png(const salto_nlp* nlp, const salt
         salto_draw_text(cr, label, 9.0, 0.5 * left_w, top + 38);
     }
 #undef U
-    return salto_write_png(cairo_get_target(cr), cr, path, err);
+    return salto_write_png(cr, path, err);
 }
