@@ -518,7 +518,6 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
     }
     v->step = hmax;
     if (st == SALTO_OK) {
-        v->pass = 1;
         s = 0;
         for (int i = 0; i < p->nphase; i++) {
             for (int kind = 0; kind < SALTO_CHECK_COUNT; kind++) {
@@ -547,11 +546,11 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
                 c.judged = p->physics || !salto_check_is_physics((salto_check_kind)kind);
                 v->njudged += c.judged;
                 v->npassed += c.judged && c.pass;
-                if (c.judged) v->pass &= c.pass;
                 v->check[v->ncheck++] = c;
             }
             s += per[i];
         }
+        v->pass = v->npassed == v->njudged;
     }
     salto_free(per), salto_free(what), salto_free(qd_prev);
     salto_data_destroy(d), salto_data_destroy(d2), salto_data_destroy(d3);
