@@ -557,11 +557,11 @@ START_TEST(test_refinement_makes_flight_pass) {
     salto_multipliers mu = {malloc(sizeof(double) * (size_t)ng0), malloc(sizeof(double) * (size_t)f.nx),
                             malloc(sizeof(double) * (size_t)f.nx)};
     ck_assert(mu.g && mu.x_lo && mu.x_hi);
-    ck_assert_int_eq(salto_solve_mult(f.nlp, f.x, &mu, 0, NULL, NULL, &res, &err), SALTO_OK);
+    ck_assert_int_eq(salto_solve_mult(f.nlp, f.x, &mu, 0, 0, NULL, NULL, &res, &err), SALTO_OK);
     ck_assert(res.converged);
     const double obj0 = res.objective;
     const int it0 = res.iterations;
-    ck_assert_int_eq(salto_solve_mult(f.nlp, f.x, &mu, 1, NULL, NULL, &res, &err), SALTO_OK);
+    ck_assert_int_eq(salto_solve_mult(f.nlp, f.x, &mu, 1, 0, NULL, NULL, &res, &err), SALTO_OK);
     ck_assert(res.converged);
     ck_assert_msg(res.iterations <= 10 && res.iterations < it0, "warm: %d iterations, cold %d",
                   res.iterations, it0);

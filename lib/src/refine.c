@@ -176,7 +176,7 @@ static salto_status try_places(salto_problem_desc* p, salto_nlp** nlp, double* x
         memcpy(mu1.x_lo, mu->x_lo, sizeof(double) * (size_t)nx);
         memcpy(mu1.x_hi, mu->x_hi, sizeof(double) * (size_t)nx);
         memcpy(xs, x, sizeof(double) * (size_t)nx);
-        st = salto_solve_mult(next, x, &mu1, 1, progress, user, r, err);
+        st = salto_solve_mult(next, x, &mu1, 1, p->solver.refine_max_iterations, progress, user, r, err);
         if (st == SALTO_OK && r->converged) {
             salto_nlp_destroy(*nlp);
             *nlp = next;
@@ -220,7 +220,7 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
             return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
         }
     }
-    salto_status st = salto_solve_mult(*nlp, x, refine ? &mu : NULL, 0, progress, user, result, err);
+    salto_status st = salto_solve_mult(*nlp, x, refine ? &mu : NULL, 0, 0, progress, user, result, err);
     rr->first_iterations = result->iterations;
     rr->first_elapsed = result->elapsed;
     salto_validate_opts o;

@@ -197,13 +197,13 @@ static void blas_one_thread(void) {
 
 salto_status salto_solve(salto_nlp* nlp, double* x, salto_progress_fn progress, void* user,
                          salto_solve_result* result, salto_error* err) {
-    return salto_solve_mult(nlp, x, NULL, 0, progress, user, result, err);
+    return salto_solve_mult(nlp, x, NULL, 0, 0, progress, user, result, err);
 }
 
 
 salto_status salto_solve_mult(salto_nlp* nlp, double* x, salto_multipliers* mult, int warm,
-                              salto_progress_fn progress, void* user, salto_solve_result* result,
-                              salto_error* err) {
+                              int max_iterations, salto_progress_fn progress, void* user,
+                              salto_solve_result* result, salto_error* err) {
     const salto_problem_desc* p = salto_nlp_problem(nlp);
     const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
     memset(result, 0, sizeof *result);
@@ -232,26 +232,25 @@ salto_status salto_solve_mult(salto_nlp* nlp, double* x, salto_multipliers* mult
     opt_str(pb, "sb", "yes");
     opt_int(pb, "print_level", p->solver.print_level);
     opt_num(pb, "tol", p->solver.tolerance);
-    opt_int(pb, "max_iter", p->solver.max_iterations);
+    opt_int(pb, "max_iter", max_iterations > 0 && max_iterations < p->solver.max_iterations
+                                ? max_iterations
+                                : p->solver.max_iterations);
     opt_num(pb, "max_cpu_time", p->solver.max_cpu_time);
     opt_str(pb, "hessian_approximation", p->solver.hessian_exact ? "exact" : "limited-memory");
     opt_str(pb, "linear_solver", "mumps");
     opt_str(pb, "mu_strategy", "adaptive");
     if (warm && mult) {
         // from a solution and its multipliers (a refinement's re-solve): the point and the
-        // multipliers pushed from their bounds by 1e-3, the barrier parameter started at 1e-2
-        // (measured: 1e-9 and 1e-6 halve the iterations of a small re-solve and double those of
-        // the leap's; these are as good as a cold start on the leap, and better on the small)
+        // multipliers pushed from their bounds by 1e-3. No initial barrier parameter: IPOPT's
+        // mu_init serves the monotone update only, and the adaptive one chooses its own
+        // (leap_pegs refined with mu_init 1e-1 and 1e-3: the same iterations to the last)
         opt_str(pb, "warm_start_init_point", "yes");
-        const double push = 1e-3, mu0 = 1e-2;
+        const double push = 1e-3;
         opt_num(pb, "warm_start_bound_push", push);
         opt_num(pb, "warm_start_bound_frac", push);
         opt_num(pb, "warm_start_slack_bound_push", push);
         opt_num(pb, "warm_start_slack_bound_frac", push);
         opt_num(pb, "warm_start_mult_bound_push", push);
-        opt_num(pb, "mu_init", mu0);
-        const int cap = p->solver.refine_max_iterations;
-        if (cap > 0 && cap < p->solver.max_iterations) opt_int(pb, "max_iter", cap);
     }
     for (int i = 0; i < p->solver.nipopt; i++) {
         if (!opt_user(pb, &p->solver.ipopt[i])) {

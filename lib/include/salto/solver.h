@@ -45,11 +45,13 @@ typedef struct salto_multipliers {
 } salto_multipliers;
 
 // salto_solve, with the multipliers: mult (may be NULL) receives them; with warm, they are
-// also where the solve starts (IPOPT's warm_start_init_point, bound pushes of 1e-3 and an
-// initial barrier parameter of 1e-2), for a re-solve from a solution of a nearby problem.
+// also where the solve starts (IPOPT's warm_start_init_point, the point and multipliers pushed
+// from their bounds by 1e-3), for a re-solve from a solution of a nearby problem.
+// max_iterations > 0 caps IPOPT's iterations below the problem's solver.max_iterations (a
+// refinement's re-solve: solver.refine_max_iterations); solver.ipopt options still come last.
 salto_status salto_solve_mult(salto_nlp* nlp, double* x, salto_multipliers* mult, int warm,
-                              salto_progress_fn progress, void* user, salto_solve_result* result,
-                              salto_error* err);
+                              int max_iterations, salto_progress_fn progress, void* user,
+                              salto_solve_result* result, salto_error* err);
 
 // Slice refinement (problem key solver.refine): what salto_solve_refined did.
 typedef struct salto_refine_result {
