@@ -442,6 +442,7 @@ static salto_status assign_eroots(salto_nlp* nlp, builder* B) {
         }
         b->dep0 = start;
         b->ndep = n - start;
+        SALTO_ASSERT(b->nxaux == 0 || b->nrows <= 8); // nlp->daux holds 8 rows' place derivatives
     }
     salto_free(B->dep);
     B->dep = dep;
