@@ -163,6 +163,35 @@ START_TEST(alloc_hooks) {
 END_TEST
 
 
+// copies of a list of strings: equal and apart from the originals; out of memory at each of
+// its four allocations, nothing kept and nothing leaked; none for n = 0
+START_TEST(string_lists) {
+    const char* const src[3] = {"a=1", "", "phases.flight.duration=0.66"};
+    char** v = NULL;
+    ck_assert_int_eq(salto_strs_dup(3, src, &v), 0);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_str_eq(v[i], src[i]);
+        ck_assert_ptr_ne(v[i], src[i]);
+    }
+    salto_strs_free(v, 3);
+    for (int fail = 1; fail <= 4; fail++) {
+        salto_test_counter cnt = {0, 0, fail};
+        salto_alloc_hooks h = {salto_test_counting_malloc, salto_test_counting_free, &cnt};
+        salto_set_alloc_hooks(&h);
+        char* dummy = NULL;
+        char** w = &dummy; // set to NULL by the failure
+        ck_assert_int_eq(salto_strs_dup(3, src, &w), -1);
+        ck_assert_ptr_null(w);
+        ck_assert_int_eq(cnt.live, 0);
+        salto_set_alloc_hooks(NULL);
+    }
+    ck_assert_int_eq(salto_strs_dup(0, NULL, &v), 0);
+    ck_assert_ptr_null(v);
+    salto_strs_free(NULL, 3);
+}
+END_TEST
+
+
 START_TEST(version_string) {
     ck_assert_str_eq(salto_version(), "0.1");
 }
@@ -183,6 +212,7 @@ Suite* base_suite(void) {
     suite_add_tcase(s, tc);
     tc = tcase_create("memory");
     tcase_add_test(tc, alloc_hooks);
+    tcase_add_test(tc, string_lists);
     tcase_add_test(tc, version_string);
     suite_add_tcase(s, tc);
     return s;

@@ -114,6 +114,28 @@ char* salto_strdup(const char* s) {
 }
 
 
+int salto_strs_dup(int n, const char* const* src, char*** out) {
+    *out = NULL;
+    if (n <= 0) return 0;
+    char** v = salto_calloc((size_t)n, sizeof(char*));
+    if (!v) return -1;
+    for (int i = 0; i < n; i++) {
+        if (!(v[i] = salto_strdup(src[i]))) {
+            salto_strs_free(v, i);
+            return -1;
+        }
+    }
+    *out = v;
+    return 0;
+}
+
+
+void salto_strs_free(char** v, int n) {
+    for (int i = 0; v && i < n; i++) salto_free(v[i]);
+    salto_free(v);
+}
+
+
 #ifndef NDEBUG
 void salto_assert_fail(const char* cond, const char* file, int line) {
     fprintf(stderr, "%s:%d: assertion failed: %s\n", file, line, cond);

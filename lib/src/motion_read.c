@@ -53,10 +53,8 @@ void salto_motion_destroy(salto_motion* mo) {
     salto_free(mo->knot);
     salto_free(mo->problem);
     salto_free(mo->character);
-    for (int i = 0; i < mo->nballistic && mo->ballistic; i++) salto_free(mo->ballistic[i]);
-    salto_free(mo->ballistic);
-    for (int i = 0; i < mo->nset && mo->set; i++) salto_free(mo->set[i]);
-    salto_free(mo->set);
+    salto_strs_free(mo->ballistic, mo->nballistic);
+    salto_strs_free(mo->set, mo->nset);
     salto_free(mo);
 }
 
@@ -421,12 +419,9 @@ salto_motion* salto_motion_from_nlp(const salto_nlp* nlp, const double* x) {
         mo->dof_name[j] = salto_strdup(m->link_name[j]);
         ok = mo->dof_name[j] != NULL;
     }
-    if (ok && p->nset > 0) {
-        ok = (mo->set = salto_calloc((size_t)p->nset, sizeof(char*))) != NULL;
-        for (int i = 0; ok && i < p->nset; i++) {
-            ok = (mo->set[i] = salto_strdup(p->set[i])) != NULL;
-            mo->nset = i + 1;
-        }
+    if (ok) {
+        ok = salto_strs_dup(p->nset, (const char* const*)p->set, &mo->set) == 0;
+        if (ok) mo->nset = p->nset > 0 ? p->nset : 0;
     }
     if (!ok) {
         salto_motion_destroy(mo);

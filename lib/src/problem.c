@@ -55,8 +55,7 @@ static void free_constraint(salto_constraint_desc* c) {
 
 void salto_problem_destroy(salto_problem_desc* p) {
     if (!p) return;
-    for (int i = 0; i < p->nset && p->set; i++) salto_free(p->set[i]);
-    salto_free(p->set);
+    salto_strs_free(p->set, p->nset);
     for (int i = 0; i < p->nphase && p->phases; i++) salto_free(p->phases[i].name);
     salto_free(p->phases);
     for (int i = 0; i < p->ncon && p->cons; i++) free_constraint(&p->cons[i]);
@@ -1881,14 +1880,10 @@ salto_problem_desc* salto_problem_load_set(const char* path, int nset, const cha
     salto_status s = SALTO_OK;
     int copied = R.p != NULL;
     if (R.p) R.p->path = salto_strdup(path);
-    if (R.p && nset > 0) {
+    if (R.p) {
         // the overrides, kept so that what was solved can be said (motion.json's "set")
-        R.p->set = salto_calloc((size_t)nset, sizeof(char*));
-        copied = R.p->set != NULL;
-        for (int i = 0; copied && i < nset; i++) {
-            copied = (R.p->set[i] = salto_strdup(set[i])) != NULL;
-            R.p->nset = i + 1;
-        }
+        copied = salto_strs_dup(nset, set, &R.p->set) == 0;
+        if (copied) R.p->nset = nset > 0 ? nset : 0;
     }
     if (!R.p || !R.p->path || !copied) {
         s = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory reading '%s'",

@@ -59,6 +59,10 @@ void* salto_malloc(size_t n);        // NULL on failure or n == 0
 void* salto_calloc(size_t n, size_t size);
 void salto_free(void* p);            // accepts NULL
 char* salto_strdup(const char* s);   // NULL if s is NULL or allocation fails
+// copies of the n strings src (an array of n, NULL when n is 0) into *out; -1 when memory runs
+// out (*out then NULL, nothing kept)
+int salto_strs_dup(int n, const char* const* src, char*** out);
+void salto_strs_free(char** v, int n); // the n strings and the array; accepts NULL
 
 // The whole of a file (*len bytes, not terminated; release with salto_free), or NULL with
 // err filled: SALTO_ERR_IO naming the file (cannot open, cannot read), SALTO_ERR_NOMEM.
