@@ -202,7 +202,7 @@ START_TEST(bad_sweep_located) {
     ck_assert_int_ne(err.status, SALTO_OK);
     char line[1400], want[300];
     salto_error_format(&err, line, sizeof line);
-    snprintf(want, sizeof want, "%s:%s", path, bad_sweeps[_i].where);
+    snprintf(want, sizeof want, "%s:%s: ", path, bad_sweeps[_i].where); // the column whole
     ck_assert_msg(strstr(line, want) != NULL, "case %d: '%s' not in '%s'", _i, want, line);
     ck_assert_msg(strstr(line, bad_sweeps[_i].what) != NULL, "case %d: '%s' not in '%s'", _i,
                   bad_sweeps[_i].what, line);
