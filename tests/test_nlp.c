@@ -27,10 +27,11 @@ static const char* const fd_problems[] = {
     "tests/data/nlp/contacts3d.yaml",
     "tests/data/nlp/impact2d.yaml",
     "tests/data/nlp/impact3d.yaml",
-    // the flights' momentum rows, in 3-D, and planar and in 3-D in a ballistic flight
+    // the flights' momentum rows, planar and in 3-D, in a free and in a ballistic flight
     "tests/data/nlp/all3d.yaml|solver.flight_rows=momentum",
     "tests/data/nlp/all2d.yaml|solver.flight_rows=momentum",
     "tests/data/nlp/all2d.yaml|solver.flight_rows=momentum|phases.flight.ballistic=true",
+    "tests/data/nlp/all3d.yaml|solver.flight_rows=momentum|phases.flight.ballistic=true",
     "tests/data/nlp/contacts3d.yaml|solver.flight_rows=momentum",
 };
 enum { NFD = (int)(sizeof fd_problems / sizeof fd_problems[0]) };
