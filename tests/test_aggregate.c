@@ -179,6 +179,17 @@ START_TEST(momentum_jacobian_matches_central_differences) {
     salto_p0_jac(m, d, Jp2);
     ck_assert_vec_close(d->p0, p0, 6, 1e-12 * fmax(1, salto_test_maxabs(p0, 6)), 1e-12, ctx);
     ck_assert_vec_close(Jp2, Jp, 12 * nv, 1e-12 * fmax(1, salto_test_maxabs(Jp, 12 * nv)), 1e-12, ctx);
+    // and on fresh data holding only q and qd (the rest NaN): nothing read that it did not write
+    salto_data* fresh = salto_data_create(m);
+    ck_assert_ptr_nonnull(fresh);
+    for (int k = 0; k < fresh->nwork; k++) fresh->work[k] = NAN;
+    for (int j = 0; j < nv; j++) fresh->qdd[j] = NAN;
+    memcpy(fresh->q, d->q, sizeof(double) * (size_t)nv);
+    memcpy(fresh->qd, d->qd, sizeof(double) * (size_t)nv);
+    salto_p0_jac(m, fresh, Jp2);
+    ck_assert_vec_close(fresh->p0, p0, 6, 1e-12 * fmax(1, salto_test_maxabs(p0, 6)), 1e-12, ctx);
+    ck_assert_vec_close(Jp2, Jp, 12 * nv, 1e-12 * fmax(1, salto_test_maxabs(Jp, 12 * nv)), 1e-12, ctx);
+    salto_data_destroy(fresh);
     teardown_model();
 }
 END_TEST
