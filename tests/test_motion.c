@@ -904,8 +904,6 @@ static salto_motion* bvh_motion(const char* rel, salto_problem_desc** pp, salto_
 }
 
 
-// motion.bvh read back onto its character gives the DOFs it was written from (the Euler
-// channels solved back into the character's own axes), planar and 3-D
 // the overrides a problem was loaded with are written to motion.json ("set") and read back,
 // in order, and all but the initial guess's are the ones to apply again; a motion without them
 // reads none
@@ -925,6 +923,7 @@ START_TEST(overrides_round_trip) {
     ck_assert_msg(fx.p != NULL, "%s", err.msg);
     fx.nlp = salto_nlp_build(fx.p, &err);
     ck_assert_ptr_nonnull(fx.nlp);
+    ck_assert_int_eq(salto_nlp_nx(fx.nlp), fx.nx); // fx.x fits the rebuilt NLP
     // the motion sampled from the NLP carries them, and so does the file
     salto_motion* mn = salto_motion_from_nlp(fx.nlp, fx.x);
     ck_assert_ptr_nonnull(mn);
@@ -949,6 +948,8 @@ START_TEST(overrides_round_trip) {
 END_TEST
 
 
+// motion.bvh read back onto its character gives the DOFs it was written from (the Euler
+// channels solved back into the character's own axes), planar and 3-D
 START_TEST(frames_bvh_round_trip) {
     const char* rels[2] = {"problems/reach.yaml", "problems/reach3d.yaml"};
     for (int r = 0; r < 2; r++) {

@@ -442,6 +442,7 @@ START_TEST(test_kinematic_problems_judge_kinematics) {
             // the motion of the kinematic problem (the same variables), judged with physics
             fixture k = open_problem("problems/reach.yaml");
             ck_assert_int_eq(salto_solve(k.nlp, k.x, NULL, NULL, &res, &err), SALTO_OK);
+            ck_assert_int_eq(k.nx, f.nx);
             memcpy(f.x, k.x, sizeof(double) * (size_t)f.nx);
             close_problem(&k);
         } else {
