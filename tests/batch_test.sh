@@ -40,6 +40,7 @@ grep_in "$tmp/err" "no_such_sweep.yaml"
 expect 2 "$salto" batch "$root/problems/dismount_sweep.yaml" -j 0
 grep_in "$tmp/err" "salto batch: -j must be an integer from 1 to 1024, not '0'"
 expect 2 "$salto" batch "$root/problems/dismount_sweep.yaml" -j 99999999999999999999
+grep_in "$tmp/err" "salto batch: -j must be an integer from 1 to 1024, not '99999999999999999999'"
 expect 2 "$salto" batch "$root/problems/dismount_sweep.yaml" --emit pbs
 printf 'problem: %s\nparameters:\n  character.mass_scale: [1.0, 1.2]\n' "$problem" >"$tmp/mass.yaml"
 expect 2 "$salto" batch "$tmp/mass.yaml" -o "$tmp/mass"

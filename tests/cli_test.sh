@@ -104,6 +104,7 @@ grep_in "$tmp/out" "degrees of freedom: 12"
 expect 2 "$salto" gen chain 0 -o "$tmp/c0.yaml"
 grep_in "$tmp/err" "salto gen: N must be an integer from 1 to 1000, not '0'"
 expect 2 "$salto" gen chain 5x -o "$tmp/c0.yaml"
+grep_in "$tmp/err" "salto gen: N must be an integer from 1 to 1000, not '5x'"
 expect 2 "$salto" gen chain 5 -o "$tmp/no/such/dir/c.yaml"
 if [ ! -e "$tmp/no/such/dir/c.yaml" ]; then ok; else fail "partial file written"; fi
 
