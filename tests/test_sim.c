@@ -24,19 +24,15 @@ static salto_model* load(const char* rel) {
 }
 
 static int dof(const salto_model* m, const char* name) {
-    for (int j = 0; j < m->nv; j++) {
-        if (strcmp(m->link_name[j], name) == 0) return j;
-    }
-    ck_abort_msg("no DOF %s", name);
-    return -1;
+    const int j = salto_model_dof(m, name);
+    ck_assert_msg(j >= 0, "no DOF %s", name);
+    return j;
 }
 
 static int site(const salto_model* m, const char* name) {
-    for (int k = 0; k < m->nsite; k++) {
-        if (strcmp(m->site_name[k], name) == 0) return k;
-    }
-    ck_abort_msg("no site %s", name);
-    return -1;
+    const int k = salto_model_site(m, name);
+    ck_assert_msg(k >= 0, "no site %s", name);
+    return k;
 }
 
 static void run(salto_sim* s, int steps) {
