@@ -99,25 +99,28 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
                 motion_path);
         return 2;
     }
-    const char** base = calloc((size_t)(mo->nset + nuser) + 1, sizeof *base);
-    if (!base) {
+    // the overrides: the motion's and the caller's (borrowed), then from nbase on the ones this
+    // function makes (owned)
+    char** set = calloc((size_t)(mo->nset + nuser) + 1, sizeof *set);
+    if (!set) {
         fprintf(stderr, "%s: out of memory\n", who);
         return 1;
     }
-    const int nown = own ? salto_motion_problem_overrides(mo, base) : 0;
+    const int nown = own ? salto_motion_problem_overrides(mo, (const char**)set) : 0;
     int nbase = nown;
-    for (int k = 0; k < nuser; k++) base[nbase++] = user[k];
+    for (int k = 0; k < nuser; k++) set[nbase++] = (char*)user[k];
+    int nset = nbase;
     salto_problem_desc* p = NULL;
-    salto_nlp* nlp = app_load_nlp_set(problem_path, nbase, base, &p);
+    salto_nlp* nlp = app_load_nlp_set(problem_path, nbase, (const char* const*)set, &p);
     if (!nlp) {
-        const int bad = nown > 0 ? failing_recorded(problem_path, nown, base) : -1;
+        const int bad = nown > 0 ? failing_recorded(problem_path, nown, (const char* const*)set) : -1;
         if (bad >= 0) {
             fprintf(stderr, "%s: note: '%s' comes from the motion's \"set\" list (the overrides it "
                             "was solved with), applied to '%s' first; --problem takes the file as "
                             "it is\n",
-                    motion_path, base[bad], problem_path);
+                    motion_path, set[bad], problem_path);
         }
-        free(base);
+        free(set);
         return 2;
     }
     // the motion must be on the problem's character, DOF by DOF
@@ -148,10 +151,13 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
         }
     }
     {
-        // the overrides above first, then these (owned from nbase on)
-        char** set = calloc((size_t)(nbase + p->nphase + 2), sizeof(char*));
-        int nset = 0, ok = set != NULL;
-        for (int k = 0; ok && k < nbase; k++) set[nset++] = (char*)base[k];
+        // the overrides above first, then these: a ballistic flag per flight, the spline's layout
+        char** grown = realloc(set, sizeof(char*) * (size_t)(nbase + p->nphase + 2));
+        int ok = grown != NULL;
+        if (ok) {
+            set = grown;
+            for (int k = nbase; k < nbase + p->nphase + 2; k++) set[k] = NULL;
+        }
         for (int i = 0; ok && i < p->nphase; i++) {
             if (p->phases[i].contact.type != SALTO_CONTACT_NONE) continue;
             int want = 0;
@@ -191,12 +197,10 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
                     motion_path, mo->ncp, problem_path);
         }
         if (!ok && nlp) fprintf(stderr, "%s: out of memory\n", who);
-        for (int k = nbase; k < nset; k++) free(set[k]);
-        free(set);
         if (!ok || !fits) goto bad;
     }
-    free(base);
-    base = NULL;
+    for (int k = nbase; k < nset; k++) free(set[k]);
+    free(set);
 
     {
         const int nx = salto_nlp_nx(nlp);
@@ -214,7 +218,8 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
     }
 
 bad:
-    free(base);
+    for (int k = nbase; k < nset; k++) free(set[k]);
+    free(set);
     salto_nlp_destroy(nlp);
     salto_problem_destroy(p);
     return 2;
