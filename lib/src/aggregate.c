@@ -134,6 +134,12 @@ static size_t padded(int nv) {
 }
 
 
+// fields f0 .. f1 - 1 of link i's work column added to link par's
+static inline void add_fields(double* restrict X, size_t np, int f0, int f1, int i, int par) {
+    for (int f = f0; f < f1; f++) X[f * np + par] += X[f * np + i];
+}
+
+
 // One leaf-to-base pass: kinematics, inertias and the subtree sums Ic, Icd, H, F (fields
 // X_IC to X_F of the work arrays); also d->f0 and d->p0. Without rates, the velocity level
 // only: Ic and H (salto_p0_jac), d->p0, and kinematics to SALTO_FK_VEL.
@@ -164,16 +170,16 @@ static void subtree_sums(const salto_model* m, salto_data* d, int rates) {
         for (int k = 0; k < 6; k++) X[(X_F + k) * np + i] = f[k];
     }
 
-    // leaf to base: add each subtree to its parent's (every field X_IC to X_F, or without
-    // rates the ranges of Ic and H)
+    // leaf to base: add each subtree to its parent's, every field X_IC to X_F, or without rates
+    // Ic's and H's alone
     for (int k = 0; k < 6; k++) d->f0[k] = d->p0[k] = 0.0;
-    const int ranges[2][2] = {{X_IC, rates ? X_COUNT : X_IC + 10}, {X_H, rates ? X_H : X_H + 6}};
     for (int i = nv - 1; i >= 0; i--) {
         const int par = m->link_parent[i];
-        if (par >= 0) {
-            for (int r = 0; r < 2; r++) {
-                for (int f = ranges[r][0]; f < ranges[r][1]; f++) X[f * np + par] += X[f * np + i];
-            }
+        if (par >= 0 && rates) {
+            add_fields(X, np, X_IC, X_COUNT, i, par);
+        } else if (par >= 0) {
+            add_fields(X, np, X_IC, X_IC + 10, i, par);
+            add_fields(X, np, X_H, X_H + 6, i, par);
         } else {
             for (int k = 0; k < 6; k++) {
                 if (rates) d->f0[k] += X[(X_F + k) * np + i];
