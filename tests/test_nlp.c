@@ -69,6 +69,36 @@ static salto_nlp* build(const salto_problem_desc* p) {
 }
 
 
+// a problem (load's spec: a file and |-separated overrides), its NLP, and room for a point and
+// the constraints' values
+typedef struct nlp_case {
+    salto_problem_desc* p;
+    salto_nlp* nlp;
+    const salto_model* m;
+    int nx, ng;
+    double* x;
+    double* g;
+} nlp_case;
+
+static nlp_case case_open(const char* spec) {
+    nlp_case c;
+    c.p = load(spec);
+    c.nlp = build(c.p);
+    c.m = c.p->model;
+    c.nx = salto_nlp_nx(c.nlp), c.ng = salto_nlp_ng(c.nlp);
+    c.x = malloc(sizeof(double) * (size_t)c.nx);
+    c.g = malloc(sizeof(double) * (size_t)c.ng);
+    ck_assert(c.x && c.g);
+    return c;
+}
+
+static void case_close(nlp_case* c) {
+    free(c->x), free(c->g);
+    salto_nlp_destroy(c->nlp);
+    salto_problem_destroy(c->p);
+}
+
+
 // a point near the initial guess, seeded
 static void random_point(const salto_nlp* nlp, double* x, unsigned seed) {
     salto_test_rng r;
@@ -1221,17 +1251,15 @@ END_TEST
 // components.
 START_TEST(boundary_physics_sides) {
     const int ballistic = _i == 0;
-    const char* set[] = {ballistic ? "phases.flight.ballistic=true" : "phases.flight.ballistic=false",
-                         "solver.flight_rows=force"}; // the default, said
-    salto_error err = {0};
-    salto_problem_desc* p = salto_problem_load_set(salto_test_path("tests/data/nlp/all2d.yaml"), 2,
-                                                   set, &err);
-    ck_assert_ptr_nonnull(p);
-    salto_nlp* nlp = build(p);
-    const salto_model* m = p->model;
-    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp), ncp = p->ncp;
-    double* x = malloc(sizeof(double) * (size_t)nx);
-    double* g = malloc(sizeof(double) * (size_t)ng);
+    nlp_case cs = case_open(ballistic ? "tests/data/nlp/all2d.yaml|phases.flight.ballistic=true|"
+                                       "solver.flight_rows=force" // the default, said
+                                     : "tests/data/nlp/all2d.yaml|phases.flight.ballistic=false|"
+                                       "solver.flight_rows=force");
+    const salto_problem_desc* p = cs.p;
+    const salto_model* m = cs.m;
+    const int nx = cs.nx, ng = cs.ng, ncp = p->ncp;
+    double *x = cs.x, *g = cs.g;
+    salto_nlp* nlp = cs.nlp;
     salto_test_rng r;
     salto_test_rng_seed(&r, 5005);
     for (int i = 0; i < nx; i++) x[i] = salto_test_uniform(&r, -0.5, 0.5);
@@ -1283,9 +1311,7 @@ START_TEST(boundary_physics_sides) {
     ck_assert_int_eq(seen_bar, 1);
     ck_assert_int_eq(seen_flight, ballistic ? 1 : 3);
     salto_data_destroy(d);
-    free(x), free(g);
-    salto_nlp_destroy(nlp);
-    salto_problem_destroy(p);
+    case_close(&cs);
 }
 END_TEST
 
@@ -1302,12 +1328,12 @@ START_TEST(momentum_rows_are_the_momentum) {
     char spec[200];
     snprintf(spec, sizeof spec, "%s|phases.flight.ballistic=%s|solver.flight_rows=momentum", file,
              ballistic ? "true" : "false");
-    salto_problem_desc* p = load(spec);
-    salto_nlp* nlp = build(p);
-    const salto_model* m = p->model;
-    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
-    double* x = malloc(sizeof(double) * (size_t)nx);
-    double* g = malloc(sizeof(double) * (size_t)ng);
+    nlp_case cs = case_open(spec);
+    const salto_problem_desc* p = cs.p;
+    const salto_model* m = cs.m;
+    const int ng = cs.ng;
+    double *x = cs.x, *g = cs.g;
+    salto_nlp* nlp = cs.nlp;
     salto_nlp_initial_guess(nlp, x);
     salto_test_rng r;
     salto_test_rng_seed(&r, 6006 + (unsigned)_i);
@@ -1359,9 +1385,7 @@ START_TEST(momentum_rows_are_the_momentum) {
     ck_assert_int_eq(ncomp, want_comp);
     ck_assert_int_gt(nrow / want_comp, 2);
     salto_data_destroy(d);
-    free(x), free(g);
-    salto_nlp_destroy(nlp);
-    salto_problem_destroy(p);
+    case_close(&cs);
 }
 END_TEST
 
@@ -1372,12 +1396,12 @@ END_TEST
 // its z) is -(R e_y) . N, the height gained across the sole per metre: checked against that
 // at random points for every row (all3d.yaml: both feet in its standing phase)
 START_TEST(level_rows_are_the_sole_roll) {
-    salto_problem_desc* p = load("tests/data/nlp/all3d.yaml");
-    salto_nlp* nlp = build(p);
-    const salto_model* m = p->model;
-    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
-    double* x = malloc(sizeof(double) * (size_t)nx);
-    double* g = malloc(sizeof(double) * (size_t)ng);
+    nlp_case cs = case_open("tests/data/nlp/all3d.yaml");
+    const salto_problem_desc* p = cs.p;
+    const salto_model* m = cs.m;
+    const int ng = cs.ng;
+    double *x = cs.x, *g = cs.g;
+    salto_nlp* nlp = cs.nlp;
     salto_data* d = salto_data_create(m);
     int seen = 0;
     for (unsigned seed = 7100; seed < 7103; seed++) {
@@ -1405,9 +1429,7 @@ START_TEST(level_rows_are_the_sole_roll) {
     ck_assert_int_ge(nt, 3);
     ck_assert_int_eq(seen, 3 * 2 * nt);
     salto_data_destroy(d);
-    free(x), free(g);
-    salto_nlp_destroy(nlp);
-    salto_problem_destroy(p);
+    case_close(&cs);
 }
 END_TEST
 
@@ -1416,12 +1438,11 @@ END_TEST
 // equals the lowest point of its capsules and spheres (less the radius) and box corners,
 // computed here from the body frames
 START_TEST(above_ground_values) {
-    salto_problem_desc* p = load("tests/data/nlp/all2d.yaml");
-    salto_nlp* nlp = build(p);
-    const salto_model* m = p->model;
-    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
-    double* x = malloc(sizeof(double) * (size_t)nx);
-    double* g = malloc(sizeof(double) * (size_t)ng);
+    nlp_case cs = case_open("tests/data/nlp/all2d.yaml");
+    const salto_model* m = cs.m;
+    const int ng = cs.ng;
+    double *x = cs.x, *g = cs.g;
+    salto_nlp* nlp = cs.nlp;
     random_point(nlp, x, 6006);
     ck_assert_int_eq(salto_nlp_eval_g(nlp, x, g), SALTO_OK);
     const double t = salto_nlp_row_time(nlp, 0);
@@ -1462,9 +1483,7 @@ START_TEST(above_ground_values) {
     }
     ck_assert_int_gt(checked, 3);
     salto_data_destroy(d);
-    free(x), free(g);
-    salto_nlp_destroy(nlp);
-    salto_problem_destroy(p);
+    case_close(&cs);
 }
 END_TEST
 
