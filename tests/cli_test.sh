@@ -492,13 +492,33 @@ if echo "$e" | awk '$1 != "missing" { exit !($1 < 0.02 && $2 < 0.05) } { exit 1 
 expect 0 "$salto" play "$tmp/hdi/motion.json" -o "$tmp/phdi0" --quiet --no-grip
 e=$(root_err "$tmp/hdi/motion.csv" "$tmp/phdi0/sim.csv" 1.5)
 if echo "$e" | awk '$1 != "missing" { exit !($1 > 0.1) } { exit 1 }'; then ok; else fail "the hinged dismount's root at touchdown off by only (m, rad) $e"; fi
-# the shipped leaps and back tuck (refined: docs/validation.md) pass every validation check,
-# and the leap replays with its joints within 0.06 rad on average (0.043 measured); the
-# sanitizer build, where the refinement would take minutes, plays the leap's first solve
-# instead (the dismounts, the monkey bars and the lamp: test_validate.c, in both builds)
+# the shipped leaps (refined: docs/validation.md) pass every validation check, and the leap
+# replays with its joints within 0.06 rad on average (0.043 measured); the sanitizer build,
+# where the refinement would take minutes, plays the leap's first solve instead (the
+# dismounts, the monkey bars and the lamp: test_validate.c, in both builds). The back tuck's
+# verdict depends on the BLAS kernel (docs/validation.md: 32 of 32 with OpenBLAS's SkylakeX
+# kernels, 28 or 29 with the others), so what is asserted is what holds under every kernel
+# (scripts/kernels.sh): it converges; its flight is ballistic and force-free and its held
+# feet do not slip, by construction; refinement passes more checks than the first solve; and
+# whatever still fails is a centre of pressure, the flight's torque or the re-simulation's
+# drift, the between-slice residuals refinement works on and the somersault's sensitivity
 if [ -z "$SALTO_SANITIZED" ]; then
     expect 0 "$salto" solve "$root/problems/back_tuck.yaml" -o "$tmp/bt" --quiet
-    expect 0 "$salto" validate "$tmp/bt/motion.json" -o "$tmp/vbt" --quiet
+    "$salto" validate "$tmp/bt/motion.json" -o "$tmp/vbt" >"$tmp/out" 2>"$tmp/err"
+    bt_status=$?
+    if [ "$bt_status" -le 1 ]; then ok; else fail "validate on the back tuck: exit $bt_status: $(head -c 400 "$tmp/err")"; fi
+    cp "$tmp/out" "$tmp/vbt.txt"
+    grep_in "$tmp/vbt.txt" "^flight +flight_force .* pass$"
+    grep_in "$tmp/vbt.txt" "^flight +ballistic .* pass$"
+    grep_in "$tmp/vbt.txt" "^push +slip .* pass \(toe|heel\)$"
+    grep_in "$tmp/vbt.txt" "^landing +slip .* pass \(toe|heel\)$"
+    if awk '/ FAIL/ && $2 != "cop" && $2 != "flight_torque" && $2 !~ /^drift_/ { bad = 1; print }
+        END { exit bad }' "$tmp/vbt.txt"; then ok; else fail "the back tuck fails a check refinement does not explain"; fi
+    expect 0 "$salto" solve "$root/problems/back_tuck.yaml" -o "$tmp/bt0" --quiet --set solver.refine=0
+    "$salto" validate "$tmp/bt0/motion.json" -o "$tmp/vbt0" >"$tmp/vbt0.txt" 2>&1
+    n1=$(sed -n 's/^\([0-9]*\) of 32 checks pass.*/\1/p' "$tmp/vbt.txt")
+    n0=$(sed -n 's/^\([0-9]*\) of 32 checks pass.*/\1/p' "$tmp/vbt0.txt")
+    if [ -n "$n0" ] && [ -n "$n1" ] && [ "$n1" -gt "$n0" ]; then ok; else fail "the back tuck refined passes ${n1:-?} of 32 checks, its first solve ${n0:-?}"; fi
     expect 0 "$salto" solve "$root/problems/leap.yaml" -o "$tmp/lp" --quiet
     expect 0 "$salto" validate "$tmp/lp/motion.json" -o "$tmp/vlp" --quiet
     expect 0 "$salto" play "$tmp/lp/motion.json" -o "$tmp/plp0"
