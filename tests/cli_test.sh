@@ -497,7 +497,7 @@ if echo "$e" | awk '$1 != "missing" { exit !($1 > 0.1) } { exit 1 }'; then ok; e
 # where the refinement would take minutes, plays the leap's first solve instead (the
 # dismounts, the monkey bars and the lamp: test_validate.c, in both builds). The back tuck's
 # verdict depends on the BLAS kernel (docs/validation.md: 32 of 32 with OpenBLAS's SkylakeX
-# kernels, 28 or 29 with the others), so what is asserted is what holds under every kernel
+# and Cooperlake kernels, 28 or 29 with the others), so what is asserted is what holds under every kernel
 # (scripts/kernels.sh): it converges; its flight is ballistic and force-free and its held
 # feet do not slip, by construction; refinement passes more checks than the first solve; and
 # whatever still fails is a centre of pressure, the flight's torque or the re-simulation's
