@@ -119,7 +119,7 @@ static void print_table(const salto_problem_desc* p, const salto_validation* v) 
 
 // validates the motion (its state by fn) with the problem's settings under the command
 // line's, prints the table, writes validation.json and residuals.png; the exit status
-static int run_and_report(const salto_nlp* nlp, const salto_problem_desc* p, salto_state_fn fn,
+static int run_and_report(const salto_problem_desc* p, salto_state_fn fn,
                           void* ctx, const salto_validate_opts* cli, const char* motion_path,
                           const char* dir, int quiet) {
     salto_validate_opts opts;
@@ -149,9 +149,9 @@ static int run_and_report(const salto_nlp* nlp, const salto_problem_desc* p, sal
     if (app_make_dirs(dir) != 0) {
         fprintf(stderr, "salto validate: cannot create '%s': %s\n", dir, strerror(errno));
         status = 2;
-    } else if (salto_validation_write_json(nlp, &v, motion_path, json, &err) != SALTO_OK ||
-               salto_validation_write_png(nlp, &v, png, &err) != SALTO_OK ||
-               salto_validation_write_torques_png(nlp, &v, tpng, &err) != SALTO_OK) {
+    } else if (salto_validation_write_json(p, &v, motion_path, json, &err) != SALTO_OK ||
+               salto_validation_write_png(p, &v, png, &err) != SALTO_OK ||
+               salto_validation_write_torques_png(p, &v, tpng, &err) != SALTO_OK) {
         app_print_error(&err);
         status = 2;
     } else {
@@ -237,7 +237,7 @@ int cmd_validate(int argc, char** argv) {
 
     app_motion am;
     int status = app_motion_open_set(&am, "salto validate", motion_path, problem_path, nset, set);
-    if (status == 0) status = run_and_report(am.nlp, am.p, am.state, am.ctx, &cli, motion_path, dir, quiet);
+    if (status == 0) status = run_and_report(am.p, am.state, am.ctx, &cli, motion_path, dir, quiet);
     app_motion_close(&am);
     return status;
 }

@@ -1,7 +1,7 @@
 // test_util.c: fixtures, random states and vector assertions for the suites
 #include "test_util.h"
 
-#include "salto/motion.h"
+#include "salto/solver.h"
 
 #include <math.h>
 #include <stdio.h>

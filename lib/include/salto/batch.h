@@ -39,26 +39,6 @@ typedef enum salto_job_validation {
 const char* salto_job_validation_name(salto_job_validation v);
 int salto_job_validation_parse(const char* name);
 
-// The numbers a row of the summary holds besides the parameters, in column order; the names
-// are the columns' and the values summary.png can draw.
-typedef enum salto_batch_measure {
-    SALTO_MEASURE_OBJECTIVE = 0,     // the solver's final objective
-    SALTO_MEASURE_ITERATIONS,        // IPOPT iterations
-    SALTO_MEASURE_SOLVE_TIME,        // the solve's wall-clock time, s
-    SALTO_MEASURE_WORST_RESIDUAL,    // the largest constraint violation at the end
-    SALTO_MEASURE_PEAK_COM_HEIGHT,   // the highest centre of mass (along -gravity), m
-    SALTO_MEASURE_FLIGHT_ROTATION,   // |root angular velocity integrated over the flight
-                                     //   phases|, deg (planar: the somersault angle)
-    SALTO_MEASURE_PEAK_JOINT_TORQUE, // the largest |joint torque| past the root (inverse
-                                     //   dynamics, contact wrenches of minimum norm), N m or N
-    SALTO_MEASURE_COUNT
-} salto_batch_measure;
-
-// "objective", "iterations", "solve_time", "worst_residual", "peak_com_height",
-// "flight_rotation", "peak_joint_torque"; and back (-1)
-const char* salto_batch_measure_name(salto_batch_measure k);
-int salto_batch_measure_parse(const char* name);
-
 typedef struct salto_job_result {
     int job;                         // index in the sweep
     salto_job_status status;
@@ -108,8 +88,5 @@ salto_status salto_batch_write_summary(const char* dir, const salto_sweep* s,
 salto_status salto_batch_write_png(const char* path, const salto_sweep* s,
                                    const salto_job_result* results, salto_batch_measure measure,
                                    salto_error* err);
-
-// A job's folder name: "job-" and its index in at least three digits ("job-007").
-void salto_job_name(int j, char* buf, size_t n);
 
 #endif

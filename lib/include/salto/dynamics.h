@@ -46,4 +46,18 @@ void salto_aba_delta(const salto_model* m, const salto_data* d, int link, const 
 // [x × f; f].
 void salto_point_force(double w[6], const double x[3], const double f[3]);
 
+// Joint torques with contact wrenches: tau_j = S_j . (F_j - sum of the wrenches on links in
+// j's subtree), after salto_rnea (d->F). nw wrenches w (6 each, about the origin) on links.
+void salto_contact_torques(const salto_model* m, const salto_data* d, int nw, const int* link,
+                           const double* w, double* tau);
+
+// An impulse: the velocity jump u (nv) at the configuration d->q, as an impulse iota on body
+// (a world-frame spatial impulse about the origin, torque first) would make it with no
+// impulsive joint torque. res (nv) receives the generalized impulse M(q) u that iota does not
+// explain: zero at the root's DOFs (iota is what the root needs), at a joint the impulsive
+// torque it would take; body < 0: no contact, the whole of M(q) u. Computed as the difference
+// of two inverse dynamics at zero velocity (gravity cancels); overwrites d->qd, d->qdd, d->tau.
+void salto_impulse(const salto_model* m, salto_data* d, int body, const double* u, double* res,
+                   double iota[6]);
+
 #endif

@@ -1,21 +1,22 @@
-// motion.h: writing optimised motions (motion.json, motion.csv)
+// motion.h: motions as data: frames of q on a character, read from and written to files
+//
+// A salto_motion is what salto solve writes (motion.json, motion.csv, motion.bvh) and what
+// warm starts, reference motions, validation and playback read back; salto_frames are frames
+// from elsewhere (CSV, BVH) fitted with splines; a salto_state_fn is any motion given by its
+// state at a time. motion.json's writer, which records the solve, is the solver's (solver.h).
 #ifndef SALTO_MOTION_H
 #define SALTO_MOTION_H
 
-#include "salto/nlp.h"
-#include "salto/solver.h"
+#include "salto/bspline.h"
+#include "salto/problem.h"
 
 typedef struct salto_motion salto_motion;
 
-// The writers take a motion from salto_motion_from_nlp (or read from a file), each file
-// written atomically (PATH.tmp, then rename):
-// motion.json: the problem as resolved (files, phases, duration, DOF names), the spline
-// (control points and knots, when the motion has them), the frames, and the solver's status
-// and statistics (result may be NULL for a motion that was not solved, e.g. an initial
-// guess; nlp names the worst constraint and gives the phases).
-salto_status salto_motion_write_json(const salto_nlp* nlp, const salto_motion* mo,
-                                     const salto_solve_result* result, const char* path,
-                                     salto_error* err);
+// A motion by its state at any time t inside its problem's span: q, qd, qdd (each nv; qd and
+// qdd may be NULL when not wanted). Validation calls it with t in increasing order within
+// each phase, each phase's times just inside it, so that a motion with a jump in acceleration
+// at a phase boundary gives each side's.
+typedef void (*salto_state_fn)(void* ctx, double t, double* q, double* qd, double* qdd);
 
 // motion.csv: a header "t,<dof names>" and one row per frame.
 salto_status salto_motion_write_csv(const salto_motion* mo, const char* path, salto_error* err);
@@ -70,8 +71,14 @@ double salto_motion_frame_time(const salto_motion* mo, int k);
 // The motion's q at time t, linearly interpolated between frames (clamped to [0, duration]).
 void salto_motion_sample(const salto_motion* mo, double t, double* q);
 
-// A motion sampled from an NLP's control points at the problem's frame rate (for writers).
-salto_motion* salto_motion_from_nlp(const salto_nlp* nlp, const double* x);
+// A motion on p's character sampled from state at p's frame rate (frame k at
+// min(k / rate, duration), floor(duration rate) + 1 frames; state's q only), with p's paths
+// (made absolute when they resolve) and overrides, and the spline it came from: p->ncp
+// control points per DOF from control (nv x ncp) and spline's knots. NULL when memory runs
+// out. (salto_motion_from_nlp samples an NLP's variables so.)
+salto_motion* salto_motion_from_state(const salto_problem_desc* p, salto_state_fn state,
+                                      void* ctx, const salto_bspline* spline,
+                                      const double* control);
 
 // ---- motions from elsewhere: frames read from CSV ----
 

@@ -8,7 +8,9 @@
 #ifndef SALTO_NLP_H
 #define SALTO_NLP_H
 
+#include "salto/motion.h"
 #include "salto/problem.h"
+#include "salto/validate.h"
 
 typedef struct salto_nlp salto_nlp;
 
@@ -108,5 +110,29 @@ void salto_nlp_state(const salto_nlp* nlp, const double* x, double t, double* q,
 // it in m, and where (model site, phase, time; each may be NULL; -1 and 0 when nothing is held).
 double salto_nlp_contact_drift(const salto_nlp* nlp, const double* x, int density, int* site,
                                int* phase, double* time);
+
+// ---- the NLP's variables as a motion (nlp_motion.c) ----
+
+// A motion sampled from an NLP's variables x at the problem's frame rate (for writers): the
+// state salto_nlp_state gives (the derived translations included), the spline's control
+// points and knots.
+salto_motion* salto_motion_from_nlp(const salto_nlp* nlp, const double* x);
+
+// Validates the motion x (the NLP's variables: control points and contact places) of nlp's
+// problem: every phase sampled at opts->density samples per slice interval (both ends, each
+// just inside its phase so that each side's acceleration is used), the state from
+// salto_nlp_state (the effective root's translation where it applies). Fills v (release with
+// salto_validation_free). SALTO_ERR_NOMEM, or SALTO_ERR_NUMERIC if a state or force is not
+// finite, with err filled.
+salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validate_opts* opts,
+                            salto_validation* v, salto_error* err);
+
+// A motion given by an NLP's variables x, as a salto_state_fn: salto_nlp_motion_state with a
+// salto_nlp_motion as its context (salto_nlp_state: the derived translations included).
+typedef struct salto_nlp_motion {
+    const salto_nlp* nlp;
+    const double* x;
+} salto_nlp_motion;
+void salto_nlp_motion_state(void* ctx, double t, double* q, double* qd, double* qdd);
 
 #endif

@@ -8,6 +8,7 @@
 #define SALTO_PROBLEM_H
 
 #include "salto/base.h"
+#include "salto/checks.h"
 #include "salto/model.h"
 
 typedef enum salto_contact_type {
@@ -174,12 +175,11 @@ typedef struct salto_solver_desc {
 } salto_solver_desc;
 
 // What salto validate uses unless its command line says otherwise (problem key `validation`).
-enum { SALTO_MAX_CHECKS = 32 }; // room for every salto_check_kind (validate.h)
 typedef struct salto_validation_desc {
     int density;            // samples per slice interval (0: not given)
-    int integrator;         // a salto_integrator (validate.h); -1: not given
+    int integrator;         // a salto_integrator (checks.h); -1: not given
     double step;            // the re-simulation's largest step, s (0: not given)
-    double threshold[SALTO_MAX_CHECKS]; // by salto_check_kind; < 0: not given
+    double threshold[SALTO_CHECK_COUNT]; // by salto_check_kind; < 0: not given
     salto_src_loc loc;      // the `validation` key, if any
 } salto_validation_desc;
 

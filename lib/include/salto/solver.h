@@ -2,7 +2,9 @@
 #ifndef SALTO_SOLVER_H
 #define SALTO_SOLVER_H
 
+#include "salto/motion.h"
 #include "salto/nlp.h"
+#include "salto/validate.h"
 
 // One line of progress, reported after every iteration.
 typedef struct salto_solver_progress {
@@ -86,5 +88,23 @@ typedef struct salto_refine_result {
 salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double* x,
                                  salto_progress_fn progress, void* user, salto_solve_result* result,
                                  salto_refine_result* rr, salto_error* err);
+
+// Where refinement (salto_solve_refined) would add slices to p: for each check the NLP
+// enforces at its slices, each run of consecutive samples of v in one phase violated by more
+// than fraction x the check's threshold (opts, or the default) gets one slice at its worst
+// sample, listed into t, ph and ratio (its violation over the threshold; any may be NULL; room
+// for the count, which a first call with NULLs gives through *n). Returns the largest ratio.
+double salto_refine_scan(const salto_problem_desc* p, const salto_validation* v,
+                         const salto_validate_opts* o, double fraction, int* n, double* t,
+                         int* ph, double* ratio);
+
+// motion.json (solve_out.c), written atomically (PATH.tmp, then rename), of a motion from
+// salto_motion_from_nlp (or read from a file): the problem as resolved (files, phases, duration, DOF names), the spline
+// (control points and knots, when the motion has them), the frames, and the solver's status
+// and statistics (result may be NULL for a motion that was not solved, e.g. an initial
+// guess; nlp names the worst constraint and gives the phases).
+salto_status salto_motion_write_json(const salto_nlp* nlp, const salto_motion* mo,
+                                     const salto_solve_result* result, const char* path,
+                                     salto_error* err);
 
 #endif

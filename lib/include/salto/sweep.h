@@ -79,4 +79,29 @@ salto_status salto_sweep_check(const salto_sweep* s, salto_error* err);
 // starts whatever the number of workers.
 int salto_sweep_neighbour(const salto_sweep* s, int j);
 
+// ---- what a sweep's jobs are called and measured by (batch.h has their results) ----
+
+// The numbers a row of the summary holds besides the parameters, in column order; the names
+// are the columns' and the values summary.png can draw.
+typedef enum salto_batch_measure {
+    SALTO_MEASURE_OBJECTIVE = 0,     // the solver's final objective
+    SALTO_MEASURE_ITERATIONS,        // IPOPT iterations
+    SALTO_MEASURE_SOLVE_TIME,        // the solve's wall-clock time, s
+    SALTO_MEASURE_WORST_RESIDUAL,    // the largest constraint violation at the end
+    SALTO_MEASURE_PEAK_COM_HEIGHT,   // the highest centre of mass (along -gravity), m
+    SALTO_MEASURE_FLIGHT_ROTATION,   // |root angular velocity integrated over the flight
+                                     //   phases|, deg (planar: the somersault angle)
+    SALTO_MEASURE_PEAK_JOINT_TORQUE, // the largest |joint torque| past the root (inverse
+                                     //   dynamics, contact wrenches of minimum norm), N m or N
+    SALTO_MEASURE_COUNT
+} salto_batch_measure;
+
+// "objective", "iterations", "solve_time", "worst_residual", "peak_com_height",
+// "flight_rotation", "peak_joint_torque"; and back (-1)
+const char* salto_batch_measure_name(salto_batch_measure k);
+int salto_batch_measure_parse(const char* name);
+
+// A job's folder name: "job-" and its index in at least three digits ("job-007").
+void salto_job_name(int j, char* buf, size_t n);
+
 #endif

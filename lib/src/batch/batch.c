@@ -19,9 +19,6 @@
 static const char* const status_names[SALTO_JOB_STATUS_COUNT] = {
     "converged", "not_converged", "failed", "crashed", "timeout", "missing"};
 static const char* const validation_names[SALTO_JOB_VALID_COUNT] = {"", "pass", "fail", "error"};
-static const char* const measure_names[SALTO_MEASURE_COUNT] = {
-    "objective",       "iterations",      "solve_time",       "worst_residual",
-    "peak_com_height", "flight_rotation", "peak_joint_torque"};
 
 
 static int lookup(const char* const* names, int n, const char* name) {
@@ -49,21 +46,6 @@ const char* salto_job_validation_name(salto_job_validation v) {
 
 int salto_job_validation_parse(const char* name) {
     return lookup(validation_names, SALTO_JOB_VALID_COUNT, name);
-}
-
-
-const char* salto_batch_measure_name(salto_batch_measure k) {
-    return (int)k >= 0 && k < SALTO_MEASURE_COUNT ? measure_names[k] : "?";
-}
-
-
-int salto_batch_measure_parse(const char* name) {
-    return lookup(measure_names, SALTO_MEASURE_COUNT, name);
-}
-
-
-void salto_job_name(int j, char* buf, size_t n) {
-    snprintf(buf, n, "job-%03d", j);
 }
 
 
@@ -227,7 +209,7 @@ salto_status salto_job_result_write(const char* path, const salto_sweep* s,
     salto_json_str(f, salto_job_status_name(r->status));
     fprintf(f, ",\n  \"exit_code\": %d,\n  \"signal\": %d", r->exit_code, r->signal);
     for (int k = 0; k < SALTO_MEASURE_COUNT; k++) {
-        fprintf(f, ",\n  \"%s\": ", measure_names[k]);
+        fprintf(f, ",\n  \"%s\": ", salto_batch_measure_name((salto_batch_measure)(k)));
         salto_json_num(f, r->measure[k]);
     }
     fputs(",\n  \"validation\": ", f);
@@ -292,8 +274,8 @@ salto_status salto_job_result_read(const char* path, const salto_sweep* s, int j
         goto done;
     }
     for (int m = 0; m < SALTO_MEASURE_COUNT; m++) {
-        if (!salto_cfg_require(root, measure_names[m], err) ||
-            opt_number(root, measure_names[m], &r->measure[m], err)) {
+        if (!salto_cfg_require(root, salto_batch_measure_name((salto_batch_measure)(m)), err) ||
+            opt_number(root, salto_batch_measure_name((salto_batch_measure)(m)), &r->measure[m], err)) {
             goto done;
         }
     }
@@ -330,7 +312,7 @@ static salto_status write_csv(const char* path, const salto_sweep* s, const salt
         salto_csv_field(f, s->params[k].path);
     }
     fputs(",status", f);
-    for (int k = 0; k < SALTO_MEASURE_COUNT; k++) fprintf(f, ",%s", measure_names[k]);
+    for (int k = 0; k < SALTO_MEASURE_COUNT; k++) fprintf(f, ",%s", salto_batch_measure_name((salto_batch_measure)(k)));
     fputs(",validation,warm_start\n", f);
     for (int j = 0; j < s->njob; j++) {
         const salto_job_result* r = &rs[j];
@@ -395,7 +377,7 @@ static salto_status write_json(const char* path, const salto_sweep* s, const sal
         fputs("}, \"status\": ", f);
         salto_json_str(f, salto_job_status_name(r->status));
         for (int k = 0; k < SALTO_MEASURE_COUNT; k++) {
-            fprintf(f, ", \"%s\": ", measure_names[k]);
+            fprintf(f, ", \"%s\": ", salto_batch_measure_name((salto_batch_measure)(k)));
             salto_json_num(f, r->measure[k]);
         }
         fputs(", \"validation\": ", f);

@@ -5,10 +5,32 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "salto/batch.h"
 #include "salto/config.h"
 #include "salto/nlp.h"
 #include "salto/problem.h"
+
+static const char* const measure_names[SALTO_MEASURE_COUNT] = {
+    "objective",       "iterations",      "solve_time",       "worst_residual",
+    "peak_com_height", "flight_rotation", "peak_joint_torque"};
+
+
+const char* salto_batch_measure_name(salto_batch_measure k) {
+    return (int)k >= 0 && k < SALTO_MEASURE_COUNT ? measure_names[k] : "?";
+}
+
+
+int salto_batch_measure_parse(const char* name) {
+    for (int k = 0; name && k < SALTO_MEASURE_COUNT; k++) {
+        if (strcmp(measure_names[k], name) == 0) return k;
+    }
+    return -1;
+}
+
+
+void salto_job_name(int j, char* buf, size_t n) {
+    snprintf(buf, n, "job-%03d", j);
+}
+
 
 typedef struct reader {
     salto_sweep* s;

@@ -30,6 +30,8 @@
 #include "salto/kinematics.h"
 #include "salto/spatial.h"
 
+#include "aggregate_priv.h"
+
 int salto_jac_method_parse(const char* name) {
     for (int k = 0; k < SALTO_JAC_COUNT; k++) {
         if (name && strcmp(name, salto_jac_method_name((salto_jac_method)k)) == 0) return k;
@@ -464,12 +466,6 @@ void salto_p0_jac(const salto_model* m, salto_data* d, double* Jp) {
 }
 
 
-// defined in aggregate_baseline.c
-void salto_f0_jac_direct(const salto_model* m, salto_data* d, double* J);
-void salto_f0_jac_fd(const salto_model* m, salto_data* d, salto_jac_method method, double* J);
-int salto_f0_jac_direct_work(const salto_model* m);
-
-
 int salto_f0_jac_work(const salto_model* m, salto_jac_method method) {
     switch (method) {
     case SALTO_JAC_LINEAR: return X_COUNT * (int)padded(m->nv);
@@ -567,10 +563,4 @@ void salto_wrench_jac_at_site(const salto_model* m, const salto_data* d, int sit
         J[6 * nv + j] -= t[2];
     }
     salto_wrench_at(f, f, x);
-}
-
-
-void salto_f0_rnea(const salto_model* m, salto_data* d, double f0[6]) {
-    salto_rnea(m, d, NULL);
-    memcpy(f0, d->f0, 6 * sizeof(double));
 }

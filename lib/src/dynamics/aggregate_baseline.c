@@ -15,9 +15,7 @@
 #include "salto/kinematics.h"
 #include "salto/spatial.h"
 
-void salto_f0_jac_direct(const salto_model* m, salto_data* d, double* J);
-void salto_f0_jac_fd(const salto_model* m, salto_data* d, salto_jac_method method, double* J);
-int salto_f0_jac_direct_work(const salto_model* m);
+#include "aggregate_priv.h"
 
 // body-frame per-link record in d->work
 enum { BF_E = 0, BF_R = 9, BF_S = 12, BF_V = 18, BF_A = 24, BF_F = 30, BF_I = 36,
@@ -212,6 +210,12 @@ void salto_f0_jac_direct(const salto_model* m, salto_data* d, double* J) {
 
 
 // ---- finite differences ----
+
+void salto_f0_rnea(const salto_model* m, salto_data* d, double f0[6]) {
+    salto_rnea(m, d, NULL);
+    memcpy(f0, d->f0, 6 * sizeof(double));
+}
+
 
 static double* input_ptr(salto_data* d, int nv, int c) {
     if (c < nv) return d->q + c;

@@ -402,10 +402,10 @@ static char* whole_path(const char* path) {
 }
 
 
-salto_motion* salto_motion_from_nlp(const salto_nlp* nlp, const double* x) {
-    const salto_problem_desc* p = salto_nlp_problem(nlp);
+salto_motion* salto_motion_from_state(const salto_problem_desc* p, salto_state_fn state,
+                                      void* ctx, const salto_bspline* spline,
+                                      const double* control) {
     const salto_model* m = p->model;
-    SALTO_ASSERT(salto_nlp_nx(nlp) >= m->nv * p->ncp); // the contact places follow
     const double rate = p->output.frame_rate;
     const int nframe = (int)frame_count(rate, p->duration);
     salto_motion* mo = motion_alloc(m->nv, nframe, p->ncp, 1);
@@ -427,11 +427,10 @@ salto_motion* salto_motion_from_nlp(const salto_nlp* nlp, const double* x) {
         salto_motion_destroy(mo);
         return NULL;
     }
-    if (p->ncp > 0) memcpy(mo->control, x, (size_t)m->nv * (size_t)p->ncp * sizeof(double));
-    for (int a = 0; a < p->ncp + 4; a++) mo->knot[a] = salto_bspline_knot(salto_nlp_spline(nlp), a);
+    if (p->ncp > 0) memcpy(mo->control, control, (size_t)m->nv * (size_t)p->ncp * sizeof(double));
+    for (int a = 0; a < p->ncp + 4; a++) mo->knot[a] = salto_bspline_knot(spline, a);
     for (int k = 0; k < nframe; k++) {
-        salto_nlp_state(nlp, x, frame_time(rate, p->duration, k), mo->q + (size_t)k * m->nv,
-                        NULL, NULL);
+        state(ctx, frame_time(rate, p->duration, k), mo->q + (size_t)k * m->nv, NULL, NULL);
     }
     return mo;
 }

@@ -21,7 +21,7 @@
 #include "salto/data.h"
 #include "salto/kinematics.h"
 #include "salto/spatial.h"
-#include "salto/validate.h"
+#include "salto/checks.h"
 
 static const double pi = 3.14159265358979323846;
 
@@ -1668,7 +1668,7 @@ static salto_status read_output(reader* R, const salto_cfg_node* top) {
 static salto_status read_validation(reader* R, const salto_cfg_node* top) {
     salto_validation_desc* v = &R->p->validation;
     v->density = 0, v->integrator = -1, v->step = 0.0;
-    for (int k = 0; k < SALTO_MAX_CHECKS; k++) v->threshold[k] = -1.0;
+    for (int k = 0; k < SALTO_CHECK_COUNT; k++) v->threshold[k] = -1.0;
     const salto_cfg_node* n = salto_cfg_child(top, "validation");
     if (!n) return SALTO_OK;
     v->loc = at(R, n);

@@ -100,34 +100,6 @@ int salto_contact_wrenches(const salto_problem_desc* p, int i, const salto_data*
 }
 
 
-void salto_contact_torques(const salto_model* m, const salto_data* d, int nw, const int* link,
-                           const double* w, double* tau) {
-    for (int j = 0; j < m->nv; j++) tau[j] = salto_sv_dot(d->S + 6 * j, d->F + 6 * j);
-    for (int b = 0; b < nw; b++) {
-        for (int j = link[b]; j >= 0; j = m->link_parent[j]) tau[j] -= salto_sv_dot(d->S + 6 * j, w + 6 * b);
-    }
-}
-
-
-void salto_impulse(const salto_model* m, salto_data* d, int body, const double* u, double* res,
-                   double iota[6]) {
-    const int nv = m->nv;
-    double f00[6];
-    memset(d->qd, 0, (size_t)nv * sizeof(double));
-    memset(d->qdd, 0, (size_t)nv * sizeof(double));
-    salto_rnea(m, d, d->tau); // at u = 0: gravity's part
-    memcpy(f00, d->f0, sizeof f00);
-    if (body >= 0) salto_contact_torques(m, d, 1, &body, f00, d->tau);
-    memcpy(d->qdd, u, (size_t)nv * sizeof(double));
-    salto_rnea(m, d, res);
-    double w[6];
-    memcpy(w, d->f0, sizeof w);
-    if (body >= 0) salto_contact_torques(m, d, 1, &body, w, res);
-    for (int j = 0; j < nv; j++) res[j] -= d->tau[j];
-    for (int k = 0; k < 6; k++) iota[k] = w[k] - f00[k];
-}
-
-
 // ---- re-simulation ----
 
 struct salto_resim {

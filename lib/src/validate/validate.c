@@ -3,8 +3,9 @@
 // Everything here is computed afresh from the state: f0 by RNEA's root wrench (salto_rnea),
 // not by the optimiser's linear-time recursion; the contact frame, the support centre and the
 // bounds from the problem's contact description, as Fang & Pollard state them (eqs. 1-9); the
-// geometry's lowest points from the model. Only the state itself comes from the NLP
-// (salto_nlp_state), so that the effective root's translation is the one the motion has.
+// geometry's lowest points from the model. Only the state itself comes from the motion (a
+// salto_state_fn: for a solve, salto_nlp_state, so that the effective root's translation is
+// the one the motion has).
 #include "salto/validate.h"
 
 #include <math.h>
@@ -15,70 +16,6 @@
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
 #include "salto/spatial.h"
-
-static const char* const check_names[SALTO_CHECK_COUNT] = {
-    "flight_force", "flight_torque", "ballistic", "spin",        "bar_torque", "normal_force",
-    "friction",     "cop",           "twist",     "slip",        "penetration", "joint_limits",
-    "impact",       "drift_root",    "drift_rotation", "drift_joints", "drift_com",
-};
-
-static const char* const integrator_names[SALTO_INTEGRATOR_COUNT] = {"none", "euler", "rk4"};
-
-
-const char* salto_integrator_name(salto_integrator i) {
-    return (int)i >= 0 && i < SALTO_INTEGRATOR_COUNT ? integrator_names[i] : "?";
-}
-
-
-int salto_integrator_parse(const char* name) {
-    for (int k = 0; k < SALTO_INTEGRATOR_COUNT; k++) {
-        if (strcmp(name, integrator_names[k]) == 0) return k;
-    }
-    return -1;
-}
-
-
-const char* salto_check_name(salto_check_kind k) {
-    return (int)k >= 0 && k < SALTO_CHECK_COUNT ? check_names[k] : "?";
-}
-
-
-int salto_check_is_physics(salto_check_kind k) {
-    return k != SALTO_CHECK_SLIP && k != SALTO_CHECK_PENETRATION && k != SALTO_CHECK_JOINT_LIMITS;
-}
-
-
-int salto_check_parse(const char* name) {
-    for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
-        if (strcmp(name, check_names[k]) == 0) return k;
-    }
-    return -1;
-}
-
-
-const char* salto_check_unit(salto_check_kind k) {
-    switch (k) {
-    case SALTO_CHECK_FLIGHT_FORCE:
-    case SALTO_CHECK_NORMAL_FORCE:
-    case SALTO_CHECK_FRICTION: return "N";
-    case SALTO_CHECK_FLIGHT_TORQUE:
-    case SALTO_CHECK_BAR_TORQUE:
-    case SALTO_CHECK_COP:
-    case SALTO_CHECK_TWIST: return "N m";
-    case SALTO_CHECK_SPIN:
-    case SALTO_CHECK_IMPACT: return "N m s";
-    case SALTO_CHECK_BALLISTIC:
-    case SALTO_CHECK_SLIP:
-    case SALTO_CHECK_PENETRATION:
-    case SALTO_CHECK_DRIFT_ROOT:
-    case SALTO_CHECK_DRIFT_COM: return "m";
-    case SALTO_CHECK_DRIFT_ROTATION: return "rad";
-    case SALTO_CHECK_JOINT_LIMITS:
-    case SALTO_CHECK_DRIFT_JOINTS: return "rad/m";
-    default: return "";
-    }
-}
-
 
 const char* salto_check_at(const salto_model* m, const salto_check* c) {
     if (c->worst_what < 0 || !(c->worst > 0.0)) return NULL;
@@ -91,9 +28,6 @@ const char* salto_check_at(const salto_model* m, const salto_check* c) {
 }
 
 
-_Static_assert((int)SALTO_CHECK_COUNT <= (int)SALTO_MAX_CHECKS, "salto_validation_desc holds every check");
-
-
 void salto_validate_opts_from_problem(salto_validate_opts* o, const salto_problem_desc* p) {
     salto_validate_opts_default(o);
     const salto_validation_desc* v = &p->validation;
@@ -102,44 +36,6 @@ void salto_validate_opts_from_problem(salto_validate_opts* o, const salto_proble
     if (v->step > 0.0) o->step = v->step;
     for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
         if (v->threshold[k] >= 0.0) o->threshold[k] = v->threshold[k];
-    }
-}
-
-
-void salto_validate_opts_default(salto_validate_opts* o) {
-    o->density = 10;
-    for (int k = 0; k < SALTO_CHECK_COUNT; k++) o->threshold[k] = -1.0;
-    o->integrator = SALTO_INTEGRATOR_RK4;
-    o->step = 0.0;
-}
-
-
-static double weight(const salto_model* m) {
-    const double g = salto_v3_norm(m->gravity);
-    return m->mass * (g > 0.0 ? g : 9.81);
-}
-
-
-double salto_check_default_threshold(const salto_model* m, salto_check_kind k) {
-    switch (k) {
-    case SALTO_CHECK_FLIGHT_FORCE:
-    case SALTO_CHECK_NORMAL_FORCE:
-    case SALTO_CHECK_FRICTION: return 0.02 * weight(m);
-    case SALTO_CHECK_FLIGHT_TORQUE:
-    case SALTO_CHECK_BAR_TORQUE:
-    case SALTO_CHECK_COP:
-    case SALTO_CHECK_TWIST: return 0.02 * weight(m); // times 1 m
-    case SALTO_CHECK_BALLISTIC: return 1e-2;
-    case SALTO_CHECK_SPIN:
-    case SALTO_CHECK_IMPACT: return 0.002 * weight(m); // times 1 m s
-    case SALTO_CHECK_SLIP: return 1e-3;
-    case SALTO_CHECK_PENETRATION: return 5e-3;
-    case SALTO_CHECK_JOINT_LIMITS: return 1e-6;
-    case SALTO_CHECK_DRIFT_ROOT:
-    case SALTO_CHECK_DRIFT_COM: return 0.02;
-    case SALTO_CHECK_DRIFT_ROTATION:
-    case SALTO_CHECK_DRIFT_JOINTS: return 0.035;
-    default: return 0.0;
     }
 }
 
@@ -350,12 +246,6 @@ static void drift(const salto_model* m, const salto_data* ds, const salto_data* 
 }
 
 
-void salto_nlp_motion_state(void* ctx, double t, double* q, double* qd, double* qdd) {
-    const salto_nlp_motion* nm = ctx;
-    salto_nlp_state(nm->nlp, nm->x, t, q, qd, qdd);
-}
-
-
 // The impact check at phase i's start: the jump u = qd+ - qd- at q (d->q; d's other state is
 // overwritten) against the impulse the phase's contact can give (SALTO_CHECK_IMPACT)
 static double impact_violation(const salto_problem_desc* p, int i, salto_data* d, const double* u,
@@ -375,13 +265,6 @@ static double impact_violation(const salto_problem_desc* p, int i, salto_data* d
         for (int k = 0; k < SALTO_CHECK_COUNT; k++) worst = fmax(worst, v[k]);
     }
     return worst;
-}
-
-
-salto_status salto_validate(salto_nlp* nlp, const double* x, const salto_validate_opts* opts,
-                            salto_validation* v, salto_error* err) {
-    salto_nlp_motion nm = {nlp, x};
-    return salto_validate_motion(salto_nlp_problem(nlp), salto_nlp_motion_state, &nm, opts, v, err);
 }
 
 

@@ -10,10 +10,9 @@
 #include "json_out.h"
 #include "salto/atomic.h"
 
-salto_status salto_validation_write_json(const salto_nlp* nlp, const salto_validation* v,
+salto_status salto_validation_write_json(const salto_problem_desc* p, const salto_validation* v,
                                          const char* motion_path, const char* path,
                                          salto_error* err) {
-    const salto_problem_desc* p = salto_nlp_problem(nlp);
     const salto_model* m = p->model;
     salto_atomic a;
     salto_status s = salto_atomic_open(&a, path, 1, err);
@@ -130,9 +129,8 @@ static cairo_t* time_canvas(const salto_problem_desc* p, int H, const char* path
 
 
 
-salto_status salto_validation_write_png(const salto_nlp* nlp, const salto_validation* v,
+salto_status salto_validation_write_png(const salto_problem_desc* p, const salto_validation* v,
                                         const char* path, salto_error* err) {
-    const salto_problem_desc* p = salto_nlp_problem(nlp);
     int kinds[SALTO_CHECK_COUNT], nk = 0;
     double worst[SALTO_CHECK_COUNT], thr[SALTO_CHECK_COUNT];
     for (int kind = 0; kind < SALTO_CHECK_COUNT; kind++) {
@@ -210,9 +208,8 @@ salto_status salto_validation_write_png(const salto_nlp* nlp, const salto_valida
 
 enum { tpanel_h = 60 };
 
-salto_status salto_validation_write_torques_png(const salto_nlp* nlp, const salto_validation* v,
+salto_status salto_validation_write_torques_png(const salto_problem_desc* p, const salto_validation* v,
                                                 const char* path, salto_error* err) {
-    const salto_problem_desc* p = salto_nlp_problem(nlp);
     const salto_model* m = p->model;
     const int nj = v->nv - m->nroot;
     const int H = top_h + tpanel_h * (nj > 0 ? nj : 1) + 10;
