@@ -1,0 +1,378 @@
+// nlp_eval.c: evaluations at x: each block's rows and derivatives (the kinematic constraint
+// kinds here, the physics ones in nlp_physics.c, both through the effective root where one
+// applies), the constraints g and their Jacobian, and the objective and its gradient
+#include "nlp_priv.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "salto/aggregate.h"
+#include "salto/bspline.h"
+#include "salto/data.h"
+#include "salto/dynamics.h"
+#include "salto/kinematics.h"
+#include "salto/spatial.h"
+
+
+// rows of block b at x: values g (nrows) and derivatives with respect to the q and qd of its
+// deps, dq and dqd (nrows x ndep, row-major)
+static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, double* g,
+                            int want_jac);
+
+
+void nlp_eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac) {
+    if (want_jac && b->nxaux > 0) memset(nlp->daux, 0, 8 * NXAUX * sizeof(double));
+    if (b->impact) {
+        nlp_eval_impact(nlp, x, b, g, want_jac);
+        return;
+    }
+    if (b->con < 0) {
+        nlp_eval_physics(nlp, x, b, g, want_jac);
+        return;
+    }
+    eval_block_rows(nlp, x, b, g, want_jac);
+    if (!want_jac || b->er < 0) return;
+    // through the effective root: each row's derivatives over all DOFs, chained, and back onto
+    // the deps (which hold the held site's path)
+    const int nv = nlp->nv, nd = b->ndep;
+    const int* dep = nlp->dep + b->dep0;
+    double* rq = nlp->fq;
+    double* rqd = nlp->fq + nv;
+    for (int r = 0; r < b->nrows; r++) {
+        memset(rq, 0, 2 * (size_t)nv * sizeof(double));
+        for (int jj = 0; jj < nd; jj++) rq[dep[jj]] = nlp->dq[r * nd + jj], rqd[dep[jj]] = nlp->dqd[r * nd + jj];
+        nlp_er_chain(nlp, b->er, rq, rqd, NULL, nlp->daux + NXAUX * r);
+        for (int jj = 0; jj < nd; jj++) nlp->dq[r * nd + jj] = rq[dep[jj]], nlp->dqd[r * nd + jj] = rqd[dep[jj]];
+    }
+}
+
+
+// the rows of a constraint block (not physics) at the state its kinematics give
+static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, double* g,
+                            int want_jac) {
+    const salto_model* m = nlp->m;
+    const salto_constraint_desc* cd = &nlp->p->cons[b->con];
+    salto_data* d = nlp->d;
+    const int* dep = nlp->dep + b->dep0;
+    const int nd = b->ndep;
+    double* dq = nlp->dq;
+    double* dqd = nlp->dqd;
+    if (want_jac) {
+        memset(dq, 0, (size_t)(b->diag ? b->nrows : b->nrows * nd) * sizeof(double));
+        memset(dqd, 0, (size_t)(b->diag ? b->nrows : b->nrows * nd) * sizeof(double));
+    }
+
+    if (cd->type == SALTO_CON_POSE || cd->type == SALTO_CON_VELOCITY) {
+        // linear in the control points: no kinematics
+        for (int r = 0; r < b->nrows; r++) {
+            const double* c = x + cd->dof[r] * nlp->ncp + b->first;
+            const double* w = cd->type == SALTO_CON_POSE ? b->N : b->dN;
+            g[r] = w[0] * c[0] + w[1] * c[1] + w[2] * c[2] + w[3] * c[3] - cd->value[r];
+            if (want_jac) (cd->type == SALTO_CON_POSE ? dq : dqd)[r] = 1.0;
+        }
+        return;
+    }
+
+    nlp_kinematics_at(nlp, x, b);
+    switch (cd->type) {
+    case SALTO_CON_SITE_HOLD:
+    case SALTO_CON_SITE_AT:
+    case SALTO_CON_SITE_ON_LINE:
+    case SALTO_CON_SITE_ON_PLANE: {
+        // e . x_site - e . point for a direction e: a component (site_at) or a projection (on a
+        // line or plane); a hold's rows subtract a place variable or a fixed target instead
+        double xs[3];
+        salto_site_pos(m, d, cd->site, xs);
+        if (want_jac) salto_site_jac(m, d, cd->site, nlp->J3);
+        for (int r = 0; r < b->nrows; r++) {
+            double e[3] = {0, 0, 0};
+            if (cd->type == SALTO_CON_SITE_AT) {
+                e[b->comp[r]] = 1.0;
+            } else {
+                memcpy(e, b->e[r], sizeof e);
+            }
+            const double off = cd->type != SALTO_CON_SITE_HOLD ? salto_v3_dot(e, cd->point)
+                               : b->aux[r] >= 0                ? x[b->aux[r]]
+                                                               : b->target[r];
+            g[r] = salto_v3_dot(e, xs) - off;
+            if (!want_jac) continue;
+            for (int jj = 0; jj < nd; jj++) {
+                const int j = dep[jj];
+                dq[r * nd + jj] = e[0] * nlp->J3[j] + e[1] * nlp->J3[nlp->nv + j] +
+                                  e[2] * nlp->J3[2 * nlp->nv + j];
+            }
+        }
+        break;
+    }
+    case SALTO_CON_SITE_STILL: {
+        // v = J qd: dv/dqd = J, dv/dq by salto_site_vel_deriv
+        double v[3];
+        salto_site_vel(m, d, cd->site, v);
+        for (int r = 0; r < b->nrows; r++) g[r] = v[b->comp[r]];
+        if (!want_jac) break;
+        const int nv = nlp->nv;
+        salto_site_jac(m, d, cd->site, nlp->J3);
+        salto_site_vel_deriv(m, d, cd->site, nlp->fq);
+        for (int r = 0; r < b->nrows; r++) {
+            const int k = b->comp[r];
+            for (int jj = 0; jj < nd; jj++) {
+                dq[r * nd + jj] = nlp->fq[k * nv + dep[jj]];
+                dqd[r * nd + jj] = nlp->J3[k * nv + dep[jj]];
+            }
+        }
+        break;
+    }
+    case SALTO_CON_BODY_HEADING: {
+        // the angle about N of u = x_site - x_site0 in the frame turned by the heading a:
+        // atan2(u . e_y(a), u . e_x(a)) = psi - a near 0, so d/da = -1 exactly; du/dq_j =
+        // s_j x u (both sites on one body)
+        double x0[3], x1[3], u[3], Tx[3], Ty[3];
+        salto_site_pos(m, d, cd->site0, x0);
+        salto_site_pos(m, d, cd->site, x1);
+        for (int k = 0; k < 3; k++) u[k] = x1[k] - x0[k];
+        salto_contact_frame(cd->dir, 0, Tx, Ty);
+        const double a = x[b->aux[0]], ca = cos(a), sa = sin(a);
+        double ex[3], ey[3];
+        for (int k = 0; k < 3; k++) ex[k] = ca * Tx[k] + sa * Ty[k], ey[k] = -sa * Tx[k] + ca * Ty[k];
+        const double ux = salto_v3_dot(u, ex), uy = salto_v3_dot(u, ey);
+        g[0] = atan2(uy, ux);
+        if (!want_jac) break;
+        const double r2 = ux * ux + uy * uy;
+        for (int jj = 0; jj < nd; jj++) {
+            double du[3];
+            salto_v3_cross(du, d->S + 6 * dep[jj], u);
+            dq[jj] = r2 > 0 ? (ux * salto_v3_dot(du, ey) - uy * salto_v3_dot(du, ex)) / r2 : 0.0;
+        }
+        break;
+    }
+    case SALTO_CON_BODY_LEVEL: {
+        // with v the body's zero-pose vertical turned with it, u = x_site - x_site0 and N the
+        // normal: (v . (N x u)) / |u|, v's part across the line (|u| is constant: both sites
+        // on one body); dv/dq_j = s_j x v, du/dq_j = s_j x u
+        const int l = m->site_link[cd->site];
+        double v[3], x0[3], x1[3], u[3], Nu[3];
+        salto_m3_mul_v3(v, d->R + 9 * l, cd->point);
+        salto_site_pos(m, d, cd->site0, x0);
+        salto_site_pos(m, d, cd->site, x1);
+        for (int k = 0; k < 3; k++) u[k] = x1[k] - x0[k];
+        const double len = salto_v3_norm(u);
+        salto_v3_cross(Nu, cd->dir, u);
+        g[0] = len > 0 ? salto_v3_dot(v, Nu) / len : 0.0;
+        if (!want_jac) break;
+        for (int jj = 0; jj < nd && len > 0; jj++) {
+            const double* a = d->S + 6 * dep[jj];
+            double av[3], au[3], Nau[3];
+            salto_v3_cross(av, a, v);
+            salto_v3_cross(au, a, u);
+            salto_v3_cross(Nau, cd->dir, au);
+            dq[jj] = (salto_v3_dot(av, Nu) + salto_v3_dot(v, Nau)) / len;
+        }
+        break;
+    }
+    case SALTO_CON_BODY_STILL: {
+        // w = sum_j s_j qd_j over the path; dw/dqd_j = s_j, dw/dq_j = s_j x (w_link - w_parent(j))
+        // (the angular part of S_j x U, as for site_still)
+        const int l = m->site_link[cd->site];
+        const double* Vl = d->V + 6 * l;
+        for (int r = 0; r < b->nrows; r++) g[r] = Vl[b->comp[r]];
+        if (!want_jac) break;
+        for (int jj = 0; jj < nd; jj++) {
+            const int j = dep[jj];
+            const double* S = d->S + 6 * j;
+            const double* Vp = d->V + 6 * m->link_parent[j];
+            double U[6], SU[6];
+            for (int k = 0; k < 6; k++) U[k] = Vl[k] - Vp[k];
+            salto_sv_crossm(SU, S, U);
+            for (int r = 0; r < b->nrows; r++) {
+                dq[r * nd + jj] = SU[b->comp[r]];
+                dqd[r * nd + jj] = S[b->comp[r]];
+            }
+        }
+        break;
+    }
+    case SALTO_CON_COM_POSITION:
+    case SALTO_CON_COM_VELOCITY:
+    case SALTO_CON_COM_PARABOLA:
+    case SALTO_CON_COM_PARABOLA_VEL: {
+        // c = h / M, cdot = p_lin / M; per DOF j (deps are all DOFs, in order):
+        // dc/dq_j = dcdot/dqd_j = (m_sub t_j + s_j x h_sub) / M
+        // dcdot/dq_j = (s_j x P_sub + m_sub W_lin + W_ang x h_sub) / M, W = V_p x S_j
+        // A row is e . c (or e . cdot) minus its target: a component's value, or on a
+        // ballistic flight's parabola along the root's translation axis e_r,
+        // c0_r + v0_r tau + (e_r . g) tau^2 / 2 (velocity: v0_r + (e_r . g) tau), tau = t - t0
+        nlp_com_sums(nlp);
+        const double M = m->mass;
+        double hc[3], pc[3]; // c and cdot
+        nlp_com_from_sums(nlp, hc, pc);
+        const int par = nlp_is_parabola(cd->type);
+        const int vel = cd->type == SALTO_CON_COM_VELOCITY || cd->type == SALTO_CON_COM_PARABOLA_VEL;
+        const double tau = par ? b->t - nlp->p->phases[cd->phase].start : 0.0;
+        const int nt = nlp->bal_nt;
+        double e[3][3];
+        for (int r = 0; r < b->nrows; r++) {
+            if (par) {
+                memcpy(e[r], b->e[r], sizeof e[r]);
+            } else {
+                e[r][0] = e[r][1] = e[r][2] = 0.0;
+                e[r][b->comp[r]] = 1.0;
+            }
+            const double val = salto_v3_dot(e[r], vel ? pc : hc);
+            double target = cd->vec[b->comp[r]];
+            if (par) {
+                const double* pl = x + nlp->bal[cd->phase];
+                const double ge = salto_v3_dot(e[r], m->gravity);
+                target = vel ? pl[nt + r] + ge * tau : pl[r] + pl[nt + r] * tau + 0.5 * ge * tau * tau;
+                if (want_jac) {
+                    if (!vel) nlp->daux[NXAUX * r + r] = -1.0;
+                    nlp->daux[NXAUX * r + nt + r] = vel ? -1.0 : -tau;
+                }
+            }
+            g[r] = val - target;
+        }
+        if (!want_jac) break;
+        const int nv = nlp->nv;
+        nlp_com_jac(nlp, nlp->J3);
+        for (int j = 0; j < nv; j++) {
+            const double* S = d->S + 6 * j;
+            const double* sj = nlp->sums + 7 * j;
+            const double a[3] = {nlp->J3[j], nlp->J3[nv + j], nlp->J3[2 * nv + j]};
+            double c2[3] = {0, 0, 0};
+            if (vel) {
+                double W[6];
+                salto_sv_crossm(W, d->V + 6 * m->link_parent[j], S);
+                salto_v3_cross(c2, S, sj + 4);
+                double t2[3];
+                salto_v3_cross(t2, W, sj + 1);
+                for (int k = 0; k < 3; k++) c2[k] = (c2[k] + sj[0] * W[3 + k] + t2[k]) / M;
+            }
+            for (int r = 0; r < b->nrows; r++) {
+                if (vel) {
+                    dq[r * nd + j] = salto_v3_dot(e[r], c2);
+                    dqd[r * nd + j] = salto_v3_dot(e[r], a);
+                } else {
+                    dq[r * nd + j] = salto_v3_dot(e[r], a);
+                }
+            }
+        }
+        break;
+    }
+    case SALTO_CON_ABOVE_GROUND: {
+        // z of the point minus the radius below it
+        const double* R = d->R + 9 * b->link;
+        const double* pl = d->p + 3 * b->link;
+        double xw[3];
+        salto_m3_mul_v3(xw, R, b->point);
+        for (int k = 0; k < 3; k++) xw[k] += pl[k];
+        g[0] = xw[2] - b->offset;
+        if (!want_jac) break;
+        salto_point_jac(m, d, b->link, xw, nlp->J3);
+        for (int jj = 0; jj < nd; jj++) dq[jj] = nlp->J3[2 * nlp->nv + dep[jj]];
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+
+int nlp_finite_n(const double* v, int n) {
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(v[i])) return 0;
+    }
+    return 1;
+}
+
+
+salto_status salto_nlp_eval_g(salto_nlp* nlp, const double* x, double* g) {
+    nlp->have_state = 0;
+    for (int i = 0; i < nlp->nblock; i++) {
+        const block* b = &nlp->blocks[i];
+        nlp_eval_block(nlp, x, b, g + b->row0, 0);
+    }
+    nlp->have_state = 0;
+    return nlp_finite_n(g, nlp->ng) ? SALTO_OK : SALTO_ERR_NUMERIC;
+}
+
+
+salto_status salto_nlp_eval_jac(salto_nlp* nlp, const double* x, double* values) {
+    double gtmp[16];
+    nlp->have_state = 0;
+    for (int i = 0; i < nlp->nblock; i++) {
+        const block* b = &nlp->blocks[i];
+        double* g = b->nrows <= 16 ? gtmp : NULL;
+        double* gbig = NULL;
+        if (!g) {
+            // pose and velocity blocks may be wide; their values are not needed here
+            gbig = nlp->J3; // 3 nv >= nrows (a pose lists at most nv DOFs)
+            g = gbig;
+        }
+        nlp_eval_block(nlp, x, b, g, 1);
+        const int nd = b->ndep;
+        double* v = values + b->jac0;
+        for (int r = 0; r < b->nrows; r++) {
+            const int j0 = b->diag ? r : 0;
+            const int j1 = b->diag ? r + 1 : nd;
+            for (int jj = j0; jj < j1; jj++) {
+                const double a = b->diag ? nlp->dq[r] : nlp->dq[r * nd + jj];
+                const double c = b->diag ? nlp->dqd[r] : nlp->dqd[r * nd + jj];
+                const double e = b->con < 0 ? nlp->dqdd[r * nd + jj] : 0.0;
+                for (int k = 0; k < 4; k++) *v++ = a * b->N[k] + c * b->dN[k] + e * b->ddN[k];
+            }
+            if (row_aux(b, r) >= 0) *v++ = -1.0;
+            for (int a = 0; a < b->nxaux; a++) *v++ = nlp->daux[NXAUX * r + a];
+        }
+    }
+    nlp->have_state = 0;
+    return nlp_finite_n(values, nlp->nnz_jac) ? SALTO_OK : SALTO_ERR_NUMERIC;
+}
+
+
+// ---- objective ----
+
+// entry (a, a + o) of DOF j's objective Hessian nlp_band, halved: w_j G2 + rho G0
+double nlp_band(const salto_nlp* nlp, int j, int a, int o) {
+    const int i = 7 * a + 3 + o;
+    return nlp->obj_w[j] * nlp->hess_G[i] + nlp->obj_rho * nlp->hess_G0[i];
+}
+
+
+// (band c)_a for DOF j's control points c
+static double band_row(const salto_nlp* nlp, int j, int a, const double* c) {
+    double row = 0.0;
+    for (int o = -3; o <= 3; o++) {
+        const int b = a + o;
+        if (b >= 0 && b < nlp->ncp) row += nlp_band(nlp, j, a, o) * c[b];
+    }
+    return row;
+}
+
+
+salto_status salto_nlp_eval_f(salto_nlp* nlp, const double* x, double* f) {
+    double sum = nlp->ref_c;
+    for (int j = 0; j < nlp->nv && nlp->hess_dofs > 0; j++) {
+        const double* c = x + j * nlp->ncp;
+        for (int a = 0; a < nlp->ncp; a++) {
+            sum += c[a] * band_row(nlp, j, a, c);
+            if (nlp->ref_b) sum -= 2.0 * nlp->ref_b[j * nlp->ncp + a] * c[a];
+        }
+    }
+    *f = sum;
+    return isfinite(sum) ? SALTO_OK : SALTO_ERR_NUMERIC;
+}
+
+
+salto_status salto_nlp_eval_grad(salto_nlp* nlp, const double* x, double* grad) {
+    for (int j = 0; j < nlp->nv; j++) {
+        const double* c = x + j * nlp->ncp;
+        for (int a = 0; a < nlp->ncp; a++) {
+            double gr = nlp->hess_dofs > 0 ? 2.0 * band_row(nlp, j, a, c) : 0.0;
+            if (nlp->ref_b) gr -= 2.0 * nlp->ref_b[j * nlp->ncp + a];
+            grad[j * nlp->ncp + a] = gr;
+        }
+    }
+    for (int i = nlp->ncpv; i < nlp->nx; i++) grad[i] = 0.0; // the places are not in f
+    return nlp_finite_n(grad, nlp->nx) ? SALTO_OK : SALTO_ERR_NUMERIC;
+}

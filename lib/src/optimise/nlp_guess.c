@@ -1,0 +1,304 @@
+// nlp_guess.c: the initial guess (keyframes, rotations, parabolas, contact places) and the
+// warm starts from a motion or from another NLP's solution
+#include "nlp_priv.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "salto/aggregate.h"
+#include "salto/bspline.h"
+#include "salto/data.h"
+#include "salto/dynamics.h"
+#include "salto/kinematics.h"
+#include "salto/spatial.h"
+
+
+// ---- initial guess ----
+
+// piecewise-linear interpolation of DOF j's pose keyframes at t (0 without keyframes)
+static double keyframe_value(const salto_problem_desc* p, int j, double t) {
+    double t0 = -1.0, v0 = 0.0, t1 = -1.0, v1 = 0.0;
+    int have0 = 0, have1 = 0;
+    for (int c = 0; c < p->ncon; c++) {
+        const salto_constraint_desc* cd = &p->cons[c];
+        if (cd->type != SALTO_CON_POSE) continue;
+        for (int k = 0; k < cd->ndof; k++) {
+            if (cd->dof[k] != j) continue;
+            if (cd->time <= t && (!have0 || cd->time >= t0)) t0 = cd->time, v0 = cd->value[k], have0 = 1;
+            if (cd->time >= t && (!have1 || cd->time <= t1)) t1 = cd->time, v1 = cd->value[k], have1 = 1;
+        }
+    }
+    if (have0 && have1) return t1 > t0 ? v0 + (v1 - v0) * (t - t0) / (t1 - t0) : v0;
+    if (have0) return v0;
+    if (have1) return v1;
+    return 0.0;
+}
+
+
+// a ballistic flight's c0 and v0: the least-squares parabola through the splines' centre of
+// mass at the phase's knots (its ends included), along each translation axis a:
+// a . c(t_k) - (a . g) tau_k^2 / 2 = c0 + v0 tau_k
+static void init_parabola(const salto_nlp* nlp, double* x, int ph) {
+    const salto_problem_desc* p = nlp->p;
+    const salto_model* m = nlp->m;
+    salto_data* d = nlp->d;
+    const int nt = nlp->bal_nt;
+    const double t0 = p->phases[ph].start, t1 = t0 + p->phases[ph].duration;
+    double s1 = 0, st = 0, stt = 0, sy[3] = {0, 0, 0}, sty[3] = {0, 0, 0}, prev = -1.0;
+    for (int j = 3; j <= nlp->ncp; j++) {
+        const double t = salto_bspline_knot(&nlp->spline, j);
+        if (t == prev || t < t0 - 1e-12 || t > t1 + 1e-12) continue;
+        prev = t;
+        nlp_state_raw(nlp, x, t, d->q, d->qd, NULL);
+        salto_fk(m, d, SALTO_FK_VEL);
+        salto_link_inertias(m, d);
+        double c[3];
+        salto_com(m, d, c, NULL);
+        const double tau = t - t0;
+        s1 += 1.0, st += tau, stt += tau * tau;
+        for (int k = 0; k < nt; k++) {
+            const double y = salto_v3_dot(nlp->bal_a[k], c) -
+                             0.5 * salto_v3_dot(nlp->bal_a[k], m->gravity) * tau * tau;
+            sy[k] += y, sty[k] += tau * y;
+        }
+    }
+    const double det = s1 * stt - st * st;
+    double* pl = x + nlp->bal[ph];
+    for (int k = 0; k < nt; k++) {
+        pl[nt + k] = det > 0 ? (s1 * sty[k] - st * sy[k]) / det : 0.0;
+        pl[k] = s1 > 0 ? (sy[k] - pl[nt + k] * st) / s1 : 0.0;
+    }
+}
+
+
+// a flight's momentum constants: the mean over the phase's slices of the splines' momentum
+// (the linear part with gravity's line taken off), divided by the phase's duration as the
+// rows read them, so that the rows start balanced
+static void init_momentum(const salto_nlp* nlp, double* x, int ph) {
+    const salto_problem_desc* p = nlp->p;
+    const salto_model* m = nlp->m;
+    salto_data* d = nlp->d;
+    const int nr = flight_nrows(nlp, ph);
+    double* h0 = x + nlp->mom[ph];
+    for (int r = 0; r < nr; r++) h0[r] = 0.0;
+    int n = 0;
+    for (int k = 0; k < nlp->nslice; k++) {
+        if (nlp->slice_ph[k] != ph) continue;
+        const double t = nlp->slice_t[k];
+        nlp_state_raw(nlp, x, t, d->q, d->qd, NULL);
+        salto_p0_jac(m, d, NULL); // the momentum into d->p0, as eval_momentum has it
+        double c[3];
+        salto_com(m, d, c, NULL);
+        for (int r = 0; r < nr; r++) {
+            h0[r] += nlp_momentum_part(m, d->p0, c, nlp_momentum_comp(nlp, r), t - p->phases[ph].start);
+        }
+        n++;
+    }
+    for (int r = 0; r < nr && n > 0; r++) h0[r] /= n * p->phases[ph].duration;
+}
+
+
+// the contact places of the holds: where the sites are at the phase's start under x; the
+// flights' momentum constants
+static void init_places(const salto_nlp* nlp, double* x) {
+    const salto_problem_desc* p = nlp->p;
+    salto_data* d = nlp->d;
+    for (int i = 0; i < p->nphase; i++) {
+        if (nlp->mom[i] >= 0) init_momentum(nlp, x, i);
+    }
+    for (int c = 0; c < p->ncon; c++) {
+        const salto_constraint_desc* cd = &p->cons[c];
+        if (nlp->con_aux[c] < 0) continue;
+        if (cd->type == SALTO_CON_COM_PARABOLA) {
+            init_parabola(nlp, x, cd->phase);
+            continue;
+        }
+        if (cd->type == SALTO_CON_BODY_HEADING) {
+            double x0[3], x1[3], Tx[3], Ty[3];
+            nlp_state_raw(nlp, x, p->phases[cd->hold_phase - 1].start, d->q, NULL, NULL);
+            salto_fk(nlp->m, d, SALTO_FK_POS);
+            salto_site_pos(nlp->m, d, cd->site0, x0);
+            salto_site_pos(nlp->m, d, cd->site, x1);
+            for (int k = 0; k < 3; k++) x1[k] -= x0[k];
+            salto_contact_frame(cd->dir, 0, Tx, Ty);
+            x[nlp->con_aux[c]] = atan2(salto_v3_dot(x1, Ty), salto_v3_dot(x1, Tx));
+            continue;
+        }
+        double e[3][3], target[3], xs[3];
+        int is_aux[3], naux = 0;
+        const int nr = nlp_hold_rows(p, cd, nlp->planar, e, is_aux, target, &naux);
+        nlp_state_raw(nlp, x, p->phases[cd->hold_phase - 1].start, d->q, NULL, NULL);
+        salto_fk(nlp->m, d, SALTO_FK_POS);
+        salto_site_pos(nlp->m, d, cd->site, xs);
+        int a = 0;
+        for (int r = 0; r < nr; r++) {
+            if (is_aux[r]) x[nlp->con_aux[c] + a++] = salto_v3_dot(e[r], xs);
+        }
+    }
+}
+
+
+// The root's vertical DOF: the translation DOF along gravity, -1 if there is none; *sign is
+// +1 when its positive direction is up.
+static int vertical_root_dof(const salto_model* m, double* sign) {
+    const double gn = salto_v3_norm(m->gravity);
+    if (!(gn > 0.0)) return -1;
+    int tdof[3];
+    double axes[3][3];
+    const int nt = salto_model_root_translation(m, tdof, axes);
+    for (int k = 0; k < nt; k++) {
+        const double c = salto_v3_dot(axes[k], m->gravity);
+        if (fabs(c) >= 0.999 * gn) {
+            *sign = c < 0 ? 1.0 : -1.0;
+            return tdof[k];
+        }
+    }
+    return -1;
+}
+
+
+// The lift of the ballistic guess at t: in a flight phase [t0, t1], the parabola
+// (|g| / 2) (t - t0) (t1 - t) along -g, whose second derivative is gravity's; 0 elsewhere.
+static double ballistic_lift(const salto_problem_desc* p, double t, double sign) {
+    const double gn = salto_v3_norm(p->model->gravity);
+    for (int i = 0; i < p->nphase; i++) {
+        const salto_phase_desc* ph = &p->phases[i];
+        if (ph->contact.type != SALTO_CONTACT_NONE) continue;
+        const double t0 = ph->start, t1 = ph->start + ph->duration;
+        if (t > t0 && t < t1) return sign * 0.5 * gn * (t - t0) * (t1 - t);
+    }
+    return 0.0;
+}
+
+
+// a guess's control points kept inside the variable bounds, and the contact places where the
+// sites are at each phase's start
+static void finish_guess(const salto_nlp* nlp, double* x) {
+    for (int i = 0; i < nlp->ncpv; i++) x[i] = fmin(fmax(x[i], nlp->x_lo[i]), nlp->x_hi[i]);
+    init_places(nlp, x);
+}
+
+
+int salto_nlp_has_motion_spline(const salto_nlp* nlp, const salto_motion* mo) {
+    if (mo->ncp != nlp->ncp || !mo->control || !mo->knot) return 0;
+    for (int a = 0; a < nlp->ncp + 4; a++) {
+        if (fabs(mo->knot[a] - salto_bspline_knot(&nlp->spline, a)) > 1e-12) return 0;
+    }
+    return 1;
+}
+
+
+void salto_nlp_guess_from_motion(const salto_nlp* nlp, const salto_motion* mo, double* x) {
+    const salto_problem_desc* p = nlp->p;
+    // its control points when the spline is the same (the same knots: phase durations move
+    // them) or has as many knots in every phase (durations changed, the layout kept; up to 64
+    // phases), else its frames sampled at the Greville abscissae (played over this duration)
+    int same = mo->ncp == nlp->ncp && mo->control && mo->knot;
+    if (same && !salto_nlp_has_motion_spline(nlp, mo)) {
+        int c0[64], c1[64];
+        same = p->nphase > 1 && p->nphase <= 64 && !p->junction_c2 &&
+               salto_motion_knot_counts(mo, p->nphase, c0);
+        if (same) nlp_knots_per_phase(nlp, c1);
+        for (int i = 0; same && i < p->nphase; i++) same = c0[i] == c1[i];
+    }
+    if (same) {
+        memcpy(x, mo->control, (size_t)nlp->ncpv * sizeof(double));
+    } else {
+        double* q = nlp->J3; // scratch of 3 nv doubles
+        for (int a = 0; a < nlp->ncp; a++) {
+            const double t = salto_bspline_greville(&nlp->spline, a);
+            salto_motion_sample(mo, t * mo->duration / p->duration, q);
+            for (int j = 0; j < nlp->nv; j++) x[j * nlp->ncp + a] = q[j];
+        }
+    }
+    finish_guess(nlp, x);
+}
+
+
+// the number of interior knots strictly inside each phase of an NLP's spline, into n (nphase)
+void nlp_knots_per_phase(const salto_nlp* nlp, int* n) {
+    const salto_problem_desc* p = nlp->p;
+    for (int i = 0; i < p->nphase; i++) n[i] = 0;
+    for (int a = 4; a < nlp->ncp; a++) {
+        const double u = salto_bspline_knot(&nlp->spline, a);
+        for (int i = 0; i < p->nphase; i++) {
+            const double t0 = p->phases[i].start, t1 = t0 + p->phases[i].duration;
+            if (u > t0 + 1e-12 && u < t1 - 1e-12) n[i]++;
+        }
+    }
+}
+
+
+void salto_nlp_guess_from_solution(const salto_nlp* nlp, const salto_nlp* prev,
+                                   const double* xprev, double* x) {
+    const salto_problem_desc* p = nlp->p;
+    const salto_problem_desc* pp = prev->p;
+    const int by_phase = pp->nphase == p->nphase;
+    // the same number of knots in every phase: the splines differ only by each phase's
+    // stretch, and the control points carry over as they are
+    int same = by_phase && prev->ncp == nlp->ncp && prev->nv == nlp->nv && p->nphase <= 64;
+    if (same) {
+        int n0[64], n1[64];
+        nlp_knots_per_phase(nlp, n1);
+        nlp_knots_per_phase(prev, n0);
+        for (int i = 0; i < p->nphase; i++) same &= n0[i] == n1[i];
+    }
+    if (same) {
+        memcpy(x, xprev, (size_t)nlp->ncpv * sizeof(double));
+    } else {
+        // else its values at this spline's Greville abscissae, as control points (the
+        // variation-diminishing approximation: smoother than interpolating there, and
+        // measured to start the dismount's re-solve 15 iterations closer)
+        double* q = nlp->J3; // scratch of 3 nv doubles
+        for (int a = 0; a < nlp->ncp; a++) {
+            const double t = salto_bspline_greville(&nlp->spline, a);
+            double tp = t * pp->duration / p->duration;
+            if (by_phase) {
+                // the same fraction of the same phase
+                int i = salto_problem_phase_at(p, t);
+                if (i < 0) i = t <= 0 ? 0 : p->nphase - 1;
+                const double s = (t - p->phases[i].start) / p->phases[i].duration;
+                tp = pp->phases[i].start + s * pp->phases[i].duration;
+            }
+            tp = fmin(fmax(tp, 0.0), pp->duration);
+            nlp_state_raw(prev, xprev, tp, q, NULL, NULL);
+            for (int j = 0; j < nlp->nv; j++) x[j * nlp->ncp + a] = q[j];
+        }
+    }
+    finish_guess(nlp, x);
+}
+
+
+void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
+    const salto_problem_desc* p = nlp->p;
+    const salto_guess_desc* gd = &p->guess;
+    if (nlp->warm) {
+        salto_nlp_guess_from_motion(nlp, nlp->warm, x);
+        return;
+    }
+    double zsign = 0.0;
+    const int jz = gd->ballistic && p->physics ? vertical_root_dof(nlp->m, &zsign) : -1;
+    for (int a = 0; a < nlp->ncp; a++) {
+        const double t = salto_bspline_greville(&nlp->spline, a);
+        for (int j = 0; j < nlp->nv; j++) {
+            double v = keyframe_value(p, j, t);
+            if (j == jz) v += ballistic_lift(p, t, zsign);
+            if (gd->rot_phase >= 0 && j == gd->rot_dof) {
+                // whole-body rotation over the phase, in proportion to the time in it
+                const salto_phase_desc* ph = &p->phases[gd->rot_phase];
+                double s = (t - ph->start) / ph->duration;
+                s = s < 0 ? 0 : s > 1 ? 1 : s;
+                v += gd->rot_angle * s;
+            }
+            // inside the variable bounds
+            const int i = j * nlp->ncp + a;
+            if (v < nlp->x_lo[i]) v = nlp->x_lo[i];
+            if (v > nlp->x_hi[i]) v = nlp->x_hi[i];
+            x[i] = v;
+        }
+    }
+    init_places(nlp, x);
+}

@@ -1,0 +1,563 @@
+// nlp_hess.c: the Lagrangian Hessian: its pattern (the objective's band and each nonlinear
+// block's dense square) and its values, the constraints' curvature block by block in the
+// state of the block's time
+#include "nlp_priv.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "salto/aggregate.h"
+#include "salto/bspline.h"
+#include "salto/data.h"
+#include "salto/dynamics.h"
+#include "salto/kinematics.h"
+#include "salto/spatial.h"
+
+
+// ---- the Lagrangian Hessian's pattern ----
+//
+// Lower triangle of: the objective's nlp_band (half-width 3 in each DOF's control points) and,
+// for every nonlinear block, the dense square of its variables (four control points of each
+// dependency). Pairs are collected, sorted and made unique; each source entry keeps the index
+// of its pattern slot.
+
+static int block_linear(const salto_nlp* nlp, const block* b) {
+    if (b->con < 0) return 0;
+    const salto_constraint_type t = nlp->p->cons[b->con].type;
+    return t == SALTO_CON_POSE || t == SALTO_CON_VELOCITY;
+}
+
+
+// variable index of local variable u of block b (dependency u / 4, control point u % 4)
+static int block_var(const salto_nlp* nlp, const block* b, int u) {
+    if (u >= 4 * b->ndep) return b->xaux[u - 4 * b->ndep]; // the effective root's places
+    return nlp->dep[b->dep0 + u / 4] * nlp->ncp + b->first + u % 4;
+}
+
+
+static int cmp_pair(const void* a, const void* b) {
+    const long x = *(const long*)a, y = *(const long*)b;
+    return (x > y) - (x < y);
+}
+
+
+static int find_pair(const long* pairs, int n, long key) {
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        const int mid = (lo + hi) / 2;
+        if (pairs[mid] == key) return mid;
+        if (pairs[mid] < key) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return -1;
+}
+
+
+salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
+    const int ncp = nlp->ncp;
+    const long nx = nlp->nx;
+    long nobj = nlp->hess_dofs * (4L * ncp - 6);
+    long nblk = 0;
+    nlp->blk_hess0 = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(int));
+    if (!nlp->blk_hess0) return SALTO_ERR_NOMEM;
+    for (int i = 0; i < nlp->nblock; i++) {
+        const block* b = &nlp->blocks[i];
+        if (block_linear(nlp, b)) {
+            nlp->blk_hess0[i] = -1;
+            continue;
+        }
+        nlp->blk_hess0[i] = (int)nblk;
+        const long nu = 4L * b->ndep + b->nxaux;
+        nblk += nu * (nu + 1) / 2;
+        if (nblk > INT_MAX / 2) return SALTO_ERR_NOMEM; // more than the pattern can index
+    }
+    long* pairs = salto_malloc((size_t)(nobj + nblk + 1) * sizeof(long));
+    nlp->hess_obj = salto_malloc((size_t)(nobj + 1) * sizeof(int));
+    nlp->hess_blk = salto_malloc((size_t)(nblk + 1) * sizeof(int));
+    if (!pairs || !nlp->hess_obj || !nlp->hess_blk) {
+        salto_free(pairs);
+        return SALTO_ERR_NOMEM;
+    }
+    // key of (r, c), r >= c: r nx + c
+    long n = 0;
+    for (int j = 0; j < nlp->hess_dofs; j++) {
+        for (int a = 0; a < ncp; a++) {
+            for (int b = a - 3 < 0 ? 0 : a - 3; b <= a; b++) pairs[n++] = (long)(j * ncp + a) * nx + j * ncp + b;
+        }
+    }
+    for (int i = 0; i < nlp->nblock; i++) {
+        const block* b = &nlp->blocks[i];
+        if (nlp->blk_hess0[i] < 0) continue;
+        const int nu = 4 * b->ndep + b->nxaux;
+        for (int u = 0; u < nu; u++) {
+            for (int v = 0; v <= u; v++) {
+                const long r = block_var(nlp, b, u), c = block_var(nlp, b, v);
+                pairs[n++] = r >= c ? r * nx + c : c * nx + r;
+            }
+        }
+    }
+    long* sorted = salto_malloc((size_t)(n + 1) * sizeof(long));
+    if (!sorted) {
+        salto_free(pairs);
+        return SALTO_ERR_NOMEM;
+    }
+    memcpy(sorted, pairs, (size_t)n * sizeof(long));
+    if (n > 1) qsort(sorted, (size_t)n, sizeof(long), cmp_pair);
+    long m = 0;
+    for (long k = 0; k < n; k++) {
+        if (m == 0 || sorted[k] != sorted[m - 1]) sorted[m++] = sorted[k];
+    }
+    nlp->nnz_hess = (int)m;
+    nlp->hess_row = salto_malloc((size_t)(m + 1) * sizeof(int));
+    nlp->hess_col = salto_malloc((size_t)(m + 1) * sizeof(int));
+    if (!nlp->hess_row || !nlp->hess_col) {
+        salto_free(pairs);
+        salto_free(sorted);
+        return SALTO_ERR_NOMEM;
+    }
+    for (long k = 0; k < m; k++) {
+        nlp->hess_row[k] = (int)(sorted[k] / nx);
+        nlp->hess_col[k] = (int)(sorted[k] % nx);
+    }
+    for (long k = 0; k < nobj; k++) nlp->hess_obj[k] = find_pair(sorted, (int)m, pairs[k]);
+    for (long k = 0; k < nblk; k++) nlp->hess_blk[k] = find_pair(sorted, (int)m, pairs[nobj + k]);
+    salto_free(pairs);
+    salto_free(sorted);
+    return SALTO_OK;
+}
+
+
+void salto_nlp_hess_pattern(const salto_nlp* nlp, int* rows, int* cols) {
+    memcpy(rows, nlp->hess_row, (size_t)nlp->nnz_hess * sizeof(int));
+    memcpy(cols, nlp->hess_col, (size_t)nlp->nnz_hess * sizeof(int));
+}
+
+
+// The Lagrangian's curvature, block by block, in state space. Every row of a block is a
+// function r(q, qd, qdd) of the state of its deps at the block's time, and the state is linear
+// in the control points, s = W c with W = [N; dN; ddN] per DOF; so the block's Hessian in the
+// control points is W^T S W with S the Hessian of psi = sum_r lambda_r r in the state. The
+// rows are linear in f0 or, for the friction cone, quadratic, and f0 is linear in qdd (f0 =
+// M qdd + h(q, qd)): S's qdd-qdd part is the cone's, exact from df0/dqdd, and its columns
+// for q and qd come from forward differences of the analytic state gradient of psi: 2 ndep + 1
+// gradient evaluations per block instead of 8 ndep Jacobian evaluations for central
+// differences in the 4 ndep control points. A state perturbation e is made exactly by moving
+// the DOF's four control points by the least-norm d with W d = e.
+
+// the state gradient of psi = sum_r lambda_r r at xs into G (3 nd: q, qd, qdd of the deps);
+// physics rows differentiated by the linear-time method whatever the run's choice
+static void block_state_grad_cached(salto_nlp* nlp, const double* xs, const block* b,
+                                    const double* lambda, double* G);
+
+
+static void block_state_grad(salto_nlp* nlp, const double* xs, const block* b,
+                             const double* lambda, double* G) {
+    nlp->have_state = 0;
+    block_state_grad_cached(nlp, xs, b, lambda, G);
+}
+
+
+// the same, reusing the kinematics in nlp->d when they are already at b's time and xs (the
+// caller resets have_state whenever xs changes)
+static void block_state_grad_cached(salto_nlp* nlp, const double* xs, const block* b,
+                                    const double* lambda, double* G) {
+    double g[16];
+    nlp->hess_linear = 1;
+    nlp_eval_block(nlp, xs, b, g, 1);
+    nlp->hess_linear = 0;
+    const int nd = b->ndep;
+    for (int k = 0; k < 3 * nd + b->nxaux; k++) G[k] = 0.0;
+    for (int r = 0; r < b->nrows; r++) {
+        const double l = lambda[b->row0 + r];
+        if (l == 0.0) continue;
+        for (int jj = 0; jj < nd; jj++) {
+            G[jj] += l * nlp->dq[r * nd + jj];
+            G[nd + jj] += l * nlp->dqd[r * nd + jj];
+            if (b->con < 0) G[2 * nd + jj] += l * nlp->dqdd[r * nd + jj];
+        }
+        for (int a = 0; a < b->nxaux; a++) G[3 * nd + a] += l * nlp->daux[NXAUX * r + a];
+    }
+}
+
+
+// least-norm moves d0, d1 (4 each) of one DOF's control points that change q (d0) or qd (d1)
+// by one and leave the other two state components unchanged: d = W^T (W W^T)^-1 e
+static int state_moves(const block* b, double* d0, double* d1) {
+    const double* W[3] = {b->N, b->dN, b->ddN};
+    double A[3][3];
+    for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++) {
+            A[i][k] = 0.0;
+            for (int c = 0; c < 4; c++) A[i][k] += W[i][c] * W[k][c];
+        }
+    }
+    // inverse of the symmetric 3 x 3 Gram matrix by cofactors: columns 0 and 1 are needed
+    const double c00 = A[1][1] * A[2][2] - A[1][2] * A[2][1];
+    const double c01 = A[1][2] * A[2][0] - A[1][0] * A[2][2];
+    const double c02 = A[1][0] * A[2][1] - A[1][1] * A[2][0];
+    const double det = A[0][0] * c00 + A[0][1] * c01 + A[0][2] * c02;
+    if (!(fabs(det) > 0.0) || !isfinite(det)) return 0;
+    const double c11 = A[0][0] * A[2][2] - A[0][2] * A[2][0];
+    const double c12 = A[0][1] * A[2][0] - A[0][0] * A[2][1];
+    const double inv0[3] = {c00 / det, c01 / det, c02 / det}; // column 0 (= row 0)
+    const double inv1[3] = {c01 / det, c11 / det, c12 / det}; // column 1
+    for (int c = 0; c < 4; c++) {
+        d0[c] = d1[c] = 0.0;
+        for (int i = 0; i < 3; i++) d0[c] += W[i][c] * inv0[i], d1[c] += W[i][c] * inv1[i];
+    }
+    return 1;
+}
+
+
+// A block's Hessian from its state Hessian S (ns x ns, row-major; the q and qd columns filled
+// by differences, the qdd rows with them): symmetrised (the q, qd part averaged, the qdd rows
+// mirrored, the qdd-qdd part Q or zero), mapped to the control points as W^T S W and added to
+// the Lagrangian Hessian's values
+static void block_hess_finish(salto_nlp* nlp, int i, double* S, const double* Q, double* values) {
+    const block* b = &nlp->blocks[i];
+    const int nd = b->ndep, na = b->nxaux, ns = 3 * nd + na, nu = 4 * nd + na;
+    double* T = nlp->Tl; // ns x nu: S W
+    double* H = nlp->Hl; // nu x nu: W^T S W
+    // the differenced components: q, qd (first 2 nd) and the places (last na); qdd between
+#define DIFFED(a) ((a) < 2 * nd || (a) >= 3 * nd)
+    for (int a = 0; a < ns; a++) {
+        if (!DIFFED(a)) continue;
+        for (int c = 0; c < a; c++) {
+            if (!DIFFED(c)) continue;
+            const double m = 0.5 * (S[a * ns + c] + S[c * ns + a]);
+            S[a * ns + c] = S[c * ns + a] = m;
+        }
+    }
+    for (int a = 2 * nd; a < 3 * nd; a++) {
+        for (int c = 0; c < ns; c++) {
+            if (DIFFED(c)) S[c * ns + a] = S[a * ns + c];
+        }
+        for (int c = 2 * nd; c < 3 * nd; c++) S[a * ns + c] = Q ? Q[(a - 2 * nd) * nd + (c - 2 * nd)] : 0.0;
+    }
+#undef DIFFED
+    // T = S W (W maps the local control points u = 4 jj + k to the state, and the places to
+    // themselves), H = W^T T
+    const double* Wk[3] = {b->N, b->dN, b->ddN};
+    for (int a = 0; a < ns; a++) {
+        const double* Sa = S + a * ns;
+        for (int jj = 0; jj < nd; jj++) {
+            const double s0 = Sa[jj], s1 = Sa[nd + jj], s2 = Sa[2 * nd + jj];
+            for (int k = 0; k < 4; k++) {
+                T[a * nu + 4 * jj + k] = s0 * b->N[k] + s1 * b->dN[k] + s2 * b->ddN[k];
+            }
+        }
+        for (int m = 0; m < na; m++) T[a * nu + 4 * nd + m] = Sa[3 * nd + m];
+    }
+    for (int u = 0; u < nu; u++) {
+        for (int v = 0; v <= u; v++) {
+            double sum = 0.0;
+            if (u < 4 * nd) {
+                const int jj = u / 4, k = u % 4;
+                for (int kind = 0; kind < 3; kind++) sum += Wk[kind][k] * T[(kind * nd + jj) * nu + v];
+            } else {
+                sum = T[(3 * nd + u - 4 * nd) * nu + v];
+            }
+            H[u * nu + v] = sum;
+        }
+    }
+    int k = nlp->blk_hess0[i];
+    for (int u = 0; u < nu; u++) {
+        for (int v = 0; v <= u; v++, k++) values[nlp->hess_blk[k]] += H[u * nu + v];
+    }
+}
+
+
+// the forward-difference step for the state component of DOF j (kind 0: q, 1: qd) at block b
+static double hess_step(const salto_nlp* nlp, const double* xs, const block* b, int j, int kind) {
+    const double* c = xs + j * nlp->ncp + b->first;
+    const double* w = kind == 0 ? b->N : b->dN;
+    return 1e-7 * fmax(1.0, fabs(w[0] * c[0] + w[1] * c[1] + w[2] * c[2] + w[3] * c[3]));
+}
+
+
+static int block_has_lambda(const block* b, const double* lambda) {
+    for (int r = 0; r < b->nrows; r++) {
+        if (lambda[b->row0 + r] != 0.0) return 1;
+    }
+    return 0;
+}
+
+
+// the physics block i: the aggregate force's state Hessian, its own differences
+static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, double* values) {
+    const block* b = &nlp->blocks[i];
+    const int nd = b->ndep, ns = 3 * nd + b->nxaux;
+    const int* dep = nlp->dep + b->dep0;
+    double d[2][4];
+    if (!state_moves(b, d[0], d[1])) return SALTO_ERR_NUMERIC;
+    double* G0 = nlp->Jp;
+    double* G1 = nlp->Jp + ns;
+    double* S = nlp->Sl;
+    block_state_grad(nlp, nlp->xs, b, lambda, G0);
+    // the one row that is not linear in qdd: the squared friction cone, quadratic in f, so its
+    // qdd-qdd curvature is exact from the f rows of the aggregate force's Jacobian F = df/dqdd
+    // at x: lambda (2 / W) ((mu^2 + 1) (N F)^T (N F) - F^T F)
+    double* Q = NULL;
+    if (nlp->p->phases[b->phase].contact.type == SALTO_CONTACT_GROUND && lambda[b->row0 + 1] != 0.0) {
+        Q = nlp->Ql;
+        const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
+        const double gn = salto_v3_norm(nlp->m->gravity);
+        const double W = nlp->m->mass * (gn > 0 ? gn : 9.81);
+        const double w = lambda[b->row0 + 1] * 2.0 / W, mu2 = ct->friction * ct->friction;
+        const int ncol = 3 * nlp->nv;
+        const double* F[3] = {nlp->Jf + 3 * ncol + 2 * nlp->nv, nlp->Jf + 4 * ncol + 2 * nlp->nv,
+                              nlp->Jf + 5 * ncol + 2 * nlp->nv};
+        const double* Nn = ct->normal;
+        for (int a = 0; a < nd; a++) {
+            const double na = Nn[0] * F[0][a] + Nn[1] * F[1][a] + Nn[2] * F[2][a];
+            for (int c = 0; c <= a; c++) {
+                const double nc = Nn[0] * F[0][c] + Nn[1] * F[1][c] + Nn[2] * F[2][c];
+                const double ff = F[0][a] * F[0][c] + F[1][a] * F[1][c] + F[2][a] * F[2][c];
+                Q[a * nd + c] = Q[c * nd + a] = w * ((mu2 + 1.0) * na * nc - ff);
+            }
+        }
+    }
+    // columns q_jj (kind 0) and qd_jj (kind 1) of S by forward differences
+    for (int kind = 0; kind < 2; kind++) {
+        for (int jj = 0; jj < nd; jj++) {
+            double* c = nlp->xs + dep[jj] * nlp->ncp + b->first;
+            const double c0[4] = {c[0], c[1], c[2], c[3]};
+            const double h = hess_step(nlp, nlp->xs, b, dep[jj], kind);
+            for (int k = 0; k < 4; k++) c[k] = c0[k] + h * d[kind][k];
+            block_state_grad(nlp, nlp->xs, b, lambda, G1);
+            for (int k = 0; k < 4; k++) c[k] = c0[k];
+            const int col = kind * nd + jj;
+            for (int a = 0; a < ns; a++) S[a * ns + col] = (G1[a] - G0[a]) / h;
+        }
+    }
+    for (int m = 0; m < b->nxaux; m++) {
+        double* xa = nlp->xs + b->xaux[m];
+        const double x0 = *xa, h = 1e-7 * fmax(1.0, fabs(x0));
+        *xa = x0 + h;
+        block_state_grad(nlp, nlp->xs, b, lambda, G1);
+        *xa = x0;
+        const int col = 3 * nd + m;
+        for (int a = 0; a < ns; a++) S[a * ns + col] = (G1[a] - G0[a]) / h;
+    }
+    block_hess_finish(nlp, i, S, Q, values);
+    return SALTO_OK;
+}
+
+
+// lambda . g of an impact block at (q, u)
+static double impact_lagrangian(salto_nlp* nlp, const block* b, const double* lambda,
+                                const double* q, const double* u) {
+    double* g = nlp->imp + 2 * nlp->nv;
+    memcpy(nlp->d->q, q, (size_t)nlp->nv * sizeof(double));
+    nlp_impact_rows(nlp, b, u, g, NULL, NULL);
+    double sum = 0.0;
+    for (int r = 0; r < b->nrows; r++) sum += lambda[b->row0 + r] * g[r];
+    return sum;
+}
+
+
+// An impact block's curvature: second central differences of lambda . g over its state (q, u)
+// (steps 1e-4 of each variable's scale), u in the state's qdd slots, mapped to the control
+// points by block_hess_finish. 2 (2 nv)^2 evaluations of the rows: a few milliseconds for the
+// humanoid, once per impact and Hessian.
+static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, double* values) {
+    const block* b = &nlp->blocks[i];
+    const int nv = nlp->nv, ns = 3 * nv, n2 = 2 * nv;
+    double* v = nlp->Jp; // (q, u): 2 nv <= 2 x 8 x 4 nv
+    double* hv = v + n2;
+    for (int j = 0; j < nv; j++) {
+        const double* cp = nlp->xs + j * nlp->ncp + b->first;
+        v[j] = cp[1];
+        v[nv + j] = b->ddN[0] * cp[0] + b->ddN[1] * cp[1] + b->ddN[2] * cp[2] + b->ddN[3] * cp[3];
+    }
+    for (int a = 0; a < n2; a++) hv[a] = 1e-4 * fmax(1.0, fabs(v[a]));
+    double* S = nlp->Sl;
+    double* Q = nlp->Ql;
+    memset(S, 0, (size_t)ns * (size_t)ns * sizeof(double));
+    const double L0 = impact_lagrangian(nlp, b, lambda, v, v + nv);
+    for (int a = 0; a < n2; a++) {
+        const double va = v[a];
+        for (int c = 0; c <= a; c++) {
+            const double vc = v[c];
+            double h2;
+            if (a == c) {
+                v[a] = va + hv[a];
+                const double lp = impact_lagrangian(nlp, b, lambda, v, v + nv);
+                v[a] = va - hv[a];
+                const double lm = impact_lagrangian(nlp, b, lambda, v, v + nv);
+                v[a] = va;
+                h2 = (lp - 2.0 * L0 + lm) / (hv[a] * hv[a]);
+            } else {
+                double l[4];
+                for (int k = 0; k < 4; k++) {
+                    v[a] = va + (k < 2 ? hv[a] : -hv[a]);
+                    v[c] = vc + (k % 2 == 0 ? hv[c] : -hv[c]);
+                    l[k] = impact_lagrangian(nlp, b, lambda, v, v + nv);
+                }
+                v[a] = va, v[c] = vc;
+                h2 = (l[0] - l[1] - l[2] + l[3]) / (4.0 * hv[a] * hv[c]);
+            }
+            // state slots: q_j at j, u_j at the qdd slot 2 nv + j
+            const int sa = a < nv ? a : nv + a, sc = c < nv ? c : nv + c;
+            S[sa * ns + sc] = S[sc * ns + sa] = h2;
+            if (a >= nv && c >= nv) Q[(a - nv) * nv + (c - nv)] = Q[(c - nv) * nv + (a - nv)] = h2;
+        }
+    }
+    memcpy(nlp->d->q, v, (size_t)nv * sizeof(double));
+    nlp->have_state = 0;
+    block_hess_finish(nlp, i, S, Q, values);
+    return SALTO_OK;
+}
+
+
+// the other nonlinear blocks at one time on one side, [i0, i1): one forward-kinematics pass per
+// perturbation serves every block that depends on the perturbed DOF
+static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lambda,
+                               double* values) {
+    const block* b0 = &nlp->blocks[i0];
+    double d[2][4];
+    if (!state_moves(b0, d[0], d[1])) return SALTO_ERR_NUMERIC;
+    // members, and their gradients and state Hessians in the arena
+    int nmem = 0;
+    size_t off = 0;
+    int* mem = nlp->grp;
+    size_t* at = nlp->grp_at;
+    for (int i = i0; i < i1; i++) {
+        const block* b = &nlp->blocks[i];
+        if (b->con < 0 || nlp->blk_hess0[i] < 0 || !block_has_lambda(b, lambda)) continue;
+        mem[nmem] = i;
+        at[nmem] = off;
+        const size_t ns = 3 * (size_t)b->ndep + (size_t)b->nxaux;
+        off += ns + ns * ns;
+        nmem++;
+    }
+    if (nmem == 0) return SALTO_OK;
+    SALTO_ASSERT(off <= nlp->grp_cap);
+    double* G1 = nlp->Jp;
+    nlp->have_state = 0;
+    for (int m = 0; m < nmem; m++) {
+        const block* b = &nlp->blocks[mem[m]];
+        block_state_grad_cached(nlp, nlp->xs, b, lambda, nlp->arena + at[m]);
+    }
+    // every DOF some member depends on, each state component once
+    for (int j = 0; j < nlp->nv; j++) {
+        int used = 0;
+        for (int m = 0; m < nmem && !used; m++) {
+            const block* b = &nlp->blocks[mem[m]];
+            for (int jj = 0; jj < b->ndep; jj++) used |= nlp->dep[b->dep0 + jj] == j;
+        }
+        if (!used) continue;
+        for (int kind = 0; kind < 2; kind++) {
+            double* c = nlp->xs + j * nlp->ncp + b0->first;
+            const double c0[4] = {c[0], c[1], c[2], c[3]};
+            const double h = hess_step(nlp, nlp->xs, b0, j, kind);
+            for (int k = 0; k < 4; k++) c[k] = c0[k] + h * d[kind][k];
+            nlp->have_state = 0;
+            for (int m = 0; m < nmem; m++) {
+                const block* b = &nlp->blocks[mem[m]];
+                int jj = -1;
+                for (int q = 0; q < b->ndep; q++) {
+                    if (nlp->dep[b->dep0 + q] == j) jj = q;
+                }
+                if (jj < 0) continue;
+                const int nd = b->ndep, ns = 3 * nd + b->nxaux;
+                const double* G0 = nlp->arena + at[m];
+                double* S = nlp->arena + at[m] + ns;
+                block_state_grad_cached(nlp, nlp->xs, b, lambda, G1);
+                const int col = kind * nd + jj;
+                for (int a = 0; a < ns; a++) S[a * ns + col] = (G1[a] - G0[a]) / h;
+            }
+            for (int k = 0; k < 4; k++) c[k] = c0[k];
+        }
+    }
+    // the effective root's places, each once
+    for (int m = 0; m < nmem; m++) {
+        const block* bm = &nlp->blocks[mem[m]];
+        for (int a = 0; a < bm->nxaux; a++) {
+            const int var = bm->xaux[a];
+            int seen = 0; // perturbed already, for an earlier member
+            for (int q = 0; q < m && !seen; q++) {
+                const block* bq = &nlp->blocks[mem[q]];
+                for (int a2 = 0; a2 < bq->nxaux; a2++) seen |= bq->xaux[a2] == var;
+            }
+            if (seen) continue;
+            double* xa = nlp->xs + var;
+            const double x0 = *xa, h = 1e-7 * fmax(1.0, fabs(x0));
+            *xa = x0 + h;
+            nlp->have_state = 0;
+            for (int q = m; q < nmem; q++) {
+                const block* b = &nlp->blocks[mem[q]];
+                int col = -1;
+                for (int a2 = 0; a2 < b->nxaux; a2++) {
+                    if (b->xaux[a2] == var) col = 3 * b->ndep + a2;
+                }
+                if (col < 0) continue;
+                const int ns = 3 * b->ndep + b->nxaux;
+                const double* G0 = nlp->arena + at[q];
+                double* S = nlp->arena + at[q] + ns;
+                block_state_grad_cached(nlp, nlp->xs, b, lambda, G1);
+                for (int r = 0; r < ns; r++) S[r * ns + col] = (G1[r] - G0[r]) / h;
+            }
+            *xa = x0;
+        }
+    }
+    nlp->have_state = 0;
+    for (int m = 0; m < nmem; m++) {
+        const block* b = &nlp->blocks[mem[m]];
+        block_hess_finish(nlp, mem[m], nlp->arena + at[m] + 3 * b->ndep + b->nxaux, NULL, values);
+    }
+    return SALTO_OK;
+}
+
+
+salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_factor,
+                                 const double* lambda, double* values) {
+    memset(values, 0, (size_t)nlp->nnz_hess * sizeof(double));
+    // the objective's constant band
+    int e = 0;
+    for (int j = 0; j < nlp->hess_dofs; j++) {
+        for (int a = 0; a < nlp->ncp; a++) {
+            for (int b = a - 3 < 0 ? 0 : a - 3; b <= a; b++, e++) {
+                values[nlp->hess_obj[e]] += obj_factor * 2.0 * nlp_band(nlp, j, a, b - a);
+            }
+        }
+    }
+    if (!lambda) return SALTO_OK;
+
+    memcpy(nlp->xs, x, (size_t)nlp->nx * sizeof(double));
+    salto_status st = SALTO_OK;
+    for (int i = 0; i < nlp->nblock && st == SALTO_OK;) {
+        const block* b = &nlp->blocks[i];
+        if (b->con < 0) {
+            if (nlp->blk_hess0[i] >= 0 && block_has_lambda(b, lambda)) {
+                st = b->impact ? hess_impact(nlp, i, lambda, values)
+                               : hess_physics(nlp, i, lambda, values);
+            }
+            i++;
+            continue;
+        }
+        // the run of blocks at this time and side (physics blocks among them are skipped)
+        int i1 = i + 1;
+        while (i1 < nlp->nblock && nlp->blocks[i1].t == b->t && nlp->blocks[i1].side == b->side &&
+               nlp->blocks[i1].first == b->first) {
+            i1++;
+        }
+        st = hess_group(nlp, i, i1, lambda, values);
+        for (int k = i; k < i1 && st == SALTO_OK; k++) {
+            const block* bk = &nlp->blocks[k];
+            if (bk->con < 0 && nlp->blk_hess0[k] >= 0 && block_has_lambda(bk, lambda)) {
+                st = hess_physics(nlp, k, lambda, values);
+            }
+        }
+        i = i1;
+    }
+    nlp->have_state = 0;
+    if (st != SALTO_OK) return st;
+    return nlp_finite_n(values, nlp->nnz_hess) ? SALTO_OK : SALTO_ERR_NUMERIC;
+}

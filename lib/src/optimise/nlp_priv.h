@@ -1,0 +1,244 @@
+// nlp_priv.h: what the NLP's files share inside libsalto: the blocks, the effective root's
+// description, struct salto_nlp, and the functions one file defines for another
+//
+// Each constraint expands into blocks, one per evaluation time (its time, or every slice of
+// its phase, or every slice). A block's rows depend on the q (and qd) of a set of DOFs at that
+// time; with the four non-zero B-spline basis functions N_k (dN_k for qd) at the time, the
+// derivative of a row with respect to control point first + k of DOF j is
+//   dr/dq_j N_k + dr/dqd_j dN_k,
+// so the Jacobian pattern is (row) x (dep DOFs) x (4 control points), built once. Blocks are
+// sorted by time, and the kinematics are computed once per distinct time.
+//
+// The files, by concern (each begins with what it holds):
+//   nlp_layout.c   the blocks, their dependencies, the Jacobian's pattern and the bounds
+//                  (salto_nlp_build)
+//   nlp_state.c    the state at a time: the splines, the effective root of held phases, the
+//                  ballistic flights' derived translation, the kinematics and centre of mass
+//   nlp_eval.c     evaluations: the kinematic constraint blocks, dispatch to the physics ones,
+//                  the constraints, their Jacobian and the objective
+//   nlp_physics.c  physics blocks: the aggregate force's rows, a flight's momentum rows, the
+//                  impact at a phase's start
+//   nlp_hess.c     the Lagrangian Hessian: its pattern and its values block by block
+//   nlp_guess.c    the initial guess and warm starts from motions and solutions
+//   nlp_rows.c     rows by name and time, the rows' map between refinements, contact drift
+//   nlp_motion.c   the variables as a motion (salto_motion_from_nlp, salto_validate)
+//
+// Who owns what of struct salto_nlp: the layout writes everything up to the Hessian's pattern
+// once (salto_nlp_build); nlp_hess.c the hess_* pattern and its scratch (xs .. grp_cap,
+// hess_linear); the evaluation scratch (d .. imp) belongs to whichever evaluation runs, the
+// kinematics in d being cached by (last_t, last_x, last_er, have_state); er, bal and mom
+// describe the derived states (nlp_state.c reads them, the layout fills them).
+#ifndef SALTO_NLP_PRIV_H
+#define SALTO_NLP_PRIV_H
+
+#include "salto/nlp.h"
+
+#include "salto/bspline.h"
+#include "salto/data.h"
+#include "salto/kinematics.h"
+
+#define NLP_INF 1e20
+#define NXAUX 6 // place variables a block's rows may all depend on (a 3-D flight's c0, v0)
+
+typedef struct block {
+    int con;             // constraint index in the problem; -1 for a physics block
+    int phase;           // physics block: the phase whose contact it enforces; else -1
+    double t;            // evaluation time, s
+    int side;            // -1: the limit from the left at t (a phase's last slice), else +1
+    int first;           // first control point of the four non-zero basis functions at t
+    double N[4], dN[4], ddN[4]; // basis values and first and second time derivatives at t
+    int row0, nrows;     // rows [row0, row0 + nrows)
+    int diag;            // 1: row r depends on dep[r] only; 0: every row on all deps
+    int ndep;            // DOFs the rows depend on
+    int dep0;            // first entry in nlp->dep
+    int jac0;            // first Jacobian entry
+    int comp[3];         // component of each row (0, 1, 2), for names and site rows
+    double e[3][3];      // projection direction of each row (on_line, on_plane)
+    int link;            // above_ground: link of the point (-1: world); site rows: unused
+    double point[3];     // above_ground: the point in the link frame
+    double offset;       // above_ground: radius below the point
+    int aux[6];          // site_hold, a flight's momentum rows: the variable each row's place
+                         //   or constant is, entering with -1 (-1: a fixed target, none)
+    double target[3];    //   and the fixed targets
+    int er;              // phase whose effective root the rows see (-1: the splines as they are)
+    int nxaux;           //   and its place variables, on which every row then depends
+    int xaux[NXAUX];
+    int nnz;             // Jacobian entries
+    int seq;             // the order the blocks were made in (the sort's last tie-break)
+    int impact;          // 1: the impact at the start of phase `phase` (a physics block by
+                         //   con = -1): N picks q (the control point the C0 spline passes
+                         //   through), ddN the velocity's jump u = qd+ - qd- (impact_rows)
+} block;
+
+// Fang & Pollard's effective root (Appendix C) in a phase whose contact holds its sites: the
+// root's world translation is not read from its splines but follows the first held site, so
+// that the site stays exactly at its place P: q_T = a . (P - g), qd_T = -a . g', qdd_T =
+// -a . g'', with g, g', g'' the site's position, velocity and acceleration with the
+// translation at zero (a translation moves every point alike), a the translation DOFs' world
+// axes and P from the hold's rows (place variables and fixed targets).
+typedef struct eroot {
+    int site;            // the held site, -1 when the phase has no effective root
+    int nt;              // translation DOFs (the root's first, prismatic, world-fixed axes)
+    int tdof[3];
+    double a[3][3];      //   their world axes
+    int nr;              // the hold's rows: a_j . P = sum_r c[j][r] place_r
+    double c[3][3];
+    int aux[3];          //   row r's place variable, or -1 for its fixed target
+    double target[3];
+    int naux;            // the distinct place variables, ascending
+    int auxv[3];
+} eroot;
+
+struct salto_nlp {
+    const salto_problem_desc* p;
+    const salto_model* m;
+    salto_bspline spline;
+    int nv, ncp, nx, ng, nnz_jac, nnz_hess;
+    int planar;              // salto_model_is_planar, once
+    int ncpv;                // control-point variables, nv ncp; the contact places follow
+    int naux;                //   (site_hold), nx = ncpv + naux
+    int* con_aux;            // first place variable of each constraint, -1 for none (ncon)
+    int nblock;
+    block* blocks;           // (nblock), sorted by time
+    int* dep;                // dependency lists of the blocks
+    int* jac_row;            // (nnz_jac)
+    int* jac_col;            // (nnz_jac)
+    double* g_lo;            // (ng)
+    double* g_hi;            // (ng)
+    double* x_lo;            // (nx)
+    double* x_hi;            // (nx)
+    double* hess_G;          // banded Gram matrix of second derivatives (7 ncp)
+    double* hess_G0;         // banded Gram matrix of values (7 ncp)
+    double* obj_w;           // per-DOF objective weight w omega_j^2 (nv)
+    double obj_rho;          // weight of the regularisation int q^2 dt (every DOF)
+    double ref_w;            // weight of the reference term int (q - q_R)^2 dt (eq. 21)
+    double* ref_b;           // its linear part int N_a q_R,j dt                (nv x ncp)
+    double ref_c;            // and its constant part sum_j int q_R,j^2 dt
+    salto_motion* warm;      // the warm-start motion, or NULL
+    double* msub;            // mass of each link's subtree, kg (nv)
+    int hess_dofs;           // DOFs with a non-zero objective weight (0 or nv)
+    int* hess_row;           // Lagrangian Hessian pattern, lower triangle (nnz_hess)
+    int* hess_col;           //                                             (nnz_hess)
+    int* hess_obj;           // pattern index of each objective band entry
+    int* hess_blk;           // pattern indices of the blocks' dense lower triangles
+    int* blk_hess0;          // first entry of each block in hess_blk, -1 if linear (nblock)
+    double* xs;              // a copy of x for differences (nx)
+    double* Jp;              // a block's Jacobian rows at x + h and x - h (2 x 3 x 4 nv)
+    double* Hl;              // a block's dense Hessian (4 nv)^2
+    double* Sl;              // its Hessian in the state (3 nv)^2
+    double* Tl;              // and that times the state map (3 nv x 4 nv)
+    double* Ql;              // the friction cone's qdd-qdd part (nv x nv)
+    int* grp;                // the blocks of one time and side whose Hessians are taken together
+    size_t* grp_at;          //   and where each one's gradient and state Hessian start in arena
+    double* arena;           //   (grp_cap doubles: the largest such group's sum of 3 nd + 9 nd^2)
+    size_t grp_cap;
+    int hess_linear;         // 1 while the Hessian differences Jacobians: physics rows by the
+                             //   linear-time method whatever solver.derivatives says
+    // evaluation scratch
+    salto_data* d;
+    double* J3;              // a point Jacobian, 3 x nv
+    double* dq;              // row derivatives of one block (3 x nv)
+    double* dqd;             // (8 x nv)
+    double* dqdd;            // (8 x nv), physics rows only
+    double* Jf;              // the aggregate force's Jacobian, 6 x 3 nv
+    double* sums;            // com helper: m, h (3), Hf (3) per link (nv x 7)
+    double last_t;           // time of the kinematics in d
+    const double* last_x;    // and the x they were computed from
+    int have_state;
+    int last_er;             // the effective root (phase) of the kinematics in d, -1 for none
+    eroot* er;               // per phase                                               (nphase)
+    double* erJ;             // at the last er_state: the held site's Jacobian          (3 x nv)
+    double* erDv;            //   its velocity's derivative in q                        (3 x nv)
+    double* erDaq;           //   its acceleration's in q and qd                        (3 x nv)
+    double* erDaqd;          //                                                         (3 x nv)
+    double* daux;            // a block's row derivatives in its place variables        (8 x NXAUX)
+    double* fq;              // full-width rows for the chain rule                      (3 x nv)
+    double* imp;             // an impact's scratch: q, u, rows, a unit jump    (5 nv + 16)
+    int* bal;                // per phase: first place variable (c0 then v0, nt each) of a
+                             //   ballistic flight's parabola, -1 for none            (nphase)
+    int* mom;                // per phase: first place variable of a flight's momentum
+                             //   constants (solver.flight_rows: momentum), -1 for none (nphase)
+    int bal_nt;              // the root's translation DOFs and their world axes
+    int bal_tdof[3];
+    double bal_a[3][3];
+    int nslice;              // (phase, time) slices, salto_problem_slices
+    double* slice_t;         //   their times (nslice)
+    int* slice_ph;           //   and phases (nslice)
+};
+
+
+// the physics rows of flight phase ph: f0 (planar n_y, f_x, f_z) or its momentum, a ballistic
+// flight's torque or angular momentum about the centre of mass alone (planar: about y)
+static inline int flight_nrows(const salto_nlp* nlp, int ph) {
+    return nlp->bal[ph] >= 0 ? (nlp->planar ? 1 : 3) : (nlp->planar ? 3 : 6);
+}
+
+
+// the place variable of row r of block b (site_hold rows only), -1 for none
+static inline int row_aux(const block* b, int r) { return r < 6 ? b->aux[r] : -1; }
+
+
+// the builder of the blocks (nlp_layout.c; the effective root's assignment adds to it)
+typedef struct builder {
+    salto_nlp* nlp;
+    int cap_block;
+    int ndep, cap_dep;
+    int* dep;
+} builder;
+
+
+// a row as a linear function of f0 and c: value and gradients
+typedef struct frow {
+    double v;
+    double df0[6];
+    double dc[3];
+} frow;
+
+
+// ---- defined in one file for the others (each documented at its definition) ----
+
+// nlp_layout.c: the layout
+int nlp_hold_rows(const salto_problem_desc* p, const salto_constraint_desc* cd, int planar,
+                  double e[3][3], int* is_aux, double* target, int* naux);
+int nlp_cmp_block(const void* a, const void* b);
+
+// nlp_state.c: the state at a time, the effective root, ballistic flights, the centre of mass
+int nlp_is_parabola(salto_constraint_type t);
+void nlp_setup_eroots(salto_nlp* nlp);
+salto_status nlp_assign_eroots(salto_nlp* nlp, builder* B);
+void nlp_er_state(const salto_nlp* nlp, const double* x, int ph, salto_fk_level level, int derivs);
+void nlp_er_chain(const salto_nlp* nlp, int ph, double* rq, double* rqd, double* rqdd,
+                  double* raux);
+void nlp_state_raw(const salto_nlp* nlp, const double* x, double t, double* q, double* qd,
+                   double* qdd);
+void nlp_block_state(salto_nlp* nlp, const double* x, const block* b, int acc);
+void nlp_kinematics_at(salto_nlp* nlp, const double* x, const block* b);
+void nlp_com_sums(salto_nlp* nlp);
+void nlp_com_from_sums(const salto_nlp* nlp, double* c, double* cdot);
+void nlp_com_jac(const salto_nlp* nlp, double* J);
+
+// nlp_physics.c: physics, momentum and impact blocks
+void nlp_physics_rows(const salto_nlp* nlp, const block* b, const double* f0, const double* c,
+                      frow* rows);
+int nlp_momentum_comp(const salto_nlp* nlp, int r);
+double nlp_momentum_part(const salto_model* m, const double* p0, const double* c, int k,
+                         double tau);
+void nlp_eval_momentum(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);
+void nlp_eval_physics(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);
+void nlp_impact_basis(const salto_nlp* nlp, block* b);
+void nlp_impact_rows(salto_nlp* nlp, const block* b, const double* u, double* g,
+                     double iota_out[6], frow* rows_out);
+void nlp_eval_impact(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);
+
+// nlp_eval.c: constraint and objective evaluations
+void nlp_eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);
+int nlp_finite_n(const double* v, int n);
+double nlp_band(const salto_nlp* nlp, int j, int a, int o);
+
+// nlp_hess.c: the Lagrangian Hessian
+salto_status nlp_build_hessian_pattern(salto_nlp* nlp);
+
+// nlp_guess.c: initial guesses and warm starts
+void nlp_knots_per_phase(const salto_nlp* nlp, int* n);
+
+#endif
