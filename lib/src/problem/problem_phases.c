@@ -1,0 +1,264 @@
+// problem_phases.c: the phase list: names, durations, contacts (bar, ground), impacts and
+// ballistic flights; phase starts and the total duration
+#include "problem_priv.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "salto/config.h"
+#include "salto/data.h"
+#include "salto/kinematics.h"
+#include "salto/spatial.h"
+
+
+// ---- phases ----
+
+static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cfg_node* n) {
+    salto_contact_desc* c = &ph->contact;
+    c->type = SALTO_CONTACT_NONE;
+    c->loc = at(R, n);
+
+    // the scalar 'none'
+    if (n->kind == SALTO_CFG_SCALAR) {
+        if (!n->quoted && strcmp(n->text, "none") == 0) return SALTO_OK;
+        char found[100];
+        salto_cfg_describe(n, found, sizeof found);
+        salto_status s = SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, n),
+                                    "expected 'none' or a map for 'contact', found %s", found);
+        if (!n->quoted && (strcmp(n->text, "bar") == 0 || strcmp(n->text, "ground") == 0)) {
+            salto_error_note(R->err, "a %s contact is a map: {type: %s, sites: [...], ...}",
+                             n->text, n->text);
+        }
+        return s;
+    }
+    salto_status s = salto_cfg_expect(n, SALTO_CFG_MAP, R->err);
+    if (s) return s;
+    const salto_cfg_node* tn = salto_cfg_require(n, "type", R->err);
+    if (!tn) return R->err->status;
+    int type = 0;
+    s = problem_read_enum(R, tn, contact_names, "contact type", &type);
+    if (s) return s;
+    c->type = (salto_contact_type)type;
+
+    static const char* const all[] = {"type",     "sites",     "point",     "axis",
+                                      "torque_max", "normal",  "friction",  "force_max",
+                                      "twist_max", "support",  "height",    "hold",
+                                      "effective_root", "impact", NULL};
+    static const char* const keys[3][12] = {
+        {"type", NULL},
+        {"type", "sites", "point", "axis", "torque_max", "hold", "effective_root", NULL},
+        {"type", "sites", "normal", "friction", "force_max", "twist_max", "support", "height",
+         "hold", "effective_root", "impact", NULL},
+    };
+    char what[64];
+    snprintf(what, sizeof what, "contact type '%s'", contact_names[type]);
+    s = problem_check_typed_keys(R, n, keys[type], all, what);
+    if (s) return s;
+
+    // defaults
+    c->torque_max = 1e9;
+    c->normal[2] = 1.0;
+    c->friction = 1.0;
+    c->force_max = 1e5;
+    c->twist_max = 0.1;
+    c->support_half[0] = 0.1;
+    c->support_half[1] = 0.05;
+    c->hold = 1;
+    // on the ground by default: without it planted feet strayed 4-7 mm between the knots; on
+    // a bar the hold alone keeps hands within 0.6 mm, and the exact root took the dismount
+    // from 67 to 187 iterations and to a worse optimum (docs/design.md)
+    c->effective_root = c->type == SALTO_CONTACT_GROUND;
+    if (c->type == SALTO_CONTACT_NONE) return SALTO_OK;
+    const salto_cfg_node* hold = salto_cfg_child(n, "hold");
+    if (hold && (s = salto_cfg_bool(hold, &c->hold, R->err))) return s;
+    const salto_cfg_node* ern = salto_cfg_child(n, "effective_root");
+    if (ern && (s = salto_cfg_bool(ern, &c->effective_root, R->err))) return s;
+    const salto_cfg_node* imn = salto_cfg_child(n, "impact");
+    if (imn && (s = salto_cfg_bool(imn, &c->impact, R->err))) return s;
+    if (c->impact && !c->hold) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, imn),
+                          "an impact lands on held sites: 'impact: true' needs 'hold: true'");
+    }
+
+    // sites: 1..8 distinct names
+    const salto_cfg_node* sn = salto_cfg_require(n, "sites", R->err);
+    if (!sn) return R->err->status;
+    s = salto_cfg_expect(sn, SALTO_CFG_LIST, R->err);
+    if (s) return s;
+    if (sn->n < 1 || sn->n > 8) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, sn),
+                          "'sites' needs 1 to 8 site names, found %d", sn->n);
+    }
+    for (int i = 0; i < sn->n; i++) {
+        s = problem_read_site(R, sn->child[i], &c->site[i]);
+        if (s) return s;
+        for (int j = 0; j < i; j++) {
+            if (c->site[j] == c->site[i]) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, sn->child[i]),
+                                  "site '%s' is listed twice in 'sites'",
+                                  R->m->site_name[c->site[i]]);
+            }
+        }
+    }
+    c->nsite = sn->n;
+    for (int i = 1; i < c->nsite && c->impact; i++) {
+        if (R->m->site_body[c->site[i]] != R->m->site_body[c->site[0]]) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, imn),
+                              "an impact needs its contact's sites on one body ('%s' and '%s' "
+                              "are not): how an impulse shares itself among bodies is not "
+                              "modelled",
+                              R->m->site_name[c->site[0]], R->m->site_name[c->site[i]]);
+        }
+    }
+
+    if (c->type == SALTO_CONTACT_BAR) {
+        const salto_cfg_node* pn = salto_cfg_require(n, "point", R->err);
+        if (!pn) return R->err->status;
+        s = salto_cfg_vec(pn, c->bar_point, 3, R->err);
+        if (s) return s;
+        const salto_cfg_node* an = salto_cfg_require(n, "axis", R->err);
+        if (!an) return R->err->status;
+        s = problem_read_unit(R, an, c->bar_axis);
+        if (s) return s;
+        // a planar character moves in the x-z plane: its bars cross it along y
+        if (salto_model_is_planar(R->m) && (fabs(c->bar_axis[0]) > 1e-12 || fabs(c->bar_axis[2]) > 1e-12)) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, an),
+                              "a planar character's bar must lie along y (axis [0, 1, 0]): it "
+                              "moves in the x-z plane");
+        }
+        return problem_read_num_opt(R, n, "torque_max", 0.0, 0, &c->torque_max);
+    }
+
+    // ground
+    const salto_cfg_node* nn = salto_cfg_child(n, "normal");
+    if (nn && (s = problem_read_unit(R, nn, c->normal))) return s;
+    if (nn && salto_model_is_planar(R->m) && fabs(c->normal[1]) > 1e-12) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, nn),
+                          "a planar character's ground normal must lie in the x-z plane (no y "
+                          "component)");
+    }
+    s = problem_read_num_opt(R, n, "friction", 0.0, 1, &c->friction);
+    if (s) return s;
+    s = problem_read_num_opt(R, n, "force_max", 0.0, 1, &c->force_max);
+    if (s) return s;
+    s = problem_read_num_opt(R, n, "twist_max", 0.0, 0, &c->twist_max);
+    if (s) return s;
+    const salto_cfg_node* htn = salto_cfg_child(n, "height");
+    if (htn && (s = salto_cfg_number(htn, &c->height, R->err))) return s;
+    const salto_cfg_node* hn = salto_cfg_child(n, "support");
+    if (hn) {
+        s = salto_cfg_vec(hn, c->support_half, 2, R->err);
+        if (s) return s;
+        for (int k = 0; k < 2; k++) {
+            s = problem_check_lower(R, hn->child[k], c->support_half[k], 0.0, 0);
+            if (s) return s;
+        }
+    }
+    return SALTO_OK;
+}
+
+
+salto_status problem_read_phases(reader* R, const salto_cfg_node* top) {
+    salto_problem_desc* p = R->p;
+    const salto_cfg_node* list = salto_cfg_require(top, "phases", R->err);
+    if (!list) return R->err->status;
+    salto_status s = salto_cfg_expect(list, SALTO_CFG_LIST, R->err);
+    if (s) return s;
+    if (list->n == 0) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, list), "'phases' must not be empty");
+    }
+    p->phases = salto_calloc((size_t)list->n, sizeof *p->phases);
+    if (!p->phases) return problem_nomem(R);
+    p->nphase = list->n;
+    R->phase_names = salto_calloc((size_t)list->n, sizeof *R->phase_names);
+    if (!R->phase_names) return problem_nomem(R);
+
+    static const char* const keys[] = {"name", "duration", "contact", "ballistic", NULL};
+    double t = 0.0;
+    for (int i = 0; i < list->n; i++) {
+        const salto_cfg_node* n = list->child[i];
+        salto_phase_desc* ph = &p->phases[i];
+        s = salto_cfg_check_keys(n, keys, R->err);
+        if (s) return s;
+        ph->loc = at(R, n);
+
+        // name: an identifier, unique
+        const salto_cfg_node* nn = salto_cfg_require(n, "name", R->err);
+        if (!nn) return R->err->status;
+        s = problem_read_string(R, nn, &ph->name);
+        if (s) return s;
+        if (!problem_is_identifier(ph->name)) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, nn),
+                              "phase name '%s' is not an identifier (letters, digits and '_', "
+                              "not starting with a digit)",
+                              ph->name);
+        }
+        for (int j = 0; j < i; j++) {
+            if (strcmp(p->phases[j].name, ph->name) == 0) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, nn),
+                                  "duplicate phase name '%s' (first given on line %d)", ph->name,
+                                  p->phases[j].loc.line);
+            }
+        }
+        R->phase_names[i] = ph->name;
+
+        // duration > 0; start = sum of the previous durations
+        const salto_cfg_node* dn = salto_cfg_require(n, "duration", R->err);
+        if (!dn) return R->err->status;
+        s = salto_cfg_number(dn, &ph->duration, R->err);
+        if (s) return s;
+        if (!(ph->duration > 0)) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, dn),
+                              "duration of phase '%s' must be positive, found %g s", ph->name,
+                              ph->duration);
+        }
+        ph->start = t;
+        t += ph->duration;
+        if (!isfinite(t)) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, dn),
+                              "the phase durations add up to more than a double can hold");
+        }
+
+        const salto_cfg_node* cn = salto_cfg_child(n, "contact");
+        if (cn) {
+            s = read_contact(R, ph, cn);
+            if (s) return s;
+            const salto_cfg_node* imn = salto_cfg_child(cn, "impact");
+            if (ph->contact.impact && i == 0) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, imn),
+                                  "the first phase cannot start with an impact: nothing comes "
+                                  "before it to land from");
+            }
+        } else {
+            ph->contact.type = SALTO_CONTACT_NONE;
+            ph->contact.loc = ph->loc;
+        }
+
+        // an impact after a ballistic flight: that flight's velocity at its end is the
+        // parabola's derived one, which the impact's rows (reading the splines) do not see
+        if (i > 0 && ph->contact.impact && p->phases[i - 1].ballistic) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, salto_cfg_child(cn, "impact")),
+                              "an impact after a ballistic flight ('%s') is not supported: "
+                              "turn one of them off",
+                              p->phases[i - 1].name);
+        }
+
+        // ballistic: flight phases only, off by default (docs/problem-format.md says why)
+        ph->ballistic = 0;
+        const salto_cfg_node* bn = salto_cfg_child(n, "ballistic");
+        if (bn) {
+            if (ph->contact.type != SALTO_CONTACT_NONE) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, bn),
+                                  "'ballistic' is for flight phases (no contact); phase '%s' "
+                                  "has a contact",
+                                  ph->name);
+            }
+            s = salto_cfg_bool(bn, &ph->ballistic, R->err);
+            if (s) return s;
+        }
+    }
+    p->duration = t;
+    return SALTO_OK;
+}

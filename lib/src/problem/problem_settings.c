@@ -1,0 +1,382 @@
+// problem_settings.c: the settings sections: objectives, the initial guess, solver, output,
+// validation, and the spline (control points and knots per phase)
+#include "problem_priv.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "salto/config.h"
+#include "salto/data.h"
+#include "salto/kinematics.h"
+#include "salto/spatial.h"
+
+
+// ---- objective, initial guess, solver, output ----
+
+salto_status problem_read_objectives(reader* R, const salto_cfg_node* top) {
+    salto_problem_desc* p = R->p;
+    const salto_cfg_node* list = salto_cfg_child(top, "objective");
+    if (!list) {
+        // default: acceleration, weight 1
+        p->objs = salto_calloc(1, sizeof *p->objs);
+        if (!p->objs) return problem_nomem(R);
+        p->nobj = 1;
+        p->objs[0].type = SALTO_OBJ_ACCELERATION;
+        p->objs[0].weight = 1.0;
+        p->objs[0].loc = file_loc(R);
+        return SALTO_OK;
+    }
+    salto_status s = salto_cfg_expect(list, SALTO_CFG_LIST, R->err);
+    if (s) return s;
+    if (list->n == 0) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, list),
+                          "'objective' must not be empty (leave it out for the default, "
+                          "acceleration with weight 1)");
+    }
+    p->objs = salto_calloc((size_t)list->n, sizeof *p->objs);
+    if (!p->objs) return problem_nomem(R);
+    p->nobj = list->n;
+
+    static const char* const all[] = {"type", "weight", "motion", NULL};
+    static const char* const keys[2][4] = {{"type", "weight", NULL},
+                                           {"type", "weight", "motion", NULL}};
+    for (int i = 0; i < list->n; i++) {
+        const salto_cfg_node* n = list->child[i];
+        salto_objective_desc* o = &p->objs[i];
+        s = salto_cfg_expect(n, SALTO_CFG_MAP, R->err);
+        if (s) return s;
+        o->loc = at(R, n);
+        o->weight = 1.0;
+        const salto_cfg_node* tn = salto_cfg_require(n, "type", R->err);
+        if (!tn) return R->err->status;
+        int type = 0;
+        s = problem_read_enum(R, tn, objective_names, "objective type", &type);
+        if (s) return s;
+        o->type = (salto_objective_type)type;
+        char what[64];
+        snprintf(what, sizeof what, "%s %s objective", problem_article(objective_names[type]),
+                 objective_names[type]);
+        s = problem_check_typed_keys(R, n, keys[type], all, what);
+        if (s) return s;
+        s = problem_read_num_opt(R, n, "weight", 0.0, 0, &o->weight);
+        if (s) return s;
+        if (o->type == SALTO_OBJ_REFERENCE) {
+            const salto_cfg_node* mn = salto_cfg_require(n, "motion", R->err);
+            if (!mn) return R->err->status;
+            s = problem_read_path(R, mn, &o->motion);
+            if (s) return s;
+        }
+    }
+    return SALTO_OK;
+}
+
+
+static salto_status read_rotation(reader* R, const salto_cfg_node* n) {
+    salto_guess_desc* g = &R->p->guess;
+    static const char* const keys[] = {"phase", "dof", "angle", "angle_deg", NULL};
+    salto_status s = salto_cfg_check_keys(n, keys, R->err);
+    if (s) return s;
+    const salto_cfg_node* pn = salto_cfg_require(n, "phase", R->err);
+    if (!pn) return R->err->status;
+    s = problem_read_phase_ref(R, pn, &g->rot_phase);
+    if (s) return s;
+
+    // a revolute root DOF
+    const salto_cfg_node* dn = salto_cfg_require(n, "dof", R->err);
+    if (!dn) return R->err->status;
+    const char* name = NULL;
+    s = salto_cfg_string(dn, &name, R->err);
+    if (s) return s;
+    const salto_model* m = R->m;
+    s = problem_lookup(R, name, model_names(m->link_name), m->nv, "DOF", at(R, dn), &g->rot_dof);
+    if (s) return s;
+    if (g->rot_dof >= m->nroot || m->link_type[g->rot_dof] != SALTO_AXIS_REVOLUTE) {
+        char roots[100] = "";
+        for (int i = 0; i < m->nroot; i++) {
+            if (m->link_type[i] != SALTO_AXIS_REVOLUTE) continue;
+            size_t k = strlen(roots);
+            snprintf(roots + k, sizeof roots - k, "%s'%s'", k ? ", " : "", m->link_name[i]);
+        }
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, dn),
+                          "the rotation DOF must be a revolute root DOF (%s), not '%s'",
+                          roots[0] ? roots : "this character has none", name);
+    }
+
+    const salto_cfg_node* an = salto_cfg_child(n, "angle");
+    const salto_cfg_node* dg = salto_cfg_child(n, "angle_deg");
+    if (an && dg) {
+        const salto_cfg_node* later = an->index > dg->index ? an : dg;
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, later),
+                          "give either 'angle' or 'angle_deg', not both");
+    }
+    if (!an && !dg) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, n),
+                          "missing required key 'angle' (or 'angle_deg') in 'rotation'");
+    }
+    s = salto_cfg_number(an ? an : dg, &g->rot_angle, R->err);
+    if (s) return s;
+    if (dg) g->rot_angle *= pi / 180.0;
+    return SALTO_OK;
+}
+
+
+salto_status problem_read_guess(reader* R, const salto_cfg_node* top) {
+    salto_guess_desc* g = &R->p->guess;
+    g->type = SALTO_GUESS_INTERPOLATE;
+    g->rot_phase = -1;
+    g->rot_dof = -1;
+    g->ballistic = 0;
+    g->loc = file_loc(R);
+    const salto_cfg_node* n = salto_cfg_child(top, "initial_guess");
+    if (!n) return SALTO_OK;
+    static const char* const keys[] = {"type", "motion", "rotation", "ballistic", NULL};
+    salto_status s = salto_cfg_check_keys(n, keys, R->err);
+    if (s) return s;
+    const salto_cfg_node* bn = salto_cfg_child(n, "ballistic");
+    if (bn && (s = salto_cfg_bool(bn, &g->ballistic, R->err))) return s;
+    g->loc = at(R, n);
+    const salto_cfg_node* tn = salto_cfg_child(n, "type");
+    int type = 0;
+    if (tn && (s = problem_read_enum(R, tn, guess_names, "initial guess type", &type))) return s;
+    g->type = (salto_guess_type)type;
+
+    const salto_cfg_node* mn = salto_cfg_child(n, "motion");
+    const salto_cfg_node* rn = salto_cfg_child(n, "rotation");
+    if (rn && salto_cfg_is_null(rn)) rn = NULL; // "rotation: null" (or --set ...=null): none
+    if (g->type == SALTO_GUESS_MOTION) {
+        if (!mn) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, n),
+                              "missing required key 'motion' in 'initial_guess' (type: motion)");
+        }
+        if (rn) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, rn),
+                              "'rotation' is only allowed with type: interpolate");
+        }
+        return problem_read_path(R, mn, &g->motion);
+    }
+    if (mn) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, mn),
+                          "'motion' is only allowed with type: motion");
+    }
+    if (rn) {
+        s = salto_cfg_expect(rn, SALTO_CFG_MAP, R->err);
+        if (s) return s;
+        return read_rotation(R, rn);
+    }
+    return SALTO_OK;
+}
+
+
+salto_status problem_read_solver(reader* R, const salto_cfg_node* top) {
+    salto_solver_desc* sv = &R->p->solver;
+    sv->tolerance = 1e-6;
+    sv->max_iterations = 1000;
+    sv->hessian_exact = 1;
+    sv->max_cpu_time = 600.0;
+    sv->print_level = 0;
+    sv->derivatives = 0;
+    sv->refine = 0;
+    sv->refine_fraction = 0.5;
+    sv->refine_max_iterations = 0;
+    sv->flight_rows = SALTO_FLIGHT_FORCE;
+    const salto_cfg_node* n = salto_cfg_child(top, "solver");
+    if (!n) return SALTO_OK;
+    static const char* const keys[] = {"tolerance",   "max_iterations", "hessian", "derivatives",
+                                       "max_cpu_time", "print_level",   "refine",  "refine_fraction",
+                                       "flight_rows",  "refine_max_iterations", "ipopt", NULL};
+    salto_status s = salto_cfg_check_keys(n, keys, R->err);
+    if (s) return s;
+    s = problem_read_num_opt(R, n, "tolerance", 0.0, 1, &sv->tolerance);
+    if (s) return s;
+    s = problem_read_int_opt(R, n, "max_iterations", 0, 2147483647, &sv->max_iterations);
+    if (s) return s;
+    const salto_cfg_node* hn = salto_cfg_child(n, "hessian");
+    if (hn && (s = problem_read_enum(R, hn, hessian_names, "hessian", &sv->hessian_exact))) return s;
+    const salto_cfg_node* dn = salto_cfg_child(n, "derivatives");
+    if (dn && (s = problem_read_enum(R, dn, derivative_names, "derivatives", &sv->derivatives))) return s;
+    s = problem_read_num_opt(R, n, "max_cpu_time", 0.0, 1, &sv->max_cpu_time);
+    if (s) return s;
+    s = problem_read_int_opt(R, n, "print_level", 0, 12, &sv->print_level);
+    if (s) return s;
+    s = problem_read_int_opt(R, n, "refine", 0, 100, &sv->refine);
+    if (s) return s;
+    s = problem_read_num_opt(R, n, "refine_fraction", 0.0, 1, &sv->refine_fraction);
+    if (s) return s;
+    s = problem_read_int_opt(R, n, "refine_max_iterations", 0, 2147483647, &sv->refine_max_iterations);
+    if (s) return s;
+    const salto_cfg_node* fn = salto_cfg_child(n, "flight_rows");
+    if (fn && (s = problem_read_enum(R, fn, flight_row_names, "flight_rows", &sv->flight_rows))) return s;
+    // any other IPOPT option, passed through by name: IPOPT checks names and values when the
+    // solve starts, and a rejected one is reported at its line here
+    const salto_cfg_node* on = salto_cfg_child(n, "ipopt");
+    if (!on) return SALTO_OK;
+    if ((s = salto_cfg_expect(on, SALTO_CFG_MAP, R->err))) return s;
+    sv->ipopt = salto_calloc((size_t)(on->n > 0 ? on->n : 1), sizeof *sv->ipopt);
+    if (!sv->ipopt) return SALTO_FAIL(R->err, SALTO_ERR_NOMEM, at(R, on), "out of memory");
+    for (int i = 0; i < on->n; i++) {
+        const salto_cfg_node* v = on->child[i];
+        if (v->kind != SALTO_CFG_SCALAR || v->text[0] == '\0') {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, v),
+                              "solver.ipopt.%s: expected a number or a word", v->key);
+        }
+        salto_solver_option* o = &sv->ipopt[sv->nipopt];
+        o->key = salto_strdup(v->key);
+        o->value = salto_strdup(v->text);
+        o->loc = at(R, v);
+        if (!o->key || !o->value) {
+            salto_free(o->key), salto_free(o->value);
+            return SALTO_FAIL(R->err, SALTO_ERR_NOMEM, at(R, v), "out of memory");
+        }
+        sv->nipopt++;
+    }
+    return SALTO_OK;
+}
+
+
+salto_status problem_read_output(reader* R, const salto_cfg_node* top) {
+    salto_output_desc* o = &R->p->output;
+    o->frame_rate = 60.0;
+    o->filmstrip_frames = 8;
+    const salto_cfg_node* n = salto_cfg_child(top, "output");
+    if (n) {
+        static const char* const keys[] = {"frame_rate", "filmstrip_frames", NULL};
+        salto_status s = salto_cfg_check_keys(n, keys, R->err);
+        if (s) return s;
+        s = problem_read_num_opt(R, n, "frame_rate", 0.0, 1, &o->frame_rate);
+        if (s) return s;
+        s = problem_read_int_opt(R, n, "filmstrip_frames", 1, 64, &o->filmstrip_frames);
+        if (s) return s;
+    }
+    // the output files hold every frame: keep them to a million
+    const double frames = floor(R->p->duration * o->frame_rate + 1e-9) + 1.0;
+    if (frames > 1e6) {
+        const salto_cfg_node* fr = n ? salto_cfg_child(n, "frame_rate") : NULL;
+        // at the rate if it was given, else at the phases that make the motion long
+        const salto_cfg_node* where = fr ? fr : salto_cfg_child(top, "phases");
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, where ? at(R, where) : file_loc(R),
+                          "at %g frames per second the %g s motion takes %.0f frames; at most "
+                          "1000000 are written (lower output.frame_rate)",
+                          o->frame_rate, R->p->duration, frames);
+    }
+    return SALTO_OK;
+}
+
+
+// validation: {density, integrator, step, thresholds: {CHECK: VALUE, ...}}
+salto_status problem_read_validation(reader* R, const salto_cfg_node* top) {
+    salto_validation_desc* v = &R->p->validation;
+    v->density = 0, v->integrator = -1, v->step = 0.0;
+    for (int k = 0; k < SALTO_CHECK_COUNT; k++) v->threshold[k] = -1.0;
+    const salto_cfg_node* n = salto_cfg_child(top, "validation");
+    if (!n) return SALTO_OK;
+    v->loc = at(R, n);
+    static const char* const keys[] = {"density", "integrator", "step", "thresholds", NULL};
+    salto_status s = salto_cfg_check_keys(n, keys, R->err);
+    if (s) return s;
+    if ((s = problem_read_int_opt(R, n, "density", 1, 10000, &v->density))) return s;
+    const char* integrators[SALTO_INTEGRATOR_COUNT + 1];
+    for (int k = 0; k < SALTO_INTEGRATOR_COUNT; k++) integrators[k] = salto_integrator_name((salto_integrator)k);
+    integrators[SALTO_INTEGRATOR_COUNT] = NULL;
+    const salto_cfg_node* in = salto_cfg_child(n, "integrator");
+    if (in && (s = problem_read_enum(R, in, integrators, "integrator", &v->integrator))) return s;
+    if ((s = problem_read_num_opt(R, n, "step", 0.0, 1, &v->step))) return s;
+    const salto_cfg_node* tn = salto_cfg_child(n, "thresholds");
+    if (!tn) return SALTO_OK;
+    const char* names[SALTO_CHECK_COUNT + 1];
+    for (int k = 0; k < SALTO_CHECK_COUNT; k++) names[k] = salto_check_name((salto_check_kind)k);
+    names[SALTO_CHECK_COUNT] = NULL;
+    if ((s = salto_cfg_expect(tn, SALTO_CFG_MAP, R->err))) return s;
+    if ((s = salto_cfg_check_keys(tn, names, R->err))) return s;
+    for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
+        if ((s = problem_read_num_opt(R, tn, names[k], 0.0, 0, &v->threshold[k]))) return s;
+    }
+    return SALTO_OK;
+}
+
+
+salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
+    salto_problem_desc* p = R->p;
+    p->ncp = 20;
+    const salto_cfg_node* n = salto_cfg_child(top, "spline");
+    int nslice = 0;
+    if (n) {
+        static const char* const keys[] = {"control_points", "slices", "junctions", "phase_knots",
+                                           NULL};
+        salto_status s = salto_cfg_check_keys(n, keys, R->err);
+        if (s) return s;
+        s = problem_read_int_opt(R, n, "control_points", 4, 2147483647, &p->ncp);
+        if (s) return s;
+        s = problem_read_int_opt(R, n, "slices", 2, 2147483647, &nslice);
+        if (s) return s;
+        const salto_cfg_node* jn = salto_cfg_child(n, "junctions");
+        if (jn) {
+            static const char* const names[] = {"C1", "C2", NULL};
+            int k = 0;
+            s = salto_cfg_enum(jn, names, "junction continuity", &k, R->err);
+            if (s) return s;
+            p->junction_c2 = k;
+        }
+    }
+    p->nslice = nslice ? nslice : p->ncp;
+    // sizes the NLP can index with ints and hold in memory: a million control points in all,
+    // a hundred thousand slices
+    const salto_cfg_node* cpn = n ? salto_cfg_child(n, "control_points") : NULL;
+    const salto_cfg_node* sln = n ? salto_cfg_child(n, "slices") : NULL;
+    if ((long)p->ncp * R->m->nv > 1000000L) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, cpn ? at(R, cpn) : file_loc(R),
+                          "%d control points per DOF for %d DOFs are too many (at most 1000000 "
+                          "in all)",
+                          p->ncp, R->m->nv);
+    }
+    if (p->nslice > 100000) {
+        const salto_cfg_node* w = sln ? sln : cpn;
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, w ? at(R, w) : file_loc(R),
+                          "%d slices are too many (at most 100000)", p->nslice);
+    }
+    // every phase boundary takes one or two knots
+    const int need = 4 + problem_junction_knots(p);
+    if (p->ncp < need) {
+        const salto_cfg_node* cp = n ? salto_cfg_child(n, "control_points") : NULL;
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, cp ? at(R, cp) : at(R, salto_cfg_child(top, "phases")),
+                          "%d control points are too few for %d phases: each phase boundary "
+                          "takes %s knot%s, so at least %d are needed",
+                          p->ncp, p->nphase, p->junction_c2 ? "a" : "a double",
+                          need > 4 + (p->junction_c2 ? 1 : 2) * (p->nphase - 1)
+                              ? " (a triple one into an impact)"
+                              : "",
+                          need);
+    }
+    // the knots inside each phase, given: one count per phase, adding up to what is left
+    const salto_cfg_node* kn = n ? salto_cfg_child(n, "phase_knots") : NULL;
+    if (kn) {
+        salto_status s = salto_cfg_expect(kn, SALTO_CFG_LIST, R->err);
+        if (s) return s;
+        const int F = p->ncp - need;
+        if (kn->n != p->nphase) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, kn),
+                              "'phase_knots' needs one count per phase (%d), found %d",
+                              p->nphase, kn->n);
+        }
+        p->phase_knots = salto_calloc((size_t)p->nphase, sizeof(int));
+        if (!p->phase_knots) return problem_nomem(R);
+        int sum = 0;
+        for (int i = 0; i < kn->n; i++) {
+            if ((s = salto_cfg_int(kn->child[i], &p->phase_knots[i], R->err))) return s;
+            if (p->phase_knots[i] < 0 || p->phase_knots[i] > F) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, kn->child[i]),
+                                  "a phase's knot count must be in 0..%d, found %d", F,
+                                  p->phase_knots[i]);
+            }
+            sum += p->phase_knots[i];
+        }
+        if (sum != F) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, kn),
+                              "'phase_knots' add up to %d, but %d control points over %d phases "
+                              "leave %d interior knots to place",
+                              sum, p->ncp, p->nphase, F);
+        }
+    }
+    return SALTO_OK;
+}
