@@ -1,0 +1,459 @@
+// sim_solve.c: the constraint rows' values and targets, their matrix K from test forces or
+// the delta method, projected Gauss-Seidel, impacts (sim.c's step (2)) and the accelerations
+// with the constraint forces (step (3)), tracked joints through the root's reduced system
+#include "sim_priv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "salto/dynamics.h"
+#include "salto/kinematics.h"
+#include "salto/problem.h" // salto_contact_frame
+#include "salto/spatial.h"
+
+#include "linalg.h"
+
+
+static void row_values(const salto_sim* s, int accel, double* out) {
+    for (int i = 0; i < s->nrow; i++) {
+        const row* r = &s->rows[i];
+        if (r->kind == row_limit || r->kind == row_track) {
+            out[i] = r->sign * (accel ? s->d->qdd[r->link] : s->qd[r->link]);
+            continue;
+        }
+        if (r->kind == row_grip) { // the link's turning about the axis
+            out[i] = salto_v3_dot(r->dir, (accel ? s->d->A : s->d->V) + 6 * r->link);
+            continue;
+        }
+        const double* x = r->pt;
+        double v[3];
+        if (accel) {
+            sim_point_acc(s->m, s->d, r->link, x, v);
+        } else {
+            sim_point_vel(s->d, r->link, x, v);
+        }
+        out[i] = salto_v3_dot(r->dir, v);
+    }
+}
+
+
+// K by test forces after a free salto_aba at the state (d's articulated inertias): column k
+// the rows' response to a unit force (or torque) along row k, resp + k nv the DOFs'
+static salto_status build_k(salto_sim* s) {
+    const salto_model* m = s->m;
+    const int nv = m->nv, n = s->nrow;
+    double* base = s->now; // the rows' accelerations without test forces (full-pass method)
+    if (s->o.method == SALTO_CONSTRAINT_TEST_FORCES) row_values(s, 1, base);
+    for (int k = 0; k < n; k++) {
+        const row* r = &s->rows[k];
+        int at = r->link;
+        const int torque = r->kind == row_limit || r->kind == row_track;
+        const double* f = torque ? NULL : r->u;
+        double* dq = s->resp + (size_t)k * nv;
+        if (s->o.method == SALTO_CONSTRAINT_ABA_DELTA) {
+            salto_aba_delta(m, s->d, at, f, dq, s->dA);
+            if (torque && r->sign != 1.0) {
+                for (int j = 0; j < nv; j++) dq[j] *= r->sign;
+                for (int j = 0; j < 6 * nv; j++) s->dA[j] *= r->sign;
+            }
+            for (int i = 0; i < n; i++) { // the rows' change from dA (no velocity terms)
+                const row* ri = &s->rows[i];
+                if (ri->kind == row_limit || ri->kind == row_track) {
+                    s->K[(size_t)n * k + i] = ri->sign * dq[ri->link];
+                } else {
+                    s->K[(size_t)n * k + i] = salto_sv_dot(s->dA + 6 * ri->link, ri->u);
+                }
+            }
+            continue;
+        }
+        // a full pass with the test force added
+        if (f) {
+            salto_sv_add_to(s->fext + 6 * at, f);
+        } else {
+            s->d->tau[at] += r->sign;
+        }
+        const salto_status st = salto_aba(m, s->d, s->fext);
+        if (f) {
+            for (int c = 0; c < 6; c++) s->fext[6 * at + c] -= f[c];
+        } else {
+            s->d->tau[at] -= r->sign;
+        }
+        if (st != SALTO_OK) return st;
+        row_values(s, 1, s->vel);
+        for (int i = 0; i < n; i++) s->K[(size_t)n * k + i] = s->vel[i] - base[i];
+        for (int j = 0; j < nv; j++) dq[j] = s->d->qdd[j] - s->qdd[j];
+    }
+    if (s->o.method == SALTO_CONSTRAINT_TEST_FORCES) { // the free pass's state back
+        const salto_status st = salto_aba(m, s->d, s->fext);
+        if (st != SALTO_OK) return st;
+    }
+    for (int a = 0; a < n; a++) { // symmetric in exact arithmetic
+        for (int b = a + 1; b < n; b++) {
+            const double v = 0.5 * (s->K[(size_t)n * a + b] + s->K[(size_t)n * b + a]);
+            s->K[(size_t)n * a + b] = s->K[(size_t)n * b + a] = v;
+        }
+    }
+    return SALTO_OK;
+}
+
+
+// the last acceleration solve's multiplier of the row with this key (a warm start), else 0
+double sim_last_multiplier(const salto_sim* s, long key) {
+    for (int k = 0; k < s->nprev; k++) {
+        if (s->prev_key[k] == key) return s->prev_lambda[k];
+    }
+    return 0.0;
+}
+
+
+// projected Gauss-Seidel on n rows idx[] of the system (matrix K with stride ld, indexed by
+// position in idx): L with now + K L >= target on normal and limit rows (complementary to
+// L >= 0), = target on the others, tangent rows within |L| <= mu L_normal (pos_of gives a
+// row's position in idx, -1 if it is not there). L starts as given.
+static void pgs_core(salto_sim* s, int n, const int* idx, const double* K, int ld,
+                     const double* now, const double* target, const int* pos_of, double* L) {
+    const double mu = s->o.friction;
+    for (int sweep = 0; sweep < s->o.max_iterations; sweep++) {
+        double moved = 0.0, big = 0.0;
+        for (int a = 0; a < n; a++) {
+            const row* r = &s->rows[idx[a]];
+            const double kaa = K[(size_t)ld * a + a];
+            if (!(kaa > 1e-12) || target[a] == -INFINITY) { // immovable direction, or inactive
+                L[a] = 0.0;
+                continue;
+            }
+            double w = now[a] - target[a];
+            for (int k = 0; k < n; k++) w += K[(size_t)ld * k + a] * L[k];
+            double v = L[a] - w / kaa;
+            if (r->kind == row_tangent) {
+                const int pn = pos_of[r->normal];
+                const double lim = pn >= 0 ? mu * L[pn] : 0.0;
+                v = fmin(fmax(v, -lim), lim);
+            } else if (r->kind == row_grip) {
+                v = fmin(fmax(v, -r->bound), r->bound);
+            } else if (r->kind != row_track && r->kind != row_hold) {
+                v = fmax(v, 0.0);
+            }
+            moved = fmax(moved, fabs(v - L[a]));
+            big = fmax(big, fabs(v));
+            L[a] = v;
+        }
+        s->stats.pgs_sweeps++;
+        if (moved <= s->o.tolerance * big) break;
+    }
+}
+
+
+// The constraint multipliers s->lambda for K, now, target. Bilateral rows (tracking, holds)
+// are eliminated exactly first (Schur complement through a pivoted Cholesky factorisation of
+// their block): lambda_B = K_BB^-1 (target_B - now_B - K_BU lambda_U); projected Gauss-Seidel
+// then solves the unilateral rows (contacts, limits) on S = K_UU - K_UB K_BB^-1 K_BU, where it
+// converges as on a plain contact problem (Gauss-Seidel over stiff bilateral rows coupled to
+// contacts crawls). warm: the unilateral rows start from the last step's multipliers.
+static void pgs(salto_sim* s, int warm) {
+    const int n = s->nrow;
+    double* L = s->lambda;
+    int *iu = s->iwork, *ib = s->iwork + n, *pos = s->iwork + 2 * n;
+    int nu = 0, nb = 0;
+    for (int i = 0; i < n; i++) {
+        const int bil = (s->rows[i].kind == row_track || s->rows[i].kind == row_hold) && s->target[i] != -INFINITY;
+        if (bil) {
+            pos[i] = -1, ib[nb++] = i;
+        } else {
+            pos[i] = nu, iu[nu++] = i;
+        }
+        L[i] = 0.0;
+    }
+    double* S = s->work;                        // (nu x nu)
+    double* X = S + (size_t)nu * nu;            // K_BB^-1 K_BU (nb x nu), column per unilateral
+    double* y = X + (size_t)nb * nu;            // K_BB^-1 (target_B - now_B) (nb)
+    double* nowu = y + nb;                      // (nu)
+    double* tgtu = nowu + nu;                   // (nu)
+    double* Lu = tgtu + nu;                     // (nu)
+    double* C = Lu + nu;                        // K_BB factor (nb x nb)
+    int rank = 0;
+    int* piv = s->iwork + 3 * n;
+    if (nb > 0) {
+        for (int a = 0; a < nb; a++) {
+            for (int b = 0; b < nb; b++) C[(size_t)nb * a + b] = s->K[(size_t)n * ib[a] + ib[b]];
+        }
+        rank = salto_pchol(C, nb, 1e-12, piv, s->work2);
+        for (int a = 0; a < nb; a++) y[a] = s->target[ib[a]] - s->now[ib[a]];
+        salto_pchol_solve(C, nb, rank, piv, y, s->work2);
+    }
+    for (int u = 0; u < nu && nb > 0; u++) {
+        double* x = X + (size_t)nb * u;
+        for (int a = 0; a < nb; a++) x[a] = s->K[(size_t)n * iu[u] + ib[a]];
+        salto_pchol_solve(C, nb, rank, piv, x, s->work2);
+    }
+    for (int u = 0; u < nu; u++) {
+        double v = s->now[iu[u]];
+        for (int a = 0; a < nb; a++) v += s->K[(size_t)n * ib[a] + iu[u]] * y[a];
+        nowu[u] = v;
+        tgtu[u] = s->target[iu[u]];
+        for (int w = 0; w < nu; w++) {
+            double k = s->K[(size_t)n * iu[w] + iu[u]];
+            for (int a = 0; a < nb; a++) k -= s->K[(size_t)n * ib[a] + iu[u]] * X[(size_t)nb * w + a];
+            S[(size_t)nu * w + u] = k;
+        }
+        Lu[u] = warm ? sim_last_multiplier(s, s->rows[iu[u]].key) : 0.0;
+    }
+    if (nu > 0) pgs_core(s, nu, iu, S, nu, nowu, tgtu, pos, Lu);
+    for (int u = 0; u < nu; u++) L[iu[u]] = Lu[u];
+    for (int a = 0; a < nb; a++) {
+        double v = y[a];
+        for (int u = 0; u < nu; u++) v -= X[(size_t)nb * u + a] * Lu[u];
+        L[ib[a]] = v;
+    }
+}
+
+
+// the free accelerations at the state in s->q, s->qd (torques, user forces)
+static salto_status free_pass(salto_sim* s) {
+    const salto_model* m = s->m;
+    memcpy(s->d->q, s->q, (size_t)m->nv * sizeof(double));
+    memcpy(s->d->qd, s->qd, (size_t)m->nv * sizeof(double));
+    memcpy(s->d->tau, s->tau, (size_t)m->nv * sizeof(double));
+    memcpy(s->fext, s->fuser, (size_t)m->nv * 6 * sizeof(double));
+    const salto_status st = salto_aba(m, s->d, s->fext);
+    if (st == SALTO_OK) memcpy(s->qdd, s->d->qdd, (size_t)m->nv * sizeof(double));
+    return st;
+}
+
+
+// impacts at the state: impulses for touching points approaching the ground and joints moving
+// into a limit; qd changed in place. Returns whether any impulse acted.
+salto_status sim_impacts(salto_sim* s, int* any) {
+    *any = 0;
+    const int n = s->nrow, nv = s->m->nv;
+    if (n == 0) return SALTO_OK;
+    row_values(s, 0, s->now); // velocities
+    int approaching = 0;
+    for (int i = 0; i < n; i++) {
+        const row* r = &s->rows[i];
+        if (r->kind == row_tangent || r->kind == row_track || r->kind == row_hold || r->kind == row_grip) continue;
+        if (r->gap >= -1e-9 && s->now[i] < -1e-9) approaching = 1;
+    }
+    if (!approaching) return SALTO_OK;
+    salto_status st = free_pass(s); // the articulated inertias the test forces read
+    if (st == SALTO_OK) st = build_k(s);
+    if (st != SALTO_OK) return st;
+    row_values(s, 0, s->now);
+    for (int i = 0; i < n; i++) {
+        const row* r = &s->rows[i];
+        const double v = s->now[i];
+        if (r->kind == row_track || r->kind == row_hold || r->kind == row_grip) {
+            s->target[i] = -INFINITY; // tracking, holds and grips act through accelerations only
+        } else if (r->kind == row_tangent) {
+            s->target[i] = 0.0; // stop sliding, as far as friction can
+        } else if (r->gap < -1e-9 || v >= 0.0) {
+            s->target[i] = -INFINITY; // not touching, or separating: no impulse needed
+        } else if (r->kind == row_normal) {
+            s->target[i] = -v > s->o.bounce_speed ? -s->o.restitution * v : 0.0;
+        } else {
+            s->target[i] = 0.0; // joints stop at their limits
+        }
+    }
+    pgs(s, 0);
+    double fastest = 0.0; // the fastest approach of a touching point
+    for (int i = 0; i < n; i++) {
+        const double L = s->lambda[i];
+        if (L == 0.0) continue;
+        *any = 1;
+        const row* r = &s->rows[i];
+        if (r->kind == row_normal) fastest = fmax(fastest, -s->now[i]);
+        for (int j = 0; j < nv; j++) s->qd[j] += L * s->resp[(size_t)i * nv + j];
+    }
+    if (fastest > s->o.bounce_speed) s->stats.impacts++; // a collision, not resting contact
+    return SALTO_OK;
+}
+
+
+// DOF j's tracked acceleration, qdd_t + kp (q_t - q) + kd (qd_t - qd) (Kokkevis 8.3)
+static double tracked_qdd(const salto_sim* s, int j) {
+    return s->tqdd[j] + s->kp * (s->tq[j] - s->q[j]) + s->kd * (s->tqd[j] - s->qd[j]);
+}
+
+
+// A grip row's target: the link's angular acceleration about the axis a were every DOF on its
+// path to follow the tracked motion, qdd*_j = qdd_t + kp (q_t - q) + kd (qd_t - qd) (the root's
+// too): a . sum_j (S_j qdd*_j + w_parent(j) x S_j qd_j), S_j the joints' world axes (angular
+// parts) and w their parents' angular velocities, at the state in s->d (velocity level).
+static double grip_target(const salto_sim* s, const row* r) {
+    const salto_model* m = s->m;
+    const salto_data* d = s->d;
+    double acc = 0.0;
+    for (int j = r->link; j >= 0; j = m->link_parent[j]) {
+        // d->c: the kinematics' velocity-product term (w_parent x S_j) qd_j, angular part first
+        acc += salto_v3_dot(r->dir, d->S + 6 * j) * tracked_qdd(s, j) + salto_v3_dot(r->dir, d->c + 6 * j);
+    }
+    return acc;
+}
+
+
+// the rows' target accelerations (vel: their velocities)
+static void row_targets(salto_sim* s, double h, const double* vel) {
+    const double w = s->o.stiffness;
+    for (int i = 0; i < s->nrow; i++) {
+        const row* r = &s->rows[i];
+        if (r->kind == row_track) {
+            const int j = r->link;
+            s->target[i] = tracked_qdd(s, j);
+            continue;
+        }
+        if (r->kind == row_grip) {
+            s->target[i] = grip_target(s, r);
+            continue;
+        }
+        if (r->kind == row_hold) { // back to the point, critically damped
+            s->target[i] = w * w * r->gap - 2.0 * w * vel[i];
+            continue;
+        }
+        const double gap = r->kind == row_tangent ? s->rows[r->normal].gap : r->gap;
+        if (gap < -1e-6) {
+            s->target[i] = -INFINITY; // apart: free to approach (an impact when it touches)
+        } else if (r->kind == row_tangent) {
+            s->target[i] = -vel[i] / h;
+        } else {
+            s->target[i] = w * w * r->gap - 2.0 * w * vel[i];
+        }
+    }
+}
+
+
+static void keep_multipliers(salto_sim* s) {
+    for (int i = 0; i < s->nrow; i++) s->prev_key[i] = s->rows[i].key, s->prev_lambda[i] = s->lambda[i];
+    s->nprev = s->nrow;
+}
+
+
+// Every joint tracked: the joints' accelerations are the targets, so only the root's DOFs
+// (and the contact and hold forces) are unknown. The contact problem is then the root's: with
+// M_rr the whole body's composite inertia on the root's axes and J_r the rows' Jacobian in the
+// root's DOFs, K = J_r M_rr^-1 J_r' (rank at most 6) and the bias from one inverse-dynamics
+// pass at qdd = (0, targets). The same solution as eliminating the tracking rows from the full
+// matrix (a test compares them), without a test force per row. Joint limits give way to the
+// tracking here, as they do there.
+static salto_status accelerations_tracked(salto_sim* s, double h) {
+    const salto_model* m = s->m;
+    const int nv = m->nv, nr = m->nroot;
+    salto_data* d = s->d;
+    memcpy(d->q, s->q, (size_t)nv * sizeof(double));
+    memcpy(d->qd, s->qd, (size_t)nv * sizeof(double));
+    for (int j = 0; j < nv; j++) {
+        d->qdd[j] = j < nr ? 0.0 : tracked_qdd(s, j);
+    }
+    double* tau = s->ttau;
+    salto_rnea(m, d, tau); // kinematics to accelerations; the torques for qdd_root = 0
+    salto_link_inertias(m, d);
+    // the root's residual without contacts: tau_r - (set torques) - (user forces' share)
+    double Fu[6] = {0, 0, 0, 0, 0, 0}, Ic[10] = {0}, b[6], Mrr[36];
+    for (int l = 0; l < nv; l++) salto_sv_add_to(Fu, s->fuser + 6 * l);
+    for (int l = 0; l < nv; l++) salto_si_add_to(Ic, d->I + 10 * l);
+    for (int a = 0; a < nr; a++) {
+        b[a] = -(tau[a] - s->tau[a] - salto_sv_dot(d->S + 6 * a, Fu));
+        double IS[6];
+        salto_si_mul(IS, Ic, d->S + 6 * a);
+        for (int c = 0; c < nr; c++) Mrr[nr * c + a] = salto_sv_dot(d->S + 6 * c, IS);
+    }
+    // M_rr's Cholesky factor, then qdd_root0 = M_rr^-1 b
+    if (!salto_chol(Mrr, nr)) return SALTO_ERR_NUMERIC;
+    double qr[6];
+    memcpy(qr, b, (size_t)nr * sizeof(double));
+    salto_chol_solve(Mrr, nr, qr);
+    // the contact and hold rows: their root Jacobian and M_rr^-1 J_r' (per row)
+    int* idx = s->iwork;
+    int* pos = s->iwork + s->nrow;
+    int nu = 0;
+    for (int i = 0; i < s->nrow; i++) {
+        const int k = s->rows[i].kind;
+        pos[i] = -1;
+        s->lambda[i] = 0.0;
+        if (k == row_track || k == row_limit) continue;
+        pos[i] = nu, idx[nu++] = i;
+    }
+    double* Jr = s->work;                     // (nu x 6)
+    double* MJ = Jr + (size_t)nu * 6;         // M_rr^-1 J_r' columns (nu x 6)
+    double* Kr = MJ + (size_t)nu * 6;         // (nu x nu)
+    double* nowr = Kr + (size_t)nu * nu;      // (nu)
+    double* tgt = nowr + nu;                  // (nu)
+    double* L = tgt + nu;                     // (nu)
+    double* vel = s->vel;
+    row_values(s, 0, vel);
+    row_values(s, 1, s->now); // with qdd_root = 0 (d->A from the inverse dynamics)
+    row_targets(s, h, vel);
+    for (int u = 0; u < nu; u++) {
+        const row* r = &s->rows[idx[u]];
+        for (int a = 0; a < nr; a++) Jr[6 * u + a] = salto_sv_dot(d->S + 6 * a, r->u);
+        memcpy(MJ + 6 * u, Jr + 6 * u, (size_t)nr * sizeof(double));
+        salto_chol_solve(Mrr, nr, MJ + 6 * u);
+    }
+    for (int u = 0; u < nu; u++) {
+        double v = s->now[idx[u]];
+        for (int a = 0; a < nr; a++) v += Jr[6 * u + a] * qr[a];
+        nowr[u] = v;
+        tgt[u] = s->target[idx[u]];
+        for (int w2 = 0; w2 < nu; w2++) {
+            double k = 0.0;
+            for (int a = 0; a < nr; a++) k += Jr[6 * u + a] * MJ[6 * w2 + a];
+            Kr[(size_t)nu * w2 + u] = k;
+        }
+        L[u] = sim_last_multiplier(s, s->rows[idx[u]].key);
+    }
+    if (nu > 0) pgs_core(s, nu, idx, Kr, nu, nowr, tgt, pos, L);
+    for (int u = 0; u < nu; u++) {
+        s->lambda[idx[u]] = L[u];
+        for (int a = 0; a < nr; a++) qr[a] += MJ[6 * u + a] * L[u];
+    }
+    keep_multipliers(s);
+    // the accelerations; the tracking torques, from the inverse dynamics with the contact and
+    // hold forces, when someone asks (salto_sim_tracking_torques); the contact forces now
+    for (int j = 0; j < nv; j++) s->qdd[j] = j < nr ? qr[j] : d->qdd[j];
+    memcpy(s->tt_q, s->q, (size_t)nv * sizeof(double));
+    memcpy(s->tt_qd, s->qd, (size_t)nv * sizeof(double));
+    memcpy(s->tt_qdd, s->qdd, (size_t)nv * sizeof(double));
+    s->ttau_stale = 1;
+    for (int u = 0; u < nu; u++) {
+        const row* r = &s->rows[idx[u]];
+        if (L[u] == 0.0 || (r->kind != row_normal && r->kind != row_tangent)) continue;
+        salto_sim_contact* c = &s->contacts[r->contact];
+        for (int k = 0; k < 3; k++) c->force[k] += L[u] * r->dir[k];
+    }
+    return SALTO_OK;
+}
+
+
+salto_status sim_accelerations(salto_sim* s, double h) {
+    const salto_model* m = s->m;
+    const int nv = m->nv, n = s->nrow;
+    memset(s->ttau, 0, (size_t)nv * sizeof(double));
+    s->ttau_stale = 0;
+    if (s->tracking && s->o.reduced && m->nroot > 0) return accelerations_tracked(s, h);
+    salto_status st = free_pass(s);
+    if (st == SALTO_OK && n == 0) keep_multipliers(s); // none: the store is emptied too
+    if (st != SALTO_OK || n == 0) return st;
+    if ((st = build_k(s)) != SALTO_OK) return st;
+    double* vel = s->vel;
+    row_values(s, 0, vel);
+    row_values(s, 1, s->now);
+    row_targets(s, h, vel);
+    pgs(s, 1);
+    keep_multipliers(s);
+    for (int i = 0; i < n; i++) {
+        const double L = s->lambda[i];
+        if (L == 0.0) continue;
+        for (int j = 0; j < nv; j++) s->qdd[j] += L * s->resp[(size_t)i * nv + j];
+        const row* r = &s->rows[i];
+        if (r->kind == row_track) s->ttau[r->link] = L;
+        if (r->kind == row_normal || r->kind == row_tangent) {
+            salto_sim_contact* c = &s->contacts[r->contact];
+            for (int k = 0; k < 3; k++) c->force[k] += L * r->dir[k];
+        }
+    }
+    return SALTO_OK;
+}
+
+
+// d at (q, qd), the velocity level, and the deepest any geometry point sinks into the ground
+// or a bar (the step is halved when it sinks further)
