@@ -24,7 +24,7 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
 
 
 void nlp_eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac) {
-    if (want_jac && b->nxaux > 0) memset(nlp->daux, 0, 8 * NXAUX * sizeof(double));
+    if (want_jac && b->nxaux > 0) memset(nlp->ev.daux, 0, 8 * NXAUX * sizeof(double));
     if (b->impact) {
         nlp_eval_impact(nlp, x, b, g, want_jac);
         return;
@@ -39,13 +39,13 @@ void nlp_eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, 
     // the deps (which hold the held site's path)
     const int nv = nlp->nv, nd = b->ndep;
     const int* dep = nlp->dep + b->dep0;
-    double* rq = nlp->fq;
-    double* rqd = nlp->fq + nv;
+    double* rq = nlp->ev.fq;
+    double* rqd = nlp->ev.fq + nv;
     for (int r = 0; r < b->nrows; r++) {
         memset(rq, 0, 2 * (size_t)nv * sizeof(double));
-        for (int jj = 0; jj < nd; jj++) rq[dep[jj]] = nlp->dq[r * nd + jj], rqd[dep[jj]] = nlp->dqd[r * nd + jj];
-        nlp_er_chain(nlp, b->er, rq, rqd, NULL, nlp->daux + NXAUX * r);
-        for (int jj = 0; jj < nd; jj++) nlp->dq[r * nd + jj] = rq[dep[jj]], nlp->dqd[r * nd + jj] = rqd[dep[jj]];
+        for (int jj = 0; jj < nd; jj++) rq[dep[jj]] = nlp->ev.dq[r * nd + jj], rqd[dep[jj]] = nlp->ev.dqd[r * nd + jj];
+        nlp_er_chain(nlp, b->er, rq, rqd, NULL, nlp->ev.daux + NXAUX * r);
+        for (int jj = 0; jj < nd; jj++) nlp->ev.dq[r * nd + jj] = rq[dep[jj]], nlp->ev.dqd[r * nd + jj] = rqd[dep[jj]];
     }
 }
 
@@ -55,11 +55,11 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
                             int want_jac) {
     const salto_model* m = nlp->m;
     const salto_constraint_desc* cd = &nlp->p->cons[b->con];
-    salto_data* d = nlp->d;
+    salto_data* d = nlp->ev.d;
     const int* dep = nlp->dep + b->dep0;
     const int nd = b->ndep;
-    double* dq = nlp->dq;
-    double* dqd = nlp->dqd;
+    double* dq = nlp->ev.dq;
+    double* dqd = nlp->ev.dqd;
     if (want_jac) {
         memset(dq, 0, (size_t)(b->diag ? b->nrows : b->nrows * nd) * sizeof(double));
         memset(dqd, 0, (size_t)(b->diag ? b->nrows : b->nrows * nd) * sizeof(double));
@@ -86,7 +86,7 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         // line or plane); a hold's rows subtract a place variable or a fixed target instead
         double xs[3];
         salto_site_pos(m, d, cd->site, xs);
-        if (want_jac) salto_site_jac(m, d, cd->site, nlp->J3);
+        if (want_jac) salto_site_jac(m, d, cd->site, nlp->ev.J3);
         for (int r = 0; r < b->nrows; r++) {
             double e[3] = {0, 0, 0};
             if (cd->type == SALTO_CON_SITE_AT) {
@@ -101,8 +101,8 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
             if (!want_jac) continue;
             for (int jj = 0; jj < nd; jj++) {
                 const int j = dep[jj];
-                dq[r * nd + jj] = e[0] * nlp->J3[j] + e[1] * nlp->J3[nlp->nv + j] +
-                                  e[2] * nlp->J3[2 * nlp->nv + j];
+                dq[r * nd + jj] = e[0] * nlp->ev.J3[j] + e[1] * nlp->ev.J3[nlp->nv + j] +
+                                  e[2] * nlp->ev.J3[2 * nlp->nv + j];
             }
         }
         break;
@@ -114,13 +114,13 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         for (int r = 0; r < b->nrows; r++) g[r] = v[b->comp[r]];
         if (!want_jac) break;
         const int nv = nlp->nv;
-        salto_site_jac(m, d, cd->site, nlp->J3);
-        salto_site_vel_deriv(m, d, cd->site, nlp->fq);
+        salto_site_jac(m, d, cd->site, nlp->ev.J3);
+        salto_site_vel_deriv(m, d, cd->site, nlp->ev.fq);
         for (int r = 0; r < b->nrows; r++) {
             const int k = b->comp[r];
             for (int jj = 0; jj < nd; jj++) {
-                dq[r * nd + jj] = nlp->fq[k * nv + dep[jj]];
-                dqd[r * nd + jj] = nlp->J3[k * nv + dep[jj]];
+                dq[r * nd + jj] = nlp->ev.fq[k * nv + dep[jj]];
+                dqd[r * nd + jj] = nlp->ev.J3[k * nv + dep[jj]];
             }
         }
         break;
@@ -210,7 +210,7 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         const int par = nlp_is_parabola(cd->type);
         const int vel = cd->type == SALTO_CON_COM_VELOCITY || cd->type == SALTO_CON_COM_PARABOLA_VEL;
         const double tau = par ? b->t - nlp->p->phases[cd->phase].start : 0.0;
-        const int nt = nlp->bal_nt;
+        const int nt = nlp->root.bal_nt;
         double e[3][3];
         for (int r = 0; r < b->nrows; r++) {
             if (par) {
@@ -226,19 +226,19 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
                 const double ge = salto_v3_dot(e[r], m->gravity);
                 target = vel ? pl[nt + r] + ge * tau : pl[r] + pl[nt + r] * tau + 0.5 * ge * tau * tau;
                 if (want_jac) {
-                    if (!vel) nlp->daux[NXAUX * r + r] = -1.0;
-                    nlp->daux[NXAUX * r + nt + r] = vel ? -1.0 : -tau;
+                    if (!vel) nlp->ev.daux[NXAUX * r + r] = -1.0;
+                    nlp->ev.daux[NXAUX * r + nt + r] = vel ? -1.0 : -tau;
                 }
             }
             g[r] = val - target;
         }
         if (!want_jac) break;
         const int nv = nlp->nv;
-        nlp_com_jac(nlp, nlp->J3);
+        nlp_com_jac(nlp, nlp->ev.J3);
         for (int j = 0; j < nv; j++) {
             const double* S = d->S + 6 * j;
-            const double* sj = nlp->sums + 7 * j;
-            const double a[3] = {nlp->J3[j], nlp->J3[nv + j], nlp->J3[2 * nv + j]};
+            const double* sj = nlp->ev.sums + 7 * j;
+            const double a[3] = {nlp->ev.J3[j], nlp->ev.J3[nv + j], nlp->ev.J3[2 * nv + j]};
             double c2[3] = {0, 0, 0};
             if (vel) {
                 double W[6];
@@ -268,8 +268,8 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         for (int k = 0; k < 3; k++) xw[k] += pl[k];
         g[0] = xw[2] - b->offset;
         if (!want_jac) break;
-        salto_point_jac(m, d, b->link, xw, nlp->J3);
-        for (int jj = 0; jj < nd; jj++) dq[jj] = nlp->J3[2 * nlp->nv + dep[jj]];
+        salto_point_jac(m, d, b->link, xw, nlp->ev.J3);
+        for (int jj = 0; jj < nd; jj++) dq[jj] = nlp->ev.J3[2 * nlp->nv + dep[jj]];
         break;
     }
     default:
@@ -287,26 +287,26 @@ int nlp_finite_n(const double* v, int n) {
 
 
 salto_status salto_nlp_eval_g(salto_nlp* nlp, const double* x, double* g) {
-    nlp->have_state = 0;
+    nlp->ev.have_state = 0;
     for (int i = 0; i < nlp->nblock; i++) {
         const block* b = &nlp->blocks[i];
         nlp_eval_block(nlp, x, b, g + b->row0, 0);
     }
-    nlp->have_state = 0;
+    nlp->ev.have_state = 0;
     return nlp_finite_n(g, nlp->ng) ? SALTO_OK : SALTO_ERR_NUMERIC;
 }
 
 
 salto_status salto_nlp_eval_jac(salto_nlp* nlp, const double* x, double* values) {
     double gtmp[16];
-    nlp->have_state = 0;
+    nlp->ev.have_state = 0;
     for (int i = 0; i < nlp->nblock; i++) {
         const block* b = &nlp->blocks[i];
         double* g = b->nrows <= 16 ? gtmp : NULL;
         double* gbig = NULL;
         if (!g) {
             // pose and velocity blocks may be wide; their values are not needed here
-            gbig = nlp->J3; // 3 nv >= nrows (a pose lists at most nv DOFs)
+            gbig = nlp->ev.J3; // 3 nv >= nrows (a pose lists at most nv DOFs)
             g = gbig;
         }
         nlp_eval_block(nlp, x, b, g, 1);
@@ -316,16 +316,16 @@ salto_status salto_nlp_eval_jac(salto_nlp* nlp, const double* x, double* values)
             const int j0 = b->diag ? r : 0;
             const int j1 = b->diag ? r + 1 : nd;
             for (int jj = j0; jj < j1; jj++) {
-                const double a = b->diag ? nlp->dq[r] : nlp->dq[r * nd + jj];
-                const double c = b->diag ? nlp->dqd[r] : nlp->dqd[r * nd + jj];
-                const double e = b->con < 0 ? nlp->dqdd[r * nd + jj] : 0.0;
+                const double a = b->diag ? nlp->ev.dq[r] : nlp->ev.dq[r * nd + jj];
+                const double c = b->diag ? nlp->ev.dqd[r] : nlp->ev.dqd[r * nd + jj];
+                const double e = b->con < 0 ? nlp->ev.dqdd[r * nd + jj] : 0.0;
                 for (int k = 0; k < 4; k++) *v++ = a * b->N[k] + c * b->dN[k] + e * b->ddN[k];
             }
             if (row_aux(b, r) >= 0) *v++ = -1.0;
-            for (int a = 0; a < b->nxaux; a++) *v++ = nlp->daux[NXAUX * r + a];
+            for (int a = 0; a < b->nxaux; a++) *v++ = nlp->ev.daux[NXAUX * r + a];
         }
     }
-    nlp->have_state = 0;
+    nlp->ev.have_state = 0;
     return nlp_finite_n(values, nlp->nnz_jac) ? SALTO_OK : SALTO_ERR_NUMERIC;
 }
 
@@ -335,7 +335,7 @@ salto_status salto_nlp_eval_jac(salto_nlp* nlp, const double* x, double* values)
 // entry (a, a + o) of DOF j's objective Hessian nlp_band, halved: w_j G2 + rho G0
 double nlp_band(const salto_nlp* nlp, int j, int a, int o) {
     const int i = 7 * a + 3 + o;
-    return nlp->obj_w[j] * nlp->hess_G[i] + nlp->obj_rho * nlp->hess_G0[i];
+    return nlp->obj.w[j] * nlp->obj.G[i] + nlp->obj.rho * nlp->obj.G0[i];
 }
 
 
@@ -351,12 +351,12 @@ static double band_row(const salto_nlp* nlp, int j, int a, const double* c) {
 
 
 salto_status salto_nlp_eval_f(salto_nlp* nlp, const double* x, double* f) {
-    double sum = nlp->ref_c;
-    for (int j = 0; j < nlp->nv && nlp->hess_dofs > 0; j++) {
+    double sum = nlp->obj.ref_c;
+    for (int j = 0; j < nlp->nv && nlp->obj.dofs > 0; j++) {
         const double* c = x + j * nlp->ncp;
         for (int a = 0; a < nlp->ncp; a++) {
             sum += c[a] * band_row(nlp, j, a, c);
-            if (nlp->ref_b) sum -= 2.0 * nlp->ref_b[j * nlp->ncp + a] * c[a];
+            if (nlp->obj.ref_b) sum -= 2.0 * nlp->obj.ref_b[j * nlp->ncp + a] * c[a];
         }
     }
     *f = sum;
@@ -368,8 +368,8 @@ salto_status salto_nlp_eval_grad(salto_nlp* nlp, const double* x, double* grad) 
     for (int j = 0; j < nlp->nv; j++) {
         const double* c = x + j * nlp->ncp;
         for (int a = 0; a < nlp->ncp; a++) {
-            double gr = nlp->hess_dofs > 0 ? 2.0 * band_row(nlp, j, a, c) : 0.0;
-            if (nlp->ref_b) gr -= 2.0 * nlp->ref_b[j * nlp->ncp + a];
+            double gr = nlp->obj.dofs > 0 ? 2.0 * band_row(nlp, j, a, c) : 0.0;
+            if (nlp->obj.ref_b) gr -= 2.0 * nlp->obj.ref_b[j * nlp->ncp + a];
             grad[j * nlp->ncp + a] = gr;
         }
     }

@@ -44,8 +44,8 @@ static double keyframe_value(const salto_problem_desc* p, int j, double t) {
 static void init_parabola(const salto_nlp* nlp, double* x, int ph) {
     const salto_problem_desc* p = nlp->p;
     const salto_model* m = nlp->m;
-    salto_data* d = nlp->d;
-    const int nt = nlp->bal_nt;
+    salto_data* d = nlp->ev.d;
+    const int nt = nlp->root.bal_nt;
     const double t0 = p->phases[ph].start, t1 = t0 + p->phases[ph].duration;
     double s1 = 0, st = 0, stt = 0, sy[3] = {0, 0, 0}, sty[3] = {0, 0, 0}, prev = -1.0;
     for (int j = 3; j <= nlp->ncp; j++) {
@@ -60,8 +60,8 @@ static void init_parabola(const salto_nlp* nlp, double* x, int ph) {
         const double tau = t - t0;
         s1 += 1.0, st += tau, stt += tau * tau;
         for (int k = 0; k < nt; k++) {
-            const double y = salto_v3_dot(nlp->bal_a[k], c) -
-                             0.5 * salto_v3_dot(nlp->bal_a[k], m->gravity) * tau * tau;
+            const double y = salto_v3_dot(nlp->root.bal_a[k], c) -
+                             0.5 * salto_v3_dot(nlp->root.bal_a[k], m->gravity) * tau * tau;
             sy[k] += y, sty[k] += tau * y;
         }
     }
@@ -80,7 +80,7 @@ static void init_parabola(const salto_nlp* nlp, double* x, int ph) {
 static void init_momentum(const salto_nlp* nlp, double* x, int ph) {
     const salto_problem_desc* p = nlp->p;
     const salto_model* m = nlp->m;
-    salto_data* d = nlp->d;
+    salto_data* d = nlp->ev.d;
     const int nr = flight_nrows(nlp, ph);
     double* h0 = x + nlp->mom[ph];
     for (int r = 0; r < nr; r++) h0[r] = 0.0;
@@ -105,7 +105,7 @@ static void init_momentum(const salto_nlp* nlp, double* x, int ph) {
 // flights' momentum constants
 static void init_places(const salto_nlp* nlp, double* x) {
     const salto_problem_desc* p = nlp->p;
-    salto_data* d = nlp->d;
+    salto_data* d = nlp->ev.d;
     for (int i = 0; i < p->nphase; i++) {
         if (nlp->mom[i] >= 0) init_momentum(nlp, x, i);
     }
@@ -207,7 +207,7 @@ void salto_nlp_guess_from_motion(const salto_nlp* nlp, const salto_motion* mo, d
     if (same) {
         memcpy(x, mo->control, (size_t)nlp->ncpv * sizeof(double));
     } else {
-        double* q = nlp->J3; // scratch of 3 nv doubles
+        double* q = nlp->ev.J3; // scratch of 3 nv doubles
         for (int a = 0; a < nlp->ncp; a++) {
             const double t = salto_bspline_greville(&nlp->spline, a);
             salto_motion_sample(mo, t * mo->duration / p->duration, q);
@@ -252,7 +252,7 @@ void salto_nlp_guess_from_solution(const salto_nlp* nlp, const salto_nlp* prev,
         // else its values at this spline's Greville abscissae, as control points (the
         // variation-diminishing approximation: smoother than interpolating there, and
         // measured to start the dismount's re-solve 15 iterations closer)
-        double* q = nlp->J3; // scratch of 3 nv doubles
+        double* q = nlp->ev.J3; // scratch of 3 nv doubles
         for (int a = 0; a < nlp->ncp; a++) {
             const double t = salto_bspline_greville(&nlp->spline, a);
             double tp = t * pp->duration / p->duration;

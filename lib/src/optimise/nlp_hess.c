@@ -62,38 +62,38 @@ static int find_pair(const long* pairs, int n, long key) {
 salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
     const int ncp = nlp->ncp;
     const long nx = nlp->nx;
-    long nobj = nlp->hess_dofs * (4L * ncp - 6);
+    long nobj = nlp->obj.dofs * (4L * ncp - 6);
     long nblk = 0;
-    nlp->blk_hess0 = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(int));
-    if (!nlp->blk_hess0) return SALTO_ERR_NOMEM;
+    nlp->hess.blk0 = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(int));
+    if (!nlp->hess.blk0) return SALTO_ERR_NOMEM;
     for (int i = 0; i < nlp->nblock; i++) {
         const block* b = &nlp->blocks[i];
         if (block_linear(nlp, b)) {
-            nlp->blk_hess0[i] = -1;
+            nlp->hess.blk0[i] = -1;
             continue;
         }
-        nlp->blk_hess0[i] = (int)nblk;
+        nlp->hess.blk0[i] = (int)nblk;
         const long nu = 4L * b->ndep + b->nxaux;
         nblk += nu * (nu + 1) / 2;
         if (nblk > INT_MAX / 2) return SALTO_ERR_NOMEM; // more than the pattern can index
     }
     long* pairs = salto_malloc((size_t)(nobj + nblk + 1) * sizeof(long));
-    nlp->hess_obj = salto_malloc((size_t)(nobj + 1) * sizeof(int));
-    nlp->hess_blk = salto_malloc((size_t)(nblk + 1) * sizeof(int));
-    if (!pairs || !nlp->hess_obj || !nlp->hess_blk) {
+    nlp->hess.obj = salto_malloc((size_t)(nobj + 1) * sizeof(int));
+    nlp->hess.blk = salto_malloc((size_t)(nblk + 1) * sizeof(int));
+    if (!pairs || !nlp->hess.obj || !nlp->hess.blk) {
         salto_free(pairs);
         return SALTO_ERR_NOMEM;
     }
     // key of (r, c), r >= c: r nx + c
     long n = 0;
-    for (int j = 0; j < nlp->hess_dofs; j++) {
+    for (int j = 0; j < nlp->obj.dofs; j++) {
         for (int a = 0; a < ncp; a++) {
             for (int b = a - 3 < 0 ? 0 : a - 3; b <= a; b++) pairs[n++] = (long)(j * ncp + a) * nx + j * ncp + b;
         }
     }
     for (int i = 0; i < nlp->nblock; i++) {
         const block* b = &nlp->blocks[i];
-        if (nlp->blk_hess0[i] < 0) continue;
+        if (nlp->hess.blk0[i] < 0) continue;
         const int nu = 4 * b->ndep + b->nxaux;
         for (int u = 0; u < nu; u++) {
             for (int v = 0; v <= u; v++) {
@@ -114,19 +114,19 @@ salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
         if (m == 0 || sorted[k] != sorted[m - 1]) sorted[m++] = sorted[k];
     }
     nlp->nnz_hess = (int)m;
-    nlp->hess_row = salto_malloc((size_t)(m + 1) * sizeof(int));
-    nlp->hess_col = salto_malloc((size_t)(m + 1) * sizeof(int));
-    if (!nlp->hess_row || !nlp->hess_col) {
+    nlp->hess.row = salto_malloc((size_t)(m + 1) * sizeof(int));
+    nlp->hess.col = salto_malloc((size_t)(m + 1) * sizeof(int));
+    if (!nlp->hess.row || !nlp->hess.col) {
         salto_free(pairs);
         salto_free(sorted);
         return SALTO_ERR_NOMEM;
     }
     for (long k = 0; k < m; k++) {
-        nlp->hess_row[k] = (int)(sorted[k] / nx);
-        nlp->hess_col[k] = (int)(sorted[k] % nx);
+        nlp->hess.row[k] = (int)(sorted[k] / nx);
+        nlp->hess.col[k] = (int)(sorted[k] % nx);
     }
-    for (long k = 0; k < nobj; k++) nlp->hess_obj[k] = find_pair(sorted, (int)m, pairs[k]);
-    for (long k = 0; k < nblk; k++) nlp->hess_blk[k] = find_pair(sorted, (int)m, pairs[nobj + k]);
+    for (long k = 0; k < nobj; k++) nlp->hess.obj[k] = find_pair(sorted, (int)m, pairs[k]);
+    for (long k = 0; k < nblk; k++) nlp->hess.blk[k] = find_pair(sorted, (int)m, pairs[nobj + k]);
     salto_free(pairs);
     salto_free(sorted);
     return SALTO_OK;
@@ -134,8 +134,8 @@ salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
 
 
 void salto_nlp_hess_pattern(const salto_nlp* nlp, int* rows, int* cols) {
-    memcpy(rows, nlp->hess_row, (size_t)nlp->nnz_hess * sizeof(int));
-    memcpy(cols, nlp->hess_col, (size_t)nlp->nnz_hess * sizeof(int));
+    memcpy(rows, nlp->hess.row, (size_t)nlp->nnz_hess * sizeof(int));
+    memcpy(cols, nlp->hess.col, (size_t)nlp->nnz_hess * sizeof(int));
 }
 
 
@@ -158,30 +158,30 @@ static void block_state_grad_cached(salto_nlp* nlp, const double* xs, const bloc
 
 static void block_state_grad(salto_nlp* nlp, const double* xs, const block* b,
                              const double* lambda, double* G) {
-    nlp->have_state = 0;
+    nlp->ev.have_state = 0;
     block_state_grad_cached(nlp, xs, b, lambda, G);
 }
 
 
-// the same, reusing the kinematics in nlp->d when they are already at b's time and xs (the
+// the same, reusing the kinematics in nlp->ev.d when they are already at b's time and xs (the
 // caller resets have_state whenever xs changes)
 static void block_state_grad_cached(salto_nlp* nlp, const double* xs, const block* b,
                                     const double* lambda, double* G) {
     double g[16];
-    nlp->hess_linear = 1;
+    nlp->hess.linear = 1;
     nlp_eval_block(nlp, xs, b, g, 1);
-    nlp->hess_linear = 0;
+    nlp->hess.linear = 0;
     const int nd = b->ndep;
     for (int k = 0; k < 3 * nd + b->nxaux; k++) G[k] = 0.0;
     for (int r = 0; r < b->nrows; r++) {
         const double l = lambda[b->row0 + r];
         if (l == 0.0) continue;
         for (int jj = 0; jj < nd; jj++) {
-            G[jj] += l * nlp->dq[r * nd + jj];
-            G[nd + jj] += l * nlp->dqd[r * nd + jj];
-            if (b->con < 0) G[2 * nd + jj] += l * nlp->dqdd[r * nd + jj];
+            G[jj] += l * nlp->ev.dq[r * nd + jj];
+            G[nd + jj] += l * nlp->ev.dqd[r * nd + jj];
+            if (b->con < 0) G[2 * nd + jj] += l * nlp->ev.dqdd[r * nd + jj];
         }
-        for (int a = 0; a < b->nxaux; a++) G[3 * nd + a] += l * nlp->daux[NXAUX * r + a];
+        for (int a = 0; a < b->nxaux; a++) G[3 * nd + a] += l * nlp->ev.daux[NXAUX * r + a];
     }
 }
 
@@ -222,8 +222,8 @@ static int state_moves(const block* b, double* d0, double* d1) {
 static void block_hess_finish(salto_nlp* nlp, int i, double* S, const double* Q, double* values) {
     const block* b = &nlp->blocks[i];
     const int nd = b->ndep, na = b->nxaux, ns = 3 * nd + na, nu = 4 * nd + na;
-    double* T = nlp->Tl; // ns x nu: S W
-    double* H = nlp->Hl; // nu x nu: W^T S W
+    double* T = nlp->hess.Tl; // ns x nu: S W
+    double* H = nlp->hess.Hl; // nu x nu: W^T S W
     // the differenced components: q, qd (first 2 nd) and the places (last na); qdd between
 #define DIFFED(a) ((a) < 2 * nd || (a) >= 3 * nd)
     for (int a = 0; a < ns; a++) {
@@ -266,9 +266,9 @@ static void block_hess_finish(salto_nlp* nlp, int i, double* S, const double* Q,
             H[u * nu + v] = sum;
         }
     }
-    int k = nlp->blk_hess0[i];
+    int k = nlp->hess.blk0[i];
     for (int u = 0; u < nu; u++) {
-        for (int v = 0; v <= u; v++, k++) values[nlp->hess_blk[k]] += H[u * nu + v];
+        for (int v = 0; v <= u; v++, k++) values[nlp->hess.blk[k]] += H[u * nu + v];
     }
 }
 
@@ -296,23 +296,23 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
     const int* dep = nlp->dep + b->dep0;
     double d[2][4];
     if (!state_moves(b, d[0], d[1])) return SALTO_ERR_NUMERIC;
-    double* G0 = nlp->Jp;
-    double* G1 = nlp->Jp + ns;
-    double* S = nlp->Sl;
-    block_state_grad(nlp, nlp->xs, b, lambda, G0);
+    double* G0 = nlp->hess.Jp;
+    double* G1 = nlp->hess.Jp + ns;
+    double* S = nlp->hess.Sl;
+    block_state_grad(nlp, nlp->hess.xs, b, lambda, G0);
     // the one row that is not linear in qdd: the squared friction cone, quadratic in f, so its
     // qdd-qdd curvature is exact from the f rows of the aggregate force's Jacobian F = df/dqdd
     // at x: lambda (2 / W) ((mu^2 + 1) (N F)^T (N F) - F^T F)
     double* Q = NULL;
     if (nlp->p->phases[b->phase].contact.type == SALTO_CONTACT_GROUND && lambda[b->row0 + 1] != 0.0) {
-        Q = nlp->Ql;
+        Q = nlp->hess.Ql;
         const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
         const double gn = salto_v3_norm(nlp->m->gravity);
         const double W = nlp->m->mass * (gn > 0 ? gn : 9.81);
         const double w = lambda[b->row0 + 1] * 2.0 / W, mu2 = ct->friction * ct->friction;
         const int ncol = 3 * nlp->nv;
-        const double* F[3] = {nlp->Jf + 3 * ncol + 2 * nlp->nv, nlp->Jf + 4 * ncol + 2 * nlp->nv,
-                              nlp->Jf + 5 * ncol + 2 * nlp->nv};
+        const double* F[3] = {nlp->ev.Jf + 3 * ncol + 2 * nlp->nv, nlp->ev.Jf + 4 * ncol + 2 * nlp->nv,
+                              nlp->ev.Jf + 5 * ncol + 2 * nlp->nv};
         const double* Nn = ct->normal;
         for (int a = 0; a < nd; a++) {
             const double na = Nn[0] * F[0][a] + Nn[1] * F[1][a] + Nn[2] * F[2][a];
@@ -326,21 +326,21 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
     // columns q_jj (kind 0) and qd_jj (kind 1) of S by forward differences
     for (int kind = 0; kind < 2; kind++) {
         for (int jj = 0; jj < nd; jj++) {
-            double* c = nlp->xs + dep[jj] * nlp->ncp + b->first;
+            double* c = nlp->hess.xs + dep[jj] * nlp->ncp + b->first;
             const double c0[4] = {c[0], c[1], c[2], c[3]};
-            const double h = hess_step(nlp, nlp->xs, b, dep[jj], kind);
+            const double h = hess_step(nlp, nlp->hess.xs, b, dep[jj], kind);
             for (int k = 0; k < 4; k++) c[k] = c0[k] + h * d[kind][k];
-            block_state_grad(nlp, nlp->xs, b, lambda, G1);
+            block_state_grad(nlp, nlp->hess.xs, b, lambda, G1);
             for (int k = 0; k < 4; k++) c[k] = c0[k];
             const int col = kind * nd + jj;
             for (int a = 0; a < ns; a++) S[a * ns + col] = (G1[a] - G0[a]) / h;
         }
     }
     for (int m = 0; m < b->nxaux; m++) {
-        double* xa = nlp->xs + b->xaux[m];
+        double* xa = nlp->hess.xs + b->xaux[m];
         const double x0 = *xa, h = 1e-7 * fmax(1.0, fabs(x0));
         *xa = x0 + h;
-        block_state_grad(nlp, nlp->xs, b, lambda, G1);
+        block_state_grad(nlp, nlp->hess.xs, b, lambda, G1);
         *xa = x0;
         const int col = 3 * nd + m;
         for (int a = 0; a < ns; a++) S[a * ns + col] = (G1[a] - G0[a]) / h;
@@ -353,8 +353,8 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
 // lambda . g of an impact block at (q, u)
 static double impact_lagrangian(salto_nlp* nlp, const block* b, const double* lambda,
                                 const double* q, const double* u) {
-    double* g = nlp->imp + 2 * nlp->nv;
-    memcpy(nlp->d->q, q, (size_t)nlp->nv * sizeof(double));
+    double* g = nlp->ev.imp + 2 * nlp->nv;
+    memcpy(nlp->ev.d->q, q, (size_t)nlp->nv * sizeof(double));
     nlp_impact_rows(nlp, b, u, g, NULL, NULL);
     double sum = 0.0;
     for (int r = 0; r < b->nrows; r++) sum += lambda[b->row0 + r] * g[r];
@@ -369,16 +369,16 @@ static double impact_lagrangian(salto_nlp* nlp, const block* b, const double* la
 static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, double* values) {
     const block* b = &nlp->blocks[i];
     const int nv = nlp->nv, ns = 3 * nv, n2 = 2 * nv;
-    double* v = nlp->Jp; // (q, u): 2 nv <= 2 x 8 x 4 nv
+    double* v = nlp->hess.Jp; // (q, u): 2 nv <= 2 x 8 x 4 nv
     double* hv = v + n2;
     for (int j = 0; j < nv; j++) {
-        const double* cp = nlp->xs + j * nlp->ncp + b->first;
+        const double* cp = nlp->hess.xs + j * nlp->ncp + b->first;
         v[j] = cp[1];
         v[nv + j] = b->ddN[0] * cp[0] + b->ddN[1] * cp[1] + b->ddN[2] * cp[2] + b->ddN[3] * cp[3];
     }
     for (int a = 0; a < n2; a++) hv[a] = 1e-4 * fmax(1.0, fabs(v[a]));
-    double* S = nlp->Sl;
-    double* Q = nlp->Ql;
+    double* S = nlp->hess.Sl;
+    double* Q = nlp->hess.Ql;
     memset(S, 0, (size_t)ns * (size_t)ns * sizeof(double));
     const double L0 = impact_lagrangian(nlp, b, lambda, v, v + nv);
     for (int a = 0; a < n2; a++) {
@@ -409,8 +409,8 @@ static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, dou
             if (a >= nv && c >= nv) Q[(a - nv) * nv + (c - nv)] = Q[(c - nv) * nv + (a - nv)] = h2;
         }
     }
-    memcpy(nlp->d->q, v, (size_t)nv * sizeof(double));
-    nlp->have_state = 0;
+    memcpy(nlp->ev.d->q, v, (size_t)nv * sizeof(double));
+    nlp->ev.have_state = 0;
     block_hess_finish(nlp, i, S, Q, values);
     return SALTO_OK;
 }
@@ -426,11 +426,11 @@ static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lam
     // members, and their gradients and state Hessians in the arena
     int nmem = 0;
     size_t off = 0;
-    int* mem = nlp->grp;
-    size_t* at = nlp->grp_at;
+    int* mem = nlp->hess.grp;
+    size_t* at = nlp->hess.grp_at;
     for (int i = i0; i < i1; i++) {
         const block* b = &nlp->blocks[i];
-        if (b->con < 0 || nlp->blk_hess0[i] < 0 || !block_has_lambda(b, lambda)) continue;
+        if (b->con < 0 || nlp->hess.blk0[i] < 0 || !block_has_lambda(b, lambda)) continue;
         mem[nmem] = i;
         at[nmem] = off;
         const size_t ns = 3 * (size_t)b->ndep + (size_t)b->nxaux;
@@ -438,12 +438,12 @@ static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lam
         nmem++;
     }
     if (nmem == 0) return SALTO_OK;
-    SALTO_ASSERT(off <= nlp->grp_cap);
-    double* G1 = nlp->Jp;
-    nlp->have_state = 0;
+    SALTO_ASSERT(off <= nlp->hess.grp_cap);
+    double* G1 = nlp->hess.Jp;
+    nlp->ev.have_state = 0;
     for (int m = 0; m < nmem; m++) {
         const block* b = &nlp->blocks[mem[m]];
-        block_state_grad_cached(nlp, nlp->xs, b, lambda, nlp->arena + at[m]);
+        block_state_grad_cached(nlp, nlp->hess.xs, b, lambda, nlp->hess.arena + at[m]);
     }
     // every DOF some member depends on, each state component once
     for (int j = 0; j < nlp->nv; j++) {
@@ -454,11 +454,11 @@ static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lam
         }
         if (!used) continue;
         for (int kind = 0; kind < 2; kind++) {
-            double* c = nlp->xs + j * nlp->ncp + b0->first;
+            double* c = nlp->hess.xs + j * nlp->ncp + b0->first;
             const double c0[4] = {c[0], c[1], c[2], c[3]};
-            const double h = hess_step(nlp, nlp->xs, b0, j, kind);
+            const double h = hess_step(nlp, nlp->hess.xs, b0, j, kind);
             for (int k = 0; k < 4; k++) c[k] = c0[k] + h * d[kind][k];
-            nlp->have_state = 0;
+            nlp->ev.have_state = 0;
             for (int m = 0; m < nmem; m++) {
                 const block* b = &nlp->blocks[mem[m]];
                 int jj = -1;
@@ -467,9 +467,9 @@ static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lam
                 }
                 if (jj < 0) continue;
                 const int nd = b->ndep, ns = 3 * nd + b->nxaux;
-                const double* G0 = nlp->arena + at[m];
-                double* S = nlp->arena + at[m] + ns;
-                block_state_grad_cached(nlp, nlp->xs, b, lambda, G1);
+                const double* G0 = nlp->hess.arena + at[m];
+                double* S = nlp->hess.arena + at[m] + ns;
+                block_state_grad_cached(nlp, nlp->hess.xs, b, lambda, G1);
                 const int col = kind * nd + jj;
                 for (int a = 0; a < ns; a++) S[a * ns + col] = (G1[a] - G0[a]) / h;
             }
@@ -487,10 +487,10 @@ static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lam
                 for (int a2 = 0; a2 < bq->nxaux; a2++) seen |= bq->xaux[a2] == var;
             }
             if (seen) continue;
-            double* xa = nlp->xs + var;
+            double* xa = nlp->hess.xs + var;
             const double x0 = *xa, h = 1e-7 * fmax(1.0, fabs(x0));
             *xa = x0 + h;
-            nlp->have_state = 0;
+            nlp->ev.have_state = 0;
             for (int q = m; q < nmem; q++) {
                 const block* b = &nlp->blocks[mem[q]];
                 int col = -1;
@@ -499,18 +499,18 @@ static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lam
                 }
                 if (col < 0) continue;
                 const int ns = 3 * b->ndep + b->nxaux;
-                const double* G0 = nlp->arena + at[q];
-                double* S = nlp->arena + at[q] + ns;
-                block_state_grad_cached(nlp, nlp->xs, b, lambda, G1);
+                const double* G0 = nlp->hess.arena + at[q];
+                double* S = nlp->hess.arena + at[q] + ns;
+                block_state_grad_cached(nlp, nlp->hess.xs, b, lambda, G1);
                 for (int r = 0; r < ns; r++) S[r * ns + col] = (G1[r] - G0[r]) / h;
             }
             *xa = x0;
         }
     }
-    nlp->have_state = 0;
+    nlp->ev.have_state = 0;
     for (int m = 0; m < nmem; m++) {
         const block* b = &nlp->blocks[mem[m]];
-        block_hess_finish(nlp, mem[m], nlp->arena + at[m] + 3 * b->ndep + b->nxaux, NULL, values);
+        block_hess_finish(nlp, mem[m], nlp->hess.arena + at[m] + 3 * b->ndep + b->nxaux, NULL, values);
     }
     return SALTO_OK;
 }
@@ -521,21 +521,21 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
     memset(values, 0, (size_t)nlp->nnz_hess * sizeof(double));
     // the objective's constant band
     int e = 0;
-    for (int j = 0; j < nlp->hess_dofs; j++) {
+    for (int j = 0; j < nlp->obj.dofs; j++) {
         for (int a = 0; a < nlp->ncp; a++) {
             for (int b = a - 3 < 0 ? 0 : a - 3; b <= a; b++, e++) {
-                values[nlp->hess_obj[e]] += obj_factor * 2.0 * nlp_band(nlp, j, a, b - a);
+                values[nlp->hess.obj[e]] += obj_factor * 2.0 * nlp_band(nlp, j, a, b - a);
             }
         }
     }
     if (!lambda) return SALTO_OK;
 
-    memcpy(nlp->xs, x, (size_t)nlp->nx * sizeof(double));
+    memcpy(nlp->hess.xs, x, (size_t)nlp->nx * sizeof(double));
     salto_status st = SALTO_OK;
     for (int i = 0; i < nlp->nblock && st == SALTO_OK;) {
         const block* b = &nlp->blocks[i];
         if (b->con < 0) {
-            if (nlp->blk_hess0[i] >= 0 && block_has_lambda(b, lambda)) {
+            if (nlp->hess.blk0[i] >= 0 && block_has_lambda(b, lambda)) {
                 st = b->impact ? hess_impact(nlp, i, lambda, values)
                                : hess_physics(nlp, i, lambda, values);
             }
@@ -551,13 +551,13 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
         st = hess_group(nlp, i, i1, lambda, values);
         for (int k = i; k < i1 && st == SALTO_OK; k++) {
             const block* bk = &nlp->blocks[k];
-            if (bk->con < 0 && nlp->blk_hess0[k] >= 0 && block_has_lambda(bk, lambda)) {
+            if (bk->con < 0 && nlp->hess.blk0[k] >= 0 && block_has_lambda(bk, lambda)) {
                 st = hess_physics(nlp, k, lambda, values);
             }
         }
         i = i1;
     }
-    nlp->have_state = 0;
+    nlp->ev.have_state = 0;
     if (st != SALTO_OK) return st;
     return nlp_finite_n(values, nlp->nnz_hess) ? SALTO_OK : SALTO_ERR_NUMERIC;
 }

@@ -278,11 +278,11 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
     case SALTO_CON_COM_PARABOLA_VEL:
         // along each of the root's translation axes (its place variables are set by
         // nlp_assign_eroots)
-        for (int k = 0; k < nlp->bal_nt; k++) {
+        for (int k = 0; k < nlp->root.bal_nt; k++) {
             b->comp[k] = k;
-            memcpy(b->e[k], nlp->bal_a[k], sizeof b->e[k]);
+            memcpy(b->e[k], nlp->root.bal_a[k], sizeof b->e[k]);
         }
-        b->nrows = nlp->bal_nt;
+        b->nrows = nlp->root.bal_nt;
         if (push_all(B, b)) return SALTO_ERR_NOMEM;
         break;
     case SALTO_CON_COM_POSITION:
@@ -372,9 +372,9 @@ static salto_status build_reference(salto_nlp* nlp, salto_error* err) {
         if (od->type != SALTO_OBJ_REFERENCE) continue;
         salto_motion* mo = load_motion_for(p, od->motion, od->loc, "reference", err);
         if (!mo) return err->status;
-        if (!nlp->ref_b) nlp->ref_b = salto_calloc((size_t)nv * ncp, sizeof(double));
+        if (!nlp->obj.ref_b) nlp->obj.ref_b = salto_calloc((size_t)nv * ncp, sizeof(double));
         double* q = salto_malloc((size_t)nv * sizeof(double));
-        if (!nlp->ref_b || !q) {
+        if (!nlp->obj.ref_b || !q) {
             salto_free(q);
             salto_motion_destroy(mo);
             return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
@@ -400,12 +400,12 @@ static salto_status build_reference(salto_nlp* nlp, salto_error* err) {
                 const int first = salto_bspline_basis(&nlp->spline, t, N, NULL, NULL);
                 salto_motion_sample(mo, t * scale, q);
                 for (int j = 0; j < nv; j++) {
-                    for (int a = 0; a < 4; a++) nlp->ref_b[j * ncp + first + a] += wt * N[a] * q[j];
-                    nlp->ref_c += wt * q[j] * q[j];
+                    for (int a = 0; a < 4; a++) nlp->obj.ref_b[j * ncp + first + a] += wt * N[a] * q[j];
+                    nlp->obj.ref_c += wt * q[j] * q[j];
                 }
             }
         }
-        nlp->ref_w += w;
+        nlp->obj.ref_w += w;
         salto_free(q);
         salto_motion_destroy(mo);
     }
@@ -423,46 +423,46 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->g_hi);
     salto_free(nlp->x_lo);
     salto_free(nlp->x_hi);
-    salto_free(nlp->hess_G);
-    salto_free(nlp->hess_G0);
-    salto_free(nlp->ref_b);
+    salto_free(nlp->obj.G);
+    salto_free(nlp->obj.G0);
+    salto_free(nlp->obj.ref_b);
     salto_motion_destroy(nlp->warm);
-    salto_free(nlp->hess_row);
-    salto_free(nlp->hess_col);
-    salto_free(nlp->hess_obj);
-    salto_free(nlp->hess_blk);
-    salto_free(nlp->blk_hess0);
-    salto_free(nlp->xs);
-    salto_free(nlp->Jp);
-    salto_free(nlp->Hl);
-    salto_free(nlp->Sl);
-    salto_free(nlp->Tl);
-    salto_free(nlp->Ql);
-    salto_free(nlp->er);
+    salto_free(nlp->hess.row);
+    salto_free(nlp->hess.col);
+    salto_free(nlp->hess.obj);
+    salto_free(nlp->hess.blk);
+    salto_free(nlp->hess.blk0);
+    salto_free(nlp->hess.xs);
+    salto_free(nlp->hess.Jp);
+    salto_free(nlp->hess.Hl);
+    salto_free(nlp->hess.Sl);
+    salto_free(nlp->hess.Tl);
+    salto_free(nlp->hess.Ql);
+    salto_free(nlp->root.er);
     salto_free(nlp->bal);
     salto_free(nlp->mom);
-    salto_free(nlp->erJ);
-    salto_free(nlp->erDv);
-    salto_free(nlp->erDaq);
-    salto_free(nlp->erDaqd);
-    salto_free(nlp->daux);
-    salto_free(nlp->fq);
-    salto_free(nlp->imp);
-    salto_free(nlp->grp);
-    salto_free(nlp->grp_at);
-    salto_free(nlp->arena);
-    salto_free(nlp->obj_w);
+    salto_free(nlp->root.J);
+    salto_free(nlp->root.Dv);
+    salto_free(nlp->root.Daq);
+    salto_free(nlp->root.Daqd);
+    salto_free(nlp->ev.daux);
+    salto_free(nlp->ev.fq);
+    salto_free(nlp->ev.imp);
+    salto_free(nlp->hess.grp);
+    salto_free(nlp->hess.grp_at);
+    salto_free(nlp->hess.arena);
+    salto_free(nlp->obj.w);
     salto_free(nlp->msub);
-    salto_free(nlp->J3);
-    salto_free(nlp->dq);
-    salto_free(nlp->dqd);
-    salto_free(nlp->dqdd);
-    salto_free(nlp->Jf);
-    salto_free(nlp->sums);
+    salto_free(nlp->ev.J3);
+    salto_free(nlp->ev.dq);
+    salto_free(nlp->ev.dqd);
+    salto_free(nlp->ev.dqdd);
+    salto_free(nlp->ev.Jf);
+    salto_free(nlp->ev.sums);
     salto_free(nlp->slice_t);
     salto_free(nlp->con_aux);
     salto_free(nlp->slice_ph);
-    salto_data_destroy(nlp->d);
+    salto_data_destroy(nlp->ev.d);
     salto_bspline_release(&nlp->spline);
     salto_free(nlp);
 }
@@ -530,7 +530,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->mom = salto_malloc((size_t)p->nphase * sizeof(int));
     if (!nlp->con_aux || !nlp->bal || !nlp->mom) goto nomem;
     for (int i = 0; i < p->nphase; i++) nlp->bal[i] = nlp->mom[i] = -1;
-    nlp->bal_nt = salto_model_root_translation(nlp->m, nlp->bal_tdof, nlp->bal_a);
+    nlp->root.bal_nt = salto_model_root_translation(nlp->m, nlp->root.bal_tdof, nlp->root.bal_a);
     for (int c = 0; c < p->ncon; c++) {
         nlp->con_aux[c] = -1;
         if (p->cons[c].type == SALTO_CON_BODY_HEADING) {
@@ -540,7 +540,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         }
         if (p->cons[c].type == SALTO_CON_COM_PARABOLA) {
             nlp->con_aux[c] = nlp->ncpv + nlp->naux; // c0, v0 along the translation axes
-            nlp->naux += 2 * nlp->bal_nt;
+            nlp->naux += 2 * nlp->root.bal_nt;
             nlp->bal[p->cons[c].phase] = nlp->con_aux[c];
             continue;
         }
@@ -560,8 +560,8 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         nlp->naux += flight_nrows(nlp, i);
     }
     nlp->nx = nlp->ncpv + nlp->naux;
-    nlp->er = salto_calloc((size_t)p->nphase, sizeof(eroot));
-    if (!nlp->er) goto nomem;
+    nlp->root.er = salto_calloc((size_t)p->nphase, sizeof(eroot));
+    if (!nlp->root.er) goto nomem;
     nlp_setup_eroots(nlp);
 
     // constraint blocks
@@ -738,13 +738,13 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     // times in two seconds without it). RHO int q^2 dt on every DOF only picks, among equally
     // good motions, the one nearest the zero posture.
     const double ROOT_WEIGHT = 1.0, RHO = 1e-6;
-    nlp->hess_G = salto_malloc(7 * (size_t)nlp->ncp * sizeof(double));
-    nlp->hess_G0 = salto_malloc(7 * (size_t)nlp->ncp * sizeof(double));
-    nlp->obj_w = salto_calloc((size_t)nlp->nv, sizeof(double));
+    nlp->obj.G = salto_malloc(7 * (size_t)nlp->ncp * sizeof(double));
+    nlp->obj.G0 = salto_malloc(7 * (size_t)nlp->ncp * sizeof(double));
+    nlp->obj.w = salto_calloc((size_t)nlp->nv, sizeof(double));
     nlp->msub = salto_calloc((size_t)nlp->nv, sizeof(double));
-    if (!nlp->hess_G || !nlp->hess_G0 || !nlp->obj_w || !nlp->msub) goto nomem;
-    salto_bspline_gram(&nlp->spline, 2, nlp->hess_G);
-    salto_bspline_gram(&nlp->spline, 0, nlp->hess_G0);
+    if (!nlp->obj.G || !nlp->obj.G0 || !nlp->obj.w || !nlp->msub) goto nomem;
+    salto_bspline_gram(&nlp->spline, 2, nlp->obj.G);
+    salto_bspline_gram(&nlp->spline, 0, nlp->obj.G0);
     for (int j = nlp->nv - 1; j >= 0; j--) {
         nlp->msub[j] += m->link_inertia[10 * j];
         if (m->link_parent[j] >= 0) nlp->msub[m->link_parent[j]] += nlp->msub[j];
@@ -755,40 +755,40 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     }
     for (int j = 0; j < nlp->nv; j++) {
         const double om = j < m->nroot ? ROOT_WEIGHT : nlp->msub[j] / m->mass;
-        nlp->obj_w[j] = wsum * om * om;
+        nlp->obj.w[j] = wsum * om * om;
     }
-    nlp->obj_rho = wsum * RHO + nlp->ref_w;
-    nlp->hess_dofs = wsum > 0.0 || nlp->ref_w > 0.0 ? nlp->nv : 0;
+    nlp->obj.rho = wsum * RHO + nlp->obj.ref_w;
+    nlp->obj.dofs = wsum > 0.0 || nlp->obj.ref_w > 0.0 ? nlp->nv : 0;
     if (nlp_build_hessian_pattern(nlp) != SALTO_OK) goto nomem;
 
     // evaluation scratch
-    nlp->d = salto_data_create(m);
-    nlp->J3 = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
+    nlp->ev.d = salto_data_create(m);
+    nlp->ev.J3 = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
     // rows a block may have: 8 (a 3-D ground contact), or an impact's up to nv + 8
     const size_t maxrows = 8 + (size_t)nlp->nv;
-    nlp->dq = salto_malloc(maxrows * (size_t)nlp->nv * sizeof(double));
-    nlp->dqd = salto_malloc(maxrows * (size_t)nlp->nv * sizeof(double));
-    nlp->dqdd = salto_calloc(maxrows * (size_t)nlp->nv, sizeof(double));
-    nlp->Jf = salto_malloc(18 * (size_t)nlp->nv * sizeof(double));
-    nlp->sums = salto_malloc(7 * (size_t)nlp->nv * sizeof(double));
-    nlp->xs = salto_malloc((size_t)nlp->nx * sizeof(double));
-    nlp->Jp = salto_malloc(2 * 8 * 4 * (size_t)nlp->nv * sizeof(double));
+    nlp->ev.dq = salto_malloc(maxrows * (size_t)nlp->nv * sizeof(double));
+    nlp->ev.dqd = salto_malloc(maxrows * (size_t)nlp->nv * sizeof(double));
+    nlp->ev.dqdd = salto_calloc(maxrows * (size_t)nlp->nv, sizeof(double));
+    nlp->ev.Jf = salto_malloc(18 * (size_t)nlp->nv * sizeof(double));
+    nlp->ev.sums = salto_malloc(7 * (size_t)nlp->nv * sizeof(double));
+    nlp->hess.xs = salto_malloc((size_t)nlp->nx * sizeof(double));
+    nlp->hess.Jp = salto_malloc(2 * 8 * 4 * (size_t)nlp->nv * sizeof(double));
     {
         const size_t ns = 3 * (size_t)nlp->nv + NXAUX, nu = 4 * (size_t)nlp->nv + NXAUX;
-        nlp->Hl = salto_malloc(nu * nu * sizeof(double));
-        nlp->Sl = salto_malloc(ns * ns * sizeof(double));
-        nlp->Tl = salto_malloc(ns * nu * sizeof(double));
+        nlp->hess.Hl = salto_malloc(nu * nu * sizeof(double));
+        nlp->hess.Sl = salto_malloc(ns * ns * sizeof(double));
+        nlp->hess.Tl = salto_malloc(ns * nu * sizeof(double));
     }
-    nlp->erJ = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
-    nlp->erDv = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
-    nlp->erDaq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
-    nlp->erDaqd = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
-    nlp->daux = salto_calloc(8 * NXAUX, sizeof(double)); // rows with place variables: 8 at most
-    nlp->fq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
-    nlp->imp = salto_malloc((5 * (size_t)nlp->nv + 16) * sizeof(double));
-    nlp->Ql = salto_malloc((size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
-    nlp->grp = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(int));
-    nlp->grp_at = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(size_t));
+    nlp->root.J = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
+    nlp->root.Dv = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
+    nlp->root.Daq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
+    nlp->root.Daqd = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
+    nlp->ev.daux = salto_calloc(8 * NXAUX, sizeof(double)); // rows with place variables: 8 at most
+    nlp->ev.fq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
+    nlp->ev.imp = salto_malloc((5 * (size_t)nlp->nv + 16) * sizeof(double));
+    nlp->hess.Ql = salto_malloc((size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
+    nlp->hess.grp = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(int));
+    nlp->hess.grp_at = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(size_t));
     // the Hessian's groups (salto_nlp_eval_hess): runs of blocks at one time and side
     for (int i = 0; i < nlp->nblock;) {
         const block* b = &nlp->blocks[i];
@@ -801,17 +801,17 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         for (int k = i; k < i1; k++) {
             const size_t nd = (size_t)nlp->blocks[k].ndep;
             const size_t ns = 3 * nd + (size_t)nlp->blocks[k].nxaux;
-            if (nlp->blocks[k].con >= 0 && nlp->blk_hess0[k] >= 0) need += ns + ns * ns;
+            if (nlp->blocks[k].con >= 0 && nlp->hess.blk0[k] >= 0) need += ns + ns * ns;
         }
-        if (need > nlp->grp_cap) nlp->grp_cap = need;
+        if (need > nlp->hess.grp_cap) nlp->hess.grp_cap = need;
         i = i1;
     }
-    nlp->arena = salto_malloc((nlp->grp_cap + 1) * sizeof(double));
-    if (!nlp->d || !nlp->J3 || !nlp->dq || !nlp->dqd || !nlp->dqdd || !nlp->Jf || !nlp->sums ||
-        !nlp->xs || !nlp->Jp ||
-        !nlp->Hl || !nlp->Sl || !nlp->Tl || !nlp->Ql || !nlp->grp || !nlp->grp_at || !nlp->arena ||
-        !nlp->erJ || !nlp->erDv || !nlp->erDaq || !nlp->erDaqd || !nlp->daux || !nlp->fq ||
-        !nlp->imp) {
+    nlp->hess.arena = salto_malloc((nlp->hess.grp_cap + 1) * sizeof(double));
+    if (!nlp->ev.d || !nlp->ev.J3 || !nlp->ev.dq || !nlp->ev.dqd || !nlp->ev.dqdd || !nlp->ev.Jf || !nlp->ev.sums ||
+        !nlp->hess.xs || !nlp->hess.Jp ||
+        !nlp->hess.Hl || !nlp->hess.Sl || !nlp->hess.Tl || !nlp->hess.Ql || !nlp->hess.grp || !nlp->hess.grp_at || !nlp->hess.arena ||
+        !nlp->root.J || !nlp->root.Dv || !nlp->root.Daq || !nlp->root.Daqd || !nlp->ev.daux || !nlp->ev.fq ||
+        !nlp->ev.imp) {
         goto nomem;
     }
     return nlp;

@@ -158,12 +158,12 @@ void nlp_eval_momentum(salto_nlp* nlp, const double* x, const block* b, double* 
                           int want_jac) {
     const salto_model* m = nlp->m;
     const salto_phase_desc* ph = &nlp->p->phases[b->phase];
-    salto_data* d = nlp->d;
+    salto_data* d = nlp->ev.d;
     const int nv = nlp->nv;
-    double* Jp = nlp->Jf; // 6 x 2nv: p0's Jacobian (the aggregate force's is not used here)
+    double* Jp = nlp->ev.Jf; // 6 x 2nv: p0's Jacobian (the aggregate force's is not used here)
     nlp_block_state(nlp, x, b, 0);
     salto_p0_jac(m, d, want_jac ? Jp : NULL);
-    nlp->have_state = 0;
+    nlp->ev.have_state = 0;
     double c[3];
     salto_com(m, d, c, NULL);
     const double* P = d->p0 + 3;
@@ -172,7 +172,7 @@ void nlp_eval_momentum(salto_nlp* nlp, const double* x, const block* b, double* 
         g[r] = w * nlp_momentum_part(m, d->p0, c, nlp_momentum_comp(nlp, r), tau) - x[b->aux[r]];
     }
     if (!want_jac) return;
-    memset(nlp->dqdd, 0, (size_t)b->nrows * nv * sizeof(double));
+    memset(nlp->ev.dqdd, 0, (size_t)b->nrows * nv * sizeof(double));
     for (int j = 0; j < nv; j++) {
         double dhq[6], dhd[6];
         for (int k = 0; k < 6; k++) dhq[k] = Jp[k * 2 * nv + j], dhd[k] = Jp[k * 2 * nv + nv + j];
@@ -185,8 +185,8 @@ void nlp_eval_momentum(salto_nlp* nlp, const double* x, const block* b, double* 
         for (int k = 0; k < 3; k++) dhq[k] -= e1[k] + e2[k], dhd[k] -= e3[k];
         for (int r = 0; r < b->nrows; r++) {
             const int k = nlp_momentum_comp(nlp, r);
-            nlp->dq[r * nv + j] = w * dhq[k];
-            nlp->dqd[r * nv + j] = w * dhd[k];
+            nlp->ev.dq[r * nv + j] = w * dhq[k];
+            nlp->ev.dqd[r * nv + j] = w * dhd[k];
         }
     }
 }
@@ -200,19 +200,19 @@ void nlp_eval_physics(salto_nlp* nlp, const double* x, const block* b, double* g
         return;
     }
     const salto_model* m = nlp->m;
-    salto_data* d = nlp->d;
+    salto_data* d = nlp->ev.d;
     const int nv = nlp->nv;
     nlp_block_state(nlp, x, b, 1);
     if (b->er >= 0) nlp_er_state(nlp, x, b->er, SALTO_FK_ACC, want_jac);
     double f0[6];
     if (want_jac) {
         const salto_jac_method how =
-            nlp->hess_linear ? SALTO_JAC_LINEAR : (salto_jac_method)nlp->p->solver.derivatives;
-        salto_f0_jac(m, d, how, f0, nlp->Jf, NULL);
+            nlp->hess.linear ? SALTO_JAC_LINEAR : (salto_jac_method)nlp->p->solver.derivatives;
+        salto_f0_jac(m, d, how, f0, nlp->ev.Jf, NULL);
     } else {
         salto_f0_rnea(m, d, f0); // values only: inverse dynamics, a fraction of the cost
     }
-    nlp->have_state = 0; // the kinematics in d are now this slice's, with accelerations
+    nlp->ev.have_state = 0; // the kinematics in d are now this slice's, with accelerations
 
     // support centre: the contact sites' centroid, and its Jacobian (3 x nv in J3); in a
     // ballistic flight the centre of mass
@@ -221,17 +221,17 @@ void nlp_eval_physics(salto_nlp* nlp, const double* x, const block* b, double* g
     if (nlp->bal[b->phase] >= 0) {
         nlp_com_sums(nlp);
         nlp_com_from_sums(nlp, c, NULL);
-        if (want_jac) nlp_com_jac(nlp, nlp->J3);
+        if (want_jac) nlp_com_jac(nlp, nlp->ev.J3);
     } else if (ct->type == SALTO_CONTACT_GROUND) {
-        if (want_jac) memset(nlp->J3, 0, 3 * (size_t)nv * sizeof(double));
-        double* Js = nlp->sums; // 7 nv >= 3 nv scratch
+        if (want_jac) memset(nlp->ev.J3, 0, 3 * (size_t)nv * sizeof(double));
+        double* Js = nlp->ev.sums; // 7 nv >= 3 nv scratch
         for (int s = 0; s < ct->nsite; s++) {
             double xs[3];
             salto_site_pos(m, d, ct->site[s], xs);
             for (int k = 0; k < 3; k++) c[k] += xs[k] / ct->nsite;
             if (!want_jac) continue;
             salto_site_jac(m, d, ct->site[s], Js);
-            for (int i = 0; i < 3 * nv; i++) nlp->J3[i] += Js[i] / ct->nsite;
+            for (int i = 0; i < 3 * nv; i++) nlp->ev.J3[i] += Js[i] / ct->nsite;
         }
     }
     frow rows[8];
@@ -246,14 +246,14 @@ void nlp_eval_physics(salto_nlp* nlp, const double* x, const block* b, double* g
     memset(dcP, 0, sizeof dcP);
     if (b->er >= 0) {
         for (int k = 0; k < 6; k++) {
-            double* row = nlp->Jf + k * ncol;
+            double* row = nlp->ev.Jf + k * ncol;
             nlp_er_chain(nlp, b->er, row, row + nv, row + 2 * nv, dfP[k]);
         }
         if (ct->type == SALTO_CONTACT_GROUND) {
-            double* zero = nlp->fq; // the centre does not depend on qd
+            double* zero = nlp->ev.fq; // the centre does not depend on qd
             for (int k = 0; k < 3; k++) {
                 memset(zero, 0, (size_t)nv * sizeof(double));
-                nlp_er_chain(nlp, b->er, nlp->J3 + k * nv, zero, NULL, dcP[k]);
+                nlp_er_chain(nlp, b->er, nlp->ev.J3 + k * nv, zero, NULL, dcP[k]);
             }
         }
         for (int r = 0; r < b->nrows; r++) {
@@ -261,7 +261,7 @@ void nlp_eval_physics(salto_nlp* nlp, const double* x, const block* b, double* g
                 double v = 0.0;
                 for (int k = 0; k < 6; k++) v += rows[r].df0[k] * dfP[k][a];
                 for (int k = 0; k < 3; k++) v += rows[r].dc[k] * dcP[k][a];
-                nlp->daux[NXAUX * r + a] = v;
+                nlp->ev.daux[NXAUX * r + a] = v;
             }
         }
     }
@@ -272,16 +272,16 @@ void nlp_eval_physics(salto_nlp* nlp, const double* x, const block* b, double* g
             for (int k = 0; k < 6; k++) {
                 const double w = rows[r].df0[k];
                 if (w == 0.0) continue;
-                a += w * nlp->Jf[k * ncol + j];
-                ad += w * nlp->Jf[k * ncol + nv + j];
-                add += w * nlp->Jf[k * ncol + 2 * nv + j];
+                a += w * nlp->ev.Jf[k * ncol + j];
+                ad += w * nlp->ev.Jf[k * ncol + nv + j];
+                add += w * nlp->ev.Jf[k * ncol + 2 * nv + j];
             }
             if (has_c) {
-                for (int k = 0; k < 3; k++) a += rows[r].dc[k] * nlp->J3[k * nv + j];
+                for (int k = 0; k < 3; k++) a += rows[r].dc[k] * nlp->ev.J3[k * nv + j];
             }
-            nlp->dq[r * nv + j] = a;
-            nlp->dqd[r * nv + j] = ad;
-            nlp->dqdd[r * nv + j] = add;
+            nlp->ev.dq[r * nv + j] = a;
+            nlp->ev.dqd[r * nv + j] = ad;
+            nlp->ev.dqdd[r * nv + j] = add;
         }
     }
 }
@@ -310,7 +310,7 @@ void nlp_impact_basis(const salto_nlp* nlp, block* b) {
 }
 
 
-// The impact's rows at q (in nlp->d->q) for the jump u, into g: first the joints' impulses
+// The impact's rows at q (in nlp->ev.d->q) for the jump u, into g: first the joints' impulses
 // that the contact impulse does not explain (an impulse on the contact body travels through
 // the joints from it to the root, salto_contact_torques; any other is an impulsive joint
 // torque, which no actuator gives), then the contact rows (nlp_physics_rows) of the aggregate
@@ -320,11 +320,11 @@ void nlp_impact_basis(const salto_nlp* nlp, block* b) {
 void nlp_impact_rows(salto_nlp* nlp, const block* b, const double* u, double* g,
                         double iota_out[6], frow* rows_out) {
     const salto_model* m = nlp->m;
-    salto_data* d = nlp->d;
+    salto_data* d = nlp->ev.d;
     const int nv = nlp->nv, nj = nv - m->nroot;
     const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
     const int body = m->site_link[ct->site[0]];
-    double* res = nlp->fq; // nv
+    double* res = nlp->ev.fq; // nv
     double iota[6];
     salto_impulse(m, d, body, u, res, iota);
     for (int j = 0; j < nj; j++) g[j] = res[m->nroot + j];
@@ -354,10 +354,10 @@ void nlp_impact_rows(salto_nlp* nlp, const block* b, const double* u, double* g,
 void nlp_eval_impact(salto_nlp* nlp, const double* x, const block* b, double* g,
                         int want_jac) {
     const int nv = nlp->nv, nr = b->nrows, nj = nv - nlp->m->nroot;
-    salto_data* d = nlp->d;
-    double* qb = nlp->imp;
-    double* u = nlp->imp + nv;
-    double* gk = nlp->imp + 2 * nv; // nv + 8
+    salto_data* d = nlp->ev.d;
+    double* qb = nlp->ev.imp;
+    double* u = nlp->ev.imp + nv;
+    double* gk = nlp->ev.imp + 2 * nv; // nv + 8
     for (int j = 0; j < nv; j++) {
         const double* cp = x + j * nlp->ncp + b->first;
         qb[j] = cp[1];
@@ -366,10 +366,10 @@ void nlp_eval_impact(salto_nlp* nlp, const double* x, const block* b, double* g,
     memcpy(d->q, qb, (size_t)nv * sizeof(double));
     frow rows[8];
     nlp_impact_rows(nlp, b, u, g, NULL, rows);
-    nlp->have_state = 0;
+    nlp->ev.have_state = 0;
     if (!want_jac) return;
     // by u_k: the rows at the unit jump e_k
-    double* e = nlp->imp + 3 * nv + 8; // nv
+    double* e = nlp->ev.imp + 3 * nv + 8; // nv
     for (int k = 0; k < nv; k++) {
         memset(e, 0, (size_t)nv * sizeof(double));
         e[k] = 1.0;
@@ -382,21 +382,21 @@ void nlp_eval_impact(salto_nlp* nlp, const double* x, const block* b, double* g,
             } else {
                 for (int c = 0; c < 6; c++) v += rows[r - nj].df0[c] * iota_k[c];
             }
-            nlp->dqdd[r * nv + k] = v;
-            nlp->dqd[r * nv + k] = 0.0;
+            nlp->ev.dqdd[r * nv + k] = v;
+            nlp->ev.dqd[r * nv + k] = 0.0;
         }
     }
     // by q_k: five points
     for (int k = 0; k < nv; k++) {
         const double h = 1e-3 * fmax(1.0, fabs(qb[k]));
         static const double w[4] = {1.0, -8.0, 8.0, -1.0}, off[4] = {-2.0, -1.0, 1.0, 2.0};
-        for (int r = 0; r < nr; r++) nlp->dq[r * nv + k] = 0.0;
+        for (int r = 0; r < nr; r++) nlp->ev.dq[r * nv + k] = 0.0;
         for (int p = 0; p < 4; p++) {
             d->q[k] = qb[k] + off[p] * h;
             nlp_impact_rows(nlp, b, u, gk, NULL, NULL);
-            for (int r = 0; r < nr; r++) nlp->dq[r * nv + k] += w[p] * gk[r] / (12.0 * h);
+            for (int r = 0; r < nr; r++) nlp->ev.dq[r * nv + k] += w[p] * gk[r] / (12.0 * h);
         }
         d->q[k] = qb[k];
     }
-    nlp->have_state = 0;
+    nlp->ev.have_state = 0;
 }

@@ -23,11 +23,11 @@
 //   nlp_rows.c     rows by name and time, the rows' map between refinements, contact drift
 //   nlp_motion.c   the variables as a motion (salto_motion_from_nlp, salto_validate)
 //
-// Who owns what of struct salto_nlp: the layout writes everything up to the Hessian's pattern
-// once (salto_nlp_build); nlp_hess.c the hess_* pattern and its scratch (xs .. grp_cap,
-// hess_linear); the evaluation scratch (d .. imp) belongs to whichever evaluation runs, the
-// kinematics in d being cached by (last_t, last_x, last_er, have_state); er, bal and mom
-// describe the derived states (nlp_state.c reads them, the layout fills them).
+// Who owns what of struct salto_nlp: the layout (salto_nlp_build) writes its top-level fields
+// once, and every file reads them; the parts each concern owns are sub-structs: `obj`, the
+// objective's constants (nlp_eval.c, nlp_hess.c read them), `root`, the derived root
+// translations (nlp_state.c), `hess`, the Hessian's pattern and scratch (nlp_hess.c), and `ev`,
+// the evaluation scratch with the cache of the kinematics in ev.d (whichever evaluation runs).
 #ifndef SALTO_NLP_PRIV_H
 #define SALTO_NLP_PRIV_H
 
@@ -89,39 +89,27 @@ typedef struct eroot {
     int auxv[3];
 } eroot;
 
-struct salto_nlp {
-    const salto_problem_desc* p;
-    const salto_model* m;
-    salto_bspline spline;
-    int nv, ncp, nx, ng, nnz_jac, nnz_hess;
-    int planar;              // salto_model_is_planar, once
-    int ncpv;                // control-point variables, nv ncp; the contact places follow
-    int naux;                //   (site_hold), nx = ncpv + naux
-    int* con_aux;            // first place variable of each constraint, -1 for none (ncon)
-    int nblock;
-    block* blocks;           // (nblock), sorted by time
-    int* dep;                // dependency lists of the blocks
-    int* jac_row;            // (nnz_jac)
-    int* jac_col;            // (nnz_jac)
-    double* g_lo;            // (ng)
-    double* g_hi;            // (ng)
-    double* x_lo;            // (nx)
-    double* x_hi;            // (nx)
-    double* hess_G;          // banded Gram matrix of second derivatives (7 ncp)
-    double* hess_G0;         // banded Gram matrix of values (7 ncp)
-    double* obj_w;           // per-DOF objective weight w omega_j^2 (nv)
-    double obj_rho;          // weight of the regularisation int q^2 dt (every DOF)
+// The objective's constant parts: the layout computes them once; nlp_eval.c evaluates the
+// objective and nlp_hess.c copies its band into the Hessian
+typedef struct nlp_objective {
+    double* G;               // banded Gram matrix of second derivatives (7 ncp)
+    double* G0;              // banded Gram matrix of values (7 ncp)
+    double* w;               // per-DOF objective weight w omega_j^2 (nv)
+    double rho;              // weight of the regularisation int q^2 dt (every DOF)
     double ref_w;            // weight of the reference term int (q - q_R)^2 dt (eq. 21)
     double* ref_b;           // its linear part int N_a q_R,j dt                (nv x ncp)
     double ref_c;            // and its constant part sum_j int q_R,j^2 dt
-    salto_motion* warm;      // the warm-start motion, or NULL
-    double* msub;            // mass of each link's subtree, kg (nv)
-    int hess_dofs;           // DOFs with a non-zero objective weight (0 or nv)
-    int* hess_row;           // Lagrangian Hessian pattern, lower triangle (nnz_hess)
-    int* hess_col;           //                                             (nnz_hess)
-    int* hess_obj;           // pattern index of each objective band entry
-    int* hess_blk;           // pattern indices of the blocks' dense lower triangles
-    int* blk_hess0;          // first entry of each block in hess_blk, -1 if linear (nblock)
+    int dofs;                // DOFs with a non-zero objective weight (0 or nv)
+} nlp_objective;
+
+// The Lagrangian Hessian's pattern and scratch (nlp_hess.c; the layout sizes and allocates
+// them)
+typedef struct nlp_hessian {
+    int* row;                // the pattern, lower triangle (nnz_hess)
+    int* col;                //                             (nnz_hess)
+    int* obj;                // pattern index of each objective band entry
+    int* blk;                // pattern indices of the blocks' dense lower triangles
+    int* blk0;               // first entry of each block in blk, -1 if linear (nblock)
     double* xs;              // a copy of x for differences (nx)
     double* Jp;              // a block's Jacobian rows at x + h and x - h (2 x 3 x 4 nv)
     double* Hl;              // a block's dense Hessian (4 nv)^2
@@ -132,9 +120,13 @@ struct salto_nlp {
     size_t* grp_at;          //   and where each one's gradient and state Hessian start in arena
     double* arena;           //   (grp_cap doubles: the largest such group's sum of 3 nd + 9 nd^2)
     size_t grp_cap;
-    int hess_linear;         // 1 while the Hessian differences Jacobians: physics rows by the
+    int linear;              // 1 while the Hessian differences Jacobians: physics rows by the
                              //   linear-time method whatever solver.derivatives says
-    // evaluation scratch
+} nlp_hessian;
+
+// Evaluation scratch, shared by whichever evaluation runs (nothing is allocated while
+// evaluating), and the cache of the kinematics in d
+typedef struct nlp_scratch {
     salto_data* d;
     double* J3;              // a point Jacobian, 3 x nv
     double* dq;              // row derivatives of one block (3 x nv)
@@ -146,24 +138,56 @@ struct salto_nlp {
     const double* last_x;    // and the x they were computed from
     int have_state;
     int last_er;             // the effective root (phase) of the kinematics in d, -1 for none
-    eroot* er;               // per phase                                               (nphase)
-    double* erJ;             // at the last er_state: the held site's Jacobian          (3 x nv)
-    double* erDv;            //   its velocity's derivative in q                        (3 x nv)
-    double* erDaq;           //   its acceleration's in q and qd                        (3 x nv)
-    double* erDaqd;          //                                                         (3 x nv)
-    double* daux;            // a block's row derivatives in its place variables        (8 x NXAUX)
-    double* fq;              // full-width rows for the chain rule                      (3 x nv)
-    double* imp;             // an impact's scratch: q, u, rows, a unit jump    (5 nv + 16)
+    double* daux;            // a block's row derivatives in its place variables (8 x NXAUX)
+    double* fq;              // full-width rows for the chain rule                (3 x nv)
+    double* imp;             // an impact's scratch: q, u, rows, a unit jump      (5 nv + 16)
+} nlp_scratch;
+
+// The root translations derived rather than read from their splines (nlp_state.c; the layout
+// fills them): the effective root of each held phase, and the ballistic flights' axes
+typedef struct nlp_roots {
+    eroot* er;               // per phase                                          (nphase)
+    double* J;               // at the last effective-root state: the held site's Jacobian
+                             //                                                    (3 x nv)
+    double* Dv;              //   its velocity's derivative in q                   (3 x nv)
+    double* Daq;             //   its acceleration's in q and qd                   (3 x nv)
+    double* Daqd;            //                                                    (3 x nv)
+    int bal_nt;              // the root's translation DOFs and their world axes (ballistic)
+    int bal_tdof[3];
+    double bal_a[3][3];
+} nlp_roots;
+
+struct salto_nlp {
+    const salto_problem_desc* p;
+    const salto_model* m;
+    salto_bspline spline;
+    int nv, ncp, nx, ng, nnz_jac, nnz_hess;
+    int planar;              // salto_model_is_planar, once
+    int ncpv;                // control-point variables, nv ncp; the contact places follow
+    int naux;                //   (site_hold), nx = ncpv + naux
+    int* con_aux;            // first place variable of each constraint, -1 for none (ncon)
     int* bal;                // per phase: first place variable (c0 then v0, nt each) of a
                              //   ballistic flight's parabola, -1 for none            (nphase)
     int* mom;                // per phase: first place variable of a flight's momentum
                              //   constants (solver.flight_rows: momentum), -1 for none (nphase)
-    int bal_nt;              // the root's translation DOFs and their world axes
-    int bal_tdof[3];
-    double bal_a[3][3];
+    int nblock;
+    block* blocks;           // (nblock), sorted by time
+    int* dep;                // dependency lists of the blocks
+    int* jac_row;            // (nnz_jac)
+    int* jac_col;            // (nnz_jac)
+    double* g_lo;            // (ng)
+    double* g_hi;            // (ng)
+    double* x_lo;            // (nx)
+    double* x_hi;            // (nx)
     int nslice;              // (phase, time) slices, salto_problem_slices
     double* slice_t;         //   their times (nslice)
     int* slice_ph;           //   and phases (nslice)
+    salto_motion* warm;      // the warm-start motion, or NULL
+    double* msub;            // mass of each link's subtree, kg (nv)
+    nlp_objective obj;       // the objective's constants
+    nlp_roots root;          // the derived root translations
+    nlp_hessian hess;        // the Hessian's pattern and scratch
+    nlp_scratch ev;          // evaluation scratch
 };
 
 

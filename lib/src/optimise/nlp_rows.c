@@ -177,7 +177,7 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
         break;
     case SALTO_CON_COM_PARABOLA:
     case SALTO_CON_COM_PARABOLA_VEL:
-        snprintf(what, sizeof what, "along '%s'", m->link_name[nlp->bal_tdof[k]]);
+        snprintf(what, sizeof what, "along '%s'", m->link_name[nlp->root.bal_tdof[k]]);
         break;
     case SALTO_CON_ABOVE_GROUND:
         snprintf(what, sizeof what, "body '%s'", m->body_name[m->link_body[b->link]]);
@@ -202,7 +202,7 @@ double salto_nlp_contact_drift(const salto_nlp* nlp, const double* x, int densit
                                int* phase, double* time) {
     const salto_problem_desc* p = nlp->p;
     const salto_model* m = nlp->m;
-    salto_data* d = nlp->d;
+    salto_data* d = nlp->ev.d;
     const int n = (density > 0 ? density : 10) * (nlp->nslice > 1 ? nlp->nslice : 2);
     double worst = 0.0;
     if (site) *site = -1;

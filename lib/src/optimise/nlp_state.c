@@ -38,7 +38,7 @@ int nlp_is_parabola(salto_constraint_type t) {
 // the phase with an effective root whose inside (its ends excluded) holds t; -1 for none
 static int er_phase_at(const salto_nlp* nlp, double t) {
     const int k = phase_inside(nlp->p, t);
-    return k >= 0 && nlp->er[k].site >= 0 ? k : -1;
+    return k >= 0 && nlp->root.er[k].site >= 0 ? k : -1;
 }
 
 // the effective root of every held phase (eroot): the first held site, the root's translation
@@ -48,7 +48,7 @@ void nlp_setup_eroots(salto_nlp* nlp) {
     const salto_problem_desc* p = nlp->p;
     const salto_model* m = nlp->m;
     for (int i = 0; i < p->nphase; i++) {
-        eroot* e = &nlp->er[i];
+        eroot* e = &nlp->root.er[i];
         e->site = -1;
         const salto_contact_desc* ct = &p->phases[i].contact;
         if (ct->type == SALTO_CONTACT_NONE || !ct->hold || ct->nsite == 0 || !ct->effective_root) continue;
@@ -106,7 +106,7 @@ salto_status nlp_assign_eroots(salto_nlp* nlp, builder* B) {
         if (b->impact) {
             ph = -1; // at the boundary: the splines as they are
         } else if (b->con < 0) {
-            ph = nlp->er[b->phase].site >= 0 ? b->phase : -1;
+            ph = nlp->root.er[b->phase].site >= 0 ? b->phase : -1;
         } else {
             const salto_constraint_desc* cd = &p->cons[b->con];
             if (cd->hold_phase == 0 && cd->type != SALTO_CON_POSE && cd->type != SALTO_CON_VELOCITY) {
@@ -116,7 +116,7 @@ salto_status nlp_assign_eroots(salto_nlp* nlp, builder* B) {
         if (ph >= 0) {
             int reads = 0; // does the block read a translation DOF?
             for (int jj = 0; jj < b->ndep && !reads; jj++) {
-                for (int t = 0; t < nlp->er[ph].nt; t++) reads |= old[jj] == nlp->er[ph].tdof[t];
+                for (int t = 0; t < nlp->root.er[ph].nt; t++) reads |= old[jj] == nlp->root.er[ph].tdof[t];
             }
             if (!reads) ph = -1;
         }
@@ -125,7 +125,7 @@ salto_status nlp_assign_eroots(salto_nlp* nlp, builder* B) {
         b->er = ph;
         b->nxaux = 0;
         if (ph >= 0) {
-            const eroot* e = &nlp->er[ph];
+            const eroot* e = &nlp->root.er[ph];
             b->nxaux = e->naux;
             for (int a = 0; a < e->naux; a++) b->xaux[a] = e->auxv[a];
             if (b->con >= 0) {
@@ -142,12 +142,12 @@ salto_status nlp_assign_eroots(salto_nlp* nlp, builder* B) {
         if (b->con >= 0 && nlp_is_parabola(p->cons[b->con].type)) {
             // the parabola's c0 and v0, on which each row depends
             const int base = nlp->bal[p->cons[b->con].phase];
-            b->nxaux = 2 * nlp->bal_nt;
+            b->nxaux = 2 * nlp->root.bal_nt;
             for (int a = 0; a < b->nxaux; a++) b->xaux[a] = base + a;
         }
         b->dep0 = start;
         b->ndep = n - start;
-        SALTO_ASSERT(b->nxaux == 0 || b->nrows <= 8); // nlp->daux holds 8 rows' place derivatives
+        SALTO_ASSERT(b->nxaux == 0 || b->nrows <= 8); // nlp->ev.daux holds 8 rows' place derivatives
     }
     salto_free(B->dep);
     B->dep = dep;
@@ -157,16 +157,16 @@ salto_status nlp_assign_eroots(salto_nlp* nlp, builder* B) {
 }
 
 
-// The state of phase ph's effective root in nlp->d: d->q, d->qd (and d->qdd at SALTO_FK_ACC)
+// The state of phase ph's effective root in nlp->ev.d: d->q, d->qd (and d->qdd at SALTO_FK_ACC)
 // hold the splines' values; the translation is replaced by the one that keeps the held site at
 // its place under x, and with derivs the site's Jacobian and derivatives are left in erJ, erDv
 // (and erDaq, erDaqd) for er_chain. The kinematics in d are then the new state's (at VEL; at
 // ACC the caller's dynamics recompute them).
 void nlp_er_state(const salto_nlp* nlp, const double* x, int ph, salto_fk_level level,
                      int derivs) {
-    const eroot* e = &nlp->er[ph];
+    const eroot* e = &nlp->root.er[ph];
     const salto_model* m = nlp->m;
-    salto_data* d = nlp->d;
+    salto_data* d = nlp->ev.d;
     for (int j = 0; j < e->nt; j++) {
         d->q[e->tdof[j]] = 0.0;
         d->qd[e->tdof[j]] = 0.0;
@@ -178,10 +178,10 @@ void nlp_er_state(const salto_nlp* nlp, const double* x, int ph, salto_fk_level 
     salto_site_vel(m, d, e->site, gv);
     if (level == SALTO_FK_ACC) salto_site_acc(m, d, e->site, ga);
     if (derivs) {
-        salto_site_jac(m, d, e->site, nlp->erJ);
+        salto_site_jac(m, d, e->site, nlp->root.J);
         const int acc = level == SALTO_FK_ACC;
-        salto_site_motion_deriv(m, d, e->site, nlp->erDv, acc ? nlp->erDaq : NULL,
-                                acc ? nlp->erDaqd : NULL);
+        salto_site_motion_deriv(m, d, e->site, nlp->root.Dv, acc ? nlp->root.Daq : NULL,
+                                acc ? nlp->root.Daqd : NULL);
     }
     for (int j = 0; j < e->nt; j++) {
         double P = 0.0;
@@ -200,7 +200,7 @@ void nlp_er_state(const salto_nlp* nlp, const double* x, int ph, salto_fk_level 
 // raux (the root's naux place variables) has the place derivatives added. After er_state.
 void nlp_er_chain(const salto_nlp* nlp, int ph, double* rq, double* rqd, double* rqdd,
                      double* raux) {
-    const eroot* e = &nlp->er[ph];
+    const eroot* e = &nlp->root.er[ph];
     const int nv = nlp->nv;
     for (int j = 0; j < e->nt; j++) {
         const int t = e->tdof[j];
@@ -213,12 +213,12 @@ void nlp_er_chain(const salto_nlp* nlp, int ph, double* rq, double* rqd, double*
             int is_t = 0;
             for (int i = 0; i < e->nt; i++) is_t |= e->tdof[i] == k;
             if (is_t) continue;
-            const double aJ = a[0] * nlp->erJ[k] + a[1] * nlp->erJ[nv + k] + a[2] * nlp->erJ[2 * nv + k];
-            const double aV = a[0] * nlp->erDv[k] + a[1] * nlp->erDv[nv + k] + a[2] * nlp->erDv[2 * nv + k];
+            const double aJ = a[0] * nlp->root.J[k] + a[1] * nlp->root.J[nv + k] + a[2] * nlp->root.J[2 * nv + k];
+            const double aV = a[0] * nlp->root.Dv[k] + a[1] * nlp->root.Dv[nv + k] + a[2] * nlp->root.Dv[2 * nv + k];
             double aAq = 0.0, aAqd = 0.0;
             if (wqdd != 0.0) {
-                aAq = a[0] * nlp->erDaq[k] + a[1] * nlp->erDaq[nv + k] + a[2] * nlp->erDaq[2 * nv + k];
-                aAqd = a[0] * nlp->erDaqd[k] + a[1] * nlp->erDaqd[nv + k] + a[2] * nlp->erDaqd[2 * nv + k];
+                aAq = a[0] * nlp->root.Daq[k] + a[1] * nlp->root.Daq[nv + k] + a[2] * nlp->root.Daq[2 * nv + k];
+                aAqd = a[0] * nlp->root.Daqd[k] + a[1] * nlp->root.Daqd[nv + k] + a[2] * nlp->root.Daqd[2 * nv + k];
             }
             rq[k] -= wq * aJ + wqd * aV + wqdd * aAq;
             rqd[k] -= wqd * aJ + wqdd * aAqd;
@@ -278,11 +278,11 @@ static int bal_phase_at(const salto_nlp* nlp, double t) {
 // alike) and c'' = f / M + g from the aggregate force f = M (c'' - g).
 static void bal_state(const salto_nlp* nlp, const double* x, int ph, double t, int acc) {
     const salto_model* m = nlp->m;
-    salto_data* d = nlp->d;
-    const int nt = nlp->bal_nt;
+    salto_data* d = nlp->ev.d;
+    const int nt = nlp->root.bal_nt;
     for (int j = 0; j < nt; j++) {
-        d->q[nlp->bal_tdof[j]] = d->qd[nlp->bal_tdof[j]] = 0.0;
-        if (acc) d->qdd[nlp->bal_tdof[j]] = 0.0;
+        d->q[nlp->root.bal_tdof[j]] = d->qd[nlp->root.bal_tdof[j]] = 0.0;
+        if (acc) d->qdd[nlp->root.bal_tdof[j]] = 0.0;
     }
     double c[3], cv[3], ca[3] = {0, 0, 0};
     if (acc) {
@@ -297,11 +297,11 @@ static void bal_state(const salto_nlp* nlp, const double* x, int ph, double t, i
     const double tau = t - nlp->p->phases[ph].start;
     const double* pl = x + nlp->bal[ph];
     for (int j = 0; j < nt; j++) {
-        const double* a = nlp->bal_a[j];
+        const double* a = nlp->root.bal_a[j];
         const double ge = salto_v3_dot(a, m->gravity);
-        d->q[nlp->bal_tdof[j]] = pl[j] + pl[nt + j] * tau + 0.5 * ge * tau * tau - salto_v3_dot(a, c);
-        d->qd[nlp->bal_tdof[j]] = pl[nt + j] + ge * tau - salto_v3_dot(a, cv);
-        if (acc) d->qdd[nlp->bal_tdof[j]] = ge - salto_v3_dot(a, ca);
+        d->q[nlp->root.bal_tdof[j]] = pl[j] + pl[nt + j] * tau + 0.5 * ge * tau * tau - salto_v3_dot(a, c);
+        d->qd[nlp->root.bal_tdof[j]] = pl[nt + j] + ge * tau - salto_v3_dot(a, cv);
+        if (acc) d->qdd[nlp->root.bal_tdof[j]] = ge - salto_v3_dot(a, ca);
     }
 }
 
@@ -309,13 +309,13 @@ static void bal_state(const salto_nlp* nlp, const double* x, int ph, double t, i
 void salto_nlp_state(const salto_nlp* nlp, const double* x, double t, double* q, double* qd,
                      double* qdd) {
     // strictly inside a phase with an effective root or a ballistic flight, its translation
-    const int ph = nlp->er ? er_phase_at(nlp, t) : -1;
+    const int ph = nlp->root.er ? er_phase_at(nlp, t) : -1;
     const int bph = ph < 0 && nlp->bal ? bal_phase_at(nlp, t) : -1;
     if (ph < 0 && bph < 0) {
         nlp_state_raw(nlp, x, t, q, qd, qdd);
         return;
     }
-    salto_data* d = nlp->d;
+    salto_data* d = nlp->ev.d;
     nlp_state_raw(nlp, x, t, d->q, d->qd, d->qdd);
     if (ph >= 0) {
         nlp_er_state(nlp, x, ph, qdd ? SALTO_FK_ACC : SALTO_FK_VEL, 0);
@@ -329,36 +329,36 @@ void salto_nlp_state(const salto_nlp* nlp, const double* x, double t, double* q,
 }
 
 
-// the splines' q and qd (and with acc, qdd) at block b's time into nlp->d, from its basis
+// the splines' q and qd (and with acc, qdd) at block b's time into nlp->ev.d, from its basis
 void nlp_block_state(salto_nlp* nlp, const double* x, const block* b, int acc) {
-    salto_data* d = nlp->d;
+    salto_data* d = nlp->ev.d;
     spline_state(nlp, x, b->first, b->N, b->dN, b->ddN, d->q, d->qd, acc ? d->qdd : NULL);
 }
 
 
 // the kinematics (positions and velocities) at block b's time, computed once per time
 void nlp_kinematics_at(salto_nlp* nlp, const double* x, const block* b) {
-    if (nlp->have_state && nlp->last_t == b->t && nlp->last_x == x && nlp->last_er == b->er) return;
-    salto_data* d = nlp->d;
+    if (nlp->ev.have_state && nlp->ev.last_t == b->t && nlp->ev.last_x == x && nlp->ev.last_er == b->er) return;
+    salto_data* d = nlp->ev.d;
     nlp_block_state(nlp, x, b, 0);
     if (b->er >= 0) {
         nlp_er_state(nlp, x, b->er, SALTO_FK_VEL, 1);
     } else {
         salto_fk(nlp->m, d, SALTO_FK_VEL); // the inertias only where needed (nlp_com_sums)
     }
-    nlp->last_t = b->t;
-    nlp->last_x = x;
-    nlp->last_er = b->er;
-    nlp->have_state = 1;
+    nlp->ev.last_t = b->t;
+    nlp->ev.last_x = x;
+    nlp->ev.last_er = b->er;
+    nlp->ev.have_state = 1;
 }
 
 
 // centre of mass helpers: subtree mass, first moment h and linear momentum per link
 void nlp_com_sums(salto_nlp* nlp) {
     const salto_model* m = nlp->m;
-    salto_data* d = nlp->d;
+    salto_data* d = nlp->ev.d;
     salto_link_inertias(m, d);
-    double* s = nlp->sums;
+    double* s = nlp->ev.sums;
     for (int i = 0; i < nlp->nv; i++) {
         const double* I = d->I + 10 * i;
         double h[6];
@@ -385,7 +385,7 @@ void nlp_com_from_sums(const salto_nlp* nlp, double* c, double* cdot) {
     }
     for (int i = 0; i < nlp->nv; i++) {
         if (m->link_parent[i] >= 0) continue;
-        const double* root = nlp->sums + 7 * i;
+        const double* root = nlp->ev.sums + 7 * i;
         for (int k = 0; k < 3; k++) {
             c[k] += root[1 + k] / m->mass;
             if (cdot) cdot[k] += root[4 + k] / m->mass;
@@ -399,8 +399,8 @@ void nlp_com_jac(const salto_nlp* nlp, double* J) {
     const salto_model* m = nlp->m;
     const int nv = nlp->nv;
     for (int j = 0; j < nv; j++) {
-        const double* S = nlp->d->S + 6 * j;
-        const double* sj = nlp->sums + 7 * j;
+        const double* S = nlp->ev.d->S + 6 * j;
+        const double* sj = nlp->ev.sums + 7 * j;
         double a[3];
         salto_v3_cross(a, S, sj + 1);
         for (int k = 0; k < 3; k++) J[k * nv + j] = (a[k] + sj[0] * S[3 + k]) / m->mass;
