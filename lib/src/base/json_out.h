@@ -1,4 +1,4 @@
-// json_out.h: JSON values and CSV fields for salto's writers (motion.c)
+// json_out.h: JSON values and CSV fields for salto's writers (json_out.c)
 #ifndef SALTO_JSON_OUT_H
 #define SALTO_JSON_OUT_H
 
