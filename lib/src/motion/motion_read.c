@@ -1,4 +1,5 @@
-// motion_read.c: motions as data: reading motion.json back, sampling, and sampling an NLP
+// motion_read.c: motions as data: motion.json read back, sampled, and any motion given by its
+// state sampled into frames (salto_motion_from_state)
 //
 // motion.json is JSON, which is YAML flow syntax, so it is read with the located YAML reader
 // (config.h): every value keeps its file:line:col, and every error points at the value that

@@ -1,4 +1,4 @@
-// resim.c: contact wrenches, joint torques and re-simulation of a motion (validate.h)
+// resim.c: contact wrenches and re-simulation of a motion (validate.h)
 //
 // The validator's independent physical check: the motion's own inverse dynamics gives the
 // joint torques and the contact wrenches that would produce it; the articulated-body
