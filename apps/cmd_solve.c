@@ -9,6 +9,7 @@
 #include "salto/motion.h"
 #include "salto/nlp.h"
 #include "salto/solver.h"
+#include "salto/validate.h"
 
 static void help(void) {
     printf("usage: salto solve PROBLEM.yaml [-o DIR] [--quiet] [--set PATH=VALUE]...\n\n"
@@ -21,8 +22,12 @@ static void help(void) {
            "  motion.csv     time and every DOF at the problem's frame rate\n"
            "  motion.bvh     the motion on the character's skeleton (Blender and other readers)\n"
            "  filmstrip.png  poses at evenly spaced times side by side, contacts and bar drawn\n"
-           "Exit status: 0 when IPOPT reports success, 1 when it stops without success (the\n"
-           "best iterate is still written, marked as not converged), 2 for bad input.\n\n"
+           "Then it validates what it wrote as 'salto validate' does (the checks between the\n"
+           "slices and the re-simulation, with the problem's validation settings) and says in\n"
+           "its last line whether the motion is physical, naming the worst failing check.\n"
+           "Exit status: 0 when IPOPT reports success and every check passes; 1 when IPOPT\n"
+           "stops without success (the best iterate is still written, marked as not\n"
+           "converged) or a check fails; 2 for bad input.\n\n"
            "  -o DIR    where to write the motion\n"
            "  --quiet   no progress lines\n"
            "  --set PATH=VALUE\n"
@@ -78,6 +83,54 @@ static void report_violations(salto_nlp* nlp, const double* x, double tol) {
     }
     if (n > 10) fprintf(stderr, "  ... and %d more\n", n - 10);
     free(g), free(lo), free(hi), free(v);
+}
+
+
+// The validation of the solved motion x, as salto validate judges it by default (the problem's
+// validation settings): one line, naming the worst failing check (the largest violation over
+// its threshold) and how many others fail. Returns 1 when every judged check passes, 0 when
+// one fails, -1 when the validation could not run (its error printed).
+static int report_validation(salto_nlp* nlp, const double* x, const char* dir) {
+    const salto_problem_desc* p = salto_nlp_problem(nlp);
+    salto_validate_opts o;
+    salto_validate_opts_from_problem(&o, p);
+    salto_validation v;
+    salto_error err = {0};
+    if (salto_validate(nlp, x, &o, &v, &err) != SALTO_OK) {
+        app_print_error(&err);
+        fprintf(stderr, "validation: could not run\n");
+        return -1;
+    }
+    const int pass = v.pass;
+    if (pass) {
+        fprintf(stderr, "validation: %d of %d checks pass at %d samples: %s\n", v.npassed,
+                v.njudged, v.nsample,
+                p->physics ? "the motion is physical within the thresholds"
+                           : "the motion keeps its kinematic constraints within the thresholds");
+    } else {
+        const salto_check* w = NULL;
+        double wr = -1.0;
+        for (int c = 0; c < v.ncheck; c++) {
+            const salto_check* k = &v.check[c];
+            if (!k->judged || k->pass) continue;
+            const double r = k->threshold > 0.0 ? k->worst / k->threshold : INFINITY;
+            if (r > wr) wr = r, w = k;
+        }
+        const int nfail = v.njudged - v.npassed;
+        fprintf(stderr, "validation: %d of %d checks pass: NOT PHYSICAL", v.npassed, v.njudged);
+        if (w) {
+            const char* at = salto_check_at(p->model, w);
+            fprintf(stderr, ": the worst, %s in phase '%s'%s%s%s, is %.3g %s at t = %.3f s "
+                            "against %.3g (%.1f times)",
+                    salto_check_name(w->kind), p->phases[w->phase].name, at ? " (" : "",
+                    at ? at : "", at ? ")" : "", w->worst, salto_check_unit(w->kind),
+                    w->worst_time, w->threshold, wr);
+            if (nfail > 1) fprintf(stderr, "; %d more fail", nfail - 1);
+        }
+        fprintf(stderr, "; 'salto validate %s/motion.json' shows every check\n", dir);
+    }
+    salto_validation_free(&v);
+    return pass;
 }
 
 
@@ -216,6 +269,10 @@ int cmd_solve(int argc, char** argv) {
         } else {
             fprintf(stderr, "wrote %s/: motion.json, motion.csv, motion.bvh, filmstrip.png%s\n",
                     dir, res.converged ? "" : " (not converged)");
+            // "Solve_Succeeded" is not the last word: the motion written, judged between the
+            // slices and re-simulated
+            const int valid = report_validation(nlp, x, dir);
+            if (valid <= 0 && status == 0) status = 1;
         }
         salto_motion_destroy(mo);
     }

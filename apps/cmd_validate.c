@@ -53,7 +53,7 @@ static void help(void) {
            "  --set PATH=VALUE   change a value of the problem as 'salto solve --set' does\n"
            "                (at most 64); a motion.json's own overrides (those it was solved\n"
            "                with, but the initial guess's) apply first, unless --problem is given\n"
-           "  --quiet       no table\n");
+           "  --quiet       no table: the summary line only\n");
 }
 
 
@@ -106,6 +106,11 @@ static void print_table(const salto_problem_desc* p, const salto_validation* v) 
         printf("the problem asks for no physics (physics: false): its %d physics checks are shown "
                "(info), not judged; --set physics=true judges them\n", v->ncheck - v->njudged);
     }
+}
+
+
+// the verdict: how many checks pass, and whether that makes the motion physical
+static void print_summary(const salto_problem_desc* p, const salto_validation* v) {
     printf("%d of %d checks pass at %d samples: %s\n", v->npassed, v->njudged, v->nsample,
            !v->pass      ? "FAILED"
            : !p->physics ? "the motion keeps its kinematic constraints within the thresholds"
@@ -138,6 +143,7 @@ static int run_and_report(const salto_problem_desc* p, salto_state_fn fn,
     }
     int status = 0;
     if (!quiet) print_table(p, &v);
+    print_summary(p, &v);
     char dirbuf[4096], json[4200], png[4200], tpng[4200];
     if (!dir) {
         motion_dir(motion_path, dirbuf, sizeof dirbuf);

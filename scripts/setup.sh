@@ -56,7 +56,8 @@ run)
     echo
     for problem in highbar_dismount highbar_dismount_08 monkey_bars luxo_jump \
                    back_tuck leap leap_pegs reach keyframes hold; do
-        ./build/apps/salto solve "problems/$problem.yaml" -o "out/$problem" --quiet
+        # exit status 1 (not converged, or a validation check fails) does not stop the run
+        ./build/apps/salto solve "problems/$problem.yaml" -o "out/$problem" --quiet || true
     done
     # the physics problems checked densely between the slices (docs/validation.md): each
     # table's summary line; exit status 1 (a check fails) does not stop the run
