@@ -9,6 +9,7 @@
 //   bench_validate.c  salto bench validate: the validator
 //   bench_sim.c       salto bench sim: the stepping simulator beside MuJoCo
 //   bench_batch.c     salto bench batch (declared in cmds.h)
+//   bench_zoo.c       salto bench zoo: a folder of problems solved and judged as users run them
 #ifndef SALTO_APPS_BENCH_H
 #define SALTO_APPS_BENCH_H
 
@@ -63,5 +64,6 @@ int bench_nlp(int argc, char** argv);
 int bench_paper(int argc, char** argv);
 int bench_validate(int argc, char** argv);
 int bench_sim(int argc, char** argv);
+int bench_zoo(int argc, char** argv);
 
 #endif

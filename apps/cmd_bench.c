@@ -30,8 +30,9 @@ void bench_help(void) {
            "usage: salto bench validate [NAME]... [--quick] [--reps N] [--root DIR]\n"
            "usage: salto bench sim [--quick] [--reps N] [--root DIR]\n"
            "usage: salto bench batch [--quick] [--reps N] [--workers N] [--root DIR]\n"
+           "usage: salto bench zoo [DIR] [--timeout S] [-o OUT]\n"
            "(see 'salto bench nlp --help', 'salto bench paper --help', 'salto bench validate --help',\n"
-           "'salto bench sim --help', 'salto bench batch --help')\n");
+           "'salto bench sim --help', 'salto bench batch --help', 'salto bench zoo --help')\n");
 }
 
 
@@ -98,7 +99,7 @@ int bench_shared_opt(int argc, char** argv, int* i, int* quick, int* reps, const
 int cmd_bench(int argc, char** argv) {
     if (argc < 2 || app_is_help(argv[1])) {
         if (argc < 2) {
-            fprintf(stderr, "usage: salto bench dynamics|nlp|paper|validate|sim|batch [options] (see 'salto bench --help')\n");
+            fprintf(stderr, "usage: salto bench dynamics|nlp|paper|validate|sim|batch|zoo [options] (see 'salto bench --help')\n");
             return 2;
         }
         bench_help();
@@ -110,7 +111,8 @@ int cmd_bench(int argc, char** argv) {
     if (strcmp(argv[1], "validate") == 0) return bench_validate(argc - 1, argv + 1);
     if (strcmp(argv[1], "sim") == 0) return bench_sim(argc - 1, argv + 1);
     if (strcmp(argv[1], "batch") == 0) return bench_batch(argc - 1, argv + 1);
-    fprintf(stderr, "salto bench: unknown benchmark '%s' (available: dynamics, nlp, paper, validate, sim, batch)\n",
+    if (strcmp(argv[1], "zoo") == 0) return bench_zoo(argc - 1, argv + 1);
+    fprintf(stderr, "salto bench: unknown benchmark '%s' (available: dynamics, nlp, paper, validate, sim, batch, zoo)\n",
             argv[1]);
     return 2;
 }

@@ -145,6 +145,20 @@ expect 2 "$salto" bench dynamics --reps 0
 expect 2 "$salto" bench nlp "$root/problems/reach.yaml" --reps ""
 expect 2 "$salto" bench nlp "$tmp/missing.yaml"
 grep_in "$tmp/err" "missing.yaml"
+# bench zoo: a missing folder, one without problem files, a bad time limit
+expect 2 "$salto" bench zoo "$tmp/no_such_zoo"
+grep_in "$tmp/err" "salto bench zoo: cannot read the folder '.*no_such_zoo'"
+mkdir -p "$tmp/empty_zoo"
+expect 2 "$salto" bench zoo "$tmp/empty_zoo"
+grep_in "$tmp/err" "no problem files"
+expect 2 "$salto" bench zoo "$tmp/empty_zoo" --timeout -3
+grep_in "$tmp/err" "--timeout must be a number of seconds above 0"
+# a problem that does not load is a row of its own, and the run goes on; -o keeps the logs
+printf 'character: nowhere.yaml\n' >"$tmp/empty_zoo/broken.yaml"
+expect 0 "$salto" bench zoo "$tmp/empty_zoo" -o "$tmp/zoo_out"
+grep_in "$tmp/out" "^broken .* bad input"
+grep_in "$tmp/out" "^0 of 1 converged; 0 of 1 converged and passed every check \(0%\)$"
+grep_in "$tmp/zoo_out/broken.log" "nowhere.yaml"
 expect 0 "$salto" check "$root/problems/reach.yaml"
 grep_in "$tmp/out" "NLP: 84 variables, 23 constraints, 116 Jacobian non-zeros"
 expect 0 "$salto" solve "$root/problems/reach.yaml" -o "$tmp/reach" --quiet
