@@ -124,10 +124,16 @@ int bench_zoo(int argc, char** argv) {
     const char* dir = "problems/zoo";
     const char* out = NULL;
     double limit = 600.0;
-    int keep = 0;
+    int keep = 0, nset = 0;
+    const char** set = calloc((size_t)argc + 1, sizeof *set); // at most one per argument
+    if (!set) {
+        fprintf(stderr, "salto bench zoo: out of memory\n");
+        return 2;
+    }
     for (int i = 1; i < argc; i++) {
         if (app_is_help(argv[i])) {
-            printf("usage: salto bench zoo [DIR] [--timeout S] [-o OUT]\n\n"
+            free(set);
+            printf("usage: salto bench zoo [DIR] [--timeout S] [-o OUT] [--set PATH=VALUE]...\n\n"
                    "Solves every problem file in DIR (default problems/zoo) as a user would, each\n"
                    "with 'salto solve FILE --quiet' and nothing else (the problem's own settings, the\n"
                    "defaults for the rest), one after another, and prints per problem: IPOPT's\n"
@@ -138,6 +144,9 @@ int bench_zoo(int argc, char** argv) {
                    "               not converged (default 600)\n"
                    "  -o OUT       keep each problem's output in OUT/NAME (default: a temporary\n"
                    "               folder, removed at the end)\n"
+                   "  --set PATH=VALUE\n"
+                   "               passed to every solve (an experiment: what a changed default\n"
+                   "               would do to the whole zoo, e.g. --set solver.refine=4)\n"
                    "Exit status: 0 when it ran (whatever the verdicts), 2 for bad usage or a folder\n"
                    "without problem files.\n");
             return 0;
@@ -146,13 +155,22 @@ int bench_zoo(int argc, char** argv) {
             limit = strtod(argv[++i], &end);
             if (!end || *end || !(limit > 0.0) || limit > 1e6) {
                 fprintf(stderr, "salto bench zoo: --timeout must be a number of seconds above 0\n");
+                free(set);
                 return 2;
             }
         } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             out = argv[++i];
             keep = 1;
+        } else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
+            if (nset == 64) {
+                fprintf(stderr, "salto bench zoo: at most 64 --set\n");
+                free(set);
+                return 2;
+            }
+            set[nset++] = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "salto bench zoo: unknown or incomplete option '%s'\n", argv[i]);
+            free(set);
             return 2;
         } else {
             dir = argv[i];
@@ -161,6 +179,7 @@ int bench_zoo(int argc, char** argv) {
     DIR* d = opendir(dir);
     if (!d) {
         fprintf(stderr, "salto bench zoo: cannot read the folder '%s': %s\n", dir, strerror(errno));
+        free(set);
         return 2;
     }
     int n = 0, cap = 0;
@@ -183,6 +202,7 @@ int bench_zoo(int argc, char** argv) {
     if (n == 0) {
         fprintf(stderr, "salto bench zoo: no problem files (*.yaml) in '%s'\n", dir);
         free(files);
+        free(set);
         return 2;
     }
     qsort(files, (size_t)n, sizeof *files, cmp_str);
@@ -193,12 +213,14 @@ int bench_zoo(int argc, char** argv) {
             fprintf(stderr, "salto bench zoo: cannot make a temporary folder: %s\n", strerror(errno));
             for (int k = 0; k < n; k++) free(files[k]);
             free(files);
+            free(set);
             return 2;
         }
     } else if (app_make_dirs(out) != 0) {
         fprintf(stderr, "salto bench zoo: cannot create '%s': %s\n", out, strerror(errno));
         for (int k = 0; k < n; k++) free(files[k]);
         free(files);
+        free(set);
         return 2;
     }
     zoo_row* rows = calloc((size_t)n, sizeof *rows);
@@ -206,10 +228,13 @@ int bench_zoo(int argc, char** argv) {
         fprintf(stderr, "salto bench zoo: out of memory\n");
         for (int k = 0; k < n; k++) free(files[k]);
         free(files);
+        free(set);
         return 2;
     }
     printf("salto bench zoo: %d problems in %s, each 'salto solve FILE --quiet' with the default "
-           "settings, at most %.0f s each\n\n", n, dir, limit);
+           "settings, at most %.0f s each\n", n, dir, limit);
+    for (int q = 0; q < nset; q++) printf("  --set %s\n", set[q]);
+    printf("\n");
     printf("%-28s %-30s %6s %9s %9s  %s\n", "problem", "IPOPT status", "iter", "time (s)",
            "checks", "verdict (the worst failing check)");
     int nconv = 0, npass = 0;
@@ -221,7 +246,12 @@ int bench_zoo(int argc, char** argv) {
         char odir[4400], log[4500];
         snprintf(odir, sizeof odir, "%s/%s", out, r->name);
         snprintf(log, sizeof log, "%s/%s.log", out, r->name);
-        char* args[] = {"/proc/self/exe", "solve", files[k], "-o", odir, "--quiet", NULL};
+        char* args[2 * 64 + 8];
+        int na = 0;
+        args[na++] = "/proc/self/exe", args[na++] = "solve", args[na++] = files[k];
+        args[na++] = "-o", args[na++] = odir, args[na++] = "--quiet";
+        for (int q = 0; q < nset && q < 64; q++) args[na++] = "--set", args[na++] = (char*)set[q];
+        args[na] = NULL;
         const double t0 = wall_now();
         r->exit = run_logged(args, log, limit, &r->timed_out);
         r->wall = wall_now() - t0;
@@ -273,5 +303,6 @@ int bench_zoo(int argc, char** argv) {
     for (int k = 0; k < n; k++) free(files[k]);
     free(files);
     free(rows);
+    free(set);
     return 0;
 }
