@@ -255,6 +255,16 @@ grep_in "$tmp/err" "^validation: .*NOT PHYSICAL"
 expect 1 "$salto" solve "$dm" -o "$tmp/dm1" --quiet \
     --set initial_guess.type=motion --set initial_guess.motion="$tmp/dm0/motion.json" \
     --set initial_guess.rotation=null
+# docs/problem-format.md's complete example loads as written: the block copied out as it is,
+# one folder below a copy of the repository's data (its character path is relative), with a
+# gymnast motion where it names its reference motion
+mkdir -p "$tmp/docex/p/motions" && ln -s "$root/data" "$tmp/docex/data"
+awk '/^## A complete example/ { f = 1 } f && /^```yaml/ { g = 1; next } g && /^```/ { exit } g' \
+    "$root/docs/problem-format.md" >"$tmp/docex/p/example.yaml"
+cp "$tmp/dm0/motion.json" "$tmp/docex/p/motions/dismount_ref.json"
+if [ "$(wc -l <"$tmp/docex/p/example.yaml")" -gt 40 ]; then ok; else fail "the complete example not found in problem-format.md"; fi
+expect 0 "$salto" check "$tmp/docex/p/example.yaml"
+grep_in "$tmp/out" "NLP: [0-9]+ variables"
 it0=$(sed -n 's/.*"iterations": \([0-9]*\).*/\1/p' "$tmp/dm0/motion.json" | head -1)
 it1=$(sed -n 's/.*"iterations": \([0-9]*\).*/\1/p' "$tmp/dm1/motion.json" | head -1)
 if [ -n "$it0" ] && [ -n "$it1" ] && [ "$it1" -lt "$it0" ]; then ok; else fail "warm start: $it1 iterations, cold $it0"; fi
