@@ -163,12 +163,16 @@ START_TEST(round_trip) {
         assert_bits_eq(&mo->knot[a], &k, 1, "knot");
     }
 
-    // the frames are the spline's q at t = min(k / rate, duration), bit for bit
+    // the frames are the spline's q at t = min(k / rate, duration), bit for bit (values under
+    // SALTO_MOTION_ZERO written as 0)
     double* q = malloc((size_t)m->nv * sizeof(double));
     ck_assert_ptr_nonnull(q);
     for (int k = 0; k < mo->nframe; k++) {
         const double t = fmin((double)k / mo->frame_rate, mo->duration);
         salto_nlp_state(fx.nlp, fx.x, t, q, NULL, NULL);
+        for (int j = 0; j < m->nv; j++) {
+            if (fabs(q[j]) < SALTO_MOTION_ZERO) q[j] = 0.0;
+        }
         assert_bits_eq(mo->q + k * mo->nv, q, mo->nv, "frame");
     }
 
@@ -1222,6 +1226,54 @@ START_TEST(fuzz) {
 END_TEST
 
 
+// a state of rounding noise about zero: -3.7e-242, 5.6e-32, -1e-13 (under SALTO_MOTION_ZERO)
+// and values that are not noise (1e-11, -0.25)
+static void noisy_state(void* ctx, double t, double* q, double* qd, double* qdd) {
+    const int nv = *(const int*)ctx;
+    static const double v[] = {-3.7e-242, 5.6e-32, -1e-13, 1e-11, -0.25};
+    for (int j = 0; j < nv; j++) q[j] = v[j % 5] * (1.0 + t);
+    if (qd) memset(qd, 0, (size_t)nv * sizeof(double));
+    if (qdd) memset(qdd, 0, (size_t)nv * sizeof(double));
+}
+
+
+// frames hold rounding noise about zero as 0 (motion.csv, .json and .bvh then write 0, not
+// -3.7e-242), and every other value as it is; the control points as they are
+START_TEST(frames_zero_noise) {
+    fixture fx;
+    fixture_setup(&fx, 77u);
+    const int nv = fx.p->model->nv;
+    salto_motion* mo = salto_motion_from_state(fx.p, noisy_state, (void*)&nv,
+                                               salto_nlp_spline(fx.nlp), fx.x);
+    ck_assert_ptr_nonnull(mo);
+    for (int k = 0; k < mo->nframe; k++) {
+        const double t = salto_motion_frame_time(mo, k);
+        for (int j = 0; j < nv; j++) {
+            const double v = mo->q[k * nv + j];
+            switch (j % 5) {
+            case 0:
+            case 1:
+            case 2: ck_assert_msg(v == 0.0 && !signbit(v), "frame %d DOF %d: %g, not 0", k, j, v); break;
+            case 3: ck_assert_double_eq(v, 1e-11 * (1.0 + t)); break;
+            default: ck_assert_double_eq(v, -0.25 * (1.0 + t)); break;
+            }
+        }
+    }
+    for (int a = 0; a < nv * fx.p->ncp; a++) ck_assert_double_eq(mo->control[a], fx.x[a]);
+    ck_assert_int_eq(salto_motion_write_csv(mo, fx.json, NULL), SALTO_OK);
+    FILE* f = fopen(fx.json, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[4096];
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f)); // the header
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f)); // t = 0
+    fclose(f);
+    ck_assert_msg(strncmp(line, "0,0,0,0,", 8) == 0, "the first frame written as %s", line);
+    salto_motion_destroy(mo);
+    fixture_teardown(&fx);
+}
+END_TEST
+
+
 Suite* motion_suite(void) {
     Suite* s = suite_create("motion");
     TCase* tc = tcase_create("round trip");
@@ -1241,6 +1293,7 @@ Suite* motion_suite(void) {
     tcase_add_test(tc, from_nlp_out_of_memory);
     tcase_add_test(tc, fuzz);
     tcase_add_test(tc, frames_cubic_exact);
+    tcase_add_test(tc, frames_zero_noise);
     tcase_add_test(tc, frames_derivatives);
     tcase_add_test(tc, frames_phase_coverage);
     tcase_add_test(tc, frames_read_motion_csv);

@@ -12,6 +12,9 @@
 
 typedef struct salto_motion salto_motion;
 
+// frame values below this magnitude are rounding noise about zero and are written as 0
+#define SALTO_MOTION_ZERO 1e-12
+
 // A motion by its state at any time t inside its problem's span: q, qd, qdd (each nv; qd and
 // qdd may be NULL when not wanted). Validation calls it with t in increasing order within
 // each phase, each phase's times just inside it, so that a motion with a jump in acceleration
@@ -75,7 +78,10 @@ void salto_motion_sample(const salto_motion* mo, double t, double* q);
 // min(k / rate, duration), floor(duration rate) + 1 frames; state's q only), with p's paths
 // (made absolute when they resolve) and overrides, and the spline it came from: p->ncp
 // control points per DOF from control (nv x ncp) and spline's knots. NULL when memory runs
-// out. (salto_motion_from_nlp samples an NLP's variables so.)
+// out. (salto_motion_from_nlp samples an NLP's variables so.) A frame value below
+// SALTO_MOTION_ZERO in magnitude (1e-12 rad or m: rounding noise about zero, such as 1e-31 m
+// left by an effective root's translation) is stored as 0; the control points are kept as
+// they are.
 salto_motion* salto_motion_from_state(const salto_problem_desc* p, salto_state_fn state,
                                       void* ctx, const salto_bspline* spline,
                                       const double* control);

@@ -431,7 +431,12 @@ salto_motion* salto_motion_from_state(const salto_problem_desc* p, salto_state_f
     if (p->ncp > 0) memcpy(mo->control, control, (size_t)m->nv * (size_t)p->ncp * sizeof(double));
     for (int a = 0; a < p->ncp + 4; a++) mo->knot[a] = salto_bspline_knot(spline, a);
     for (int k = 0; k < nframe; k++) {
-        state(ctx, frame_time(rate, p->duration, k), mo->q + (size_t)k * m->nv, NULL, NULL);
+        double* q = mo->q + (size_t)k * m->nv;
+        state(ctx, frame_time(rate, p->duration, k), q, NULL, NULL);
+        // rounding noise about zero (an effective root's 1e-31 m) is written as the zero it is
+        for (int j = 0; j < m->nv; j++) {
+            if (fabs(q[j]) < SALTO_MOTION_ZERO) q[j] = 0.0;
+        }
     }
     return mo;
 }
