@@ -488,6 +488,10 @@ if [ ! -e "$tmp/val5" ] && [ ! -e "$tmp/val6" ]; then ok; else fail "bad input w
 # shows a force in flight)
 expect 0 "$salto" solve "$root/problems/luxo_jump.yaml" -o "$tmp/lx1" --quiet
 grep_in "$tmp/lx1/motion.json" '"ballistic": \["flight"\]'
+# its motion.csv validates as it does: the ballistic flight's translation derived again from
+# its centre of mass's parabola
+expect 0 "$salto" validate "$tmp/lx1/motion.csv" --problem "$root/problems/luxo_jump.yaml" -o "$tmp/vlx1_csv" --quiet
+grep_in "$tmp/out" "^32 of 32 checks pass"
 expect_solved "$salto" solve "$root/problems/luxo_jump.yaml" -o "$tmp/lx0" --quiet --set phases.flight.ballistic=false
 if ! grep -q '"ballistic"' "$tmp/lx0/motion.json"; then ok; else fail "a motion without ballistic flights lists some"; fi
 tight="$all_huge --threshold flight_force=1e-6 --threshold ballistic=1e-9"
@@ -536,6 +540,15 @@ root_err() { # MOTION_CSV SIM_CSV T: |sim - motion| of root_x and root_ry at tim
                 if (dx < 0) dx = -dx; if (dr < 0) dr = -dr; printf "%.4f %.4f\n", dx, dr }' "$1" "$2"
 }
 expect 0 "$salto" solve "$root/problems/highbar_dismount.yaml" -o "$tmp/hdi" --quiet
+# its motion.csv and motion.bvh validate as its motion.json does, every check passing: the
+# joints read back as the problem's spline, the root's translation derived again where the
+# hands and the feet hold it (frames.c)
+expect 0 "$salto" validate "$tmp/hdi/motion.json" -o "$tmp/vhdi_json" --quiet
+grep_in "$tmp/out" "^27 of 27 checks pass"
+expect 0 "$salto" validate "$tmp/hdi/motion.csv" --problem "$root/problems/highbar_dismount.yaml" -o "$tmp/vhdi_csv" --quiet
+grep_in "$tmp/out" "^27 of 27 checks pass"
+expect 0 "$salto" validate "$tmp/hdi/motion.bvh" --problem "$root/problems/highbar_dismount.yaml" -o "$tmp/vhdi_bvh" --quiet
+grep_in "$tmp/out" "^27 of 27 checks pass"
 expect 0 "$salto" play "$tmp/hdi/motion.json" -o "$tmp/phdi"
 grep_in "$tmp/out" "^tracking error \(joints' RMS\): 0.0[0-2][0-9]+ rad on average"
 # its grip torque (sim.csv's last column) stays within the swing's torque_max, 100 N m, and works

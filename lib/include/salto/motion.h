@@ -8,6 +8,7 @@
 #define SALTO_MOTION_H
 
 #include "salto/bspline.h"
+#include "salto/data.h"
 #include "salto/problem.h"
 
 typedef struct salto_motion salto_motion;
@@ -112,6 +113,29 @@ typedef struct salto_frames {
     int* piece;
     double* pend;
     double* m2;
+    // after salto_frames_fit_problem, where the frames lie on the problem's own spline (a
+    // motion salto solve wrote, read back from CSV: its DOFs are that spline, but for the root
+    // translations it derives in held phases and ballistic flights): DOF j of piece p is then
+    // the spline itself, q, qd and qdd exact, not the interpolation. spl: each piece's spline
+    // on the problem's knots inside its phase (npiece; NULL when none was fitted); exact
+    // (npiece x nv, model DOF order); ctrl: its control points, piece p's DOF j at
+    // ctrl + (p nv + j) ctrl_stride
+    salto_bspline* spl;
+    int* exact;
+    double* ctrl;
+    int ctrl_stride;
+    // and where salto solve derives the root's translation rather than reading its spline (a
+    // held site's effective root, a ballistic flight's parabola) and every other DOF of the
+    // piece is exact, the translation derived the same way from those DOFs: derive (npiece):
+    // 0 none, 1 the held site derive_site[p] at its place derive_P + 6 p, 2 the centre of mass
+    // on the parabola c0 = derive_P + 6 p, v0 = derive_P + 6 p + 3 under gravity
+    int* derive;
+    int* derive_site;
+    double* derive_P;
+    const salto_model* model;        // p's model, and scratch for its kinematics (owned)
+    salto_data* d;
+    int nt, tdof[3];                 // the root's translation DOFs and their world axes
+    double tax[3][3];
 } salto_frames;
 
 // Reads a CSV motion. NULL with err filled (file:line:col: an empty file, no time column, a
@@ -142,7 +166,13 @@ salto_status salto_frames_fit(salto_frames* f, int nbreak, const double* breaks,
 // Fits the bound frames to problem p's phases: they must span them (from 0 to the phases' end,
 // at most one frame interval short of it; SALTO_ERR_INVALID naming the file otherwise: "the
 // phase list does not cover the motion"), and are cut at every phase boundary
-// (salto_frames_fit).
+// (salto_frames_fit). Then, phase by phase and DOF by DOF, the frames are fitted by least
+// squares with the cubic spline on the knots p's spline has inside the phase; where that
+// spline passes through every frame of the phase (to 1e-7 of the values' scale: the frames of
+// a motion salto solved on p), the DOF is that spline there (frames->exact); where p derives
+// the root's translation (a held site's effective root, a ballistic flight) and the other DOFs
+// are exact, the translation is derived from them the same way (checked against the frames),
+// so that salto's own motion.csv and motion.bvh validate as its motion.json does.
 salto_status salto_frames_fit_problem(salto_frames* f, const salto_problem_desc* p,
                                       salto_error* err);
 

@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "salto/bspline.h"
 #include "salto/config.h"
+#include "salto/kinematics.h"
 #include "salto/motion.h"
+#include "salto/spatial.h"
 
 void salto_frames_destroy(salto_frames* f) {
     if (!f) return;
@@ -20,6 +23,14 @@ void salto_frames_destroy(salto_frames* f) {
     salto_free(f->pend);
     salto_free(f->map);
     salto_free(f->path);
+    for (int p = 0; f->spl && p < f->npiece; p++) salto_bspline_release(&f->spl[p]);
+    salto_free(f->spl);
+    salto_free(f->exact);
+    salto_free(f->ctrl);
+    salto_free(f->derive);
+    salto_free(f->derive_site);
+    salto_free(f->derive_P);
+    salto_data_destroy(f->d);
     salto_free(f);
 }
 
@@ -302,6 +313,11 @@ static void not_a_knot(const double* t, const double* y, int n, int nq, double* 
 salto_status salto_frames_fit(salto_frames* f, int nbreak, const double* breaks,
                               salto_error* err) {
     const int n = f->nframe, nq = f->nv;
+    for (int p = 0; f->spl && p < f->npiece; p++) salto_bspline_release(&f->spl[p]);
+    salto_free(f->spl), salto_free(f->exact), salto_free(f->ctrl);
+    f->spl = NULL, f->exact = NULL, f->ctrl = NULL, f->ctrl_stride = 0;
+    salto_free(f->derive), salto_free(f->derive_site), salto_free(f->derive_P);
+    f->derive = NULL, f->derive_site = NULL, f->derive_P = NULL;
     salto_free(f->piece), salto_free(f->pend), salto_free(f->m2);
     f->piece = NULL, f->pend = NULL, f->m2 = NULL, f->npiece = 0;
     // piece p spans [breaks[p-1], breaks[p]] (the motion's ends outside), its rows those inside
@@ -347,6 +363,73 @@ salto_status salto_frames_fit(salto_frames* f, int nbreak, const double* breaks,
 }
 
 
+// The root's translation that piece p derives, at time t (its DOFs f->tdof, into T): the other
+// DOFs from their exact splines, the translation at zero, then T = a . (P - g) with g the held
+// site (derive 1) or the centre of mass (2: P on the parabola), as salto solve derives it.
+static void derived_translation(const salto_frames* f, int p, double t, double T[3]) {
+    const salto_model* m = f->model;
+    salto_data* d = f->d;
+    const int nv = m->nv;
+    const double t0 = p > 0 ? f->pend[p - 1] : 0.0;
+    for (int j = 0; j < nv; j++) {
+        d->q[j] = 0.0;
+        if (f->exact[(size_t)p * nv + j]) {
+            salto_bspline_eval(&f->spl[p], f->ctrl + ((size_t)p * nv + j) * f->ctrl_stride, t - t0,
+                               &d->q[j], NULL, NULL);
+        }
+    }
+    for (int k = 0; k < f->nt; k++) d->q[f->tdof[k]] = 0.0;
+    salto_fk(m, d, SALTO_FK_POS);
+    const double* P = f->derive_P + 6 * p;
+    double g[3], place[3];
+    if (f->derive[p] == 1) {
+        salto_site_pos(m, d, f->derive_site[p], g);
+        for (int i = 0; i < 3; i++) place[i] = P[i];
+    } else {
+        salto_link_inertias(m, d);
+        salto_com(m, d, g, NULL);
+        const double tau = t - t0;
+        for (int i = 0; i < 3; i++) place[i] = P[i] + P[3 + i] * tau + 0.5 * m->gravity[i] * tau * tau;
+    }
+    for (int k = 0; k < f->nt; k++) {
+        T[k] = f->tax[k][0] * (place[0] - g[0]) + f->tax[k][1] * (place[1] - g[1]) + f->tax[k][2] * (place[2] - g[2]);
+    }
+}
+
+
+// the derived translation's value and first two derivatives at t by second-order differences
+// inside piece p's phase [t0, t1] (central, or one-sided within a step of its ends)
+static void derived_state(const salto_frames* f, int p, double t, double* q, double* qd,
+                          double* qdd) {
+    const double t0 = p > 0 ? f->pend[p - 1] : 0.0;
+    const double t1 = p < f->npiece - 1 ? f->pend[p] : f->t[f->nframe - 1];
+    const double h = 1e-4 * (t1 - t0);
+    double T0[3], Ta[3], Tb[3], Tc[3];
+    derived_translation(f, p, t, T0);
+    const int central = t - h >= t0 && t + h <= t1;
+    const double dir = central ? 0.0 : (t - h < t0 ? 1.0 : -1.0);
+    if (central) {
+        derived_translation(f, p, t + h, Ta);
+        derived_translation(f, p, t - h, Tb);
+    } else {
+        derived_translation(f, p, t + dir * h, Ta);
+        derived_translation(f, p, t + 2.0 * dir * h, Tb);
+        derived_translation(f, p, t + 3.0 * dir * h, Tc);
+    }
+    for (int k = 0; k < f->nt; k++) {
+        const int j = f->tdof[k];
+        if (q) q[j] = T0[k];
+        if (central) {
+            if (qd) qd[j] = (Ta[k] - Tb[k]) / (2.0 * h);
+            if (qdd) qdd[j] = (Ta[k] - 2.0 * T0[k] + Tb[k]) / (h * h);
+        } else {
+            if (qd) qd[j] = dir * (-3.0 * T0[k] + 4.0 * Ta[k] - Tb[k]) / (2.0 * h);
+            if (qdd) qdd[j] = (2.0 * T0[k] - 5.0 * Ta[k] + 4.0 * Tb[k] - Tc[k]) / (h * h);
+        }
+    }
+}
+
+
 void salto_frames_state(const salto_frames* f, double t, double* q, double* qd, double* qdd,
                         int nv) {
     const int nq = f->nv;
@@ -368,7 +451,14 @@ void salto_frames_state(const salto_frames* f, double t, double* q, double* qd, 
     const int i = lo;
     const double h = ft[i + 1] - ft[i];
     const double A = (ft[i + 1] - t) / h, B = (t - ft[i]) / h;
+    const double t0 = p > 0 ? f->pend[p - 1] : 0.0; // the piece's phase starts there
     for (int j = 0; j < nv; j++) {
+        if (f->exact && f->exact[(size_t)p * nv + j]) {
+            // the problem's own spline passes through this DOF's frames here: it is the motion
+            salto_bspline_eval(&f->spl[p], f->ctrl + ((size_t)p * nv + j) * f->ctrl_stride, t - t0,
+                               q ? q + j : NULL, qd ? qd + j : NULL, qdd ? qdd + j : NULL);
+            continue;
+        }
         const int k = f->map[j];
         const double y0 = fq[(size_t)i * nq + k], y1 = fq[(size_t)(i + 1) * nq + k];
         const double M0 = m2[(size_t)i * nq + k], M1 = m2[(size_t)(i + 1) * nq + k];
@@ -376,6 +466,211 @@ void salto_frames_state(const salto_frames* f, double t, double* q, double* qd, 
         if (qd) qd[j] = (y1 - y0) / h + ((1.0 - 3.0 * A * A) * M0 + (3.0 * B * B - 1.0) * M1) * h / 6.0;
         if (qdd) qdd[j] = A * M0 + B * M1;
     }
+    if (f->derive && f->derive[p] && nv == f->model->nv) derived_state(f, p, t, q, qd, qdd);
+}
+
+
+// A = L L^T in place (lower triangle, n x n row-major); 0, or -1 when A is not positive
+// definite (too few frames where a basis function lives)
+static int cholesky(double* A, int n) {
+    for (int j = 0; j < n; j++) {
+        double d = A[j * n + j];
+        for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
+        if (!(d > 1e-12 * (1.0 + fabs(A[j * n + j])))) return -1;
+        d = sqrt(d);
+        A[j * n + j] = d;
+        for (int i = j + 1; i < n; i++) {
+            double v = A[i * n + j];
+            for (int k = 0; k < j; k++) v -= A[i * n + k] * A[j * n + k];
+            A[i * n + j] = v / d;
+        }
+    }
+    return 0;
+}
+
+
+// solves L L^T x = b in place (L from cholesky)
+static void cholesky_solve(const double* L, int n, double* b) {
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < i; k++) b[i] -= L[i * n + k] * b[k];
+        b[i] /= L[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        for (int k = i + 1; k < n; k++) b[i] -= L[k * n + i] * b[k];
+        b[i] /= L[i * n + i];
+    }
+}
+
+
+// Phase by phase, the least-squares fit of each DOF's frames in the phase by the cubic spline
+// on the knots p's spline has inside it; where it passes through every frame (to 1e-7 of
+// the values' scale), the DOF is that spline in that piece (f->exact). SALTO_ERR_NOMEM only:
+// a phase that cannot be fitted (too few frames, knots a frame does not separate) keeps the
+// interpolation.
+static salto_status fit_exact(salto_frames* f, const salto_problem_desc* p) {
+    const int nv = f->nv, ncp = p->ncp, nint = ncp - 4;
+    double* knots = salto_malloc((size_t)(nint > 0 ? nint : 1) * sizeof(double));
+    if (!knots) return SALTO_ERR_NOMEM;
+    if (salto_problem_knots_from(p, p->phase_knots, knots) == 0) {
+        for (int a = 0; a < nint; a++) knots[a] = p->duration * (double)(a + 1) / (double)(ncp - 3);
+    }
+    f->ctrl_stride = ncp; // a phase's spline never has more control points than the whole
+    f->spl = salto_calloc((size_t)f->npiece, sizeof *f->spl);
+    f->exact = salto_calloc((size_t)f->npiece * nv, sizeof *f->exact);
+    f->ctrl = salto_calloc((size_t)f->npiece * nv * ncp, sizeof *f->ctrl);
+    double* in = salto_malloc((size_t)(nint > 0 ? nint : 1) * sizeof(double));
+    double* A = salto_malloc((size_t)ncp * ncp * sizeof(double));
+    double* B = salto_malloc((size_t)ncp * nv * sizeof(double));
+    double* c = salto_malloc((size_t)ncp * sizeof(double));
+    if (!f->spl || !f->exact || !f->ctrl || !in || !A || !B || !c) {
+        salto_free(knots), salto_free(in), salto_free(A), salto_free(B), salto_free(c);
+        return SALTO_ERR_NOMEM;
+    }
+    // a frame within 1e-4 of the shortest frame interval from a phase's end is at it (a BVH's
+    // frame time is written rounded), as salto_frames_fit takes it
+    double hmin = INFINITY;
+    for (int r = 1; r < f->nframe; r++) hmin = fmin(hmin, f->t[r] - f->t[r - 1]);
+    for (int ph = 0; ph < f->npiece && ph < p->nphase; ph++) {
+        const double a = p->phases[ph].start, d = p->phases[ph].duration, b = a + d;
+        const double tol_t = 1e-4 * hmin + 1e-9 * (1.0 + b);
+        int n_in = 0;
+        for (int k = 0; k < nint; k++) {
+            if (knots[k] > a + tol_t && knots[k] < b - tol_t) in[n_in++] = knots[k] - a;
+        }
+        const int m = n_in + 4;
+        const salto_status st = n_in > 0 ? salto_bspline_init_knots(&f->spl[ph], m, d, in)
+                                         : salto_bspline_init(&f->spl[ph], 4, d);
+        if (st == SALTO_ERR_NOMEM) {
+            salto_free(knots), salto_free(in), salto_free(A), salto_free(B), salto_free(c);
+            return st;
+        }
+        if (st != SALTO_OK) continue;
+        // the normal equations over the phase's frames (its ends included)
+        memset(A, 0, (size_t)m * m * sizeof(double));
+        memset(B, 0, (size_t)m * nv * sizeof(double));
+        int rows = 0;
+        for (int r = 0; r < f->nframe; r++) {
+            if (f->t[r] < a - tol_t || f->t[r] > b + tol_t) continue;
+            double N[4];
+            const int first = salto_bspline_basis(&f->spl[ph], f->t[r] - a, N, NULL, NULL);
+            for (int u = 0; u < 4; u++) {
+                for (int v = 0; v < 4; v++) A[(first + u) * m + first + v] += N[u] * N[v];
+                for (int j = 0; j < nv; j++) B[(first + u) * nv + j] += N[u] * f->q[(size_t)r * nv + f->map[j]];
+            }
+            rows++;
+        }
+        if (rows < m + 2 || cholesky(A, m) != 0) continue; // the frames do not pin the spline
+        for (int j = 0; j < nv; j++) {
+            for (int u = 0; u < m; u++) c[u] = B[u * nv + j];
+            cholesky_solve(A, m, c);
+            double worst = 0.0, scale = 0.0;
+            for (int r = 0; r < f->nframe; r++) {
+                if (f->t[r] < a - tol_t || f->t[r] > b + tol_t) continue;
+                double qv;
+                salto_bspline_eval(&f->spl[ph], c, f->t[r] - a, &qv, NULL, NULL);
+                const double y = f->q[(size_t)r * nv + f->map[j]];
+                worst = fmax(worst, fabs(qv - y));
+                scale = fmax(scale, fabs(y));
+            }
+            if (worst <= 1e-6 * (1.0 + scale)) {
+                f->exact[(size_t)ph * nv + j] = 1;
+                memcpy(f->ctrl + ((size_t)ph * nv + j) * ncp, c, (size_t)m * sizeof(double));
+            }
+        }
+    }
+    salto_free(knots), salto_free(in), salto_free(A), salto_free(B), salto_free(c);
+    return SALTO_OK;
+}
+
+
+// Where p derives the root's translation in a phase (a held site's effective root, a ballistic
+// flight) and every other DOF of the piece is exact: the place (the held site at the phase's
+// first frame inside it; the parabola's c0 and v0 by least squares over its frames' centre of
+// mass), kept when the translation so derived matches every frame inside the phase.
+// SALTO_ERR_NOMEM only.
+static salto_status fit_derived(salto_frames* f, const salto_problem_desc* p) {
+    const salto_model* m = p->model;
+    const int nv = m->nv;
+    if (nv != f->nv) return SALTO_OK;
+    f->model = m;
+    f->nt = salto_model_root_translation(m, f->tdof, f->tax);
+    if (f->nt != (salto_model_is_planar(m) ? 2 : 3)) return SALTO_OK;
+    if (!f->d) f->d = salto_data_create(m);
+    f->derive = salto_calloc((size_t)f->npiece, sizeof *f->derive);
+    f->derive_site = salto_calloc((size_t)f->npiece, sizeof *f->derive_site);
+    f->derive_P = salto_calloc((size_t)f->npiece * 6, sizeof *f->derive_P);
+    if (!f->d || !f->derive || !f->derive_site || !f->derive_P) return SALTO_ERR_NOMEM;
+    salto_data* d = f->d;
+    double hmin = INFINITY;
+    for (int r = 1; r < f->nframe; r++) hmin = fmin(hmin, f->t[r] - f->t[r - 1]);
+    for (int ph = 0; ph < f->npiece && ph < p->nphase; ph++) {
+        const salto_phase_desc* P = &p->phases[ph];
+        const salto_contact_desc* ct = &P->contact;
+        int mode = 0;
+        if (ct->type != SALTO_CONTACT_NONE && ct->hold && ct->effective_root && ct->nsite > 0) mode = 1;
+        if (ct->type == SALTO_CONTACT_NONE && P->ballistic && p->physics) mode = 2;
+        if (!mode) continue;
+        int others = 1, mine = 1;
+        for (int j = 0; j < nv; j++) {
+            int is_t = 0;
+            for (int k = 0; k < f->nt; k++) is_t |= f->tdof[k] == j;
+            if (is_t) mine &= f->exact[(size_t)ph * nv + j];
+            else others &= f->exact[(size_t)ph * nv + j];
+        }
+        if (!others || mine) continue; // nothing to derive from, or nothing to derive
+        const double a = P->start, b = a + P->duration, tol_t = 1e-4 * hmin + 1e-9 * (1.0 + b);
+        double* place = f->derive_P + 6 * ph;
+        int first = -1, n = 0;
+        double S[3] = {0, 0, 0}, St = 0, Stt = 0, Sy[3] = {0, 0, 0}, Sty[3] = {0, 0, 0};
+        // the frames strictly inside the phase: one at a boundary may have been written as
+        // the other phase's state (the same, but for the constraint tolerance, at a solution)
+        for (int r = 0; r < f->nframe; r++) {
+            if (f->t[r] <= a + tol_t || f->t[r] >= b - tol_t) continue;
+            if (first < 0) first = r;
+            for (int j = 0; j < nv; j++) d->q[j] = f->q[(size_t)r * nv + f->map[j]];
+            salto_fk(m, d, SALTO_FK_POS);
+            if (mode == 1) {
+                if (r == first) salto_site_pos(m, d, ct->site[0], place);
+            } else {
+                double c[3];
+                salto_link_inertias(m, d);
+                salto_com(m, d, c, NULL);
+                const double tau = f->t[r] - a;
+                for (int i = 0; i < 3; i++) {
+                    const double y = c[i] - 0.5 * m->gravity[i] * tau * tau;
+                    Sy[i] += y, Sty[i] += tau * y;
+                }
+                St += tau, Stt += tau * tau;
+            }
+            n++;
+        }
+        (void)S;
+        if (n < 4) continue;
+        if (mode == 2) {
+            const double det = (double)n * Stt - St * St;
+            if (!(fabs(det) > 0.0)) continue;
+            for (int i = 0; i < 3; i++) {
+                place[i] = (Stt * Sy[i] - St * Sty[i]) / det;           // c0
+                place[3 + i] = ((double)n * Sty[i] - St * Sy[i]) / det; // v0
+            }
+        }
+        f->derive[ph] = mode;
+        f->derive_site[ph] = mode == 1 ? ct->site[0] : -1;
+        // kept only where the translation so derived is the frames'
+        double worst = 0.0, scale = 0.0;
+        for (int r = 0; r < f->nframe; r++) {
+            if (f->t[r] <= a + tol_t || f->t[r] >= b - tol_t) continue;
+            double T[3];
+            derived_translation(f, ph, f->t[r], T);
+            for (int k = 0; k < f->nt; k++) {
+                const double y = f->q[(size_t)r * nv + f->map[f->tdof[k]]];
+                worst = fmax(worst, fabs(T[k] - y));
+                scale = fmax(scale, fabs(y));
+            }
+        }
+        if (!(worst <= 1e-6 * (1.0 + scale))) f->derive[ph] = 0;
+    }
+    return SALTO_OK;
 }
 
 
@@ -403,7 +698,10 @@ salto_status salto_frames_fit_problem(salto_frames* f, const salto_problem_desc*
     double* breaks = salto_malloc(sizeof(double) * (size_t)(p->nphase > 1 ? p->nphase - 1 : 1));
     if (!breaks) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
     for (int i = 1; i < p->nphase; i++) breaks[i - 1] = p->phases[i].start;
-    const salto_status s = salto_frames_fit(f, p->nphase - 1, breaks, err);
+    salto_status s = salto_frames_fit(f, p->nphase - 1, breaks, err);
     salto_free(breaks);
+    if (s == SALTO_OK && (fit_exact(f, p) != SALTO_OK || fit_derived(f, p) != SALTO_OK)) {
+        s = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
     return s;
 }
