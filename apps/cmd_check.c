@@ -79,6 +79,46 @@ static int check_problem(const char* path) {
                 printf("  %s\n", name);
             }
             if (ndep > 12) printf("  ... and %d more\n", ndep - 12);
+            // the same at a nearby point: a dependency that only the guess has (a singular pose
+            // such as straight legs, a symmetric start) goes away there; one the constraints
+            // themselves make (a site held twice, a pose fixing what holds already fix) stays
+            double* xp = malloc(sizeof(double) * (size_t)nx);
+            double* xlo = malloc(sizeof(double) * (size_t)nx);
+            double* xhi = malloc(sizeof(double) * (size_t)nx);
+            int rank2 = 0, ndep2 = 0;
+            if (xp && xlo && xhi) {
+                salto_nlp_bounds(nlp, xlo, xhi, NULL, NULL);
+                unsigned long long seed = 0x5a17011ULL; // the same nearby point on every machine
+                for (int i = 0; i < nx; i++) {
+                    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                    const double u = (double)(seed >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+                    xp[i] = fmin(fmax(x[i] + 0.05 * (1.0 + fabs(x[i])) * u, xlo[i]), xhi[i]);
+                }
+            }
+            if (!xp || !xlo || !xhi) {
+                fprintf(stderr, "salto check: out of memory\n");
+                status = 1;
+            } else if (salto_nlp_jac_rank(nlp, xp, &rank2, dep, &ndep2, &err) != SALTO_OK) {
+                app_print_error(&err);
+                status = 1;
+            } else if (ndep2 == 0) {
+                printf("note: at a nearby point (every variable moved by up to 5%%) they are "
+                       "independent: the dependency is the initial guess's (a singular pose, such "
+                       "as straight legs, or a symmetric start), not the constraints'; the solver "
+                       "usually leaves it behind, and nothing needs to change\n");
+            } else {
+                printf("warning: at a nearby point (every variable moved by up to 5%%) %d rows "
+                       "still depend on the others: the constraints restate each other (a site "
+                       "held or placed twice, a pose fixing what a hold already fixes), which can "
+                       "stall the solver:\n", ndep2);
+                for (int k = 0; k < ndep2 && k < 12; k++) {
+                    char name[600];
+                    salto_nlp_row_name(nlp, dep[k], name, sizeof name);
+                    printf("  %s\n", name);
+                }
+                if (ndep2 > 12) printf("  ... and %d more\n", ndep2 - 12);
+            }
+            free(xp), free(xlo), free(xhi);
         } else {
             printf("equality constraints' Jacobian at the initial guess: full rank (%d)\n", rank);
         }
