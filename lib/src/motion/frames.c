@@ -11,6 +11,8 @@
 #include "salto/motion.h"
 #include "salto/spatial.h"
 
+#include "linalg.h"
+
 void salto_frames_destroy(salto_frames* f) {
     if (!f) return;
     for (int j = 0; f->name && j < f->ncol; j++) salto_free(f->name[j]);
@@ -470,38 +472,6 @@ void salto_frames_state(const salto_frames* f, double t, double* q, double* qd, 
 }
 
 
-// A = L L^T in place (lower triangle, n x n row-major); 0, or -1 when A is not positive
-// definite (too few frames where a basis function lives)
-static int cholesky(double* A, int n) {
-    for (int j = 0; j < n; j++) {
-        double d = A[j * n + j];
-        for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
-        if (!(d > 1e-12 * (1.0 + fabs(A[j * n + j])))) return -1;
-        d = sqrt(d);
-        A[j * n + j] = d;
-        for (int i = j + 1; i < n; i++) {
-            double v = A[i * n + j];
-            for (int k = 0; k < j; k++) v -= A[i * n + k] * A[j * n + k];
-            A[i * n + j] = v / d;
-        }
-    }
-    return 0;
-}
-
-
-// solves L L^T x = b in place (L from cholesky)
-static void cholesky_solve(const double* L, int n, double* b) {
-    for (int i = 0; i < n; i++) {
-        for (int k = 0; k < i; k++) b[i] -= L[i * n + k] * b[k];
-        b[i] /= L[i * n + i];
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        for (int k = i + 1; k < n; k++) b[i] -= L[k * n + i] * b[k];
-        b[i] /= L[i * n + i];
-    }
-}
-
-
 // Phase by phase, the least-squares fit of each DOF's frames in the phase by the cubic spline
 // on the knots p's spline has inside it; where it passes through every frame (to 1e-7 of
 // the values' scale), the DOF is that spline in that piece (f->exact). SALTO_ERR_NOMEM only:
@@ -559,10 +529,16 @@ static salto_status fit_exact(salto_frames* f, const salto_problem_desc* p) {
             }
             rows++;
         }
-        if (rows < m + 2 || cholesky(A, m) != 0) continue; // the frames do not pin the spline
+        // the frames must pin the spline: every pivot of the normal equations well above zero
+        double dmax = 0.0;
+        for (int u = 0; u < m; u++) dmax = fmax(dmax, A[u * m + u]);
+        if (rows < m + 2 || !salto_chol(A, m)) continue;
+        int pinned = 1;
+        for (int u = 0; u < m; u++) pinned &= A[u * m + u] * A[u * m + u] > 1e-12 * dmax;
+        if (!pinned) continue;
         for (int j = 0; j < nv; j++) {
             for (int u = 0; u < m; u++) c[u] = B[u * nv + j];
-            cholesky_solve(A, m, c);
+            salto_chol_solve(A, m, c);
             double worst = 0.0, scale = 0.0;
             for (int r = 0; r < f->nframe; r++) {
                 if (f->t[r] < a - tol_t || f->t[r] > b + tol_t) continue;
