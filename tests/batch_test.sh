@@ -42,6 +42,10 @@ grep_in "$tmp/err" "salto batch: -j must be an integer from 1 to 1024, not '0'"
 expect 2 "$salto" batch "$root/problems/dismount_sweep.yaml" -j 99999999999999999999
 grep_in "$tmp/err" "salto batch: -j must be an integer from 1 to 1024, not '99999999999999999999'"
 expect 2 "$salto" batch "$root/problems/dismount_sweep.yaml" --emit pbs
+# the shipped sweeps check (every job's problem loads; nothing solved)
+expect 0 "$salto" batch "$root/problems/dismount_sweep.yaml" --emit jobs -o "$tmp/ship_dm"
+expect 0 "$salto" batch "$root/problems/broad_jump_sweep.yaml" --emit jobs -o "$tmp/ship_bj"
+if [ "$(wc -l <"$tmp/ship_bj/jobs.txt")" -eq 5 ]; then ok; else fail "broad_jump_sweep: $(wc -l <"$tmp/ship_bj/jobs.txt") jobs"; fi
 printf 'problem: %s\nparameters:\n  character.mass_scale: [1.0, 1.2]\n' "$problem" >"$tmp/mass.yaml"
 expect 2 "$salto" batch "$tmp/mass.yaml" -o "$tmp/mass"
 grep_in "$tmp/err" "mass.yaml:3:3: error: parameter 'character.mass_scale'"
