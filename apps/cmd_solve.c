@@ -209,8 +209,13 @@ int cmd_solve(int argc, char** argv) {
                             "%.3f s)",
                     ref.added, ref.rounds, ref.first_iterations, ref.first_elapsed);
             if (ref.undone > 0) {
-                fprintf(stderr, "; %d re-solves did not converge (the last: %s) and were undone",
-                        ref.undone, ref.failed_status);
+                if (ref.undone == 1) {
+                    fprintf(stderr, "; 1 re-solve did not converge (%s) and was undone",
+                            ref.failed_status);
+                } else {
+                    fprintf(stderr, "; %d re-solves did not converge (the last: %s) and were undone",
+                            ref.undone, ref.failed_status);
+                }
             }
             if (ref.kept_earlier) {
                 fprintf(stderr, "; a later round's motion was worse, so an earlier one is kept (%d "
@@ -218,9 +223,15 @@ int cmd_solve(int argc, char** argv) {
                         ref.added);
             }
             if (ref.pending > 0) {
-                fprintf(stderr, "; %d places still violated, the worst at %.2f x its validation "
-                                "threshold (salto validate locates them)",
-                        ref.pending, ref.worst_ratio);
+                if (ref.pending == 1) {
+                    fprintf(stderr, "; 1 place still violated, at %.2f x its validation threshold "
+                                    "(salto validate locates it)",
+                            ref.worst_ratio);
+                } else {
+                    fprintf(stderr, "; %d places still violated, the worst at %.2f x its "
+                                    "validation threshold (salto validate locates them)",
+                            ref.pending, ref.worst_ratio);
+                }
             }
             fprintf(stderr, "\n");
         }
