@@ -26,6 +26,15 @@ typedef void (*salto_state_fn)(void* ctx, double t, double* q, double* qd, doubl
 salto_status salto_motion_write_csv(const salto_motion* mo, const char* path, salto_error* err);
 
 
+// The spline of problem p's DOFs as salto solve builds it, into s: knots at the phase boundaries
+// (salto_problem_knots_from: counts knots inside each phase, p->phase_knots when counts is
+// NULL), or the uniform spline for a single phase. SALTO_ERR_INVALID when p's control points
+// do not make a cubic B-spline over its duration, SALTO_ERR_NOMEM. Release with
+// salto_bspline_release.
+salto_status salto_problem_spline(const salto_problem_desc* p, const int* counts,
+                                  salto_bspline* s);
+
+
 // ---- motions as data: frames of q on a model ----
 
 // A motion sampled at a fixed frame rate: nframe frames of the model's nv DOFs. Written by

@@ -12,6 +12,8 @@
 // use fixed-size stack arrays only: no allocation and no loop over the control points.
 #include "salto/bspline.h"
 
+#include "salto/motion.h"
+
 #include <math.h>
 
 salto_status salto_bspline_init(salto_bspline* s, int ncp, double duration) {
@@ -321,4 +323,16 @@ double salto_bspline_greville(const salto_bspline* s, int a) {
     const double sum = knot(a + 1, nseg) + knot(a + 2, nseg) + knot(a + 3, nseg);
     if (sum == 3.0 * nseg) return s->duration;
     return s->duration * sum / (3.0 * nseg);
+}
+
+
+salto_status salto_problem_spline(const salto_problem_desc* p, const int* counts,
+                                  salto_bspline* s) {
+    double* knots = salto_malloc((size_t)p->ncp * sizeof(double));
+    if (!knots) return SALTO_ERR_NOMEM;
+    const int nk = salto_problem_knots_from(p, counts ? counts : p->phase_knots, knots);
+    const salto_status st = nk ? salto_bspline_init_knots(s, p->ncp, p->duration, knots)
+                               : salto_bspline_init(s, p->ncp, p->duration);
+    salto_free(knots);
+    return st;
 }

@@ -479,11 +479,18 @@ void salto_frames_state(const salto_frames* f, double t, double* q, double* qd, 
 // interpolation.
 static salto_status fit_exact(salto_frames* f, const salto_problem_desc* p) {
     const int nv = f->nv, ncp = p->ncp, nint = ncp - 4;
+    // the interior knots of the spline salto solve builds for p
+    salto_bspline whole;
+    const salto_status sw = salto_problem_spline(p, NULL, &whole);
+    if (sw == SALTO_ERR_NOMEM) return sw;
+    if (sw != SALTO_OK) return SALTO_OK; // no spline to fit: the interpolation stays
     double* knots = salto_malloc((size_t)(nint > 0 ? nint : 1) * sizeof(double));
-    if (!knots) return SALTO_ERR_NOMEM;
-    if (salto_problem_knots_from(p, p->phase_knots, knots) == 0) {
-        for (int a = 0; a < nint; a++) knots[a] = p->duration * (double)(a + 1) / (double)(ncp - 3);
+    if (!knots) {
+        salto_bspline_release(&whole);
+        return SALTO_ERR_NOMEM;
     }
+    for (int a = 0; a < nint; a++) knots[a] = salto_bspline_knot(&whole, 4 + a);
+    salto_bspline_release(&whole);
     f->ctrl_stride = ncp; // a phase's spline never has more control points than the whole
     f->spl = salto_calloc((size_t)f->npiece, sizeof *f->spl);
     f->exact = salto_calloc((size_t)f->npiece * nv, sizeof *f->exact);
@@ -597,7 +604,7 @@ static salto_status fit_derived(salto_frames* f, const salto_problem_desc* p) {
         const double a = P->start, b = a + P->duration, tol_t = 1e-4 * hmin + 1e-9 * (1.0 + b);
         double* place = f->derive_P + 6 * ph;
         int first = -1, n = 0;
-        double S[3] = {0, 0, 0}, St = 0, Stt = 0, Sy[3] = {0, 0, 0}, Sty[3] = {0, 0, 0};
+        double St = 0, Stt = 0, Sy[3] = {0, 0, 0}, Sty[3] = {0, 0, 0};
         // the frames strictly inside the phase: one at a boundary may have been written as
         // the other phase's state (the same, but for the constraint tolerance, at a solution)
         for (int r = 0; r < f->nframe; r++) {
@@ -620,7 +627,6 @@ static salto_status fit_derived(salto_frames* f, const salto_problem_desc* p) {
             }
             n++;
         }
-        (void)S;
         if (n < 4) continue;
         if (mode == 2) {
             const double det = (double)n * Stt - St * St;

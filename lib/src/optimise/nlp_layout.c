@@ -485,28 +485,20 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     }
     // the spline: knots at the phase boundaries (salto_problem_knots), else uniform
     {
-        double* knots = salto_malloc((size_t)p->ncp * sizeof(double));
-        if (!knots) goto nomem;
         // a warm start from a motion with as many control points and its phases' knots
         // (double knots apart): the same knots per phase, so that its control points carry
         // over when only durations changed
         int* counts = NULL;
         if (!p->phase_knots && nlp->warm && !p->junction_c2 && nlp->warm->ncp == p->ncp) {
             counts = salto_malloc((size_t)p->nphase * sizeof(int));
-            if (!counts) {
-                salto_free(knots);
-                goto nomem;
-            }
+            if (!counts) goto nomem;
             if (!salto_motion_knot_counts(nlp->warm, p->nphase, counts)) {
                 salto_free(counts);
                 counts = NULL;
             }
         }
-        const int nk = salto_problem_knots_from(p, counts ? counts : p->phase_knots, knots);
+        const salto_status st = salto_problem_spline(p, counts, &nlp->spline);
         salto_free(counts);
-        const salto_status st = nk ? salto_bspline_init_knots(&nlp->spline, p->ncp, p->duration, knots)
-                                   : salto_bspline_init(&nlp->spline, p->ncp, p->duration);
-        salto_free(knots);
         if (st == SALTO_ERR_NOMEM) goto nomem;
         if (st != SALTO_OK) {
             SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(),
