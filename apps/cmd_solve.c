@@ -104,18 +104,10 @@ static int report_validation(salto_nlp* nlp, const double* x, const char* dir) {
     const int pass = v.pass;
     if (pass) {
         fprintf(stderr, "validation: %d of %d checks pass at %d samples: %s\n", v.npassed,
-                v.njudged, v.nsample,
-                p->physics ? "the motion is physical within the thresholds"
-                           : "the motion keeps its kinematic constraints within the thresholds");
+                v.njudged, v.nsample, salto_validation_verdict(p, &v));
     } else {
-        const salto_check* w = NULL;
-        double wr = -1.0;
-        for (int c = 0; c < v.ncheck; c++) {
-            const salto_check* k = &v.check[c];
-            if (!k->judged || k->pass) continue;
-            const double r = k->threshold > 0.0 ? k->worst / k->threshold : INFINITY;
-            if (r > wr) wr = r, w = k;
-        }
+        double wr = 0.0;
+        const salto_check* w = salto_validation_worst(&v, &wr);
         const int nfail = v.njudged - v.npassed;
         fprintf(stderr, "validation: %d of %d checks pass: NOT PHYSICAL", v.npassed, v.njudged);
         if (w) {

@@ -112,9 +112,7 @@ static void print_table(const salto_problem_desc* p, const salto_validation* v) 
 // the verdict: how many checks pass, and whether that makes the motion physical
 static void print_summary(const salto_problem_desc* p, const salto_validation* v) {
     printf("%d of %d checks pass at %d samples: %s\n", v->npassed, v->njudged, v->nsample,
-           !v->pass      ? "FAILED"
-           : !p->physics ? "the motion keeps its kinematic constraints within the thresholds"
-                         : "the motion is physical within the thresholds");
+           salto_validation_verdict(p, v));
 }
 
 

@@ -1184,10 +1184,45 @@ START_TEST(test_out_of_memory) {
 END_TEST
 
 
+// salto_validation_worst: of the judged checks that fail, the largest violation over its
+// threshold (a zero threshold: infinitely over), never a passing or unjudged one; none when all
+// judged pass. salto_validation_verdict's words follow pass and physics.
+START_TEST(test_worst_and_verdict) {
+    salto_check c[5] = {
+        {.kind = SALTO_CHECK_FLIGHT_FORCE, .worst = 30.0, .threshold = 10.0, .pass = 0, .judged = 1},
+        {.kind = SALTO_CHECK_COP, .worst = 50.0, .threshold = 10.0, .pass = 0, .judged = 1},
+        {.kind = SALTO_CHECK_SLIP, .worst = 900.0, .threshold = 1.0, .pass = 0, .judged = 0},
+        {.kind = SALTO_CHECK_TWIST, .worst = 0.5, .threshold = 1.0, .pass = 1, .judged = 1},
+        {.kind = SALTO_CHECK_SPIN, .worst = 2.0, .threshold = 1.0, .pass = 0, .judged = 1},
+    };
+    salto_validation v = {.ncheck = 5, .check = c, .njudged = 4, .npassed = 1, .pass = 0};
+    double r = -1.0;
+    ck_assert_ptr_eq(salto_validation_worst(&v, &r), &c[1]);
+    ck_assert_double_eq_tol(r, 5.0, 1e-15);
+    c[4].threshold = 0.0;
+    ck_assert_ptr_eq(salto_validation_worst(&v, &r), &c[4]);
+    ck_assert(isinf(r));
+    ck_assert_ptr_eq(salto_validation_worst(&v, NULL), &c[4]);
+    for (int k = 0; k < 5; k++) c[k].pass = c[k].judged ? 1 : c[k].pass;
+    v.pass = 1, v.npassed = 4;
+    ck_assert_ptr_null(salto_validation_worst(&v, &r));
+    ck_assert_double_eq(r, 0.0);
+    salto_problem_desc p = {.physics = 1};
+    ck_assert_str_eq(salto_validation_verdict(&p, &v), "the motion is physical within the thresholds");
+    p.physics = 0;
+    ck_assert_str_eq(salto_validation_verdict(&p, &v),
+                     "the motion keeps its kinematic constraints within the thresholds");
+    v.pass = 0;
+    ck_assert_str_eq(salto_validation_verdict(&p, &v), "FAILED");
+}
+END_TEST
+
+
 Suite* validate_suite(void) {
     Suite* s = suite_create("validate");
     TCase* tc = tcase_create("validate");
     tcase_add_test(tc, test_names_round_trip);
+    tcase_add_test(tc, test_worst_and_verdict);
     tcase_add_test(tc, test_force_equals_com_acceleration);
     tcase_add_test(tc, test_rigid_flight_passes);
     tcase_add_test(tc, test_perturbed_flight_fails_there);

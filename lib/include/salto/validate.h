@@ -137,6 +137,15 @@ salto_status salto_resim_advance(salto_resim* r, salto_integrator integrator, do
                                  double t1, double h, double* q, double* qd, salto_error* err);
 void salto_validation_free(salto_validation* v); // accepts an empty one
 
+// The judged check that fails worst: the largest violation over its threshold (infinite over a
+// zero threshold), that ratio into *ratio (may be NULL); NULL when every judged check passes.
+const salto_check* salto_validation_worst(const salto_validation* v, double* ratio);
+
+// The verdict in words: "FAILED", or "the motion is physical within the thresholds", or for a
+// problem that asks for no physics "the motion keeps its kinematic constraints within the
+// thresholds" (salto validate's summary line, salto solve's last)
+const char* salto_validation_verdict(const salto_problem_desc* p, const salto_validation* v);
+
 // validation.json: the motion's and problem's paths, the options, every check and every
 // series (t, phase, f0, the violations). Written atomically.
 salto_status salto_validation_write_json(const salto_problem_desc* p, const salto_validation* v,

@@ -54,6 +54,27 @@ void salto_validation_free(salto_validation* v) {
 }
 
 
+const salto_check* salto_validation_worst(const salto_validation* v, double* ratio) {
+    const salto_check* w = NULL;
+    double wr = -1.0;
+    for (int c = 0; c < v->ncheck; c++) {
+        const salto_check* k = &v->check[c];
+        if (!k->judged || k->pass) continue;
+        const double r = k->threshold > 0.0 ? k->worst / k->threshold : INFINITY;
+        if (r > wr) wr = r, w = k;
+    }
+    if (ratio) *ratio = w ? wr : 0.0;
+    return w;
+}
+
+
+const char* salto_validation_verdict(const salto_problem_desc* p, const salto_validation* v) {
+    return !v->pass      ? "FAILED"
+           : !p->physics ? "the motion keeps its kinematic constraints within the thresholds"
+                         : "the motion is physical within the thresholds";
+}
+
+
 // the moment of the wrench (n, f) about point c along unit axis a: a . (n - c x f)
 static double moment_about(const double* n, const double* f, const double c[3], const double a[3]) {
     double cf[3];
