@@ -202,7 +202,9 @@ int batch_run_job(const char* sweep_path, int j, const char* out, int warm_from)
     for (int k = 0; k < argc; k++) printf("%s%s", k ? " " : "salto ", argv[k]);
     printf("\n");
     fflush(stdout);
-    int rc = cmd_solve(argc, (char**)argv);
+    // the solve without its own verdict: validation is the sweep's to ask for (below), so that
+    // a validated job is not judged twice and an unvalidated one not at all
+    int rc = app_solve(argc, (char**)argv, 0);
     if (rc == 2 && r.warm_from >= 0) {
         // a warm start this problem does not take (the checks before the batch were cold)
         printf("salto batch: the warm start from job %d was not accepted; solving cold\n",
@@ -210,7 +212,7 @@ int batch_run_job(const char* sweep_path, int j, const char* out, int warm_from)
         r.warm_from = -1;
         argv[cold_argc] = NULL;
         if (write_job_problem(s, j, dir, 0, warm, &perr) != SALTO_OK) app_print_error(&perr);
-        rc = cmd_solve(cold_argc, (char**)argv);
+        rc = app_solve(cold_argc, (char**)argv, 0);
     }
     fflush(stdout);
     fflush(stderr);
