@@ -1339,6 +1339,30 @@ START_TEST(frames_csv_is_the_motion) {
             }
         }
     }
+    salto_frames_destroy(f);
+    // one frame of one joint moved by 1e-4 rad in the middle of the swing: that joint is not on
+    // the spline there and keeps the interpolation (its frames, as they are); the other
+    // joints and phases stay exact, and the root there is no longer derived from an exact set
+    f = salto_frames_load_csv(csv, &err);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(salto_frames_bind(f, p->model, &err), SALTO_OK);
+    const int jbad = nv - 1; // the last joint
+    int rbad = -1;
+    for (int r = 0; r < f->nframe && rbad < 0; r++) {
+        if (f->t[r] > p->phases[0].start + 0.5 * p->phases[0].duration) rbad = r;
+    }
+    ck_assert_int_ge(rbad, 0);
+    f->q[(size_t)rbad * nv + f->map[jbad]] += 1e-4;
+    ck_assert_int_eq(salto_frames_fit_problem(f, p, &err), SALTO_OK);
+    ck_assert_msg(!f->exact[jbad], "seed %llu: a moved frame still read as the spline",
+                  (unsigned long long)seed);
+    ck_assert(!f->derive[0]);
+    for (int j = f->nt; j < nv - 1; j++) ck_assert(f->exact[j]);
+    for (int j = 0; j < nv; j++) ck_assert(f->exact[nv + j] || f->derive[1]);
+    double qv;
+    salto_frames_state(f, f->t[rbad], q1, NULL, NULL, nv);
+    qv = q1[jbad];
+    ck_assert_double_eq(qv, f->q[(size_t)rbad * nv + f->map[jbad]]); // interpolated: through the frame
     free(q0);
     salto_frames_destroy(f);
     salto_motion_destroy(mo);
