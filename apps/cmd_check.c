@@ -40,7 +40,9 @@ static int check_problem(const char* path) {
         printf("  %-16s %8.3f .. %8.3f s  contact %s\n", ph->name, ph->start,
                ph->start + ph->duration, salto_contact_name(ph->contact.type));
     }
-    printf("spline: %d control points per DOF, %d constraint slices\n", p->ncp, p->nslice);
+    char spl[256];
+    salto_problem_spline_summary(p, spl, sizeof spl);
+    printf("spline: %s\n", spl);
     printf("constraints: %d, objective terms: %d\n", p->ncon, p->nobj);
     printf("NLP: %d variables, %d constraints, %d Jacobian non-zeros, %d Hessian non-zeros\n",
            salto_nlp_nx(nlp), salto_nlp_ng(nlp), salto_nlp_nnz_jac(nlp), salto_nlp_nnz_hess(nlp));

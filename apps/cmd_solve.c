@@ -188,8 +188,10 @@ int app_solve(int argc, char** argv, int verdict) {
         return 1;
     }
     salto_nlp_initial_guess(nlp, x);
-    fprintf(stderr, "%s: %d variables, %d constraints, %d Jacobian non-zeros\n", path, nx,
-            salto_nlp_ng(nlp), salto_nlp_nnz_jac(nlp));
+    char spl[256];
+    salto_problem_spline_summary(p, spl, sizeof spl);
+    fprintf(stderr, "%s: %d variables, %d constraints, %d Jacobian non-zeros; %s\n", path, nx,
+            salto_nlp_ng(nlp), salto_nlp_nnz_jac(nlp), spl);
 
     salto_solve_result res;
     salto_refine_result ref;

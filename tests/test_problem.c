@@ -6,7 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "salto/bspline.h"
 #include "salto/kinematics.h"
+#include "salto/motion.h"
 #include "salto/nlp.h"
 #include "salto/problem.h"
 #include "salto/validate.h"
@@ -490,8 +492,12 @@ START_TEST(defaults) {
     ck_assert_int_eq(c->type, SALTO_CONTACT_NONE);
     ck_assert_int_eq(c->nsite, 0);
     ck_assert_int_eq(c->loc.line, p->phases[0].loc.line);
+    // the default spline: 20 control points, as many slices shared out by duration
+    ck_assert_double_eq(p->knot_spacing, 0.0);
+    ck_assert_int_eq(p->slices_per_segment, 0);
     ck_assert_int_eq(p->ncp, 20);
     ck_assert_int_eq(p->nslice, 20);
+    ck_assert_int_eq(salto_problem_slices(p, NULL, NULL), 20);
     ck_assert_int_eq(p->ncon, 0);
     ck_assert_int_eq(p->nobj, 1);
     ck_assert_int_eq(p->objs[0].type, SALTO_OBJ_ACCELERATION);
@@ -732,6 +738,121 @@ START_TEST(time_syntax) {
                       tc->text, p->cons[0].time, tc->t);
         ck_assert(p->cons[0].time >= 0.0 && p->cons[0].time <= p->duration);
     }
+    salto_problem_destroy(p);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
+
+// the spline by knot spacing: each phase cut into segments of at most knot_spacing (at least
+// two), and slices_per_segment (3) slices in each, so that every knot is a slice and every
+// segment has the same slices; control points keep the old sharing unless slices_per_segment
+// is given
+static void assert_aligned(const salto_problem_desc* p, int per) {
+    double knots[512], ts[4096];
+    int ph[4096];
+    const int nk = salto_problem_knots(p, knots);
+    const int ns = salto_problem_slices(p, ts, ph);
+    ck_assert_int_eq(ns, p->nslice);
+    ck_assert_int_lt(ns, 4096);
+    // every knot is a slice time
+    for (int a = 0; a < nk; a++) {
+        int found = 0;
+        for (int k = 0; k < ns && !found; k++) found = fabs(ts[k] - knots[a]) < 1e-12;
+        ck_assert_msg(found, "knot %d at %.17g is not a slice", a, knots[a]);
+    }
+    // per phase: the distinct knots inside it cut it into segments of per intervals each
+    for (int i = 0; i < p->nphase; i++) {
+        const double a = p->phases[i].start, b = a + p->phases[i].duration;
+        int inside = 0;
+        for (int k = 0; k < nk; k++) inside += knots[k] > a + 1e-12 && knots[k] < b - 1e-12;
+        ck_assert_int_eq(salto_problem_phase_intervals(p, i), per * (inside + 1));
+        int in_phase = 0;
+        for (int k = 0; k < ns; k++) in_phase += ph[k] == i;
+        ck_assert_int_eq(in_phase, per * (inside + 1) + 1);
+    }
+}
+
+
+START_TEST(spline_by_knot_spacing) {
+    make_tmpdir();
+    const char* path = tmp_path("spline.yaml");
+    char text[1024];
+    snprintf(text, sizeof text,
+             "character: %s\n"
+             "phases:\n"
+             "  - {name: a, duration: 0.5}\n"
+             "  - {name: b, duration: 0.7}\n"
+             "  - {name: c, duration: 0.3}\n"
+             "  - {name: d, duration: 0.02}\n",
+             salto_test_path("data/characters/gymnast7.yaml"));
+    write_file(path, text);
+    salto_error err = {0};
+    // 10, 14, 6 and (at least) 2 segments: 9 + 13 + 5 + 1 knots inside, 3 double boundaries
+    const char* set0[] = {"spline.knot_spacing=0.05"};
+    salto_problem_desc* p = salto_problem_load_set(path, 1, set0, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_double_eq(p->knot_spacing, 0.05);
+    ck_assert_int_eq(p->slices_per_segment, 3);
+    ck_assert_int_eq(p->ncp, 4 + 6 + 9 + 13 + 5 + 1);
+    ck_assert_int_eq(p->nslice, 31 + 43 + 19 + 7);
+    assert_aligned(p, 3);
+    salto_problem_destroy(p);
+
+    // a wider spacing and two slices a segment: 5, 7, 3, 2 segments
+    const char* set1[] = {"spline.knot_spacing=0.1", "spline.slices_per_segment=2"};
+    p = salto_problem_load_set(path, 2, set1, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_int_eq(p->ncp, 4 + 6 + 4 + 6 + 2 + 1);
+    assert_aligned(p, 2);
+    salto_problem_destroy(p);
+
+    // without a spline section, or with control points: slices as many, shared out by duration
+    p = salto_problem_load(path, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_double_eq(p->knot_spacing, 0.0);
+    ck_assert_int_eq(p->slices_per_segment, 0);
+    ck_assert_int_eq(p->ncp, 20);
+    ck_assert_int_eq(p->nslice, 20);
+    salto_problem_destroy(p);
+    const char* set2[] = {"spline.control_points=30"};
+    p = salto_problem_load_set(path, 1, set2, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_double_eq(p->knot_spacing, 0.0);
+    ck_assert_int_eq(p->slices_per_segment, 0);
+    ck_assert_int_eq(p->nslice, 30);
+    salto_problem_destroy(p);
+
+    // control points and slices_per_segment: the given knots, aligned slices
+    const char* set3[] = {"spline.control_points=30", "spline.slices_per_segment=4"};
+    p = salto_problem_load_set(path, 2, set3, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_int_eq(p->ncp, 30);
+    assert_aligned(p, 4);
+    salto_problem_destroy(p);
+
+    // a single phase: the uniform spline, its knots aligned all the same
+    snprintf(text, sizeof text,
+             "character: %s\nphases:\n  - {name: a, duration: 0.42}\nspline: {knot_spacing: 0.05}\n",
+             salto_test_path("data/characters/gymnast7.yaml"));
+    write_file(path, text);
+    p = salto_problem_load(path, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_int_eq(p->ncp, 3 + 9);
+    ck_assert_int_eq(p->nslice, 28);
+    salto_bspline s;
+    ck_assert_int_eq(salto_problem_spline(p, NULL, &s), SALTO_OK);
+    double ts[64];
+    int ph[64];
+    ck_assert_int_eq(salto_problem_slices(p, ts, ph), 28);
+    for (int a = 4; a < p->ncp; a++) {
+        const double k = salto_bspline_knot(&s, a);
+        int found = 0;
+        for (int j = 0; j < 28 && !found; j++) found = fabs(ts[j] - k) < 1e-12;
+        ck_assert_msg(found, "knot %d at %.17g is not a slice", a, k);
+    }
+    salto_bspline_release(&s);
     salto_problem_destroy(p);
     unlink(path);
     rmdir(tmpdir);
@@ -1005,9 +1126,21 @@ static const bad_case bad_cases[] = {
      NULL},
     {"body_still_time.yaml", SALTO_ERR_INVALID, 12, 35,
      "'time' is not allowed for a body_still constraint", NULL},
-    {"phases_too_many_for_default.yaml", SALTO_ERR_INVALID, 3, 3,
+    {"phases_too_many_for_20.yaml", SALTO_ERR_INVALID, 13, 26,
      "20 control points are too few for 10 phases: each phase boundary takes a double knot, so "
      "at least 22 are needed",
+     NULL},
+    {"long_motion_knots.yaml", SALTO_ERR_INVALID, 4, 24,
+     "a knot every 0.05 s over 20000 s makes 400003 control points per DOF for 7 DOFs, too "
+     "many (at most 1000000 in all)",
+     NULL},
+    {"knot_spacing_and_control_points.yaml", SALTO_ERR_INVALID, 4, 24,
+     "'knot_spacing' places the knots itself: give it or 'control_points', not both", NULL},
+    {"slices_and_per_segment.yaml", SALTO_ERR_INVALID, 4, 42,
+     "give 'slices' (shared out by duration) or 'slices_per_segment' (aligned with the knots), "
+     "not both",
+     NULL},
+    {"knot_spacing_zero.yaml", SALTO_ERR_INVALID, 4, 24, "'knot_spacing' must be positive, found 0",
      NULL},
     {"bad_hessian.yaml", SALTO_ERR_INVALID, 14, 12,
      "unknown hessian 'exakt' (expected one of: limited-memory, exact)",
@@ -1427,6 +1560,7 @@ Suite* problem_suite(void) {
     tc = tcase_create("loading");
     tcase_add_test(tc, full_file);
     tcase_add_test(tc, defaults);
+    tcase_add_test(tc, spline_by_knot_spacing);
     tcase_add_test(tc, ballistic_flight);
     tcase_add_test(tc, validation_settings);
     tcase_add_test(tc, impact_knots_and_errors);

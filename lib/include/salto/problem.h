@@ -203,6 +203,11 @@ typedef struct salto_problem_desc {
     salto_phase_desc* phases;       // (nphase)
     int ncp;                // control points per DOF (>= 4)
     int nslice;             // constraint time slices (default ncp), shared out among the phases
+    int slices_per_segment; // > 0: each phase's slices are this many per knot interval,
+                            //   aligned with its knots (nslice then only counts them); 0:
+                            //   nslice shared out by duration
+    double knot_spacing;    // s, > 0 when the loader chose the knots (the default spline:
+                            //   each phase cut into segments of at most this length)
     int nextra;             // slices added strictly inside phases (salto_problem_add_slices,
     double* extra_t;        //   by refinement), their times in increasing order (nextra)
     int* extra_ph;          //   and phases (nextra); owned
@@ -243,8 +248,9 @@ const char* salto_constraint_name(salto_constraint_type t);
 // Phase index containing time t (the last phase for t = duration); -1 outside [0, duration].
 int salto_problem_phase_at(const salto_problem_desc* p, double t);
 
-// The constraint time slices, phase by phase: phase i gets m_i = max(1, round((nslice - 1)
-// d_i / T)) intervals, so m_i + 1 slices spread evenly over [start_i, end_i], both ends
+// The constraint time slices, phase by phase: phase i gets m_i = slices_per_segment times its
+// knot intervals when slices_per_segment > 0, else m_i = max(1, round((nslice - 1) d_i / T))
+// intervals, so m_i + 1 slices spread evenly over [start_i, end_i], both ends
 // included; a boundary between two phases is a slice of both (a single phase gives nslice
 // slices over [0, T]). The extra slices (refinement's) are merged in, in time order. Fills
 // times and phases (either may be NULL; room for salto_problem_slices(p, NULL, NULL)
@@ -258,6 +264,11 @@ int salto_problem_add_slices(salto_problem_desc* p, int n, const double* t, cons
 
 // m_i above: the slice intervals of phase i.
 int salto_problem_phase_intervals(const salto_problem_desc* p, int i);
+
+// The spline in words, for salto check and salto solve: "27 control points per DOF (a knot
+// every 0.05 s at most), 69 slices (3 per segment, aligned with the knots)". Returns what
+// snprintf returns.
+int salto_problem_spline_summary(const salto_problem_desc* p, char* buf, size_t n);
 
 // The frame of a contact (or of any unit direction) N: T_x is world x made normal to N (world
 // y when N is near x), T_y = N x T_x; planar (the x-z plane): T_x = y x N, T_y = y. The ground

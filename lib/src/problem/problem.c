@@ -62,6 +62,8 @@ void salto_problem_destroy(salto_problem_desc* p) {
 
 // ---- queries ----
 
+static int knot_count(const salto_problem_desc* p, const int* given, int i);
+
 const char* salto_constraint_name(salto_constraint_type t) {
     if (t == SALTO_CON_SITE_HOLD) return "site_hold"; // not for files: not in the list
     if (t == SALTO_CON_BODY_HEADING) return "body_heading";
@@ -90,6 +92,10 @@ int salto_problem_phase_at(const salto_problem_desc* p, double t) {
 
 // intervals of phase i's slices
 int salto_problem_phase_intervals(const salto_problem_desc* p, int i) {
+    if (p->slices_per_segment > 0) {
+        const int knots = p->nphase == 1 ? p->ncp - 4 : knot_count(p, p->phase_knots, i);
+        return p->slices_per_segment * (knots + 1);
+    }
     const double share = (p->nslice - 1) * p->phases[i].duration / p->duration;
     const int m = (int)lround(share);
     return m < 1 ? 1 : m;
@@ -152,6 +158,20 @@ int salto_problem_add_slices(salto_problem_desc* p, int n, const double* t, cons
     salto_free(p->extra_t), salto_free(p->extra_ph);
     p->extra_t = et, p->extra_ph = ep, p->nextra = ne;
     return added;
+}
+
+
+int salto_problem_spline_summary(const salto_problem_desc* p, char* buf, size_t n) {
+    char knots[64] = "", slices[96] = "";
+    if (p->knot_spacing > 0.0) snprintf(knots, sizeof knots, " (a knot every %g s at most)", p->knot_spacing);
+    if (p->slices_per_segment > 0) {
+        snprintf(slices, sizeof slices, " (%d per segment, aligned with the knots)",
+                 p->slices_per_segment);
+    } else {
+        snprintf(slices, sizeof slices, " (shared out by duration)");
+    }
+    return snprintf(buf, n, "%d control points per DOF%s, %d slices%s", p->ncp, knots, p->nslice,
+                    slices);
 }
 
 

@@ -296,20 +296,89 @@ salto_status problem_read_validation(reader* R, const salto_cfg_node* top) {
 }
 
 
+// The spline by knot spacing (spline.knot_spacing, not with control_points or phase_knots):
+// each phase cut into segments of at most knot_spacing seconds (at least SPLINE_MIN_SEGMENTS),
+// and slices_per_segment slices in every segment (SPLINE_SLICES_PER_SEGMENT unless given),
+// aligned with the knots, so that the physics rows hold at each knot and inside every cubic
+// piece, whatever the phases' durations. Not the default yet: on the problem zoo it passes 3
+// of 17 where the default passes none, but the humanoid's jumps then take minutes
+// (docs/performance.md, "The problem zoo")
+#define SPLINE_SLICES_PER_SEGMENT 3
+#define SPLINE_MIN_SEGMENTS 2
+
+static salto_status spline_auto_knots(reader* R, const salto_cfg_node* top,
+                                      const salto_cfg_node* n) {
+    salto_problem_desc* p = R->p;
+    const double h = p->knot_spacing;
+    long total = 4 + problem_junction_knots(p);
+    int* counts = salto_calloc((size_t)p->nphase, sizeof(int));
+    if (!counts) return problem_nomem(R);
+    for (int i = 0; i < p->nphase; i++) {
+        const double segs = ceil(p->phases[i].duration / h - 1e-9);
+        const int nseg = segs < SPLINE_MIN_SEGMENTS ? SPLINE_MIN_SEGMENTS
+                         : segs > 1e6                ? 1000000
+                                                     : (int)segs;
+        counts[i] = nseg - 1;
+        total += counts[i];
+    }
+    if (p->nphase == 1) total = 3 + counts[0] + 1;
+    if (total * R->m->nv > 1000000L) {
+        salto_free(counts);
+        const salto_cfg_node* w = n ? salto_cfg_child(n, "knot_spacing") : NULL;
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, w ? w : salto_cfg_child(top, "phases")),
+                          "a knot every %g s over %g s makes %ld control points per DOF for %d "
+                          "DOFs, too many (at most 1000000 in all)",
+                          h, p->duration, total, R->m->nv);
+    }
+    p->ncp = (int)total;
+    if (p->nphase == 1) {
+        salto_free(counts); // a single phase: uniform knots, ncp of them
+    } else {
+        p->phase_knots = counts;
+    }
+    return SALTO_OK;
+}
+
+
 salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
     salto_problem_desc* p = R->p;
     p->ncp = 20;
     const salto_cfg_node* n = salto_cfg_child(top, "spline");
     int nslice = 0;
+    const salto_cfg_node* cpn = n ? salto_cfg_child(n, "control_points") : NULL;
+    const salto_cfg_node* sln = n ? salto_cfg_child(n, "slices") : NULL;
+    const salto_cfg_node* pkn = n ? salto_cfg_child(n, "phase_knots") : NULL;
+    const salto_cfg_node* ksn = n ? salto_cfg_child(n, "knot_spacing") : NULL;
+    const salto_cfg_node* spn = n ? salto_cfg_child(n, "slices_per_segment") : NULL;
+    p->knot_spacing = 0.0;
+    // aligned slices by default with knots by spacing; control points (given or the default
+    // 20) keep their slices shared out by duration (as many as control points) unless told
+    p->slices_per_segment = ksn && !sln ? SPLINE_SLICES_PER_SEGMENT : 0;
     if (n) {
         static const char* const keys[] = {"control_points", "slices", "junctions", "phase_knots",
-                                           NULL};
+                                           "knot_spacing", "slices_per_segment", NULL};
         salto_status s = salto_cfg_check_keys(n, keys, R->err);
         if (s) return s;
+        if (ksn && (cpn || pkn)) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, ksn),
+                              "'knot_spacing' places the knots itself: give it or '%s', not both",
+                              cpn ? "control_points" : "phase_knots");
+        }
+        if (spn && sln) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, spn),
+                              "give 'slices' (shared out by duration) or 'slices_per_segment' "
+                              "(aligned with the knots), not both");
+        }
         s = problem_read_int_opt(R, n, "control_points", 4, 2147483647, &p->ncp);
         if (s) return s;
         s = problem_read_int_opt(R, n, "slices", 2, 2147483647, &nslice);
         if (s) return s;
+        s = problem_read_int_opt(R, n, "slices_per_segment", 1, 1000, &p->slices_per_segment);
+        if (s) return s;
+        if (ksn) {
+            s = problem_read_num_opt(R, n, "knot_spacing", 0.0, 1, &p->knot_spacing);
+            if (s) return s;
+        }
         const salto_cfg_node* jn = salto_cfg_child(n, "junctions");
         if (jn) {
             static const char* const names[] = {"C1", "C2", NULL};
@@ -319,11 +388,13 @@ salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
             p->junction_c2 = k;
         }
     }
+    if (p->knot_spacing > 0.0) {
+        salto_status s = spline_auto_knots(R, top, n);
+        if (s) return s;
+    }
     p->nslice = nslice ? nslice : p->ncp;
     // sizes the NLP can index with ints and hold in memory: a million control points in all,
     // a hundred thousand slices
-    const salto_cfg_node* cpn = n ? salto_cfg_child(n, "control_points") : NULL;
-    const salto_cfg_node* sln = n ? salto_cfg_child(n, "slices") : NULL;
     if ((long)p->ncp * R->m->nv > 1000000L) {
         return SALTO_FAIL(R->err, SALTO_ERR_INVALID, cpn ? at(R, cpn) : file_loc(R),
                           "%d control points per DOF for %d DOFs are too many (at most 1000000 "
@@ -377,6 +448,17 @@ salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
                               "leave %d interior knots to place",
                               sum, p->ncp, p->nphase, F);
         }
+    }
+    if (p->slices_per_segment > 0) {
+        // the aligned slices' count (each boundary a slice of both phases), for what reads it
+        long total = 0;
+        for (int i = 0; i < p->nphase; i++) total += salto_problem_phase_intervals(p, i) + 1;
+        if (total > 100000) {
+            const salto_cfg_node* w = spn ? spn : ksn ? ksn : cpn;
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, w ? at(R, w) : file_loc(R),
+                              "%ld slices are too many (at most 100000)", total);
+        }
+        p->nslice = (int)total;
     }
     return SALTO_OK;
 }
