@@ -11,13 +11,15 @@
 #include "salto/nlp.h"
 
 static void help(void) {
-    printf("usage: salto check CHARACTER.yaml | PROBLEM.yaml\n\n"
+    printf("usage: salto check CHARACTER.yaml | PROBLEM.yaml [--set PATH=VALUE]...\n\n"
            "A character file: loads and checks it and prints its summary: the DOF table in the\n"
            "order used everywhere else (index, name, type, axis, limits), body masses, the\n"
            "total mass, sites and gravity.\n"
            "A problem file (it names a 'character'): loads and checks it, builds its NLP and\n"
            "reports the NLP's size (variables, constraints, Jacobian and Hessian non-zeros)\n"
            "without solving.\n"
+           "  --set PATH=VALUE  (problem files) change one value of the file before reading\n"
+           "            it, as for 'salto solve': --set spline.knot_spacing=0.05\n"
            "Errors are reported as file:line:col: error: ... with exit status 2.\n");
 }
 
@@ -27,9 +29,9 @@ static const char* root_name(int t) {
 }
 
 
-static int check_problem(const char* path) {
+static int check_problem(const char* path, int nset, const char* const* set) {
     salto_problem_desc* p = NULL;
-    salto_nlp* nlp = app_load_nlp(path, &p);
+    salto_nlp* nlp = app_load_nlp_set(path, nset, set, &p);
     if (!nlp) return 2;
     salto_error err = {0};
     printf("problem %s\n", path);
@@ -150,11 +152,35 @@ int cmd_check(int argc, char** argv) {
         help();
         return 0;
     }
-    if (argc != 2) {
-        fprintf(stderr, "usage: salto check CHARACTER.yaml | PROBLEM.yaml (see 'salto check --help')\n");
+    // the file, then any --set PATH=VALUE (problem files only)
+    int nset = 0;
+    for (int i = 2; i < argc; i++, nset++) {
+        if (strcmp(argv[i], "--set") != 0 || i + 1 >= argc) {
+            fprintf(stderr, "salto check: unexpected or incomplete argument '%s'\n", argv[i]);
+            return 2;
+        }
+        i++;
+    }
+    if (argc < 2 || argv[1][0] == '-') {
+        fprintf(stderr, "usage: salto check CHARACTER.yaml | PROBLEM.yaml [--set PATH=VALUE]... (see "
+                        "'salto check --help')\n");
         return 2;
     }
-    if (is_problem(argv[1])) return check_problem(argv[1]);
+    if (is_problem(argv[1])) {
+        const char** set = malloc(sizeof(char*) * (size_t)(nset + 1));
+        if (!set) {
+            fprintf(stderr, "salto check: out of memory\n");
+            return 1;
+        }
+        for (int i = 0; i < nset; i++) set[i] = argv[3 + 2 * i];
+        const int st = check_problem(argv[1], nset, set);
+        free(set);
+        return st;
+    }
+    if (nset > 0) {
+        fprintf(stderr, "salto check: --set changes problem files; %s is a character\n", argv[1]);
+        return 2;
+    }
     salto_error err = {0};
     salto_model* m = salto_model_load(argv[1], &err);
     if (!m) {

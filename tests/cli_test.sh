@@ -126,6 +126,20 @@ grep_in "$tmp/out" "site_at 'hands' (x|z) at t = 1.000 s \\($tmp/twice.yaml:7:5\
 grep_in "$tmp/out" "^warning: at a nearby point \\(every variable moved by up to 5%\\) 2 rows still depend on the others"
 expect 0 "$salto" check "$root/problems/zoo/vertical_jump.yaml"
 grep_in "$tmp/out" "^note: at a nearby point .* they are independent: the dependency is the initial guess's"
+# check --set: a variant of a problem without editing it; the spline in words; bad values at
+# their key, --set on a character or without a value refused
+expect 0 "$salto" check "$root/problems/zoo/lamp_hop_up.yaml"
+grep_in "$tmp/out" "^spline: 20 control points per DOF, 20 slices \\(shared out by duration\\)$"
+expect 0 "$salto" check "$root/problems/zoo/lamp_hop_up.yaml" --set spline.knot_spacing=0.05
+grep_in "$tmp/out" "^spline: 27 control points per DOF \\(a knot every 0.05 s at most\\), 69 slices \\(3 per segment, aligned with the knots\\)$"
+expect 2 "$salto" check "$root/problems/zoo/lamp_hop_up.yaml" --set spline.knot_spacing=0
+grep_in "$tmp/err" "'knot_spacing' must be positive, found 0"
+expect 2 "$salto" check "$root/problems/zoo/lamp_hop_up.yaml" --set spline.knot_spacing=0.05 --set spline.control_points=30
+grep_in "$tmp/err" "'knot_spacing' places the knots itself"
+expect 2 "$salto" check "$root/data/characters/luxo.yaml" --set gravity=[0,0,-1]
+grep_in "$tmp/err" "is a character"
+expect 2 "$salto" check "$root/problems/zoo/lamp_hop_up.yaml" --set
+expect 2 "$salto" check "$root/problems/zoo/lamp_hop_up.yaml" extra.yaml
 
 # ---- check PROBLEM and solve ----
 # solve: bad command lines, and a problem that loads but whose NLP cannot be built
