@@ -1142,6 +1142,8 @@ static const bad_case bad_cases[] = {
      NULL},
     {"knot_spacing_zero.yaml", SALTO_ERR_INVALID, 4, 24, "'knot_spacing' must be positive, found 0",
      NULL},
+    {"slices_per_segment_huge.yaml", SALTO_ERR_INVALID, 4, 50,
+     "200001 slices are too many (at most 100000)", NULL},
     {"bad_hessian.yaml", SALTO_ERR_INVALID, 14, 12,
      "unknown hessian 'exakt' (expected one of: limited-memory, exact)",
      "did you mean 'exact'?"},

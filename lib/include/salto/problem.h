@@ -206,8 +206,8 @@ typedef struct salto_problem_desc {
     int slices_per_segment; // > 0: each phase's slices are this many per knot interval,
                             //   aligned with its knots (nslice then only counts them); 0:
                             //   nslice shared out by duration
-    double knot_spacing;    // s, > 0 when the loader chose the knots (the default spline:
-                            //   each phase cut into segments of at most this length)
+    double knot_spacing;    // s, > 0 when the loader chose the knots (spline.knot_spacing:
+                            //   each phase cut into segments of at most this length), 0 else
     int nextra;             // slices added strictly inside phases (salto_problem_add_slices,
     double* extra_t;        //   by refinement), their times in increasing order (nextra)
     int* extra_ph;          //   and phases (nextra); owned

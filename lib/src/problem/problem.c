@@ -62,7 +62,7 @@ void salto_problem_destroy(salto_problem_desc* p) {
 
 // ---- queries ----
 
-static int knot_count(const salto_problem_desc* p, const int* given, int i);
+static int phase_knot_count(const salto_problem_desc* p, int i);
 
 const char* salto_constraint_name(salto_constraint_type t) {
     if (t == SALTO_CON_SITE_HOLD) return "site_hold"; // not for files: not in the list
@@ -92,10 +92,7 @@ int salto_problem_phase_at(const salto_problem_desc* p, double t) {
 
 // intervals of phase i's slices
 int salto_problem_phase_intervals(const salto_problem_desc* p, int i) {
-    if (p->slices_per_segment > 0) {
-        const int knots = p->nphase == 1 ? p->ncp - 4 : knot_count(p, p->phase_knots, i);
-        return p->slices_per_segment * (knots + 1);
-    }
+    if (p->slices_per_segment > 0) return p->slices_per_segment * (phase_knot_count(p, i) + 1);
     const double share = (p->nslice - 1) * p->phases[i].duration / p->duration;
     const int m = (int)lround(share);
     return m < 1 ? 1 : m;
@@ -229,11 +226,15 @@ static int knot_count(const salto_problem_desc* p, const int* given, int i) {
 }
 
 
+// the interior knots strictly inside phase i of the problem's spline (a single phase: all)
+static int phase_knot_count(const salto_problem_desc* p, int i) {
+    return p->nphase == 1 ? p->ncp - 4 : knot_count(p, p->phase_knots, i);
+}
+
+
 void salto_problem_knot_counts(const salto_problem_desc* p, int* counts) {
     SALTO_ASSERT(p && p->nphase >= 1);
-    for (int i = 0; i < p->nphase; i++) {
-        counts[i] = p->nphase == 1 ? p->ncp - 4 : knot_count(p, p->phase_knots, i);
-    }
+    for (int i = 0; i < p->nphase; i++) counts[i] = phase_knot_count(p, i);
 }
 
 

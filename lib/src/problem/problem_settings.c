@@ -321,7 +321,6 @@ static salto_status spline_auto_knots(reader* R, const salto_cfg_node* top,
         counts[i] = nseg - 1;
         total += counts[i];
     }
-    if (p->nphase == 1) total = 3 + counts[0] + 1;
     if (total * R->m->nv > 1000000L) {
         salto_free(counts);
         const salto_cfg_node* w = n ? salto_cfg_child(n, "knot_spacing") : NULL;
@@ -331,11 +330,7 @@ static salto_status spline_auto_knots(reader* R, const salto_cfg_node* top,
                           h, p->duration, total, R->m->nv);
     }
     p->ncp = (int)total;
-    if (p->nphase == 1) {
-        salto_free(counts); // a single phase: uniform knots, ncp of them
-    } else {
-        p->phase_knots = counts;
-    }
+    p->phase_knots = counts; // a single phase's spline is uniform whatever its count says
     return SALTO_OK;
 }
 
@@ -454,8 +449,8 @@ salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
         long total = 0;
         for (int i = 0; i < p->nphase; i++) total += salto_problem_phase_intervals(p, i) + 1;
         if (total > 100000) {
-            const salto_cfg_node* w = spn ? spn : ksn ? ksn : cpn;
-            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, w ? at(R, w) : file_loc(R),
+            // slices_per_segment is positive only when given, or with knot_spacing
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, spn ? spn : ksn),
                               "%ld slices are too many (at most 100000)", total);
         }
         p->nslice = (int)total;
