@@ -6,8 +6,9 @@
 // under a time limit. salto solve validates what it converged to and ends with the verdict
 // (cmd_solve.c); the table is read from its status line and that verdict. A problem succeeds
 // when IPOPT converged and every judged check passed.
-#define _XOPEN_SOURCE 700 // mkdtemp
+#define _XOPEN_SOURCE 700 // mkdtemp, nftw
 #include <dirent.h>
+#include <ftw.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 #include "bench.h"
 #include "cmds.h"
+#include "salto/base.h"
 
 typedef struct zoo_row {
     char name[256];
@@ -37,10 +39,15 @@ static int cmp_str(const void* a, const void* b) {
 }
 
 
-static double wall_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+// nftw's callback: removes what it is given (the tree is walked depth first)
+static int remove_entry(const char* path, const struct stat* sb, int flag, struct FTW* ftw) {
+    (void)sb, (void)ftw;
+    if (flag == FTW_DP) {
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+    return 0; // best effort: go on
 }
 
 
@@ -58,13 +65,13 @@ static int run_logged(char* const* argv, const char* log, double limit, int* tim
         _exit(127);
     }
     if (pid < 0) return -1;
-    const double t0 = wall_now();
+    const double t0 = salto_now();
     int st = 0;
     for (;;) {
         const pid_t w = waitpid(pid, &st, WNOHANG);
         if (w == pid) break;
         if (w < 0 && errno != EINTR) return -1;
-        if (limit > 0 && wall_now() - t0 > limit) {
+        if (limit > 0 && salto_now() - t0 > limit) {
             kill(pid, SIGKILL);
             waitpid(pid, &st, 0);
             *timed_out = 1;
@@ -252,9 +259,9 @@ int bench_zoo(int argc, char** argv) {
         args[na++] = "-o", args[na++] = odir, args[na++] = "--quiet";
         for (int q = 0; q < nset && q < 64; q++) args[na++] = "--set", args[na++] = (char*)set[q];
         args[na] = NULL;
-        const double t0 = wall_now();
+        const double t0 = salto_now();
         r->exit = run_logged(args, log, limit, &r->timed_out);
-        r->wall = wall_now() - t0;
+        r->wall = salto_now() - t0;
         read_log(log, r);
         nconv += converged(r);
         npass += passes(r);
@@ -283,20 +290,9 @@ int bench_zoo(int argc, char** argv) {
     printf("\n%d of %d converged; %d of %d converged and passed every check (%.0f%%)\n", nconv, n,
            npass, n, 100.0 * npass / n);
     if (!keep) {
-        // the temporary folder and what the solves wrote into it
-        for (int k = 0; k < n; k++) {
-            char p[4600];
-            const char* files_in[] = {"motion.json", "motion.csv", "motion.bvh", "filmstrip.png"};
-            for (size_t f = 0; f < sizeof files_in / sizeof *files_in; f++) {
-                snprintf(p, sizeof p, "%s/%s/%s", out, rows[k].name, files_in[f]);
-                unlink(p);
-            }
-            snprintf(p, sizeof p, "%s/%s", out, rows[k].name);
-            rmdir(p);
-            snprintf(p, sizeof p, "%s/%s.log", out, rows[k].name);
-            unlink(p);
-        }
-        rmdir(out);
+        // the temporary folder and all the solves wrote into it (a solve killed at the time
+        // limit may leave an atomic write's temporary file)
+        nftw(out, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     } else {
         printf("the outputs and each solve's log are in %s/\n", out);
     }
