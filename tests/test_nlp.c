@@ -1420,6 +1420,36 @@ START_TEST(level_rows_are_the_sole_roll) {
             seen++;
         }
     }
+    // a band, not an equality: within a degree of level (the humanoid's ankle cannot roll, and
+    // two soles held exactly flat made the heels' rows and these dependent); at the stance's
+    // ends the toe's body turns still about the normal (z) only and the toe is still along it
+    const int nx = salto_nlp_nx(nlp);
+    double* xl = salto_malloc((size_t)nx * sizeof *xl);
+    double* xu = salto_malloc((size_t)nx * sizeof *xu);
+    double* gl = salto_malloc((size_t)ng * sizeof *gl);
+    double* gu = salto_malloc((size_t)ng * sizeof *gu);
+    salto_nlp_bounds(nlp, xl, xu, gl, gu);
+    int nlevel = 0, nturn = 0, nstill = 0;
+    for (int row = 0; row < ng; row++) {
+        char name[600];
+        salto_nlp_row_name(nlp, row, name, sizeof name);
+        const int toe = strstr(name, "'toe_l'") || strstr(name, "'toe_r'");
+        if (strstr(name, "level across the line")) {
+            ck_assert_double_eq_tol(gu[row], sin(M_PI / 180.0), 1e-15);
+            ck_assert_double_eq_tol(gl[row], -sin(M_PI / 180.0), 1e-15);
+            nlevel++;
+        } else if (toe && strstr(name, "body_still")) {
+            ck_assert_msg(strstr(name, "turning about z"), "%s", name);
+            nturn++;
+        } else if (toe && strstr(name, "site_still")) {
+            ck_assert_msg(strstr(name, "' z at"), "%s", name);
+            nstill++;
+        }
+    }
+    ck_assert_int_eq(nlevel, seen / 3);
+    ck_assert_int_eq(nturn, 4); // two feet, the stance's two ends
+    ck_assert_int_eq(nstill, 4);
+    free(xl), free(xu), free(gl), free(gu);
     // both feet at every knot of the stance, its ends included, at each of the three points
     double kn[64];
     const int nk = salto_problem_knots(p, kn);

@@ -102,7 +102,8 @@ typedef struct salto_constraint_desc {
     int ndof;               // pose, velocity: the DOFs constrained
     int* dof;               //   model DOF indices                      (ndof)
     double* value;          //   their values (rad, m, rad/s, m/s)      (ndof)
-    int mask[3];            // com_position, com_velocity: which components are constrained
+    int mask[3];            // com_position, com_velocity, and the holds' site_still and
+                            //   body_still (when any is set): which components are constrained
     double vec[3];          //   their values (m or m/s)
     double height;          // above_ground: plane height, m
     int at_knots;           // through a phase: 1 at the spline's knots in it rather than the

@@ -211,13 +211,15 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
     b->side = side;
     switch (cd->type) {
     case SALTO_CON_SITE_AT:
-    case SALTO_CON_SITE_STILL:
+    case SALTO_CON_SITE_STILL: {
+        const int some = cd->type == SALTO_CON_SITE_STILL && (cd->mask[0] || cd->mask[1] || cd->mask[2]);
         for (int k = 0; k < 3; k++) {
-            if (planar && k == 1) continue;
+            if ((planar && k == 1) || (some && !cd->mask[k])) continue;
             b->comp[b->nrows++] = k;
         }
         if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
         break;
+    }
     case SALTO_CON_SITE_HOLD: {
         int is_aux[3], naux = 0, a = 0;
         b->nrows = nlp_hold_rows(nlp->p, cd, planar, b->e, is_aux, b->target, &naux);
@@ -239,13 +241,15 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
         b->comp[0] = 0;
         if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
         break;
-    case SALTO_CON_BODY_STILL:
-        // the body's angular velocity (planar: about y only)
+    case SALTO_CON_BODY_STILL: {
+        // the body's angular velocity (planar: about y only; the masked components when set)
+        const int some = cd->mask[0] || cd->mask[1] || cd->mask[2];
         for (int k = 0; k < 3; k++) {
-            if (!planar || k == 1) b->comp[b->nrows++] = k;
+            if ((!planar || k == 1) && (!some || cd->mask[k])) b->comp[b->nrows++] = k;
         }
         if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
         break;
+    }
     case SALTO_CON_SITE_ON_LINE:
         if (planar) {
             const double y[3] = {0, 1, 0};
@@ -691,6 +695,14 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             if (b->con >= 0) {
                 const salto_constraint_desc* cd = &p->cons[b->con];
                 if (cd->type == SALTO_CON_ABOVE_GROUND) lo = cd->height, hi = NLP_INF;
+                // a held sole level across its sites' line within NLP_LEVEL_BAND, not exactly:
+                // with an ankle that cannot roll (the humanoid's), two soles held flat leave the
+                // legs one freedom short, the level rows and the heels' lateral rows become
+                // dependent where the legs are straight, and IPOPT's multipliers grew to 1e13
+                // (the two-foot jumps stalled for a thousand iterations); a band keeps a sole
+                // within a degree of flat (its edge 0.8 mm off the floor on the humanoid's 9 cm
+                // sole) and leaves the equalities independent
+                if (cd->type == SALTO_CON_BODY_LEVEL) lo = -NLP_LEVEL_BAND, hi = NLP_LEVEL_BAND;
             } else if (b->impact) {
                 // the joints' impulses vanish; the aggregate impulse's rows as on the ground,
                 // its normal part unbounded above (force_max bounds a force, not an impulse)

@@ -244,6 +244,8 @@ void nlp_com_jac(const salto_nlp* nlp, double* J);
 // nlp_physics.c: physics, momentum and impact blocks
 void nlp_physics_rows(const salto_nlp* nlp, const block* b, const double* f0, const double* c,
                       frow* rows);
+// how far a held sole may roll off level: the sine of one degree (nlp_layout.c)
+#define NLP_LEVEL_BAND 0.0174524064372835
 int nlp_momentum_comp(const salto_nlp* nlp, int r);
 double nlp_momentum_part(const salto_model* m, const double* p0, const double* c, int k,
                          double tau);

@@ -400,7 +400,7 @@ static int hold_count(const salto_problem_desc* p) {
     int n = 0;
     for (int i = 0; i < p->nphase; i++) {
         const salto_contact_desc* c = &p->phases[i].contact;
-        if (c->type != SALTO_CONTACT_NONE && c->hold) n += 4 * c->nsite;
+        if (c->type != SALTO_CONTACT_NONE && c->hold) n += 5 * c->nsite; // at most
         if (ballistic_phase(p, i)) n += 2; // the parabola, and its velocity at the ends
     }
     return n;
@@ -491,6 +491,19 @@ salto_status problem_add_holds(reader* R) {
             c->skip_start = skip_start;
             c->loc = ct->loc;
             c->hold_phase = i + 1;
+            int axis = -1; // the normal's world axis, if it is one
+            for (int a = 0; a < 3; a++) axis = fabs(ct->normal[a]) == 1.0 ? a : axis;
+            if (yaw && axis >= 0) {
+                // with the sole level only within a band (the level rows below), its rolling
+                // is not held still either: the body turns still about the normal only, and
+                // the site is still along it (with the first site still, its pitching; the
+                // body's three turning rates with both heels' velocities were dependent on
+                // the humanoid, whose ankles cannot roll)
+                c->mask[axis] = 1;
+                salto_constraint_desc* sv = &p->cons[p->ncon++];
+                *sv = *c;
+                sv->type = SALTO_CON_SITE_STILL;
+            }
             if (yaw) {
                 // and its heading on the ground, at every knot: the angle about the normal of
                 // the direction from the first site, a place variable (turning still at the
