@@ -27,6 +27,10 @@ static const char* const fd_problems[] = {
     "tests/data/nlp/contacts3d.yaml",
     "tests/data/nlp/impact2d.yaml",
     "tests/data/nlp/impact3d.yaml",
+    // an impact after a ballistic flight (the flight's end read from the left, the landing's
+    // start from the right, at the same time)
+    "tests/data/nlp/impact2d.yaml|phases.fall.ballistic=true",
+    "tests/data/nlp/impact3d.yaml|phases.drop.ballistic=true",
     // the flights' momentum rows, planar and in 3-D, in a free and in a ballistic flight
     "tests/data/nlp/all3d.yaml|solver.flight_rows=momentum",
     "tests/data/nlp/all2d.yaml|solver.flight_rows=momentum",

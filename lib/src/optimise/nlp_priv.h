@@ -135,6 +135,7 @@ typedef struct nlp_scratch {
     double* Jf;              // the aggregate force's Jacobian, 6 x 3 nv
     double* sums;            // com helper: m, h (3), Hf (3) per link (nv x 7)
     double last_t;           // time of the kinematics in d
+    int last_side;           //   and the side of it they were taken from (block.side)
     const double* last_x;    // and the x they were computed from
     int have_state;
     int last_er;             // the effective root (phase) of the kinematics in d, -1 for none

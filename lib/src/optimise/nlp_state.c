@@ -338,7 +338,11 @@ void nlp_block_state(salto_nlp* nlp, const double* x, const block* b, int acc) {
 
 // the kinematics (positions and velocities) at block b's time, computed once per time
 void nlp_kinematics_at(salto_nlp* nlp, const double* x, const block* b) {
-    if (nlp->ev.have_state && nlp->ev.last_t == b->t && nlp->ev.last_x == x && nlp->ev.last_er == b->er) return;
+    // the side matters where the velocity may jump (an impact's triple knot): the flight's
+    // end and the landing's start are the same time with different velocities
+    if (nlp->ev.have_state && nlp->ev.last_t == b->t && nlp->ev.last_side == b->side &&
+        nlp->ev.last_x == x && nlp->ev.last_er == b->er)
+        return;
     salto_data* d = nlp->ev.d;
     nlp_block_state(nlp, x, b, 0);
     if (b->er >= 0) {
@@ -347,6 +351,7 @@ void nlp_kinematics_at(salto_nlp* nlp, const double* x, const block* b) {
         salto_fk(nlp->m, d, SALTO_FK_VEL); // the inertias only where needed (nlp_com_sums)
     }
     nlp->ev.last_t = b->t;
+    nlp->ev.last_side = b->side;
     nlp->ev.last_x = x;
     nlp->ev.last_er = b->er;
     nlp->ev.have_state = 1;

@@ -236,15 +236,6 @@ salto_status problem_read_phases(reader* R, const salto_cfg_node* top) {
             ph->contact.loc = ph->loc;
         }
 
-        // an impact after a ballistic flight: that flight's velocity at its end is the
-        // parabola's derived one, which the impact's rows (reading the splines) do not see
-        if (i > 0 && ph->contact.impact && p->phases[i - 1].ballistic) {
-            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, salto_cfg_child(cn, "impact")),
-                              "an impact after a ballistic flight ('%s') is not supported: "
-                              "turn one of them off",
-                              p->phases[i - 1].name);
-        }
-
         // ballistic: flight phases only, off by default (docs/problem-format.md says why)
         ph->ballistic = 0;
         const salto_cfg_node* bn = salto_cfg_child(n, "ballistic");
