@@ -203,6 +203,12 @@ int app_solve(int argc, char** argv, int verdict) {
     } else {
         fprintf(stderr, "%s after %d iterations in %.3f s; objective %.7e\n", res.status_name,
                 res.iterations, res.elapsed, res.objective);
+        if (ref.warmup_status[0]) {
+            fprintf(stderr, "of which the first solve, on %d control points for the initial guess: "
+                            "%s after %d iterations in %.3f s\n",
+                    SALTO_WARMUP_CONTROL_POINTS, ref.warmup_status, ref.warmup_iterations,
+                    ref.warmup_elapsed);
+        }
         if (ref.rounds > 0 || ref.pending > 0) {
             fprintf(stderr, "refinement: %d slices added in %d re-solves (first solve %d iterations, "
                             "%.3f s)",

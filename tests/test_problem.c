@@ -492,12 +492,15 @@ START_TEST(defaults) {
     ck_assert_int_eq(c->type, SALTO_CONTACT_NONE);
     ck_assert_int_eq(c->nsite, 0);
     ck_assert_int_eq(c->loc.line, p->phases[0].loc.line);
-    // the default spline: 20 control points, as many slices shared out by duration
-    ck_assert_double_eq(p->knot_spacing, 0.0);
-    ck_assert_int_eq(p->slices_per_segment, 0);
-    ck_assert_int_eq(p->ncp, 20);
-    ck_assert_int_eq(p->nslice, 20);
-    ck_assert_int_eq(salto_problem_slices(p, NULL, NULL), 20);
+    // the default spline with physics: a knot every 0.05 s (16 segments over 0.8 s: 15 knots
+    // inside, 19 control points), two slices a segment aligned with the knots, and a first
+    // solve on 20 control points for the guess (salto_solve_refined)
+    ck_assert_double_eq(p->knot_spacing, SALTO_DEFAULT_KNOT_SPACING);
+    ck_assert_int_eq(p->slices_per_segment, SALTO_DEFAULT_SLICES_PER_SEGMENT);
+    ck_assert_int_eq(p->warmup, 1);
+    ck_assert_int_eq(p->ncp, 19);
+    ck_assert_int_eq(p->nslice, 33);
+    ck_assert_int_eq(salto_problem_slices(p, NULL, NULL), 33);
     ck_assert_int_eq(p->ncon, 0);
     ck_assert_int_eq(p->nobj, 1);
     ck_assert_int_eq(p->objs[0].type, SALTO_OBJ_ACCELERATION);
@@ -516,6 +519,20 @@ START_TEST(defaults) {
     ck_assert_double_eq(p->output.frame_rate, 60.0);
     ck_assert_int_eq(p->output.filmstrip_frames, 8);
     salto_problem_destroy(p);
+    // a kinematic problem keeps 20 control points, as many slices shared out by duration
+    {
+        salto_error e0 = {0};
+        const char* kin[] = {"physics=false"};
+        p = salto_problem_load_set(salto_test_path("tests/data/problems/minimal.yaml"), 1, kin, &e0);
+        ck_assert_msg(p != NULL, "%s", e0.msg);
+        ck_assert_int_eq(p->warmup, 0);
+        ck_assert_double_eq(p->knot_spacing, 0.0);
+        ck_assert_int_eq(p->slices_per_segment, 0);
+        ck_assert_int_eq(p->ncp, 20);
+        ck_assert_int_eq(p->nslice, 20);
+        ck_assert_int_eq(salto_problem_slices(p, NULL, NULL), 20);
+        salto_problem_destroy(p);
+    }
 
     // ground contact defaults
     make_tmpdir();
@@ -808,11 +825,28 @@ START_TEST(spline_by_knot_spacing) {
     assert_aligned(p, 2);
     salto_problem_destroy(p);
 
-    // without a spline section, or with control points: slices as many, shared out by duration
+    // without a spline section: the default, the same knots with two slices a segment, and
+    // the first solve on 20 control points; given knot_spacing, no first solve
     p = salto_problem_load(path, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_double_eq(p->knot_spacing, 0.05);
+    ck_assert_int_eq(p->slices_per_segment, 2);
+    ck_assert_int_eq(p->warmup, 1);
+    ck_assert_int_eq(p->ncp, 4 + 6 + 9 + 13 + 5 + 1);
+    ck_assert_int_eq(p->nslice, 21 + 29 + 13 + 5);
+    assert_aligned(p, 2);
+    salto_problem_destroy(p);
+    p = salto_problem_load_set(path, 1, set0, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_int_eq(p->warmup, 0);
+    salto_problem_destroy(p);
+    // with control points: slices as many, shared out by duration, no first solve
+    const char* set20[] = {"spline.control_points=20"};
+    p = salto_problem_load_set(path, 1, set20, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
     ck_assert_double_eq(p->knot_spacing, 0.0);
     ck_assert_int_eq(p->slices_per_segment, 0);
+    ck_assert_int_eq(p->warmup, 0);
     ck_assert_int_eq(p->ncp, 20);
     ck_assert_int_eq(p->nslice, 20);
     salto_problem_destroy(p);
@@ -941,8 +975,14 @@ START_TEST(phase_at_and_slices) {
     ck_assert(kn[4] > b1 && kn[10] > b2);
     salto_problem_destroy(p);
 
-    // two slices over one phase: its ends; a single phase has a uniform spline
-    p = load_ok("tests/data/problems/minimal.yaml");
+    // two slices over one phase: its ends; a single phase has a uniform spline (20 control
+    // points, slices shared out by duration)
+    {
+        salto_error e2 = {0};
+        const char* cp20[] = {"spline.control_points=20"};
+        p = salto_problem_load_set(salto_test_path("tests/data/problems/minimal.yaml"), 1, cp20, &e2);
+        ck_assert_msg(p != NULL, "%s", e2.msg);
+    }
     p->nslice = 2;
     ck_assert_int_eq(salto_problem_slices(p, ts, ph), 2);
     ck_assert_double_eq(ts[0], 0.0);

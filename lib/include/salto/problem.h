@@ -209,6 +209,12 @@ typedef struct salto_problem_desc {
                             //   nslice shared out by duration
     double knot_spacing;    // s, > 0 when the loader chose the knots (spline.knot_spacing:
                             //   each phase cut into segments of at most this length), 0 else
+    int warmup;             // 1: the default spline (a physics problem whose file sets none of
+                            //   control_points, slices, phase_knots, knot_spacing and
+                            //   slices_per_segment): knots every SALTO_DEFAULT_KNOT_SPACING s,
+                            //   SALTO_DEFAULT_SLICES_PER_SEGMENT slices each, and salto_solve_
+                            //   refined first solves the problem on SALTO_WARMUP_CONTROL_POINTS
+                            //   control points and as many slices for the initial guess
     int nextra;             // slices added strictly inside phases (salto_problem_add_slices,
     double* extra_t;        //   by refinement), their times in increasing order (nextra)
     int* extra_ph;          //   and phases (nextra); owned
@@ -265,6 +271,11 @@ int salto_problem_add_slices(salto_problem_desc* p, int n, const double* t, cons
 
 // m_i above: the slice intervals of phase i.
 int salto_problem_phase_intervals(const salto_problem_desc* p, int i);
+
+// The default spline (problem.warmup): docs/problem-format.md, "Spline"
+#define SALTO_DEFAULT_KNOT_SPACING 0.05
+#define SALTO_DEFAULT_SLICES_PER_SEGMENT 2
+#define SALTO_WARMUP_CONTROL_POINTS 20
 
 // The spline in words, for salto check and salto solve: "27 control points per DOF (a knot
 // every 0.05 s at most), 69 slices (3 per segment, aligned with the knots)". Returns what

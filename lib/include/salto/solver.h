@@ -57,6 +57,9 @@ salto_status salto_solve_mult(salto_nlp* nlp, double* x, salto_multipliers* mult
 
 // Slice refinement (problem key solver.refine): what salto_solve_refined did.
 typedef struct salto_refine_result {
+    int warmup_iterations; // the default spline's first solve on a coarse spline (problem.
+    double warmup_elapsed; //   warmup), s; 0 when there was none
+    char warmup_status[64]; //  IPOPT's status for it ("" when none)
     int first_iterations;  // the first solve's
     double first_elapsed;  // s
     int rounds;            // re-solves after adding slices
@@ -72,7 +75,11 @@ typedef struct salto_refine_result {
                            //   its validation threshold (0 when none is violated)
 } salto_refine_result;
 
-// salto_solve, then up to p->solver.refine rounds of refinement (none when the first solve
+// With the default spline (p->warmup) and an interpolated guess, first the problem loaded
+// again from p->path on a coarse spline (SALTO_WARMUP_CONTROL_POINTS control points, as many
+// slices) and solved, its motion then x's guess on *nlp's spline (x's own guess is kept where
+// that cannot be done). Then salto_solve, then up to p->solver.refine rounds of refinement
+// (none when the first solve
 // does not converge, or for a kinematic problem): salto_validate (no re-simulation) samples
 // the motion densely; every run of samples of one phase where a check the NLP enforces at its
 // slices (flight f0, the bar torque, the ground's normal force, friction, centre of pressure
@@ -84,7 +91,8 @@ typedef struct salto_refine_result {
 // Stops when nothing is violated, after the last round, or when even the worst place alone
 // fails. Returns the best motion seen (the lowest worst ratio, the first solve's included)
 // with its slices and NLP. result sums the iterations, times and evaluations of all the
-// solves (and the validations' time); its status is the last converged solve's.
+// solves, the coarse one included (and the validations' time); its status is the last
+// converged solve's.
 salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double* x,
                                  salto_progress_fn progress, void* user, salto_solve_result* result,
                                  salto_refine_result* rr, salto_error* err);

@@ -6,6 +6,7 @@
 #include "salto/solver.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "salto/validate.h"
@@ -202,11 +203,65 @@ static salto_status try_places(salto_problem_desc* p, salto_nlp** nlp, double* x
 }
 
 
+// The default spline's first solve (p->warmup): the problem loaded again with its overrides
+// and SALTO_WARMUP_CONTROL_POINTS control points (as many slices, shared out by duration),
+// solved from its own initial guess, and its motion sampled onto nlp's spline as x's guess
+// (salto_nlp_guess_from_motion). A fine spline solved from the interpolated guess wanders:
+// the humanoid's two-foot jumps took 1 s an iteration for hundreds of iterations, and from
+// the coarse solve 0.1 s for 30-130 (docs/performance.md, "The problem zoo"). Skipped, x
+// kept, where it cannot be done: a guess from a motion, a file that no longer loads, phases
+// too many for 20 control points. The first solve's statistics into r (zero when skipped).
+static salto_status warmup(const salto_problem_desc* p, const salto_nlp* nlp, double* x,
+                           salto_progress_fn progress, void* user, salto_solve_result* r,
+                           salto_error* err) {
+    memset(r, 0, sizeof *r);
+    if (!p->warmup || p->guess.type != SALTO_GUESS_INTERPOLATE || !p->path) return SALTO_OK;
+    const char** set = salto_malloc(sizeof(char*) * (size_t)(p->nset + 1));
+    if (!set) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    char cp[64];
+    snprintf(cp, sizeof cp, "spline.control_points=%d", SALTO_WARMUP_CONTROL_POINTS);
+    for (int k = 0; k < p->nset; k++) set[k] = p->set[k];
+    set[p->nset] = cp;
+    salto_error ignored = {0};
+    salto_problem_desc* pc = salto_problem_load_set(p->path, p->nset + 1, set, &ignored);
+    salto_free(set);
+    salto_nlp* nc = pc ? salto_nlp_build(pc, &ignored) : NULL;
+    double* xc = nc ? salto_malloc(sizeof(double) * (size_t)salto_nlp_nx(nc)) : NULL;
+    salto_status st = SALTO_OK;
+    if (xc) {
+        salto_nlp_initial_guess(nc, xc);
+        st = salto_solve_mult(nc, xc, NULL, 0, 0, progress, user, r, err);
+        // its motion as written (the derived translations: the effective roots, the ballistic
+        // parabolas) sampled at the fine spline's Greville abscissae; the raw splines instead
+        // left the lamp's hop up at 30 of 32 checks, against 32 of 32
+        salto_motion* mo = st == SALTO_OK ? salto_motion_from_nlp(nc, xc) : NULL;
+        if (mo) {
+            salto_nlp_guess_from_motion(nlp, mo, x);
+            salto_motion_destroy(mo);
+        } else if (st == SALTO_OK) {
+            st = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+        }
+    } else if (pc && ignored.status == SALTO_ERR_NOMEM) {
+        st = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
+    salto_free(xc);
+    salto_nlp_destroy(nc);
+    salto_problem_destroy(pc);
+    return st;
+}
+
+
 salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double* x,
                                  salto_progress_fn progress, void* user, salto_solve_result* result,
                                  salto_refine_result* rr, salto_error* err) {
     memset(rr, 0, sizeof *rr);
     const int nx = salto_nlp_nx(*nlp);
+    salto_solve_result wr;
+    salto_status wst = warmup(p, *nlp, x, progress, user, &wr, err);
+    if (wst != SALTO_OK) return wst;
+    rr->warmup_iterations = wr.iterations;
+    rr->warmup_elapsed = wr.elapsed;
+    memcpy(rr->warmup_status, wr.status_name, sizeof rr->warmup_status);
     const int refine = p->solver.refine > 0 && p->physics;
     const int ne_start = p->nextra;
     // the multipliers, for the re-solves' warm starts
@@ -223,6 +278,7 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
     salto_status st = salto_solve_mult(*nlp, x, refine ? &mu : NULL, 0, 0, progress, user, result, err);
     rr->first_iterations = result->iterations;
     rr->first_elapsed = result->elapsed;
+    add_result(result, &wr); // the totals count the first solve on the coarse spline
     salto_validate_opts o;
     salto_validate_opts_from_problem(&o, p);
     o.integrator = SALTO_INTEGRATOR_NONE;

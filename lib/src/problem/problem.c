@@ -167,8 +167,10 @@ int salto_problem_spline_summary(const salto_problem_desc* p, char* buf, size_t 
     } else {
         snprintf(slices, sizeof slices, " (shared out by duration)");
     }
-    return snprintf(buf, n, "%d control points per DOF%s, %d slices%s", p->ncp, knots, p->nslice,
-                    slices);
+    return snprintf(buf, n, "%d control points per DOF%s, %d slices%s%s", p->ncp, knots, p->nslice,
+                    slices,
+                    p->warmup ? ", solved from a first solve on 20 control points and 20 slices"
+                              : "");
 }
 
 

@@ -300,9 +300,8 @@ salto_status problem_read_validation(reader* R, const salto_cfg_node* top) {
 // each phase cut into segments of at most knot_spacing seconds (at least SPLINE_MIN_SEGMENTS),
 // and slices_per_segment slices in every segment (SPLINE_SLICES_PER_SEGMENT unless given),
 // aligned with the knots, so that the physics rows hold at each knot and inside every cubic
-// piece, whatever the phases' durations. Not the default yet: on the problem zoo it passes 3
-// of 17 where the default passes none, but the humanoid's jumps then take minutes
-// (docs/performance.md, "The problem zoo")
+// piece, whatever the phases' durations. The default spline uses it (problem.warmup), with
+// two slices a segment and a first solve on a coarse spline for the guess
 #define SPLINE_SLICES_PER_SEGMENT 3
 #define SPLINE_MIN_SEGMENTS 2
 
@@ -346,9 +345,19 @@ salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
     const salto_cfg_node* ksn = n ? salto_cfg_child(n, "knot_spacing") : NULL;
     const salto_cfg_node* spn = n ? salto_cfg_child(n, "slices_per_segment") : NULL;
     p->knot_spacing = 0.0;
-    // aligned slices by default with knots by spacing; control points (given or the default
-    // 20) keep their slices shared out by duration (as many as control points) unless told
+    // aligned slices by default with knots by spacing; control points (given) keep their
+    // slices shared out by duration (as many as control points) unless told
     p->slices_per_segment = ksn && !sln ? SPLINE_SLICES_PER_SEGMENT : 0;
+    // none of the spline's layout given, with physics: the default spline, knots every
+    // 0.05 s with 2 slices in each segment, solved from a first solve on 20 control points
+    // (docs/problem-format.md, "Spline"; measured on the problem zoo, docs/performance.md); a
+    // kinematic problem keeps 20 control points and 20 slices
+    p->warmup = 0;
+    if (!cpn && !sln && !pkn && !ksn && !spn && p->physics) {
+        p->warmup = 1;
+        p->knot_spacing = SALTO_DEFAULT_KNOT_SPACING;
+        p->slices_per_segment = SALTO_DEFAULT_SLICES_PER_SEGMENT;
+    }
     if (n) {
         static const char* const keys[] = {"control_points", "slices", "junctions", "phase_knots",
                                            "knot_spacing", "slices_per_segment", NULL};
