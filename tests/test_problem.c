@@ -826,7 +826,8 @@ START_TEST(spline_by_knot_spacing) {
     salto_problem_destroy(p);
 
     // without a spline section: the default, the same knots with two slices a segment, and
-    // the first solve on 20 control points; given knot_spacing, no first solve
+    // the first solve on 20 control points (spline.coarse_first), also with knot_spacing
+    // given; with control points given none, unless asked for
     p = salto_problem_load(path, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
     ck_assert_double_eq(p->knot_spacing, 0.05);
@@ -838,7 +839,19 @@ START_TEST(spline_by_knot_spacing) {
     salto_problem_destroy(p);
     p = salto_problem_load_set(path, 1, set0, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_int_eq(p->warmup, 1);
+    salto_problem_destroy(p);
+    const char* nofirst[] = {"spline.coarse_first=false"};
+    p = salto_problem_load_set(path, 1, nofirst, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
     ck_assert_int_eq(p->warmup, 0);
+    ck_assert_double_eq(p->knot_spacing, 0.05);
+    salto_problem_destroy(p);
+    const char* first20[] = {"spline.control_points=20", "spline.coarse_first=true"};
+    p = salto_problem_load_set(path, 2, first20, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_int_eq(p->warmup, 1);
+    ck_assert_int_eq(p->ncp, 20);
     salto_problem_destroy(p);
     // with control points: slices as many, shared out by duration, no first solve
     const char* set20[] = {"spline.control_points=20"};
@@ -1182,6 +1195,8 @@ static const bad_case bad_cases[] = {
      NULL},
     {"knot_spacing_zero.yaml", SALTO_ERR_INVALID, 4, 24, "'knot_spacing' must be positive, found 0",
      NULL},
+    {"coarse_first_not_bool.yaml", SALTO_ERR_INVALID, 4, 43,
+     "expected true or false for 'coarse_first', found 'maybe'", NULL},
     {"slices_per_segment_huge.yaml", SALTO_ERR_INVALID, 4, 50,
      "200001 slices are too many (at most 100000)", NULL},
     {"bad_hessian.yaml", SALTO_ERR_INVALID, 14, 12,

@@ -209,12 +209,14 @@ typedef struct salto_problem_desc {
                             //   nslice shared out by duration
     double knot_spacing;    // s, > 0 when the loader chose the knots (spline.knot_spacing:
                             //   each phase cut into segments of at most this length), 0 else
-    int warmup;             // 1: the default spline (a physics problem whose file sets none of
-                            //   control_points, slices, phase_knots, knot_spacing and
-                            //   slices_per_segment): knots every SALTO_DEFAULT_KNOT_SPACING s,
-                            //   SALTO_DEFAULT_SLICES_PER_SEGMENT slices each, and salto_solve_
-                            //   refined first solves the problem on SALTO_WARMUP_CONTROL_POINTS
-                            //   control points and as many slices for the initial guess
+    int warmup;             // 1: salto_solve_refined first solves the problem on
+                            //   SALTO_WARMUP_CONTROL_POINTS control points and as many slices
+                            //   for the initial guess (spline.coarse_first; by default with
+                            //   physics and knots by spacing, given or the default: a physics
+                            //   problem whose file sets none of control_points, slices,
+                            //   phase_knots, knot_spacing and slices_per_segment gets knots
+                            //   every SALTO_DEFAULT_KNOT_SPACING s with
+                            //   SALTO_DEFAULT_SLICES_PER_SEGMENT slices each)
     int nextra;             // slices added strictly inside phases (salto_problem_add_slices,
     double* extra_t;        //   by refinement), their times in increasing order (nextra)
     int* extra_ph;          //   and phases (nextra); owned

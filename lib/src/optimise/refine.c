@@ -203,8 +203,9 @@ static salto_status try_places(salto_problem_desc* p, salto_nlp** nlp, double* x
 }
 
 
-// The default spline's first solve (p->warmup): the problem loaded again with its overrides
-// and SALTO_WARMUP_CONTROL_POINTS control points (as many slices, shared out by duration),
+// The first solve on a coarse spline (p->warmup): the problem loaded again with its overrides
+// and a spline of SALTO_WARMUP_CONTROL_POINTS control points (as many slices, shared out by
+// duration),
 // solved from its own initial guess, and its motion sampled onto nlp's spline as x's guess
 // (salto_nlp_guess_from_motion). A fine spline solved from the interpolated guess wanders:
 // the humanoid's two-foot jumps took 1 s an iteration for hundreds of iterations, and from
@@ -218,8 +219,11 @@ static salto_status warmup(const salto_problem_desc* p, const salto_nlp* nlp, do
     if (!p->warmup || p->guess.type != SALTO_GUESS_INTERPOLATE || !p->path) return SALTO_OK;
     const char** set = salto_malloc(sizeof(char*) * (size_t)(p->nset + 1));
     if (!set) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
-    char cp[64];
-    snprintf(cp, sizeof cp, "spline.control_points=%d", SALTO_WARMUP_CONTROL_POINTS);
+    // the whole spline section replaced (knot_spacing or phase_knots would conflict), its
+    // junctions kept
+    char cp[96];
+    snprintf(cp, sizeof cp, "spline={control_points: %d, junctions: %s}", SALTO_WARMUP_CONTROL_POINTS,
+             p->junction_c2 ? "C2" : "C1");
     for (int k = 0; k < p->nset; k++) set[k] = p->set[k];
     set[p->nset] = cp;
     salto_error ignored = {0};

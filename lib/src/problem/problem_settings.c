@@ -352,15 +352,14 @@ salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
     // 0.05 s with 2 slices in each segment, solved from a first solve on 20 control points
     // (docs/problem-format.md, "Spline"; measured on the problem zoo, docs/performance.md); a
     // kinematic problem keeps 20 control points and 20 slices
-    p->warmup = 0;
     if (!cpn && !sln && !pkn && !ksn && !spn && p->physics) {
-        p->warmup = 1;
         p->knot_spacing = SALTO_DEFAULT_KNOT_SPACING;
         p->slices_per_segment = SALTO_DEFAULT_SLICES_PER_SEGMENT;
     }
     if (n) {
-        static const char* const keys[] = {"control_points", "slices", "junctions", "phase_knots",
-                                           "knot_spacing", "slices_per_segment", NULL};
+        static const char* const keys[] = {"control_points", "slices",  "junctions",
+                                           "phase_knots",    "knot_spacing", "slices_per_segment",
+                                           "coarse_first",   NULL};
         salto_status s = salto_cfg_check_keys(n, keys, R->err);
         if (s) return s;
         if (ksn && (cpn || pkn)) {
@@ -394,6 +393,14 @@ salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
     }
     if (p->knot_spacing > 0.0) {
         salto_status s = spline_auto_knots(R, top, n);
+        if (s) return s;
+    }
+    // the first solve on a coarse spline: by default with the knots by spacing (given or the
+    // default), not with control points given (the shipped problems keep their solves)
+    p->warmup = p->knot_spacing > 0.0 && p->physics;
+    const salto_cfg_node* cfn = n ? salto_cfg_child(n, "coarse_first") : NULL;
+    if (cfn) {
+        salto_status s = salto_cfg_bool(cfn, &p->warmup, R->err);
         if (s) return s;
     }
     p->nslice = nslice ? nslice : p->ncp;
