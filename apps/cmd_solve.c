@@ -209,6 +209,14 @@ int app_solve(int argc, char** argv, int verdict) {
                     SALTO_WARMUP_CONTROL_POINTS, ref.warmup_status, ref.warmup_iterations,
                     ref.warmup_elapsed);
         }
+        if (ref.denser_status[0]) {
+            fprintf(stderr, "and a denser solve, %d slices a segment, as the motion failed its "
+                            "validation: %s after %d iterations in %.3f s; %s\n",
+                    p->slices_per_segment + (ref.denser_kept ? 0 : 1), ref.denser_status,
+                    ref.denser_iterations, ref.denser_elapsed,
+                    ref.denser_kept ? "its motion validates better and is kept"
+                                    : "its motion does not validate better, so the first is kept");
+        }
         if (ref.rounds > 0 || ref.pending > 0) {
             fprintf(stderr, "refinement: %d slices added in %d re-solves (first solve %d iterations, "
                             "%.3f s)",

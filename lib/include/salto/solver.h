@@ -60,6 +60,10 @@ typedef struct salto_refine_result {
     int warmup_iterations; // the default spline's first solve on a coarse spline (problem.
     double warmup_elapsed; //   warmup), s; 0 when there was none
     char warmup_status[64]; //  IPOPT's status for it ("" when none)
+    int denser_iterations; // the denser solve (one slice more a segment) after a first coarse
+    double denser_elapsed; //   solve, when the motion failed its validation; s
+    char denser_status[64]; //  IPOPT's status for it ("" when none)
+    int denser_kept;       //   1 when its motion validated better and is the one returned
     int first_iterations;  // the first solve's
     double first_elapsed;  // s
     int rounds;            // re-solves after adding slices
@@ -93,6 +97,10 @@ typedef struct salto_refine_result {
 // with its slices and NLP. result sums the iterations, times and evaluations of all the
 // solves, the coarse one included (and the validations' time); its status is the last
 // converged solve's.
+// After a first coarse solve and without refinement, a converged motion on slices by segment
+// that fails its validation (the re-simulation included) is solved once more with one slice
+// more a segment (same spline and variables, from x), and the one that validates better is
+// returned, p's slices with it (rr->denser_*).
 salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double* x,
                                  salto_progress_fn progress, void* user, salto_solve_result* result,
                                  salto_refine_result* rr, salto_error* err);
