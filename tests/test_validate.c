@@ -707,6 +707,7 @@ START_TEST(test_default_spline_is_physical) {
         ck_assert_msg(res.converged, "%s: %s", path[k], res.status_name);
         ck_assert_msg(rr.warmup_iterations > 0 && rr.warmup_status[0], "%s: no first solve", path[k]);
         ck_assert_int_eq(res.iterations, rr.warmup_iterations + rr.first_iterations);
+        ck_assert_str_eq(rr.denser_status, ""); // passed: no denser solve
         salto_validation v = run(&f, NULL);
         assert_all_pass(&v, path[k]);
         salto_validation_free(&v);
@@ -726,6 +727,36 @@ START_TEST(test_default_spline_is_physical) {
     const salto_check* c = find(&v, SALTO_CHECK_BAR_TORQUE, 0);
     ck_assert_msg(!c->pass, "the coarse giant swing's bar torque passes: %.3g", c->worst);
     salto_validation_free(&v);
+    close_problem(&f);
+}
+END_TEST
+
+
+// The denser solve: the zoo's drop and rebound, on the default spline, converges with two
+// slices a segment to a motion that fails its validation; solved once more with three, it
+// fails fewer checks and is kept: the problem's slices are three a segment, the NLP is built
+// on them, and the overrides motion.json records load the same spline and slices again
+START_TEST(test_denser_solve_kept) {
+    fixture f = open_problem("problems/zoo/drop_rebound.yaml");
+    const int ng2 = salto_nlp_ng(f.nlp);
+    salto_solve_result res;
+    salto_refine_result rr;
+    salto_error err = {0};
+    ck_assert_int_eq(salto_solve_refined(f.p, &f.nlp, f.x, NULL, NULL, &res, &rr, &err), SALTO_OK);
+    ck_assert(res.converged);
+    ck_assert_msg(rr.denser_status[0], "no denser solve");
+    ck_assert_msg(rr.denser_kept, "the denser solve (%s) not kept", rr.denser_status);
+    ck_assert_int_eq(res.iterations, rr.warmup_iterations + rr.first_iterations + rr.denser_iterations);
+    ck_assert_int_eq(f.p->slices_per_segment, SALTO_DEFAULT_SLICES_PER_SEGMENT + 1);
+    ck_assert_int_eq(f.p->nslice, salto_problem_slices(f.p, NULL, NULL));
+    ck_assert_int_gt(salto_nlp_ng(f.nlp), ng2);
+    ck_assert_int_eq(f.p->nset, 2);
+    salto_problem_desc* again = salto_problem_load_set(f.p->path, f.p->nset, (const char* const*)f.p->set, &err);
+    ck_assert_msg(again != NULL, "%s", err.msg);
+    ck_assert_int_eq(again->ncp, f.p->ncp);
+    ck_assert_int_eq(again->nslice, f.p->nslice);
+    ck_assert_int_eq(again->slices_per_segment, f.p->slices_per_segment);
+    salto_problem_destroy(again);
     close_problem(&f);
 }
 END_TEST
@@ -1285,6 +1316,7 @@ Suite* validate_suite(void) {
     tcase_add_loop_test(tc, test_impact_landing, 0, 2);
     tcase_add_loop_test(tc, test_shipped_problems_pass, 0, 3);
     tcase_add_test(tc, test_default_spline_is_physical);
+    tcase_add_test(tc, test_denser_solve_kept);
     tcase_add_test(tc, test_contact_wrenches_sum_and_minimise);
     tcase_add_test(tc, test_torques_reproduce_motion);
     tcase_add_test(tc, test_held_sites_return);
