@@ -53,6 +53,15 @@ static void close_problem(fixture* f) {
 }
 
 
+// salto_solve_refined on the fixture (its NLP and x replaced by the refined ones), asserting
+// that it ran
+static void solve_refined(fixture* f, salto_solve_result* res, salto_refine_result* rr) {
+    salto_error err = {0};
+    const salto_status st = salto_solve_refined(f->p, &f->nlp, f->x, NULL, NULL, res, rr, &err);
+    ck_assert_msg(st == SALTO_OK, "%s: %s", f->p->path, err.msg);
+}
+
+
 static salto_validation run(fixture* f, const salto_validate_opts* o) {
     salto_validation v;
     salto_error err = {0};
@@ -674,8 +683,7 @@ START_TEST(test_shipped_problems_pass) {
     ck_assert_int_gt(f.p->solver.refine, 0);
     salto_solve_result res;
     salto_refine_result rr;
-    salto_error err = {0};
-    ck_assert_int_eq(salto_solve_refined(f.p, &f.nlp, f.x, NULL, NULL, &res, &rr, &err), SALTO_OK);
+    solve_refined(&f, &res, &rr);
     ck_assert(res.converged);
     ck_assert_int_ge(rr.added, 1);
     salto_validate_opts o;
@@ -702,8 +710,7 @@ START_TEST(test_default_spline_is_physical) {
         ck_assert_double_eq(f.p->knot_spacing, SALTO_DEFAULT_KNOT_SPACING);
         salto_solve_result res;
         salto_refine_result rr;
-        salto_error err = {0};
-        ck_assert_int_eq(salto_solve_refined(f.p, &f.nlp, f.x, NULL, NULL, &res, &rr, &err), SALTO_OK);
+        solve_refined(&f, &res, &rr);
         ck_assert_msg(res.converged, "%s: %s", path[k], res.status_name);
         ck_assert_msg(rr.warmup_iterations > 0 && rr.warmup_status[0], "%s: no first solve", path[k]);
         ck_assert_int_eq(res.iterations, rr.warmup_iterations + rr.first_iterations);
@@ -718,8 +725,7 @@ START_TEST(test_default_spline_is_physical) {
     ck_assert_int_eq(f.p->warmup, 0);
     salto_solve_result res;
     salto_refine_result rr;
-    salto_error err = {0};
-    ck_assert_int_eq(salto_solve_refined(f.p, &f.nlp, f.x, NULL, NULL, &res, &rr, &err), SALTO_OK);
+    solve_refined(&f, &res, &rr);
     ck_assert(res.converged);
     ck_assert_int_eq(rr.warmup_iterations, 0);
     ck_assert_str_eq(rr.warmup_status, "");
@@ -741,8 +747,7 @@ START_TEST(test_denser_solve_kept) {
     const int ng2 = salto_nlp_ng(f.nlp);
     salto_solve_result res;
     salto_refine_result rr;
-    salto_error err = {0};
-    ck_assert_int_eq(salto_solve_refined(f.p, &f.nlp, f.x, NULL, NULL, &res, &rr, &err), SALTO_OK);
+    solve_refined(&f, &res, &rr);
     ck_assert(res.converged);
     ck_assert_msg(rr.denser_status[0], "no denser solve");
     ck_assert_msg(rr.denser_kept, "the denser solve (%s) not kept", rr.denser_status);
@@ -751,6 +756,7 @@ START_TEST(test_denser_solve_kept) {
     ck_assert_int_eq(f.p->nslice, salto_problem_slices(f.p, NULL, NULL));
     ck_assert_int_gt(salto_nlp_ng(f.nlp), ng2);
     ck_assert_int_eq(f.p->nset, 2);
+    salto_error err = {0};
     salto_problem_desc* again = salto_problem_load_set(f.p->path, f.p->nset, (const char* const*)f.p->set, &err);
     ck_assert_msg(again != NULL, "%s", err.msg);
     ck_assert_int_eq(again->ncp, f.p->ncp);
