@@ -763,7 +763,7 @@ END_TEST
 
 
 // the spline by knot spacing: each phase cut into segments of at most knot_spacing (at least
-// two), and slices_per_segment (3) slices in each, so that every knot is a slice and every
+// two), and slices_per_segment (2) slices in each, so that every knot is a slice and every
 // segment has the same slices; control points keep the old sharing unless slices_per_segment
 // is given
 static void assert_aligned(const salto_problem_desc* p, int per) {
@@ -811,18 +811,19 @@ START_TEST(spline_by_knot_spacing) {
     salto_problem_desc* p = salto_problem_load_set(path, 1, set0, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
     ck_assert_double_eq(p->knot_spacing, 0.05);
-    ck_assert_int_eq(p->slices_per_segment, 3);
+    ck_assert_int_eq(p->slices_per_segment, 2); // as in the default spline
     ck_assert_int_eq(p->ncp, 4 + 6 + 9 + 13 + 5 + 1);
-    ck_assert_int_eq(p->nslice, 31 + 43 + 19 + 7);
-    assert_aligned(p, 3);
+    ck_assert_int_eq(p->nslice, 21 + 29 + 13 + 5);
+    assert_aligned(p, 2);
     salto_problem_destroy(p);
 
-    // a wider spacing and two slices a segment: 5, 7, 3, 2 segments
-    const char* set1[] = {"spline.knot_spacing=0.1", "spline.slices_per_segment=2"};
+    // a wider spacing and three slices a segment: 5, 7, 3, 2 segments
+    const char* set1[] = {"spline.knot_spacing=0.1", "spline.slices_per_segment=3"};
     p = salto_problem_load_set(path, 2, set1, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
     ck_assert_int_eq(p->ncp, 4 + 6 + 4 + 6 + 2 + 1);
-    assert_aligned(p, 2);
+    ck_assert_int_eq(p->nslice, 16 + 22 + 10 + 7);
+    assert_aligned(p, 3);
     salto_problem_destroy(p);
 
     // without a spline section: the default, the same knots with two slices a segment, and
@@ -887,16 +888,16 @@ START_TEST(spline_by_knot_spacing) {
     p = salto_problem_load(path, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
     ck_assert_int_eq(p->ncp, 3 + 9);
-    ck_assert_int_eq(p->nslice, 28);
+    ck_assert_int_eq(p->nslice, 19); // 9 segments, 2 slices each
     salto_bspline s;
     ck_assert_int_eq(salto_problem_spline(p, NULL, &s), SALTO_OK);
     double ts[64];
     int ph[64];
-    ck_assert_int_eq(salto_problem_slices(p, ts, ph), 28);
+    ck_assert_int_eq(salto_problem_slices(p, ts, ph), 19);
     for (int a = 4; a < p->ncp; a++) {
         const double k = salto_bspline_knot(&s, a);
         int found = 0;
-        for (int j = 0; j < 28 && !found; j++) found = fabs(ts[j] - k) < 1e-12;
+        for (int j = 0; j < 19 && !found; j++) found = fabs(ts[j] - k) < 1e-12;
         ck_assert_msg(found, "knot %d at %.17g is not a slice", a, k);
     }
     salto_bspline_release(&s);

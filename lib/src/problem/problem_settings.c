@@ -302,7 +302,7 @@ salto_status problem_read_validation(reader* R, const salto_cfg_node* top) {
 // aligned with the knots, so that the physics rows hold at each knot and inside every cubic
 // piece, whatever the phases' durations. The default spline uses it (problem.warmup), with
 // two slices a segment and a first solve on a coarse spline for the guess
-#define SPLINE_SLICES_PER_SEGMENT 3
+#define SPLINE_SLICES_PER_SEGMENT SALTO_DEFAULT_SLICES_PER_SEGMENT
 #define SPLINE_MIN_SEGMENTS 2
 
 static salto_status spline_auto_knots(reader* R, const salto_cfg_node* top,
