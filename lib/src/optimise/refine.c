@@ -205,9 +205,8 @@ static salto_status try_places(salto_problem_desc* p, salto_nlp** nlp, double* x
 
 // The first solve on a coarse spline (p->warmup): the problem loaded again with its overrides
 // and a spline of SALTO_WARMUP_CONTROL_POINTS control points (as many slices, shared out by
-// duration),
-// solved from its own initial guess, and its motion sampled onto nlp's spline as x's guess
-// (salto_nlp_guess_from_motion). A fine spline solved from the interpolated guess wanders:
+// duration), solved from its own initial guess, and its motion sampled onto nlp's spline as
+// x's guess (salto_nlp_guess_from_motion). A fine spline solved from the interpolated guess wanders:
 // the humanoid's two-foot jumps took 1 s an iteration for hundreds of iterations, and from
 // the coarse solve 0.1 s for 30-130 (docs/performance.md, "The problem zoo"). Skipped, x
 // kept, where it cannot be done: a guess from a motion, a file that no longer loads, phases
@@ -278,8 +277,8 @@ static int judge(salto_nlp* nlp, const double* x, const salto_problem_desc* p, i
 // validates better (fewer failing checks, then the lower worst ratio) is kept, with its
 // slices. On the zoo two slices a segment passed the lamp's hops and failed the humanoid's
 // broad and vertical jumps by a centre of pressure or a friction right after the start or
-// before the take-off; three passed those two (from the two-slice motion: 96 and 44 more
-// iterations) and failed the lamp's (docs/performance.md, "The problem zoo").
+// before the take-off; three passed those two (from the two-slice motion: 95 and 49 more
+// iterations) and made the lamp's infeasible (docs/performance.md, "The problem zoo").
 #define DENSER_MAX_ITERATIONS 300
 
 static salto_status denser(salto_problem_desc* p, salto_nlp** nlp, double* x,
