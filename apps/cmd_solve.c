@@ -230,6 +230,10 @@ int app_solve(int argc, char** argv, int verdict) {
                             ref.undone, ref.failed_status);
                 }
             }
+            if (ref.out_of_time) {
+                fprintf(stderr, "; stopped at its time budget (solver.refine_time, %g s)",
+                        p->solver.refine_time);
+            }
             if (ref.kept_earlier) {
                 fprintf(stderr, "; a later round's motion was worse, so an earlier one is kept (%d "
                                 "slices added)",

@@ -511,6 +511,7 @@ START_TEST(defaults) {
     ck_assert_int_eq(p->guess.rot_dof, -1);
     ck_assert_ptr_null(p->guess.motion);
     ck_assert_double_eq(p->solver.tolerance, 1e-6);
+    ck_assert_double_eq(p->solver.refine_time, 0.0); // no time budget
     ck_assert_int_eq(p->solver.max_iterations, 1000);
     ck_assert_int_eq(p->solver.hessian_exact, 1);
     ck_assert_int_eq(p->physics, 1); // physics is on unless switched off
@@ -1217,6 +1218,8 @@ static const bad_case bad_cases[] = {
      "'refine_fraction' must be positive, found 0", NULL},
     {"bad_refine_max_iterations.yaml", SALTO_ERR_INVALID, 14, 26,
      "'refine_max_iterations' must be at least 0, found -1", NULL},
+    {"bad_refine_time.yaml", SALTO_ERR_INVALID, 6, 16,
+     "'refine_time' must be zero or positive, found -1", NULL},
     {"bad_flight_rows.yaml", SALTO_ERR_INVALID, 14, 16,
      "unknown flight_rows 'momentm' (expected one of: force, momentum)",
      "did you mean 'momentum'?"},

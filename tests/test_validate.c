@@ -768,6 +768,26 @@ START_TEST(test_denser_solve_kept) {
 END_TEST
 
 
+// solver.refine_time: a budget the first solve already spent starts no refinement round; the
+// motion is the first solve's, the places it would refine still pending
+START_TEST(test_refinement_time_budget) {
+    const char* budget[] = {"solver.refine_time=1e-9"};
+    fixture f = open_problem_set("problems/luxo_jump.yaml", 1, budget);
+    ck_assert_int_gt(f.p->solver.refine, 0);
+    salto_solve_result res;
+    salto_refine_result rr;
+    solve_refined(&f, &res, &rr);
+    ck_assert(res.converged);
+    ck_assert_int_eq(rr.out_of_time, 1);
+    ck_assert_int_eq(rr.rounds, 0);
+    ck_assert_int_eq(rr.added, 0);
+    ck_assert_int_gt(rr.pending, 0);
+    ck_assert_int_eq(res.iterations, rr.first_iterations);
+    close_problem(&f);
+}
+END_TEST
+
+
 // ---- contact wrenches, joint torques, re-simulation ----
 
 // the distribution's cost: sum |f_b|^2 + |n_b about the centroid c_b|^2 / l^2, l = 0.1 m
@@ -1323,6 +1343,7 @@ Suite* validate_suite(void) {
     tcase_add_loop_test(tc, test_shipped_problems_pass, 0, 3);
     tcase_add_test(tc, test_default_spline_is_physical);
     tcase_add_test(tc, test_denser_solve_kept);
+    tcase_add_test(tc, test_refinement_time_budget);
     tcase_add_test(tc, test_contact_wrenches_sum_and_minimise);
     tcase_add_test(tc, test_torques_reproduce_motion);
     tcase_add_test(tc, test_held_sites_return);

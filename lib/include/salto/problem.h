@@ -166,6 +166,8 @@ typedef struct salto_solver_desc {
                             //   validation threshold (default 0.5)
     int refine_max_iterations; // IPOPT max_iter of a refinement's re-solves (default 0: as
                             //   max_iterations); one that stops there is undone
+    double refine_time;     // s: no refinement round starts once the solve has taken this
+                            //   long, the first solve included (default 0: no limit)
     int flight_rows;        // a flight's physics rows at its slices (docs/problem-format.md):
                             //   SALTO_FLIGHT_FORCE (default): f0 = 0 at each slice;
                             //   SALTO_FLIGHT_MOMENTUM: the centroidal momentum against the

@@ -72,6 +72,7 @@ typedef struct salto_refine_result {
     char failed_status[64]; //   IPOPT's status for the last of them
     int failed;            // 1 when refinement stopped at such a re-solve with the worst place
                            //   alone (the motion before it is kept)
+    int out_of_time;       // 1 when refinement stopped at its time budget (solver.refine_time)
     int kept_earlier;      // 1 when a later round's motion was worse (a higher worst ratio)
                            //   and an earlier one, with its slices, is what is returned
     int pending;           // places still violated beyond the refinement fraction at the end

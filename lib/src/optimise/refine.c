@@ -432,6 +432,12 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
             places_free(&q);
             break;
         }
+        // the time budget (solver.refine_time): no round starts past it
+        if (p->solver.refine_time > 0.0 && total.elapsed >= p->solver.refine_time) {
+            rr->out_of_time = 1;
+            places_free(&q);
+            break;
+        }
         // all the places; if that re-solve fails, the worst alone (halving step by step instead
         // cost the dismount 17 re-solves, 14 of them failing, for no better a motion)
         int added = 0, ok = 0, tried = 0;

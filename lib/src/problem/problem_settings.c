@@ -180,12 +180,14 @@ salto_status problem_read_solver(reader* R, const salto_cfg_node* top) {
     sv->refine = 0;
     sv->refine_fraction = 0.5;
     sv->refine_max_iterations = 0;
+    sv->refine_time = 0.0;
     sv->flight_rows = SALTO_FLIGHT_FORCE;
     const salto_cfg_node* n = salto_cfg_child(top, "solver");
     if (!n) return SALTO_OK;
     static const char* const keys[] = {"tolerance",   "max_iterations", "hessian", "derivatives",
                                        "max_cpu_time", "print_level",   "refine",  "refine_fraction",
-                                       "flight_rows",  "refine_max_iterations", "ipopt", NULL};
+                                       "flight_rows",  "refine_max_iterations", "refine_time",
+                                       "ipopt",        NULL};
     salto_status s = salto_cfg_check_keys(n, keys, R->err);
     if (s) return s;
     s = problem_read_num_opt(R, n, "tolerance", 0.0, 1, &sv->tolerance);
@@ -205,6 +207,8 @@ salto_status problem_read_solver(reader* R, const salto_cfg_node* top) {
     s = problem_read_num_opt(R, n, "refine_fraction", 0.0, 1, &sv->refine_fraction);
     if (s) return s;
     s = problem_read_int_opt(R, n, "refine_max_iterations", 0, 2147483647, &sv->refine_max_iterations);
+    if (s) return s;
+    s = problem_read_num_opt(R, n, "refine_time", 0.0, 0, &sv->refine_time);
     if (s) return s;
     const salto_cfg_node* fn = salto_cfg_child(n, "flight_rows");
     if (fn && (s = problem_read_enum(R, fn, flight_row_names, "flight_rows", &sv->flight_rows))) return s;
