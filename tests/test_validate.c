@@ -768,6 +768,28 @@ START_TEST(test_denser_solve_kept) {
 END_TEST
 
 
+// The denser solve also follows a solve stopped at its iteration limit (kept only if it
+// converges): the giant swing with every solve capped at 10 iterations runs it, and keeps
+// the first motion when it stops there too
+START_TEST(test_denser_solve_after_limit) {
+    const char* cap[] = {"solver.max_iterations=10"};
+    fixture f = open_problem_set("problems/zoo/giant_swing.yaml", 1, cap);
+    const int sps = f.p->slices_per_segment;
+    salto_solve_result res;
+    salto_refine_result rr;
+    solve_refined(&f, &res, &rr);
+    ck_assert(!res.converged);
+    ck_assert_str_eq(res.status_name, "Maximum_Iterations_Exceeded");
+    ck_assert_msg(rr.denser_status[0], "no denser solve after the iteration limit");
+    ck_assert_int_eq(rr.denser_after_limit, 1);
+    ck_assert_int_eq(rr.denser_kept, 0);
+    ck_assert_int_eq(f.p->slices_per_segment, sps);
+    ck_assert_int_eq(f.p->nset, 1);
+    close_problem(&f);
+}
+END_TEST
+
+
 // solver.refine_time: a budget the first solve already spent starts no refinement round; the
 // motion is the first solve's, the places it would refine still pending
 START_TEST(test_refinement_time_budget) {
@@ -1344,6 +1366,7 @@ Suite* validate_suite(void) {
     tcase_add_test(tc, test_default_spline_is_physical);
     tcase_add_test(tc, test_denser_solve_kept);
     tcase_add_test(tc, test_refinement_time_budget);
+    tcase_add_test(tc, test_denser_solve_after_limit);
     tcase_add_test(tc, test_contact_wrenches_sum_and_minimise);
     tcase_add_test(tc, test_torques_reproduce_motion);
     tcase_add_test(tc, test_held_sites_return);

@@ -64,6 +64,8 @@ typedef struct salto_refine_result {
     double denser_elapsed; //   solve, when the motion failed its validation; s
     char denser_status[64]; //  IPOPT's status for it ("" when none)
     int denser_kept;       //   1 when its motion validated better and is the one returned
+    int denser_after_limit; //  1 when it followed a solve stopped at its iteration limit (kept
+                           //   if it converges), 0 after one that converged
     int first_iterations;  // the first solve's
     double first_elapsed;  // s
     int rounds;            // re-solves after adding slices
