@@ -1197,6 +1197,9 @@ static const bad_case bad_cases[] = {
      NULL},
     {"knot_spacing_zero.yaml", SALTO_ERR_INVALID, 4, 24, "'knot_spacing' must be positive, found 0",
      NULL},
+    {"default_spline_too_long.yaml", SALTO_ERR_INVALID, 4, 3,
+     "104001 slices are too many (at most 100000): the default spline puts 2 in every 0.05 s; "
+     "give 'spline' settings for a motion this long", NULL},
     {"coarse_first_not_bool.yaml", SALTO_ERR_INVALID, 4, 43,
      "expected true or false for 'coarse_first', found 'maybe'", NULL},
     {"slices_per_segment_huge.yaml", SALTO_ERR_INVALID, 4, 50,

@@ -276,6 +276,14 @@ int salto_problem_add_slices(salto_problem_desc* p, int n, const double* t, cons
 // m_i above: the slice intervals of phase i.
 int salto_problem_phase_intervals(const salto_problem_desc* p, int i);
 
+// The most slices a problem may have (the NLP indexes them with ints and holds their rows).
+#define SALTO_MAX_SLICES 100000
+
+// Slices aligned with the knots, sps intervals in every segment: the count they make (each
+// phase's intervals and its start; a boundary is a slice of both phases); when it is at most
+// SALTO_MAX_SLICES, p->slices_per_segment and p->nslice are set to them, else p is unchanged.
+long salto_problem_align_slices(salto_problem_desc* p, int sps);
+
 // The default spline (problem.warmup): docs/problem-format.md, "Spline"
 #define SALTO_DEFAULT_KNOT_SPACING 0.05
 #define SALTO_DEFAULT_SLICES_PER_SEGMENT 2

@@ -158,6 +158,14 @@ int salto_problem_add_slices(salto_problem_desc* p, int n, const double* t, cons
 }
 
 
+long salto_problem_align_slices(salto_problem_desc* p, int sps) {
+    long total = 0;
+    for (int i = 0; i < p->nphase; i++) total += (long)sps * (phase_knot_count(p, i) + 1) + 1;
+    if (total <= SALTO_MAX_SLICES) p->slices_per_segment = sps, p->nslice = (int)total;
+    return total;
+}
+
+
 int salto_problem_spline_summary(const salto_problem_desc* p, char* buf, size_t n) {
     char knots[64] = "", slices[96] = "";
     if (p->knot_spacing > 0.0) snprintf(knots, sizeof knots, " (a knot every %g s at most)", p->knot_spacing);
@@ -167,10 +175,13 @@ int salto_problem_spline_summary(const salto_problem_desc* p, char* buf, size_t 
     } else {
         snprintf(slices, sizeof slices, " (shared out by duration)");
     }
+    char first[96] = "";
+    if (p->warmup) {
+        snprintf(first, sizeof first, ", solved from a first solve on %d control points and %d slices",
+                 SALTO_WARMUP_CONTROL_POINTS, SALTO_WARMUP_CONTROL_POINTS);
+    }
     return snprintf(buf, n, "%d control points per DOF%s, %d slices%s%s", p->ncp, knots, p->nslice,
-                    slices,
-                    p->warmup ? ", solved from a first solve on 20 control points and 20 slices"
-                              : "");
+                    slices, first);
 }
 
 

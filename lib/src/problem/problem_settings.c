@@ -416,7 +416,7 @@ salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
                           "in all)",
                           p->ncp, R->m->nv);
     }
-    if (p->nslice > 100000) {
+    if (p->nslice > SALTO_MAX_SLICES) {
         const salto_cfg_node* w = sln ? sln : cpn;
         return SALTO_FAIL(R->err, SALTO_ERR_INVALID, w ? at(R, w) : file_loc(R),
                           "%d slices are too many (at most 100000)", p->nslice);
@@ -465,15 +465,17 @@ salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
         }
     }
     if (p->slices_per_segment > 0) {
-        // the aligned slices' count (each boundary a slice of both phases), for what reads it
-        long total = 0;
-        for (int i = 0; i < p->nphase; i++) total += salto_problem_phase_intervals(p, i) + 1;
-        if (total > 100000) {
-            // slices_per_segment is positive only when given, or with knot_spacing
-            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, spn ? spn : ksn),
-                              "%ld slices are too many (at most 100000)", total);
+        // the aligned slices' count, for what reads it: reported at the key that asked for
+        // them, or for the default spline at the phases
+        const long total = salto_problem_align_slices(p, p->slices_per_segment);
+        if (total > SALTO_MAX_SLICES) {
+            const salto_cfg_node* w = spn ? spn : ksn ? ksn : salto_cfg_child(top, "phases");
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, w),
+                              "%ld slices are too many (at most %d)%s", total, SALTO_MAX_SLICES,
+                              spn || ksn ? ""
+                                         : ": the default spline puts 2 in every 0.05 s; give "
+                                           "'spline' settings for a motion this long");
         }
-        p->nslice = (int)total;
     }
     return SALTO_OK;
 }
