@@ -210,17 +210,18 @@ int app_solve(int argc, char** argv, int verdict) {
                     ref.warmup_elapsed);
         }
         if (ref.denser_status[0]) {
+            // why it ran, and what came of it
+            const char* why = ref.denser_after_limit ? "stopped at its iteration limit"
+                                                     : "failed its validation";
+            const char* kept = ref.denser_after_limit ? "it converged and is kept"
+                                                      : "its motion validates better and is kept";
+            const char* not_kept = ref.denser_after_limit
+                                       ? "it did not converge either, so the first is kept"
+                                       : "its motion does not validate better, so the first is kept";
             fprintf(stderr, "and a denser solve, %d slices a segment, as the motion %s: %s after %d "
                             "iterations in %.3f s; %s\n",
-                    p->slices_per_segment + (ref.denser_kept ? 0 : 1),
-                    ref.denser_after_limit ? "stopped at its iteration limit"
-                                           : "failed its validation",
-                    ref.denser_status,
-                    ref.denser_iterations, ref.denser_elapsed,
-                    ref.denser_kept ? (ref.denser_after_limit ? "it converged and is kept"
-                                                              : "its motion validates better and is kept")
-                                    : (ref.denser_after_limit ? "it did not converge either, so the first is kept"
-                                                              : "its motion does not validate better, so the first is kept"));
+                    ref.denser_slices_per_segment, why, ref.denser_status, ref.denser_iterations,
+                    ref.denser_elapsed, ref.denser_kept ? kept : not_kept);
         }
         if (ref.rounds > 0 || ref.pending > 0) {
             fprintf(stderr, "refinement: %d slices added in %d re-solves (first solve %d iterations, "

@@ -751,6 +751,7 @@ START_TEST(test_denser_solve_kept) {
     ck_assert(res.converged);
     ck_assert_msg(rr.denser_status[0], "no denser solve");
     ck_assert_msg(rr.denser_kept, "the denser solve (%s) not kept", rr.denser_status);
+    ck_assert_int_eq(rr.denser_slices_per_segment, SALTO_DEFAULT_SLICES_PER_SEGMENT + 1);
     ck_assert_int_eq(res.iterations, rr.warmup_iterations + rr.first_iterations + rr.denser_iterations);
     ck_assert_int_eq(f.p->slices_per_segment, SALTO_DEFAULT_SLICES_PER_SEGMENT + 1);
     ck_assert_int_eq(f.p->nslice, salto_problem_slices(f.p, NULL, NULL));

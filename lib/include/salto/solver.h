@@ -63,6 +63,7 @@ typedef struct salto_refine_result {
     int denser_iterations; // the denser solve (one slice more a segment) after a first coarse
     double denser_elapsed; //   solve, when the motion failed its validation; s
     char denser_status[64]; //  IPOPT's status for it ("" when none)
+    int denser_slices_per_segment; // its slices a segment
     int denser_kept;       //   1 when its motion validated better and is the one returned
     int denser_after_limit; //  1 when it followed a solve stopped at its iteration limit (kept
                            //   if it converges), 0 after one that converged

@@ -292,12 +292,10 @@ static salto_status denser(salto_problem_desc* p, salto_nlp** nlp, double* x,
     if (judge(*nlp, x, p, &f0, &w0) != 0 || (f0 == 0 && !stopped)) return SALTO_OK;
     const int nx = salto_nlp_nx(*nlp);
     const int sps0 = p->slices_per_segment, ns0 = p->nslice;
-    p->slices_per_segment = sps0 + 1;
-    long total_slices = 0;
-    for (int i = 0; i < p->nphase; i++) total_slices += salto_problem_phase_intervals(p, i) + 1;
-    p->nslice = (int)total_slices;
+    if (salto_problem_align_slices(p, sps0 + 1) > SALTO_MAX_SLICES) return SALTO_OK;
+    rr->denser_slices_per_segment = sps0 + 1;
     salto_error ignored = {0};
-    salto_nlp* next = total_slices <= 100000 ? salto_nlp_build(p, &ignored) : NULL;
+    salto_nlp* next = salto_nlp_build(p, &ignored);
     double* x1 = next && salto_nlp_nx(next) == nx ? salto_malloc(sizeof(double) * (size_t)nx) : NULL;
     salto_status st = SALTO_OK;
     int keep = 0;
