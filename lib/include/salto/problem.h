@@ -147,7 +147,7 @@ typedef struct salto_solver_option {
     salto_src_loc loc;      // where the value is, for an option IPOPT rejects
 } salto_solver_option;
 
-enum { SALTO_FLIGHT_FORCE = 0, SALTO_FLIGHT_MOMENTUM = 1 }; // solver.flight_rows
+enum { SALTO_FLIGHT_FORCE = 0, SALTO_FLIGHT_MOMENTUM = 1, SALTO_FLIGHT_MOMENTUM_ENDS = 2 }; // solver.flight_rows
 
 typedef struct salto_solver_desc {
     double tolerance;       // IPOPT tol (default 1e-6)
@@ -169,10 +169,13 @@ typedef struct salto_solver_desc {
     double refine_time;     // s: no refinement round starts once the solve has taken this
                             //   long, the first solve included (default 0: no limit)
     int flight_rows;        // a flight's physics rows at its slices (docs/problem-format.md):
-                            //   SALTO_FLIGHT_FORCE (default): f0 = 0 at each slice;
+                            //   SALTO_FLIGHT_FORCE: f0 = 0 at each slice (the default with
+                            //   control points given);
                             //   SALTO_FLIGHT_MOMENTUM: the centroidal momentum against the
                             //   phase's constant (angular) or gravity's line (linear), the
-                            //   constants variables
+                            //   constants variables;
+                            //   SALTO_FLIGHT_MOMENTUM_ENDS: those, and f0 = 0 at the flight's
+                            //   first and last slices (the default with knots by spacing)
     int nipopt;             // further IPOPT options, applied last (solver.ipopt)
     salto_solver_option* ipopt; //                                   (nipopt)
 } salto_solver_desc;

@@ -316,6 +316,7 @@ int nlp_cmp_block(const void* a, const void* b) {
     if (x->con != y->con) return x->con - y->con;
     if (x->phase != y->phase) return x->phase - y->phase;
     if (x->impact != y->impact) return x->impact - y->impact;
+    if (x->force != y->force) return x->force - y->force;
     return x->seq - y->seq; // qsort is not stable: one order for the same problem, always
 }
 
@@ -550,7 +551,9 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     }
     // a flight's momentum constants (its angular momentum about the centre of mass, and unless
     // ballistic its linear momentum at the phase's start), one per physics row
-    for (int i = 0; p->physics && p->solver.flight_rows == SALTO_FLIGHT_MOMENTUM && i < p->nphase; i++) {
+    const int momentum = p->solver.flight_rows == SALTO_FLIGHT_MOMENTUM ||
+                         p->solver.flight_rows == SALTO_FLIGHT_MOMENTUM_ENDS;
+    for (int i = 0; p->physics && momentum && i < p->nphase; i++) {
         if (p->phases[i].contact.type != SALTO_CONTACT_NONE) continue;
         nlp->mom[i] = nlp->ncpv + nlp->naux;
         nlp->naux += flight_nrows(nlp, i);
@@ -618,6 +621,19 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
                 b->nrows = flight_nrows(nlp, ph);
                 // momentum rows: each against its constant, a place variable per row
                 for (int r = 0; nlp->mom[ph] >= 0 && r < b->nrows; r++) b->aux[r] = nlp->mom[ph] + r;
+                // momentum_ends: at the flight's first and last slices f0's rows too. The
+                // momentum's rows hold f0's integral between slices, not f0 itself, and at a
+                // take-off or a touchdown the acceleration may jump (a double knot): the
+                // momentum alone leaves the force at the flight's edges free (a released
+                // grip pulled 53 N into the flight, the lamp's hop 2.5 times its flight
+                // torque threshold right after take-off)
+                const int edge = k == 0 || nlp->slice_ph[k - 1] != ph || side < 0;
+                if (nlp->mom[ph] >= 0 && edge && p->solver.flight_rows == SALTO_FLIGHT_MOMENTUM_ENDS) {
+                    block* bf = physics_block(&B, ph, nlp->slice_t[k], side);
+                    if (!bf) goto nomem;
+                    bf->nrows = flight_nrows(nlp, ph);
+                    bf->force = 1;
+                }
                 break;
             }
         }

@@ -195,7 +195,7 @@ void nlp_eval_momentum(salto_nlp* nlp, const double* x, const block* b, double* 
 // the physics block's values and derivatives: f0 and its Jacobian at the slice
 void nlp_eval_physics(salto_nlp* nlp, const double* x, const block* b, double* g,
                          int want_jac) {
-    if (nlp->mom[b->phase] >= 0) {
+    if (nlp->mom[b->phase] >= 0 && !b->force) {
         nlp_eval_momentum(nlp, x, b, g, want_jac);
         return;
     }

@@ -65,6 +65,8 @@ typedef struct block {
     int xaux[NXAUX];
     int nnz;             // Jacobian entries
     int seq;             // the order the blocks were made in (the sort's last tie-break)
+    int force;           // 1: f0's rows in a flight whose other rows are its momentum (its
+                         //   first and last slices with flight_rows momentum_ends)
     int impact;          // 1: the impact at the start of phase `phase` (a physics block by
                          //   con = -1): N picks q (the control point the C0 spline passes
                          //   through), ddN the velocity's jump u = qd+ - qd- (impact_rows)

@@ -116,7 +116,7 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
         static const char* const mom[6] = {
             "angular momentum x", "angular momentum y", "angular momentum z",
             "linear momentum x",  "linear momentum y",  "linear momentum z"};
-        const int momentum = nlp->mom[b->phase] >= 0;
+        const int momentum = nlp->mom[b->phase] >= 0 && !b->force;
         const char* what = ph->contact.type == SALTO_CONTACT_BAR      ? "torque about the bar"
                            : ph->contact.type == SALTO_CONTACT_GROUND ? (planar ? ground2 : ground3)[k]
                            : momentum                                 ? mom[nlp_momentum_comp(nlp, k)]

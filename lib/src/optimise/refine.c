@@ -216,17 +216,21 @@ static salto_status warmup(const salto_problem_desc* p, const salto_nlp* nlp, do
                            salto_error* err) {
     memset(r, 0, sizeof *r);
     if (!p->warmup || p->guess.type != SALTO_GUESS_INTERPOLATE || !p->path) return SALTO_OK;
-    const char** set = salto_malloc(sizeof(char*) * (size_t)(p->nset + 1));
+    const char** set = salto_malloc(sizeof(char*) * (size_t)(p->nset + 2));
     if (!set) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
     // the whole spline section replaced (knot_spacing or phase_knots would conflict), its
-    // junctions kept
+    // junctions kept; and the fine problem's flight rows, whose default follows the spline
     char cp[96];
     snprintf(cp, sizeof cp, "spline={control_points: %d, junctions: %s}", SALTO_WARMUP_CONTROL_POINTS,
              p->junction_c2 ? "C2" : "C1");
+    const char* rows = p->solver.flight_rows == SALTO_FLIGHT_MOMENTUM_ENDS ? "solver.flight_rows=momentum_ends"
+                       : p->solver.flight_rows == SALTO_FLIGHT_MOMENTUM    ? "solver.flight_rows=momentum"
+                                                                           : "solver.flight_rows=force";
     for (int k = 0; k < p->nset; k++) set[k] = p->set[k];
     set[p->nset] = cp;
+    set[p->nset + 1] = rows;
     salto_error ignored = {0};
-    salto_problem_desc* pc = salto_problem_load_set(p->path, p->nset + 1, set, &ignored);
+    salto_problem_desc* pc = salto_problem_load_set(p->path, p->nset + 2, set, &ignored);
     salto_free(set);
     salto_nlp* nc = pc ? salto_nlp_build(pc, &ignored) : NULL;
     double* xc = nc ? salto_malloc(sizeof(double) * (size_t)salto_nlp_nx(nc)) : NULL;

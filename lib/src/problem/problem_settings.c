@@ -181,7 +181,10 @@ salto_status problem_read_solver(reader* R, const salto_cfg_node* top) {
     sv->refine_fraction = 0.5;
     sv->refine_max_iterations = 0;
     sv->refine_time = 0.0;
-    sv->flight_rows = SALTO_FLIGHT_FORCE;
+    // the spline by knot spacing (the default) holds a flight's momentum, and f0 at its ends;
+    // control points given keep the paper's f0 = 0 at the slices (read after the spline)
+    sv->flight_rows = R->p->knot_spacing > 0.0 && R->p->physics ? SALTO_FLIGHT_MOMENTUM_ENDS
+                                                                 : SALTO_FLIGHT_FORCE;
     const salto_cfg_node* n = salto_cfg_child(top, "solver");
     if (!n) return SALTO_OK;
     static const char* const keys[] = {"tolerance",   "max_iterations", "hessian", "derivatives",
