@@ -37,6 +37,10 @@ static const char* const fd_problems[] = {
     "tests/data/nlp/all2d.yaml|solver.flight_rows=momentum|phases.flight.ballistic=true",
     "tests/data/nlp/all3d.yaml|solver.flight_rows=momentum|phases.flight.ballistic=true",
     "tests/data/nlp/contacts3d.yaml|solver.flight_rows=momentum",
+    // and with f0's rows at the flights' first and last slices (momentum_ends)
+    "tests/data/nlp/all2d.yaml|solver.flight_rows=momentum_ends",
+    "tests/data/nlp/all3d.yaml|solver.flight_rows=momentum_ends|phases.flight.ballistic=true",
+    "tests/data/nlp/impact2d.yaml|phases.fall.ballistic=true|solver.flight_rows=momentum_ends",
 };
 enum { NFD = (int)(sizeof fd_problems / sizeof fd_problems[0]) };
 
@@ -1252,13 +1256,14 @@ END_TEST
 // rows from the right, against inverse dynamics on states built here from the basis. The
 // flight's rows (solver.flight_rows: force): with ballistic on (loop 0) the torque about the
 // centre of mass, n_y - (c x f)_y; with it off (loop 1, the default) f0's three planar
-// components.
+// components. Loops 2 and 3: the same with solver.flight_rows: momentum_ends, whose flight
+// holds f0's rows at its first and last slices only (the rest are its momentum's).
 START_TEST(boundary_physics_sides) {
-    const int ballistic = _i == 0;
-    nlp_case cs = case_open(ballistic ? "tests/data/nlp/all2d.yaml|phases.flight.ballistic=true|"
-                                       "solver.flight_rows=force" // the default, said
-                                     : "tests/data/nlp/all2d.yaml|phases.flight.ballistic=false|"
-                                       "solver.flight_rows=force");
+    const int ballistic = _i % 2 == 0, ends = _i >= 2;
+    char spec[200];
+    snprintf(spec, sizeof spec, "tests/data/nlp/all2d.yaml|phases.flight.ballistic=%s|solver.flight_rows=%s",
+             ballistic ? "true" : "false", ends ? "momentum_ends" : "force");
+    nlp_case cs = case_open(spec);
     const salto_problem_desc* p = cs.p;
     const salto_model* m = cs.m;
     const int nx = cs.nx, ng = cs.ng, ncp = p->ncp;
@@ -1294,11 +1299,18 @@ START_TEST(boundary_physics_sides) {
     const double* f = f0[1] + 3;
     const double flight[3] = {ballistic ? f0[1][1] - (com[2] * f[0] - com[0] * f[2]) : f0[1][1],
                               f0[1][3], f0[1][5]};
-    int seen_bar = 0, seen_flight = 0;
+    int seen_bar = 0, seen_flight = 0, flight_f0 = 0;
+    const double te = p->phases[1].start + p->phases[1].duration;
     for (int row = 0; row < ng; row++) {
-        if (salto_nlp_row_time(nlp, row) != tb) continue;
         char name[600];
         salto_nlp_row_name(nlp, row, name, sizeof name);
+        const double t = salto_nlp_row_time(nlp, row);
+        if (strstr(name, "flight f0")) {
+            flight_f0++;
+            // momentum_ends: f0 at the flight's ends alone
+            ck_assert_msg(!ends || t == tb || t == te, "%s at t = %.17g inside the flight", name, t);
+        }
+        if (t != tb) continue;
         if (strstr(name, "bar torque")) {
             ck_assert_msg(fabs(g[row] - torque) <= 1e-9 * (1 + fabs(torque)), "%s: %.17g vs %.17g",
                           name, g[row], torque);
@@ -1314,6 +1326,7 @@ START_TEST(boundary_physics_sides) {
     }
     ck_assert_int_eq(seen_bar, 1);
     ck_assert_int_eq(seen_flight, ballistic ? 1 : 3);
+    if (ends) ck_assert_int_eq(flight_f0, 2 * (ballistic ? 1 : 3)); // first and last slice
     salto_data_destroy(d);
     case_close(&cs);
 }
@@ -1597,7 +1610,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, rank_deficiency_is_found_and_named);
     tcase_add_test(sv, holds_are_independent);
     tcase_add_test(sv, deep_chain_site);
-    tcase_add_loop_test(sv, boundary_physics_sides, 0, 2);
+    tcase_add_loop_test(sv, boundary_physics_sides, 0, 4);
     tcase_add_loop_test(sv, momentum_rows_are_the_momentum, 0, 4);
     tcase_add_test(sv, level_rows_are_the_sole_roll);
     tcase_add_test(sv, above_ground_values);

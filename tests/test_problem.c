@@ -517,9 +517,27 @@ START_TEST(defaults) {
     ck_assert_int_eq(p->physics, 1); // physics is on unless switched off
     ck_assert_double_eq(p->solver.max_cpu_time, 600.0);
     ck_assert_int_eq(p->solver.print_level, 0);
+    // with the knots by spacing a flight holds its momentum, and f0 at its ends
+    ck_assert_int_eq(p->solver.flight_rows, SALTO_FLIGHT_MOMENTUM_ENDS);
     ck_assert_double_eq(p->output.frame_rate, 60.0);
     ck_assert_int_eq(p->output.filmstrip_frames, 8);
     salto_problem_destroy(p);
+    // control points given keep the paper's rows, f0 = 0 at every slice; given, the rows are
+    // what the file says
+    {
+        const char* sets[2][2] = {{"spline.control_points=20", NULL},
+                                  {"spline.control_points=20", "solver.flight_rows=momentum_ends"}};
+        const int want[2] = {SALTO_FLIGHT_FORCE, SALTO_FLIGHT_MOMENTUM_ENDS};
+        for (int k = 0; k < 2; k++) {
+            salto_error e0 = {0};
+            p = salto_problem_load_set(salto_test_path("tests/data/problems/minimal.yaml"), 1 + k,
+                                       sets[k], &e0);
+            ck_assert_msg(p != NULL, "%s", e0.msg);
+            ck_assert_int_eq(p->warmup, 0);
+            ck_assert_int_eq(p->solver.flight_rows, want[k]);
+            salto_problem_destroy(p);
+        }
+    }
     // a kinematic problem keeps 20 control points, as many slices shared out by duration
     {
         salto_error e0 = {0};
@@ -532,6 +550,7 @@ START_TEST(defaults) {
         ck_assert_int_eq(p->ncp, 20);
         ck_assert_int_eq(p->nslice, 20);
         ck_assert_int_eq(salto_problem_slices(p, NULL, NULL), 20);
+        ck_assert_int_eq(p->solver.flight_rows, SALTO_FLIGHT_FORCE);
         salto_problem_destroy(p);
     }
 
@@ -1224,7 +1243,7 @@ static const bad_case bad_cases[] = {
     {"bad_refine_time.yaml", SALTO_ERR_INVALID, 6, 16,
      "'refine_time' must be zero or positive, found -1", NULL},
     {"bad_flight_rows.yaml", SALTO_ERR_INVALID, 14, 16,
-     "unknown flight_rows 'momentm' (expected one of: force, momentum)",
+     "unknown flight_rows 'momentm' (expected one of: force, momentum, momentum_ends)",
      "did you mean 'momentum'?"},
     {"print_level.yaml", SALTO_ERR_INVALID, 14, 16,
      "'print_level' must be between 0 and 12, found 13",

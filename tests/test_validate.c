@@ -738,12 +738,15 @@ START_TEST(test_default_spline_is_physical) {
 END_TEST
 
 
-// The denser solve: the zoo's drop and rebound, on the default spline, converges with two
-// slices a segment to a motion that fails its validation; solved once more with three, it
-// fails fewer checks and is kept: the problem's slices are three a segment, the NLP is built
-// on them, and the overrides motion.json records load the same spline and slices again
+// The denser solve: the zoo's drop and rebound, on the default spline with the paper's flight
+// rows (f0 = 0 at the slices; with the default momentum_ends it passes at once), converges
+// with two slices a segment to a motion that fails its validation; solved once more with
+// three, it fails fewer checks and is kept: the problem's slices are three a segment, the NLP
+// is built on them, and the overrides motion.json records load the same spline and slices
+// again
 START_TEST(test_denser_solve_kept) {
-    fixture f = open_problem("problems/zoo/drop_rebound.yaml");
+    const char* force[] = {"solver.flight_rows=force"};
+    fixture f = open_problem_set("problems/zoo/drop_rebound.yaml", 1, force);
     const int ng2 = salto_nlp_ng(f.nlp);
     salto_solve_result res;
     salto_refine_result rr;
@@ -756,7 +759,8 @@ START_TEST(test_denser_solve_kept) {
     ck_assert_int_eq(f.p->slices_per_segment, SALTO_DEFAULT_SLICES_PER_SEGMENT + 1);
     ck_assert_int_eq(f.p->nslice, salto_problem_slices(f.p, NULL, NULL));
     ck_assert_int_gt(salto_nlp_ng(f.nlp), ng2);
-    ck_assert_int_eq(f.p->nset, 2);
+    ck_assert_int_eq(f.p->nset, 3); // the force rows, and the two spline keys
+    ck_assert_str_eq(f.p->set[0], force[0]);
     salto_error err = {0};
     salto_problem_desc* again = salto_problem_load_set(f.p->path, f.p->nset, (const char* const*)f.p->set, &err);
     ck_assert_msg(again != NULL, "%s", err.msg);
