@@ -416,13 +416,15 @@ END_TEST
 
 
 // a flight phase with ballistic: true gains the parabola's two constraints (at its knots, and
-// its velocity at its ends), with physics; off by default, and without physics nothing
+// its velocity at its ends), with physics; off by default with control points given (on with
+// the default spline: `defaults`), and without physics nothing
 START_TEST(ballistic_flight) {
+    const char* off[] = {"spline.control_points=20"};
     const char* on[] = {"phases.hop.ballistic=true"};
     const char* on_nophys[] = {"phases.hop.ballistic=true", "physics=false"};
     const char* path = salto_test_path("tests/data/problems/minimal.yaml");
     salto_error err = {0};
-    salto_problem_desc* p0 = salto_problem_load(path, &err);
+    salto_problem_desc* p0 = salto_problem_load_set(path, 1, off, &err);
     salto_problem_desc* p1 = salto_problem_load_set(path, 1, on, &err);
     salto_problem_desc* p2 = salto_problem_load_set(path, 2, on_nophys, &err);
     ck_assert_ptr_nonnull(p0);
@@ -501,7 +503,7 @@ START_TEST(defaults) {
     ck_assert_int_eq(p->ncp, 19);
     ck_assert_int_eq(p->nslice, 33);
     ck_assert_int_eq(salto_problem_slices(p, NULL, NULL), 33);
-    ck_assert_int_eq(p->ncon, 0);
+    ck_assert_int_eq(p->ncon, 2); // the ballistic flight's parabola (below)
     ck_assert_int_eq(p->nobj, 1);
     ck_assert_int_eq(p->objs[0].type, SALTO_OBJ_ACCELERATION);
     ck_assert_double_eq(p->objs[0].weight, 1.0);
@@ -517,24 +519,29 @@ START_TEST(defaults) {
     ck_assert_int_eq(p->physics, 1); // physics is on unless switched off
     ck_assert_double_eq(p->solver.max_cpu_time, 600.0);
     ck_assert_int_eq(p->solver.print_level, 0);
-    // with the knots by spacing a flight holds its momentum, and f0 at its ends
+    // with the knots by spacing a flight holds its momentum, and f0 at its ends, and its centre
+    // of mass is on its parabola
     ck_assert_int_eq(p->solver.flight_rows, SALTO_FLIGHT_MOMENTUM_ENDS);
+    ck_assert_int_eq(p->phases[0].ballistic, 1);
     ck_assert_double_eq(p->output.frame_rate, 60.0);
     ck_assert_int_eq(p->output.filmstrip_frames, 8);
     salto_problem_destroy(p);
     // control points given keep the paper's rows, f0 = 0 at every slice; given, the rows are
     // what the file says
     {
-        const char* sets[2][2] = {{"spline.control_points=20", NULL},
-                                  {"spline.control_points=20", "solver.flight_rows=momentum_ends"}};
-        const int want[2] = {SALTO_FLIGHT_FORCE, SALTO_FLIGHT_MOMENTUM_ENDS};
-        for (int k = 0; k < 2; k++) {
+        const char* sets[3][2] = {{"spline.control_points=20", NULL},
+                                  {"spline.control_points=20", "solver.flight_rows=momentum_ends"},
+                                  {"phases.hop.ballistic=false", NULL}};
+        const int want[3] = {SALTO_FLIGHT_FORCE, SALTO_FLIGHT_MOMENTUM_ENDS, SALTO_FLIGHT_MOMENTUM_ENDS};
+        const int ballistic[3] = {0, 0, 0}, warmup[3] = {0, 0, 1};
+        for (int k = 0; k < 3; k++) {
             salto_error e0 = {0};
-            p = salto_problem_load_set(salto_test_path("tests/data/problems/minimal.yaml"), 1 + k,
-                                       sets[k], &e0);
+            p = salto_problem_load_set(salto_test_path("tests/data/problems/minimal.yaml"),
+                                       sets[k][1] ? 2 : 1, sets[k], &e0);
             ck_assert_msg(p != NULL, "%s", e0.msg);
-            ck_assert_int_eq(p->warmup, 0);
+            ck_assert_int_eq(p->warmup, warmup[k]);
             ck_assert_int_eq(p->solver.flight_rows, want[k]);
+            ck_assert_int_eq(p->phases[0].ballistic, ballistic[k]);
             salto_problem_destroy(p);
         }
     }
@@ -551,6 +558,7 @@ START_TEST(defaults) {
         ck_assert_int_eq(p->nslice, 20);
         ck_assert_int_eq(salto_problem_slices(p, NULL, NULL), 20);
         ck_assert_int_eq(p->solver.flight_rows, SALTO_FLIGHT_FORCE);
+        ck_assert_int_eq(p->phases[0].ballistic, 0);
         salto_problem_destroy(p);
     }
 

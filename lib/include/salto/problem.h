@@ -55,8 +55,9 @@ typedef struct salto_phase_desc {
     salto_contact_desc contact;
     int ballistic;          // flight with physics: 1 when the centre of mass follows its
                             //   parabola exactly, through place variables for its take-off
-                            //   position and velocity (constraints added by the loader); 0
-                            //   (default): f0 = 0 at the slices only
+                            //   position and velocity (constraints added by the loader; the
+                            //   default with knots by spacing); 0: the flight's rows alone
+                            //   (the default with control points given)
     salto_src_loc loc;
 } salto_phase_desc;
 

@@ -216,8 +216,15 @@ static salto_status warmup(const salto_problem_desc* p, const salto_nlp* nlp, do
                            salto_error* err) {
     memset(r, 0, sizeof *r);
     if (!p->warmup || p->guess.type != SALTO_GUESS_INTERPOLATE || !p->path) return SALTO_OK;
-    const char** set = salto_malloc(sizeof(char*) * (size_t)(p->nset + 2));
-    if (!set) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    // the fine problem's flights as they are (ballistic by default with its spline)
+    int nflight = 0;
+    for (int i = 0; i < p->nphase; i++) nflight += p->phases[i].contact.type == SALTO_CONTACT_NONE;
+    const char** set = salto_malloc(sizeof(char*) * (size_t)(p->nset + 2 + nflight));
+    char* flights = salto_malloc((size_t)nflight * 300 + 1);
+    if (!set || !flights) {
+        salto_free(set), salto_free(flights);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
     // the whole spline section replaced (knot_spacing or phase_knots would conflict), its
     // junctions kept; and the fine problem's flight rows, whose default follows the spline
     char cp[96];
@@ -229,9 +236,20 @@ static salto_status warmup(const salto_problem_desc* p, const salto_nlp* nlp, do
     for (int k = 0; k < p->nset; k++) set[k] = p->set[k];
     set[p->nset] = cp;
     set[p->nset + 1] = rows;
+    int nset = p->nset + 2;
+    char* fb = flights;
+    for (int i = 0; i < p->nphase; i++) {
+        if (p->phases[i].contact.type != SALTO_CONTACT_NONE) continue;
+        const int w = snprintf(fb, 300, "phases.%s.ballistic=%s", p->phases[i].name,
+                               p->phases[i].ballistic ? "true" : "false");
+        if (w < 0 || w >= 300) continue; // a name too long to say: the coarse spline's default
+        set[nset++] = fb;
+        fb += w + 1;
+    }
     salto_error ignored = {0};
-    salto_problem_desc* pc = salto_problem_load_set(p->path, p->nset + 2, set, &ignored);
+    salto_problem_desc* pc = salto_problem_load_set(p->path, nset, set, &ignored);
     salto_free(set);
+    salto_free(flights);
     salto_nlp* nc = pc ? salto_nlp_build(pc, &ignored) : NULL;
     double* xc = nc ? salto_malloc(sizeof(double) * (size_t)salto_nlp_nx(nc)) : NULL;
     salto_status st = SALTO_OK;

@@ -323,6 +323,15 @@ static salto_status read_problem(reader* R, const salto_cfg* cfg) {
     if (s) return s;
     s = problem_read_spline(R, top);
     if (s) return s;
+    // a flight's centre of mass on its parabola unless the file says otherwise: by default with
+    // the knots by spacing (the default spline), not with control points given (the paper's
+    // f0 = 0 at the slices; the shipped problems keep their solves)
+    for (int i = 0; i < R->p->nphase; i++) {
+        salto_phase_desc* ph = &R->p->phases[i];
+        if (ph->ballistic < 0) {
+            ph->ballistic = ph->contact.type == SALTO_CONTACT_NONE && R->p->knot_spacing > 0.0 && R->p->physics;
+        }
+    }
     s = problem_read_constraints(R, top);
     if (s) return s;
     s = problem_add_holds(R);

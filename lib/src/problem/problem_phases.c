@@ -236,8 +236,8 @@ salto_status problem_read_phases(reader* R, const salto_cfg_node* top) {
             ph->contact.loc = ph->loc;
         }
 
-        // ballistic: flight phases only, off by default (docs/problem-format.md says why)
-        ph->ballistic = 0;
+        // ballistic: flight phases only; not given (-1), it follows the spline (problem.c)
+        ph->ballistic = -1;
         const salto_cfg_node* bn = salto_cfg_child(n, "ballistic");
         if (bn) {
             if (ph->contact.type != SALTO_CONTACT_NONE) {
