@@ -40,7 +40,9 @@ typedef struct salto_contact_desc {
                             //   the spline C0 there) as an impulse at the contact sites would
                             //   make it (no impulsive joint torque; the impulse in the
                             //   friction cone, its centre of pressure inside the support);
-                            //   0 (default): the spline is C1 there and the sites land at rest
+                            //   0: the spline is C1 there and the sites land at rest. Not
+                            //   given: 1 after a flight with knots by spacing (the default
+                            //   spline) and sites on one body, else 0 (problem_read_spline)
     int effective_root;     // 1 (default on the ground, with hold): the root's translation
                             //   follows the first held site (Fang & Pollard's Appendix C), so
                             //   that it stays put between the knots too; 0 (default on a

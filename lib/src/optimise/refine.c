@@ -216,9 +216,10 @@ static salto_status warmup(const salto_problem_desc* p, const salto_nlp* nlp, do
                            salto_error* err) {
     memset(r, 0, sizeof *r);
     if (!p->warmup || p->guess.type != SALTO_GUESS_INTERPOLATE || !p->path) return SALTO_OK;
-    // the fine problem's flights as they are (ballistic by default with its spline)
+    // the fine problem's flights and landings as they are (ballistic, impacts: by default with
+    // its spline, which the coarse one is not)
     int nflight = 0;
-    for (int i = 0; i < p->nphase; i++) nflight += p->phases[i].contact.type == SALTO_CONTACT_NONE;
+    for (int i = 0; i < p->nphase; i++) nflight += p->phases[i].contact.type != SALTO_CONTACT_BAR;
     const char** set = salto_malloc(sizeof(char*) * (size_t)(p->nset + 2 + nflight));
     char* flights = salto_malloc((size_t)nflight * 300 + 1);
     if (!set || !flights) {
@@ -239,9 +240,12 @@ static salto_status warmup(const salto_problem_desc* p, const salto_nlp* nlp, do
     int nset = p->nset + 2;
     char* fb = flights;
     for (int i = 0; i < p->nphase; i++) {
-        if (p->phases[i].contact.type != SALTO_CONTACT_NONE) continue;
-        const int w = snprintf(fb, 300, "phases.%s.ballistic=%s", p->phases[i].name,
-                               p->phases[i].ballistic ? "true" : "false");
+        const salto_phase_desc* ph = &p->phases[i];
+        if (ph->contact.type == SALTO_CONTACT_BAR) continue;
+        const int flight = ph->contact.type == SALTO_CONTACT_NONE;
+        const int w = flight ? snprintf(fb, 300, "phases.%s.ballistic=%s", ph->name, ph->ballistic ? "true" : "false")
+                             : snprintf(fb, 300, "phases.%s.contact.impact=%s", ph->name,
+                                        ph->contact.impact ? "true" : "false");
         if (w < 0 || w >= 300) continue; // a name too long to say: the coarse spline's default
         set[nset++] = fb;
         fb += w + 1;

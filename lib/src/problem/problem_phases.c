@@ -70,6 +70,9 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
     // a bar the hold alone keeps hands within 0.6 mm, and the exact root took the dismount
     // from 67 to 187 iterations and to a worse optimum (docs/design.md)
     c->effective_root = c->type == SALTO_CONTACT_GROUND;
+    // an impact: not given (-1), a ground landing after a flight follows the spline
+    // (problem_read_spline)
+    c->impact = c->type == SALTO_CONTACT_GROUND ? -1 : 0;
     if (c->type == SALTO_CONTACT_NONE) return SALTO_OK;
     const salto_cfg_node* hold = salto_cfg_child(n, "hold");
     if (hold && (s = salto_cfg_bool(hold, &c->hold, R->err))) return s;
@@ -77,7 +80,7 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
     if (ern && (s = salto_cfg_bool(ern, &c->effective_root, R->err))) return s;
     const salto_cfg_node* imn = salto_cfg_child(n, "impact");
     if (imn && (s = salto_cfg_bool(imn, &c->impact, R->err))) return s;
-    if (c->impact && !c->hold) {
+    if (c->impact == 1 && !c->hold) {
         return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, imn),
                           "an impact lands on held sites: 'impact: true' needs 'hold: true'");
     }
@@ -103,7 +106,7 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
         }
     }
     c->nsite = sn->n;
-    for (int i = 1; i < c->nsite && c->impact; i++) {
+    for (int i = 1; i < c->nsite && c->impact == 1; i++) {
         if (R->m->site_body[c->site[i]] != R->m->site_body[c->site[0]]) {
             return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, imn),
                               "an impact needs its contact's sites on one body ('%s' and '%s' "
@@ -226,7 +229,7 @@ salto_status problem_read_phases(reader* R, const salto_cfg_node* top) {
             s = read_contact(R, ph, cn);
             if (s) return s;
             const salto_cfg_node* imn = salto_cfg_child(cn, "impact");
-            if (ph->contact.impact && i == 0) {
+            if (ph->contact.impact == 1 && i == 0) {
                 return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, imn),
                                   "the first phase cannot start with an impact: nothing comes "
                                   "before it to land from");
