@@ -76,6 +76,9 @@ typedef struct salto_refine_result {
     int failed;            // 1 when refinement stopped at such a re-solve with the worst place
                            //   alone (the motion before it is kept)
     int out_of_time;       // 1 when refinement stopped at its time budget (solver.refine_time)
+    int stalled;           // 1 when refinement stopped at a round whose motion was no better
+                           //   (its worst ratio not below the best before it; on a spline
+                           //   by knot spacing only)
     int kept_earlier;      // 1 when a later round's motion was worse (a higher worst ratio)
                            //   and an earlier one, with its slices, is what is returned
     int pending;           // places still violated beyond the refinement fraction at the end

@@ -437,6 +437,7 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
         if (st != SALTO_OK) break;
         rr->worst_ratio = worst;
         rr->pending = q.n;
+        const double before = best_ratio;
         if (worst < best_ratio) {
             if (!best_x) best_x = salto_malloc(sizeof(double) * (size_t)nx);
             double* et = salto_malloc(sizeof(double) * (size_t)(p->nextra + 1));
@@ -456,6 +457,16 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
             best_ratio = worst, best_pending = q.n, best_res = total;
         }
         if (q.n == 0 || round == p->solver.refine || rr->failed) {
+            places_free(&q);
+            break;
+        }
+        // on a spline by knot spacing (the default), a round that did not lower the worst
+        // violation ends the refinement: its slices moved the optimum no closer (the best
+        // motion is restored below). Not with control points given: the shipped back tuck's
+        // six rounds get worse before they get better (22 of 32 checks stopped there, 29 of
+        // 32 through all six, with OpenBLAS's Haswell kernels)
+        if (p->knot_spacing > 0.0 && round > 0 && !(worst < before)) {
+            rr->stalled = 1;
             places_free(&q);
             break;
         }
