@@ -240,8 +240,13 @@ int app_solve(int argc, char** argv, int verdict) {
                 fprintf(stderr, "; stopped at its time budget (solver.refine_time, %g s)",
                         p->solver.refine_time);
             }
-            if (ref.stalled) fprintf(stderr, "; stopped at a round that did not help");
-            if (ref.kept_earlier) {
+            if (ref.stalled && ref.kept_earlier) {
+                fprintf(stderr, "; stopped at a round that did not help, and kept the best motion "
+                                "before it (%d slices added)",
+                        ref.added);
+            } else if (ref.stalled) {
+                fprintf(stderr, "; stopped at a round that did not help");
+            } else if (ref.kept_earlier) {
                 fprintf(stderr, "; a later round's motion was worse, so an earlier one is kept (%d "
                                 "slices added)",
                         ref.added);

@@ -76,6 +76,8 @@ typedef struct salto_refine_result {
     int failed;            // 1 when refinement stopped at such a re-solve with the worst place
                            //   alone (the motion before it is kept)
     int out_of_time;       // 1 when refinement stopped at its time budget (solver.refine_time)
+    int nscan;             // refinement's scans of the motion (the first solve's, then one a
+    double scan_worst[101]; //  round): each one's worst ratio (below), the first 101
     int stalled;           // 1 when refinement stopped at a round whose motion was no better
                            //   (its worst ratio not below the best before it; on a spline
                            //   by knot spacing only)

@@ -437,6 +437,9 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
         if (st != SALTO_OK) break;
         rr->worst_ratio = worst;
         rr->pending = q.n;
+        if (rr->nscan < (int)(sizeof rr->scan_worst / sizeof rr->scan_worst[0])) {
+            rr->scan_worst[rr->nscan++] = worst;
+        }
         const double before = best_ratio;
         if (worst < best_ratio) {
             if (!best_x) best_x = salto_malloc(sizeof(double) * (size_t)nx);
