@@ -37,10 +37,18 @@ static int check_problem(const char* path, int nset, const char* const* set) {
     printf("problem %s\n", path);
     printf("character: %s (%d DOFs)\n", p->character, p->model->nv);
     printf("duration: %g s in %d phases\n", p->duration, p->nphase);
+    // what the phases are, the defaults the file left decided (ballistic flights, impact
+    // landings and the flights' rows follow the spline: docs/problem-format.md)
+    static const char* const rows[] = {"f0 = 0 at the slices", "momentum at the slices",
+                                       "momentum at the slices, f0 = 0 at the ends"};
     for (int i = 0; i < p->nphase; i++) {
         const salto_phase_desc* ph = &p->phases[i];
-        printf("  %-16s %8.3f .. %8.3f s  contact %s\n", ph->name, ph->start,
-               ph->start + ph->duration, salto_contact_name(ph->contact.type));
+        const int flight = ph->contact.type == SALTO_CONTACT_NONE && p->physics;
+        printf("  %-16s %8.3f .. %8.3f s  contact %s%s%s%s%s\n", ph->name, ph->start,
+               ph->start + ph->duration, salto_contact_name(ph->contact.type),
+               ph->contact.impact ? ", landing with an impact" : "",
+               flight && salto_nlp_phase_ballistic(nlp, i) ? ", ballistic" : "", flight ? ", " : "",
+               flight ? rows[p->solver.flight_rows] : "");
     }
     char spl[256];
     salto_problem_spline_summary(p, spl, sizeof spl);

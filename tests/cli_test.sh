@@ -129,8 +129,13 @@ grep_in "$tmp/out" "^note: at a nearby point .* they are independent: the depend
 # check --set: a variant of a problem without editing it; the spline in words; bad values at
 # their key, --set on a character or without a value refused
 expect 0 "$salto" check "$root/problems/zoo/lamp_hop_up.yaml"
+grep_in "$tmp/out" "^  flight +0.400 .. +0.700 s  contact none, ballistic, momentum at the slices, f0 = 0 at the ends$"
+grep_in "$tmp/out" "^  land +0.700 .. +1.100 s  contact ground, landing with an impact$"
 grep_in "$tmp/out" "^spline: 28 control points per DOF \\(a knot every 0.05 s at most\\), 47 slices \\(2 per segment, aligned with the knots\\), solved from a first solve on 20 control points and 20 slices$"
 expect 0 "$salto" check "$root/problems/zoo/lamp_hop_up.yaml" --set spline.control_points=20
+# control points given: the paper's flight rows, the file's own ballistic flight and impact
+grep_in "$tmp/out" "^  flight +0.400 .. +0.700 s  contact none, ballistic, f0 = 0 at the slices$"
+grep_in "$tmp/out" "^  land +0.700 .. +1.100 s  contact ground, landing with an impact$"
 grep_in "$tmp/out" "^spline: 20 control points per DOF, 20 slices \\(shared out by duration\\)$"
 expect 0 "$salto" check "$root/problems/zoo/lamp_hop_up.yaml" --set spline.knot_spacing=0.04
 grep_in "$tmp/out" "^spline: 34 control points per DOF \\(a knot every 0.04 s at most\\), 59 slices \\(2 per segment, aligned with the knots\\), solved from a first solve on 20 control points and 20 slices$"
