@@ -846,6 +846,42 @@ START_TEST(test_refinement_stops_when_no_better) {
 END_TEST
 
 
+// A body held on the ground by one site can turn about it: its other points keep their
+// clearance rows and the penetration check (the lamp's base on its back edge alone, the edge
+// on the floor (the hold's effective root), tilted 0.3 rad nose down: its front edge, 0.18 m
+// ahead, 0.18 sin 0.3 = 5.3 cm under the floor in the initial guess); held by two sites it is
+// held flat, and neither applies to it
+START_TEST(test_one_site_hold_keeps_clearance) {
+    const char* flat[] = {"phases.rest.contact.sites=[base_front, base_back]"};
+    int base_rows[2] = {0, 0}, nslice[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        fixture f = open_problem_set("tests/data/problems/tilted_base.yaml", k, flat);
+        nslice[k] = salto_problem_slices(f.p, NULL, NULL);
+        for (int r = 0; r < salto_nlp_ng(f.nlp); r++) {
+            char name[600];
+            salto_nlp_row_name(f.nlp, r, name, sizeof name);
+            base_rows[k] += strstr(name, "above_ground") && strstr(name, "body 'base'");
+        }
+        salto_validation v = run(&f, NULL);
+        const salto_check* c = find(&v, SALTO_CHECK_PENETRATION, 0);
+        if (k == 0) {
+            ck_assert_msg(!c->pass, "the base 5.3 cm under the floor passes: %.4g m", c->worst);
+            ck_assert_double_eq_tol(c->worst, 0.18 * sin(0.3), 1e-6);
+        } else {
+            ck_assert_msg(c->pass && c->worst == 0.0, "the base held flat: %.4g m", c->worst);
+        }
+        salto_validation_free(&v);
+        close_problem(&f);
+    }
+    // one site: the box's 8 corners less the 2 at the held edge (planar: x and z), at every
+    // slice; two sites: none
+    ck_assert_int_eq(nslice[0], nslice[1]);
+    ck_assert_int_eq(base_rows[0], 6 * nslice[0]);
+    ck_assert_int_eq(base_rows[1], 0);
+}
+END_TEST
+
+
 // ---- contact wrenches, joint torques, re-simulation ----
 
 // the distribution's cost: sum |f_b|^2 + |n_b about the centroid c_b|^2 / l^2, l = 0.1 m
@@ -1403,6 +1439,7 @@ Suite* validate_suite(void) {
     tcase_add_test(tc, test_denser_solve_kept);
     tcase_add_test(tc, test_refinement_time_budget);
     tcase_add_test(tc, test_refinement_stops_when_no_better);
+    tcase_add_test(tc, test_one_site_hold_keeps_clearance);
     tcase_add_test(tc, test_denser_solve_after_limit);
     tcase_add_test(tc, test_contact_wrenches_sum_and_minimise);
     tcase_add_test(tc, test_torques_reproduce_motion);

@@ -143,18 +143,29 @@ int nlp_hold_rows(const salto_problem_desc* p, const salto_constraint_desc* cd, 
 }
 
 
-// 1 if a phase containing t (its ends included) holds a site of body on the ground: the hold
-// keeps that body's sole on the floor, and clearance rows for its geometry would restate it
-// (an active inequality on top of equalities, which stalls the solver)
-static int held_on_ground(const salto_problem_desc* p, const salto_model* m, int body, double t) {
+// 1 if a phase containing t (its ends included) holds geometry point pt (in link's frame) of
+// body on the ground: the hold keeps the body's sole on the floor, and clearance rows for it
+// would restate it (an active inequality on top of equalities, which stalls the solver). A
+// body held by two sites or more is held flat: all its points. A body held by one site can
+// turn about it (the lamp landing on its base's back edge alone put the front edge 2 cm under
+// the floor), so only the points at that site are its hold's (planar: in x and z)
+static int held_on_ground(const salto_problem_desc* p, const salto_model* m, int body, int link,
+                          const double pt[3], int planar, double t) {
     for (int i = 0; i < p->nphase; i++) {
         const salto_phase_desc* ph = &p->phases[i];
         const salto_contact_desc* ct = &ph->contact;
         if (ct->type != SALTO_CONTACT_GROUND || !ct->hold) continue;
         if (t < ph->start - 1e-12 || t > ph->start + ph->duration + 1e-12) continue;
+        int on_body = 0, at_site = 0;
         for (int k = 0; k < ct->nsite; k++) {
-            if (m->site_body[ct->site[k]] == body) return 1;
+            const int s = ct->site[k];
+            if (m->site_body[s] != body) continue;
+            on_body++;
+            const double* sp = m->site_pos + 3 * s;
+            at_site |= m->site_link[s] == link && fabs(sp[0] - pt[0]) < 1e-9 &&
+                       (planar || fabs(sp[1] - pt[1]) < 1e-9) && fabs(sp[2] - pt[2]) < 1e-9;
         }
+        if (on_body >= 2 || at_site) return 1;
     }
     return 0;
 }
@@ -191,8 +202,8 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
             }
             const int link = m->geom_link[g];
             if (link < 0) continue; // welded to the world: nothing to constrain
-            if (held_on_ground(nlp->p, m, m->geom_body[g], t)) continue;
             for (int k = 0; k < npt; k++) {
+                if (held_on_ground(nlp->p, m, m->geom_body[g], link, pts[k], planar, t)) continue;
                 block* b = new_block(B);
                 if (!b) return SALTO_ERR_NOMEM;
                 b->con = c, b->t = t, b->side = side, b->nrows = 1, b->link = link, b->offset = off;

@@ -93,14 +93,32 @@ static double geom_depth(const salto_model* m, const salto_data* d, int g, doubl
 }
 
 
-// whether phase i holds a site of body on the ground (its sole is the contact, judged by slip)
-static int held_body(const salto_problem_desc* p, const salto_model* m, int i, int body) {
+// how far geometry g reaches below the plane z = height where phase i does not hold it on the
+// ground (its sole is the contact, judged by slip): a body held by two sites or more is held
+// flat, none of it; a body held by one site can turn about it, so only its points at that
+// site (planar: in x and z) are left out. After salto_fk
+static double free_depth(const salto_problem_desc* p, const salto_model* m, const salto_data* d,
+                         int i, int g, int planar, double height) {
     const salto_contact_desc* ct = &p->phases[i].contact;
-    if (ct->type != SALTO_CONTACT_GROUND) return 0;
-    for (int k = 0; k < ct->nsite; k++) {
-        if (m->site_body[ct->site[k]] == body) return 1;
+    int on_body = 0;
+    double at[8][3];
+    for (int k = 0; ct->type == SALTO_CONTACT_GROUND && k < ct->nsite; k++) {
+        if (m->site_body[ct->site[k]] != m->geom_body[g]) continue;
+        salto_site_pos(m, d, ct->site[k], at[on_body]);
+        on_body++;
     }
-    return 0;
+    if (on_body >= 2) return -INFINITY;
+    if (on_body == 0) return geom_depth(m, d, g, height);
+    if (m->geom_link[g] < 0) return -INFINITY;
+    double pts[8][3], r = 0.0, lowest = INFINITY;
+    const int npt = salto_geom_points(m, d, g, pts, &r);
+    for (int k = 0; k < npt; k++) {
+        const double dx = pts[k][0] - at[0][0], dy = planar ? 0.0 : pts[k][1] - at[0][1],
+                     dz = pts[k][2] - at[0][2];
+        if (dx * dx + dy * dy + dz * dz < 1e-12) continue; // the held site itself
+        lowest = fmin(lowest, pts[k][2] - r);
+    }
+    return height - lowest;
 }
 
 
@@ -217,8 +235,7 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
     if (ref->have_plane) {
         v[SALTO_CHECK_PENETRATION] = 0.0;
         for (int g = 0; g < m->ngeom; g++) {
-            if (held_body(p, m, i, m->geom_body[g])) continue;
-            const double depth = geom_depth(m, d, g, ref->plane);
+            const double depth = free_depth(p, m, d, i, g, ref->planar, ref->plane);
             if (depth > v[SALTO_CHECK_PENETRATION]) {
                 v[SALTO_CHECK_PENETRATION] = depth;
                 what[SALTO_CHECK_PENETRATION] = g;
