@@ -151,12 +151,22 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
         }
     }
     {
-        // the overrides above first, then these: a ballistic flag per flight, the spline's layout
+        // the overrides above first, then these: where the motion's spline is not the file's,
+        // each phase's formulation as this load has it (control points given would change what
+        // the file leaves to the defaults: the default spline's ballistic flights and impact
+        // landings); a ballistic flag per flight where the motion's differs; the spline's layout
+        const int spline_fits = salto_nlp_has_motion_spline(nlp, mo);
         char** grown = realloc(set, sizeof(char*) * (size_t)(nbase + 2 * p->nphase + 2));
         int ok = grown != NULL;
         if (ok) {
             set = grown;
             for (int k = nbase; k < nbase + 2 * p->nphase + 2; k++) set[k] = NULL;
+        }
+        for (int i = 0; ok && !spline_fits && i < p->nphase; i++) {
+            const int len = salto_problem_phase_formulation(p, i, NULL, 0);
+            if (len <= 0) continue;
+            ok = (set[nset] = malloc((size_t)len + 1)) != NULL;
+            if (ok) salto_problem_phase_formulation(p, i, set[nset++], (size_t)len + 1);
         }
         for (int i = 0; ok && i < p->nphase; i++) {
             if (p->phases[i].contact.type != SALTO_CONTACT_NONE) continue;
@@ -168,23 +178,7 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
             if (ok) snprintf(set[nset++], len, "phases.%s.ballistic=%s", p->phases[i].name, want ? "true" : "false");
         }
         int fits = 1;
-        if (ok && !salto_nlp_has_motion_spline(nlp, mo)) {
-            // control points given change what the file leaves to the defaults (the default
-            // spline's ballistic flights and impact landings): said as the first load had them
-            for (int i = 0; ok && i < p->nphase; i++) {
-                const salto_phase_desc* ph = &p->phases[i];
-                if (ph->contact.type == SALTO_CONTACT_BAR) continue;
-                const int flight = ph->contact.type == SALTO_CONTACT_NONE;
-                int want = ph->contact.impact;
-                for (int k = 0; flight && k < mo->nballistic; k++) want |= flight_named(p, mo->ballistic[k]) == i;
-                if (flight && want != salto_nlp_phase_ballistic(nlp, i)) continue; // said above
-                const size_t len = strlen(ph->name) + 40;
-                ok = (set[nset] = malloc(len)) != NULL;
-                if (ok) {
-                    snprintf(set[nset++], len, flight ? "phases.%s.ballistic=%s" : "phases.%s.contact.impact=%s",
-                             ph->name, want ? "true" : "false");
-                }
-            }
+        if (ok && !spline_fits) {
             int* counts = calloc((size_t)p->nphase, sizeof(int));
             const size_t len = 64 + 16 * (size_t)p->nphase;
             ok = counts && (set[nset] = malloc(64)) && (set[nset + 1] = malloc(len));

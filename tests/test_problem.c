@@ -19,11 +19,12 @@ static const double pi = 3.14159265358979323846;
 
 // ---- helpers ----
 
-static salto_problem_desc* load_ok(const char* rel) {
+// a problem file (relative to the repository, or absolute) with overrides, which must load
+static salto_problem_desc* load_set_ok(const char* rel, int nset, const char* const* set) {
     char path[4096];
-    snprintf(path, sizeof path, "%s", salto_test_path(rel));
+    snprintf(path, sizeof path, "%s", rel[0] == '/' ? rel : salto_test_path(rel));
     salto_error err = {0};
-    salto_problem_desc* p = salto_problem_load(path, &err);
+    salto_problem_desc* p = salto_problem_load_set(path, nset, set, &err);
     if (!p) {
         char msg[1024];
         salto_error_format(&err, msg, sizeof msg);
@@ -31,6 +32,9 @@ static salto_problem_desc* load_ok(const char* rel) {
     }
     return p;
 }
+
+
+static salto_problem_desc* load_ok(const char* rel) { return load_set_ok(rel, 0, NULL); }
 
 
 static int dof(const salto_problem_desc* p, const char* name) {
@@ -480,6 +484,54 @@ START_TEST(validation_settings) {
     }
     salto_problem_destroy(p0);
     salto_problem_destroy(p1);
+}
+END_TEST
+
+
+// Each phase's formulation as an override: what the default spline decided (the lamp's hop
+// up: its flight ballistic, its landing an impact, its push not) says the same on 20 control
+// points, where the defaults would be the paper's; a bar says nothing; and the flights' rows
+// by name
+START_TEST(formulation_overrides) {
+    salto_problem_desc* p = load_ok("tests/data/problems/minimal.yaml");
+    char buf[128];
+    ck_assert_int_gt(salto_problem_phase_formulation(p, 0, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "phases.hop.ballistic=true"); // the default spline's
+    const char* set[] = {"spline.control_points=20", buf};
+    salto_problem_desc* q = load_set_ok("tests/data/problems/minimal.yaml", 1, set);
+    ck_assert_int_eq(q->phases[0].ballistic, 0); // control points alone: the paper's
+    salto_problem_destroy(q);
+    q = load_set_ok("tests/data/problems/minimal.yaml", 2, set);
+    ck_assert_int_eq(q->phases[0].ballistic, 1); // said: kept
+    salto_problem_destroy(q);
+    salto_problem_destroy(p);
+
+    // a ground phase says its impact (the first phase's is false), the truncation as snprintf's
+    p = load_ok("problems/zoo/lamp_two_hops.yaml");
+    static const char* const want[5] = {"phases.push.contact.impact=false", "phases.flight1.ballistic=true",
+                                        "phases.middle.contact.impact=true", "phases.flight2.ballistic=true",
+                                        "phases.land.contact.impact=true"};
+    for (int i = 0; i < 5; i++) {
+        const int n = salto_problem_phase_formulation(p, i, buf, sizeof buf);
+        ck_assert_str_eq(buf, want[i]);
+        ck_assert_int_eq(n, (int)strlen(want[i]));
+        ck_assert_int_eq(salto_problem_phase_formulation(p, i, NULL, 0), n);
+    }
+    char small[8];
+    ck_assert_int_eq(salto_problem_phase_formulation(p, 0, small, sizeof small), (int)strlen(want[0]));
+    ck_assert_str_eq(small, "phases.");
+    salto_problem_destroy(p);
+    p = load_ok("problems/zoo/giant_swing.yaml");
+    ck_assert_int_eq(p->phases[0].contact.type, SALTO_CONTACT_BAR);
+    buf[0] = 'x';
+    ck_assert_int_eq(salto_problem_phase_formulation(p, 0, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "");
+    salto_problem_destroy(p);
+
+    ck_assert_str_eq(salto_flight_rows_name(SALTO_FLIGHT_FORCE), "force");
+    ck_assert_str_eq(salto_flight_rows_name(SALTO_FLIGHT_MOMENTUM), "momentum");
+    ck_assert_str_eq(salto_flight_rows_name(SALTO_FLIGHT_MOMENTUM_ENDS), "momentum_ends");
+    ck_assert_str_eq(salto_flight_rows_name(7), "?");
 }
 END_TEST
 
@@ -1653,6 +1705,7 @@ Suite* problem_suite(void) {
     tc = tcase_create("loading");
     tcase_add_test(tc, full_file);
     tcase_add_test(tc, defaults);
+    tcase_add_test(tc, formulation_overrides);
     tcase_add_test(tc, spline_by_knot_spacing);
     tcase_add_test(tc, ballistic_flight);
     tcase_add_test(tc, validation_settings);

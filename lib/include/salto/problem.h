@@ -262,6 +262,21 @@ const char* salto_contact_name(salto_contact_type t);
 // the loader adds)
 const char* salto_constraint_name(salto_constraint_type t);
 
+// The name a problem file gives solver.flight_rows' value: "force", "momentum" or
+// "momentum_ends"
+const char* salto_flight_rows_name(int rows);
+
+// Phase i's formulation as an override (salto_problem_load_set): a flight's
+// "phases.NAME.ballistic=true|false", a ground phase's "phases.NAME.contact.impact=true|false",
+// as p has them (given, or the defaults its spline brought); nothing for a bar. Writes up to
+// n bytes of buf and returns what snprintf returns (0 for a bar: nothing to say). Loading the
+// problem again on another spline (the coarse first solve, a motion's control points) says
+// these so that the defaults do not change with the spline.
+int salto_problem_phase_formulation(const salto_problem_desc* p, int i, char* buf, size_t n);
+
+// 1 when every site of contact c is on one body (an impact needs it)
+int salto_contact_one_body(const salto_model* m, const salto_contact_desc* c);
+
 // Phase index containing time t (the last phase for t = duration); -1 outside [0, duration].
 int salto_problem_phase_at(const salto_problem_desc* p, double t);
 

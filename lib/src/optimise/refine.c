@@ -216,44 +216,33 @@ static salto_status warmup(const salto_problem_desc* p, const salto_nlp* nlp, do
                            salto_error* err) {
     memset(r, 0, sizeof *r);
     if (!p->warmup || p->guess.type != SALTO_GUESS_INTERPOLATE || !p->path) return SALTO_OK;
-    // the fine problem's flights and landings as they are (ballistic, impacts: by default with
-    // its spline, which the coarse one is not)
-    int nflight = 0;
-    for (int i = 0; i < p->nphase; i++) nflight += p->phases[i].contact.type != SALTO_CONTACT_BAR;
-    const char** set = salto_malloc(sizeof(char*) * (size_t)(p->nset + 2 + nflight));
-    char* flights = salto_malloc((size_t)nflight * 300 + 1);
-    if (!set || !flights) {
-        salto_free(set), salto_free(flights);
-        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
-    }
     // the whole spline section replaced (knot_spacing or phase_knots would conflict), its
-    // junctions kept; and the fine problem's flight rows, whose default follows the spline
-    char cp[96];
+    // junctions kept; and the fine problem's formulation, whose defaults follow the spline
+    // (the flights' rows, ballistic flights, impact landings)
+    char cp[96], rows[64];
     snprintf(cp, sizeof cp, "spline={control_points: %d, junctions: %s}", SALTO_WARMUP_CONTROL_POINTS,
              p->junction_c2 ? "C2" : "C1");
-    const char* rows = p->solver.flight_rows == SALTO_FLIGHT_MOMENTUM_ENDS ? "solver.flight_rows=momentum_ends"
-                       : p->solver.flight_rows == SALTO_FLIGHT_MOMENTUM    ? "solver.flight_rows=momentum"
-                                                                           : "solver.flight_rows=force";
+    snprintf(rows, sizeof rows, "solver.flight_rows=%s", salto_flight_rows_name(p->solver.flight_rows));
+    size_t bytes = 0;
+    for (int i = 0; i < p->nphase; i++) bytes += (size_t)salto_problem_phase_formulation(p, i, NULL, 0) + 1;
+    const char** set = salto_malloc(sizeof(char*) * (size_t)(p->nset + 2 + p->nphase));
+    char* phases = salto_malloc(bytes);
+    if (!set || !phases) {
+        salto_free(set), salto_free(phases);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
     for (int k = 0; k < p->nset; k++) set[k] = p->set[k];
     set[p->nset] = cp;
     set[p->nset + 1] = rows;
     int nset = p->nset + 2;
-    char* fb = flights;
-    for (int i = 0; i < p->nphase; i++) {
-        const salto_phase_desc* ph = &p->phases[i];
-        if (ph->contact.type == SALTO_CONTACT_BAR) continue;
-        const int flight = ph->contact.type == SALTO_CONTACT_NONE;
-        const int w = flight ? snprintf(fb, 300, "phases.%s.ballistic=%s", ph->name, ph->ballistic ? "true" : "false")
-                             : snprintf(fb, 300, "phases.%s.contact.impact=%s", ph->name,
-                                        ph->contact.impact ? "true" : "false");
-        if (w < 0 || w >= 300) continue; // a name too long to say: the coarse spline's default
-        set[nset++] = fb;
-        fb += w + 1;
+    for (int i = 0, at = 0; i < p->nphase; i++) {
+        const int w = salto_problem_phase_formulation(p, i, phases + at, bytes - (size_t)at);
+        if (w > 0) set[nset++] = phases + at, at += w + 1;
     }
     salto_error ignored = {0};
     salto_problem_desc* pc = salto_problem_load_set(p->path, nset, set, &ignored);
     salto_free(set);
-    salto_free(flights);
+    salto_free(phases);
     salto_nlp* nc = pc ? salto_nlp_build(pc, &ignored) : NULL;
     double* xc = nc ? salto_malloc(sizeof(double) * (size_t)salto_nlp_nx(nc)) : NULL;
     salto_status st = SALTO_OK;

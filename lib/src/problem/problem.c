@@ -79,6 +79,32 @@ const char* salto_contact_name(salto_contact_type t) {
 }
 
 
+const char* salto_flight_rows_name(int rows) {
+    return rows >= SALTO_FLIGHT_FORCE && rows <= SALTO_FLIGHT_MOMENTUM_ENDS ? flight_row_names[rows] : "?";
+}
+
+
+int salto_problem_phase_formulation(const salto_problem_desc* p, int i, char* buf, size_t n) {
+    const salto_phase_desc* ph = &p->phases[i];
+    if (ph->contact.type == SALTO_CONTACT_NONE) {
+        return snprintf(buf, n, "phases.%s.ballistic=%s", ph->name, ph->ballistic ? "true" : "false");
+    }
+    if (ph->contact.type == SALTO_CONTACT_GROUND) {
+        return snprintf(buf, n, "phases.%s.contact.impact=%s", ph->name, ph->contact.impact ? "true" : "false");
+    }
+    if (n > 0) buf[0] = '\0';
+    return 0;
+}
+
+
+int salto_contact_one_body(const salto_model* m, const salto_contact_desc* c) {
+    for (int k = 1; k < c->nsite; k++) {
+        if (m->site_body[c->site[k]] != m->site_body[c->site[0]]) return 0;
+    }
+    return c->nsite > 0;
+}
+
+
 int salto_problem_phase_at(const salto_problem_desc* p, double t) {
     if (!p || p->nphase < 1 || !(t >= 0.0) || !(t <= p->duration)) return -1;
 
@@ -323,15 +349,6 @@ static salto_status read_problem(reader* R, const salto_cfg* cfg) {
     if (s) return s;
     s = problem_read_spline(R, top);
     if (s) return s;
-    // a flight's centre of mass on its parabola unless the file says otherwise: by default with
-    // the knots by spacing (the default spline), not with control points given (the paper's
-    // f0 = 0 at the slices; the shipped problems keep their solves)
-    for (int i = 0; i < R->p->nphase; i++) {
-        salto_phase_desc* ph = &R->p->phases[i];
-        if (ph->ballistic < 0) {
-            ph->ballistic = ph->contact.type == SALTO_CONTACT_NONE && R->p->knot_spacing > 0.0 && R->p->physics;
-        }
-    }
     s = problem_read_constraints(R, top);
     if (s) return s;
     s = problem_add_holds(R);

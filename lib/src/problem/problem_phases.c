@@ -106,14 +106,14 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
         }
     }
     c->nsite = sn->n;
-    for (int i = 1; i < c->nsite && c->impact == 1; i++) {
-        if (R->m->site_body[c->site[i]] != R->m->site_body[c->site[0]]) {
-            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, imn),
-                              "an impact needs its contact's sites on one body ('%s' and '%s' "
-                              "are not): how an impulse shares itself among bodies is not "
-                              "modelled",
-                              R->m->site_name[c->site[0]], R->m->site_name[c->site[i]]);
-        }
+    if (c->impact == 1 && !salto_contact_one_body(R->m, c)) {
+        int i = 1;
+        while (R->m->site_body[c->site[i]] == R->m->site_body[c->site[0]]) i++;
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, imn),
+                          "an impact needs its contact's sites on one body ('%s' and '%s' "
+                          "are not): how an impulse shares itself among bodies is not "
+                          "modelled",
+                          R->m->site_name[c->site[0]], R->m->site_name[c->site[i]]);
     }
 
     if (c->type == SALTO_CONTACT_BAR) {
@@ -239,7 +239,7 @@ salto_status problem_read_phases(reader* R, const salto_cfg_node* top) {
             ph->contact.loc = ph->loc;
         }
 
-        // ballistic: flight phases only; not given (-1), it follows the spline (problem.c)
+        // ballistic: flight phases only; not given (-1), it follows the spline (problem_read_spline)
         ph->ballistic = -1;
         const salto_cfg_node* bn = salto_cfg_child(n, "ballistic");
         if (bn) {

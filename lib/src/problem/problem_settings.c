@@ -363,17 +363,20 @@ salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
         p->knot_spacing = SALTO_DEFAULT_KNOT_SPACING;
         p->slices_per_segment = SALTO_DEFAULT_SLICES_PER_SEGMENT;
     }
-    // a ground contact right after a flight starts with an impact unless the file says: by
-    // default with the knots by spacing and physics, where it can be one (held sites on one
-    // body); with control points given, not (the paper's held landing). Decided here, before
-    // the knots: an impact's boundary is a triple knot.
+    // the formulation the file left to the defaults (not given: -1), which follow the spline:
+    // with knots by spacing and physics a flight is ballistic and a ground contact right after
+    // a flight starts with an impact where it can be one (held sites on one body); with control
+    // points given, neither (the paper's formulation; the shipped problems keep their solves).
+    // Decided here, before the knots: an impact's boundary is a triple knot. (The flights' rows
+    // follow the spline too: problem_read_solver.)
     const int by_spacing = (ksn || p->knot_spacing > 0.0) && p->physics;
     for (int i = 0; i < p->nphase; i++) {
-        salto_contact_desc* c = &p->phases[i].contact;
+        salto_phase_desc* ph = &p->phases[i];
+        salto_contact_desc* c = &ph->contact;
+        if (ph->ballistic < 0) ph->ballistic = by_spacing && c->type == SALTO_CONTACT_NONE;
         if (c->impact >= 0) continue;
-        int one_body = c->nsite > 0;
-        for (int k = 1; k < c->nsite; k++) one_body &= R->m->site_body[c->site[k]] == R->m->site_body[c->site[0]];
-        c->impact = by_spacing && i > 0 && p->phases[i - 1].contact.type == SALTO_CONTACT_NONE && c->hold && one_body;
+        c->impact = by_spacing && i > 0 && p->phases[i - 1].contact.type == SALTO_CONTACT_NONE && c->hold &&
+                    salto_contact_one_body(R->m, c);
     }
     if (n) {
         static const char* const keys[] = {"control_points", "slices",  "junctions",
