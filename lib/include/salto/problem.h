@@ -277,6 +277,12 @@ int salto_problem_phase_formulation(const salto_problem_desc* p, int i, char* bu
 // 1 when every site of contact c is on one body (an impact needs it)
 int salto_contact_one_body(const salto_model* m, const salto_contact_desc* c);
 
+// How many sites of body phase i holds on the ground (a ground contact with hold), the first
+// of them into *site (-1 when none). Two or more hold the body flat, so its geometry is the
+// contact's (no clearance rows, no penetration check); one lets it turn about that site, and
+// only the geometry at the site is (the NLP's above_ground rows and salto_validate agree).
+int salto_problem_ground_hold(const salto_problem_desc* p, int i, int body, int* site);
+
 // Phase index containing time t (the last phase for t = duration); -1 outside [0, duration].
 int salto_problem_phase_at(const salto_problem_desc* p, double t);
 

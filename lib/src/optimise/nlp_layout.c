@@ -153,19 +153,16 @@ static int held_on_ground(const salto_problem_desc* p, const salto_model* m, int
                           const double pt[3], int planar, double t) {
     for (int i = 0; i < p->nphase; i++) {
         const salto_phase_desc* ph = &p->phases[i];
-        const salto_contact_desc* ct = &ph->contact;
-        if (ct->type != SALTO_CONTACT_GROUND || !ct->hold) continue;
         if (t < ph->start - 1e-12 || t > ph->start + ph->duration + 1e-12) continue;
-        int on_body = 0, at_site = 0;
-        for (int k = 0; k < ct->nsite; k++) {
-            const int s = ct->site[k];
-            if (m->site_body[s] != body) continue;
-            on_body++;
+        int s;
+        const int held = salto_problem_ground_hold(p, i, body, &s);
+        if (held >= 2) return 1;
+        if (held == 1 && m->site_link[s] == link) {
             const double* sp = m->site_pos + 3 * s;
-            at_site |= m->site_link[s] == link && fabs(sp[0] - pt[0]) < 1e-9 &&
-                       (planar || fabs(sp[1] - pt[1]) < 1e-9) && fabs(sp[2] - pt[2]) < 1e-9;
+            if (fabs(sp[0] - pt[0]) < 1e-9 && (planar || fabs(sp[1] - pt[1]) < 1e-9) &&
+                fabs(sp[2] - pt[2]) < 1e-9)
+                return 1;
         }
-        if (on_body >= 2 || at_site) return 1;
     }
     return 0;
 }

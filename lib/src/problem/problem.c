@@ -97,6 +97,18 @@ int salto_problem_phase_formulation(const salto_problem_desc* p, int i, char* bu
 }
 
 
+int salto_problem_ground_hold(const salto_problem_desc* p, int i, int body, int* site) {
+    const salto_contact_desc* ct = &p->phases[i].contact;
+    int n = 0;
+    *site = -1;
+    for (int k = 0; ct->type == SALTO_CONTACT_GROUND && ct->hold && k < ct->nsite; k++) {
+        if (p->model->site_body[ct->site[k]] != body) continue;
+        if (n++ == 0) *site = ct->site[k];
+    }
+    return n;
+}
+
+
 int salto_contact_one_body(const salto_model* m, const salto_contact_desc* c) {
     for (int k = 1; k < c->nsite; k++) {
         if (m->site_body[c->site[k]] != m->site_body[c->site[0]]) return 0;

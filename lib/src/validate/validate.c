@@ -83,39 +83,24 @@ static double moment_about(const double* n, const double* f, const double c[3], 
 }
 
 
-// how far geometry g reaches below the plane z = height (> 0: penetration), after salto_fk
-static double geom_depth(const salto_model* m, const salto_data* d, int g, double height) {
-    if (m->geom_link[g] < 0) return -INFINITY; // welded to the world
-    double pts[8][3], r = 0.0, lowest = INFINITY;
-    const int npt = salto_geom_points(m, d, g, pts, &r);
-    for (int k = 0; k < npt; k++) lowest = fmin(lowest, pts[k][2] - r);
-    return height - lowest;
-}
-
-
-// how far geometry g reaches below the plane z = height where phase i does not hold it on the
-// ground (its sole is the contact, judged by slip): a body held by two sites or more is held
-// flat, none of it; a body held by one site can turn about it, so only its points at that
-// site (planar: in x and z) are left out. After salto_fk
-static double free_depth(const salto_problem_desc* p, const salto_model* m, const salto_data* d,
+// how far geometry g reaches below the plane z = height (> 0: penetration) where phase i does
+// not hold it on the ground (its sole is the contact, judged by slip;
+// salto_problem_ground_hold): none of a body held flat by two sites or more, and for a body
+// held by one site, which can turn about it, every point but those at the site (planar: in x
+// and z). After salto_fk
+static double geom_depth(const salto_problem_desc* p, const salto_model* m, const salto_data* d,
                          int i, int g, int planar, double height) {
-    const salto_contact_desc* ct = &p->phases[i].contact;
-    int on_body = 0;
-    double at[8][3];
-    for (int k = 0; ct->type == SALTO_CONTACT_GROUND && k < ct->nsite; k++) {
-        if (m->site_body[ct->site[k]] != m->geom_body[g]) continue;
-        salto_site_pos(m, d, ct->site[k], at[on_body]);
-        on_body++;
-    }
-    if (on_body >= 2) return -INFINITY;
-    if (on_body == 0) return geom_depth(m, d, g, height);
-    if (m->geom_link[g] < 0) return -INFINITY;
+    if (m->geom_link[g] < 0) return -INFINITY; // welded to the world
+    int site;
+    const int held = salto_problem_ground_hold(p, i, m->geom_body[g], &site);
+    if (held >= 2) return -INFINITY;
+    double at[3] = {0, 0, 0};
+    if (held == 1) salto_site_pos(m, d, site, at);
     double pts[8][3], r = 0.0, lowest = INFINITY;
     const int npt = salto_geom_points(m, d, g, pts, &r);
     for (int k = 0; k < npt; k++) {
-        const double dx = pts[k][0] - at[0][0], dy = planar ? 0.0 : pts[k][1] - at[0][1],
-                     dz = pts[k][2] - at[0][2];
-        if (dx * dx + dy * dy + dz * dz < 1e-12) continue; // the held site itself
+        const double dx = pts[k][0] - at[0], dy = planar ? 0.0 : pts[k][1] - at[1], dz = pts[k][2] - at[2];
+        if (held == 1 && dx * dx + dy * dy + dz * dz < 1e-12) continue; // the held site itself
         lowest = fmin(lowest, pts[k][2] - r);
     }
     return height - lowest;
@@ -235,7 +220,7 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
     if (ref->have_plane) {
         v[SALTO_CHECK_PENETRATION] = 0.0;
         for (int g = 0; g < m->ngeom; g++) {
-            const double depth = free_depth(p, m, d, i, g, ref->planar, ref->plane);
+            const double depth = geom_depth(p, m, d, i, g, ref->planar, ref->plane);
             if (depth > v[SALTO_CHECK_PENETRATION]) {
                 v[SALTO_CHECK_PENETRATION] = depth;
                 what[SALTO_CHECK_PENETRATION] = g;
