@@ -587,10 +587,7 @@ START_TEST(defaults) {
         const int want[3] = {SALTO_FLIGHT_FORCE, SALTO_FLIGHT_MOMENTUM_ENDS, SALTO_FLIGHT_MOMENTUM_ENDS};
         const int ballistic[3] = {0, 0, 0}, warmup[3] = {0, 0, 1};
         for (int k = 0; k < 3; k++) {
-            salto_error e0 = {0};
-            p = salto_problem_load_set(salto_test_path("tests/data/problems/minimal.yaml"),
-                                       sets[k][1] ? 2 : 1, sets[k], &e0);
-            ck_assert_msg(p != NULL, "%s", e0.msg);
+            p = load_set_ok("tests/data/problems/minimal.yaml", sets[k][1] ? 2 : 1, sets[k]);
             ck_assert_int_eq(p->warmup, warmup[k]);
             ck_assert_int_eq(p->solver.flight_rows, want[k]);
             ck_assert_int_eq(p->phases[0].ballistic, ballistic[k]);
@@ -599,10 +596,8 @@ START_TEST(defaults) {
     }
     // a kinematic problem keeps 20 control points, as many slices shared out by duration
     {
-        salto_error e0 = {0};
         const char* kin[] = {"physics=false"};
-        p = salto_problem_load_set(salto_test_path("tests/data/problems/minimal.yaml"), 1, kin, &e0);
-        ck_assert_msg(p != NULL, "%s", e0.msg);
+        p = load_set_ok("tests/data/problems/minimal.yaml", 1, kin);
         ck_assert_int_eq(p->warmup, 0);
         ck_assert_double_eq(p->knot_spacing, 0.0);
         ck_assert_int_eq(p->slices_per_segment, 0);
@@ -888,8 +883,7 @@ START_TEST(spline_by_knot_spacing) {
     salto_error err = {0};
     // 10, 14, 6 and (at least) 2 segments: 9 + 13 + 5 + 1 knots inside, 3 double boundaries
     const char* set0[] = {"spline.knot_spacing=0.05"};
-    salto_problem_desc* p = salto_problem_load_set(path, 1, set0, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
+    salto_problem_desc* p = load_set_ok(path, 1, set0);
     ck_assert_double_eq(p->knot_spacing, 0.05);
     ck_assert_int_eq(p->slices_per_segment, 2); // as in the default spline
     ck_assert_int_eq(p->ncp, 4 + 6 + 9 + 13 + 5 + 1);
@@ -899,8 +893,7 @@ START_TEST(spline_by_knot_spacing) {
 
     // a wider spacing and three slices a segment: 5, 7, 3, 2 segments
     const char* set1[] = {"spline.knot_spacing=0.1", "spline.slices_per_segment=3"};
-    p = salto_problem_load_set(path, 2, set1, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
+    p = load_set_ok(path, 2, set1);
     ck_assert_int_eq(p->ncp, 4 + 6 + 4 + 6 + 2 + 1);
     ck_assert_int_eq(p->nslice, 16 + 22 + 10 + 7);
     assert_aligned(p, 3);
@@ -918,26 +911,22 @@ START_TEST(spline_by_knot_spacing) {
     ck_assert_int_eq(p->nslice, 21 + 29 + 13 + 5);
     assert_aligned(p, 2);
     salto_problem_destroy(p);
-    p = salto_problem_load_set(path, 1, set0, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
+    p = load_set_ok(path, 1, set0);
     ck_assert_int_eq(p->warmup, 1);
     salto_problem_destroy(p);
     const char* nofirst[] = {"spline.coarse_first=false"};
-    p = salto_problem_load_set(path, 1, nofirst, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
+    p = load_set_ok(path, 1, nofirst);
     ck_assert_int_eq(p->warmup, 0);
     ck_assert_double_eq(p->knot_spacing, 0.05);
     salto_problem_destroy(p);
     const char* first20[] = {"spline.control_points=20", "spline.coarse_first=true"};
-    p = salto_problem_load_set(path, 2, first20, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
+    p = load_set_ok(path, 2, first20);
     ck_assert_int_eq(p->warmup, 1);
     ck_assert_int_eq(p->ncp, 20);
     salto_problem_destroy(p);
     // with control points: slices as many, shared out by duration, no first solve
     const char* set20[] = {"spline.control_points=20"};
-    p = salto_problem_load_set(path, 1, set20, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
+    p = load_set_ok(path, 1, set20);
     ck_assert_double_eq(p->knot_spacing, 0.0);
     ck_assert_int_eq(p->slices_per_segment, 0);
     ck_assert_int_eq(p->warmup, 0);
@@ -945,8 +934,7 @@ START_TEST(spline_by_knot_spacing) {
     ck_assert_int_eq(p->nslice, 20);
     salto_problem_destroy(p);
     const char* set2[] = {"spline.control_points=30"};
-    p = salto_problem_load_set(path, 1, set2, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
+    p = load_set_ok(path, 1, set2);
     ck_assert_double_eq(p->knot_spacing, 0.0);
     ck_assert_int_eq(p->slices_per_segment, 0);
     ck_assert_int_eq(p->nslice, 30);
@@ -954,8 +942,7 @@ START_TEST(spline_by_knot_spacing) {
 
     // control points and slices_per_segment: the given knots, aligned slices
     const char* set3[] = {"spline.control_points=30", "spline.slices_per_segment=4"};
-    p = salto_problem_load_set(path, 2, set3, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
+    p = load_set_ok(path, 2, set3);
     ck_assert_int_eq(p->ncp, 30);
     assert_aligned(p, 4);
     salto_problem_destroy(p);
@@ -1560,8 +1547,7 @@ START_TEST(load_with_overrides) {
     salto_error err = {0};
     const char* set[] = {"phases.flight.duration=0.66", "solver.hessian=limited-memory",
                          "solver.ipopt.mu_init=1e-3", "initial_guess.ballistic=true"};
-    salto_problem_desc* p = salto_problem_load_set(path, 4, set, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
+    salto_problem_desc* p = load_set_ok(path, 4, set);
     salto_problem_desc* p0 = load_ok("data/paper/highbar_dismount_held.yaml");
     ck_assert_double_eq_tol(p->phases[1].duration, 0.66, 1e-15);
     ck_assert_double_eq_tol(p->phases[2].start, 0.9 + 0.66, 1e-12);
@@ -1646,8 +1632,7 @@ START_TEST(impact_knots_and_errors) {
     salto_error err = {0};
     const char* path = salto_test_path("data/paper/highbar_dismount_held.yaml");
     const char* on[] = {"phases.landing.contact.impact=true"};
-    salto_problem_desc* p = salto_problem_load_set(path, 1, on, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
+    salto_problem_desc* p = load_set_ok(path, 1, on);
     ck_assert(p->phases[2].contact.impact && !p->phases[1].contact.impact);
     ck_assert_int_eq(salto_problem_junction_mult(p, 1), 2);
     ck_assert_int_eq(salto_problem_junction_mult(p, 2), 3);
@@ -1686,8 +1671,7 @@ START_TEST(impact_knots_and_errors) {
     const char* luxo = salto_test_path("problems/luxo_jump.yaml");
     const char* after_ballistic[] = {"phases.land.contact.impact=true"};
     memset(&err, 0, sizeof err);
-    p = salto_problem_load_set(luxo, 1, after_ballistic, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
+    p = load_set_ok(luxo, 1, after_ballistic);
     ck_assert(p->phases[1].ballistic && p->phases[2].contact.impact);
     salto_problem_destroy(p);
 }
