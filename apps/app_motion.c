@@ -198,8 +198,9 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
             salto_nlp_destroy(nlp);
             salto_problem_destroy(p);
             nlp = app_load_nlp_set(problem_path, nset, (const char* const*)set, &p);
-            ok = nlp != NULL; // the loader has said why
-            fits = !ok || salto_nlp_has_motion_spline(nlp, mo);
+            // the file took its own spline: a failure now is the motion's spline on its phases
+            // (the loader has said what does not add up)
+            fits = nlp && salto_nlp_has_motion_spline(nlp, mo);
         }
         if (ok && !fits) {
             fprintf(stderr, "%s: error: the motion's spline (%d control points) does not fit "
