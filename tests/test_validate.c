@@ -297,9 +297,9 @@ static int site(const salto_model* m, const char* name) {
 
 // the standing fixture: the gymnast standing still, heel on the floor, its body leaning by
 // `lean` (rad, the root pitched and the ankle turned back so that the foot stays flat), the
-// root sliding forward at `accel` m/s^2
-static fixture standing(double lean, double accel) {
-    fixture f = open_problem("tests/data/validate/stand2d.yaml");
+// root sliding forward at `accel` m/s^2; with overrides of the problem (set, nset)
+static fixture standing_set(double lean, double accel, int nset, const char* const* set) {
+    fixture f = open_problem_set("tests/data/validate/stand2d.yaml", nset, set);
     const salto_model* m = f.p->model;
     const int ncp = f.p->ncp;
     const double T = f.p->duration;
@@ -321,6 +321,9 @@ static fixture standing(double lean, double accel) {
     salto_data_destroy(d);
     return f;
 }
+
+
+static fixture standing(double lean, double accel) { return standing_set(lean, accel, 0, NULL); }
 
 
 START_TEST(test_standing_passes) {
@@ -1124,6 +1127,65 @@ START_TEST(test_held_sites_return) {
 END_TEST
 
 
+// A ground contact held by one site holds its link's orientation too: the standing fixture
+// held by the heel alone, re-simulated from a state kicked off the motion (the ankle spun at
+// 2 rad/s, turning the foot about the heel): the foot's angle returns to the motion's at the
+// constraint's critically damped rate (error w0 t exp(-20 t) at most at 0.3 s, w0 the kick's
+// rate of the foot), the heel too, and at the motion's own state the re-simulation's
+// acceleration is the motion's. Held by its sites alone the foot would be an inverted pendulum
+// about the heel, free to keep turning.
+START_TEST(test_one_site_hold_keeps_orientation) {
+    const char* heel[] = {"phases.stand.contact.sites=[heel]"};
+    fixture f = standing_set(0.0, 0.0, 1, heel);
+    const salto_model* m = f.p->model;
+    const int foot = m->site_link[site(m, "heel")];
+    salto_resim* r = salto_resim_create(f.p, nlp_state_fn, &f);
+    ck_assert_ptr_nonnull(r);
+    double q[16], qd[16], qdd[16], qm[16], qdm[16], qddm[16];
+    salto_error err = {0};
+    ck_assert_int_eq(salto_resim_begin(r, 0, 1e-9, q, qd, &err), SALTO_OK);
+    salto_nlp_state(f.nlp, f.x, 0.2, qm, qdm, qddm);
+    ck_assert_int_eq(salto_resim_accel(r, 0.2, qm, qdm, qdd, &err), SALTO_OK);
+    for (int j = 0; j < m->nv; j++) {
+        ck_assert_msg(fabs(qdd[j] - qddm[j]) <= 1e-8 * (1.0 + fabs(qddm[j])), "DOF %d: "
+                      "re-simulation %.10g, motion %.10g", j, qdd[j], qddm[j]);
+    }
+    qd[dof(m, "ankle")] += 2.0;
+    salto_data* d = salto_data_create(m);
+    salto_data* dm = salto_data_create(m);
+    memcpy(d->q, q, sizeof(double) * (size_t)m->nv);
+    memcpy(d->qd, qd, sizeof(double) * (size_t)m->nv);
+    salto_fk(m, d, SALTO_FK_VEL);
+    salto_nlp_state(f.nlp, f.x, 1e-9, dm->q, dm->qd, dm->qdd);
+    salto_fk(m, dm, SALTO_FK_VEL);
+    const double w0 = fabs(d->V[6 * foot + 1] - dm->V[6 * foot + 1]);
+    ck_assert_double_gt(w0, 0.5); // the kick turns the foot
+    ck_assert_int_eq(salto_resim_advance(r, SALTO_INTEGRATOR_RK4, 1e-9, 0.3, 1e-3, q, qd, &err), SALTO_OK);
+    memcpy(d->q, q, sizeof(double) * (size_t)m->nv);
+    salto_fk(m, d, SALTO_FK_POS);
+    salto_nlp_state(f.nlp, f.x, 0.3, dm->q, dm->qd, dm->qdd);
+    salto_fk(m, dm, SALTO_FK_POS);
+    // the foot's angle about y between the two: from R_m R_s' (planar: a rotation about y)
+    const double* Rs = d->R + 9 * foot;
+    const double* Rm = dm->R + 9 * foot;
+    const double s02 = Rm[0] * Rs[6] + Rm[1] * Rs[7] + Rm[2] * Rs[8];  // (Rm Rs')[0][2]
+    const double s00 = Rm[0] * Rs[0] + Rm[1] * Rs[1] + Rm[2] * Rs[2];  // (Rm Rs')[0][0]
+    const double angle = fabs(atan2(s02, s00));
+    ck_assert_msg(angle <= 1.05 * w0 * 0.3 * exp(-20.0 * 0.3), "the foot %.3g rad off the "
+                  "motion's (kick %.3g rad/s)", angle, w0);
+    double xs[3], xm[3];
+    salto_site_pos(m, d, site(m, "heel"), xs);
+    salto_site_pos(m, dm, site(m, "heel"), xm);
+    const double e[3] = {xs[0] - xm[0], xs[1] - xm[1], xs[2] - xm[2]};
+    ck_assert_double_lt(salto_v3_norm(e), 1e-3);
+    salto_data_destroy(d);
+    salto_data_destroy(dm);
+    salto_resim_destroy(r);
+    close_problem(&f);
+}
+END_TEST
+
+
 // a reference motion made by forward simulation: the flight fixture's gymnast tumbling with
 // its joints driven by smooth torques, integrated by RK4 at a fine step; its state anywhere by
 // quintic Hermite interpolation of q, qd, qdd between steps (error far below the tests')
@@ -1452,6 +1514,7 @@ Suite* validate_suite(void) {
     tcase_add_test(tc, test_contact_wrenches_sum_and_minimise);
     tcase_add_test(tc, test_torques_reproduce_motion);
     tcase_add_test(tc, test_held_sites_return);
+    tcase_add_test(tc, test_one_site_hold_keeps_orientation);
     tcase_add_test(tc, test_simulated_flight_passes_and_converges);
     tcase_add_test(tc, test_simulated_flight_bumped_fails_there);
     tcase_add_test(tc, test_nonfinite_motion_is_an_error);

@@ -123,8 +123,9 @@ struct salto_resim {
     double* tau;     // (nv)
     int nw, wlink[max_wrench];
     double w[6 * max_wrench];
-    // the held sites' rows: site, axis
-    int nrow, row_site[max_rows], row_axis[max_rows];
+    // the held rows: a site's position along a world axis (row_site >= 0), or the angle of its
+    // contact link about one (row_site -1), and the link
+    int nrow, row_site[max_rows], row_axis[max_rows], row_link[max_rows];
 };
 
 
@@ -213,7 +214,27 @@ salto_status salto_resim_begin(salto_resim* r, int i, double t, double* q, doubl
                 if (planar && a == 1) continue;
                 r->row_site[r->nrow] = site;
                 r->row_axis[r->nrow] = a;
+                r->row_link[r->nrow] = m->site_link[site];
                 r->nrow++;
+            }
+        }
+        // on the ground the contact links keep their orientation too: a held contact with a
+        // support is a flat one, whatever number of sites marks it (one site alone would leave
+        // the link free to turn about it, an inverted pendulum the open-loop torques cannot
+        // balance); rows already implied by the sites' are dependent, and given no force
+        if (ct->type == SALTO_CONTACT_GROUND) {
+            const int nsite_rows = r->nrow;
+            for (int k = 0; k < nsite_rows; k++) {
+                const int l = r->row_link[k];
+                int seen = 0;
+                for (int j = nsite_rows; j < r->nrow; j++) seen |= r->row_link[j] == l;
+                for (int a = 0; !seen && a < 3 && r->nrow < max_rows; a++) {
+                    if (planar && a != 1) continue;
+                    r->row_site[r->nrow] = -1;
+                    r->row_axis[r->nrow] = a;
+                    r->row_link[r->nrow] = l;
+                    r->nrow++;
+                }
             }
         }
     }
@@ -224,6 +245,10 @@ salto_status salto_resim_begin(salto_resim* r, int i, double t, double* q, doubl
 // the accelerations of the held rows after salto_aba (d->A, d->V set)
 static void row_acc(const salto_resim* r, const salto_data* d, double* a) {
     for (int k = 0; k < r->nrow; k++) {
+        if (r->row_site[k] < 0) { // an angle: l times the angular acceleration
+            a[k] = contact_length * d->A[6 * r->row_link[k] + r->row_axis[k]];
+            continue;
+        }
         double acc[3];
         salto_site_acc(r->m, d, r->row_site[k], acc);
         a[k] = acc[r->row_axis[k]];
@@ -253,6 +278,27 @@ salto_status salto_resim_accel(salto_resim* r, double t, const double* q, const 
         double a0[max_rows], want[max_rows], K[max_rows * max_rows], xs[max_rows][3];
         row_acc(r, d, a0);
         for (int k = 0; k < nr; k++) { // the motion's site: r->dm holds its state at t
+            const int a = r->row_axis[k];
+            if (r->row_site[k] < 0) { // the link's angle about axis a: l (wd + 2 w dw + w^2 e)
+                const int l = r->row_link[k];
+                const double* Rm = r->dm->R + 9 * l;
+                const double* Rs = d->R + 9 * l;
+                // e: the small rotation from the simulated orientation to the motion's,
+                // vee of the skew part of Rm Rs'
+                double E[9];
+                for (int i = 0; i < 3; i++) {
+                    for (int j = 0; j < 3; j++) {
+                        E[3 * i + j] = Rm[3 * i] * Rs[3 * j] + Rm[3 * i + 1] * Rs[3 * j + 1] +
+                                       Rm[3 * i + 2] * Rs[3 * j + 2];
+                    }
+                }
+                const double e[3] = {0.5 * (E[7] - E[5]), 0.5 * (E[2] - E[6]), 0.5 * (E[3] - E[1])};
+                const double* Vm = r->dm->V + 6 * l;
+                const double* Am = r->dm->A + 6 * l;
+                want[k] = contact_length * (Am[a] + 2.0 * hold_rate * (Vm[a] - d->V[6 * l + a]) +
+                                            hold_rate * hold_rate * e[a]) - a0[k];
+                continue;
+            }
             double v[3], xm[3], vm[3], am[3];
             const double* x = xs[k];
             salto_site_pos(m, d, r->row_site[k], xs[k]);
@@ -260,7 +306,6 @@ salto_status salto_resim_accel(salto_resim* r, double t, const double* q, const 
             salto_site_pos(m, r->dm, r->row_site[k], xm);
             salto_site_vel(m, r->dm, r->row_site[k], vm);
             salto_site_acc(m, r->dm, r->row_site[k], am);
-            const int a = r->row_axis[k];
             want[k] = am[a] + 2.0 * hold_rate * (vm[a] - v[a]) + hold_rate * hold_rate * (xm[a] - x[a]) - a0[k];
         }
         // test forces: a unit force along each row's axis at its site; column k of K is the
@@ -269,14 +314,22 @@ salto_status salto_resim_accel(salto_resim* r, double t, const double* q, const 
         for (int k = 0; k < nr; k++) {
             double e[3] = {0, 0, 0}, u[6], ak[max_rows];
             e[r->row_axis[k]] = 1.0;
-            salto_point_force(u, xs[k], e);
-            const int link = m->site_link[r->row_site[k]];
+            if (r->row_site[k] >= 0) {
+                salto_point_force(u, xs[k], e);
+            } else { // a couple of l about the axis
+                for (int c = 0; c < 3; c++) u[c] = contact_length * e[c], u[3 + c] = 0.0;
+            }
+            const int link = r->row_link[k];
             double* dq = r->dqdd + (size_t)nv * k;
             if (r->method == SALTO_CONSTRAINT_ABA_DELTA) {
                 salto_aba_delta(m, d, link, u, dq, r->dA);
                 for (int j = 0; j < nr; j++) { // the site's acceleration change: dA x p + dA_lin
                     double da[3];
-                    const int lj = m->site_link[r->row_site[j]];
+                    const int lj = r->row_link[j];
+                    if (r->row_site[j] < 0) {
+                        K[nr * k + j] = contact_length * r->dA[6 * lj + r->row_axis[j]];
+                        continue;
+                    }
                     salto_v3_cross(da, r->dA + 6 * lj, xs[j]);
                     K[nr * k + j] = da[r->row_axis[j]] + r->dA[6 * lj + 3 + r->row_axis[j]];
                 }
