@@ -98,9 +98,10 @@ static int paper_listed(const char* only, const char* name) {
 }
 
 
-// The file as `salto solve` runs it (its refinement rounds included, exact Hessian), once, and
-// the result validated as `salto validate` would (the file's own slices and thresholds): one
-// row. 0 when it solved, 1 otherwise (the message printed).
+// The file as `salto solve` runs it (the coarse first solve, and any denser solve or refinement,
+// included; exact Hessian), once, and the result validated as `salto validate` would (the
+// file's own slices and thresholds): one row. 0 when it solved, 1 otherwise (the message
+// printed).
 static int paper_shipped(const char* name, const char* path, const char* limit) {
     const char* set[2] = {"solver.hessian=exact", limit};
     salto_problem_desc *p = NULL, *p0 = NULL;
@@ -301,8 +302,9 @@ int bench_paper(int argc, char** argv) {
                    "strategy, IPOPT's status, iterations, time per iteration and in all (the\n"
                    "median of N solves), the worst constraint violation, the worst drift of a\n"
                    "held contact site at ten times the slice density and the peak centre-of-mass\n"
-                   "height. Then each shipped problem once as `salto solve` runs it (with the\n"
-                   "refinement rounds its file asks for, exact Hessian) and how many of\n"
+                   "height. Then each shipped problem once as `salto solve` runs it (the coarse\n"
+                   "first solve, and any denser solve or refinement, included; exact Hessian)\n"
+                   "and how many of\n"
                    "`salto validate`'s checks its result passes. Then warm-started re-solves of\n"
                    "the two 0.6 s dismounts (the shipped one and the paper's) after lengthening\n"
                    "their flight by 10%%, and Figure 10 on the leap from peg to peg: with each\n"
@@ -417,8 +419,8 @@ int bench_paper(int argc, char** argv) {
     int any_shipped = 0;
     for (int k = 0; k < nprob; k++) any_shipped |= probs[k].shipped && paper_listed(only, probs[k].name);
     if (shipped && any_shipped) {
-        printf("\nthe shipped problems as `salto solve` runs them (the file's refinement included, "
-               "exact Hessian), once, and `salto validate`'s checks on the result:\n");
+        printf("\nthe shipped problems as `salto solve` runs them (its coarse first solve and any "
+               "denser solve or refinement included, exact Hessian), once, and `salto validate`'s checks on the result:\n");
         printf("%-24s %6s %7s %7s %6s %9s  %-13s %s\n", "problem", "refine", "rounds", "slices",
                "iters", "total s", "status", "checks");
         for (int k = 0; k < nprob; k++) {

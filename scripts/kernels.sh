@@ -60,7 +60,7 @@ fi
 problems=(highbar_dismount highbar_dismount_08 monkey_bars luxo_jump back_tuck leap leap_pegs)
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-printf '%-20s %-11s %10s %15s %10s %8s\n' problem kernel iterations objective checks "time (s)"
+printf '%-20s %-11s %10s %15s %22s %8s\n' problem kernel iterations objective checks "time (s)"
 for p in "${problems[@]}"; do
     for k in "${kernels[@]}"; do
         d="$out/$p-$k"
@@ -72,8 +72,8 @@ for p in "${problems[@]}"; do
         obj="$(sed -n 's/.*"objective": \([-0-9.e+]*\).*/\1/p' "$d/motion.json" 2>/dev/null | head -1)"
         chk="$(OPENBLAS_CORETYPE="$k" "$salto" validate "$d/motion.json" -o "$d/val" 2>/dev/null |
                sed -n 's/^\([0-9]* of [0-9]*\) checks pass.*/\1/p')"
-        [ "$s" -eq 0 ] || chk="solve exit $s"
+        [ "$s" -eq 0 ] || chk="${chk:+$chk, }solve exit $s"
         [ -n "$obj" ] && obj="$(printf '%.6g' "$obj")"
-        printf '%-20s %-11s %10s %15s %10s %6d.%d\n' "$p" "$k" "${it:-?}" "${obj:-?}" "${chk:-?}" $((t / 10)) $((t % 10))
+        printf '%-20s %-11s %10s %15s %22s %6d.%d\n' "$p" "$k" "${it:-?}" "${obj:-?}" "${chk:-?}" $((t / 10)) $((t % 10))
     done
 done
