@@ -672,6 +672,82 @@ START_TEST(test_impact_landing) {
 END_TEST
 
 
+// An impact shared among links: the 3-D humanoid standing still until the landing, where its
+// velocity jumps by u = M(q)^-1 (J_l' i_l + J_r' i_r), the jump impulses i_l and i_r under the
+// middle of each foot would make (by the articulated-body algorithm with the impulses as
+// external forces, less its result without them; the jump added to the spline as a line
+// through the landing's triple knot, so q stays continuous). Judged as a landing on both
+// feet, the impact check finds the jump explained (the right foot's share found by least
+// squares); judged as a landing on the left foot alone, the right leg's share is an impulsive
+// joint torque, and fails.
+START_TEST(test_impact_shared_among_feet) {
+    const char* left[] = {"phases.land.contact.sites=[heel_l, toe_l]"};
+    double worst[2];
+    for (int k = 0; k < 2; k++) {
+        fixture f = open_problem_set("tests/data/validate/land3d.yaml", k, left);
+        const salto_model* m = f.p->model;
+        const int nv = m->nv, ncp = f.p->ncp;
+        ck_assert_int_eq(f.p->phases[1].contact.impact, 1);
+        ck_assert_int_eq(salto_contact_links(m, &f.p->phases[1].contact, NULL), k ? 1 : 2);
+        const double tb = f.p->phases[1].start;
+        for (int i = 0; i < f.nx; i++) f.x[i] = 0.0;
+        // the jump: the impulses at the middle of each foot
+        salto_data* d = salto_data_create(m);
+        double* fext = calloc((size_t)nv * 6, sizeof(double));
+        double qdd0[64];
+        ck_assert_ptr_nonnull(fext);
+        ck_assert_int_le(nv, 64);
+        ck_assert_int_eq(salto_aba(m, d, fext), SALTO_OK);
+        memcpy(qdd0, d->qdd, sizeof(double) * (size_t)nv);
+        const char* feet[2][2] = {{"heel_l", "toe_l"}, {"heel_r", "toe_r"}};
+        const double imp[2][3] = {{5.0, 2.0, 120.0}, {-3.0, -1.0, 90.0}};
+        salto_fk(m, d, SALTO_FK_POS);
+        for (int b = 0; b < 2; b++) {
+            double xh[3], xt[3], mid[3], w[6];
+            salto_site_pos(m, d, site(m, feet[b][0]), xh);
+            salto_site_pos(m, d, site(m, feet[b][1]), xt);
+            for (int c = 0; c < 3; c++) mid[c] = 0.5 * (xh[c] + xt[c]);
+            salto_point_force(w, mid, imp[b]);
+            const int link = m->site_link[site(m, feet[b][0])];
+            for (int c = 0; c < 6; c++) fext[6 * link + c] += w[c];
+        }
+        ck_assert_int_eq(salto_aba(m, d, fext), SALTO_OK);
+        // the jump on the spline: control point a after the knot gets u (greville_a - tb)
+        double* knots = calloc((size_t)ncp, sizeof(double));
+        ck_assert_ptr_nonnull(knots);
+        salto_bspline sp;
+        salto_problem_knots(f.p, knots);
+        ck_assert_int_eq(salto_bspline_init_knots(&sp, ncp, f.p->duration, knots), SALTO_OK);
+        for (int a = 0; a < ncp; a++) {
+            const double xi = salto_bspline_greville(&sp, a);
+            if (xi <= tb) continue;
+            for (int j = 0; j < nv; j++) f.x[j * ncp + a] += (d->qdd[j] - qdd0[j]) * (xi - tb);
+        }
+        salto_bspline_release(&sp);
+        free(knots), free(fext);
+        salto_data_destroy(d);
+        double qa[64], qda[64], qb[64], qdb[64], jump = 0.0;
+        salto_nlp_state(f.nlp, f.x, tb - 1e-9, qa, qda, NULL);
+        salto_nlp_state(f.nlp, f.x, tb + 1e-9, qb, qdb, NULL);
+        for (int j = 0; j < nv; j++) { // continuous (but for the jump over the 2 ns between)
+            const double uj = qdb[j] - qda[j];
+            ck_assert_double_eq_tol(qa[j], qb[j], 1e-9 + 3e-9 * fabs(uj));
+            jump = fmax(jump, fabs(uj));
+        }
+        ck_assert_msg(jump > 0.5, "the landing's velocity jumps by %.3g only", jump);
+        salto_validation v = run(&f, NULL);
+        const salto_check* c = find(&v, SALTO_CHECK_IMPACT, 1);
+        worst[k] = c->worst;
+        ck_assert_double_eq_tol(c->worst_time, tb, 1e-6);
+        salto_validation_free(&v);
+        close_problem(&f);
+    }
+    ck_assert_msg(worst[0] < 1e-6, "both feet: the impact check finds %.3g N m s", worst[0]);
+    ck_assert_msg(worst[1] > 10.0, "the left foot alone: the impact check finds %.3g N m s only", worst[1]);
+}
+END_TEST
+
+
 // Shipped problems solve on the default settings (no spline, solver or formulation lines in
 // their files: knots by spacing and the first solve on 20 control points, the flights
 // ballistic, the landings impacts) to motions that pass every check with the default
@@ -1515,6 +1591,7 @@ Suite* validate_suite(void) {
     tcase_add_test(tc, test_torques_reproduce_motion);
     tcase_add_test(tc, test_held_sites_return);
     tcase_add_test(tc, test_one_site_hold_keeps_orientation);
+    tcase_add_test(tc, test_impact_shared_among_feet);
     tcase_add_test(tc, test_simulated_flight_passes_and_converges);
     tcase_add_test(tc, test_simulated_flight_bumped_fails_there);
     tcase_add_test(tc, test_nonfinite_motion_is_an_error);
