@@ -826,6 +826,30 @@ START_TEST(test_default_spline_is_physical) {
 END_TEST
 
 
+// salto_solve_first is salto_solve_refined's first solve alone: on the zoo's giant swing (the
+// default spline) the coarse solve and then the fine one, the same iterations as the refined
+// solve's first two, the same motion
+START_TEST(test_solve_first_is_the_first_solve) {
+    fixture f = open_problem("problems/zoo/giant_swing.yaml");
+    fixture g = open_problem("problems/zoo/giant_swing.yaml");
+    ck_assert_int_eq(f.p->warmup, 1);
+    salto_solve_result res, coarse, ref;
+    salto_refine_result rr;
+    salto_error err = {0};
+    ck_assert_int_eq(salto_solve_first(f.p, f.nlp, f.x, NULL, NULL, &res, &coarse, &err), SALTO_OK);
+    solve_refined(&g, &ref, &rr);
+    ck_assert(res.converged && ref.converged);
+    ck_assert_int_gt(coarse.iterations, 0);
+    ck_assert_int_eq(coarse.iterations, rr.warmup_iterations);
+    ck_assert_int_eq(res.iterations, rr.warmup_iterations + rr.first_iterations);
+    ck_assert_int_eq(f.nx, g.nx);
+    for (int i = 0; i < f.nx; i++) ck_assert_double_eq(f.x[i], g.x[i]);
+    close_problem(&f);
+    close_problem(&g);
+}
+END_TEST
+
+
 // The denser solve: the zoo's drop and rebound, on the default spline with the paper's flight
 // rows (f0 = 0 at the slices; with the default momentum_ends it passes at once), converges
 // with two slices a segment to a motion that fails its validation; solved once more with
@@ -1582,6 +1606,7 @@ Suite* validate_suite(void) {
     tcase_add_loop_test(tc, test_impact_landing, 0, 2);
     tcase_add_loop_test(tc, test_shipped_problems_pass, 0, 4);
     tcase_add_test(tc, test_default_spline_is_physical);
+    tcase_add_test(tc, test_solve_first_is_the_first_solve);
     tcase_add_test(tc, test_denser_solve_kept);
     tcase_add_test(tc, test_refinement_time_budget);
     tcase_add_test(tc, test_refinement_stops_when_no_better);

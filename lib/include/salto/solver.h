@@ -114,6 +114,15 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
                                  salto_progress_fn progress, void* user, salto_solve_result* result,
                                  salto_refine_result* rr, salto_error* err);
 
+// The first solve as salto_solve_refined makes it, and nothing after it (no validation, no
+// denser solve, no refinement): on a problem with p->warmup the coarse solve on 20 control
+// points first, from x (the initial guess), then the solve on nlp from the coarse motion; else
+// the solve on nlp from x. result sums both (its status the last solve's); coarse (may be
+// NULL) receives the coarse solve's alone (zero when there was none).
+salto_status salto_solve_first(const salto_problem_desc* p, salto_nlp* nlp, double* x,
+                               salto_progress_fn progress, void* user, salto_solve_result* result,
+                               salto_solve_result* coarse, salto_error* err);
+
 // Where refinement (salto_solve_refined) would add slices to p: for each check the NLP
 // enforces at its slices, each run of consecutive samples of v in one phase violated by more
 // than fraction x the check's threshold (opts, or the default) gets one slice at its worst

@@ -376,6 +376,19 @@ static salto_status denser(salto_problem_desc* p, salto_nlp** nlp, double* x,
 }
 
 
+salto_status salto_solve_first(const salto_problem_desc* p, salto_nlp* nlp, double* x,
+                               salto_progress_fn progress, void* user, salto_solve_result* result,
+                               salto_solve_result* coarse, salto_error* err) {
+    salto_solve_result wr;
+    salto_status st = warmup(p, nlp, x, progress, user, &wr, err);
+    if (coarse) *coarse = wr;
+    if (st != SALTO_OK) return st;
+    st = salto_solve(nlp, x, progress, user, result, err);
+    add_result(result, &wr);
+    return st;
+}
+
+
 salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double* x,
                                  salto_progress_fn progress, void* user, salto_solve_result* result,
                                  salto_refine_result* rr, salto_error* err) {
