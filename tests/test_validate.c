@@ -684,7 +684,7 @@ START_TEST(test_impact_shared_among_feet) {
     const char* left[] = {"phases.land.contact.sites=[heel_l, toe_l]"};
     double worst[2];
     for (int k = 0; k < 2; k++) {
-        fixture f = open_problem_set("tests/data/validate/land3d.yaml", k, left);
+        fixture f = open_problem_set("tests/data/problems/land3d.yaml", k, left);
         const salto_model* m = f.p->model;
         const int nv = m->nv, ncp = f.p->ncp;
         ck_assert_int_eq(f.p->phases[1].contact.impact, 1);
@@ -845,6 +845,53 @@ START_TEST(test_solve_first_is_the_first_solve) {
     ck_assert_int_eq(f.nx, g.nx);
     for (int i = 0; i < f.nx; i++) ck_assert_double_eq(f.x[i], g.x[i]);
     close_problem(&f);
+    close_problem(&g);
+}
+END_TEST
+
+
+// Constraints that restate others are freed before the solve: the lamp's hop with its end pose
+// stated twice has three equality rows dependent at the guess and near it, the second
+// statement's (named at its line); freed, the rows are no longer equalities, and the hop
+// solves to a motion that passes every check (with them it passed 31 of 32). A dependency of
+// the guess alone (the zoo's hop up: the flight's momentum rows at its symmetric start) frees
+// nothing.
+START_TEST(test_restated_rows_are_freed) {
+    fixture f = open_problem("tests/data/problems/restated.yaml");
+    const int ng = salto_nlp_ng(f.nlp);
+    int* dep = malloc(sizeof(int) * (size_t)ng);
+    ck_assert_ptr_nonnull(dep);
+    int n = -1;
+    salto_error err = {0};
+    ck_assert_int_eq(salto_nlp_restated_rows(f.nlp, f.x, dep, &n, &err), SALTO_OK);
+    ck_assert_int_eq(n, 3);
+    for (int k = 0; k < n; k++) {
+        char name[600];
+        salto_nlp_row_name(f.nlp, dep[k], name, sizeof name);
+        ck_assert_msg(strstr(name, "pose '") && strstr(name, "restated.yaml:26:5"), "%s", name);
+    }
+    salto_solve_result res;
+    salto_refine_result rr;
+    solve_refined(&f, &res, &rr);
+    ck_assert_int_eq(rr.freed, 3);
+    ck_assert_msg(strstr(rr.freed_row[0], "restated.yaml:26:5"), "%s", rr.freed_row[0]);
+    ck_assert(res.converged);
+    ck_assert_int_eq(salto_nlp_restated_rows(f.nlp, f.x, dep, &n, &err), SALTO_OK);
+    ck_assert_int_eq(n, 0);
+    salto_validation v = run(&f, NULL);
+    assert_all_pass(&v, "the hop with its end pose stated twice");
+    salto_validation_free(&v);
+    free(dep);
+    close_problem(&f);
+    fixture g = open_problem("problems/zoo/lamp_hop_up.yaml");
+    int* dep2 = malloc(sizeof(int) * (size_t)salto_nlp_ng(g.nlp));
+    int rank = 0, n0 = 0;
+    ck_assert_ptr_nonnull(dep2);
+    ck_assert_int_eq(salto_nlp_jac_rank(g.nlp, g.x, &rank, dep2, &n0, &err), SALTO_OK);
+    ck_assert_int_gt(n0, 0); // dependent at the guess
+    ck_assert_int_eq(salto_nlp_restated_rows(g.nlp, g.x, dep2, &n, &err), SALTO_OK);
+    ck_assert_int_eq(n, 0); // but not near it
+    free(dep2);
     close_problem(&g);
 }
 END_TEST
@@ -1607,6 +1654,7 @@ Suite* validate_suite(void) {
     tcase_add_loop_test(tc, test_shipped_problems_pass, 0, 4);
     tcase_add_test(tc, test_default_spline_is_physical);
     tcase_add_test(tc, test_solve_first_is_the_first_solve);
+    tcase_add_test(tc, test_restated_rows_are_freed);
     tcase_add_test(tc, test_denser_solve_kept);
     tcase_add_test(tc, test_refinement_time_budget);
     tcase_add_test(tc, test_refinement_stops_when_no_better);

@@ -96,6 +96,23 @@ double salto_nlp_row_time(const salto_nlp* nlp, int r);
 salto_status salto_nlp_jac_rank(salto_nlp* nlp, const double* x, int* rank, int* dep_rows,
                                 int* ndep, salto_error* err);
 
+// The point near x where salto check and salto solve look at a dependency again: every
+// variable moved by up to 5% of (1 + |x_i|), the same moves on every machine, within its
+// bounds.
+void salto_nlp_nearby_point(const salto_nlp* nlp, const double* x, double* xp);
+
+// The equality rows that depend on the others at x and still at salto_nlp_nearby_point(x): a
+// dependency the constraints make (a pose stated twice, a site placed where a hold already
+// holds it), not one of the point's (a singular pose, a symmetric start, which the solver
+// leaves behind). dep_rows (room for ng) receives the nearby point's dependent rows as its
+// rank-revealing QR picks them, *ndep of them (0 when the rows at x are independent: one QR).
+salto_status salto_nlp_restated_rows(salto_nlp* nlp, const double* x, int* dep_rows, int* ndep,
+                                     salto_error* err);
+
+// Rows the solver no longer enforces: their bounds made infinite (salto solve frees the rows
+// salto_nlp_restated_rows finds, and says which).
+void salto_nlp_free_rows(salto_nlp* nlp, int n, const int* rows);
+
 // The distinct times at which constraints are evaluated, ascending, into times (at most
 // ng entries; may be NULL); returns their number.
 int salto_nlp_eval_times(const salto_nlp* nlp, double* times);

@@ -86,6 +86,10 @@ typedef struct salto_refine_result {
     int pending;           // places still violated beyond the refinement fraction at the end
     double worst_ratio;    // the largest violation of a slice-enforced check at the end over
                            //   its validation threshold (0 when none is violated)
+    int freed;             // equality rows of the problem's own spline that restate the others
+                           //   (salto_nlp_restated_rows: dependent at the start and nearby)
+                           //   and were freed before its first solve
+    char freed_row[3][320]; //  the first three of them, by name (salto_nlp_row_name)
 } salto_refine_result;
 
 // With the default spline (p->warmup) and an interpolated guess, first the problem loaded

@@ -881,6 +881,15 @@ void salto_nlp_bounds(const salto_nlp* nlp, double* x_lo, double* x_hi, double* 
 }
 
 
+void salto_nlp_free_rows(salto_nlp* nlp, int n, const int* rows) {
+    for (int k = 0; k < n; k++) {
+        if (rows[k] < 0 || rows[k] >= nlp->ng) continue;
+        nlp->g_lo[rows[k]] = -NLP_INF;
+        nlp->g_hi[rows[k]] = NLP_INF;
+    }
+}
+
+
 void salto_nlp_jac_pattern(const salto_nlp* nlp, int* rows, int* cols) {
     memcpy(rows, nlp->jac_row, (size_t)nlp->nnz_jac * sizeof(int));
     memcpy(cols, nlp->jac_col, (size_t)nlp->nnz_jac * sizeof(int));

@@ -11,6 +11,39 @@
 #include <math.h>
 #include <string.h>
 
+void salto_nlp_nearby_point(const salto_nlp* nlp, const double* x, double* xp) {
+    const int nx = salto_nlp_nx(nlp);
+    unsigned long long seed = 0x5a17011ULL; // the same nearby point on every machine
+    for (int i = 0; i < nx; i++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        const double u = (double)(seed >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+        xp[i] = x[i] + 0.05 * (1.0 + fabs(x[i])) * u;
+    }
+    double* lo = salto_malloc((size_t)nx * sizeof(double));
+    double* hi = salto_malloc((size_t)nx * sizeof(double));
+    if (lo && hi) {
+        salto_nlp_bounds(nlp, lo, hi, NULL, NULL);
+        for (int i = 0; i < nx; i++) xp[i] = fmin(fmax(xp[i], lo[i]), hi[i]);
+    }
+    salto_free(lo), salto_free(hi);
+}
+
+
+salto_status salto_nlp_restated_rows(salto_nlp* nlp, const double* x, int* dep_rows, int* ndep,
+                                     salto_error* err) {
+    *ndep = 0;
+    int rank = 0, n0 = 0;
+    salto_status st = salto_nlp_jac_rank(nlp, x, &rank, dep_rows, &n0, err);
+    if (st != SALTO_OK || n0 == 0) return st;
+    double* xp = salto_malloc((size_t)salto_nlp_nx(nlp) * sizeof(double));
+    if (!xp) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    salto_nlp_nearby_point(nlp, x, xp);
+    st = salto_nlp_jac_rank(nlp, xp, &rank, dep_rows, ndep, err);
+    salto_free(xp);
+    return st;
+}
+
+
 salto_status salto_nlp_jac_rank(salto_nlp* nlp, const double* x, int* rank, int* dep_rows,
                                 int* ndep, salto_error* err) {
     const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp), nnz = salto_nlp_nnz_jac(nlp);
