@@ -109,9 +109,11 @@ void salto_nlp_nearby_point(const salto_nlp* nlp, const double* x, double* xp);
 salto_status salto_nlp_restated_rows(salto_nlp* nlp, const double* x, int* dep_rows, int* ndep,
                                      salto_error* err);
 
-// Rows the solver no longer enforces: their bounds made infinite (salto solve frees the rows
-// salto_nlp_restated_rows finds, and says which).
-void salto_nlp_free_rows(salto_nlp* nlp, int n, const int* rows);
+// Sets the bounds of constraint rows rows[0..n-1] to lo[k], hi[k]; lo, hi NULL: free (the
+// solver no longer enforces them; salto solve frees the rows salto_nlp_restated_rows finds,
+// and says which). salto_nlp_bounds reads them back.
+void salto_nlp_set_row_bounds(salto_nlp* nlp, int n, const int* rows, const double* lo,
+                              const double* hi);
 
 // The distinct times at which constraints are evaluated, ascending, into times (at most
 // ng entries; may be NULL); returns their number.

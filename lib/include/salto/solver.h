@@ -88,8 +88,10 @@ typedef struct salto_refine_result {
                            //   its validation threshold (0 when none is violated)
     int freed;             // equality rows of the problem's own spline that restate the others
                            //   (salto_nlp_restated_rows: dependent at the start and nearby)
-                           //   and were freed before its first solve
+                           //   and were not enforced in its first solve, which kept them
     char freed_row[3][320]; //  the first three of them, by name (salto_nlp_row_name)
+    int restored;          // rows that looked restated but that the motion broke: enforced
+                           //   again, and the solve resumed from the motion (any solve)
 } salto_refine_result;
 
 // With the default spline (p->warmup) and an interpolated guess, first the problem loaded

@@ -881,11 +881,12 @@ void salto_nlp_bounds(const salto_nlp* nlp, double* x_lo, double* x_hi, double* 
 }
 
 
-void salto_nlp_free_rows(salto_nlp* nlp, int n, const int* rows) {
+void salto_nlp_set_row_bounds(salto_nlp* nlp, int n, const int* rows, const double* lo,
+                              const double* hi) {
     for (int k = 0; k < n; k++) {
         if (rows[k] < 0 || rows[k] >= nlp->ng) continue;
-        nlp->g_lo[rows[k]] = -NLP_INF;
-        nlp->g_hi[rows[k]] = NLP_INF;
+        nlp->g_lo[rows[k]] = lo ? lo[k] : -NLP_INF;
+        nlp->g_hi[rows[k]] = hi ? hi[k] : NLP_INF;
     }
 }
 

@@ -91,31 +91,98 @@ static void add_result(salto_solve_result* sum, const salto_solve_result* r) {
 }
 
 
-// Frees the equality rows of nlp that restate the others at x (salto_nlp_restated_rows),
-// recording them in rr when given: constraints that say one thing twice (a pose stated twice,
-// a site placed where a hold already holds it) leave IPOPT a singular Jacobian (the lamp's hop
-// with its end pose stated twice took 632 iterations and 3.4 s, against 190 and 1.2 s). Only
+// salto_solve_mult with the equality rows that restate others freed: rows dependent at x and
+// near it (salto_nlp_restated_rows), such as a pose stated twice or a site placed where a hold
+// already holds it, leave IPOPT a singular Jacobian (the lamp's hop with its end pose stated
+// twice took 632 iterations and 3.4 s, against 190 and 1.2 s, and failed a check). Rows whose
+// gradients are dependent need not restate each other, though (reach3d's start pose on the
+// root's roll and yaw, dependent on the feet's holds near the guess, not away from it: freed,
+// the solve broke the yaw by 2.2 rad): so the motion is checked against the freed rows, and
+// if it breaks one they are enforced again and the solve starts again from x as it was, to
+// the motion it would have found without the freeing (reach3d: 41 iterations after the 57 of
+// the freed solve; resumed from the broken motion instead it took 98 to another). The freed
+// rows that stayed freed are recorded in rr (may be NULL: the first three by name). Only
 // running out of memory is an error: a failed rank check frees nothing.
-static salto_status free_restated(salto_nlp* nlp, const double* x, salto_refine_result* rr,
-                                  salto_error* err) {
-    const int ng = salto_nlp_ng(nlp);
+static salto_status solve_freeing(salto_nlp* nlp, double* x, salto_multipliers* mu, int warm,
+                                  int max_iterations, salto_progress_fn progress, void* user,
+                                  salto_solve_result* r, salto_refine_result* rr, salto_error* err) {
+    const int ng = salto_nlp_ng(nlp), nx = salto_nlp_nx(nlp);
     int* dep = salto_malloc(sizeof(int) * (size_t)(ng > 0 ? ng : 1));
-    if (!dep) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    double* lo = salto_malloc(sizeof(double) * (size_t)(ng > 0 ? ng : 1));
+    double* hi = salto_malloc(sizeof(double) * (size_t)(ng > 0 ? ng : 1));
+    double* g = salto_malloc(sizeof(double) * (size_t)(ng > 0 ? ng : 1));
+    double* x0 = salto_malloc(sizeof(double) * (size_t)nx);
+    if (!dep || !lo || !hi || !g || !x0) {
+        salto_free(dep), salto_free(lo), salto_free(hi), salto_free(g), salto_free(x0);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
+    memcpy(x0, x, sizeof(double) * (size_t)nx);
+    // a warm start's multipliers, to start again from them too
+    double* m0 = warm && mu ? salto_malloc(sizeof(double) * (size_t)(ng + 2 * nx + 1)) : NULL;
+    if (warm && mu && !m0) {
+        salto_free(dep), salto_free(lo), salto_free(hi), salto_free(g), salto_free(x0);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
+    if (m0) {
+        memcpy(m0, mu->g, sizeof(double) * (size_t)ng);
+        memcpy(m0 + ng, mu->x_lo, sizeof(double) * (size_t)nx);
+        memcpy(m0 + ng + nx, mu->x_hi, sizeof(double) * (size_t)nx);
+    }
     int n = 0;
     salto_error e = {0};
-    const salto_status st = salto_nlp_restated_rows(nlp, x, dep, &n, &e);
+    salto_status st = salto_nlp_restated_rows(nlp, x, dep, &n, &e);
+    if (st == SALTO_ERR_NOMEM) {
+        st = SALTO_FAIL(err, st, salto_loc_none(), "out of memory");
+    } else {
+        if (st != SALTO_OK) n = 0;
+        st = SALTO_OK;
+        salto_nlp_bounds(nlp, NULL, NULL, lo, hi);
+        if (n > 0) salto_nlp_set_row_bounds(nlp, n, dep, NULL, NULL);
+        st = salto_solve_mult(nlp, x, mu, warm, max_iterations, progress, user, r, err);
+    }
     if (st == SALTO_OK && n > 0) {
-        salto_nlp_free_rows(nlp, n, dep);
-        if (rr) {
-            rr->freed = n;
-            for (int k = 0; k < n && k < 3; k++) {
-                salto_nlp_row_name(nlp, dep[k], rr->freed_row[k], sizeof rr->freed_row[k]);
+        // does the motion keep the freed rows (to the solver's own accuracy)?
+        int broken = salto_nlp_eval_g(nlp, x, g) != SALTO_OK;
+        for (int k = 0; k < n && !broken; k++) {
+            const int q = dep[k];
+            const double tol = 1e-6 * (1.0 + fabs(lo[q]));
+            broken = !(g[q] >= lo[q] - tol && g[q] <= hi[q] + tol);
+        }
+        if (broken) {
+            // enforced again, and the solve started again from where it started
+            double* blo = salto_malloc(sizeof(double) * (size_t)n);
+            double* bhi = salto_malloc(sizeof(double) * (size_t)n);
+            if (!blo || !bhi) {
+                st = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+            } else {
+                for (int k = 0; k < n; k++) blo[k] = lo[dep[k]], bhi[k] = hi[dep[k]];
+                salto_nlp_set_row_bounds(nlp, n, dep, blo, bhi);
+                memcpy(x, x0, sizeof(double) * (size_t)nx);
+                if (m0) {
+                    memcpy(mu->g, m0, sizeof(double) * (size_t)ng);
+                    memcpy(mu->x_lo, m0 + ng, sizeof(double) * (size_t)nx);
+                    memcpy(mu->x_hi, m0 + ng + nx, sizeof(double) * (size_t)nx);
+                }
+                salto_solve_result r2;
+                st = salto_solve_mult(nlp, x, mu, warm, max_iterations, progress, user, &r2, err);
+                if (st == SALTO_OK) {
+                    add_result(&r2, r);
+                    *r = r2;
+                }
+                if (rr) rr->restored += n;
+                n = 0;
             }
+            salto_free(blo), salto_free(bhi);
         }
     }
-    salto_free(dep);
-    if (st == SALTO_ERR_NOMEM) return SALTO_FAIL(err, st, salto_loc_none(), "out of memory");
-    return SALTO_OK;
+    if (rr && n > 0) {
+        rr->freed = n;
+        for (int k = 0; k < n && k < 3; k++) {
+            salto_nlp_row_name(nlp, dep[k], rr->freed_row[k], sizeof rr->freed_row[k]);
+        }
+    }
+    salto_free(dep), salto_free(lo), salto_free(hi), salto_free(g), salto_free(x0), salto_free(m0);
+    return st;
 }
 
 
@@ -205,10 +272,7 @@ static salto_status try_places(salto_problem_desc* p, salto_nlp** nlp, double* x
         memcpy(mu1.x_lo, mu->x_lo, sizeof(double) * (size_t)nx);
         memcpy(mu1.x_hi, mu->x_hi, sizeof(double) * (size_t)nx);
         memcpy(xs, x, sizeof(double) * (size_t)nx);
-        st = free_restated(next, x, NULL, err);
-        if (st == SALTO_OK) {
-            st = salto_solve_mult(next, x, &mu1, 1, p->solver.refine_max_iterations, progress, user, r, err);
-        }
+        st = solve_freeing(next, x, &mu1, 1, p->solver.refine_max_iterations, progress, user, r, NULL, err);
         if (st == SALTO_OK && r->converged) {
             salto_nlp_destroy(*nlp);
             *nlp = next;
@@ -279,8 +343,7 @@ static salto_status warmup(const salto_problem_desc* p, const salto_nlp* nlp, do
     salto_status st = SALTO_OK;
     if (xc) {
         salto_nlp_initial_guess(nc, xc);
-        st = free_restated(nc, xc, NULL, err);
-        if (st == SALTO_OK) st = salto_solve_mult(nc, xc, NULL, 0, 0, progress, user, r, err);
+        st = solve_freeing(nc, xc, NULL, 0, 0, progress, user, r, NULL, err);
         // its motion as written (the derived translations: the effective roots, the ballistic
         // parabolas) sampled at the fine spline's Greville abscissae; the raw splines instead
         // left the lamp's hop up at 30 of 32 checks, against 32 of 32
@@ -352,8 +415,7 @@ static salto_status denser(salto_problem_desc* p, salto_nlp** nlp, double* x,
         memset(&r, 0, sizeof r);
         // at most DENSER_MAX_ITERATIONS: from a motion that nearly holds, the zoo's kept ones
         // took 49-189; those that were not kept ran to 300-1000 (up to a minute)
-        st = free_restated(next, x1, NULL, err);
-        if (st == SALTO_OK) st = salto_solve_mult(next, x1, NULL, 0, DENSER_MAX_ITERATIONS, progress, user, &r, err);
+        st = solve_freeing(next, x1, NULL, 0, DENSER_MAX_ITERATIONS, progress, user, &r, NULL, err);
         if (st == SALTO_OK) {
             add_result(total, &r);
             rr->denser_iterations = r.iterations;
@@ -415,9 +477,8 @@ salto_status salto_solve_first(const salto_problem_desc* p, salto_nlp* nlp, doub
     salto_solve_result wr;
     salto_status st = warmup(p, nlp, x, progress, user, &wr, err);
     if (coarse) *coarse = wr;
-    if (st == SALTO_OK) st = free_restated(nlp, x, NULL, err);
     if (st != SALTO_OK) return st;
-    st = salto_solve(nlp, x, progress, user, result, err);
+    st = solve_freeing(nlp, x, NULL, 0, 0, progress, user, result, NULL, err);
     add_result(result, &wr);
     return st;
 }
@@ -447,8 +508,7 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
             return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
         }
     }
-    salto_status st = free_restated(*nlp, x, rr, err);
-    if (st == SALTO_OK) st = salto_solve_mult(*nlp, x, refine ? &mu : NULL, 0, 0, progress, user, result, err);
+    salto_status st = solve_freeing(*nlp, x, refine ? &mu : NULL, 0, 0, progress, user, result, rr, err);
     rr->first_iterations = result->iterations;
     rr->first_elapsed = result->elapsed;
     add_result(result, &wr); // the totals count the first solve on the coarse spline
