@@ -112,7 +112,8 @@ static int check_problem(const char* path, int nset, const char* const* set) {
                 printf("warning: at a nearby point (every variable moved by up to 5%%) %d rows "
                        "still depend on the others: the constraints restate each other (a site "
                        "held or placed twice, a pose fixing what a hold already fixes), which can "
-                       "stall the solver (salto solve does not enforce them, and says so):\n", ndep2);
+                       "stall the solver (salto solve does not enforce those that restate one "
+                       "other row exactly, and says so):\n", ndep2);
                 for (int k = 0; k < ndep2 && k < 12; k++) {
                     char name[600];
                     salto_nlp_row_name(nlp, dep[k], name, sizeof name);

@@ -205,9 +205,8 @@ int app_solve(int argc, char** argv, int verdict) {
                 res.iterations, res.elapsed, res.objective);
         if (ref.freed > 0) {
             // constraints that restate others: freed, so that the solver is not stalled by them
-            fprintf(stderr, "note: %d equality row%s restated the others (dependent at the start "
-                            "and near it: a constraint given twice, or fixing what a hold "
-                            "already fixes) and %s not enforced:\n",
+            fprintf(stderr, "note: %d equality row%s restated another row exactly (a constraint "
+                            "given twice, a site placed twice) and %s not enforced:\n",
                     ref.freed, ref.freed == 1 ? "" : "s", ref.freed == 1 ? "was" : "were");
             for (int k = 0; k < ref.freed && k < 3; k++) fprintf(stderr, "  %s\n", ref.freed_row[k]);
             if (ref.freed > 3) fprintf(stderr, "  ... and %d more ('salto check' lists them)\n", ref.freed - 3);

@@ -850,12 +850,15 @@ START_TEST(test_solve_first_is_the_first_solve) {
 END_TEST
 
 
-// Constraints that restate others are freed before the solve: the lamp's hop with its end pose
-// stated twice has three equality rows dependent at the guess and near it, the second
-// statement's (named at its line); freed, the rows are no longer equalities, and the hop
-// solves to a motion that passes every check (with them it passed 31 of 32). A dependency of
-// the guess alone (the zoo's hop up: the flight's momentum rows at its symmetric start) frees
-// nothing.
+// Constraints that restate another exactly are freed before the solve: the lamp's hop with its
+// end pose stated twice has three equality rows dependent at the guess and near it with a
+// twin, the second statement's (named at its line); freed, the rows are no longer equalities,
+// and the hop solves to a motion that passes every check (with them it passed 31 of 32). A
+// dependency of the guess alone (the zoo's hop up: the flight's momentum rows at its
+// symmetric start) frees nothing, nor one among several rows that stays nearby (the zoo's
+// squat jump: its second foot's hold at the start, implied by the first foot's and the start
+// pose), nor reach3d's (its start pose's root roll and yaw against the feet's holds), which
+// solves as it did.
 START_TEST(test_restated_rows_are_freed) {
     fixture f = open_problem("tests/data/problems/restated.yaml");
     const int ng = salto_nlp_ng(f.nlp);
@@ -893,6 +896,20 @@ START_TEST(test_restated_rows_are_freed) {
     ck_assert_int_eq(n, 0); // but not near it
     free(dep2);
     close_problem(&g);
+    static const char* const several[] = {"problems/zoo/humanoid_squat_jump.yaml", "problems/reach3d.yaml"};
+    for (int k = 0; k < 2; k++) {
+        fixture h = open_problem(several[k]);
+        int* d3 = malloc(sizeof(int) * (size_t)salto_nlp_ng(h.nlp));
+        double* xp = malloc(sizeof(double) * (size_t)h.nx);
+        ck_assert(d3 && xp);
+        salto_nlp_nearby_point(h.nlp, h.x, xp);
+        ck_assert_int_eq(salto_nlp_jac_rank(h.nlp, xp, &rank, d3, &n0, &err), SALTO_OK);
+        ck_assert_msg(n0 > 0, "%s: independent near the guess", several[k]); // dependent there too
+        ck_assert_int_eq(salto_nlp_restated_rows(h.nlp, h.x, d3, &n, &err), SALTO_OK);
+        ck_assert_msg(n == 0, "%s: %d rows freed", several[k], n);
+        free(d3), free(xp);
+        close_problem(&h);
+    }
 }
 END_TEST
 

@@ -101,11 +101,14 @@ salto_status salto_nlp_jac_rank(salto_nlp* nlp, const double* x, int* rank, int*
 // bounds.
 void salto_nlp_nearby_point(const salto_nlp* nlp, const double* x, double* xp);
 
-// The equality rows that depend on the others at x and still at salto_nlp_nearby_point(x): a
-// dependency the constraints make (a pose stated twice, a site placed where a hold already
-// holds it), not one of the point's (a singular pose, a symmetric start, which the solver
-// leaves behind). dep_rows (room for ng) receives the nearby point's dependent rows as its
-// rank-revealing QR picks them, *ndep of them (0 when the rows at x are independent: one QR).
+// The equality rows that restate another row: dependent on the others at x and still at
+// salto_nlp_nearby_point(x), and each with a twin whose gradient is parallel to its own at
+// both points (a constraint given twice, a site placed twice). A dependency among several
+// rows (a hold that a pose and another hold imply) or one of the point's alone (a singular
+// pose, a symmetric start, which the solver leaves behind) is not listed (salto check names
+// those). dep_rows (room for ng) receives them as the nearby point's rank-revealing QR picks
+// them (the later of two twins, as a rule), *ndep of them; one QR when the rows at x are
+// independent.
 salto_status salto_nlp_restated_rows(salto_nlp* nlp, const double* x, int* dep_rows, int* ndep,
                                      salto_error* err);
 

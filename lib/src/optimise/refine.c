@@ -91,16 +91,15 @@ static void add_result(salto_solve_result* sum, const salto_solve_result* r) {
 }
 
 
-// salto_solve_mult with the equality rows that restate others freed: rows dependent at x and
-// near it (salto_nlp_restated_rows), such as a pose stated twice or a site placed where a hold
-// already holds it, leave IPOPT a singular Jacobian (the lamp's hop with its end pose stated
-// twice took 632 iterations and 3.4 s, against 190 and 1.2 s, and failed a check). Rows whose
-// gradients are dependent need not restate each other, though (reach3d's start pose on the
-// root's roll and yaw, dependent on the feet's holds near the guess, not away from it: freed,
-// the solve broke the yaw by 2.2 rad): so the motion is checked against the freed rows, and
-// if it breaks one they are enforced again and the solve starts again from x as it was, to
-// the motion it would have found without the freeing (reach3d: 41 iterations after the 57 of
-// the freed solve; resumed from the broken motion instead it took 98 to another). The freed
+// salto_solve_mult with the equality rows that restate another row freed
+// (salto_nlp_restated_rows: a constraint given twice, a site placed twice), which leave IPOPT a
+// singular Jacobian (the lamp's hop with its end pose stated twice: 244 iterations, its denser
+// solve infeasible, a check failed; freed, it passes every check). Rows whose gradients are
+// parallel at two points need not restate each other everywhere, though (freeing rows
+// dependent on several others did break them: reach3d's start pose on the root's roll and yaw,
+// the zoo's squat jump's second foot), so the motion is checked against the freed rows, and if
+// it breaks one they are enforced again and the solve starts again from x as it was, to the
+// motion it would have found without the freeing. The freed
 // rows that stayed freed are recorded in rr (may be NULL: the first three by name). Only
 // running out of memory is an error: a failed rank check frees nothing.
 static salto_status solve_freeing(salto_nlp* nlp, double* x, salto_multipliers* mu, int warm,
