@@ -95,19 +95,9 @@ static int check_problem(const char* path, int nset, const char* const* set) {
             // such as straight legs, a symmetric start) goes away there; one the constraints
             // themselves make (a site held twice, a pose fixing what holds already fix) stays
             double* xp = malloc(sizeof(double) * (size_t)nx);
-            double* xlo = malloc(sizeof(double) * (size_t)nx);
-            double* xhi = malloc(sizeof(double) * (size_t)nx);
             int rank2 = 0, ndep2 = 0;
-            if (xp && xlo && xhi) {
-                salto_nlp_bounds(nlp, xlo, xhi, NULL, NULL);
-                unsigned long long seed = 0x5a17011ULL; // the same nearby point on every machine
-                for (int i = 0; i < nx; i++) {
-                    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-                    const double u = (double)(seed >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-                    xp[i] = fmin(fmax(x[i] + 0.05 * (1.0 + fabs(x[i])) * u, xlo[i]), xhi[i]);
-                }
-            }
-            if (!xp || !xlo || !xhi) {
+            if (xp) salto_nlp_nearby_point(nlp, x, xp);
+            if (!xp) {
                 fprintf(stderr, "salto check: out of memory\n");
                 status = 1;
             } else if (salto_nlp_jac_rank(nlp, xp, &rank2, dep, &ndep2, &err) != SALTO_OK) {
@@ -122,7 +112,8 @@ static int check_problem(const char* path, int nset, const char* const* set) {
                 printf("warning: at a nearby point (every variable moved by up to 5%%) %d rows "
                        "still depend on the others: the constraints restate each other (a site "
                        "held or placed twice, a pose fixing what a hold already fixes), which can "
-                       "stall the solver:\n", ndep2);
+                       "stall the solver (salto solve does not enforce those that restate one "
+                       "other row exactly, and says so):\n", ndep2);
                 for (int k = 0; k < ndep2 && k < 12; k++) {
                     char name[600];
                     salto_nlp_row_name(nlp, dep[k], name, sizeof name);
@@ -130,7 +121,7 @@ static int check_problem(const char* path, int nset, const char* const* set) {
                 }
                 if (ndep2 > 12) printf("  ... and %d more\n", ndep2 - 12);
             }
-            free(xp), free(xlo), free(xhi);
+            free(xp);
         } else {
             printf("equality constraints' Jacobian at the initial guess: full rank (%d)\n", rank);
         }

@@ -203,6 +203,21 @@ int app_solve(int argc, char** argv, int verdict) {
     } else {
         fprintf(stderr, "%s after %d iterations in %.3f s; objective %.7e\n", res.status_name,
                 res.iterations, res.elapsed, res.objective);
+        if (ref.freed > 0) {
+            // constraints that restate others: freed, so that the solver is not stalled by them
+            fprintf(stderr, "note: %d equality row%s restated another row exactly (a constraint "
+                            "given twice, a site placed twice) and %s not enforced:\n",
+                    ref.freed, ref.freed == 1 ? "" : "s", ref.freed == 1 ? "was" : "were");
+            for (int k = 0; k < ref.freed && k < 3; k++) fprintf(stderr, "  %s\n", ref.freed_row[k]);
+            if (ref.freed > 3) fprintf(stderr, "  ... and %d more ('salto check' lists them)\n", ref.freed - 3);
+        }
+        if (ref.restored > 0) {
+            fprintf(stderr, "note: %d equality row%s depended on the others at the start and near "
+                            "it, but the motion solved without %s broke %s: enforced again, the "
+                            "solve resumed ('salto check' lists them)\n",
+                    ref.restored, ref.restored == 1 ? "" : "s", ref.restored == 1 ? "it" : "them",
+                    ref.restored == 1 ? "it" : "them");
+        }
         if (ref.warmup_status[0]) {
             fprintf(stderr, "of which the first solve, on %d control points for the initial guess: "
                             "%s after %d iterations in %.3f s\n",

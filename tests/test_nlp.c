@@ -41,6 +41,10 @@ static const char* const fd_problems[] = {
     "tests/data/nlp/all2d.yaml|solver.flight_rows=momentum_ends",
     "tests/data/nlp/all3d.yaml|solver.flight_rows=momentum_ends|phases.flight.ballistic=true",
     "tests/data/nlp/impact2d.yaml|phases.fall.ballistic=true|solver.flight_rows=momentum_ends",
+    // impacts shared among several links: both feet in 3-D (one shared impulse, 6 variables);
+    // the planar gymnast landing on its heel, hands and head (two, 3 each)
+    "tests/data/nlp/impact3d.yaml|phases.land.contact.sites=[heel_l, toe_l, heel_r, toe_r]",
+    "tests/data/nlp/impact2d.yaml|phases.land.contact.sites=[heel, hands, head_top]",
 };
 enum { NFD = (int)(sizeof fd_problems / sizeof fd_problems[0]) };
 

@@ -1279,8 +1279,8 @@ static const bad_case bad_cases[] = {
      "an impact lands on held sites: 'impact: true' needs 'hold: true'", NULL},
     {"impact_first_phase.yaml", SALTO_ERR_INVALID, 5, 57,
      "the first phase cannot start with an impact: nothing comes before it to land from", NULL},
-    {"impact_two_bodies.yaml", SALTO_ERR_INVALID, 7, 59,
-     "an impact needs its contact's sites on one body ('heel' and 'hands' are not)", NULL},
+    {"impact_three_links.yaml", SALTO_ERR_INVALID, 7, 70,
+     "an impact shares its impulse among at most 2 links (in 3-D), and these sites are on 3", NULL},
     {"refine_negative.yaml", SALTO_ERR_INVALID, 5, 18, "'refine' must be between 0 and 100, found -1",
      NULL},
     {"refine_fraction_zero.yaml", SALTO_ERR_INVALID, 5, 38,
@@ -1663,10 +1663,16 @@ START_TEST(impact_knots_and_errors) {
     ck_assert_ptr_null(salto_problem_load_set(path, 1, bar, &err));
     ck_assert_msg(strstr(err.msg, "impact"), "%s", err.msg);
     const char* leap = salto_test_path("problems/leap.yaml");
+    // on two links in 3-D: allowed, the impulse shared; on three: refused
     const char* two[] = {"phases.right.contact.sites=[heel_r, toe_l]", "phases.right.contact.impact=true"};
+    p = load_set_ok(leap, 2, two);
+    ck_assert(p->phases[2].contact.impact);
+    ck_assert_int_eq(salto_contact_links(p->model, &p->phases[2].contact, NULL), 2);
+    salto_problem_destroy(p);
+    const char* three[] = {"phases.right.contact.sites=[heel_r, toe_l, hand_l]", "phases.right.contact.impact=true"};
     memset(&err, 0, sizeof err);
-    ck_assert_ptr_null(salto_problem_load_set(leap, 2, two, &err));
-    ck_assert_msg(strstr(err.msg, "sites on one body"), "%s", err.msg);
+    ck_assert_ptr_null(salto_problem_load_set(leap, 2, three, &err));
+    ck_assert_msg(strstr(err.msg, "at most 2 links"), "%s", err.msg);
     // after a ballistic flight: allowed (the flight's end is read from the left)
     const char* luxo = salto_test_path("problems/luxo_jump.yaml");
     const char* after_ballistic[] = {"phases.land.contact.impact=true"};

@@ -672,6 +672,82 @@ START_TEST(test_impact_landing) {
 END_TEST
 
 
+// An impact shared among links: the 3-D humanoid standing still until the landing, where its
+// velocity jumps by u = M(q)^-1 (J_l' i_l + J_r' i_r), the jump impulses i_l and i_r under the
+// middle of each foot would make (by the articulated-body algorithm with the impulses as
+// external forces, less its result without them; the jump added to the spline as a line
+// through the landing's triple knot, so q stays continuous). Judged as a landing on both
+// feet, the impact check finds the jump explained (the right foot's share found by least
+// squares); judged as a landing on the left foot alone, the right leg's share is an impulsive
+// joint torque, and fails.
+START_TEST(test_impact_shared_among_feet) {
+    const char* left[] = {"phases.land.contact.sites=[heel_l, toe_l]"};
+    double worst[2];
+    for (int k = 0; k < 2; k++) {
+        fixture f = open_problem_set("tests/data/problems/land3d.yaml", k, left);
+        const salto_model* m = f.p->model;
+        const int nv = m->nv, ncp = f.p->ncp;
+        ck_assert_int_eq(f.p->phases[1].contact.impact, 1);
+        ck_assert_int_eq(salto_contact_links(m, &f.p->phases[1].contact, NULL), k ? 1 : 2);
+        const double tb = f.p->phases[1].start;
+        for (int i = 0; i < f.nx; i++) f.x[i] = 0.0;
+        // the jump: the impulses at the middle of each foot
+        salto_data* d = salto_data_create(m);
+        double* fext = calloc((size_t)nv * 6, sizeof(double));
+        double qdd0[64];
+        ck_assert_ptr_nonnull(fext);
+        ck_assert_int_le(nv, 64);
+        ck_assert_int_eq(salto_aba(m, d, fext), SALTO_OK);
+        memcpy(qdd0, d->qdd, sizeof(double) * (size_t)nv);
+        const char* feet[2][2] = {{"heel_l", "toe_l"}, {"heel_r", "toe_r"}};
+        const double imp[2][3] = {{5.0, 2.0, 120.0}, {-3.0, -1.0, 90.0}};
+        salto_fk(m, d, SALTO_FK_POS);
+        for (int b = 0; b < 2; b++) {
+            double xh[3], xt[3], mid[3], w[6];
+            salto_site_pos(m, d, site(m, feet[b][0]), xh);
+            salto_site_pos(m, d, site(m, feet[b][1]), xt);
+            for (int c = 0; c < 3; c++) mid[c] = 0.5 * (xh[c] + xt[c]);
+            salto_point_force(w, mid, imp[b]);
+            const int link = m->site_link[site(m, feet[b][0])];
+            for (int c = 0; c < 6; c++) fext[6 * link + c] += w[c];
+        }
+        ck_assert_int_eq(salto_aba(m, d, fext), SALTO_OK);
+        // the jump on the spline: control point a after the knot gets u (greville_a - tb)
+        double* knots = calloc((size_t)ncp, sizeof(double));
+        ck_assert_ptr_nonnull(knots);
+        salto_bspline sp;
+        salto_problem_knots(f.p, knots);
+        ck_assert_int_eq(salto_bspline_init_knots(&sp, ncp, f.p->duration, knots), SALTO_OK);
+        for (int a = 0; a < ncp; a++) {
+            const double xi = salto_bspline_greville(&sp, a);
+            if (xi <= tb) continue;
+            for (int j = 0; j < nv; j++) f.x[j * ncp + a] += (d->qdd[j] - qdd0[j]) * (xi - tb);
+        }
+        salto_bspline_release(&sp);
+        free(knots), free(fext);
+        salto_data_destroy(d);
+        double qa[64], qda[64], qb[64], qdb[64], jump = 0.0;
+        salto_nlp_state(f.nlp, f.x, tb - 1e-9, qa, qda, NULL);
+        salto_nlp_state(f.nlp, f.x, tb + 1e-9, qb, qdb, NULL);
+        for (int j = 0; j < nv; j++) { // continuous (but for the jump over the 2 ns between)
+            const double uj = qdb[j] - qda[j];
+            ck_assert_double_eq_tol(qa[j], qb[j], 1e-9 + 3e-9 * fabs(uj));
+            jump = fmax(jump, fabs(uj));
+        }
+        ck_assert_msg(jump > 0.5, "the landing's velocity jumps by %.3g only", jump);
+        salto_validation v = run(&f, NULL);
+        const salto_check* c = find(&v, SALTO_CHECK_IMPACT, 1);
+        worst[k] = c->worst;
+        ck_assert_double_eq_tol(c->worst_time, tb, 1e-6);
+        salto_validation_free(&v);
+        close_problem(&f);
+    }
+    ck_assert_msg(worst[0] < 1e-6, "both feet: the impact check finds %.3g N m s", worst[0]);
+    ck_assert_msg(worst[1] > 10.0, "the left foot alone: the impact check finds %.3g N m s only", worst[1]);
+}
+END_TEST
+
+
 // Shipped problems solve on the default settings (no spline, solver or formulation lines in
 // their files: knots by spacing and the first solve on 20 control points, the flights
 // ballistic, the landings impacts) to motions that pass every check with the default
@@ -770,6 +846,70 @@ START_TEST(test_solve_first_is_the_first_solve) {
     for (int i = 0; i < f.nx; i++) ck_assert_double_eq(f.x[i], g.x[i]);
     close_problem(&f);
     close_problem(&g);
+}
+END_TEST
+
+
+// Constraints that restate another exactly are freed before the solve: the lamp's hop with its
+// end pose stated twice has three equality rows dependent at the guess and near it with a
+// twin, the second statement's (named at its line); freed, the rows are no longer equalities,
+// and the hop solves to a motion that passes every check (with them it passed 31 of 32). A
+// dependency of the guess alone (the zoo's hop up: the flight's momentum rows at its
+// symmetric start) frees nothing, nor one among several rows that stays nearby (the zoo's
+// squat jump: its second foot's hold at the start, implied by the first foot's and the start
+// pose), nor reach3d's (its start pose's root roll and yaw against the feet's holds), which
+// solves as it did.
+START_TEST(test_restated_rows_are_freed) {
+    fixture f = open_problem("tests/data/problems/restated.yaml");
+    const int ng = salto_nlp_ng(f.nlp);
+    int* dep = malloc(sizeof(int) * (size_t)ng);
+    ck_assert_ptr_nonnull(dep);
+    int n = -1;
+    salto_error err = {0};
+    ck_assert_int_eq(salto_nlp_restated_rows(f.nlp, f.x, dep, &n, &err), SALTO_OK);
+    ck_assert_int_eq(n, 3);
+    for (int k = 0; k < n; k++) {
+        char name[600];
+        salto_nlp_row_name(f.nlp, dep[k], name, sizeof name);
+        ck_assert_msg(strstr(name, "pose '") && strstr(name, "restated.yaml:26:5"), "%s", name);
+    }
+    salto_solve_result res;
+    salto_refine_result rr;
+    solve_refined(&f, &res, &rr);
+    ck_assert_int_eq(rr.freed, 3);
+    ck_assert_msg(strstr(rr.freed_row[0], "restated.yaml:26:5"), "%s", rr.freed_row[0]);
+    ck_assert(res.converged);
+    ck_assert_int_eq(salto_nlp_restated_rows(f.nlp, f.x, dep, &n, &err), SALTO_OK);
+    ck_assert_int_eq(n, 0);
+    salto_validation v = run(&f, NULL);
+    assert_all_pass(&v, "the hop with its end pose stated twice");
+    salto_validation_free(&v);
+    free(dep);
+    close_problem(&f);
+    fixture g = open_problem("problems/zoo/lamp_hop_up.yaml");
+    int* dep2 = malloc(sizeof(int) * (size_t)salto_nlp_ng(g.nlp));
+    int rank = 0, n0 = 0;
+    ck_assert_ptr_nonnull(dep2);
+    ck_assert_int_eq(salto_nlp_jac_rank(g.nlp, g.x, &rank, dep2, &n0, &err), SALTO_OK);
+    ck_assert_int_gt(n0, 0); // dependent at the guess
+    ck_assert_int_eq(salto_nlp_restated_rows(g.nlp, g.x, dep2, &n, &err), SALTO_OK);
+    ck_assert_int_eq(n, 0); // but not near it
+    free(dep2);
+    close_problem(&g);
+    static const char* const several[] = {"problems/zoo/humanoid_squat_jump.yaml", "problems/reach3d.yaml"};
+    for (int k = 0; k < 2; k++) {
+        fixture h = open_problem(several[k]);
+        int* d3 = malloc(sizeof(int) * (size_t)salto_nlp_ng(h.nlp));
+        double* xp = malloc(sizeof(double) * (size_t)h.nx);
+        ck_assert(d3 && xp);
+        salto_nlp_nearby_point(h.nlp, h.x, xp);
+        ck_assert_int_eq(salto_nlp_jac_rank(h.nlp, xp, &rank, d3, &n0, &err), SALTO_OK);
+        ck_assert_msg(n0 > 0, "%s: independent near the guess", several[k]); // dependent there too
+        ck_assert_int_eq(salto_nlp_restated_rows(h.nlp, h.x, d3, &n, &err), SALTO_OK);
+        ck_assert_msg(n == 0, "%s: %d rows freed", several[k], n);
+        free(d3), free(xp);
+        close_problem(&h);
+    }
 }
 END_TEST
 
@@ -1531,6 +1671,7 @@ Suite* validate_suite(void) {
     tcase_add_loop_test(tc, test_shipped_problems_pass, 0, 4);
     tcase_add_test(tc, test_default_spline_is_physical);
     tcase_add_test(tc, test_solve_first_is_the_first_solve);
+    tcase_add_test(tc, test_restated_rows_are_freed);
     tcase_add_test(tc, test_denser_solve_kept);
     tcase_add_test(tc, test_refinement_time_budget);
     tcase_add_test(tc, test_refinement_stops_when_no_better);
@@ -1540,6 +1681,7 @@ Suite* validate_suite(void) {
     tcase_add_test(tc, test_torques_reproduce_motion);
     tcase_add_test(tc, test_held_sites_return);
     tcase_add_test(tc, test_one_site_hold_keeps_orientation);
+    tcase_add_test(tc, test_impact_shared_among_feet);
     tcase_add_test(tc, test_simulated_flight_passes_and_converges);
     tcase_add_test(tc, test_simulated_flight_bumped_fails_there);
     tcase_add_test(tc, test_nonfinite_motion_is_an_error);

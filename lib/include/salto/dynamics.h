@@ -60,4 +60,12 @@ void salto_contact_torques(const salto_model* m, const salto_data* d, int nw, co
 void salto_impulse(const salto_model* m, salto_data* d, int body, const double* u, double* res,
                    double iota[6]);
 
+// An impulse shared among nb contact links (1 <= nb <= 8): link[1..nb-1] take the given
+// impulses xi (nb - 1 world-frame spatial impulses about the origin, 6 each), link[0] the
+// rest of the aggregate iota. res as salto_impulse's: the generalized impulse M(q) u that the
+// shared impulses do not explain, zero at the root's DOFs; linear in (u, xi) together. nb = 1
+// is salto_impulse. Overwrites d->qd, d->qdd, d->tau.
+void salto_impulse_shared(const salto_model* m, salto_data* d, int nb, const int* link,
+                          const double* xi, const double* u, double* res, double iota[6]);
+
 #endif

@@ -96,6 +96,28 @@ double salto_nlp_row_time(const salto_nlp* nlp, int r);
 salto_status salto_nlp_jac_rank(salto_nlp* nlp, const double* x, int* rank, int* dep_rows,
                                 int* ndep, salto_error* err);
 
+// The point near x where salto check and salto solve look at a dependency again: every
+// variable moved by up to 5% of (1 + |x_i|), the same moves on every machine, within its
+// bounds.
+void salto_nlp_nearby_point(const salto_nlp* nlp, const double* x, double* xp);
+
+// The equality rows that restate another row: dependent on the others at x and still at
+// salto_nlp_nearby_point(x), and each with a twin whose gradient is parallel to its own at
+// both points (a constraint given twice, a site placed twice). A dependency among several
+// rows (a hold that a pose and another hold imply) or one of the point's alone (a singular
+// pose, a symmetric start, which the solver leaves behind) is not listed (salto check names
+// those). dep_rows (room for ng) receives them as the nearby point's rank-revealing QR picks
+// them (the later of two twins, as a rule), *ndep of them; one QR when the rows at x are
+// independent.
+salto_status salto_nlp_restated_rows(salto_nlp* nlp, const double* x, int* dep_rows, int* ndep,
+                                     salto_error* err);
+
+// Sets the bounds of constraint rows rows[0..n-1] to lo[k], hi[k]; lo, hi NULL: free (the
+// solver no longer enforces them; salto solve frees the rows salto_nlp_restated_rows finds,
+// and says which). salto_nlp_bounds reads them back.
+void salto_nlp_set_row_bounds(salto_nlp* nlp, int n, const int* rows, const double* lo,
+                              const double* hi);
+
 // The distinct times at which constraints are evaluated, ascending, into times (at most
 // ng entries; may be NULL); returns their number.
 int salto_nlp_eval_times(const salto_nlp* nlp, double* times);

@@ -274,8 +274,16 @@ const char* salto_flight_rows_name(int rows);
 // these so that the defaults do not change with the spline.
 int salto_problem_phase_formulation(const salto_problem_desc* p, int i, char* buf, size_t n);
 
-// 1 when every site of contact c is on one body (an impact needs it)
+// 1 when every site of contact c is on one body
 int salto_contact_one_body(const salto_model* m, const salto_contact_desc* c);
+
+// The distinct moving links contact c's sites are on, in the order of their first sites, into
+// link (up to 8; NULL: only counted); sites on bodies welded to the world are left out
+int salto_contact_links(const salto_model* m, const salto_contact_desc* c, int* link);
+
+// The most links an impact may share its impulse among: 3 for a planar character, 2 in 3-D
+// (every link after the first takes a variable impulse of 3 or 6 components, at most 6 in all)
+int salto_impact_max_links(const salto_model* m);
 
 // How many sites of body phase i holds on the ground (a ground contact with hold), the first
 // of them into *site (-1 when none). Two or more hold the body flat, so its geometry is the

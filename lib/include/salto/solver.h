@@ -86,6 +86,12 @@ typedef struct salto_refine_result {
     int pending;           // places still violated beyond the refinement fraction at the end
     double worst_ratio;    // the largest violation of a slice-enforced check at the end over
                            //   its validation threshold (0 when none is violated)
+    int freed;             // equality rows of the problem's own spline that restate the others
+                           //   (salto_nlp_restated_rows: dependent at the start and nearby)
+                           //   and were not enforced in its first solve, which kept them
+    char freed_row[3][320]; //  the first three of them, by name (salto_nlp_row_name)
+    int restored;          // rows that looked restated but that the motion broke: enforced
+                           //   again, and the solve resumed from the motion (any solve)
 } salto_refine_result;
 
 // With the default spline (p->warmup) and an interpolated guess, first the problem loaded

@@ -234,18 +234,28 @@ void salto_contact_torques(const salto_model* m, const salto_data* d, int nw, co
 
 void salto_impulse(const salto_model* m, salto_data* d, int body, const double* u, double* res,
                    double iota[6]) {
+    salto_impulse_shared(m, d, body >= 0 ? 1 : 0, &body, NULL, u, res, iota);
+}
+
+
+void salto_impulse_shared(const salto_model* m, salto_data* d, int nb, const int* link,
+                          const double* xi, const double* u, double* res, double iota[6]) {
     const int nv = m->nv;
+    SALTO_ASSERT(nb >= 0 && nb <= 8);
     double f00[6];
     memset(d->qd, 0, (size_t)nv * sizeof(double));
     memset(d->qdd, 0, (size_t)nv * sizeof(double));
-    salto_rnea(m, d, d->tau); // at u = 0: gravity's part
+    salto_rnea(m, d, d->tau); // at u = 0: gravity's part, carried by link[0]
     memcpy(f00, d->f0, sizeof f00);
-    if (body >= 0) salto_contact_torques(m, d, 1, &body, f00, d->tau);
+    if (nb > 0) salto_contact_torques(m, d, 1, link, f00, d->tau);
     memcpy(d->qdd, u, (size_t)nv * sizeof(double));
     salto_rnea(m, d, res);
-    double w[6];
-    memcpy(w, d->f0, sizeof w);
-    if (body >= 0) salto_contact_torques(m, d, 1, &body, w, res);
+    double w[6 * 8];
+    memcpy(w, d->f0, 6 * sizeof(double)); // the aggregate, less the others' shares
+    for (int b = 1; b < nb; b++) {
+        for (int k = 0; k < 6; k++) w[k] -= xi[6 * (b - 1) + k], w[6 * b + k] = xi[6 * (b - 1) + k];
+    }
+    if (nb > 0) salto_contact_torques(m, d, nb, link, w, res);
     for (int j = 0; j < nv; j++) res[j] -= d->tau[j];
-    for (int k = 0; k < 6; k++) iota[k] = w[k] - f00[k];
+    for (int k = 0; k < 6; k++) iota[k] = d->f0[k] - f00[k];
 }

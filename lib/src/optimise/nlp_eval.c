@@ -24,7 +24,7 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
 
 
 void nlp_eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac) {
-    if (want_jac && b->nxaux > 0) memset(nlp->ev.daux, 0, 8 * NXAUX * sizeof(double));
+    if (want_jac && b->nxaux > 0) memset(nlp->ev.daux, 0, (size_t)b->nrows * NXAUX * sizeof(double));
     if (b->impact) {
         nlp_eval_impact(nlp, x, b, g, want_jac);
         return;

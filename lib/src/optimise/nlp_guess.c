@@ -102,12 +102,17 @@ static void init_momentum(const salto_nlp* nlp, double* x, int ph) {
 
 
 // the contact places of the holds: where the sites are at the phase's start under x; the
-// flights' momentum constants
+// flights' momentum constants; impacts' shared impulses
 static void init_places(const salto_nlp* nlp, double* x) {
     const salto_problem_desc* p = nlp->p;
     salto_data* d = nlp->ev.d;
     for (int i = 0; i < p->nphase; i++) {
         if (nlp->mom[i] >= 0) init_momentum(nlp, x, i);
+        if (nlp->impv[i] >= 0) { // an impact's shared impulses: none yet (the first link all)
+            int link[8];
+            const int n = (nlp_impact_links(nlp, i, link) - 1) * nlp_impulse_width(nlp);
+            for (int a = 0; a < n; a++) x[nlp->impv[i] + a] = 0.0;
+        }
     }
     for (int c = 0; c < p->ncon; c++) {
         const salto_constraint_desc* cd = &p->cons[c];

@@ -350,37 +350,40 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
 }
 
 
-// lambda . g of an impact block at (q, u)
+// lambda . g of an impact block at (q, u) and its links' shared impulses xi
 static double impact_lagrangian(salto_nlp* nlp, const block* b, const double* lambda,
-                                const double* q, const double* u) {
+                                const double* q, const double* u, const double* xi) {
     double* g = nlp->ev.imp + 2 * nlp->nv;
     memcpy(nlp->ev.d->q, q, (size_t)nlp->nv * sizeof(double));
-    nlp_impact_rows(nlp, b, u, g, NULL, NULL);
+    nlp_impact_rows(nlp, b, u, xi, g, NULL, NULL);
     double sum = 0.0;
     for (int r = 0; r < b->nrows; r++) sum += lambda[b->row0 + r] * g[r];
     return sum;
 }
 
 
-// An impact block's curvature: second central differences of lambda . g over its state (q, u)
-// (steps 1e-4 of each variable's scale), u in the state's qdd slots, mapped to the control
-// points by block_hess_finish. 2 (2 nv)^2 evaluations of the rows: a few milliseconds for the
-// humanoid, once per impact and Hessian.
+// An impact block's curvature: second central differences of lambda . g over its state
+// (q, u, xi) (steps 1e-4 of each variable's scale), u in the state's qdd slots and the shared
+// impulses xi in its place slots, mapped to the control points by block_hess_finish.
+// 2 (2 nv + na)^2 evaluations of the rows: a few milliseconds for the humanoid, once per
+// impact and Hessian.
 static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, double* values) {
     const block* b = &nlp->blocks[i];
-    const int nv = nlp->nv, ns = 3 * nv, n2 = 2 * nv;
-    double* v = nlp->hess.Jp; // (q, u): 2 nv <= 2 x 8 x 4 nv
+    const int nv = nlp->nv, na = b->nxaux, ns = 3 * nv + na, n2 = 2 * nv + na;
+    double* v = nlp->hess.Jp; // (q, u, xi): 2 nv + na <= 2 x 8 x 4 nv / 2
     double* hv = v + n2;
     for (int j = 0; j < nv; j++) {
         const double* cp = nlp->hess.xs + j * nlp->ncp + b->first;
         v[j] = cp[1];
         v[nv + j] = b->ddN[0] * cp[0] + b->ddN[1] * cp[1] + b->ddN[2] * cp[2] + b->ddN[3] * cp[3];
     }
+    for (int a = 0; a < na; a++) v[2 * nv + a] = nlp->hess.xs[b->xaux[a]];
     for (int a = 0; a < n2; a++) hv[a] = 1e-4 * fmax(1.0, fabs(v[a]));
+    const double* xi = na > 0 ? v + 2 * nv : NULL;
     double* S = nlp->hess.Sl;
     double* Q = nlp->hess.Ql;
     memset(S, 0, (size_t)ns * (size_t)ns * sizeof(double));
-    const double L0 = impact_lagrangian(nlp, b, lambda, v, v + nv);
+    const double L0 = impact_lagrangian(nlp, b, lambda, v, v + nv, xi);
     for (int a = 0; a < n2; a++) {
         const double va = v[a];
         for (int c = 0; c <= a; c++) {
@@ -388,9 +391,9 @@ static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, dou
             double h2;
             if (a == c) {
                 v[a] = va + hv[a];
-                const double lp = impact_lagrangian(nlp, b, lambda, v, v + nv);
+                const double lp = impact_lagrangian(nlp, b, lambda, v, v + nv, xi);
                 v[a] = va - hv[a];
-                const double lm = impact_lagrangian(nlp, b, lambda, v, v + nv);
+                const double lm = impact_lagrangian(nlp, b, lambda, v, v + nv, xi);
                 v[a] = va;
                 h2 = (lp - 2.0 * L0 + lm) / (hv[a] * hv[a]);
             } else {
@@ -398,15 +401,18 @@ static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, dou
                 for (int k = 0; k < 4; k++) {
                     v[a] = va + (k < 2 ? hv[a] : -hv[a]);
                     v[c] = vc + (k % 2 == 0 ? hv[c] : -hv[c]);
-                    l[k] = impact_lagrangian(nlp, b, lambda, v, v + nv);
+                    l[k] = impact_lagrangian(nlp, b, lambda, v, v + nv, xi);
                 }
                 v[a] = va, v[c] = vc;
                 h2 = (l[0] - l[1] - l[2] + l[3]) / (4.0 * hv[a] * hv[c]);
             }
-            // state slots: q_j at j, u_j at the qdd slot 2 nv + j
+            // state slots: q_j at j, u_j at the qdd slot 2 nv + j, xi_a at the place slot
+            // 3 nv + a
             const int sa = a < nv ? a : nv + a, sc = c < nv ? c : nv + c;
             S[sa * ns + sc] = S[sc * ns + sa] = h2;
-            if (a >= nv && c >= nv) Q[(a - nv) * nv + (c - nv)] = Q[(c - nv) * nv + (a - nv)] = h2;
+            if (a >= nv && a < 2 * nv && c >= nv && c < 2 * nv) {
+                Q[(a - nv) * nv + (c - nv)] = Q[(c - nv) * nv + (a - nv)] = h2;
+            }
         }
     }
     memcpy(nlp->ev.d->q, v, (size_t)nv * sizeof(double));

@@ -454,6 +454,7 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->root.er);
     salto_free(nlp->bal);
     salto_free(nlp->mom);
+    salto_free(nlp->impv);
     salto_free(nlp->root.J);
     salto_free(nlp->root.Dv);
     salto_free(nlp->root.Daq);
@@ -533,8 +534,9 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->con_aux = salto_malloc((size_t)(p->ncon > 0 ? p->ncon : 1) * sizeof(int));
     nlp->bal = salto_malloc((size_t)p->nphase * sizeof(int));
     nlp->mom = salto_malloc((size_t)p->nphase * sizeof(int));
-    if (!nlp->con_aux || !nlp->bal || !nlp->mom) goto nomem;
-    for (int i = 0; i < p->nphase; i++) nlp->bal[i] = nlp->mom[i] = -1;
+    nlp->impv = salto_malloc((size_t)p->nphase * sizeof(int));
+    if (!nlp->con_aux || !nlp->bal || !nlp->mom || !nlp->impv) goto nomem;
+    for (int i = 0; i < p->nphase; i++) nlp->bal[i] = nlp->mom[i] = nlp->impv[i] = -1;
     nlp->root.bal_nt = salto_model_root_translation(nlp->m, nlp->root.bal_tdof, nlp->root.bal_a);
     for (int c = 0; c < p->ncon; c++) {
         nlp->con_aux[c] = -1;
@@ -565,6 +567,15 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         if (p->phases[i].contact.type != SALTO_CONTACT_NONE) continue;
         nlp->mom[i] = nlp->ncpv + nlp->naux;
         nlp->naux += flight_nrows(nlp, i);
+    }
+    // an impact on several links: the impulse each link after the first takes
+    for (int i = 1; p->physics && i < p->nphase; i++) {
+        int link[8];
+        const int nl = p->phases[i].contact.impact ? nlp_impact_links(nlp, i, link) : 0;
+        if (nl < 2) continue;
+        SALTO_ASSERT((nl - 1) * nlp_impulse_width(nlp) <= NXAUX); // the loader's limit
+        nlp->impv[i] = nlp->ncpv + nlp->naux;
+        nlp->naux += (nl - 1) * nlp_impulse_width(nlp);
     }
     nlp->nx = nlp->ncpv + nlp->naux;
     nlp->root.er = salto_calloc((size_t)p->nphase, sizeof(eroot));
@@ -811,9 +822,9 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->root.Dv = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
     nlp->root.Daq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
     nlp->root.Daqd = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
-    nlp->ev.daux = salto_calloc(8 * NXAUX, sizeof(double)); // rows with place variables: 8 at most
+    nlp->ev.daux = salto_calloc(maxrows * NXAUX, sizeof(double)); // an impact's rows: nv + 8
     nlp->ev.fq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
-    nlp->ev.imp = salto_malloc((5 * (size_t)nlp->nv + 16) * sizeof(double));
+    nlp->ev.imp = salto_malloc((5 * (size_t)nlp->nv + 32) * sizeof(double));
     nlp->hess.Ql = salto_malloc((size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
     nlp->hess.grp = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(int));
     nlp->hess.grp_at = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(size_t));
@@ -867,6 +878,16 @@ void salto_nlp_bounds(const salto_nlp* nlp, double* x_lo, double* x_hi, double* 
     if (x_hi) memcpy(x_hi, nlp->x_hi, (size_t)nlp->nx * sizeof(double));
     if (g_lo && nlp->ng) memcpy(g_lo, nlp->g_lo, (size_t)nlp->ng * sizeof(double));
     if (g_hi && nlp->ng) memcpy(g_hi, nlp->g_hi, (size_t)nlp->ng * sizeof(double));
+}
+
+
+void salto_nlp_set_row_bounds(salto_nlp* nlp, int n, const int* rows, const double* lo,
+                              const double* hi) {
+    for (int k = 0; k < n; k++) {
+        if (rows[k] < 0 || rows[k] >= nlp->ng) continue;
+        nlp->g_lo[rows[k]] = lo ? lo[k] : -NLP_INF;
+        nlp->g_hi[rows[k]] = hi ? hi[k] : NLP_INF;
+    }
 }
 
 

@@ -310,23 +310,42 @@ void nlp_impact_basis(const salto_nlp* nlp, block* b) {
 }
 
 
+int nlp_impact_links(const salto_nlp* nlp, int ph, int* link) {
+    return salto_contact_links(nlp->m, &nlp->p->phases[ph].contact, link);
+}
+
+
+int nlp_impulse_width(const salto_nlp* nlp) { return nlp->planar ? 3 : 6; }
+
+
 // The impact's rows at q (in nlp->ev.d->q) for the jump u, into g: first the joints' impulses
-// that the contact impulse does not explain (an impulse on the contact body travels through
-// the joints from it to the root, salto_contact_torques; any other is an impulsive joint
-// torque, which no actuator gives), then the contact rows (nlp_physics_rows) of the aggregate
-// impulse iota, the world's impulse on the character. The generalized impulse M(q) u is
-// RNEA(q, 0, u) - RNEA(q, 0, 0): gravity cancels, and every row but the friction cone is
-// linear in u. iota and the contact rows' derivatives (rows) are returned when asked for.
-void nlp_impact_rows(salto_nlp* nlp, const block* b, const double* u, double* g,
+// that the contact impulse does not explain (an impulse on a contact link travels through the
+// joints from it to the root, salto_impulse_shared; any other is an impulsive joint torque,
+// which no actuator gives), then the contact rows (nlp_physics_rows) of the aggregate impulse
+// iota, the world's impulse on the character. On several links xi holds the impulses of the
+// second and later (nlp_impulse_width components each; NULL: zero), the first link the rest.
+// The generalized impulse M(q) u is RNEA(q, 0, u) - RNEA(q, 0, 0): gravity cancels, the
+// joint rows are linear in (u, xi), iota in u alone, and every contact row but the friction
+// cone is linear in iota. iota and the contact rows' derivatives (rows) are returned when
+// asked for.
+void nlp_impact_rows(salto_nlp* nlp, const block* b, const double* u, const double* xi, double* g,
                         double iota_out[6], frow* rows_out) {
     const salto_model* m = nlp->m;
     salto_data* d = nlp->ev.d;
     const int nv = nlp->nv, nj = nv - m->nroot;
     const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
-    const int body = m->site_link[ct->site[0]];
+    int link[8];
+    const int nl = nlp_impact_links(nlp, b->phase, link);
+    // the shares as spatial impulses: a planar character's in-plane components n_y, f_x, f_z
+    double shares[6 * 7] = {0};
+    const int w = nlp_impulse_width(nlp);
+    static const int planar_comp[3] = {1, 3, 5};
+    for (int l = 1; xi && l < nl; l++) {
+        for (int c = 0; c < w; c++) shares[6 * (l - 1) + (w == 3 ? planar_comp[c] : c)] = xi[w * (l - 1) + c];
+    }
     double* res = nlp->ev.fq; // nv
     double iota[6];
-    salto_impulse(m, d, body, u, res, iota);
+    salto_impulse_shared(m, d, nl, link, shares, u, res, iota);
     for (int j = 0; j < nj; j++) g[j] = res[m->nroot + j];
     // the contact rows about the sites' centroid (the kinematics of q are in d)
     double c[3] = {0, 0, 0};
@@ -347,10 +366,12 @@ void nlp_impact_rows(salto_nlp* nlp, const block* b, const double* u, double* g,
 
 // The impact block's values and, with want_jac, its derivatives. By u exactly: the joint rows
 // and iota are linear in u (each column is the rows at a unit jump), and the contact rows'
-// derivatives in iota (nlp_physics_rows) chain them. By q in five-point central differences
-// (steps 1e-3 of the variable's scale: fourth order, so truncation and rounding both stay
-// near 1e-10 of the rows). The state is q and u, not the splines' (q, qd, qdd): dq holds the
-// derivatives by q, dqdd those by u (ddN maps u to the control points), dqd zeros.
+// derivatives in iota (nlp_physics_rows) chain them. By the shared impulses xi exactly too:
+// the joint rows at a unit impulse and no jump (iota does not depend on them), into the
+// place derivatives. By q in five-point central differences (steps 1e-3 of the variable's
+// scale: fourth order, so truncation and rounding both stay near 1e-10 of the rows). The
+// state is q and u, not the splines' (q, qd, qdd): dq holds the derivatives by q, dqdd those
+// by u (ddN maps u to the control points), dqd zeros.
 void nlp_eval_impact(salto_nlp* nlp, const double* x, const block* b, double* g,
                         int want_jac) {
     const int nv = nlp->nv, nr = b->nrows, nj = nv - nlp->m->nroot;
@@ -358,14 +379,16 @@ void nlp_eval_impact(salto_nlp* nlp, const double* x, const block* b, double* g,
     double* qb = nlp->ev.imp;
     double* u = nlp->ev.imp + nv;
     double* gk = nlp->ev.imp + 2 * nv; // nv + 8
+    double* xi = nlp->ev.imp + 5 * nv + 16; // NXAUX
     for (int j = 0; j < nv; j++) {
         const double* cp = x + j * nlp->ncp + b->first;
         qb[j] = cp[1];
         u[j] = b->ddN[0] * cp[0] + b->ddN[1] * cp[1] + b->ddN[2] * cp[2] + b->ddN[3] * cp[3];
     }
+    for (int a = 0; a < b->nxaux; a++) xi[a] = x[b->xaux[a]];
     memcpy(d->q, qb, (size_t)nv * sizeof(double));
     frow rows[8];
-    nlp_impact_rows(nlp, b, u, g, NULL, rows);
+    nlp_impact_rows(nlp, b, u, xi, g, NULL, rows);
     nlp->ev.have_state = 0;
     if (!want_jac) return;
     // by u_k: the rows at the unit jump e_k
@@ -374,7 +397,7 @@ void nlp_eval_impact(salto_nlp* nlp, const double* x, const block* b, double* g,
         memset(e, 0, (size_t)nv * sizeof(double));
         e[k] = 1.0;
         double iota_k[6];
-        nlp_impact_rows(nlp, b, e, gk, iota_k, NULL);
+        nlp_impact_rows(nlp, b, e, NULL, gk, iota_k, NULL);
         for (int r = 0; r < nr; r++) {
             double v = 0.0;
             if (r < nj) {
@@ -386,15 +409,26 @@ void nlp_eval_impact(salto_nlp* nlp, const double* x, const block* b, double* g,
             nlp->ev.dqd[r * nv + k] = 0.0;
         }
     }
+    // by xi_a: the joint rows at the unit impulse and no jump
+    if (b->nxaux > 0) {
+        double* ea = nlp->ev.imp + 5 * nv + 16 + NXAUX; // NXAUX
+        memset(e, 0, (size_t)nv * sizeof(double));
+        for (int a = 0; a < b->nxaux; a++) {
+            memset(ea, 0, NXAUX * sizeof(double));
+            ea[a] = 1.0;
+            nlp_impact_rows(nlp, b, e, ea, gk, NULL, NULL);
+            for (int r = 0; r < nj; r++) nlp->ev.daux[NXAUX * r + a] = gk[r];
+        }
+    }
     // by q_k: five points
     for (int k = 0; k < nv; k++) {
         const double h = 1e-3 * fmax(1.0, fabs(qb[k]));
-        static const double w[4] = {1.0, -8.0, 8.0, -1.0}, off[4] = {-2.0, -1.0, 1.0, 2.0};
+        static const double wt[4] = {1.0, -8.0, 8.0, -1.0}, off[4] = {-2.0, -1.0, 1.0, 2.0};
         for (int r = 0; r < nr; r++) nlp->ev.dq[r * nv + k] = 0.0;
         for (int p = 0; p < 4; p++) {
             d->q[k] = qb[k] + off[p] * h;
-            nlp_impact_rows(nlp, b, u, gk, NULL, NULL);
-            for (int r = 0; r < nr; r++) nlp->ev.dq[r * nv + k] += w[p] * gk[r] / (12.0 * h);
+            nlp_impact_rows(nlp, b, u, xi, gk, NULL, NULL);
+            for (int r = 0; r < nr; r++) nlp->ev.dq[r * nv + k] += wt[p] * gk[r] / (12.0 * h);
         }
         d->q[k] = qb[k];
     }

@@ -173,6 +173,9 @@ struct salto_nlp {
                              //   ballistic flight's parabola, -1 for none            (nphase)
     int* mom;                // per phase: first place variable of a flight's momentum
                              //   constants (solver.flight_rows: momentum), -1 for none (nphase)
+    int* impv;               // per phase: first variable of the impulses an impact at its start
+                             //   gives its contact's second and later links (nlp_impact_links),
+                             //   -1 for none                                         (nphase)
     int nblock;
     block* blocks;           // (nblock), sorted by time
     int* dep;                // dependency lists of the blocks
@@ -255,7 +258,13 @@ double nlp_momentum_part(const salto_model* m, const double* p0, const double* c
 void nlp_eval_momentum(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);
 void nlp_eval_physics(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);
 void nlp_impact_basis(const salto_nlp* nlp, block* b);
-void nlp_impact_rows(salto_nlp* nlp, const block* b, const double* u, double* g,
+// the links an impact at phase ph's start shares its impulse among (link[0] takes the rest of
+// the aggregate), into link (8); the variables of the others' impulses: (n - 1) x
+// nlp_impulse_width, from nlp->impv[ph]
+int nlp_impact_links(const salto_nlp* nlp, int ph, int* link);
+// the components of one link's impulse variable: 3 for a planar character (n_y, f_x, f_z), 6
+int nlp_impulse_width(const salto_nlp* nlp);
+void nlp_impact_rows(salto_nlp* nlp, const block* b, const double* u, const double* xi, double* g,
                      double iota_out[6], frow* rows_out);
 void nlp_eval_impact(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);
 

@@ -145,9 +145,14 @@ salto_status nlp_assign_eroots(salto_nlp* nlp, builder* B) {
             b->nxaux = 2 * nlp->root.bal_nt;
             for (int a = 0; a < b->nxaux; a++) b->xaux[a] = base + a;
         }
+        if (b->impact && nlp->impv[b->phase] >= 0) {
+            // the impulses of the contact's second and later links
+            int link[8];
+            b->nxaux = (nlp_impact_links(nlp, b->phase, link) - 1) * nlp_impulse_width(nlp);
+            for (int a = 0; a < b->nxaux; a++) b->xaux[a] = nlp->impv[b->phase] + a;
+        }
         b->dep0 = start;
         b->ndep = n - start;
-        SALTO_ASSERT(b->nxaux == 0 || b->nrows <= 8); // nlp->ev.daux holds 8 rows' place derivatives
     }
     salto_free(B->dep);
     B->dep = dep;

@@ -91,6 +91,100 @@ static void add_result(salto_solve_result* sum, const salto_solve_result* r) {
 }
 
 
+// salto_solve_mult with the equality rows that restate another row freed
+// (salto_nlp_restated_rows: a constraint given twice, a site placed twice), which leave IPOPT a
+// singular Jacobian (the lamp's hop with its end pose stated twice: 244 iterations, its denser
+// solve infeasible, a check failed; freed, it passes every check). Rows whose gradients are
+// parallel at two points need not restate each other everywhere, though (freeing rows
+// dependent on several others did break them: reach3d's start pose on the root's roll and yaw,
+// the zoo's squat jump's second foot), so the motion is checked against the freed rows, and if
+// it breaks one they are enforced again and the solve starts again from x as it was, to the
+// motion it would have found without the freeing. The freed
+// rows that stayed freed are recorded in rr (may be NULL: the first three by name). Only
+// running out of memory is an error: a failed rank check frees nothing.
+static salto_status solve_freeing(salto_nlp* nlp, double* x, salto_multipliers* mu, int warm,
+                                  int max_iterations, salto_progress_fn progress, void* user,
+                                  salto_solve_result* r, salto_refine_result* rr, salto_error* err) {
+    const int ng = salto_nlp_ng(nlp), nx = salto_nlp_nx(nlp);
+    int* dep = salto_malloc(sizeof(int) * (size_t)(ng > 0 ? ng : 1));
+    double* lo = salto_malloc(sizeof(double) * (size_t)(ng > 0 ? ng : 1));
+    double* hi = salto_malloc(sizeof(double) * (size_t)(ng > 0 ? ng : 1));
+    double* g = salto_malloc(sizeof(double) * (size_t)(ng > 0 ? ng : 1));
+    double* x0 = salto_malloc(sizeof(double) * (size_t)nx);
+    if (!dep || !lo || !hi || !g || !x0) {
+        salto_free(dep), salto_free(lo), salto_free(hi), salto_free(g), salto_free(x0);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
+    memcpy(x0, x, sizeof(double) * (size_t)nx);
+    // a warm start's multipliers, to start again from them too
+    double* m0 = warm && mu ? salto_malloc(sizeof(double) * (size_t)(ng + 2 * nx + 1)) : NULL;
+    if (warm && mu && !m0) {
+        salto_free(dep), salto_free(lo), salto_free(hi), salto_free(g), salto_free(x0);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
+    if (m0) {
+        memcpy(m0, mu->g, sizeof(double) * (size_t)ng);
+        memcpy(m0 + ng, mu->x_lo, sizeof(double) * (size_t)nx);
+        memcpy(m0 + ng + nx, mu->x_hi, sizeof(double) * (size_t)nx);
+    }
+    int n = 0;
+    salto_error e = {0};
+    salto_status st = salto_nlp_restated_rows(nlp, x, dep, &n, &e);
+    if (st == SALTO_ERR_NOMEM) {
+        st = SALTO_FAIL(err, st, salto_loc_none(), "out of memory");
+    } else {
+        if (st != SALTO_OK) n = 0;
+        st = SALTO_OK;
+        salto_nlp_bounds(nlp, NULL, NULL, lo, hi);
+        if (n > 0) salto_nlp_set_row_bounds(nlp, n, dep, NULL, NULL);
+        st = salto_solve_mult(nlp, x, mu, warm, max_iterations, progress, user, r, err);
+    }
+    if (st == SALTO_OK && n > 0) {
+        // does the motion keep the freed rows (to the solver's own accuracy)?
+        int broken = salto_nlp_eval_g(nlp, x, g) != SALTO_OK;
+        for (int k = 0; k < n && !broken; k++) {
+            const int q = dep[k];
+            const double tol = 1e-6 * (1.0 + fabs(lo[q]));
+            broken = !(g[q] >= lo[q] - tol && g[q] <= hi[q] + tol);
+        }
+        if (broken) {
+            // enforced again, and the solve started again from where it started
+            double* blo = salto_malloc(sizeof(double) * (size_t)n);
+            double* bhi = salto_malloc(sizeof(double) * (size_t)n);
+            if (!blo || !bhi) {
+                st = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+            } else {
+                for (int k = 0; k < n; k++) blo[k] = lo[dep[k]], bhi[k] = hi[dep[k]];
+                salto_nlp_set_row_bounds(nlp, n, dep, blo, bhi);
+                memcpy(x, x0, sizeof(double) * (size_t)nx);
+                if (m0) {
+                    memcpy(mu->g, m0, sizeof(double) * (size_t)ng);
+                    memcpy(mu->x_lo, m0 + ng, sizeof(double) * (size_t)nx);
+                    memcpy(mu->x_hi, m0 + ng + nx, sizeof(double) * (size_t)nx);
+                }
+                salto_solve_result r2;
+                st = salto_solve_mult(nlp, x, mu, warm, max_iterations, progress, user, &r2, err);
+                if (st == SALTO_OK) {
+                    add_result(&r2, r);
+                    *r = r2;
+                }
+                if (rr) rr->restored += n;
+                n = 0;
+            }
+            salto_free(blo), salto_free(bhi);
+        }
+    }
+    if (rr && n > 0) {
+        rr->freed = n;
+        for (int k = 0; k < n && k < 3; k++) {
+            salto_nlp_row_name(nlp, dep[k], rr->freed_row[k], sizeof rr->freed_row[k]);
+        }
+    }
+    salto_free(dep), salto_free(lo), salto_free(hi), salto_free(g), salto_free(x0), salto_free(m0);
+    return st;
+}
+
+
 // where to refine: times, phases and violation ratios, worst first
 typedef struct places {
     int n;
@@ -177,7 +271,7 @@ static salto_status try_places(salto_problem_desc* p, salto_nlp** nlp, double* x
         memcpy(mu1.x_lo, mu->x_lo, sizeof(double) * (size_t)nx);
         memcpy(mu1.x_hi, mu->x_hi, sizeof(double) * (size_t)nx);
         memcpy(xs, x, sizeof(double) * (size_t)nx);
-        st = salto_solve_mult(next, x, &mu1, 1, p->solver.refine_max_iterations, progress, user, r, err);
+        st = solve_freeing(next, x, &mu1, 1, p->solver.refine_max_iterations, progress, user, r, NULL, err);
         if (st == SALTO_OK && r->converged) {
             salto_nlp_destroy(*nlp);
             *nlp = next;
@@ -248,7 +342,7 @@ static salto_status warmup(const salto_problem_desc* p, const salto_nlp* nlp, do
     salto_status st = SALTO_OK;
     if (xc) {
         salto_nlp_initial_guess(nc, xc);
-        st = salto_solve_mult(nc, xc, NULL, 0, 0, progress, user, r, err);
+        st = solve_freeing(nc, xc, NULL, 0, 0, progress, user, r, NULL, err);
         // its motion as written (the derived translations: the effective roots, the ballistic
         // parabolas) sampled at the fine spline's Greville abscissae; the raw splines instead
         // left the lamp's hop up at 30 of 32 checks, against 32 of 32
@@ -320,7 +414,7 @@ static salto_status denser(salto_problem_desc* p, salto_nlp** nlp, double* x,
         memset(&r, 0, sizeof r);
         // at most DENSER_MAX_ITERATIONS: from a motion that nearly holds, the zoo's kept ones
         // took 49-189; those that were not kept ran to 300-1000 (up to a minute)
-        st = salto_solve_mult(next, x1, NULL, 0, DENSER_MAX_ITERATIONS, progress, user, &r, err);
+        st = solve_freeing(next, x1, NULL, 0, DENSER_MAX_ITERATIONS, progress, user, &r, NULL, err);
         if (st == SALTO_OK) {
             add_result(total, &r);
             rr->denser_iterations = r.iterations;
@@ -383,7 +477,7 @@ salto_status salto_solve_first(const salto_problem_desc* p, salto_nlp* nlp, doub
     salto_status st = warmup(p, nlp, x, progress, user, &wr, err);
     if (coarse) *coarse = wr;
     if (st != SALTO_OK) return st;
-    st = salto_solve(nlp, x, progress, user, result, err);
+    st = solve_freeing(nlp, x, NULL, 0, 0, progress, user, result, NULL, err);
     add_result(result, &wr);
     return st;
 }
@@ -413,7 +507,7 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
             return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
         }
     }
-    salto_status st = salto_solve_mult(*nlp, x, refine ? &mu : NULL, 0, 0, progress, user, result, err);
+    salto_status st = solve_freeing(*nlp, x, refine ? &mu : NULL, 0, 0, progress, user, result, rr, err);
     rr->first_iterations = result->iterations;
     rr->first_elapsed = result->elapsed;
     add_result(result, &wr); // the totals count the first solve on the coarse spline

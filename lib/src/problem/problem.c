@@ -117,6 +117,23 @@ int salto_contact_one_body(const salto_model* m, const salto_contact_desc* c) {
 }
 
 
+int salto_contact_links(const salto_model* m, const salto_contact_desc* c, int* link) {
+    int found[8], n = 0;
+    for (int k = 0; k < c->nsite; k++) {
+        const int l = m->site_link[c->site[k]];
+        int seen = l < 0;
+        for (int j = 0; j < n && !seen; j++) seen = found[j] == l;
+        if (seen || n == 8) continue;
+        found[n++] = l;
+    }
+    if (link) memcpy(link, found, (size_t)n * sizeof(int));
+    return n;
+}
+
+
+int salto_impact_max_links(const salto_model* m) { return salto_model_is_planar(m) ? 3 : 2; }
+
+
 int salto_problem_phase_at(const salto_problem_desc* p, double t) {
     if (!p || p->nphase < 1 || !(t >= 0.0) || !(t <= p->duration)) return -1;
 

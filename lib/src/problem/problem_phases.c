@@ -106,14 +106,13 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
         }
     }
     c->nsite = sn->n;
-    if (c->impact == 1 && !salto_contact_one_body(R->m, c)) {
-        int i = 1;
-        while (R->m->site_body[c->site[i]] == R->m->site_body[c->site[0]]) i++;
+    if (c->impact == 1 && salto_contact_links(R->m, c, NULL) > salto_impact_max_links(R->m)) {
         return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, imn),
-                          "an impact needs its contact's sites on one body ('%s' and '%s' "
-                          "are not): how an impulse shares itself among bodies is not "
-                          "modelled",
-                          R->m->site_name[c->site[0]], R->m->site_name[c->site[i]]);
+                          "an impact shares its impulse among at most %d links (%s), and "
+                          "these sites are on %d",
+                          salto_impact_max_links(R->m),
+                          salto_model_is_planar(R->m) ? "a planar character" : "in 3-D",
+                          salto_contact_links(R->m, c, NULL));
     }
 
     if (c->type == SALTO_CONTACT_BAR) {
