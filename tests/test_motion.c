@@ -976,6 +976,47 @@ START_TEST(overrides_round_trip) {
 END_TEST
 
 
+// An arm half a turn from zero (the humanoid's right shoulder flexed to -pi at its limit and
+// abducted 0.39 rad, as leap_pegs' motion.bvh had it in its first frame): the fit from zero
+// stops 3.08 rad off, where the rotation's logarithm is singular; restarted at quarter turns it
+// finds the DOFs the BVH was written from (the turn's representative inside the joint's
+// limits)
+START_TEST(frames_bvh_far_arm) {
+    char dir[64], bvh[160];
+    snprintf(dir, sizeof dir, "/tmp/salto_bvh_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    salto_problem_desc* p;
+    salto_nlp* nlp;
+    salto_motion* mo = bvh_motion("problems/reach3d.yaml", &p, &nlp, bvh, dir);
+    const int j = salto_model_dof(p->model, "shoulder_r_flex");
+    const int ja = salto_model_dof(p->model, "shoulder_r_abd");
+    ck_assert(j >= 0 && ja >= 0);
+    for (int k = 0; k < mo->nframe; k++) {
+        mo->q[(size_t)k * mo->nv + j] = -3.1415926504006451;
+        mo->q[(size_t)k * mo->nv + ja] = 0.38852482390682053;
+    }
+    salto_error err = {0};
+    ck_assert_int_eq(salto_motion_write_bvh(p->model, mo, bvh, &err), SALTO_OK);
+    salto_frames* f = salto_frames_load_bvh(bvh, p->model, &err);
+    ck_assert_msg(f != NULL, "%s", err.msg);
+    ck_assert_int_eq(salto_frames_bind(f, p->model, &err), SALTO_OK);
+    double worst = 0.0;
+    for (int k = 0; k < mo->nframe; k++) {
+        for (int i = 0; i < mo->nv; i++) {
+            worst = fmax(worst, fabs(f->q[(size_t)k * f->nv + i] - mo->q[(size_t)k * mo->nv + i]));
+        }
+    }
+    ck_assert_msg(worst < 1e-6, "DOFs from the BVH off by %.3g", worst);
+    salto_frames_destroy(f);
+    salto_motion_destroy(mo);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+    remove(bvh);
+    rmdir(dir);
+}
+END_TEST
+
+
 // motion.bvh read back onto its character gives the DOFs it was written from (the Euler
 // channels solved back into the character's own axes), planar and 3-D
 START_TEST(frames_bvh_round_trip) {
@@ -1403,6 +1444,7 @@ Suite* motion_suite(void) {
     tcase_add_test(tc, frames_bad_columns);
     tcase_add_test(tc, frames_out_of_memory);
     tcase_add_test(tc, frames_bvh_round_trip);
+    tcase_add_test(tc, frames_bvh_far_arm);
     tcase_add_test(tc, overrides_round_trip);
     tcase_add_loop_test(tc, frames_bad_bvh, 0, NBVH);
     tcase_add_test(tc, frames_fuzz);

@@ -240,6 +240,75 @@ static void residual(const salto_model* m, const salto_data* d, const double* Rt
 }
 
 
+// Gauss-Newton on the DOFs (d->q, in place, from where they are) for the target relative
+// rotations and translations of every body: the largest residual left (r0 holds them all)
+static double fit_frame(const salto_model* m, salto_data* d, const double* Rt, const double* tt,
+                        const int* has_t, int nres, double* r0, double* r1, double* J, double* A,
+                        double* g) {
+    const int nv = m->nv;
+    double worst = 0.0;
+    for (int it = 0; it < 30; it++) {
+        salto_fk(m, d, SALTO_FK_POS);
+        residual(m, d, Rt, tt, has_t, r0);
+        double rn = 0.0;
+        for (int i = 0; i < nres; i++) rn = fmax(rn, fabs(r0[i]));
+        worst = rn;
+        if (rn < 1e-12) break;
+        for (int j = 0; j < nv; j++) { // the Jacobian by central differences
+            const double qj = d->q[j], hstep = 1e-6;
+            d->q[j] = qj + hstep;
+            salto_fk(m, d, SALTO_FK_POS);
+            residual(m, d, Rt, tt, has_t, r1);
+            d->q[j] = qj - hstep;
+            salto_fk(m, d, SALTO_FK_POS);
+            residual(m, d, Rt, tt, has_t, J + (size_t)j * nres);
+            d->q[j] = qj;
+            for (int i = 0; i < nres; i++) J[(size_t)j * nres + i] = (r1[i] - J[(size_t)j * nres + i]) / (2 * hstep);
+        }
+        double tr = 0.0; // J'J + mu I, J' r
+        for (int a = 0; a < nv; a++) {
+            for (int b = 0; b < nv; b++) {
+                double v = 0.0;
+                for (int i = 0; i < nres; i++) v += J[(size_t)a * nres + i] * J[(size_t)b * nres + i];
+                A[a * nv + b] = v;
+            }
+            double v = 0.0;
+            for (int i = 0; i < nres; i++) v -= J[(size_t)a * nres + i] * r0[i];
+            g[a] = v;
+            tr += A[a * nv + a];
+        }
+        for (int a = 0; a < nv; a++) A[a * nv + a] += 1e-12 * (tr / nv) + 1e-300;
+        if (!salto_chol(A, nv)) break;
+        salto_chol_solve(A, nv, g);
+        double step = 0.0;
+        for (int j = 0; j < nv; j++) d->q[j] += g[j], step = fmax(step, fabs(g[j]));
+        if (step < 1e-13) {
+            salto_fk(m, d, SALTO_FK_POS);
+            residual(m, d, Rt, tt, has_t, r0);
+            worst = 0.0;
+            for (int i = 0; i < nres; i++) worst = fmax(worst, fabs(r0[i]));
+            break;
+        }
+    }
+    return worst;
+}
+
+
+// the body whose residual (in r0) is largest, and that residual
+static int worst_body(const salto_model* m, const int* has_t, const double* r0, double* e) {
+    int at_body = 0, n = 0;
+    *e = -1.0;
+    for (int k = 0; k < m->nbody; k++) {
+        const int w = 3 + 3 * has_t[k];
+        for (int i = 0; i < w; i++) {
+            if (fabs(r0[n + i]) > *e) *e = fabs(r0[n + i]), at_body = k;
+        }
+        n += w;
+    }
+    return at_body;
+}
+
+
 salto_frames* salto_frames_load_bvh(const char* path, const salto_model* m, salto_error* err) {
     size_t len = 0;
     char* text = salto_read_file(path, &len, err);
@@ -412,60 +481,51 @@ salto_frames* salto_frames_load_bvh(const char* path, const salto_model* m, salt
             channel_rotation(&h->j[c], row, Rb, tb);
             from_bvh(Rb, tb, Rt + 9 * h->j[c].body, tt + 3 * h->j[c].body);
         }
-        double worst = 0.0;
-        for (int it = 0; it < 30; it++) {
-            salto_fk(m, d, SALTO_FK_POS);
-            residual(m, d, Rt, tt, has_t, r0);
-            double rn = 0.0;
-            for (int i = 0; i < nres; i++) rn = fmax(rn, fabs(r0[i]));
-            worst = rn;
-            if (rn < 1e-12) break;
-            for (int j = 0; j < nv; j++) { // the Jacobian by central differences
-                const double qj = d->q[j], hstep = 1e-6;
-                d->q[j] = qj + hstep;
-                salto_fk(m, d, SALTO_FK_POS);
-                residual(m, d, Rt, tt, has_t, r1);
-                d->q[j] = qj - hstep;
-                salto_fk(m, d, SALTO_FK_POS);
-                residual(m, d, Rt, tt, has_t, J + (size_t)j * nres);
-                d->q[j] = qj;
-                for (int i = 0; i < nres; i++) J[(size_t)j * nres + i] = (r1[i] - J[(size_t)j * nres + i]) / (2 * hstep);
+        double worst = fit_frame(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
+        // a body left far off sits on another branch of its joints' angles (a frame far from
+        // the last one, the first from zero): its DOFs restarted at quarter turns from where
+        // they are, the rest kept, the best fit kept (salto's own leap_pegs wrote an arm the
+        // fit from zero could not reach)
+        for (int tries = 0; !(worst <= 1e-3) && tries < m->nbody && nv <= 64; tries++) {
+            double e;
+            const int k = worst_body(m, has_t, r0, &e);
+            int dof[3], nd = 0;
+            for (int j = 0; j < nv && nd < 3; j++) {
+                if (m->link_body[j] == k) dof[nd++] = j;
             }
-            double tr = 0.0; // J'J + mu I, J' r
-            for (int a = 0; a < nv; a++) {
-                for (int b = 0; b < nv; b++) {
-                    double v = 0.0;
-                    for (int i = 0; i < nres; i++) v += J[(size_t)a * nres + i] * J[(size_t)b * nres + i];
-                    A[a * nv + b] = v;
+            if (nd == 0) break;
+            double best = worst, qbest[3] = {0, 0, 0}, keep[64];
+            memcpy(keep, d->q, (size_t)nv * sizeof(double));
+            int combos = 1;
+            for (int a = 0; a < nd; a++) combos *= 4;
+            for (int c = 1; c < combos; c++) {
+                memcpy(d->q, keep, (size_t)nv * sizeof(double));
+                for (int a = 0, cc = c; a < nd; a++, cc /= 4) d->q[dof[a]] = keep[dof[a]] + 1.5707963267948966 * (cc % 4);
+                const double w = fit_frame(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
+                if (w < best) {
+                    best = w;
+                    for (int a = 0; a < nd; a++) qbest[a] = d->q[dof[a]];
+                    if (best <= 1e-3) break;
                 }
-                double v = 0.0;
-                for (int i = 0; i < nres; i++) v -= J[(size_t)a * nres + i] * r0[i];
-                g[a] = v;
-                tr += A[a * nv + a];
             }
-            for (int a = 0; a < nv; a++) A[a * nv + a] += 1e-12 * (tr / nv) + 1e-300;
-            if (!salto_chol(A, nv)) break;
-            salto_chol_solve(A, nv, g);
-            double step = 0.0;
-            for (int j = 0; j < nv; j++) d->q[j] += g[j], step = fmax(step, fabs(g[j]));
-            if (step < 1e-13) {
-                salto_fk(m, d, SALTO_FK_POS);
-                residual(m, d, Rt, tt, has_t, r0);
-                worst = 0.0;
-                for (int i = 0; i < nres; i++) worst = fmax(worst, fabs(r0[i]));
-                break;
+            memcpy(d->q, keep, (size_t)nv * sizeof(double));
+            if (!(best < worst)) break;
+            for (int a = 0; a < nd; a++) {
+                // the turn's representative inside the joint's limits, where a whole turn
+                // puts it there (the angle from the restart may be the one past the limit)
+                const double lo = m->link_limits[2 * dof[a]], hi = m->link_limits[2 * dof[a] + 1];
+                double q = qbest[a];
+                for (int w = -1; w <= 1 && (q < lo - 1e-9 || q > hi + 1e-9); w += 2) {
+                    const double qs = qbest[a] + w * 6.283185307179586;
+                    if (qs >= lo - 1e-9 && qs <= hi + 1e-9) q = qs;
+                }
+                d->q[dof[a]] = q;
             }
+            worst = fit_frame(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
         }
         if (!(worst <= 1e-3)) { // name the body furthest off
-            int at_body = 0, n = 0;
-            double e = -1.0;
-            for (int k = 0; k < m->nbody; k++) {
-                const int w = 3 + 3 * has_t[k];
-                for (int i = 0; i < w; i++) {
-                    if (fabs(r0[n + i]) > e) e = fabs(r0[n + i]), at_body = k;
-                }
-                n += w;
-            }
+            double e;
+            const int at_body = worst_body(m, has_t, r0, &e);
             salto_src_loc at = {path, data_line + fr, 1};
             s = SALTO_FAIL(err, SALTO_ERR_INVALID, at, "frame %d: body '%s' is %.3g (rad or m) from "
                            "any pose the character '%s' can take (its DOFs cannot make this rotation: is "
