@@ -215,6 +215,24 @@ static void rot_log(const double R[9], double w[3]) {
     const double ax[3] = {0.5 * (R[7] - R[5]), 0.5 * (R[2] - R[6]), 0.5 * (R[3] - R[1])};
     const double s = salto_v3_norm(ax), c = 0.5 * (R[0] + R[4] + R[8] - 1.0);
     const double ang = atan2(s, c);
+    if (c < -0.99) {
+        // near half a turn the skew part vanishes (a half turn read as no turn at all): the
+        // axis from the symmetric part instead, (R + R')/2 = c I + (1 - c) n n', its sign
+        // from the skew part where it has one
+        double B[9];
+        for (int i = 0; i < 3; i++) {
+            for (int j = 0; j < 3; j++) B[3 * i + j] = (0.5 * (R[3 * i + j] + R[3 * j + i]) - (i == j ? c : 0.0)) / (1.0 - c);
+        }
+        int i = 0;
+        for (int k = 1; k < 3; k++) i = B[4 * k] > B[4 * i] ? k : i;
+        double n[3] = {B[3 * i], B[3 * i + 1], B[3 * i + 2]};
+        const double len = salto_v3_norm(n);
+        if (len > 0.0) {
+            const double sign = salto_v3_dot(n, ax) < 0.0 ? -1.0 : 1.0;
+            for (int k = 0; k < 3; k++) w[k] = sign * ang * n[k] / len;
+            return;
+        }
+    }
     const double f = s > 1e-12 ? ang / s : 1.0;
     for (int k = 0; k < 3; k++) w[k] = f * ax[k];
 }
@@ -510,18 +528,19 @@ salto_frames* salto_frames_load_bvh(const char* path, const salto_model* m, salt
             }
             memcpy(d->q, keep, (size_t)nv * sizeof(double));
             if (!(best < worst)) break;
-            for (int a = 0; a < nd; a++) {
-                // the turn's representative inside the joint's limits, where a whole turn
-                // puts it there (the angle from the restart may be the one past the limit)
-                const double lo = m->link_limits[2 * dof[a]], hi = m->link_limits[2 * dof[a] + 1];
-                double q = qbest[a];
-                for (int w = -1; w <= 1 && (q < lo - 1e-9 || q > hi + 1e-9); w += 2) {
-                    const double qs = qbest[a] + w * 6.283185307179586;
-                    if (qs >= lo - 1e-9 && qs <= hi + 1e-9) q = qs;
-                }
-                d->q[dof[a]] = q;
-            }
+            for (int a = 0; a < nd; a++) d->q[dof[a]] = qbest[a];
             worst = fit_frame(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
+        }
+        // a revolute DOF past its limits by a whole turn: the same rotation, taken inside them
+        // (a shoulder at its -pi limit reads back as +pi as readily; the leap's did, and the
+        // frames then left the motion's spline)
+        for (int j = 0; j < nv; j++) {
+            if (m->link_type[j] != SALTO_AXIS_REVOLUTE || !m->link_has_limits[j]) continue;
+            const double lo = m->link_limits[2 * j] - 1e-9, hi = m->link_limits[2 * j + 1] + 1e-9;
+            for (int w = -1; w <= 1 && (d->q[j] < lo || d->q[j] > hi); w += 2) {
+                const double qs = d->q[j] + w * 6.283185307179586;
+                if (qs >= lo && qs <= hi) d->q[j] = qs;
+            }
         }
         if (!(worst <= 1e-3)) { // name the body furthest off
             double e;
