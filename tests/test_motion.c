@@ -908,9 +908,12 @@ END_TEST
 
 // ---- frames from BVH ----
 
-// a problem's initial guess plus noise as a motion, written as motion.bvh into dir
+// a problem's initial guess plus noise as a motion, written as motion.bvh into a new
+// temporary folder dir (64 bytes), its path into bvh (160)
 static salto_motion* bvh_motion(const char* rel, salto_problem_desc** pp, salto_nlp** np, char* bvh,
-                                const char* dir) {
+                                char* dir) {
+    snprintf(dir, 64, "/tmp/salto_bvh_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
     salto_error err = {0};
     *pp = salto_problem_load(salto_test_path(rel), &err);
     ck_assert_msg(*pp != NULL, "%s: %s", rel, err.msg);
@@ -976,6 +979,29 @@ START_TEST(overrides_round_trip) {
 END_TEST
 
 
+// mo written as bvh read back onto m: the largest difference of a DOF from mo's, over every
+// frame (the frames' times checked too); the file and its folder removed
+static double bvh_read_back(const salto_model* m, const salto_motion* mo, const char* bvh,
+                            const char* dir, const char* what) {
+    salto_error err = {0};
+    salto_frames* f = salto_frames_load_bvh(bvh, m, &err);
+    ck_assert_msg(f != NULL, "%s: %s", what, err.msg);
+    ck_assert_int_eq(f->nframe, mo->nframe);
+    ck_assert_int_eq(salto_frames_bind(f, m, &err), SALTO_OK);
+    double worst = 0.0;
+    for (int k = 0; k < mo->nframe; k++) {
+        ck_assert_double_eq_tol(f->t[k], salto_motion_frame_time(mo, k), 1e-6);
+        for (int j = 0; j < mo->nv; j++) {
+            worst = fmax(worst, fabs(f->q[(size_t)k * f->nv + j] - mo->q[(size_t)k * mo->nv + j]));
+        }
+    }
+    salto_frames_destroy(f);
+    remove(bvh);
+    rmdir(dir);
+    return worst;
+}
+
+
 // An arm half a turn from zero (the humanoid's right shoulder flexed to its -pi limit and
 // abducted, as the leaps' motion.bvh had it in their first frame): just short of -pi
 // (leap_pegs') the fit from zero stopped 3.08 rad off, where the rotation's logarithm is
@@ -987,8 +1013,6 @@ START_TEST(frames_bvh_far_arm) {
     const double flex[2] = {-3.1415926504006451, -3.1415926535897931};
     const double abd[2] = {0.38852482390682053, 0.252591};
     char dir[64], bvh[160];
-    snprintf(dir, sizeof dir, "/tmp/salto_bvh_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
     salto_problem_desc* p;
     salto_nlp* nlp;
     salto_motion* mo = bvh_motion("problems/reach3d.yaml", &p, &nlp, bvh, dir);
@@ -1001,22 +1025,11 @@ START_TEST(frames_bvh_far_arm) {
     }
     salto_error err = {0};
     ck_assert_int_eq(salto_motion_write_bvh(p->model, mo, bvh, &err), SALTO_OK);
-    salto_frames* f = salto_frames_load_bvh(bvh, p->model, &err);
-    ck_assert_msg(f != NULL, "%s", err.msg);
-    ck_assert_int_eq(salto_frames_bind(f, p->model, &err), SALTO_OK);
-    double worst = 0.0;
-    for (int k = 0; k < mo->nframe; k++) {
-        for (int i = 0; i < mo->nv; i++) {
-            worst = fmax(worst, fabs(f->q[(size_t)k * f->nv + i] - mo->q[(size_t)k * mo->nv + i]));
-        }
-    }
+    const double worst = bvh_read_back(p->model, mo, bvh, dir, "far arm");
     ck_assert_msg(worst < 1e-6, "shoulder flexed to %.17g: DOFs from the BVH off by %.3g", flex[_i], worst);
-    salto_frames_destroy(f);
     salto_motion_destroy(mo);
     salto_nlp_destroy(nlp);
     salto_problem_destroy(p);
-    remove(bvh);
-    rmdir(dir);
 }
 END_TEST
 
@@ -1027,30 +1040,14 @@ START_TEST(frames_bvh_round_trip) {
     const char* rels[2] = {"problems/reach.yaml", "problems/reach3d.yaml"};
     for (int r = 0; r < 2; r++) {
         char dir[64], bvh[160];
-        snprintf(dir, sizeof dir, "/tmp/salto_bvh_XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(dir));
         salto_problem_desc* p;
         salto_nlp* nlp;
         salto_motion* mo = bvh_motion(rels[r], &p, &nlp, bvh, dir);
-        salto_error err = {0};
-        salto_frames* f = salto_frames_load_bvh(bvh, p->model, &err);
-        ck_assert_msg(f != NULL, "%s: %s", rels[r], err.msg);
-        ck_assert_int_eq(f->nframe, mo->nframe);
-        ck_assert_int_eq(salto_frames_bind(f, p->model, &err), SALTO_OK);
-        double worst = 0.0;
-        for (int k = 0; k < mo->nframe; k++) {
-            ck_assert_double_eq_tol(f->t[k], salto_motion_frame_time(mo, k), 1e-6);
-            for (int j = 0; j < mo->nv; j++) {
-                worst = fmax(worst, fabs(f->q[(size_t)k * f->nv + j] - mo->q[(size_t)k * mo->nv + j]));
-            }
-        }
+        const double worst = bvh_read_back(p->model, mo, bvh, dir, rels[r]);
         ck_assert_msg(worst < 1e-6, "%s: DOFs from the BVH off by %.3g", rels[r], worst);
-        salto_frames_destroy(f);
         salto_motion_destroy(mo);
         salto_nlp_destroy(nlp);
         salto_problem_destroy(p);
-        remove(bvh);
-        rmdir(dir);
     }
 }
 END_TEST
@@ -1080,8 +1077,6 @@ enum { NBVH = (int)(sizeof bvh_cases / sizeof bvh_cases[0]) };
 START_TEST(frames_bad_bvh) {
     const bvh_case* c = &bvh_cases[_i];
     char dir[64], bvh[160];
-    snprintf(dir, sizeof dir, "/tmp/salto_bvh_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
     salto_problem_desc* p;
     salto_nlp* nlp;
     salto_motion* mo = bvh_motion("problems/reach.yaml", &p, &nlp, bvh, dir);
