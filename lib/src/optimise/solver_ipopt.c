@@ -6,6 +6,8 @@
 // results silently.
 #include "salto/solver.h"
 
+#include "kkt_ma57.h"
+
 #include <IpStdCInterface.h>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -237,7 +239,15 @@ salto_status salto_solve_mult(salto_nlp* nlp, double* x, salto_multipliers* mult
                                 : p->solver.max_iterations);
     opt_num(pb, "max_cpu_time", p->solver.max_cpu_time);
     opt_str(pb, "hessian_approximation", p->solver.hessian_exact ? "exact" : "limited-memory");
-    opt_str(pb, "linear_solver", "mumps");
+    // SALTO_KKT=dense: salto's own factorisation behind IPOPT's MA57 driver (issue 22, an
+    // experiment: the dense kernel on the whole matrix, for small problems)
+    const char* kkt = getenv("SALTO_KKT");
+    if (kkt && strcmp(kkt, "dense") == 0) {
+        kkt_ma57_register();
+        opt_str(pb, "linear_solver", "ma57");
+    } else {
+        opt_str(pb, "linear_solver", "mumps");
+    }
     opt_str(pb, "mu_strategy", "adaptive");
     if (warm && mult) {
         // from a solution and its multipliers (a refinement's re-solve): the point and the
