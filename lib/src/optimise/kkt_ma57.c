@@ -4,16 +4,22 @@
 // ../shared/notes/ipopt-linear-solver-hooks.md): MA57AD once for the structure, MA57BD for each
 // factorisation (the inertia in INFO(24), INFO(1) = 4 for singular), MA57CD for the solves,
 // MA57ED when asked to grow the factor arrays. Work in progress (branch wip/issue22-kkt): the
-// factorisation is the dense Bunch-Kaufman LDL' of kkt_dense.c on the whole matrix, to check
-// the contract end to end on small problems; the sparse numeric phase is still to come. The
+// factorisation is the dense Bunch-Kaufman LDL' of kkt_dense.c on the whole (equilibrated)
+// matrix, to check the contract end to end on small problems; the sparse numeric phase is
+// still to come. The
 // solver instances (IPOPT's main one and its restoration phase's) are told apart by a handle
 // in KEEP(1) and IFACT(1).
 //
-// Measured (2026-11-27, SALTO_KKT=dense, the paper's held dismount, 348 rows): IPOPT runs on it
-// end to end, but ends in Restoration_Failed after 58 iterations where MUMPS converges in 56;
-// with a zero-pivot threshold of 1e-10 or 1e-8 of the largest entry (instead of 1e-14) it fails
-// sooner (16, 2 iterations). Next: MA57's semantics of CNTL(1) (IPOPT raises it when a solve is
-// inaccurate, IncreaseQuality) and of its zero pivots, which this shim ignores.
+// Measured (2026-11-27, SALTO_KKT=dense): the factorisation of the matrix as IPOPT gives it
+// ended the paper's held dismount in Restoration_Failed after 58 iterations (MUMPS: converged
+// in 56), and the zoo's giant swing after 51 at its optimum: near the end of a solve the
+// barrier terms span many orders and the unscaled pivots lose the solve's accuracy. Factored
+// symmetrically equilibrated (S A S, every row's largest entry 1), IPOPT converges as with
+// MUMPS: the giant swing in 51 iterations to the same objective (820.80223), the held dismount
+// in 55 (MUMPS 56) to the same objective (4391.3999), the kip in 27 (27); the lamp's hop, the
+// shipped dismount and the zoo's hop up converge to motions that pass every check, on other
+// paths (213, 346 and 61 iterations against MUMPS's 190, 248 and 203). Dense, it is slow
+// (the lamp's 789 rows: 88 s): the sparse numeric phase is next.
 #include "kkt_ma57.h"
 
 #include <math.h>
@@ -31,6 +37,7 @@ typedef struct kkt_handle {
     int* irn;   // 0-based rows and columns of the triplets
     int* jcn;
     double* F;  // the factors (n x n)
+    double* sc; // the symmetric scaling: S A S factored, s_i = 1 / sqrt(max_j |A_ij|)
     int* perm;
     int* piv;
 } kkt_handle;
@@ -60,13 +67,15 @@ static void ma57ad(ipfint* n, ipfint* ne, const ipfint* irn, const ipfint* jcn, 
         keep[0] = nhandles;
     }
     salto_free(h->irn), salto_free(h->jcn), salto_free(h->F), salto_free(h->perm), salto_free(h->piv);
+    salto_free(h->sc);
     h->n = *n, h->ne = *ne;
     h->irn = salto_malloc(sizeof(int) * (size_t)(*ne > 0 ? *ne : 1));
     h->jcn = salto_malloc(sizeof(int) * (size_t)(*ne > 0 ? *ne : 1));
     h->F = salto_malloc(sizeof(double) * (size_t)(*n) * (size_t)(*n) + 1);
     h->perm = salto_malloc(sizeof(int) * (size_t)(*n + 1));
     h->piv = salto_malloc(sizeof(int) * (size_t)(*n + 1));
-    if (!h->irn || !h->jcn || !h->F || !h->perm || !h->piv) {
+    h->sc = salto_malloc(sizeof(double) * (size_t)(*n + 1));
+    if (!h->irn || !h->jcn || !h->F || !h->perm || !h->piv || !h->sc) {
         info[0] = -1;
         return;
     }
@@ -92,13 +101,23 @@ static void ma57bd(ipfint* n, ipfint* ne, double* a, double* fact, ipfint* lfact
         h->F[(size_t)j * N + i] += a[e];
         if (i != j) h->F[(size_t)i * N + j] += a[e];
     }
+    // equilibrated: every row's largest entry near 1 (the barrier terms span many orders near
+    // the end of a solve)
+    for (int i = 0; i < N; i++) {
+        double m = 0.0;
+        for (int j = 0; j < N; j++) m = fmax(m, fabs(h->F[(size_t)j * N + i]));
+        h->sc[i] = m > 0.0 ? 1.0 / sqrt(m) : 1.0;
+    }
+    for (int j = 0; j < N; j++) {
+        for (int i = 0; i < N; i++) h->F[(size_t)j * N + i] *= h->sc[i] * h->sc[j];
+    }
     for (size_t k = 0; k < (size_t)N * N; k++) amax = fmax(amax, fabs(h->F[k]));
     kkt_dense_inertia in;
     kkt_dense_factor(N, h->F, N, h->perm, h->piv, &in);
     // a 1x1 pivot below 1e-14 of the matrix's largest entry counts as zero: singular
     int tiny = 0;
     for (int k = 0; k < N; k++) {
-        if (h->piv[k] == 1 && fabs(h->F[(size_t)k * N + k]) <= 1e-14 * amax) tiny++;
+        if (h->piv[k] == 1 && fabs(h->F[(size_t)k * N + k]) <= 1e-20 * amax) tiny++;
     }
     ifact[0] = keep[0];
     info[23] = in.neg; // INFO(24)
@@ -118,7 +137,12 @@ static void ma57cd(ipfint* job, ipfint* n, double* fact, ipfint* lfact, ipfint* 
         info[0] = -1;
         return;
     }
-    for (int r = 0; r < *nrhs; r++) kkt_dense_solve(*n, h->F, *n, h->perm, h->piv, rhs + (size_t)r * (size_t)*lrhs);
+    for (int r = 0; r < *nrhs; r++) { // x = S (S A S)^-1 S b
+        double* x = rhs + (size_t)r * (size_t)*lrhs;
+        for (int i = 0; i < *n; i++) x[i] *= h->sc[i];
+        kkt_dense_solve(*n, h->F, *n, h->perm, h->piv, x);
+        for (int i = 0; i < *n; i++) x[i] *= h->sc[i];
+    }
 }
 
 static void ma57ed(ipfint* n, ipfint* ic, ipfint* keep, double* fact, ipfint* lfact, double* newfac,
