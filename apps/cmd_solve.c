@@ -213,8 +213,8 @@ int app_solve(int argc, char** argv, int verdict) {
         }
         if (ref.restored > 0) {
             fprintf(stderr, "note: %d equality row%s depended on the others at the start and near "
-                            "it, but the motion solved without %s broke %s: enforced again, the "
-                            "solve resumed ('salto check' lists them)\n",
+                            "it, but the motion solved without %s broke %s: enforced again, and "
+                            "the solve started over ('salto check' lists them)\n",
                     ref.restored, ref.restored == 1 ? "" : "s", ref.restored == 1 ? "it" : "them",
                     ref.restored == 1 ? "it" : "them");
         }

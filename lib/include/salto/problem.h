@@ -42,7 +42,7 @@ typedef struct salto_contact_desc {
                             //   friction cone, its centre of pressure inside the support);
                             //   0: the spline is C1 there and the sites land at rest. Not
                             //   given: 1 after a flight with knots by spacing (the default
-                            //   spline) and sites on one body, else 0 (problem_read_spline)
+                            //   spline) and sites on one link, else 0 (problem_read_spline)
     int effective_root;     // 1 (default on the ground, with hold): the root's translation
                             //   follows the first held site (Fang & Pollard's Appendix C), so
                             //   that it stays put between the knots too; 0 (default on a
@@ -273,9 +273,6 @@ const char* salto_flight_rows_name(int rows);
 // problem again on another spline (the coarse first solve, a motion's control points) says
 // these so that the defaults do not change with the spline.
 int salto_problem_phase_formulation(const salto_problem_desc* p, int i, char* buf, size_t n);
-
-// 1 when every site of contact c is on one body
-int salto_contact_one_body(const salto_model* m, const salto_contact_desc* c);
 
 // The distinct moving links contact c's sites are on, in the order of their first sites, into
 // link (up to 8; NULL: only counted); sites on bodies welded to the world are left out

@@ -91,7 +91,8 @@ typedef struct salto_refine_result {
                            //   and were not enforced in its first solve, which kept them
     char freed_row[3][320]; //  the first three of them, by name (salto_nlp_row_name)
     int restored;          // rows that looked restated but that the motion broke: enforced
-                           //   again, and the solve resumed from the motion (any solve)
+                           //   again, and that solve started over from its own start (any
+                           //   solve: the coarse one, the first, the denser, a refinement's)
 } salto_refine_result;
 
 // With the default spline (p->warmup) and an interpolated guess, first the problem loaded

@@ -143,7 +143,8 @@ typedef struct nlp_scratch {
     int last_er;             // the effective root (phase) of the kinematics in d, -1 for none
     double* daux;            // a block's row derivatives in its place variables (8 x NXAUX)
     double* fq;              // full-width rows for the chain rule                (3 x nv)
-    double* imp;             // an impact's scratch: q, u, rows, a unit jump      (5 nv + 16)
+    double* imp;             // an impact's scratch: q, u, rows (nv + 8), a unit jump, the
+                             //   shared impulses and a unit share (NXAUX each) (5 nv + 32)
 } nlp_scratch;
 
 // The root translations derived rather than read from their splines (nlp_state.c; the layout

@@ -98,10 +98,10 @@ static void add_result(salto_solve_result* sum, const salto_solve_result* r) {
 // parallel at two points need not restate each other everywhere, though (freeing rows
 // dependent on several others did break them: reach3d's start pose on the root's roll and yaw,
 // the zoo's squat jump's second foot), so the motion is checked against the freed rows, and if
-// it breaks one they are enforced again and the solve starts again from x as it was, to the
-// motion it would have found without the freeing. The freed
-// rows that stayed freed are recorded in rr (may be NULL: the first three by name). Only
-// running out of memory is an error: a failed rank check frees nothing.
+// it breaks one they are enforced again and the solve starts again from x (and a warm start's
+// multipliers) as it was, to the motion it would have found without the freeing. The rows that
+// stayed freed are recorded in rr (may be NULL: the first three by name). Only running out of
+// memory is an error: a failed rank check frees nothing.
 static salto_status solve_freeing(salto_nlp* nlp, double* x, salto_multipliers* mu, int warm,
                                   int max_iterations, salto_progress_fn progress, void* user,
                                   salto_solve_result* r, salto_refine_result* rr, salto_error* err) {
@@ -561,9 +561,9 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
         }
         // on a spline by knot spacing (the default), a round that did not lower the worst
         // violation ends the refinement: its slices moved the optimum no closer (the best
-        // motion is restored below). Not with control points given: the shipped back tuck's
-        // six rounds get worse before they get better (22 of 32 checks stopped there, 29 of
-        // 32 through all six, with OpenBLAS's Haswell kernels)
+        // motion is restored below). Not with control points given: the back tuck's former
+        // file (30 control points, six rounds) got worse before it got better (22 of 32 checks
+        // stopped there, 29 of 32 through all six, with OpenBLAS's Haswell kernels)
         if (p->knot_spacing > 0.0 && round > 0 && !(worst < before)) {
             rr->stalled = 1;
             places_free(&q);

@@ -109,14 +109,6 @@ int salto_problem_ground_hold(const salto_problem_desc* p, int i, int body, int*
 }
 
 
-int salto_contact_one_body(const salto_model* m, const salto_contact_desc* c) {
-    for (int k = 1; k < c->nsite; k++) {
-        if (m->site_body[c->site[k]] != m->site_body[c->site[0]]) return 0;
-    }
-    return c->nsite > 0;
-}
-
-
 int salto_contact_links(const salto_model* m, const salto_contact_desc* c, int* link) {
     int found[8], n = 0;
     for (int k = 0; k < c->nsite; k++) {

@@ -106,13 +106,13 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
         }
     }
     c->nsite = sn->n;
-    if (c->impact == 1 && salto_contact_links(R->m, c, NULL) > salto_impact_max_links(R->m)) {
+    const int nlink = salto_contact_links(R->m, c, NULL);
+    if (c->impact == 1 && nlink > salto_impact_max_links(R->m)) {
         return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, imn),
                           "an impact shares its impulse among at most %d links (%s), and "
                           "these sites are on %d",
                           salto_impact_max_links(R->m),
-                          salto_model_is_planar(R->m) ? "a planar character" : "in 3-D",
-                          salto_contact_links(R->m, c, NULL));
+                          salto_model_is_planar(R->m) ? "a planar character" : "in 3-D", nlink);
     }
 
     if (c->type == SALTO_CONTACT_BAR) {

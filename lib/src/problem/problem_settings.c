@@ -365,7 +365,7 @@ salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
     }
     // the formulation the file left to the defaults (not given: -1), which follow the spline:
     // with knots by spacing and physics a flight is ballistic and a ground contact right after
-    // a flight starts with an impact where its held sites are on one body (on two feet an
+    // a flight starts with an impact where its held sites are on one link (on two feet an
     // impact is allowed, impact: true, but a held landing solved two to six times faster on the
     // zoo's jumps, both passing); with control points given, neither (the paper's formulation).
     // Decided here, before the knots: an impact's boundary is a triple knot. (The flights' rows
@@ -377,7 +377,7 @@ salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
         if (ph->ballistic < 0) ph->ballistic = by_spacing && c->type == SALTO_CONTACT_NONE;
         if (c->impact >= 0) continue;
         c->impact = by_spacing && i > 0 && p->phases[i - 1].contact.type == SALTO_CONTACT_NONE && c->hold &&
-                    salto_contact_one_body(R->m, c);
+                    salto_contact_links(R->m, c, NULL) == 1;
     }
     if (n) {
         static const char* const keys[] = {"control_points", "slices",  "junctions",

@@ -271,11 +271,52 @@ static void drift(const salto_model* m, const salto_data* ds, const salto_data* 
 }
 
 
+// The shares xi (6 each) of links 2..nl of an impulse that explain the jump u at d->q best:
+// the least squares of the joint rows (linear in the shares; A's columns the rows at a unit
+// share and no jump), by a pivoted Cholesky of the normal equations, which leaves the shares
+// the joints cannot see at zero. res: room for nv. Out of memory: all zero (the check then
+// asks link 1 to explain it all, which can only make it stricter)
+static void impact_shares(const salto_model* m, salto_data* d, int nl, const int* link,
+                          const double* u, double* res, double* xi) {
+    const int nv = m->nv, nx = 6 * (nl - 1);
+    memset(xi, 0, (size_t)nx * sizeof(double));
+    double* A = salto_malloc((size_t)nv * (size_t)nx * sizeof(double));
+    double* zero = salto_calloc((size_t)nv, sizeof(double));
+    if (A && zero) {
+        double iota[6], e[6 * 7] = {0};
+        for (int a = 0; a < nx; a++) {
+            e[a] = 1.0;
+            salto_impulse_shared(m, d, nl, link, e, zero, A + (size_t)a * nv, iota);
+            e[a] = 0.0;
+        }
+        salto_impulse_shared(m, d, nl, link, xi, u, res, iota); // the rows with no shares
+        double N[42 * 42], rhs[42], work[84];
+        int piv[42];
+        for (int a = 0; a < nx; a++) {
+            const double* Aa = A + (size_t)a * nv;
+            rhs[a] = 0.0;
+            for (int j = m->nroot; j < nv; j++) rhs[a] -= Aa[j] * res[j];
+            for (int c = 0; c < nx; c++) {
+                const double* Ac = A + (size_t)c * nv;
+                double sum = 0.0;
+                for (int j = m->nroot; j < nv; j++) sum += Aa[j] * Ac[j];
+                N[a * nx + c] = sum;
+            }
+        }
+        const int rank = salto_pchol(N, nx, 1e-12, piv, work);
+        if (rank > 0) {
+            salto_pchol_solve(N, nx, rank, piv, rhs, work);
+            memcpy(xi, rhs, (size_t)nx * sizeof(double));
+        }
+    }
+    salto_free(A), salto_free(zero);
+}
+
+
 // The impact check at phase i's start: the jump u = qd+ - qd- at q (d->q; d's other state is
 // overwritten) against the impulse the phase's contact can give (SALTO_CHECK_IMPACT). On
-// several links the impulse is shared as well as it can be: the shares of the second and later
-// links that leave the least impulsive joint torque (least squares; the joint rows are linear
-// in them), the first link the rest
+// several links the impulse is shared as well as it can be (impact_shares), the first link
+// the rest
 static double impact_violation(const salto_problem_desc* p, int i, salto_data* d, const double* u,
                                double* res) {
     const salto_model* m = p->model;
@@ -283,38 +324,7 @@ static double impact_violation(const salto_problem_desc* p, int i, salto_data* d
     int link[8];
     const int nl = ct->type == SALTO_CONTACT_NONE ? 0 : salto_contact_links(m, ct, link);
     double iota[6], xi[6 * 7] = {0};
-    const int nx = nl > 1 ? 6 * (nl - 1) : 0;
-    if (nx > 0) {
-        // min |r0 + A xi| over the joint rows: A's columns the rows at a unit share, no jump
-        const int nj = m->nv - m->nroot;
-        double* r0 = salto_malloc((size_t)m->nv * (1 + (size_t)nx) * sizeof(double));
-        double* zero = salto_calloc((size_t)m->nv, sizeof(double));
-        if (r0 && zero) {
-            double* A = r0 + m->nv;
-            salto_impulse_shared(m, d, nl, link, xi, u, r0, iota);
-            for (int a = 0; a < nx; a++) {
-                double e[6 * 7] = {0};
-                e[a] = 1.0;
-                salto_impulse_shared(m, d, nl, link, e, zero, A + (size_t)a * m->nv, iota);
-            }
-            double N[42 * 42], rhs[42];
-            for (int a = 0; a < nx; a++) {
-                rhs[a] = 0.0;
-                for (int j = m->nroot; j < m->nroot + nj; j++) rhs[a] -= A[(size_t)a * m->nv + j] * r0[j];
-                for (int c = 0; c < nx; c++) {
-                    double sum = 0.0;
-                    for (int j = m->nroot; j < m->nroot + nj; j++) sum += A[(size_t)a * m->nv + j] * A[(size_t)c * m->nv + j];
-                    N[a * nx + c] = sum;
-                }
-            }
-            int piv[42];
-            double work[84];
-            const int rank = salto_pchol(N, nx, 1e-12, piv, work);
-            if (rank > 0) salto_pchol_solve(N, nx, rank, piv, rhs, work);
-            for (int a = 0; a < nx; a++) xi[a] = rank > 0 ? rhs[a] : 0.0;
-        }
-        salto_free(r0), salto_free(zero);
-    }
+    if (nl > 1) impact_shares(m, d, nl, link, u, res, xi);
     salto_impulse_shared(m, d, nl, link, xi, u, res, iota);
     double worst = 0.0;
     for (int j = 0; j < m->nv; j++) worst = fmax(worst, fabs(res[j]));
