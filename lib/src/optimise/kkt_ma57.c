@@ -1,129 +1,156 @@
-// kkt_ma57.c: salto's own KKT factorisation behind IPOPT's MA57 driver (issue 22)
+// kkt_ma57.c: salto's own KKT factorisation behind IPOPT's MA57 driver (kkt_ma57.h, issue 22)
 //
 // IPOPT 3.11's MA57 interface calls whatever LSL_setMA57 registered (HSLLoader.h;
 // ../shared/notes/ipopt-linear-solver-hooks.md): MA57AD once for the structure, MA57BD for each
 // factorisation (the inertia in INFO(24), INFO(1) = 4 for singular), MA57CD for the solves,
-// MA57ED when asked to grow the factor arrays. Work in progress (branch wip/issue22-kkt): the
-// factorisation is the dense Bunch-Kaufman LDL' of kkt_dense.c on the whole (equilibrated)
-// matrix, to check the contract end to end on small problems; the sparse numeric phase is
-// still to come. The
-// solver instances (IPOPT's main one and its restoration phase's) are told apart by a handle
-// in KEEP(1) and IFACT(1).
+// MA57ED when asked to grow the factor arrays. The factors live here (kkt_sparse.h), not in
+// IPOPT's FACT and IFACT, so INFO(9) and INFO(10) ask for 16 entries each. The solver
+// instances (IPOPT's main one and its restoration phase's) are told apart by a handle in
+// KEEP(1) (which IPOPT zero-fills before MA57AD) and IFACT(1); they are owned by the solve
+// between kkt_ma57_begin and kkt_ma57_end, since IPOPT never says when it drops one.
 //
-// Measured (2026-11-27, SALTO_KKT=dense): the factorisation of the matrix as IPOPT gives it
-// ended the paper's held dismount in Restoration_Failed after 58 iterations (MUMPS: converged
-// in 56), and the zoo's giant swing after 51 at its optimum: near the end of a solve the
-// barrier terms span many orders and the unscaled pivots lose the solve's accuracy. Factored
-// symmetrically equilibrated (S A S, every row's largest entry 1), IPOPT converges as with
-// MUMPS: the giant swing in 51 iterations to the same objective (820.80223), the held dismount
-// in 55 (MUMPS 56) to the same objective (4391.3999), the kip in 27 (27); the lamp's hop, the
-// shipped dismount and the zoo's hop up converge to motions that pass every check, on other
-// paths (213, 346 and 61 iterations against MUMPS's 190, 248 and 203). Dense, it is slow
-// (the lamp's 789 rows: 88 s): the sparse numeric phase is next.
+// The pivot threshold: IPOPT's CNTL(1) (ma57_pivtol, 1e-8, raised by IPOPT itself when a
+// solve's accuracy suffers) is the floor; the matrix is factored equilibrated.
 #include "kkt_ma57.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <coin/HSLLoader.h>
 
-#include "kkt_dense.h"
-#include "salto/base.h"
+#include "kkt_mumps.h"
+#include "kkt_sparse.h"
 
-enum { max_handles = 16 };
-
-typedef struct kkt_handle {
+typedef struct handle {
+    kkt_sparse* f;
+    kkt_mumps* mumps; // with compare
     int n, ne;
-    int* irn;   // 0-based rows and columns of the triplets
-    int* jcn;
-    double* F;  // the factors (n x n)
-    double* sc; // the symmetric scaling: S A S factored, s_i = 1 / sqrt(max_j |A_ij|)
-    int* perm;
-    int* piv;
-} kkt_handle;
+} handle;
 
-static kkt_handle handles[max_handles];
-static int nhandles;
+static _Thread_local handle* handles;
+static _Thread_local int nhandles, caphandles;
+static _Thread_local kkt_ma57_stats* stats;
+static _Thread_local int compare;
 
-static kkt_handle* handle_of(int id) { return id >= 1 && id <= nhandles ? &handles[id - 1] : NULL; }
+static double cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static handle* handle_of(int id) { return id >= 1 && id <= nhandles ? &handles[id - 1] : NULL; }
+
+// SALTO_KKT_DUMP=FILE (a measuring aid): the matrix of the main solver's factorisation number
+// SALTO_KKT_DUMP_AT (default 20) is written to FILE: n, ne (int), the 1-based rows and columns
+// (int), the values (double)
+static _Thread_local int dump_count;
+
+static void dump(const handle* h, const double* a) {
+    const char* path = getenv("SALTO_KKT_DUMP");
+    if (!path || h != &handles[0]) return;
+    const char* at = getenv("SALTO_KKT_DUMP_AT");
+    if (++dump_count != (at ? atoi(at) : 20)) return;
+    FILE* fp = fopen(path, "wb");
+    if (!fp) return;
+    int* ij = malloc(sizeof(int) * 2 * (size_t)(h->ne > 0 ? h->ne : 1));
+    if (ij) {
+        kkt_sparse_pattern(h->f, ij, ij + h->ne);
+        fwrite(&h->n, sizeof(int), 1, fp), fwrite(&h->ne, sizeof(int), 1, fp);
+        for (int e = 0; e < 2 * h->ne; e++) ij[e]++;
+        fwrite(ij, sizeof(int), 2 * (size_t)h->ne, fp);
+        fwrite(a, sizeof(double), (size_t)h->ne, fp);
+        free(ij);
+    }
+    fclose(fp);
+}
 
 static void ma57id(double* cntl, ipfint* icntl) {
     memset(cntl, 0, 5 * sizeof(double));
     memset(icntl, 0, 20 * sizeof(ipfint));
+    cntl[0] = 0.01, cntl[1] = 1e-20;
 }
 
 static void ma57ad(ipfint* n, ipfint* ne, const ipfint* irn, const ipfint* jcn, ipfint* lkeep,
                    ipfint* keep, ipfint* iwork, ipfint* icntl, ipfint* info, double* rinfo) {
     (void)lkeep, (void)iwork, (void)icntl, (void)rinfo;
     memset(info, 0, 40 * sizeof(ipfint));
-    kkt_handle* h = handle_of(keep[0]);
+    const double t0 = cpu_now();
+    handle* h = handle_of(keep[0]);
     if (!h) {
-        if (nhandles == max_handles) {
-            info[0] = -1;
-            return;
+        if (nhandles == caphandles) {
+            const int c = caphandles ? 2 * caphandles : 4;
+            handle* nh = realloc(handles, sizeof(handle) * (size_t)c);
+            if (!nh) {
+                info[0] = -1;
+                return;
+            }
+            handles = nh, caphandles = c;
         }
         h = &handles[nhandles++];
         memset(h, 0, sizeof *h);
         keep[0] = nhandles;
     }
-    salto_free(h->irn), salto_free(h->jcn), salto_free(h->F), salto_free(h->perm), salto_free(h->piv);
-    salto_free(h->sc);
+    kkt_sparse_free(h->f);
+    kkt_mumps_free(h->mumps);
+    h->mumps = NULL;
     h->n = *n, h->ne = *ne;
-    h->irn = salto_malloc(sizeof(int) * (size_t)(*ne > 0 ? *ne : 1));
-    h->jcn = salto_malloc(sizeof(int) * (size_t)(*ne > 0 ? *ne : 1));
-    h->F = salto_malloc(sizeof(double) * (size_t)(*n) * (size_t)(*n) + 1);
-    h->perm = salto_malloc(sizeof(int) * (size_t)(*n + 1));
-    h->piv = salto_malloc(sizeof(int) * (size_t)(*n + 1));
-    h->sc = salto_malloc(sizeof(double) * (size_t)(*n + 1));
-    if (!h->irn || !h->jcn || !h->F || !h->perm || !h->piv || !h->sc) {
+    int* ir = malloc(sizeof(int) * (size_t)(*ne > 0 ? *ne : 1));
+    int* jc = malloc(sizeof(int) * (size_t)(*ne > 0 ? *ne : 1));
+    if (ir && jc) {
+        for (int e = 0; e < *ne; e++) ir[e] = irn[e] - 1, jc[e] = jcn[e] - 1;
+        h->f = kkt_sparse_analyse(*n, *ne, ir, jc);
+    } else {
+        h->f = NULL;
+    }
+    free(ir), free(jc);
+    if (!h->f) {
         info[0] = -1;
         return;
     }
-    for (int e = 0; e < *ne; e++) h->irn[e] = irn[e] - 1, h->jcn[e] = jcn[e] - 1;
     info[8] = info[9] = 16; // INFO(9), INFO(10): the factors live here, not in IPOPT's arrays
+    if (stats) stats->analyses++, stats->analyse_s += cpu_now() - t0, stats->n = *n;
+    if (stats && compare) h->mumps = kkt_mumps_analyse(*n, *ne, irn, jcn);
 }
 
 static void ma57bd(ipfint* n, ipfint* ne, double* a, double* fact, ipfint* lfact, ipfint* ifact,
                    ipfint* lifact, ipfint* lkeep, ipfint* keep, ipfint* iwork, ipfint* icntl,
                    double* cntl, ipfint* info, double* rinfo) {
-    (void)fact, (void)lfact, (void)lifact, (void)lkeep, (void)iwork, (void)icntl, (void)cntl, (void)rinfo;
+    (void)fact, (void)lfact, (void)lifact, (void)lkeep, (void)iwork, (void)icntl, (void)rinfo;
     memset(info, 0, 40 * sizeof(ipfint));
-    kkt_handle* h = handle_of(keep[0]);
-    if (!h || h->n != *n || h->ne != *ne) {
+    const double t0 = cpu_now();
+    handle* h = handle_of(keep[0]);
+    if (!h || !h->f || h->n != *n || h->ne != *ne) {
         info[0] = -1;
         return;
     }
-    const int N = *n;
-    memset(h->F, 0, sizeof(double) * (size_t)N * (size_t)N);
-    double amax = 0.0;
-    for (int e = 0; e < *ne; e++) {
-        const int i = h->irn[e], j = h->jcn[e];
-        h->F[(size_t)j * N + i] += a[e];
-        if (i != j) h->F[(size_t)i * N + j] += a[e];
-    }
-    // equilibrated: every row's largest entry near 1 (the barrier terms span many orders near
-    // the end of a solve)
-    for (int i = 0; i < N; i++) {
-        double m = 0.0;
-        for (int j = 0; j < N; j++) m = fmax(m, fabs(h->F[(size_t)j * N + i]));
-        h->sc[i] = m > 0.0 ? 1.0 / sqrt(m) : 1.0;
-    }
-    for (int j = 0; j < N; j++) {
-        for (int i = 0; i < N; i++) h->F[(size_t)j * N + i] *= h->sc[i] * h->sc[j];
-    }
-    for (size_t k = 0; k < (size_t)N * N; k++) amax = fmax(amax, fabs(h->F[k]));
-    kkt_dense_inertia in;
-    kkt_dense_factor(N, h->F, N, h->perm, h->piv, &in);
-    // a 1x1 pivot below 1e-14 of the matrix's largest entry counts as zero: singular
-    int tiny = 0;
-    for (int k = 0; k < N; k++) {
-        if (h->piv[k] == 1 && fabs(h->F[(size_t)k * N + k]) <= 1e-20 * amax) tiny++;
+    kkt_sparse_info in;
+    if (kkt_sparse_factor(h->f, a, cntl[0], &in) != 0) {
+        info[0] = -1; // out of memory: fatal to IPOPT
+        return;
     }
     ifact[0] = keep[0];
+    dump(h, a);
     info[23] = in.neg; // INFO(24)
-    if (in.zero + tiny > 0) {
-        info[0] = 4;             // singular
-        info[24] = N - in.zero - tiny; // INFO(25): the rank
+    if (in.zero > 0) {
+        info[0] = 4;                // singular
+        info[24] = *n - in.zero;    // INFO(25): the rank
+    }
+    if (stats) {
+        stats->factorisations++, stats->singular += in.zero > 0, stats->delayed += in.delayed;
+        stats->entries = (double)in.factor_entries;
+        if (in.max_front > stats->max_front) stats->max_front = in.max_front;
+        stats->factor_s += cpu_now() - t0;
+        if (h->mumps) {
+            const double t1 = cpu_now();
+            int neg = -1;
+            const int st = kkt_mumps_factor(h->mumps, a, &neg);
+            stats->mumps_s += cpu_now() - t1;
+            stats->compared++;
+            if (st == 0 && in.zero == 0 && neg != in.neg) stats->inertia_differs++;
+        }
     }
 }
 
@@ -132,17 +159,14 @@ static void ma57cd(ipfint* job, ipfint* n, double* fact, ipfint* lfact, ipfint* 
                    ipfint* lwork, ipfint* iwork, ipfint* icntl, ipfint* info) {
     (void)job, (void)fact, (void)lfact, (void)lifact, (void)work, (void)lwork, (void)iwork, (void)icntl;
     memset(info, 0, 40 * sizeof(ipfint));
-    kkt_handle* h = handle_of(ifact[0]);
-    if (!h || h->n != *n) {
+    const double t0 = cpu_now();
+    handle* h = handle_of(ifact[0]);
+    if (!h || !h->f || h->n != *n) {
         info[0] = -1;
         return;
     }
-    for (int r = 0; r < *nrhs; r++) { // x = S (S A S)^-1 S b
-        double* x = rhs + (size_t)r * (size_t)*lrhs;
-        for (int i = 0; i < *n; i++) x[i] *= h->sc[i];
-        kkt_dense_solve(*n, h->F, *n, h->perm, h->piv, x);
-        for (int i = 0; i < *n; i++) x[i] *= h->sc[i];
-    }
+    for (int r = 0; r < *nrhs; r++) kkt_sparse_solve(h->f, rhs + (size_t)r * (size_t)*lrhs);
+    if (stats) stats->solves++, stats->solve_s += cpu_now() - t0;
 }
 
 static void ma57ed(ipfint* n, ipfint* ic, ipfint* keep, double* fact, ipfint* lfact, double* newfac,
@@ -153,4 +177,15 @@ static void ma57ed(ipfint* n, ipfint* ic, ipfint* keep, double* fact, ipfint* lf
     if (*ic >= 1) newifc[0] = ifact[0];
 }
 
-void kkt_ma57_register(void) { LSL_setMA57(ma57ad, ma57bd, ma57cd, ma57ed, ma57id); }
+void kkt_ma57_begin(kkt_ma57_stats* s, int cmp) {
+    LSL_setMA57(ma57ad, ma57bd, ma57cd, ma57ed, ma57id);
+    kkt_ma57_end();
+    stats = s, compare = cmp, dump_count = 0;
+    if (stats) memset(stats, 0, sizeof *stats);
+}
+
+void kkt_ma57_end(void) {
+    for (int i = 0; i < nhandles; i++) kkt_sparse_free(handles[i].f), kkt_mumps_free(handles[i].mumps);
+    free(handles);
+    handles = NULL, nhandles = caphandles = 0, stats = NULL, compare = 0;
+}

@@ -239,11 +239,11 @@ salto_status salto_solve_mult(salto_nlp* nlp, double* x, salto_multipliers* mult
                                 : p->solver.max_iterations);
     opt_num(pb, "max_cpu_time", p->solver.max_cpu_time);
     opt_str(pb, "hessian_approximation", p->solver.hessian_exact ? "exact" : "limited-memory");
-    // SALTO_KKT=dense: salto's own factorisation behind IPOPT's MA57 driver (issue 22, an
-    // experiment: the dense kernel on the whole matrix, for small problems)
+    // SALTO_KKT=salto: salto's own factorisation behind IPOPT's MA57 driver (issue 22)
     const char* kkt = getenv("SALTO_KKT");
-    if (kkt && strcmp(kkt, "dense") == 0) {
-        kkt_ma57_register();
+    const int own_kkt = kkt && strcmp(kkt, "salto") == 0;
+    kkt_ma57_stats kst;
+    if (own_kkt) {
         opt_str(pb, "linear_solver", "ma57");
     } else {
         opt_str(pb, "linear_solver", "mumps");
@@ -277,10 +277,22 @@ salto_status salto_solve_mult(salto_nlp* nlp, double* x, salto_multipliers* mult
     ctx c = {nlp, progress, user, salto_now(), 0, 0, 0, 0, 0.0, 0.0, 0.0, 0};
     SetIntermediateCallback(pb, intermediate);
     double obj = 0.0;
+    if (own_kkt) kkt_ma57_begin(&kst, getenv("SALTO_KKT_COMPARE") != NULL);
     const enum ApplicationReturnStatus st =
         IpoptSolve(pb, x, g, &obj, mult ? mult->g : NULL, mult ? mult->x_lo : NULL,
                    mult ? mult->x_hi : NULL, &c);
     FreeIpoptProblem(pb);
+    if (own_kkt) {
+        kkt_ma57_end();
+        if (getenv("SALTO_KKT_STATS")) {
+            fprintf(stderr, "kkt: n %d, %d analyses, %d factorisations (%d singular), %d solves, "
+                    "%ld delayed, max front %d, L %.0f; factor %.3f s, solve %.3f s, analyse %.3f s; "
+                    "MUMPS %d compared, %.3f s, %d inertia differ\n",
+                    kst.n, kst.analyses, kst.factorisations, kst.singular, kst.solves, kst.delayed,
+                    kst.max_front, kst.entries, kst.factor_s, kst.solve_s, kst.analyse_s,
+                    kst.compared, kst.mumps_s, kst.inertia_differs);
+        }
+    }
 
     result->status = (int)st;
     snprintf(result->status_name, sizeof result->status_name, "%s", status_name((int)st));
