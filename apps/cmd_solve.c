@@ -283,6 +283,7 @@ int app_solve(int argc, char** argv, int verdict) {
                         "IPOPT and the rest %.3f s\n",
                 res.time_g, res.n_eval_g, res.time_jac, res.n_eval_jac, res.time_h, res.n_eval_h,
                 res.elapsed - res.time_g - res.time_jac - res.time_h);
+        salto_print_cost(stderr, &res);
         if (res.worst_row >= 0) {
             char name[600];
             salto_nlp_row_name(nlp, res.worst_row, name, sizeof name);
