@@ -289,10 +289,25 @@ static int block_has_lambda(const block* b, const double* lambda) {
 }
 
 
-// the physics block i: the aggregate force's state Hessian, its own differences
+// The physics block i: the state Hessian of lambda . g by differences of its state gradient.
+//
+// Where the block depends on every DOF in order (always, in practice), only the q columns (and
+// the places') are differenced; the qd and qdd columns follow from the rows' structure. f0 is
+// the time derivative of the spatial momentum h = A(q) qd, gravity's part aside (also through
+// the effective root, whose translation is a function of q and the places: h stays linear in
+// qd), and each row is a function of f0 and the support centre c(q). With mu = d(lambda .
+// g)/df0 held fixed, psi = mu . h, M = d(A' mu)/dq (M_jl = d/dq_l of the qdd gradient):
+//   mu . f0 = (d psi/dq) . qd + (d psi/dqd) . qdd + mu . gravity(q), so
+//   d2/dqd2 = M + M',  d2/dqd dqdd = 0,  d2/dqdd2 = 0.
+// mu itself moves with f0 and c through the rows' curvature Pff = d2(lambda . g)/df0 df0 and
+// Pfc = d2/df0 dc (the friction cone, the moments about c): the q columns' qdd rows hold
+// d/dq_l (mu . A_j) = M_jl + (Pff df0/dq_l + Pfc dc/dq_l) . A_j, and the curvature adds
+// J' Pff J to the qd and qdd blocks (J = df0/d(qd, qdd)). A flight's momentum rows are linear
+// in qd and free of qdd: their qd and qdd blocks are zero. Half the differences of taking
+// the qd columns by differences too, and the same Hessian within the differences' error.
 static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, double* values) {
     const block* b = &nlp->blocks[i];
-    const int nd = b->ndep, ns = 3 * nd + b->nxaux;
+    const int nd = b->ndep, ns = 3 * nd + b->nxaux, nv = nlp->nv, ncol = 3 * nv;
     const int* dep = nlp->dep + b->dep0;
     double d[2][4];
     if (!state_moves(b, d[0], d[1])) return SALTO_ERR_NUMERIC;
@@ -300,31 +315,47 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
     double* G1 = nlp->hess.Jp + ns;
     double* S = nlp->hess.Sl;
     block_state_grad(nlp, nlp->hess.xs, b, lambda, G0);
-    // the one row that is not linear in qdd: the squared friction cone, quadratic in f, so its
-    // qdd-qdd curvature is exact from the f rows of the aggregate force's Jacobian F = df/dqdd
-    // at x: lambda (2 / W) ((mu^2 + 1) (N F)^T (N F) - F^T F)
+    const int momentum = nlp->mom[b->phase] >= 0 && !b->force;
+    int structured = nd == nv && !getenv("SALTO_HESS_FULL_FD");
+    for (int jj = 0; jj < nd && structured; jj++) structured = dep[jj] == jj;
+    // the rows' curvature in (f0, c), and f0's and c's Jacobians at x
+    double Pff[6][6], Pfc[6][3];
+    double* Jf = nlp->hess.Jb; // 6 x 3 nv
+    double* Jc = Jf + 18 * nv; // 3 x nv
+    double* M = Jc + 3 * nv;   // nd x nd
     double* Q = NULL;
-    if (nlp->p->phases[b->phase].contact.type == SALTO_CONTACT_GROUND && lambda[b->row0 + 1] != 0.0) {
-        Q = nlp->hess.Ql;
+    if (!momentum) {
+        nlp_physics_curvature(nlp, b, lambda + b->row0, Pff, Pfc);
+        memcpy(Jf, nlp->ev.Jf, 18 * (size_t)nv * sizeof(double));
         const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
-        const double gn = salto_v3_norm(nlp->m->gravity);
-        const double W = nlp->m->mass * (gn > 0 ? gn : 9.81);
-        const double w = lambda[b->row0 + 1] * 2.0 / W, mu2 = ct->friction * ct->friction;
-        const int ncol = 3 * nlp->nv;
-        const double* F[3] = {nlp->ev.Jf + 3 * ncol + 2 * nlp->nv, nlp->ev.Jf + 4 * ncol + 2 * nlp->nv,
-                              nlp->ev.Jf + 5 * ncol + 2 * nlp->nv};
-        const double* Nn = ct->normal;
-        for (int a = 0; a < nd; a++) {
-            const double na = Nn[0] * F[0][a] + Nn[1] * F[1][a] + Nn[2] * F[2][a];
-            for (int c = 0; c <= a; c++) {
-                const double nc = Nn[0] * F[0][c] + Nn[1] * F[1][c] + Nn[2] * F[2][c];
-                const double ff = F[0][a] * F[0][c] + F[1][a] * F[1][c] + F[2][a] * F[2][c];
-                Q[a * nd + c] = Q[c * nd + a] = w * ((mu2 + 1.0) * na * nc - ff);
+        if (ct->type == SALTO_CONTACT_GROUND || nlp->bal[b->phase] >= 0) {
+            memcpy(Jc, nlp->ev.J3, 3 * (size_t)nv * sizeof(double));
+        } else {
+            memset(Jc, 0, 3 * (size_t)nv * sizeof(double));
+        }
+        int curved = 0;
+        for (int k = 0; k < 6; k++) {
+            for (int m = 0; m < 6; m++) curved |= Pff[k][m] != 0.0;
+        }
+        // the qdd-qdd block: J_qdd' Pff J_qdd (the friction cone's)
+        if (curved) {
+            Q = nlp->hess.Ql;
+            for (int a = 0; a < nd; a++) {
+                double pa[6];
+                for (int k = 0; k < 6; k++) {
+                    pa[k] = 0.0;
+                    for (int m = 0; m < 6; m++) pa[k] += Pff[k][m] * Jf[m * ncol + 2 * nv + dep[a]];
+                }
+                for (int c = 0; c <= a; c++) {
+                    double v = 0.0;
+                    for (int k = 0; k < 6; k++) v += pa[k] * Jf[k * ncol + 2 * nv + dep[c]];
+                    Q[a * nd + c] = Q[c * nd + a] = v;
+                }
             }
         }
     }
-    // columns q_jj (kind 0) and qd_jj (kind 1) of S by forward differences
-    for (int kind = 0; kind < 2; kind++) {
+    // columns q_jj (kind 0) and, unless structured, qd_jj (kind 1) by forward differences
+    for (int kind = 0; kind < (structured ? 1 : 2); kind++) {
         for (int jj = 0; jj < nd; jj++) {
             double* c = nlp->hess.xs + dep[jj] * nlp->ncp + b->first;
             const double c0[4] = {c[0], c[1], c[2], c[3]};
@@ -344,6 +375,47 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
         *xa = x0;
         const int col = 3 * nd + m;
         for (int a = 0; a < ns; a++) S[a * ns + col] = (G1[a] - G0[a]) / h;
+    }
+    if (structured) {
+        if (!momentum) {
+            // M_jl = S(qdd_j, q_l) - (Pff df0/dq_l + Pfc dc/dq_l) . A_j
+            for (int l = 0; l < nd; l++) {
+                double dmu[6];
+                for (int k = 0; k < 6; k++) {
+                    dmu[k] = 0.0;
+                    for (int m = 0; m < 6; m++) dmu[k] += Pff[k][m] * Jf[m * ncol + l];
+                    for (int m = 0; m < 3; m++) dmu[k] += Pfc[k][m] * Jc[m * nv + l];
+                }
+                for (int j = 0; j < nd; j++) {
+                    double corr = 0.0;
+                    for (int k = 0; k < 6; k++) corr += dmu[k] * Jf[k * ncol + 2 * nv + j];
+                    M[j * nd + l] = S[(2 * nd + j) * ns + l] - corr;
+                }
+            }
+        }
+        for (int jj = 0; jj < nd; jj++) {
+            const int col = nd + jj;
+            for (int a = 0; a < nd; a++) S[a * ns + col] = S[col * ns + a]; // q rows: symmetry
+            for (int a = 0; a < b->nxaux; a++) S[(3 * nd + a) * ns + col] = S[col * ns + 3 * nd + a];
+            double pj[6] = {0, 0, 0, 0, 0, 0}; // Pff J_qd_jj
+            if (!momentum) {
+                for (int k = 0; k < 6; k++) {
+                    for (int m = 0; m < 6; m++) pj[k] += Pff[k][m] * Jf[m * ncol + nv + jj];
+                }
+            }
+            for (int kk = 0; kk < nd; kk++) {
+                double vd = 0.0, vdd = 0.0;
+                if (!momentum) {
+                    vd = M[kk * nd + jj] + M[jj * nd + kk];
+                    for (int k = 0; k < 6; k++) {
+                        vd += Jf[k * ncol + nv + kk] * pj[k];
+                        vdd += Jf[k * ncol + 2 * nv + kk] * pj[k];
+                    }
+                }
+                S[(nd + kk) * ns + col] = vd;
+                S[(2 * nd + kk) * ns + col] = vdd;
+            }
+        }
     }
     block_hess_finish(nlp, i, S, Q, values);
     return SALTO_OK;
