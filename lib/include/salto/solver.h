@@ -49,6 +49,18 @@ typedef struct salto_solve_result {
 // Hessian's time in Jacobians' worth, and MUMPS's time on the same matrices when compared.
 void salto_print_cost(FILE* f, const salto_solve_result* r);
 
+// What an iteration of the problem's solve costs, measured at x (CPU time, s, the median of a
+// few runs): the constraints and objective, their derivatives, the Hessian (unit multipliers),
+// and one factorisation and one solve of the KKT system assembled as IPOPT assembles it.
+typedef struct salto_cost {
+    double t_values, t_jacobian, t_hessian, t_analyse, t_factor, t_solve;
+    int kkt_order, kkt_entries;  // the KKT matrix's order and entries (lower triangle)
+    double factor_entries, flops; // its factor's entries and the factorisation's multiply-adds
+    int max_front;                // the largest front's order
+} salto_cost;
+
+salto_status salto_nlp_cost(salto_nlp* nlp, const double* x, salto_cost* out);
+
 // Makes every later solve on this thread factor each KKT matrix with MUMPS too, for salto
 // bench's comparison (salto_solve_result's mumps fields); 0 turns it off.
 void salto_solver_compare_mumps(int on);
