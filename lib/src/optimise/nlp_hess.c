@@ -38,27 +38,6 @@ static int block_var(const salto_nlp* nlp, const block* b, int u) {
 }
 
 
-static int cmp_pair(const void* a, const void* b) {
-    const long x = *(const long*)a, y = *(const long*)b;
-    return (x > y) - (x < y);
-}
-
-
-static int find_pair(const long* pairs, int n, long key) {
-    int lo = 0, hi = n - 1;
-    while (lo <= hi) {
-        const int mid = (lo + hi) / 2;
-        if (pairs[mid] == key) return mid;
-        if (pairs[mid] < key) {
-            lo = mid + 1;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    return -1;
-}
-
-
 salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
     const int ncp = nlp->ncp;
     const long nx = nlp->nx;
@@ -102,34 +81,55 @@ salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
             }
         }
     }
-    long* sorted = salto_malloc((size_t)(n + 1) * sizeof(long));
-    if (!sorted) {
-        salto_free(pairs);
+    // sorted by a radix sort that carries each pair's place (16 bits a pass, as many passes as
+    // the largest key needs), then made unique: each place's slot is its key's rank
+    long* key = salto_malloc((size_t)(n + 1) * sizeof(long));
+    long* key2 = salto_malloc((size_t)(n + 1) * sizeof(long));
+    int* at = salto_malloc((size_t)(n + 1) * sizeof(int));
+    int* at2 = salto_malloc((size_t)(n + 1) * sizeof(int));
+    int* count = salto_malloc(65537 * sizeof(int));
+    if (!key || !key2 || !at || !at2 || !count) {
+        salto_free(pairs), salto_free(key), salto_free(key2), salto_free(at), salto_free(at2);
+        salto_free(count);
         return SALTO_ERR_NOMEM;
     }
-    memcpy(sorted, pairs, (size_t)n * sizeof(long));
-    if (n > 1) qsort(sorted, (size_t)n, sizeof(long), cmp_pair);
+    long kmax = 0;
+    for (long k = 0; k < n; k++) key[k] = pairs[k], at[k] = (int)k, kmax = pairs[k] > kmax ? pairs[k] : kmax;
+    for (int shift = 0; shift < 63 && (kmax >> shift) > 0; shift += 16) {
+        memset(count, 0, 65537 * sizeof(int));
+        for (long k = 0; k < n; k++) count[((key[k] >> shift) & 0xffff) + 1]++;
+        for (int d = 0; d < 65536; d++) count[d + 1] += count[d];
+        for (long k = 0; k < n; k++) {
+            const int dst = count[(key[k] >> shift) & 0xffff]++;
+            key2[dst] = key[k], at2[dst] = at[k];
+        }
+        long* tk = key;
+        key = key2, key2 = tk;
+        int* ta = at;
+        at = at2, at2 = ta;
+    }
+    int* slot = at2; // the slot of each pair, by its place
     long m = 0;
     for (long k = 0; k < n; k++) {
-        if (m == 0 || sorted[k] != sorted[m - 1]) sorted[m++] = sorted[k];
+        if (m == 0 || key[k] != key[m - 1]) key[m++] = key[k];
+        slot[at[k]] = (int)(m - 1);
     }
     nlp->nnz_hess = (int)m;
     nlp->hess.row = salto_malloc((size_t)(m + 1) * sizeof(int));
     nlp->hess.col = salto_malloc((size_t)(m + 1) * sizeof(int));
-    if (!nlp->hess.row || !nlp->hess.col) {
-        salto_free(pairs);
-        salto_free(sorted);
-        return SALTO_ERR_NOMEM;
+    salto_status st = SALTO_ERR_NOMEM;
+    if (nlp->hess.row && nlp->hess.col) {
+        for (long k = 0; k < m; k++) {
+            nlp->hess.row[k] = (int)(key[k] / nx);
+            nlp->hess.col[k] = (int)(key[k] % nx);
+        }
+        for (long k = 0; k < nobj; k++) nlp->hess.obj[k] = slot[k];
+        for (long k = 0; k < nblk; k++) nlp->hess.blk[k] = slot[nobj + k];
+        st = SALTO_OK;
     }
-    for (long k = 0; k < m; k++) {
-        nlp->hess.row[k] = (int)(sorted[k] / nx);
-        nlp->hess.col[k] = (int)(sorted[k] % nx);
-    }
-    for (long k = 0; k < nobj; k++) nlp->hess.obj[k] = find_pair(sorted, (int)m, pairs[k]);
-    for (long k = 0; k < nblk; k++) nlp->hess.blk[k] = find_pair(sorted, (int)m, pairs[nobj + k]);
-    salto_free(pairs);
-    salto_free(sorted);
-    return SALTO_OK;
+    salto_free(pairs), salto_free(key), salto_free(key2), salto_free(at), salto_free(at2);
+    salto_free(count);
+    return st;
 }
 
 
