@@ -531,7 +531,7 @@ static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lam
             for (int jj = 0; jj < b->ndep; jj++) used |= nlp->dep[b->dep0 + jj] == j;
         }
         if (!used) continue;
-        for (int kind = 0; kind < 2; kind++) {
+        for (int kind = 0; kind < 1; kind++) { // q only: the qd columns follow (below)
             double* c = nlp->hess.xs + j * nlp->ncp + b0->first;
             const double c0[4] = {c[0], c[1], c[2], c[3]};
             const double h = hess_step(nlp, nlp->hess.xs, b0, j, kind);
@@ -586,6 +586,21 @@ static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lam
         }
     }
     nlp->ev.have_state = 0;
+    // every kinematic row is a function of q (and the places) or linear in qd (a site's, the
+    // centre of mass's, a body's velocity, J(q) qd, also through the effective root), and none
+    // reads qdd: the qd columns are the q columns' qd rows (and the places'), the qd-qd block
+    // zero
+    for (int m = 0; m < nmem; m++) {
+        const block* b = &nlp->blocks[mem[m]];
+        const int nd = b->ndep, ns = 3 * nd + b->nxaux;
+        double* S = nlp->hess.arena + at[m] + ns;
+        for (int jj = 0; jj < nd; jj++) {
+            const int col = nd + jj;
+            for (int a = 0; a < nd; a++) S[a * ns + col] = S[col * ns + a];
+            for (int a = nd; a < 3 * nd; a++) S[a * ns + col] = 0.0;
+            for (int a = 0; a < b->nxaux; a++) S[(3 * nd + a) * ns + col] = S[col * ns + 3 * nd + a];
+        }
+    }
     for (int m = 0; m < nmem; m++) {
         const block* b = &nlp->blocks[mem[m]];
         block_hess_finish(nlp, mem[m], nlp->hess.arena + at[m] + 3 * b->ndep + b->nxaux, NULL, values);
