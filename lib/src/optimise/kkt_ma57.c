@@ -127,9 +127,7 @@ static void ma57bd(ipfint* n, ipfint* ne, double* a, double* fact, ipfint* lfact
         return;
     }
     kkt_sparse_info in;
-    double u = cntl[0];
-    if (getenv("KKT_UMIN") && atof(getenv("KKT_UMIN")) > u) u = atof(getenv("KKT_UMIN")); // experiment
-    if (kkt_sparse_factor(h->f, a, u, &in) != 0) {
+    if (kkt_sparse_factor(h->f, a, cntl[0], &in) != 0) {
         info[0] = -1; // out of memory: fatal to IPOPT
         return;
     }

@@ -22,16 +22,17 @@
 #include "kkt_sparse.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <amd.h>
 #include <cholmod.h>
 
 #include "salto/base.h"
 
 #define ZERO_PIVOT 1e-20
+#define U_LOW 1e-8 // the pivot threshold a column must pass before it is delayed
 #define MAXD(a, b) ((a) > (b) ? (a) : (b))
 
 struct kkt_sparse {
@@ -71,6 +72,8 @@ struct kkt_sparse {
     double* dg; // n: D itself: the diagonal, and a 2x2's off-diagonal at its first row
     double* dgo;
     int* deferred; // per supernode: a leaf whose update its parent applies (leaf_update)
+    int reordered; // the order was chosen again from the first factorisation's values
+                   // (match_order)
     // work
     double* F; // the front
     size_t F_cap;
@@ -109,39 +112,34 @@ void kkt_sparse_free(kkt_sparse* f) {
     free(f);
 }
 
-kkt_sparse* kkt_sparse_analyse(int n, int ne, const int* irn, const int* jcn) {
-    if (n <= 0 || ne < 0) return NULL;
-    for (int e = 0; e < ne; e++) {
-        if (irn[e] < 0 || irn[e] >= n || jcn[e] < 0 || jcn[e] >= n) return NULL;
-    }
-    kkt_sparse* f = calloc(1, sizeof *f);
-    if (!f) return NULL;
-    f->n = n, f->ne = ne;
+// The symbolic analysis: CHOLMOD's supernodal one of the pattern in the order given (perm:
+// perm[k] the original index of the k-th, CHOLMOD postorders it) or AMD's (perm NULL), and
+// the tree, postorder and assembly lists derived from it; the earlier analysis' arrays, if
+// any, are replaced. 0, or -1 when out of memory.
+static int symbolic(kkt_sparse* f, const int* given) {
+    const int n = f->n, ne = f->ne;
+    const int* irn = f->irn;
+    const int* jcn = f->jcn;
     const size_t N = (size_t)n, NE = (size_t)(ne > 0 ? ne : 1);
-    f->irn = malloc(sizeof(int) * NE), f->jcn = malloc(sizeof(int) * NE);
-    f->perm = malloc(sizeof(int) * N);
-    f->aptr = calloc(N + 1, sizeof(int)), f->ae = malloc(sizeof(int) * NE), f->ar = malloc(sizeof(int) * NE);
-    f->sc = malloc(sizeof(double) * N), f->x = malloc(sizeof(double) * N);
-    f->map = malloc(sizeof(int) * N);
-    f->d1 = malloc(sizeof(double) * N), f->d2 = malloc(sizeof(double) * N), f->piv = malloc(sizeof(int) * N);
-    f->dg = malloc(sizeof(double) * N), f->dgo = malloc(sizeof(double) * N);
-    f->fi = malloc(sizeof(int) * N), f->lmap = malloc(sizeof(int) * N), f->dd = malloc(sizeof(double) * 2 * N); // a front has at most n rows
+    void* old[] = {f->super, f->rptr, f->rows, f->parent, f->post, f->cptr, f->child, f->fm,
+                   f->fne, f->fidx, f->fL, f->fpiv, f->cb_off, f->cbi_off, f->cb_m, f->cb_nd,
+                   f->deferred};
+    for (size_t i = 0; i < sizeof old / sizeof old[0]; i++) free(old[i]);
+    f->super = f->rptr = f->rows = f->parent = f->post = f->cptr = f->child = NULL;
+    f->fm = f->fne = f->fpiv = f->cb_m = f->cb_nd = f->deferred = NULL;
+    f->fidx = f->fL = f->cb_off = f->cbi_off = NULL;
+    memset(f->aptr, 0, sizeof(int) * (N + 1));
     int* ip = malloc(sizeof(int) * N);
     int* mark = malloc(sizeof(int) * N);
-    if (!f->irn || !f->jcn || !f->perm || !f->aptr || !f->ae || !f->ar || !f->sc || !f->x ||
-        !f->map || !f->d1 || !f->d2 || !f->piv || !f->dg || !f->dgo || !f->fi || !f->lmap || !f->dd || !ip || !mark) {
-        free(ip), free(mark), kkt_sparse_free(f);
-        return NULL;
+    if (!ip || !mark) {
+        free(ip), free(mark);
+        return -1;
     }
-    memcpy(f->irn, irn, sizeof(int) * (size_t)ne);
-    memcpy(f->jcn, jcn, sizeof(int) * (size_t)ne);
-    for (int i = 0; i < n; i++) f->map[i] = -1;
-
     // the lower triangle's pattern, without duplicates, for CHOLMOD
     int* cnt = calloc(N + 1, sizeof(int));
     if (!cnt) {
-        free(ip), free(mark), kkt_sparse_free(f);
-        return NULL;
+        free(ip), free(mark);
+        return -1;
     }
     for (int e = 0; e < ne; e++) cnt[(irn[e] < jcn[e] ? irn[e] : jcn[e]) + 1]++;
     for (int j = 0; j < n; j++) cnt[j + 1] += cnt[j];
@@ -151,16 +149,9 @@ kkt_sparse* kkt_sparse_analyse(int n, int ne, const int* irn, const int* jcn) {
     cholmod_start(&cc);
     cc.supernodal = CHOLMOD_SUPERNODAL;
     cc.nmethods = 1;
-    cc.method[0].ordering = CHOLMOD_AMD;
+    cc.method[0].ordering = given ? CHOLMOD_GIVEN : CHOLMOD_AMD;
     cc.postorder = 1;
     cc.print = 0;
-    if (getenv("KKT_RELAX")) { // experiment
-        double r[6];
-        if (sscanf(getenv("KKT_RELAX"), "%lf,%lf,%lf,%lf,%lf,%lf", &r[0], &r[1], &r[2], &r[3], &r[4], &r[5]) == 6) {
-            cc.nrelax[0] = (size_t)r[0], cc.nrelax[1] = (size_t)r[1], cc.nrelax[2] = (size_t)r[2];
-            cc.zrelax[0] = r[3], cc.zrelax[1] = r[4], cc.zrelax[2] = r[5];
-        }
-    }
     cholmod_sparse* A = ri && pos ? cholmod_allocate_sparse(N, N, NE, 0, 1, -1, CHOLMOD_PATTERN, &cc) : NULL;
     cholmod_factor* Lf = NULL;
     int ok = A != NULL;
@@ -181,7 +172,7 @@ kkt_sparse* kkt_sparse_analyse(int n, int ne, const int* irn, const int* jcn) {
             }
         }
         Ap[n] = nz;
-        Lf = cholmod_analyze(A, &cc);
+        Lf = given ? cholmod_analyze_p(A, (int*)given, NULL, 0, &cc) : cholmod_analyze(A, &cc);
         ok = Lf && Lf->is_super && Lf->s;
     }
     if (ok) {
@@ -282,7 +273,36 @@ kkt_sparse* kkt_sparse_analyse(int n, int ne, const int* irn, const int* jcn) {
     if (A) cholmod_free_sparse(&A, &cc);
     cholmod_finish(&cc);
     free(cnt), free(ri), free(pos), free(ip), free(mark);
-    if (!ok) {
+    return ok ? 0 : -1;
+}
+
+
+kkt_sparse* kkt_sparse_analyse(int n, int ne, const int* irn, const int* jcn) {
+    if (n <= 0 || ne < 0) return NULL;
+    for (int e = 0; e < ne; e++) {
+        if (irn[e] < 0 || irn[e] >= n || jcn[e] < 0 || jcn[e] >= n) return NULL;
+    }
+    kkt_sparse* f = calloc(1, sizeof *f);
+    if (!f) return NULL;
+    f->n = n, f->ne = ne;
+    const size_t N = (size_t)n, NE = (size_t)(ne > 0 ? ne : 1);
+    f->irn = malloc(sizeof(int) * NE), f->jcn = malloc(sizeof(int) * NE);
+    f->perm = malloc(sizeof(int) * N);
+    f->aptr = calloc(N + 1, sizeof(int)), f->ae = malloc(sizeof(int) * NE), f->ar = malloc(sizeof(int) * NE);
+    f->sc = malloc(sizeof(double) * N), f->x = malloc(sizeof(double) * N);
+    f->map = malloc(sizeof(int) * N);
+    f->d1 = malloc(sizeof(double) * N), f->d2 = malloc(sizeof(double) * N), f->piv = malloc(sizeof(int) * N);
+    f->dg = malloc(sizeof(double) * N), f->dgo = malloc(sizeof(double) * N);
+    f->fi = malloc(sizeof(int) * N), f->lmap = malloc(sizeof(int) * N), f->dd = malloc(sizeof(double) * 2 * N); // a front has at most n rows
+    if (!f->irn || !f->jcn || !f->perm || !f->aptr || !f->ae || !f->ar || !f->sc || !f->x ||
+        !f->map || !f->d1 || !f->d2 || !f->piv || !f->dg || !f->dgo || !f->fi || !f->lmap || !f->dd) {
+        kkt_sparse_free(f);
+        return NULL;
+    }
+    memcpy(f->irn, irn, sizeof(int) * (size_t)ne);
+    memcpy(f->jcn, jcn, sizeof(int) * (size_t)ne);
+    for (int i = 0; i < n; i++) f->map[i] = -1;
+    if (symbolic(f, NULL) != 0) {
         kkt_sparse_free(f);
         return NULL;
     }
@@ -412,6 +432,11 @@ static int front_factor(double* F, int m, int nfs, double u, int* fi, double* w,
     int k = 0;
     while (k < nfs) {
         int kind = 0, p = -1, q = -1; // 1: 1x1 at p; 2: 2x2 at (p, q); 3: zero pivot at p
+        // the threshold u first; where no column passes it, IPOPT's own 1e-8 (u is higher only
+        // when IPOPT has raised it for accuracy) before a column is delayed: a delay at u = 1e-4
+        // cascaded to fronts of a thousand rows on the zoo's humanoids
+        double uu = u;
+    again:
         for (int j = k; j < nfs && !kind; j++) {
             const double ajj = fabs(F_(j, j));
             double gam = 0.0, gfs = 0.0;
@@ -425,7 +450,7 @@ static int front_factor(double* F, int m, int nfs, double u, int* fi, double* w,
             for (int i = nfs; i < m; i++) gam = MAXD(gam, fabs(F_(i, j)));
             if (gam <= ZERO_PIVOT && ajj <= ZERO_PIVOT) {
                 kind = 3, p = j;
-            } else if (ajj > ZERO_PIVOT && ajj >= u * gam) {
+            } else if (ajj > ZERO_PIVOT && ajj >= uu * gam) {
                 kind = 1, p = j;
             } else if (r >= 0) {
                 double gj = 0.0, gr = 0.0;
@@ -437,11 +462,15 @@ static int front_factor(double* F, int m, int nfs, double u, int* fi, double* w,
                 const double a = F_(j, j), c = F_(r, r), b = r > j ? F_(r, j) : F_(j, r);
                 const double det = a * c - b * b;
                 const double ad = fabs(det);
-                if (ad > 0.0 && u * (fabs(c) * gj + fabs(b) * gr) <= ad &&
-                    u * (fabs(b) * gj + fabs(a) * gr) <= ad && ad > ZERO_PIVOT * ZERO_PIVOT) {
+                if (ad > 0.0 && uu * (fabs(c) * gj + fabs(b) * gr) <= ad &&
+                    uu * (fabs(b) * gj + fabs(a) * gr) <= ad && ad > ZERO_PIVOT * ZERO_PIVOT) {
                     kind = 2, p = j, q = r;
                 }
             }
+        }
+        if (!kind && uu > U_LOW) {
+            uu = U_LOW;
+            goto again;
         }
         if (!kind) {
             if (m > nfs) break; // delayed to the parent
@@ -601,7 +630,114 @@ static void leaf_update(double* F, int m, const double* Lc, int mc, int nec, con
     }
 }
 
+// The order from values (the first factorisation's): a row whose diagonal is zero (a
+// constraint's, in IPOPT's augmented system) that AMD orders before all its neighbours is
+// eliminated first in its front, where no pivot passes: its column is delayed, and the delays
+// pile up towards the root (a tenth of the columns on the zoo's humanoids, a factor half again
+// as large as predicted, and more when IPOPT raises the pivot threshold). So each such row is
+// matched with a neighbour that has a diagonal (the largest entry among the unmatched), AMD
+// orders the graph with each pair as one node, and the pair is eliminated together, the
+// neighbour first: its pivot fills the row's diagonal, or the two make a 2x2 pivot. 0 when
+// reordered (or nothing to do), -1 when out of memory (the order stays).
+static int match_order(kkt_sparse* f, const double* a) {
+    const int n = f->n, ne = f->ne;
+    const size_t N = (size_t)n;
+    double* diag = calloc(N, sizeof(double));
+    int* deg = calloc(N + 1, sizeof(int));
+    int* mate = malloc(sizeof(int) * N);
+    int* node = malloc(sizeof(int) * N);
+    int* adj = malloc(sizeof(int) * 2 * (size_t)(ne > 0 ? ne : 1));
+    double* wadj = malloc(sizeof(double) * 2 * (size_t)(ne > 0 ? ne : 1));
+    int* pos = malloc(sizeof(int) * (N + 1));
+    int st = -1;
+    int *Cp = NULL, *Ci = NULL, *Pc = NULL, *perm = NULL, *mark = NULL, *first = NULL, *second = NULL;
+    if (!diag || !deg || !mate || !node || !adj || !wadj || !pos) goto done;
+    int nz = 0;
+    for (int e = 0; e < ne; e++) {
+        if (f->irn[e] == f->jcn[e]) diag[f->irn[e]] += a[e];
+        else deg[f->irn[e] + 1]++, deg[f->jcn[e] + 1]++;
+    }
+    for (int i = 0; i < n; i++) nz += diag[i] == 0.0;
+    if (nz == 0) {
+        st = 0;
+        goto done;
+    }
+    for (int i = 0; i < n; i++) deg[i + 1] += deg[i];
+    memcpy(pos, deg, sizeof(int) * (N + 1));
+    for (int e = 0; e < ne; e++) {
+        const int i = f->irn[e], j = f->jcn[e];
+        if (i == j) continue;
+        adj[pos[i]] = j, wadj[pos[i]++] = fabs(a[e]);
+        adj[pos[j]] = i, wadj[pos[j]++] = fabs(a[e]);
+    }
+    for (int i = 0; i < n; i++) mate[i] = -1;
+    for (int i = 0; i < n; i++) {
+        if (diag[i] != 0.0) continue;
+        int best = -1;
+        double bw = 0.0;
+        for (int p = deg[i]; p < deg[i + 1]; p++) {
+            const int j = adj[p];
+            if (diag[j] == 0.0 || mate[j] >= 0 || wadj[p] <= bw) continue;
+            best = j, bw = wadj[p];
+        }
+        if (best >= 0) mate[i] = best, mate[best] = i;
+    }
+    // the compressed graph: a node per pair or single row
+    int nc = 0;
+    first = malloc(sizeof(int) * N), second = malloc(sizeof(int) * N);
+    if (!first || !second) goto done;
+    for (int i = 0; i < n; i++) {
+        if (mate[i] >= 0 && mate[i] < i) continue; // its pair has its node
+        node[i] = nc;
+        first[nc] = i, second[nc] = -1;
+        if (mate[i] >= 0) { // the row with the diagonal first
+            const int j = mate[i];
+            node[j] = nc;
+            if (diag[i] == 0.0) first[nc] = j, second[nc] = i;
+            else second[nc] = j;
+        }
+        nc++;
+    }
+    Cp = calloc((size_t)nc + 1, sizeof(int));
+    Ci = malloc(sizeof(int) * 2 * (size_t)(ne > 0 ? ne : 1));
+    Pc = malloc(sizeof(int) * (size_t)(nc > 0 ? nc : 1));
+    perm = malloc(sizeof(int) * N);
+    mark = malloc(sizeof(int) * (size_t)(nc > 0 ? nc : 1));
+    if (!Cp || !Ci || !Pc || !perm || !mark) goto done;
+    for (int c = 0; c < nc; c++) mark[c] = -1;
+    int k = 0;
+    for (int c = 0; c < nc; c++) {
+        Cp[c] = k;
+        for (int h = 0; h < 2; h++) {
+            const int i = h ? second[c] : first[c];
+            if (i < 0) continue;
+            for (int p = deg[i]; p < deg[i + 1]; p++) {
+                const int d = node[adj[p]];
+                if (d != c && mark[d] != c) mark[d] = c, Ci[k++] = d;
+            }
+        }
+    }
+    Cp[nc] = k;
+    if (amd_order(nc, Cp, Ci, Pc, NULL, NULL) < 0) goto done;
+    k = 0;
+    for (int q = 0; q < nc; q++) {
+        const int c = Pc[q];
+        perm[k++] = first[c];
+        if (second[c] >= 0) perm[k++] = second[c];
+    }
+    st = symbolic(f, perm);
+done:
+    free(diag), free(deg), free(mate), free(node), free(adj), free(wadj), free(pos);
+    free(Cp), free(Ci), free(Pc), free(perm), free(mark), free(first), free(second);
+    return st;
+}
+
 int kkt_sparse_factor(kkt_sparse* f, const double* a, double u, kkt_sparse_info* info) {
+    if (!f->reordered && !getenv("SALTO_KKT_NOMATCH")) { // once: the order from the values
+        // (SALTO_KKT_NOMATCH, a measuring aid: AMD's order from the pattern alone)
+        f->reordered = 1;
+        if (match_order(f, a) != 0 && symbolic(f, NULL) != 0) return -1;
+    }
     if (u < 1e-12) u = 1e-12;
     if (u > 0.5) u = 0.5;
     const int n = f->n;
@@ -702,7 +838,6 @@ int kkt_sparse_factor(kkt_sparse* f, const double* a, double u, kkt_sparse_info*
             front_update(F, m, nfs, ne, &f->piv[ptop], &f->dg[ptop], &f->dgo[ptop], f->w, &cnt);
         }
         delayed += nfs - ne;
-        if (getenv("KKT_DEBUG")) fprintf(stderr, "front %d: ncol %d nd %d nrow %d m %d ne %d children %d\n", s, ncol, nd, nrow, m, ne, f->cptr[s + 1] - f->cptr[s]);
         // keep L and the row list
         if (grow((void**)&f->L, &f->L_cap, Ltop + (size_t)m * (size_t)ne + 1, sizeof(double)) ||
             grow((void**)&f->idx, &f->idx_cap, itop + (size_t)m + 1, sizeof(int)))
@@ -786,3 +921,4 @@ void kkt_sparse_solve(const kkt_sparse* f, double* b) {
     }
     for (int k = 0; k < n; k++) b[f->perm[k]] = x[k] * f->sc[f->perm[k]];
 }
+

@@ -6,8 +6,10 @@
 // and 2x2 blocks. The numeric phase is multifrontal: each supernode's front is assembled from
 // the matrix's entries and its children's contribution blocks, and its fully summed columns
 // are eliminated with threshold pivoting (a 1x1 pivot where the diagonal is at least u times
-// the column's largest entry, else a 2x2 that passes the same bound); the columns that no pivot
-// passes are delayed to the parent's front. The inertia is exact (counted from D's blocks), a
+// the column's largest entry, else a 2x2 that passes the same bound; where none passes u, the
+// same at 1e-8, IPOPT's own threshold); the columns that no pivot passes are delayed to the
+// parent's front. The order is AMD's, chosen again from the first factorisation's values so
+// that a row with a zero diagonal (a constraint's) is eliminated with a matched neighbour. The inertia is exact (counted from D's blocks), a
 // pivot of at most 1e-20 (of the equilibrated matrix) is a zero eigenvalue, and the dense
 // kernels are plain C (no BLAS), so every machine and build factors with the same rounding:
 // the file is compiled without contraction into fused multiply-adds.
@@ -33,7 +35,9 @@ typedef struct kkt_sparse_info {
 kkt_sparse* kkt_sparse_analyse(int n, int ne, const int* irn, const int* jcn);
 
 // Factors the matrix whose triplet values are a (the pattern given to kkt_sparse_analyse)
-// with pivot threshold u (0 < u <= 0.5; below 1e-12 counts as 1e-12). Returns 0, or -1 if out of
+// with pivot threshold u (0 < u <= 0.5; below 1e-12 counts as 1e-12; a pivot that passes
+// only 1e-8 is taken before a column is delayed). The first call chooses the order again from
+// its values (zero diagonals matched with neighbours); later calls keep it. Returns 0, or -1 if out of
 // memory. info may be NULL.
 int kkt_sparse_factor(kkt_sparse* f, const double* a, double u, kkt_sparse_info* info);
 

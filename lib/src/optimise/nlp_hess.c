@@ -144,11 +144,12 @@ void salto_nlp_hess_pattern(const salto_nlp* nlp, int* rows, int* cols) {
 // in the control points, s = W c with W = [N; dN; ddN] per DOF; so the block's Hessian in the
 // control points is W^T S W with S the Hessian of psi = sum_r lambda_r r in the state. The
 // rows are linear in f0 or, for the friction cone, quadratic, and f0 is linear in qdd (f0 =
-// M qdd + h(q, qd)): S's qdd-qdd part is the cone's, exact from df0/dqdd, and its columns
-// for q and qd come from forward differences of the analytic state gradient of psi: 2 ndep + 1
-// gradient evaluations per block instead of 8 ndep Jacobian evaluations for central
-// differences in the 4 ndep control points. A state perturbation e is made exactly by moving
-// the DOF's four control points by the least-norm d with W d = e.
+// M qdd + h(q, qd)): S's qdd-qdd part is the cone's, exact from df0/dqdd, and its q columns
+// come from forward differences of the analytic state gradient of psi; its qd columns follow
+// from the rows' structure (hess_physics, hess_group): ndep + 1 gradient evaluations per block
+// (and one per place) instead of 8 ndep Jacobian evaluations for central differences in the
+// 4 ndep control points. A state perturbation e is made exactly by moving the DOF's four
+// control points by the least-norm d with W d = e.
 
 // the state gradient of psi = sum_r lambda_r r at xs into G (3 nd: q, qd, qdd of the deps);
 // physics rows differentiated by the linear-time method whatever the run's choice
