@@ -31,6 +31,11 @@ typedef struct zoo_row {
     int iterations;       // -1 when unknown
     int passed, judged;   // the validation's counts (-1 when none ran)
     char worst[200];      // the worst failing check, "" when none
+    // the cost line (salto_print_cost): factorisations and their time, MUMPS's on the same
+    // matrices, the Hessian in Jacobians' worth (-1 when not printed)
+    int fact;
+    double fact_s, mumps_s, hess_jac;
+    int inertia_differs;
 } zoo_row;
 
 
@@ -90,6 +95,9 @@ static void read_log(const char* log, zoo_row* r) {
     r->iterations = -1;
     r->passed = r->judged = -1;
     r->worst[0] = '\0';
+    r->fact = -1;
+    r->fact_s = r->mumps_s = r->hess_jac = -1.0;
+    r->inertia_differs = 0;
     FILE* f = fopen(log, "r");
     if (!f) return;
     char line[4096];
@@ -99,6 +107,20 @@ static void read_log(const char* log, zoo_row* r) {
         if (sscanf(line, "%63s after %d iterations in", st, &it) == 2) {
             snprintf(r->status, sizeof r->status, "%s", st);
             r->iterations = it;
+        }
+        if (strncmp(line, "cost: ", 6) == 0) {
+            const char* c = strstr(line, " factorisations of the ");
+            int it2, nf;
+            if (c && sscanf(line, "cost: %d iterations, %d factorisations", &it2, &nf) == 2) r->fact = nf;
+            c = strstr(line, " an iteration), ");
+            if (c) sscanf(c, " an iteration), %lf s", &r->fact_s);
+            c = strstr(line, "; Hessian ");
+            double hs;
+            if (c) sscanf(c, "; Hessian %lf s, %lf Jacobians", &hs, &r->hess_jac);
+            c = strstr(line, "; MUMPS on the same ");
+            int nm;
+            if (c) sscanf(c, "; MUMPS on the same %d matrices %lf s", &nm, &r->mumps_s);
+            if (strstr(line, ", other inertia on ")) r->inertia_differs = 1;
         }
         int np, nj;
         if (sscanf(line, "validation: %d of %d checks pass", &np, &nj) == 2) {
@@ -242,10 +264,16 @@ int bench_zoo(int argc, char** argv) {
            "settings, at most %.0f s each\n", n, dir, limit);
     for (int q = 0; q < nset; q++) printf("  --set %s\n", set[q]);
     printf("\n");
-    printf("%-28s %-30s %6s %9s %9s  %s\n", "problem", "IPOPT status", "iter", "time (s)",
-           "checks", "verdict (the worst failing check)");
+    // the children compare salto's KKT factorisation with MUMPS on the same matrices
+    setenv("SALTO_KKT_COMPARE", "1", 1);
+    printf("%-24s %-24s %5s %7s %6s %7s %7s %7s  %7s  %s\n", "problem", "IPOPT status", "iter",
+           "fact/it", "KKT ms", "MUMPS x", "Hess J", "time s", "checks",
+           "verdict (the worst failing check)");
     int nconv = 0, npass = 0;
-    for (int k = 0; k < n; k++) {
+    double* walls = calloc((size_t)n, sizeof(double));
+    long fact_all = 0, it_all = 0;
+    double fs_all = 0.0, ms_all = 0.0;
+    for (int k = 0; walls && k < n; k++) {
         zoo_row* r = &rows[k];
         const char* base = strrchr(files[k], '/');
         base = base ? base + 1 : files[k];
@@ -281,14 +309,39 @@ int bench_zoo(int argc, char** argv) {
         } else {
             snprintf(verdict, sizeof verdict, "FAIL: %s", r->worst[0] ? r->worst : "?");
         }
-        char it[16] = "-";
+        char it[16] = "-", fpi[16] = "-", kms[16] = "-", mx[16] = "-", hj[16] = "-";
         if (r->iterations >= 0) snprintf(it, sizeof it, "%d", r->iterations);
-        printf("%-28s %-30s %6s %9.1f %9s  %s\n", r->name, r->status[0] ? r->status : "-", it,
-               r->wall, checks, verdict);
+        if (r->fact > 0 && r->iterations > 0) {
+            snprintf(fpi, sizeof fpi, "%.2f", (double)r->fact / r->iterations);
+            snprintf(kms, sizeof kms, "%.3f", 1e3 * r->fact_s / r->fact);
+        }
+        if (r->mumps_s > 0.0 && r->fact_s > 0.0) {
+            snprintf(mx, sizeof mx, "%.1f%s", r->mumps_s / r->fact_s, r->inertia_differs ? "*" : "");
+        }
+        if (r->hess_jac >= 0.0) snprintf(hj, sizeof hj, "%.1f", r->hess_jac);
+        // the wall time without MUMPS's comparison (not the solve's work)
+        const double wall = r->wall - (r->mumps_s > 0.0 ? r->mumps_s : 0.0);
+        walls[k] = wall;
+        printf("%-24s %-24s %5s %7s %6s %7s %7s %7.1f  %7s  %s\n", r->name,
+               r->status[0] ? r->status : "-", it, fpi, kms, mx, hj, wall, checks, verdict);
+        fact_all += r->fact > 0 ? r->fact : 0, it_all += r->fact > 0 ? r->iterations : 0;
+        if (r->fact > 0) fs_all += r->fact_s, ms_all += r->mumps_s > 0 ? r->mumps_s : 0.0;
         fflush(stdout);
     }
     printf("\n%d of %d converged; %d of %d converged and passed every check (%.0f%%)\n", nconv, n,
            npass, n, 100.0 * npass / n);
+    if (walls) {
+        qsort(walls, (size_t)n, sizeof(double), bench_cmp_double);
+        printf("median time %.1f s; %.2f factorisations an iteration over the zoo; salto's KKT "
+               "factorisations %.2f s, MUMPS's on the same matrices %.2f s (%.1fx)\n",
+               n % 2 ? walls[n / 2] : 0.5 * (walls[n / 2 - 1] + walls[n / 2]),
+               it_all > 0 ? (double)fact_all / it_all : 0.0, fs_all, ms_all,
+               fs_all > 0.0 ? ms_all / fs_all : 0.0);
+        printf("(fact/it: factorisations an iteration; KKT ms: salto's, each; MUMPS x: MUMPS's time "
+               "on the same matrices over salto's, * where it counted another inertia; Hess J: a "
+               "Hessian's time in Jacobians' worth; time s: the wall time less MUMPS's)\n");
+    }
+    free(walls);
     if (!keep) {
         // the temporary folder and all the solves wrote into it (a solve killed at the time
         // limit may leave an atomic write's temporary file)

@@ -196,6 +196,10 @@ int app_solve(int argc, char** argv, int verdict) {
     salto_solve_result res;
     salto_refine_result ref;
     int status = 0;
+    // SALTO_KKT_COMPARE (salto bench zoo sets it): MUMPS factors every KKT matrix too, timed
+    // apart, for the cost line's comparison
+    const char* cmp = getenv("SALTO_KKT_COMPARE");
+    salto_solver_compare_mumps(cmp && *cmp && strcmp(cmp, "0") != 0);
     if (salto_solve_refined(p, &nlp, x, quiet ? NULL : progress, NULL, &res, &ref, &err) !=
         SALTO_OK) {
         app_print_error(&err);
@@ -283,6 +287,7 @@ int app_solve(int argc, char** argv, int verdict) {
                         "IPOPT and the rest %.3f s\n",
                 res.time_g, res.n_eval_g, res.time_jac, res.n_eval_jac, res.time_h, res.n_eval_h,
                 res.elapsed - res.time_g - res.time_jac - res.time_h);
+        salto_print_cost(stderr, &res);
         if (res.worst_row >= 0) {
             char name[600];
             salto_nlp_row_name(nlp, res.worst_row, name, sizeof name);

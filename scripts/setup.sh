@@ -19,7 +19,7 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 # numerical libraries the optimiser uses (IPOPT with MUMPS, SuiteSparse, OpenBLAS/LAPACK),
 # cairo for pictures, GNU parallel for the batch test's cluster-style run
 packages=(build-essential cmake pkg-config libyaml-dev check
-          coinor-libipopt-dev libsuitesparse-dev libopenblas-dev liblapack-dev libcairo2-dev
+          coinor-libipopt-dev libmumps-seq-dev libsuitesparse-dev libopenblas-dev liblapack-dev libcairo2-dev
           libmujoco-dev parallel)
 
 missing=()

@@ -21,6 +21,7 @@ int main(void) {
     srunner_add_suite(sr, sim_suite());
     srunner_add_suite(sr, export_suite());
     srunner_add_suite(sr, batch_suite());
+    srunner_add_suite(sr, kkt_suite());
     srunner_run_all(sr, CK_NORMAL);
     int nfail = srunner_ntests_failed(sr);
     srunner_free(sr);

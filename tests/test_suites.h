@@ -21,5 +21,6 @@ Suite* validate_suite(void);
 Suite* sim_suite(void);
 Suite* export_suite(void);
 Suite* batch_suite(void);
+Suite* kkt_suite(void);
 
 #endif

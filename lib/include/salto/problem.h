@@ -152,6 +152,8 @@ typedef struct salto_solver_option {
 
 enum { SALTO_FLIGHT_FORCE = 0, SALTO_FLIGHT_MOMENTUM = 1, SALTO_FLIGHT_MOMENTUM_ENDS = 2 }; // solver.flight_rows
 
+enum { SALTO_LINEAR_SALTO = 0, SALTO_LINEAR_MUMPS = 1 };
+
 typedef struct salto_solver_desc {
     double tolerance;       // IPOPT tol (default 1e-6)
     int max_iterations;     // IPOPT max_iter (default 1000)
@@ -171,6 +173,9 @@ typedef struct salto_solver_desc {
                             //   max_iterations); one that stops there is undone
     double refine_time;     // s: no refinement round starts once the solve has taken this
                             //   long, the first solve included (default 0: no limit)
+    int linear_solver;      // the KKT factorisation inside IPOPT: SALTO_LINEAR_SALTO (default:
+                            //   salto's own sparse LDL', the same rounding on every machine)
+                            //   or SALTO_LINEAR_MUMPS (IPOPT's MUMPS)
     int flight_rows;        // a flight's physics rows at its slices (docs/problem-format.md):
                             //   SALTO_FLIGHT_FORCE: f0 = 0 at each slice (the default with
                             //   control points given);

@@ -2,6 +2,8 @@
 #ifndef SALTO_SOLVER_H
 #define SALTO_SOLVER_H
 
+#include <stdio.h>
+
 #include "salto/motion.h"
 #include "salto/nlp.h"
 #include "salto/validate.h"
@@ -29,7 +31,39 @@ typedef struct salto_solve_result {
     int n_eval_f, n_eval_g, n_eval_jac, n_eval_h;  // callback counts
     double time_g, time_jac, time_h;  // wall time in salto's constraint, Jacobian and Hessian
                                       // evaluations, s (the rest of elapsed is IPOPT's)
+    // the KKT systems (solver.linear_solver salto; zero with MUMPS, which IPOPT does not time)
+    int factorisations;    // of IPOPT's augmented system, the restoration phase's included
+    int kkt_singular;      //   of which singular
+    long kkt_delayed;      //   columns delayed to a parent front, summed
+    double time_factor;    // CPU time of the factorisations, s
+    double time_kkt_solve; // CPU time of the solves with the factors, s
+    int kkt_order;         // the last system's order
+    // with salto_solver_compare_mumps(1): MUMPS (set up as IPOPT sets it up) factored the
+    // same matrices too, timed apart; its time is not in elapsed
+    int mumps_compared;
+    int mumps_inertia_differs; // matrices where MUMPS counted other negative eigenvalues
+    double time_mumps;     // s (CPU)
 } salto_solve_result;
+
+// Prints the solve's cost line ("cost: ..."): factorisations an iteration, their time, the
+// Hessian's time in Jacobians' worth, and MUMPS's time on the same matrices when compared.
+void salto_print_cost(FILE* f, const salto_solve_result* r);
+
+// What an iteration of the problem's solve costs, measured at x (CPU time, s, the median of a
+// few runs): the constraints and objective, their derivatives, the Hessian (unit multipliers),
+// and one factorisation and one solve of the KKT system assembled as IPOPT assembles it.
+typedef struct salto_cost {
+    double t_values, t_jacobian, t_hessian, t_analyse, t_factor, t_solve;
+    int kkt_order, kkt_entries;  // the KKT matrix's order and entries (lower triangle)
+    double factor_entries, flops; // its factor's entries and the factorisation's multiply-adds
+    int max_front;                // the largest front's order
+} salto_cost;
+
+salto_status salto_nlp_cost(salto_nlp* nlp, const double* x, salto_cost* out);
+
+// Makes every later solve on this thread factor each KKT matrix with MUMPS too, for salto
+// bench's comparison (salto_solve_result's mumps fields); 0 turns it off.
+void salto_solver_compare_mumps(int on);
 
 // Solves the NLP from the starting point x (nx), in place: x receives the best iterate even
 // when IPOPT stops without success. Every option is set in code; IPOPT's options file in the

@@ -38,27 +38,6 @@ static int block_var(const salto_nlp* nlp, const block* b, int u) {
 }
 
 
-static int cmp_pair(const void* a, const void* b) {
-    const long x = *(const long*)a, y = *(const long*)b;
-    return (x > y) - (x < y);
-}
-
-
-static int find_pair(const long* pairs, int n, long key) {
-    int lo = 0, hi = n - 1;
-    while (lo <= hi) {
-        const int mid = (lo + hi) / 2;
-        if (pairs[mid] == key) return mid;
-        if (pairs[mid] < key) {
-            lo = mid + 1;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    return -1;
-}
-
-
 salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
     const int ncp = nlp->ncp;
     const long nx = nlp->nx;
@@ -102,34 +81,55 @@ salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
             }
         }
     }
-    long* sorted = salto_malloc((size_t)(n + 1) * sizeof(long));
-    if (!sorted) {
-        salto_free(pairs);
+    // sorted by a radix sort that carries each pair's place (16 bits a pass, as many passes as
+    // the largest key needs), then made unique: each place's slot is its key's rank
+    long* key = salto_malloc((size_t)(n + 1) * sizeof(long));
+    long* key2 = salto_malloc((size_t)(n + 1) * sizeof(long));
+    int* at = salto_malloc((size_t)(n + 1) * sizeof(int));
+    int* at2 = salto_malloc((size_t)(n + 1) * sizeof(int));
+    int* count = salto_malloc(65537 * sizeof(int));
+    if (!key || !key2 || !at || !at2 || !count) {
+        salto_free(pairs), salto_free(key), salto_free(key2), salto_free(at), salto_free(at2);
+        salto_free(count);
         return SALTO_ERR_NOMEM;
     }
-    memcpy(sorted, pairs, (size_t)n * sizeof(long));
-    if (n > 1) qsort(sorted, (size_t)n, sizeof(long), cmp_pair);
+    long kmax = 0;
+    for (long k = 0; k < n; k++) key[k] = pairs[k], at[k] = (int)k, kmax = pairs[k] > kmax ? pairs[k] : kmax;
+    for (int shift = 0; shift < 63 && (kmax >> shift) > 0; shift += 16) {
+        memset(count, 0, 65537 * sizeof(int));
+        for (long k = 0; k < n; k++) count[((key[k] >> shift) & 0xffff) + 1]++;
+        for (int d = 0; d < 65536; d++) count[d + 1] += count[d];
+        for (long k = 0; k < n; k++) {
+            const int dst = count[(key[k] >> shift) & 0xffff]++;
+            key2[dst] = key[k], at2[dst] = at[k];
+        }
+        long* tk = key;
+        key = key2, key2 = tk;
+        int* ta = at;
+        at = at2, at2 = ta;
+    }
+    int* slot = at2; // the slot of each pair, by its place
     long m = 0;
     for (long k = 0; k < n; k++) {
-        if (m == 0 || sorted[k] != sorted[m - 1]) sorted[m++] = sorted[k];
+        if (m == 0 || key[k] != key[m - 1]) key[m++] = key[k];
+        slot[at[k]] = (int)(m - 1);
     }
     nlp->nnz_hess = (int)m;
     nlp->hess.row = salto_malloc((size_t)(m + 1) * sizeof(int));
     nlp->hess.col = salto_malloc((size_t)(m + 1) * sizeof(int));
-    if (!nlp->hess.row || !nlp->hess.col) {
-        salto_free(pairs);
-        salto_free(sorted);
-        return SALTO_ERR_NOMEM;
+    salto_status st = SALTO_ERR_NOMEM;
+    if (nlp->hess.row && nlp->hess.col) {
+        for (long k = 0; k < m; k++) {
+            nlp->hess.row[k] = (int)(key[k] / nx);
+            nlp->hess.col[k] = (int)(key[k] % nx);
+        }
+        for (long k = 0; k < nobj; k++) nlp->hess.obj[k] = slot[k];
+        for (long k = 0; k < nblk; k++) nlp->hess.blk[k] = slot[nobj + k];
+        st = SALTO_OK;
     }
-    for (long k = 0; k < m; k++) {
-        nlp->hess.row[k] = (int)(sorted[k] / nx);
-        nlp->hess.col[k] = (int)(sorted[k] % nx);
-    }
-    for (long k = 0; k < nobj; k++) nlp->hess.obj[k] = find_pair(sorted, (int)m, pairs[k]);
-    for (long k = 0; k < nblk; k++) nlp->hess.blk[k] = find_pair(sorted, (int)m, pairs[nobj + k]);
-    salto_free(pairs);
-    salto_free(sorted);
-    return SALTO_OK;
+    salto_free(pairs), salto_free(key), salto_free(key2), salto_free(at), salto_free(at2);
+    salto_free(count);
+    return st;
 }
 
 
@@ -144,11 +144,12 @@ void salto_nlp_hess_pattern(const salto_nlp* nlp, int* rows, int* cols) {
 // in the control points, s = W c with W = [N; dN; ddN] per DOF; so the block's Hessian in the
 // control points is W^T S W with S the Hessian of psi = sum_r lambda_r r in the state. The
 // rows are linear in f0 or, for the friction cone, quadratic, and f0 is linear in qdd (f0 =
-// M qdd + h(q, qd)): S's qdd-qdd part is the cone's, exact from df0/dqdd, and its columns
-// for q and qd come from forward differences of the analytic state gradient of psi: 2 ndep + 1
-// gradient evaluations per block instead of 8 ndep Jacobian evaluations for central
-// differences in the 4 ndep control points. A state perturbation e is made exactly by moving
-// the DOF's four control points by the least-norm d with W d = e.
+// M qdd + h(q, qd)): S's qdd-qdd part is the cone's, exact from df0/dqdd, and its q columns
+// come from forward differences of the analytic state gradient of psi; its qd columns follow
+// from the rows' structure (hess_physics, hess_group): ndep + 1 gradient evaluations per block
+// (and one per place) instead of 8 ndep Jacobian evaluations for central differences in the
+// 4 ndep control points. A state perturbation e is made exactly by moving the DOF's four
+// control points by the least-norm d with W d = e.
 
 // the state gradient of psi = sum_r lambda_r r at xs into G (3 nd: q, qd, qdd of the deps);
 // physics rows differentiated by the linear-time method whatever the run's choice
@@ -289,10 +290,25 @@ static int block_has_lambda(const block* b, const double* lambda) {
 }
 
 
-// the physics block i: the aggregate force's state Hessian, its own differences
+// The physics block i: the state Hessian of lambda . g by differences of its state gradient.
+//
+// Where the block depends on every DOF in order (always, in practice), only the q columns (and
+// the places') are differenced; the qd and qdd columns follow from the rows' structure. f0 is
+// the time derivative of the spatial momentum h = A(q) qd, gravity's part aside (also through
+// the effective root, whose translation is a function of q and the places: h stays linear in
+// qd), and each row is a function of f0 and the support centre c(q). With mu = d(lambda .
+// g)/df0 held fixed, psi = mu . h, M = d(A' mu)/dq (M_jl = d/dq_l of the qdd gradient):
+//   mu . f0 = (d psi/dq) . qd + (d psi/dqd) . qdd + mu . gravity(q), so
+//   d2/dqd2 = M + M',  d2/dqd dqdd = 0,  d2/dqdd2 = 0.
+// mu itself moves with f0 and c through the rows' curvature Pff = d2(lambda . g)/df0 df0 and
+// Pfc = d2/df0 dc (the friction cone, the moments about c): the q columns' qdd rows hold
+// d/dq_l (mu . A_j) = M_jl + (Pff df0/dq_l + Pfc dc/dq_l) . A_j, and the curvature adds
+// J' Pff J to the qd and qdd blocks (J = df0/d(qd, qdd)). A flight's momentum rows are linear
+// in qd and free of qdd: their qd and qdd blocks are zero. Half the differences of taking
+// the qd columns by differences too, and the same Hessian within the differences' error.
 static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, double* values) {
     const block* b = &nlp->blocks[i];
-    const int nd = b->ndep, ns = 3 * nd + b->nxaux;
+    const int nd = b->ndep, ns = 3 * nd + b->nxaux, nv = nlp->nv, ncol = 3 * nv;
     const int* dep = nlp->dep + b->dep0;
     double d[2][4];
     if (!state_moves(b, d[0], d[1])) return SALTO_ERR_NUMERIC;
@@ -300,31 +316,47 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
     double* G1 = nlp->hess.Jp + ns;
     double* S = nlp->hess.Sl;
     block_state_grad(nlp, nlp->hess.xs, b, lambda, G0);
-    // the one row that is not linear in qdd: the squared friction cone, quadratic in f, so its
-    // qdd-qdd curvature is exact from the f rows of the aggregate force's Jacobian F = df/dqdd
-    // at x: lambda (2 / W) ((mu^2 + 1) (N F)^T (N F) - F^T F)
+    const int momentum = nlp->mom[b->phase] >= 0 && !b->force;
+    int structured = nd == nv && !getenv("SALTO_HESS_FULL_FD");
+    for (int jj = 0; jj < nd && structured; jj++) structured = dep[jj] == jj;
+    // the rows' curvature in (f0, c), and f0's and c's Jacobians at x
+    double Pff[6][6], Pfc[6][3];
+    double* Jf = nlp->hess.Jb; // 6 x 3 nv
+    double* Jc = Jf + 18 * nv; // 3 x nv
+    double* M = Jc + 3 * nv;   // nd x nd
     double* Q = NULL;
-    if (nlp->p->phases[b->phase].contact.type == SALTO_CONTACT_GROUND && lambda[b->row0 + 1] != 0.0) {
-        Q = nlp->hess.Ql;
+    if (!momentum) {
+        nlp_physics_curvature(nlp, b, lambda + b->row0, Pff, Pfc);
+        memcpy(Jf, nlp->ev.Jf, 18 * (size_t)nv * sizeof(double));
         const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
-        const double gn = salto_v3_norm(nlp->m->gravity);
-        const double W = nlp->m->mass * (gn > 0 ? gn : 9.81);
-        const double w = lambda[b->row0 + 1] * 2.0 / W, mu2 = ct->friction * ct->friction;
-        const int ncol = 3 * nlp->nv;
-        const double* F[3] = {nlp->ev.Jf + 3 * ncol + 2 * nlp->nv, nlp->ev.Jf + 4 * ncol + 2 * nlp->nv,
-                              nlp->ev.Jf + 5 * ncol + 2 * nlp->nv};
-        const double* Nn = ct->normal;
-        for (int a = 0; a < nd; a++) {
-            const double na = Nn[0] * F[0][a] + Nn[1] * F[1][a] + Nn[2] * F[2][a];
-            for (int c = 0; c <= a; c++) {
-                const double nc = Nn[0] * F[0][c] + Nn[1] * F[1][c] + Nn[2] * F[2][c];
-                const double ff = F[0][a] * F[0][c] + F[1][a] * F[1][c] + F[2][a] * F[2][c];
-                Q[a * nd + c] = Q[c * nd + a] = w * ((mu2 + 1.0) * na * nc - ff);
+        if (ct->type == SALTO_CONTACT_GROUND || nlp->bal[b->phase] >= 0) {
+            memcpy(Jc, nlp->ev.J3, 3 * (size_t)nv * sizeof(double));
+        } else {
+            memset(Jc, 0, 3 * (size_t)nv * sizeof(double));
+        }
+        int curved = 0;
+        for (int k = 0; k < 6; k++) {
+            for (int m = 0; m < 6; m++) curved |= Pff[k][m] != 0.0;
+        }
+        // the qdd-qdd block: J_qdd' Pff J_qdd (the friction cone's)
+        if (curved) {
+            Q = nlp->hess.Ql;
+            for (int a = 0; a < nd; a++) {
+                double pa[6];
+                for (int k = 0; k < 6; k++) {
+                    pa[k] = 0.0;
+                    for (int m = 0; m < 6; m++) pa[k] += Pff[k][m] * Jf[m * ncol + 2 * nv + dep[a]];
+                }
+                for (int c = 0; c <= a; c++) {
+                    double v = 0.0;
+                    for (int k = 0; k < 6; k++) v += pa[k] * Jf[k * ncol + 2 * nv + dep[c]];
+                    Q[a * nd + c] = Q[c * nd + a] = v;
+                }
             }
         }
     }
-    // columns q_jj (kind 0) and qd_jj (kind 1) of S by forward differences
-    for (int kind = 0; kind < 2; kind++) {
+    // columns q_jj (kind 0) and, unless structured, qd_jj (kind 1) by forward differences
+    for (int kind = 0; kind < (structured ? 1 : 2); kind++) {
         for (int jj = 0; jj < nd; jj++) {
             double* c = nlp->hess.xs + dep[jj] * nlp->ncp + b->first;
             const double c0[4] = {c[0], c[1], c[2], c[3]};
@@ -344,6 +376,47 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
         *xa = x0;
         const int col = 3 * nd + m;
         for (int a = 0; a < ns; a++) S[a * ns + col] = (G1[a] - G0[a]) / h;
+    }
+    if (structured) {
+        if (!momentum) {
+            // M_jl = S(qdd_j, q_l) - (Pff df0/dq_l + Pfc dc/dq_l) . A_j
+            for (int l = 0; l < nd; l++) {
+                double dmu[6];
+                for (int k = 0; k < 6; k++) {
+                    dmu[k] = 0.0;
+                    for (int m = 0; m < 6; m++) dmu[k] += Pff[k][m] * Jf[m * ncol + l];
+                    for (int m = 0; m < 3; m++) dmu[k] += Pfc[k][m] * Jc[m * nv + l];
+                }
+                for (int j = 0; j < nd; j++) {
+                    double corr = 0.0;
+                    for (int k = 0; k < 6; k++) corr += dmu[k] * Jf[k * ncol + 2 * nv + j];
+                    M[j * nd + l] = S[(2 * nd + j) * ns + l] - corr;
+                }
+            }
+        }
+        for (int jj = 0; jj < nd; jj++) {
+            const int col = nd + jj;
+            for (int a = 0; a < nd; a++) S[a * ns + col] = S[col * ns + a]; // q rows: symmetry
+            for (int a = 0; a < b->nxaux; a++) S[(3 * nd + a) * ns + col] = S[col * ns + 3 * nd + a];
+            double pj[6] = {0, 0, 0, 0, 0, 0}; // Pff J_qd_jj
+            if (!momentum) {
+                for (int k = 0; k < 6; k++) {
+                    for (int m = 0; m < 6; m++) pj[k] += Pff[k][m] * Jf[m * ncol + nv + jj];
+                }
+            }
+            for (int kk = 0; kk < nd; kk++) {
+                double vd = 0.0, vdd = 0.0;
+                if (!momentum) {
+                    vd = M[kk * nd + jj] + M[jj * nd + kk];
+                    for (int k = 0; k < 6; k++) {
+                        vd += Jf[k * ncol + nv + kk] * pj[k];
+                        vdd += Jf[k * ncol + 2 * nv + kk] * pj[k];
+                    }
+                }
+                S[(nd + kk) * ns + col] = vd;
+                S[(2 * nd + kk) * ns + col] = vdd;
+            }
+        }
     }
     block_hess_finish(nlp, i, S, Q, values);
     return SALTO_OK;
@@ -459,7 +532,7 @@ static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lam
             for (int jj = 0; jj < b->ndep; jj++) used |= nlp->dep[b->dep0 + jj] == j;
         }
         if (!used) continue;
-        for (int kind = 0; kind < 2; kind++) {
+        for (int kind = 0; kind < 1; kind++) { // q only: the qd columns follow (below)
             double* c = nlp->hess.xs + j * nlp->ncp + b0->first;
             const double c0[4] = {c[0], c[1], c[2], c[3]};
             const double h = hess_step(nlp, nlp->hess.xs, b0, j, kind);
@@ -514,6 +587,21 @@ static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lam
         }
     }
     nlp->ev.have_state = 0;
+    // every kinematic row is a function of q (and the places) or linear in qd (a site's, the
+    // centre of mass's, a body's velocity, J(q) qd, also through the effective root), and none
+    // reads qdd: the qd columns are the q columns' qd rows (and the places'), the qd-qd block
+    // zero
+    for (int m = 0; m < nmem; m++) {
+        const block* b = &nlp->blocks[mem[m]];
+        const int nd = b->ndep, ns = 3 * nd + b->nxaux;
+        double* S = nlp->hess.arena + at[m] + ns;
+        for (int jj = 0; jj < nd; jj++) {
+            const int col = nd + jj;
+            for (int a = 0; a < nd; a++) S[a * ns + col] = S[col * ns + a];
+            for (int a = nd; a < 3 * nd; a++) S[a * ns + col] = 0.0;
+            for (int a = 0; a < b->nxaux; a++) S[(3 * nd + a) * ns + col] = S[col * ns + 3 * nd + a];
+        }
+    }
     for (int m = 0; m < nmem; m++) {
         const block* b = &nlp->blocks[mem[m]];
         block_hess_finish(nlp, mem[m], nlp->hess.arena + at[m] + 3 * b->ndep + b->nxaux, NULL, values);

@@ -119,6 +119,52 @@ void nlp_physics_rows(const salto_nlp* nlp, const block* b, const double* f0,
 }
 
 
+// moment_row's curvature: d2/df_k dc_i of a . (n - c x f) = -(a x e_i)_k, weighted by w
+static void moment_curv(const double* a, double w, double Pfc[6][3]) {
+    for (int i = 0; i < 3; i++) {
+        double e[3] = {0, 0, 0}, ae[3];
+        e[i] = 1.0;
+        salto_v3_cross(ae, a, e);
+        for (int k = 0; k < 3; k++) Pfc[3 + k][i] -= w * ae[k];
+    }
+}
+
+
+void nlp_physics_curvature(const salto_nlp* nlp, const block* b, const double* lam,
+                           double Pff[6][6], double Pfc[6][3]) {
+    memset(Pff, 0, 36 * sizeof(double));
+    memset(Pfc, 0, 18 * sizeof(double));
+    const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
+    const int planar = nlp->planar;
+    if (nlp->bal[b->phase] >= 0) {
+        for (int r = 0; r < b->nrows; r++) {
+            double a[3] = {0, 0, 0};
+            a[planar ? 1 : r] = 1.0;
+            moment_curv(a, lam[r], Pfc);
+        }
+        return;
+    }
+    if (ct->type != SALTO_CONTACT_GROUND) return; // f0 = 0 and the bar's rows are linear
+    const double* N = ct->normal;
+    double Tx[3], Ty[3];
+    salto_contact_frame(N, planar, Tx, Ty);
+    const double mu2 = ct->friction * ct->friction;
+    const double gn = salto_v3_norm(nlp->m->gravity);
+    const double W = nlp->m->mass * (gn > 0 ? gn : 9.81);
+    for (int k = 0; k < 3; k++) {
+        for (int l = 0; l < 3; l++) {
+            Pff[3 + k][3 + l] = lam[1] * (2.0 * (mu2 + 1.0) * N[k] * N[l] - (k == l ? 2.0 : 0.0)) / W;
+        }
+    }
+    const double* axes[3] = {Tx, Ty, N};
+    const int first_axis = planar ? 1 : 0, last_axis = planar ? 1 : 2;
+    int r = 2;
+    for (int ai = first_axis; ai <= last_axis; ai++) {
+        for (int sgn = -1; sgn <= 1; sgn += 2, r++) moment_curv(axes[ai], -sgn * lam[r], Pfc);
+    }
+}
+
+
 // ---- a flight's momentum rows (solver.flight_rows: momentum) ----
 //
 // With h = sum_i I_i V_i the spatial momentum about the world origin ([angular; linear], world

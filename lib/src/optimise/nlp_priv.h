@@ -118,6 +118,8 @@ typedef struct nlp_hessian {
     double* Sl;              // its Hessian in the state (3 nv)^2
     double* Tl;              // and that times the state map (3 nv x 4 nv)
     double* Ql;              // the friction cone's qdd-qdd part (nv x nv)
+    double* Jb;              // a physics block's f0 and support-centre Jacobians at x (6 x 3 nv,
+                             //   3 x nv) and M (nv x nv): hess_physics
     int* grp;                // the blocks of one time and side whose Hessians are taken together
     size_t* grp_at;          //   and where each one's gradient and state Hessian start in arena
     double* arena;           //   (grp_cap doubles: the largest such group's sum of 3 nd + 9 nd^2)
@@ -249,6 +251,10 @@ void nlp_com_from_sums(const salto_nlp* nlp, double* c, double* cdot);
 void nlp_com_jac(const salto_nlp* nlp, double* J);
 
 // nlp_physics.c: physics, momentum and impact blocks
+// The rows' curvature in (f0, c) weighted by the multipliers lam (b->nrows): Pff (6 x 6,
+// d2/df0 df0) and Pfc (6 x 3, d2/df0 dc); the rows are linear in c alone
+void nlp_physics_curvature(const salto_nlp* nlp, const block* b, const double* lam,
+                           double Pff[6][6], double Pfc[6][3]);
 void nlp_physics_rows(const salto_nlp* nlp, const block* b, const double* f0, const double* c,
                       frow* rows);
 // how far a held sole may roll off level: the sine of one degree (nlp_layout.c)

@@ -88,6 +88,12 @@ static void add_result(salto_solve_result* sum, const salto_solve_result* r) {
     sum->n_eval_f += r->n_eval_f, sum->n_eval_g += r->n_eval_g;
     sum->n_eval_jac += r->n_eval_jac, sum->n_eval_h += r->n_eval_h;
     sum->time_g += r->time_g, sum->time_jac += r->time_jac, sum->time_h += r->time_h;
+    sum->factorisations += r->factorisations, sum->kkt_singular += r->kkt_singular;
+    sum->kkt_delayed += r->kkt_delayed;
+    sum->time_factor += r->time_factor, sum->time_kkt_solve += r->time_kkt_solve;
+    if (r->kkt_order > sum->kkt_order) sum->kkt_order = r->kkt_order;
+    sum->mumps_compared += r->mumps_compared, sum->mumps_inertia_differs += r->mumps_inertia_differs;
+    sum->time_mumps += r->time_mumps;
 }
 
 
@@ -391,7 +397,7 @@ static int judge(salto_nlp* nlp, const double* x, const salto_problem_desc* p, i
 // iterations) and made the lamp's infeasible (docs/performance.md, "The problem zoo").
 #define DENSER_MAX_ITERATIONS 300
 
-static salto_status denser(salto_problem_desc* p, salto_nlp** nlp, double* x,
+static salto_status denser(salto_problem_desc* p, salto_nlp** nlp, double* x, const double* start,
                            salto_progress_fn progress, void* user, salto_solve_result* total,
                            salto_refine_result* rr, salto_error* err) {
     int f0 = 0;
@@ -409,12 +415,18 @@ static salto_status denser(salto_problem_desc* p, salto_nlp** nlp, double* x,
     salto_status st = SALTO_OK;
     int keep = 0;
     if (x1) {
-        memcpy(x1, x, sizeof(double) * (size_t)nx); // the same spline and variables
+        // the same spline and variables. From the motion when it converged; when it stopped at
+        // its iteration limit, its path had wandered (the back tuck: from the coarse solution
+        // to an objective 20 times higher, then 1,000 iterations creeping back down), so from
+        // where that solve started, the coarse solution (start), with the full iterations
+        memcpy(x1, stopped && start ? start : x, sizeof(double) * (size_t)nx);
         salto_solve_result r;
         memset(&r, 0, sizeof r);
-        // at most DENSER_MAX_ITERATIONS: from a motion that nearly holds, the zoo's kept ones
-        // took 49-189; those that were not kept ran to 300-1000 (up to a minute)
-        st = solve_freeing(next, x1, NULL, 0, DENSER_MAX_ITERATIONS, progress, user, &r, NULL, err);
+        // at most DENSER_MAX_ITERATIONS from a converged motion: from a motion that nearly
+        // holds, the zoo's kept ones took 49-189; those that were not kept ran to 300-1000 (up
+        // to a minute)
+        st = solve_freeing(next, x1, NULL, 0, stopped && start ? 0 : DENSER_MAX_ITERATIONS, progress,
+                           user, &r, NULL, err);
         if (st == SALTO_OK) {
             add_result(total, &r);
             rr->denser_iterations = r.iterations;
@@ -491,6 +503,9 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
     salto_solve_result wr;
     salto_status wst = warmup(p, *nlp, x, progress, user, &wr, err);
     if (wst != SALTO_OK) return wst;
+    // where the solve on the final spline starts (the coarse solution, after a warm-up)
+    double* start = p->warmup ? salto_malloc(sizeof(double) * (size_t)nx) : NULL;
+    if (start) memcpy(start, x, sizeof(double) * (size_t)nx);
     rr->warmup_iterations = wr.iterations;
     rr->warmup_elapsed = wr.elapsed;
     memcpy(rr->warmup_status, wr.status_name, sizeof rr->warmup_status);
@@ -503,7 +518,7 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
         mu.x_lo = salto_malloc(sizeof(double) * (size_t)nx);
         mu.x_hi = salto_malloc(sizeof(double) * (size_t)nx);
         if (!mu.g || !mu.x_lo || !mu.x_hi) {
-            salto_free(mu.g), salto_free(mu.x_lo), salto_free(mu.x_hi);
+            salto_free(mu.g), salto_free(mu.x_lo), salto_free(mu.x_hi), salto_free(start);
             return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
         }
     }
@@ -635,8 +650,9 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
     const int at_limit = strcmp(total.status_name, "Maximum_Iterations_Exceeded") == 0;
     if (st == SALTO_OK && p->warmup && !refine && p->slices_per_segment > 0 &&
         (total.converged || at_limit) && p->nextra == 0) {
-        st = denser(p, nlp, x, progress, user, &total, rr, err);
+        st = denser(p, nlp, x, start, progress, user, &total, rr, err);
     }
+    salto_free(start);
     *result = total;
     return st;
 }

@@ -105,3 +105,31 @@ salto_status salto_motion_write_json(const salto_nlp* nlp, const salto_motion* m
     fputs("\n}\n", f);
     return salto_atomic_commit(&a, err);
 }
+
+
+void salto_print_cost(FILE* f, const salto_solve_result* r) {
+    fprintf(f, "cost: %d iterations", r->iterations);
+    if (r->factorisations > 0) {
+        fprintf(f, ", %d factorisations of the %d-row KKT system (%.2f an iteration), %.3f s (%.3f ms "
+                   "each) and %.3f s of solves",
+                r->factorisations, r->kkt_order,
+                r->iterations > 0 ? (double)r->factorisations / r->iterations : 0.0, r->time_factor,
+                1e3 * r->time_factor / r->factorisations, r->time_kkt_solve);
+    } else {
+        fprintf(f, ", the KKT systems by MUMPS (not timed)");
+    }
+    if (r->n_eval_h > 0 && r->n_eval_jac > 0 && r->time_jac > 0.0) {
+        fprintf(f, "; Hessian %.3f s, %.1f Jacobians' worth each", r->time_h,
+                (r->time_h / r->n_eval_h) / (r->time_jac / r->n_eval_jac));
+    }
+    if (r->mumps_compared > 0) {
+        fprintf(f, "; MUMPS on the same %d matrices %.3f s (%.1fx salto's)", r->mumps_compared,
+                r->time_mumps, r->time_factor > 0.0 ? r->time_mumps / r->time_factor : 0.0);
+        if (r->mumps_inertia_differs > 0) {
+            fprintf(f, ", other inertia on %d", r->mumps_inertia_differs);
+        } else {
+            fprintf(f, ", the same inertia");
+        }
+    }
+    fprintf(f, "\n");
+}

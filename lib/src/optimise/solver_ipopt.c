@@ -6,6 +6,8 @@
 // results silently.
 #include "salto/solver.h"
 
+#include "kkt_ma57.h"
+
 #include <IpStdCInterface.h>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -186,7 +188,14 @@ static const char* status_name(int s) {
 // One BLAS thread unless the user asked for more: MUMPS factors matrices of a few hundred
 // rows, where OpenBLAS's worker threads only spin and yield (measured: a third of the dismount's
 // solve time on this 2-core machine). Looked up at run time, so that any BLAS links.
+static _Thread_local int compare_mumps;
+
+void salto_solver_compare_mumps(int on) { compare_mumps = on != 0; }
+
+int salto_blas1_linked(void); // blas1.c: IPOPT's vector BLAS, the same on every machine
+
 static void blas_one_thread(void) {
+    if (!salto_blas1_linked()) return;
     if (getenv("OPENBLAS_NUM_THREADS") || getenv("OMP_NUM_THREADS")) return;
     void (*set)(int) = NULL;
     void* sym = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
@@ -237,7 +246,18 @@ salto_status salto_solve_mult(salto_nlp* nlp, double* x, salto_multipliers* mult
                                 : p->solver.max_iterations);
     opt_num(pb, "max_cpu_time", p->solver.max_cpu_time);
     opt_str(pb, "hessian_approximation", p->solver.hessian_exact ? "exact" : "limited-memory");
-    opt_str(pb, "linear_solver", "mumps");
+    // salto's own factorisation behind IPOPT's MA57 driver (kkt_ma57.h), or MUMPS
+    // (solver.linear_solver); SALTO_KKT=mumps or salto overrides it (a measuring aid)
+    const char* kkt = getenv("SALTO_KKT");
+    const int own_kkt = kkt && (strcmp(kkt, "salto") == 0 || strcmp(kkt, "mumps") == 0)
+                            ? strcmp(kkt, "salto") == 0
+                            : p->solver.linear_solver == SALTO_LINEAR_SALTO;
+    kkt_ma57_stats kst;
+    if (own_kkt) {
+        opt_str(pb, "linear_solver", "ma57");
+    } else {
+        opt_str(pb, "linear_solver", "mumps");
+    }
     opt_str(pb, "mu_strategy", "adaptive");
     if (warm && mult) {
         // from a solution and its multipliers (a refinement's re-solve): the point and the
@@ -267,11 +287,12 @@ salto_status salto_solve_mult(salto_nlp* nlp, double* x, salto_multipliers* mult
     ctx c = {nlp, progress, user, salto_now(), 0, 0, 0, 0, 0.0, 0.0, 0.0, 0};
     SetIntermediateCallback(pb, intermediate);
     double obj = 0.0;
+    if (own_kkt) kkt_ma57_begin(&kst, compare_mumps);
     const enum ApplicationReturnStatus st =
         IpoptSolve(pb, x, g, &obj, mult ? mult->g : NULL, mult ? mult->x_lo : NULL,
                    mult ? mult->x_hi : NULL, &c);
     FreeIpoptProblem(pb);
-
+    if (own_kkt) kkt_ma57_end();
     result->status = (int)st;
     snprintf(result->status_name, sizeof result->status_name, "%s", status_name((int)st));
     result->converged = st == Solve_Succeeded || st == Solved_To_Acceptable_Level;
@@ -284,6 +305,14 @@ salto_status salto_solve_mult(salto_nlp* nlp, double* x, salto_multipliers* mult
     result->time_g = c.t_g;
     result->time_jac = c.t_jac;
     result->time_h = c.t_h;
+    if (own_kkt) {
+        result->factorisations = kst.factorisations, result->kkt_singular = kst.singular;
+        result->kkt_delayed = kst.delayed, result->kkt_order = kst.n;
+        result->time_factor = kst.factor_s, result->time_kkt_solve = kst.solve_s;
+        result->mumps_compared = kst.compared, result->mumps_inertia_differs = kst.inertia_differs;
+        result->time_mumps = kst.mumps_s;
+        result->elapsed -= kst.mumps_s; // the comparison is not the solve's
+    }
     salto_nlp_eval_f(nlp, x, &result->objective);
 
     // the worst constraint at the returned point

@@ -36,6 +36,7 @@ static const char* const hessian_names[] = {"limited-memory", "exact", NULL};
 
 // in SALTO_FLIGHT_* order
 static const char* const flight_row_names[] = {"force", "momentum", "momentum_ends", NULL};
+static const char* const linear_solver_names[] = {"salto", "mumps", NULL};
 
 // in salto_jac_method order (aggregate.h)
 static const char* const derivative_names[] = {"linear",     "direct",     "fd-forward",

@@ -174,6 +174,7 @@ salto_status problem_read_solver(reader* R, const salto_cfg_node* top) {
     sv->tolerance = 1e-6;
     sv->max_iterations = 1000;
     sv->hessian_exact = 1;
+    sv->linear_solver = SALTO_LINEAR_SALTO;
     sv->max_cpu_time = 600.0;
     sv->print_level = 0;
     sv->derivatives = 0;
@@ -190,7 +191,7 @@ salto_status problem_read_solver(reader* R, const salto_cfg_node* top) {
     static const char* const keys[] = {"tolerance",   "max_iterations", "hessian", "derivatives",
                                        "max_cpu_time", "print_level",   "refine",  "refine_fraction",
                                        "flight_rows",  "refine_max_iterations", "refine_time",
-                                       "ipopt",        NULL};
+                                       "linear_solver", "ipopt",       NULL};
     salto_status s = salto_cfg_check_keys(n, keys, R->err);
     if (s) return s;
     s = problem_read_num_opt(R, n, "tolerance", 0.0, 1, &sv->tolerance);
@@ -215,6 +216,8 @@ salto_status problem_read_solver(reader* R, const salto_cfg_node* top) {
     if (s) return s;
     const salto_cfg_node* fn = salto_cfg_child(n, "flight_rows");
     if (fn && (s = problem_read_enum(R, fn, flight_row_names, "flight_rows", &sv->flight_rows))) return s;
+    const salto_cfg_node* ln = salto_cfg_child(n, "linear_solver");
+    if (ln && (s = problem_read_enum(R, ln, linear_solver_names, "linear_solver", &sv->linear_solver))) return s;
     // any other IPOPT option, passed through by name: IPOPT checks names and values when the
     // solve starts, and a rejected one is reported at its line here
     const salto_cfg_node* on = salto_cfg_child(n, "ipopt");

@@ -1,0 +1,122 @@
+// cost.c: what an iteration of a problem's solve costs, measured at its initial guess
+// (salto_nlp_cost, solver.h; salto check prints it)
+//
+// The parts an IPOPT iteration repeats: the constraints and the objective, their Jacobian and
+// gradient, the Lagrangian Hessian (at unit multipliers: every block's curvature is taken),
+// and the KKT system's factorisation and solves. The KKT matrix is assembled as IPOPT
+// assembles its augmented system, [H + D, J'; J, -d I], from the Hessian's and the
+// Jacobian's patterns, and factored by salto's LDL' (kkt_sparse.h) with the same analysis.
+// Each part is timed in the calling thread's CPU time, the median of a few runs.
+#include "salto/solver.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kkt_sparse.h"
+#include "salto/nlp.h"
+
+static double cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void* a, const void* b) {
+    const double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+enum { REPS = 5 };
+
+salto_status salto_nlp_cost(salto_nlp* nlp, const double* x, salto_cost* out) {
+    memset(out, 0, sizeof *out);
+    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
+    const int nj = salto_nlp_nnz_jac(nlp), nh = salto_nlp_nnz_hess(nlp);
+    const int n = nx + ng, ne = nh + nj + n;
+    double* g = malloc(sizeof(double) * (size_t)(ng > 0 ? ng : 1));
+    double* grad = malloc(sizeof(double) * (size_t)nx);
+    double* lam = malloc(sizeof(double) * (size_t)(ng > 0 ? ng : 1));
+    int* ir = malloc(sizeof(int) * (size_t)ne);
+    int* jc = malloc(sizeof(int) * (size_t)ne);
+    double* a = malloc(sizeof(double) * (size_t)ne);
+    double* b = malloc(sizeof(double) * (size_t)n);
+    salto_status st = SALTO_ERR_NOMEM;
+    kkt_sparse* f = NULL;
+    if (!g || !grad || !lam || !ir || !jc || !a || !b) goto done;
+    for (int r = 0; r < ng; r++) lam[r] = 1.0;
+    double t[REPS];
+    // the constraints and the objective
+    for (int k = 0; k < REPS; k++) {
+        const double t0 = cpu_now();
+        double obj;
+        st = salto_nlp_eval_g(nlp, x, g);
+        if (st == SALTO_OK) st = salto_nlp_eval_f(nlp, x, &obj);
+        t[k] = cpu_now() - t0;
+        if (st) goto done;
+    }
+    qsort(t, REPS, sizeof(double), cmp_double);
+    out->t_values = t[REPS / 2];
+    // their derivatives (the Jacobian's values into a's tail)
+    double* jv = a + nh;
+    for (int k = 0; k < REPS; k++) {
+        const double t0 = cpu_now();
+        st = salto_nlp_eval_jac(nlp, x, jv);
+        if (st == SALTO_OK) st = salto_nlp_eval_grad(nlp, x, grad);
+        t[k] = cpu_now() - t0;
+        if (st) goto done;
+    }
+    qsort(t, REPS, sizeof(double), cmp_double);
+    out->t_jacobian = t[REPS / 2];
+    // the Hessian
+    for (int k = 0; k < REPS; k++) {
+        const double t0 = cpu_now();
+        st = salto_nlp_eval_hess(nlp, x, 1.0, lam, a);
+        t[k] = cpu_now() - t0;
+        if (st) goto done;
+    }
+    qsort(t, REPS, sizeof(double), cmp_double);
+    out->t_hessian = t[REPS / 2];
+    // the KKT matrix: H + I, J, -1e-8 I (0-based lower triangle)
+    salto_nlp_hess_pattern(nlp, ir, jc);
+    salto_nlp_jac_pattern(nlp, ir + nh, jc + nh);
+    for (int e = 0; e < nj; e++) {
+        const int r = ir[nh + e], c = jc[nh + e];
+        ir[nh + e] = nx + r, jc[nh + e] = c;
+    }
+    for (int i = 0; i < n; i++) {
+        ir[nh + nj + i] = jc[nh + nj + i] = i;
+        a[nh + nj + i] = i < nx ? 1.0 : -1e-8;
+    }
+    st = SALTO_ERR_NOMEM;
+    double t0 = cpu_now();
+    f = kkt_sparse_analyse(n, ne, ir, jc);
+    out->t_analyse = cpu_now() - t0;
+    if (!f) goto done;
+    kkt_sparse_info info = {0};
+    for (int k = 0; k < REPS; k++) {
+        t0 = cpu_now();
+        if (kkt_sparse_factor(f, a, 1e-8, &info) != 0) goto done;
+        t[k] = cpu_now() - t0;
+    }
+    qsort(t, REPS, sizeof(double), cmp_double);
+    out->t_factor = t[REPS / 2];
+    for (int k = 0; k < REPS; k++) {
+        for (int i = 0; i < n; i++) b[i] = 1.0;
+        t0 = cpu_now();
+        kkt_sparse_solve(f, b);
+        t[k] = cpu_now() - t0;
+    }
+    qsort(t, REPS, sizeof(double), cmp_double);
+    out->t_solve = t[REPS / 2];
+    out->kkt_order = n;
+    out->kkt_entries = ne;
+    out->factor_entries = (double)info.factor_entries;
+    out->flops = info.flops;
+    out->max_front = info.max_front;
+    st = SALTO_OK;
+done:
+    kkt_sparse_free(f);
+    free(g), free(grad), free(lam), free(ir), free(jc), free(a), free(b);
+    return st;
+}

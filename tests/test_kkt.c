@@ -1,0 +1,266 @@
+// test_kkt.c: salto's KKT factorisation (kkt_sparse.h): inertia against LAPACK's eigenvalues,
+// residuals, singular matrices, refactorisation, the order from values
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kkt_sparse.h"
+#include "test_suites.h"
+#include "test_util.h"
+
+// LAPACK's symmetric eigenvalues: the inertia to compare with
+void dsyev_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda,
+            double* w, double* work, const int* lwork, int* info);
+
+typedef struct inertia3 {
+    int pos, neg, zero;
+} inertia3;
+
+static inertia3 eig_inertia(int n, const double* A, double tol) {
+    double* a = malloc(sizeof(double) * (size_t)n * (size_t)n);
+    double* w = malloc(sizeof(double) * (size_t)n);
+    const int lwork = 64 * n + 64;
+    double* work = malloc(sizeof(double) * (size_t)lwork);
+    ck_assert(a && w && work);
+    memcpy(a, A, sizeof(double) * (size_t)n * (size_t)n);
+    int info = 0;
+    dsyev_("N", "L", &n, a, &n, w, work, &lwork, &info);
+    ck_assert_int_eq(info, 0);
+    inertia3 in = {0, 0, 0};
+    for (int i = 0; i < n; i++) {
+        if (w[i] > tol) in.pos++;
+        else if (w[i] < -tol) in.neg++;
+        else in.zero++;
+    }
+    free(a), free(w), free(work);
+    return in;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// the sparse multifrontal LDL'
+
+// a random sparse symmetric matrix as triplets (lower triangle, some entries duplicated, which
+// are summed) and densely (column-major). kind 0: indefinite with a tenth of the diagonal
+// zero; 1: a KKT matrix [H J'; J -delta I] (H indefinite or not, J of full row rank, delta 0
+// or not); 2: kind 1 with a constraint row repeated (singular for delta = 0); 3: kind 0 with
+// a column of explicit zeros (singular)
+typedef struct sp_matrix {
+    int n, ne;
+    int* irn;
+    int* jcn;
+    double* a;
+    double* A;
+} sp_matrix;
+
+static void sp_add(sp_matrix* M, int i, int j, double v) {
+    M->irn[M->ne] = i, M->jcn[M->ne] = j, M->a[M->ne] = v, M->ne++;
+    M->A[(size_t)j * M->n + i] += v;
+    if (i != j) M->A[(size_t)i * M->n + j] += v;
+}
+
+static sp_matrix sp_make(int kind, int n, double density, salto_test_rng* r) {
+    sp_matrix M = {n, 0, NULL, NULL, NULL, NULL};
+    const int cap = n * n + 4 * n;
+    M.irn = malloc(sizeof(int) * (size_t)cap), M.jcn = malloc(sizeof(int) * (size_t)cap);
+    M.a = malloc(sizeof(double) * (size_t)cap), M.A = calloc((size_t)n * (size_t)n, sizeof(double));
+    ck_assert(M.irn && M.jcn && M.a && M.A);
+    if (kind == 0 || kind == 3) {
+        for (int j = 0; j < n; j++) {
+            if (j % 10 != 3) sp_add(&M, j, j, salto_test_uniform(r, -2.0, 2.0));
+            else sp_add(&M, j, j - 1, 0.7); // no zero column
+            for (int i = j + 1; i < n; i++) {
+                if (salto_test_uniform(r, 0.0, 1.0) < density) sp_add(&M, i, j, salto_test_uniform(r, -1.0, 1.0));
+            }
+            if (j % 7 == 0 && j + 1 < n) sp_add(&M, j + 1, j, 0.25); // a duplicate or a new entry
+        }
+        if (kind == 3) { // column n / 2 made of explicit zeros
+            const int z = n / 2;
+            for (int e = 0; e < M.ne; e++) {
+                if (M.irn[e] == z || M.jcn[e] == z) M.a[e] = 0.0;
+            }
+            for (int i = 0; i < n; i++) M.A[(size_t)z * n + i] = M.A[(size_t)i * n + z] = 0.0;
+            sp_add(&M, z, z, 0.0);
+        }
+    } else {
+        const int m = n / 3, nv = n - m;
+        const int indef = salto_test_uniform(r, 0.0, 1.0) < 0.5;
+        const double delta = salto_test_uniform(r, 0.0, 1.0) < 0.5 ? 0.0 : 1e-8;
+        for (int j = 0; j < nv; j++) {
+            sp_add(&M, j, j, indef && j % 4 == 1 ? -0.5 : (j % 5 == 2 ? 0.0 : 2.0 + j % 3));
+            for (int i = j + 1; i < nv; i++) {
+                if (salto_test_uniform(r, 0.0, 1.0) < density) sp_add(&M, i, j, salto_test_uniform(r, -0.5, 0.5));
+            }
+        }
+        for (int c = 0; c < m; c++) {
+            const int row = nv + c;
+            const int src = kind == 2 && c == m - 1 ? nv - 1 + 0 : -1; // the repeated row's source
+            (void)src;
+            if (kind == 2 && c == m - 1 && m >= 2) { // a copy of constraint row 0
+                for (int e = 0, ne0 = M.ne; e < ne0; e++) {
+                    if (M.irn[e] == nv && M.jcn[e] < nv) sp_add(&M, row, M.jcn[e], M.a[e]);
+                }
+            } else {
+                sp_add(&M, row, c % nv, 1.0 + salto_test_uniform(r, 0.0, 1.0)); // full row rank
+                for (int j = 0; j < nv; j++) {
+                    if (j != c % nv && salto_test_uniform(r, 0.0, 1.0) < density) {
+                        sp_add(&M, row, j, salto_test_uniform(r, -1.0, 1.0));
+                    }
+                }
+            }
+            sp_add(&M, row, row, kind == 2 ? 0.0 : -delta);
+        }
+    }
+    return M;
+}
+
+static void sp_free(sp_matrix* M) { free(M->irn), free(M->jcn), free(M->a), free(M->A); }
+
+// A x = b and the inertia against the eigenvalues, for every kind, several sizes, densities
+// and pivot thresholds; the delayed-pivot and 2x2 paths are taken somewhere in the sweep
+START_TEST(sparse_ldlt_solves_and_counts) {
+    static const int sizes[] = {1, 2, 5, 12, 30, 61, 150};
+    static const double us[] = {1e-8, 0.01, 0.5};
+    int delayed = 0, twos = 0, cases = 0, singular = 0;
+    for (int kind = 0; kind < 4; kind++) {
+        for (int si = 0; si < 7; si++) {
+            for (int ui = 0; ui < 3; ui++) {
+                const int n = sizes[si];
+                if (kind >= 1 && n < 3) continue;
+                const unsigned seed = 9000u + 1000u * (unsigned)kind + 10u * (unsigned)si + (unsigned)ui;
+                salto_test_rng r;
+                salto_test_rng_seed(&r, seed);
+                const double density = n < 20 ? 0.3 : 4.0 / n;
+                sp_matrix M = sp_make(kind, n, density, &r);
+                kkt_sparse* f = kkt_sparse_analyse(n, M.ne, M.irn, M.jcn);
+                ck_assert_msg(f != NULL, "seed %u: analysis failed", seed);
+                kkt_sparse_info info;
+                ck_assert_int_eq(kkt_sparse_factor(f, M.a, us[ui], &info), 0);
+                delayed += info.delayed, twos += info.two_by_two, cases++, singular += info.zero > 0;
+                double amax = 0.0;
+                for (int k = 0; k < n * n; k++) amax = fmax(amax, fabs(M.A[k]));
+                const inertia3 ev = eig_inertia(n, M.A, 1e-9 * (1.0 + amax) * n);
+                ck_assert_int_eq(info.pos + info.neg + info.zero, n);
+                const int regular = ev.zero == 0; // a random matrix can be singular too
+                if (kind == 3) ck_assert_int_ge(ev.zero, 1);
+                if (regular) {
+                    ck_assert_msg(info.pos == ev.pos && info.neg == ev.neg && info.zero == 0,
+                                  "seed %u, kind %d, n %d, u %g: inertia (%d, %d, %d), eigenvalues (%d, %d, %d)",
+                                  seed, kind, n, us[ui], info.pos, info.neg, info.zero, ev.pos, ev.neg, ev.zero);
+                } else {
+                    // singular: the exact zero column is found; a rank deficiency from rounding
+                    // comes out as a tiny pivot with a sign, so only the definite counts bound it
+                    ck_assert_msg(info.pos >= ev.pos && info.neg >= ev.neg,
+                                  "seed %u, kind %d, n %d: inertia (%d, %d, %d), eigenvalues (%d, %d, %d)",
+                                  seed, kind, n, info.pos, info.neg, info.zero, ev.pos, ev.neg, ev.zero);
+                    if (kind == 3) ck_assert_msg(info.zero >= 1, "seed %u: the zero column not found", seed);
+                }
+                if (regular) { // a solve: the residual, relative
+                    double* x = malloc(sizeof(double) * (size_t)n);
+                    double* b = malloc(sizeof(double) * (size_t)n);
+                    ck_assert(x && b);
+                    for (int i = 0; i < n; i++) x[i] = salto_test_uniform(&r, -1.0, 1.0);
+                    double bmax = 0.0;
+                    for (int i = 0; i < n; i++) {
+                        double sum = 0.0;
+                        for (int j = 0; j < n; j++) sum += M.A[(size_t)j * n + i] * x[j];
+                        b[i] = sum, bmax = fmax(bmax, fabs(sum));
+                    }
+                    double* y = malloc(sizeof(double) * (size_t)n);
+                    ck_assert(y);
+                    memcpy(y, b, sizeof(double) * (size_t)n);
+                    kkt_sparse_solve(f, y);
+                    // a pivot that passes 1e-8 only (IPOPT's threshold; any u falls back to it
+                    // before delaying a column) lets growth in: one step of refinement, as
+                    // IPOPT takes
+                    for (int pass = 0; pass < 2; pass++) {
+                        double res = 0.0, ymax = 0.0;
+                        for (int i = 0; i < n; i++) {
+                            double sum = 0.0;
+                            for (int j = 0; j < n; j++) sum += M.A[(size_t)j * n + i] * y[j];
+                            x[i] = b[i] - sum;
+                            res = fmax(res, fabs(sum - b[i])), ymax = fmax(ymax, fabs(y[i]));
+                        }
+                        if (pass == 0) {
+                            kkt_sparse_solve(f, x);
+                            for (int i = 0; i < n; i++) y[i] += x[i];
+                            continue;
+                        }
+                        ck_assert_msg(res <= 1e-10 * (bmax + amax * ymax),
+                                      "seed %u, kind %d, n %d, u %g: residual %g (|b| %g, |A| %g, |x| %g)",
+                                      seed, kind, n, us[ui], res, bmax, amax, ymax);
+                    }
+                    free(x), free(b), free(y);
+                }
+                // refactoring with other values reuses the analysis: scaled values, the same inertia
+                for (int e = 0; e < M.ne; e++) M.a[e] *= 3.0;
+                kkt_sparse_info info2;
+                ck_assert_int_eq(kkt_sparse_factor(f, M.a, us[ui], &info2), 0);
+                if (regular) {
+                    ck_assert_int_eq(info2.pos, info.pos);
+                    ck_assert_int_eq(info2.neg, info.neg);
+                }
+                kkt_sparse_free(f);
+                sp_free(&M);
+            }
+        }
+    }
+    ck_assert_msg(delayed > 0, "no case delayed a pivot (%d cases)", cases);
+    ck_assert_msg(twos > 0, "no case took a 2x2 pivot (%d cases)", cases);
+    ck_assert_msg(singular >= 21, "%d of %d cases found singular", singular, cases);
+}
+END_TEST
+
+
+// the order from values: a KKT matrix's constraint rows (zero diagonals) matched with
+// variables, eliminated with them; AMD's order alone (SALTO_KKT_NOMATCH, a measuring aid)
+// delays many of them
+START_TEST(sparse_ldlt_matching_order_avoids_delays) {
+    const unsigned seed = 9900u;
+    salto_test_rng r;
+    salto_test_rng_seed(&r, seed);
+    const int n = 600;
+    int delayed[2], neg[2];
+    for (int pass = 0; pass < 2; pass++) {
+        salto_test_rng_seed(&r, seed);
+        sp_matrix M = sp_make(1, n, 6.0 / n, &r);
+        for (int e = 0; e < M.ne; e++) { // delta = 0: exact zero diagonals in the constraint block
+            if (M.irn[e] == M.jcn[e] && M.irn[e] >= n - n / 3) M.a[e] = 0.0;
+        }
+        if (pass == 1) setenv("SALTO_KKT_NOMATCH", "1", 1);
+        kkt_sparse* f = kkt_sparse_analyse(n, M.ne, M.irn, M.jcn);
+        ck_assert_ptr_nonnull(f);
+        kkt_sparse_info info;
+        ck_assert_int_eq(kkt_sparse_factor(f, M.a, 1e-8, &info), 0);
+        unsetenv("SALTO_KKT_NOMATCH");
+        delayed[pass] = info.delayed, neg[pass] = info.neg;
+        kkt_sparse_free(f);
+        sp_free(&M);
+    }
+    ck_assert_int_eq(neg[0], neg[1]); // the same inertia in either order
+    ck_assert_msg(delayed[0] * 4 <= delayed[1] && delayed[1] > 0,
+                  "seed %u: %d columns delayed in the matched order, %d in AMD's", seed, delayed[0],
+                  delayed[1]);
+}
+END_TEST
+
+
+// bad input: an index out of range is refused
+START_TEST(sparse_ldlt_refuses_bad_indices) {
+    const int irn[2] = {0, 3}, jcn[2] = {0, 1};
+    ck_assert_ptr_null(kkt_sparse_analyse(3, 2, irn, jcn));
+    ck_assert_ptr_null(kkt_sparse_analyse(0, 0, irn, jcn));
+}
+END_TEST
+
+
+Suite* kkt_suite(void) {
+    Suite* s = suite_create("kkt");
+    TCase* ts = tcase_create("sparse");
+    tcase_add_test(ts, sparse_ldlt_solves_and_counts);
+    tcase_add_test(ts, sparse_ldlt_refuses_bad_indices);
+    tcase_add_test(ts, sparse_ldlt_matching_order_avoids_delays);
+    suite_add_tcase(s, ts);
+    return s;
+}
