@@ -285,9 +285,9 @@ expect 1 "$salto" solve "$dm" -o "$tmp/dm1" --quiet \
     --set initial_guess.rotation=null
 # docs/tutorial.md: every YAML block is a whole file ("# file: NAME" on its first line),
 # copied out into tutorial/ beside a copy of the data; each loads, the sweep's jobs all load,
-# the plain hop and the hop as the tutorial ends pass every check (both do under all five
-# OpenBLAS kernel families), the farther hop it shows failing converges (its verdict is the
-# tutorial's lesson, not asserted), and with the --set line that fixes it passes
+# the plain hop and the hop as the tutorial ends pass every check, the farther hop it shows
+# failing fails as it shows (the same on every machine since salto factors IPOPT's systems
+# itself), and with the --set line that fixes it passes
 mkdir -p "$tmp/tut/tutorial" && ln -s "$root/data" "$tmp/tut/data"
 awk -v dir="$tmp/tut/tutorial" '/^```yaml/ { inblk = 1; out = ""; next }
     inblk && /^```/ { inblk = 0; next }
@@ -299,8 +299,7 @@ expect 0 "$salto" check "$tmp/tut/tutorial/hop_plain.yaml"
 expect 0 "$salto" check "$tmp/tut/tutorial/hop.yaml"
 expect 0 "$salto" check "$tmp/tut/tutorial/half_turn.yaml"
 grep_in "$tmp/out" "^  flight +0.800 .. +1.200 s  contact none, ballistic,"
-# the half turn passes under the Haswell, SkylakeX and generic kernels (10-13 s); not in the
-# sanitizer build, where it would take minutes
+# the half turn passes (5 s); not in the sanitizer build, where it would take minutes
 if [ -z "$SALTO_SANITIZED" ]; then
     expect 0 "$salto" solve "$tmp/tut/tutorial/half_turn.yaml" -o "$tmp/tut/out/half_turn" --quiet
     grep_in "$tmp/err" "^validation: 34 of 34 checks pass"
@@ -310,10 +309,11 @@ expect 0 "$salto" solve "$tmp/tut/tutorial/hop_plain.yaml" -o "$tmp/tut/out/hop_
 grep_in "$tmp/err" "^validation: 32 of 32 checks pass"
 expect 0 "$salto" solve "$tmp/tut/tutorial/hop.yaml" -o "$tmp/tut/out/hop" --quiet
 grep_in "$tmp/err" "^validation: 32 of 32 checks pass"
-expect_solved "$salto" solve "$tmp/tut/tutorial/hop_plain.yaml" -o "$tmp/tut/out/hop_far" --quiet \
-    --set "constraints.3.point=[0.31, 0, 0]"
+expect 1 "$salto" solve "$tmp/tut/tutorial/hop_plain.yaml" -o "$tmp/tut/out/hop_far" --quiet \
+    --set "constraints.3.point=[0.36, 0, 0]"
+grep_in "$tmp/err" "^validation: 28 of 32 checks pass: NOT PHYSICAL: the worst, cop in phase 'push'"
 expect 0 "$salto" solve "$tmp/tut/tutorial/hop_plain.yaml" -o "$tmp/tut/out/hop_set" --quiet \
-    --set "constraints.3.point=[0.31, 0, 0]" --set phases.push.duration=0.5
+    --set "constraints.3.point=[0.36, 0, 0]" --set phases.push.duration=0.5
 grep_in "$tmp/err" "^validation: 32 of 32 checks pass"
 # docs/problem-format.md's complete example loads as written: the block copied out as it is,
 # one folder below a copy of the repository's data (its character path is relative), with a

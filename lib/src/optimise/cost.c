@@ -33,7 +33,21 @@ salto_status salto_nlp_cost(salto_nlp* nlp, const double* x, salto_cost* out) {
     memset(out, 0, sizeof *out);
     const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
     const int nj = salto_nlp_nnz_jac(nlp), nh = salto_nlp_nnz_hess(nlp);
-    const int n = nx + ng, ne = nh + nj + n;
+    // the inequality rows (IPOPT gives each a slack)
+    double* glo = malloc(sizeof(double) * (size_t)(ng > 0 ? ng : 1));
+    double* ghi = malloc(sizeof(double) * (size_t)(ng > 0 ? ng : 1));
+    double* xlo = malloc(sizeof(double) * (size_t)nx);
+    double* xhi = malloc(sizeof(double) * (size_t)nx);
+    int* slack_row = malloc(sizeof(int) * (size_t)(ng > 0 ? ng : 1));
+    int nslack = 0;
+    if (glo && ghi && xlo && xhi && slack_row) {
+        salto_nlp_bounds(nlp, xlo, xhi, glo, ghi);
+        for (int r = 0; r < ng; r++) {
+            if (glo[r] < ghi[r]) slack_row[nslack++] = r;
+        }
+    }
+    free(glo), free(ghi), free(xlo), free(xhi);
+    const int n = nx + nslack + ng, ne = nh + nj + nx + 2 * nslack + ng;
     double* g = malloc(sizeof(double) * (size_t)(ng > 0 ? ng : 1));
     double* grad = malloc(sizeof(double) * (size_t)nx);
     double* lam = malloc(sizeof(double) * (size_t)(ng > 0 ? ng : 1));
@@ -43,7 +57,7 @@ salto_status salto_nlp_cost(salto_nlp* nlp, const double* x, salto_cost* out) {
     double* b = malloc(sizeof(double) * (size_t)n);
     salto_status st = SALTO_ERR_NOMEM;
     kkt_sparse* f = NULL;
-    if (!g || !grad || !lam || !ir || !jc || !a || !b) goto done;
+    if (!g || !grad || !lam || !ir || !jc || !a || !b || !slack_row) goto done;
     for (int r = 0; r < ng; r++) lam[r] = 1.0;
     double t[REPS];
     // the constraints and the objective
@@ -77,17 +91,20 @@ salto_status salto_nlp_cost(salto_nlp* nlp, const double* x, salto_cost* out) {
     }
     qsort(t, REPS, sizeof(double), cmp_double);
     out->t_hessian = t[REPS / 2];
-    // the KKT matrix: H + I, J, -1e-8 I (0-based lower triangle)
+    // the KKT matrix as IPOPT assembles it at its first factorisation: [H + I, J'; J, 0] over
+    // x and the constraints' multipliers, and for each inequality row a slack s with diagonal
+    // 1 and -1 in its row (IPOPT's d(x) - s = 0); 0-based lower triangle
     salto_nlp_hess_pattern(nlp, ir, jc);
     salto_nlp_jac_pattern(nlp, ir + nh, jc + nh);
-    for (int e = 0; e < nj; e++) {
-        const int r = ir[nh + e], c = jc[nh + e];
-        ir[nh + e] = nx + r, jc[nh + e] = c;
+    for (int e = 0; e < nj; e++) ir[nh + e] += nx + nslack;
+    int at = nh + nj;
+    for (int i = 0; i < nx; i++) ir[at] = jc[at] = i, a[at++] = 1.0;
+    for (int q = 0; q < nslack; q++) {
+        const int sv = nx + q, row = nx + nslack + slack_row[q];
+        ir[at] = jc[at] = sv, a[at++] = 1.0;
+        ir[at] = row, jc[at] = sv, a[at++] = -1.0;
     }
-    for (int i = 0; i < n; i++) {
-        ir[nh + nj + i] = jc[nh + nj + i] = i;
-        a[nh + nj + i] = i < nx ? 1.0 : -1e-8;
-    }
+    for (int r = 0; r < ng; r++) ir[at] = jc[at] = nx + nslack + r, a[at++] = 0.0;
     st = SALTO_ERR_NOMEM;
     double t0 = cpu_now();
     f = kkt_sparse_analyse(n, ne, ir, jc);
@@ -117,6 +134,6 @@ salto_status salto_nlp_cost(salto_nlp* nlp, const double* x, salto_cost* out) {
     st = SALTO_OK;
 done:
     kkt_sparse_free(f);
-    free(g), free(grad), free(lam), free(ir), free(jc), free(a), free(b);
+    free(g), free(grad), free(lam), free(ir), free(jc), free(a), free(b), free(slack_row);
     return st;
 }
