@@ -230,14 +230,14 @@ int app_solve(int argc, char** argv, int verdict) {
         }
         if (ref.denser_status[0]) {
             // why it ran, and what came of it
-            const char* why = ref.denser_after_limit ? "stopped at its iteration limit"
-                                                     : "failed its validation";
+            const char* why = ref.denser_after_limit ? "the solve did not converge"
+                                                     : "the motion failed its validation";
             const char* kept = ref.denser_after_limit ? "it converged and is kept"
                                                       : "its motion validates better and is kept";
             const char* not_kept = ref.denser_after_limit
                                        ? "it did not converge either, so the first is kept"
                                        : "its motion does not validate better, so the first is kept";
-            fprintf(stderr, "and a denser solve, %d slices a segment, as the motion %s: %s after %d "
+            fprintf(stderr, "and a denser solve, %d slices a segment, as %s: %s after %d "
                             "iterations in %.3f s; %s\n",
                     ref.denser_slices_per_segment, why, ref.denser_status, ref.denser_iterations,
                     ref.denser_elapsed, ref.denser_kept ? kept : not_kept);

@@ -607,12 +607,13 @@ if echo "$e" | awk '$1 != "missing" { exit !($1 > 0.1) } { exit 1 }'; then ok; e
 # kernels, more with others, under 1 rad asserted); the
 # sanitizer build, where the leap's solve would take minutes, plays a coarse leap instead
 # (its old spline: 27 control points, 14 slices; the dismounts, the monkey bars and the lamp:
-# test_validate.c, in both builds). The back tuck passes 31 of 32 on every machine since salto
-# factors IPOPT's systems itself (the flight's torque, 17.6 N m against 13.7; with MUMPS: 32
-# under OpenBLAS's Haswell and Zen kernels, 31 under the others, docs/validation.md), so
-# what is asserted is: it converges; its flight is ballistic and force-free and its held
-# feet do not slip, by construction; at most one check fails, and that one is a contact's
-# force limit, the flight's torque or the re-simulation's drift
+# test_validate.c, in both builds). The back tuck passes 32 of 32 on every machine since salto
+# factors IPOPT's systems itself (with MUMPS: 32 under OpenBLAS's Haswell and Zen kernels, 31
+# under the others, docs/validation.md); its path is the most fragile of the seven (a
+# change of rounding in the Hessian moved it between 31 and 32), so what is asserted is: it
+# converges; its flight is ballistic and force-free and its held feet do not slip, by
+# construction; at most one check fails, and that one is a contact's force limit, the
+# flight's torque or the re-simulation's drift
 if [ -z "$SALTO_SANITIZED" ]; then
     expect_solved "$salto" solve "$root/problems/back_tuck.yaml" -o "$tmp/bt" --quiet
     "$salto" validate "$tmp/bt/motion.json" -o "$tmp/vbt" >"$tmp/vbt.txt" 2>"$tmp/err"

@@ -2,6 +2,7 @@
 // residuals, singular matrices, refactorisation, the order from values
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -246,6 +247,92 @@ START_TEST(sparse_ldlt_matching_order_avoids_delays) {
 END_TEST
 
 
+// KKT matrices IPOPT handed to the factorisation, dumped from the shipped dismount's solve and
+// the paper's held dismount (SALTO_KKT_DUMP, kkt_ma57.c: n, ne as int32, the 1-based rows and
+// columns, the values as float64): the inertia against LAPACK's eigenvalues, a solve's
+// residual after one refinement step
+START_TEST(sparse_ldlt_dumped_kkt_matrices) {
+    static const char* const files[] = {"tests/data/kkt/highbar_dismount_held.kkt",
+                                         "tests/data/kkt/highbar_dismount.kkt"};
+    const char* rel = files[_i];
+    FILE* fp = fopen(salto_test_path(rel), "rb");
+    ck_assert_msg(fp != NULL, "%s: cannot open", rel);
+    int n = 0, ne = 0;
+    ck_assert_int_eq(fread(&n, sizeof(int), 1, fp), 1);
+    ck_assert_int_eq(fread(&ne, sizeof(int), 1, fp), 1);
+    ck_assert(n > 0 && n < 5000 && ne > 0);
+    int* irn = malloc(sizeof(int) * (size_t)ne);
+    int* jcn = malloc(sizeof(int) * (size_t)ne);
+    double* a = malloc(sizeof(double) * (size_t)ne);
+    double* A = calloc((size_t)n * (size_t)n, sizeof(double));
+    ck_assert(irn && jcn && a && A);
+    ck_assert_int_eq((int)fread(irn, sizeof(int), (size_t)ne, fp), ne);
+    ck_assert_int_eq((int)fread(jcn, sizeof(int), (size_t)ne, fp), ne);
+    ck_assert_int_eq((int)fread(a, sizeof(double), (size_t)ne, fp), ne);
+    fclose(fp);
+    for (int e = 0; e < ne; e++) {
+        irn[e]--, jcn[e]--;
+        A[(size_t)jcn[e] * n + irn[e]] += a[e];
+        if (irn[e] != jcn[e]) A[(size_t)irn[e] * n + jcn[e]] += a[e];
+    }
+    kkt_sparse* f = kkt_sparse_analyse(n, ne, irn, jcn);
+    ck_assert_ptr_nonnull(f);
+    kkt_sparse_info info;
+    ck_assert_int_eq(kkt_sparse_factor(f, a, 1e-8, &info), 0);
+    double amax = 0.0;
+    for (size_t k = 0; k < (size_t)n * n; k++) amax = fmax(amax, fabs(A[k]));
+    // the eigenvalues of S A S, S the rows' equilibration: the same inertia (Sylvester), and
+    // well enough conditioned that each eigenvalue's sign is clear (IPOPT's barrier terms make
+    // A itself span twelve orders)
+    double* As = malloc(sizeof(double) * (size_t)n * (size_t)n);
+    double* sc = malloc(sizeof(double) * (size_t)n);
+    ck_assert(As && sc);
+    for (int i = 0; i < n; i++) {
+        double m = 0.0;
+        for (int j = 0; j < n; j++) m = fmax(m, fabs(A[(size_t)j * n + i]));
+        sc[i] = m > 0.0 ? 1.0 / sqrt(m) : 1.0;
+    }
+    for (int j = 0; j < n; j++) {
+        for (int i = 0; i < n; i++) As[(size_t)j * n + i] = A[(size_t)j * n + i] * sc[i] * sc[j];
+    }
+    const inertia3 ev = eig_inertia(n, As, 1e-12);
+    free(As), free(sc);
+    ck_assert_msg(ev.zero == 0, "%s: %d eigenvalues of the equilibrated matrix near zero", rel, ev.zero);
+    ck_assert_msg(info.pos == ev.pos && info.neg == ev.neg && info.zero == 0,
+                  "%s: inertia (%d, %d, %d), eigenvalues (%d, %d)", rel, info.pos, info.neg,
+                  info.zero, ev.pos, ev.neg);
+    // A x = b for x of ones: the residual after one refinement step, relative
+    double* x = malloc(sizeof(double) * (size_t)n);
+    double* b = malloc(sizeof(double) * (size_t)n);
+    double* r = malloc(sizeof(double) * (size_t)n);
+    ck_assert(x && b && r);
+    for (int i = 0; i < n; i++) {
+        double sum = 0.0;
+        for (int j = 0; j < n; j++) sum += A[(size_t)j * n + i];
+        b[i] = sum;
+    }
+    memcpy(x, b, sizeof(double) * (size_t)n);
+    kkt_sparse_solve(f, x);
+    double res = 0.0, bmax = 0.0;
+    for (int pass = 0; pass < 2; pass++) {
+        res = 0.0;
+        for (int i = 0; i < n; i++) {
+            double sum = 0.0;
+            for (int j = 0; j < n; j++) sum += A[(size_t)j * n + i] * x[j];
+            r[i] = b[i] - sum, res = fmax(res, fabs(r[i])), bmax = fmax(bmax, fabs(b[i]));
+        }
+        if (pass == 0) {
+            kkt_sparse_solve(f, r);
+            for (int i = 0; i < n; i++) x[i] += r[i];
+        }
+    }
+    ck_assert_msg(res <= 1e-9 * (bmax + amax), "%s: residual %g (|b| %g, |A| %g)", rel, res, bmax, amax);
+    kkt_sparse_free(f);
+    free(irn), free(jcn), free(a), free(A), free(x), free(b), free(r);
+}
+END_TEST
+
+
 // bad input: an index out of range is refused
 START_TEST(sparse_ldlt_refuses_bad_indices) {
     const int irn[2] = {0, 3}, jcn[2] = {0, 1};
@@ -261,6 +348,7 @@ Suite* kkt_suite(void) {
     tcase_add_test(ts, sparse_ldlt_solves_and_counts);
     tcase_add_test(ts, sparse_ldlt_refuses_bad_indices);
     tcase_add_test(ts, sparse_ldlt_matching_order_avoids_delays);
+    tcase_add_loop_test(ts, sparse_ldlt_dumped_kkt_matrices, 0, 2);
     suite_add_tcase(s, ts);
     return s;
 }

@@ -99,7 +99,7 @@ typedef struct salto_refine_result {
     char denser_status[64]; //  IPOPT's status for it ("" when none)
     int denser_slices_per_segment; // its slices a segment
     int denser_kept;       //   1 when its motion validated better and is the one returned
-    int denser_after_limit; //  1 when it followed a solve stopped at its iteration limit (kept
+    int denser_after_limit; //  1 when it followed a solve that did not converge (kept
                            //   if it converges), 0 after one that converged
     int first_iterations;  // the first solve's
     double first_elapsed;  // s

@@ -436,10 +436,10 @@ static double impact_lagrangian(salto_nlp* nlp, const block* b, const double* la
 
 
 // An impact block's curvature: second central differences of lambda . g over its state
-// (q, u, xi) (steps 1e-4 of each variable's scale), u in the state's qdd slots and the shared
-// impulses xi in its place slots, mapped to the control points by block_hess_finish.
-// 2 (2 nv + na)^2 evaluations of the rows: a few milliseconds for the humanoid, once per
-// impact and Hessian.
+// (q, u, xi) (steps 1e-4 of each variable's scale) for the pairs with q, the (u, xi) block
+// from the rows' structure (below), u in the state's qdd slots and the shared impulses xi in
+// its place slots, mapped to the control points by block_hess_finish. About 2 nv (3 nv + 2
+// na) evaluations of the rows (from 2 (2 nv + na)^2), once per impact and Hessian.
 static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, double* values) {
     const block* b = &nlp->blocks[i];
     const int nv = nlp->nv, na = b->nxaux, ns = 3 * nv + na, n2 = 2 * nv + na;
@@ -457,9 +457,41 @@ static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, dou
     double* Q = nlp->hess.Ql;
     memset(S, 0, (size_t)ns * (size_t)ns * sizeof(double));
     const double L0 = impact_lagrangian(nlp, b, lambda, v, v + nv, xi);
+    // For a fixed q the rows are linear in (u, xi), but for the friction cone, quadratic in the
+    // impulse iota, which is linear in u: the (u, xi) block is the cone's curvature in u and
+    // zero elsewhere, exact from iota's unit-jump columns (nv row evaluations instead of two
+    // for each of the (nv + na)^2 / 2 pairs)
+    {
+        const int nj = nv - nlp->m->nroot;
+        block pb = *b;
+        pb.nrows = b->nrows - nj;
+        double Pff[6][6], Pfc[6][3];
+        nlp_physics_curvature(nlp, &pb, lambda + b->row0 + nj, Pff, Pfc);
+        double* iot = nlp->hess.Jb; // nv x 6: iota of each unit jump
+        double* e = nlp->hess.Jb + 6 * (size_t)nv;
+        double* gk = nlp->ev.imp + 2 * nv;
+        for (int k = 0; k < nv; k++) {
+            memset(e, 0, (size_t)nv * sizeof(double));
+            e[k] = 1.0;
+            memcpy(nlp->ev.d->q, v, (size_t)nv * sizeof(double));
+            nlp_impact_rows(nlp, b, e, NULL, gk, iot + 6 * k, NULL);
+        }
+        for (int k = 0; k < nv; k++) {
+            for (int l = 0; l <= k; l++) {
+                double h2 = 0.0;
+                for (int m = 0; m < 6; m++) {
+                    for (int n = 0; n < 6; n++) h2 += iot[6 * k + m] * Pff[m][n] * iot[6 * l + n];
+                }
+                const int sa = 2 * nv + k, sc = 2 * nv + l;
+                S[sa * ns + sc] = S[sc * ns + sa] = h2;
+                Q[k * nv + l] = Q[l * nv + k] = h2;
+            }
+        }
+    }
     for (int a = 0; a < n2; a++) {
         const double va = v[a];
         for (int c = 0; c <= a; c++) {
+            if (c >= nv) continue; // the (u, xi) block: above
             const double vc = v[c];
             double h2;
             if (a == c) {
@@ -483,9 +515,6 @@ static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, dou
             // 3 nv + a
             const int sa = a < nv ? a : nv + a, sc = c < nv ? c : nv + c;
             S[sa * ns + sc] = S[sc * ns + sa] = h2;
-            if (a >= nv && a < 2 * nv && c >= nv && c < 2 * nv) {
-                Q[(a - nv) * nv + (c - nv)] = Q[(c - nv) * nv + (a - nv)] = h2;
-            }
         }
     }
     memcpy(nlp->ev.d->q, v, (size_t)nv * sizeof(double));
