@@ -317,7 +317,10 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
     double* S = nlp->hess.Sl;
     block_state_grad(nlp, nlp->hess.xs, b, lambda, G0);
     const int momentum = nlp->mom[b->phase] >= 0 && !b->force;
-    int structured = nd == nv && !getenv("SALTO_HESS_FULL_FD");
+    // SALTO_HESS_FULL_FD (a measuring aid): the qd columns by differences too, as before
+    static int full_fd = -1;
+    if (full_fd < 0) full_fd = getenv("SALTO_HESS_FULL_FD") != NULL;
+    int structured = nd == nv && !full_fd;
     for (int jj = 0; jj < nd && structured; jj++) structured = dep[jj] == jj;
     // the rows' curvature in (f0, c), and f0's and c's Jacobians at x
     double Pff[6][6], Pfc[6][3];
