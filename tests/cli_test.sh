@@ -125,6 +125,7 @@ grep_in "$tmp/out" "site_at 'hands' (x|z) at t = 1.000 s \\($tmp/twice.yaml:7:5\
 # zoo's vertical jump depends only at its straight-legged guess, and check says so
 grep_in "$tmp/out" "^warning: at a nearby point \\(every variable moved by up to 5%\\) 2 rows still depend on the others"
 expect 0 "$salto" check "$root/problems/zoo/vertical_jump.yaml"
+grep_in "$tmp/out" "^  an iteration, expected +[0-9.]+ ms: Hessian [0-9]+%, KKT [0-9]+%"
 grep_in "$tmp/out" "^note: at a nearby point .* they are independent: the dependency is the initial guess's"
 # check --set: a variant of a problem without editing it; the spline in words; bad values at
 # their key, --set on a character or without a value refused

@@ -333,6 +333,56 @@ START_TEST(sparse_ldlt_dumped_kkt_matrices) {
 END_TEST
 
 
+// IPOPT's level-1 BLAS as salto defines it (blas1.c): against plain loops, strided and
+// backwards, the norm without overflow or underflow at the ends of the range
+double ddot_(const int* n, const double* x, const int* incx, const double* y, const int* incy);
+double dnrm2_(const int* n, const double* x, const int* incx);
+double dasum_(const int* n, const double* x, const int* incx);
+void daxpy_(const int* n, const double* a, const double* x, const int* incx, double* y, const int* incy);
+void dscal_(const int* n, const double* a, double* x, const int* incx);
+void dcopy_(const int* n, const double* x, const int* incx, double* y, const int* incy);
+int idamax_(const int* n, const double* x, const int* incx);
+
+START_TEST(blas1_against_loops) {
+    salto_test_rng r;
+    salto_test_rng_seed(&r, 9950u);
+    enum { N = 37 };
+    double x[2 * N], y[2 * N], y0[2 * N];
+    for (int i = 0; i < 2 * N; i++) x[i] = salto_test_uniform(&r, -2, 2), y[i] = y0[i] = salto_test_uniform(&r, -2, 2);
+    const int n = N, one = 1, two = 2, mtwo = -2, zero = 0;
+    double dot = 0.0, asum = 0.0, ss = 0.0;
+    int imax = 0;
+    for (int i = 0; i < N; i++) {
+        dot += x[i] * y[i], asum += fabs(x[i]), ss += x[i] * x[i];
+        if (fabs(x[i]) > fabs(x[imax])) imax = i;
+    }
+    ck_assert_double_eq_tol(ddot_(&n, x, &one, y, &one), dot, 1e-13);
+    ck_assert_double_eq_tol(dasum_(&n, x, &one), asum, 1e-13);
+    ck_assert_double_eq_tol(dnrm2_(&n, x, &one), sqrt(ss), 1e-13);
+    ck_assert_int_eq(idamax_(&n, x, &one), imax + 1);
+    ck_assert_double_eq(ddot_(&zero, x, &one, y, &one), 0.0);
+    // strided, and backwards: x(1 + (N - 1 - i) 2) pairs with y(1 + i 2) when incx = -2
+    double dots = 0.0, dotb = 0.0;
+    for (int i = 0; i < N; i++) dots += x[2 * i] * y[2 * i], dotb += x[2 * (N - 1 - i)] * y[2 * i];
+    ck_assert_double_eq_tol(ddot_(&n, x, &two, y, &two), dots, 1e-13);
+    ck_assert_double_eq_tol(ddot_(&n, x, &mtwo, y, &two), dotb, 1e-13);
+    const double a = 0.75;
+    daxpy_(&n, &a, x, &one, y, &one);
+    for (int i = 0; i < N; i++) ck_assert_double_eq_tol(y[i], y0[i] + a * x[i], 1e-15);
+    for (int i = N; i < 2 * N; i++) ck_assert_double_eq(y[i], y0[i]);
+    dcopy_(&n, x, &mtwo, y, &one);
+    for (int i = 0; i < N; i++) ck_assert_double_eq(y[i], x[2 * (N - 1 - i)]);
+    dscal_(&n, &a, y, &one);
+    for (int i = 0; i < N; i++) ck_assert_double_eq_tol(y[i], a * x[2 * (N - 1 - i)], 1e-15);
+    // the norm at the ends of the range: scaled, no overflow or underflow
+    double big[3] = {3e200, 4e200, 0.0}, tiny[3] = {3e-200, 4e-200, 0.0};
+    const int three = 3;
+    ck_assert_double_eq_tol(dnrm2_(&three, big, &one) / 5e200, 1.0, 1e-14);
+    ck_assert_double_eq_tol(dnrm2_(&three, tiny, &one) / 5e-200, 1.0, 1e-14);
+}
+END_TEST
+
+
 // bad input: an index out of range is refused
 START_TEST(sparse_ldlt_refuses_bad_indices) {
     const int irn[2] = {0, 3}, jcn[2] = {0, 1};
@@ -349,6 +399,7 @@ Suite* kkt_suite(void) {
     tcase_add_test(ts, sparse_ldlt_refuses_bad_indices);
     tcase_add_test(ts, sparse_ldlt_matching_order_avoids_delays);
     tcase_add_loop_test(ts, sparse_ldlt_dumped_kkt_matrices, 0, 2);
+    tcase_add_test(ts, blas1_against_loops);
     suite_add_tcase(s, ts);
     return s;
 }

@@ -318,6 +318,35 @@ START_TEST(lagrangian_hessian_matches_differences) {
 END_TEST
 
 
+// salto_nlp_cost (salto check's split of an iteration): the KKT system as IPOPT assembles it
+// (a slack for each inequality row), factored, every part timed
+START_TEST(cost_of_an_iteration) {
+    salto_problem_desc* p = load("tests/data/nlp/contacts2d.yaml");
+    salto_nlp* nlp = build(p);
+    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
+    double* x = malloc(sizeof(double) * (size_t)nx);
+    double* xl = malloc(sizeof(double) * (size_t)nx);
+    double* xh = malloc(sizeof(double) * (size_t)nx);
+    double* gl = malloc(sizeof(double) * (size_t)ng);
+    double* gh = malloc(sizeof(double) * (size_t)ng);
+    ck_assert(x && xl && xh && gl && gh);
+    salto_nlp_initial_guess(nlp, x);
+    salto_nlp_bounds(nlp, xl, xh, gl, gh);
+    int nslack = 0;
+    for (int r = 0; r < ng; r++) nslack += gl[r] < gh[r];
+    salto_cost c;
+    ck_assert_int_eq(salto_nlp_cost(nlp, x, &c), SALTO_OK);
+    ck_assert_int_eq(c.kkt_order, nx + nslack + ng);
+    ck_assert_int_eq(c.kkt_entries, salto_nlp_nnz_hess(nlp) + salto_nlp_nnz_jac(nlp) + nx + 2 * nslack + ng);
+    ck_assert(c.t_hessian > 0.0 && c.t_jacobian > 0.0 && c.t_factor > 0.0);
+    ck_assert(c.factor_entries > 0.0 && c.flops > 0.0 && c.max_front > 1);
+    free(x), free(xl), free(xh), free(gl), free(gh);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
 // a non-finite value anywhere is reported as a failed evaluation, never a crash
 START_TEST(non_finite_is_a_failed_evaluation) {
     salto_problem_desc* p = load(fd_problems[_i % NFD]);
@@ -1614,6 +1643,7 @@ Suite* nlp_suite(void) {
     tcase_add_loop_test(tc, jacobian_matches_central_differences, 0, 2 * NFD);
     tcase_add_loop_test(tc, objective_gradient_and_hessian, 0, NFD);
     tcase_add_loop_test(tc, lagrangian_hessian_matches_differences, 0, NFD);
+    tcase_add_test(tc, cost_of_an_iteration);
     tcase_add_loop_test(tc, non_finite_is_a_failed_evaluation, 0, NFD);
     tcase_add_loop_test(tc, derivative_methods_agree, 0, 2);
     suite_add_tcase(s, tc);
