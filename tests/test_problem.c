@@ -571,6 +571,7 @@ START_TEST(defaults) {
     ck_assert_int_eq(p->physics, 1); // physics is on unless switched off
     ck_assert_double_eq(p->solver.max_cpu_time, 600.0);
     ck_assert_int_eq(p->solver.print_level, 0);
+    ck_assert_int_eq(p->solver.linear_solver, SALTO_LINEAR_SALTO); // salto's own KKT solver
     // with the knots by spacing a flight holds its momentum, and f0 at its ends, and its centre
     // of mass is on its parabola
     ck_assert_int_eq(p->solver.flight_rows, SALTO_FLIGHT_MOMENTUM_ENDS);
@@ -1289,6 +1290,8 @@ static const bad_case bad_cases[] = {
      "'refine_max_iterations' must be at least 0, found -1", NULL},
     {"bad_refine_time.yaml", SALTO_ERR_INVALID, 6, 16,
      "'refine_time' must be zero or positive, found -1", NULL},
+    {"bad_linear_solver.yaml", SALTO_ERR_INVALID, 14, 18,
+     "unknown linear_solver 'ma57' (expected one of: salto, mumps)", NULL},
     {"bad_flight_rows.yaml", SALTO_ERR_INVALID, 14, 16,
      "unknown flight_rows 'momentm' (expected one of: force, momentum, momentum_ends)",
      "did you mean 'momentum'?"},
