@@ -583,6 +583,12 @@ root_err() { # MOTION_CSV SIM_CSV T: |sim - motion| of root_x and root_ry at tim
                 if (dx < 0) dx = -dx; if (dr < 0) dr = -dr; printf "%.4f %.4f\n", dx, dr }' "$1" "$2"
 }
 expect 0 "$salto" solve "$root/problems/highbar_dismount.yaml" -o "$tmp/hdi" --quiet
+# MUMPS stays selectable (solver.linear_solver): the dismount converges with it too (its
+# verdict depends on the machine's OpenBLAS kernels, so not asserted), and the cost line says
+# which solver factored
+expect_solved "$salto" solve "$root/problems/highbar_dismount.yaml" -o "$tmp/hdim" \
+    --set solver.linear_solver=mumps
+grep_in "$tmp/err" "^cost: [0-9]+ iterations, the KKT systems by MUMPS"
 # its motion.csv and motion.bvh validate as its motion.json does, every check passing: the
 # joints read back as the problem's spline, the root's translation derived again where the
 # hands and the feet hold it (frames.c)
