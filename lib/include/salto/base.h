@@ -80,6 +80,10 @@ void salto_set_alloc_hooks(const salto_alloc_hooks* hooks);
 // Seconds on the monotonic clock (for timing: differences only).
 double salto_now(void);
 
+// Seconds of CPU time the calling thread has used (for timing work apart from what other
+// threads and processes do: differences only).
+double salto_cpu_now(void);
+
 #ifdef NDEBUG
 #define SALTO_ASSERT(cond) ((void)0)
 #else

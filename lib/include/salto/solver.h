@@ -33,8 +33,6 @@ typedef struct salto_solve_result {
                                       // evaluations, s (the rest of elapsed is IPOPT's)
     // the KKT systems (solver.linear_solver salto; zero with MUMPS, which IPOPT does not time)
     int factorisations;    // of IPOPT's augmented system, the restoration phase's included
-    int kkt_singular;      //   of which singular
-    long kkt_delayed;      //   columns delayed to a parent front, summed
     double time_factor;    // CPU time of the factorisations, s
     double time_kkt_solve; // CPU time of the solves with the factors, s
     int kkt_order;         // the last system's order
@@ -53,7 +51,7 @@ void salto_print_cost(FILE* f, const salto_solve_result* r);
 // few runs): the constraints and objective, their derivatives, the Hessian (unit multipliers),
 // and one factorisation and one solve of the KKT system assembled as IPOPT assembles it.
 typedef struct salto_cost {
-    double t_values, t_jacobian, t_hessian, t_analyse, t_factor, t_solve;
+    double t_values, t_jacobian, t_hessian, t_factor, t_solve;
     int kkt_order, kkt_entries;  // the KKT matrix's order and entries (lower triangle)
     double factor_entries, flops; // its factor's entries and the factorisation's multiply-adds
     int max_front;                // the largest front's order

@@ -10,19 +10,19 @@
 // between kkt_ma57_begin and kkt_ma57_end, since IPOPT never says when it drops one.
 //
 // The pivot threshold: IPOPT's CNTL(1) (ma57_pivtol, 1e-8, raised by IPOPT itself when a
-// solve's accuracy suffers) is the floor; the matrix is factored equilibrated.
+// solve's accuracy suffers) is tried first, 1e-8 before a column is delayed (kkt_sparse.h).
 #include "kkt_ma57.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <coin/HSLLoader.h>
 
 #include "kkt_mumps.h"
 #include "kkt_sparse.h"
+#include "salto/base.h"
 
 typedef struct handle {
     kkt_sparse* f;
@@ -35,25 +35,17 @@ static _Thread_local int nhandles, caphandles;
 static _Thread_local kkt_ma57_stats* stats;
 static _Thread_local int compare;
 
-static double cpu_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static handle* handle_of(int id) { return id >= 1 && id <= nhandles ? &handles[id - 1] : NULL; }
 
 // SALTO_KKT_DUMP=FILE (a measuring aid): the matrix of the main solver's factorisation number
 // SALTO_KKT_DUMP_AT (default 20) is written to FILE: n, ne (int), the 1-based rows and columns
-// (int), the values (double)
-static _Thread_local int dump_count;
+// (int), the values (double); both read when the solve begins
+static _Thread_local int dump_count, dump_at;
+static _Thread_local const char* dump_path;
 
 static void dump(const handle* h, const double* a) {
-    const char* path = getenv("SALTO_KKT_DUMP");
-    if (!path || h != &handles[0]) return;
-    const char* at = getenv("SALTO_KKT_DUMP_AT");
-    if (++dump_count != (at ? atoi(at) : 20)) return;
-    FILE* fp = fopen(path, "wb");
+    if (!dump_path || h != &handles[0] || ++dump_count != dump_at) return;
+    FILE* fp = fopen(dump_path, "wb");
     if (!fp) return;
     int* ij = malloc(sizeof(int) * 2 * (size_t)(h->ne > 0 ? h->ne : 1));
     if (ij) {
@@ -77,7 +69,6 @@ static void ma57ad(ipfint* n, ipfint* ne, const ipfint* irn, const ipfint* jcn, 
                    ipfint* keep, ipfint* iwork, ipfint* icntl, ipfint* info, double* rinfo) {
     (void)lkeep, (void)iwork, (void)icntl, (void)rinfo;
     memset(info, 0, 40 * sizeof(ipfint));
-    const double t0 = cpu_now();
     handle* h = handle_of(keep[0]);
     if (!h) {
         if (nhandles == caphandles) {
@@ -111,7 +102,7 @@ static void ma57ad(ipfint* n, ipfint* ne, const ipfint* irn, const ipfint* jcn, 
         return;
     }
     info[8] = info[9] = 16; // INFO(9), INFO(10): the factors live here, not in IPOPT's arrays
-    if (stats) stats->analyses++, stats->analyse_s += cpu_now() - t0, stats->n = *n;
+    if (stats) stats->n = *n;
     if (stats && compare) h->mumps = kkt_mumps_analyse(*n, *ne, irn, jcn);
 }
 
@@ -120,7 +111,7 @@ static void ma57bd(ipfint* n, ipfint* ne, double* a, double* fact, ipfint* lfact
                    double* cntl, ipfint* info, double* rinfo) {
     (void)fact, (void)lfact, (void)lifact, (void)lkeep, (void)iwork, (void)icntl, (void)rinfo;
     memset(info, 0, 40 * sizeof(ipfint));
-    const double t0 = cpu_now();
+    const double t0 = salto_cpu_now();
     handle* h = handle_of(keep[0]);
     if (!h || !h->f || h->n != *n || h->ne != *ne) {
         info[0] = -1;
@@ -139,15 +130,13 @@ static void ma57bd(ipfint* n, ipfint* ne, double* a, double* fact, ipfint* lfact
         info[24] = *n - in.zero;    // INFO(25): the rank
     }
     if (stats) {
-        stats->factorisations++, stats->singular += in.zero > 0, stats->delayed += in.delayed;
-        stats->entries = (double)in.factor_entries;
-        if (in.max_front > stats->max_front) stats->max_front = in.max_front;
-        stats->factor_s += cpu_now() - t0;
+        stats->factorisations++;
+        stats->factor_s += salto_cpu_now() - t0;
         if (h->mumps) {
-            const double t1 = cpu_now();
+            const double t1 = salto_cpu_now();
             int neg = -1;
             const int st = kkt_mumps_factor(h->mumps, a, &neg);
-            stats->mumps_s += cpu_now() - t1;
+            stats->mumps_s += salto_cpu_now() - t1;
             stats->compared++;
             if (st == 0 && in.zero == 0 && neg != in.neg) stats->inertia_differs++;
         }
@@ -159,14 +148,14 @@ static void ma57cd(ipfint* job, ipfint* n, double* fact, ipfint* lfact, ipfint* 
                    ipfint* lwork, ipfint* iwork, ipfint* icntl, ipfint* info) {
     (void)job, (void)fact, (void)lfact, (void)lifact, (void)work, (void)lwork, (void)iwork, (void)icntl;
     memset(info, 0, 40 * sizeof(ipfint));
-    const double t0 = cpu_now();
+    const double t0 = salto_cpu_now();
     handle* h = handle_of(ifact[0]);
     if (!h || !h->f || h->n != *n) {
         info[0] = -1;
         return;
     }
     for (int r = 0; r < *nrhs; r++) kkt_sparse_solve(h->f, rhs + (size_t)r * (size_t)*lrhs);
-    if (stats) stats->solves++, stats->solve_s += cpu_now() - t0;
+    if (stats) stats->solve_s += salto_cpu_now() - t0;
 }
 
 static void ma57ed(ipfint* n, ipfint* ic, ipfint* keep, double* fact, ipfint* lfact, double* newfac,
@@ -181,6 +170,9 @@ void kkt_ma57_begin(kkt_ma57_stats* s, int cmp) {
     LSL_setMA57(ma57ad, ma57bd, ma57cd, ma57ed, ma57id);
     kkt_ma57_end();
     stats = s, compare = cmp, dump_count = 0;
+    dump_path = getenv("SALTO_KKT_DUMP");
+    const char* at = getenv("SALTO_KKT_DUMP_AT");
+    dump_at = at ? atoi(at) : 20;
     if (stats) memset(stats, 0, sizeof *stats);
 }
 

@@ -4,14 +4,9 @@
 
 // What the factorisations of one solve did (CPU time of the calling thread).
 typedef struct kkt_ma57_stats {
-    int analyses;       // MA57AD calls (IPOPT's main system, then its restoration phase's)
-    int factorisations; // MA57BD calls
-    int singular;       // of which reported singular (INFO(1) = 4)
-    int solves;         // MA57CD calls
-    long delayed;       // delayed columns, summed over the factorisations
-    int n, max_front;   // the last system's order, the largest front seen
-    double entries;     // L's entries in the last factorisation
-    double factor_s, solve_s, analyse_s; // s
+    int factorisations; // MA57BD calls (IPOPT's main system's, and its restoration phase's)
+    int n;              // the last system's order
+    double factor_s, solve_s; // s
     // with compare: MUMPS (set up as IPOPT sets it up) factors every matrix too
     int compared;       // matrices MUMPS factored too
     int inertia_differs; // of which MUMPS counted other negative eigenvalues (not singular ones)

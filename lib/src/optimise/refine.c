@@ -88,8 +88,7 @@ static void add_result(salto_solve_result* sum, const salto_solve_result* r) {
     sum->n_eval_f += r->n_eval_f, sum->n_eval_g += r->n_eval_g;
     sum->n_eval_jac += r->n_eval_jac, sum->n_eval_h += r->n_eval_h;
     sum->time_g += r->time_g, sum->time_jac += r->time_jac, sum->time_h += r->time_h;
-    sum->factorisations += r->factorisations, sum->kkt_singular += r->kkt_singular;
-    sum->kkt_delayed += r->kkt_delayed;
+    sum->factorisations += r->factorisations;
     sum->time_factor += r->time_factor, sum->time_kkt_solve += r->time_kkt_solve;
     if (r->kkt_order > sum->kkt_order) sum->kkt_order = r->kkt_order;
     sum->mumps_compared += r->mumps_compared, sum->mumps_inertia_differs += r->mumps_inertia_differs;

@@ -185,15 +185,16 @@ static const char* status_name(int s) {
 }
 
 
-// One BLAS thread unless the user asked for more: MUMPS factors matrices of a few hundred
-// rows, where OpenBLAS's worker threads only spin and yield (measured: a third of the dismount's
-// solve time on this 2-core machine). Looked up at run time, so that any BLAS links.
 static _Thread_local int compare_mumps;
 
 void salto_solver_compare_mumps(int on) { compare_mumps = on != 0; }
 
 int salto_blas1_linked(void); // blas1.c: IPOPT's vector BLAS, the same on every machine
 
+
+// One BLAS thread unless the user asked for more: MUMPS factors matrices of a few hundred
+// rows, where OpenBLAS's worker threads only spin and yield (measured: a third of the dismount's
+// solve time on this 2-core machine). Looked up at run time, so that any BLAS links.
 static void blas_one_thread(void) {
     if (!salto_blas1_linked()) return;
     if (getenv("OPENBLAS_NUM_THREADS") || getenv("OMP_NUM_THREADS")) return;
@@ -306,8 +307,7 @@ salto_status salto_solve_mult(salto_nlp* nlp, double* x, salto_multipliers* mult
     result->time_jac = c.t_jac;
     result->time_h = c.t_h;
     if (own_kkt) {
-        result->factorisations = kst.factorisations, result->kkt_singular = kst.singular;
-        result->kkt_delayed = kst.delayed, result->kkt_order = kst.n;
+        result->factorisations = kst.factorisations, result->kkt_order = kst.n;
         result->time_factor = kst.factor_s, result->time_kkt_solve = kst.solve_s;
         result->mumps_compared = kst.compared, result->mumps_inertia_differs = kst.inertia_differs;
         result->time_mumps = kst.mumps_s;
