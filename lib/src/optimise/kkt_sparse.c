@@ -1,10 +1,11 @@
 // kkt_sparse.c: the multifrontal symmetric-indefinite LDL' (kkt_sparse.h)
 //
-// Analysis: CHOLMOD orders the pattern (AMD) and builds its supernodal symbolic factor; each
-// supernode s is a front whose fully summed columns are its own (super[s] .. super[s+1]) and
-// whose other rows are the factor's pattern below them (rows[rptr[s] ..]). The fronts are
-// visited in a postorder of the supernodal tree, so the children's contribution blocks are the
-// top of a stack when their parent is assembled.
+// Analysis, at the first factorisation (it needs the values): the order (match_order: AMD on
+// the pattern with each zero-diagonal row paired with a neighbour), then CHOLMOD's supernodal
+// symbolic factor in that order; each supernode s is a front whose fully summed columns are
+// its own (super[s] .. super[s+1]) and whose other rows are the factor's pattern below them
+// (rows[rptr[s] ..]). The fronts are visited in a postorder of the supernodal tree, so the
+// children's contribution blocks are the top of a stack when their parent is assembled.
 //
 // Numeric phase, one front of order m with nfs fully summed columns (the children's delayed
 // columns first, then its own): assemble (the matrix's entries of its own columns, equilibrated,
@@ -15,14 +16,16 @@
 // - else 2x2 at (j, r), r the fully summed row of the column's largest entry, when
 //   |P^-1| (gamma_j, gamma_r)' <= 1/u (gamma: the columns' largest entries outside P);
 // - a column whose entries are all at most 1e-20 is a zero pivot;
-// - the columns that nothing passes are delayed to the parent; at a root (nothing to delay
-//   to) Bunch-Kaufman's choice is taken instead, which always exists.
+// - where no column passes u, the same at 1e-8; the columns that nothing passes are delayed
+//   to the parent; at a root (nothing to delay to) Bunch-Kaufman's choice is taken instead,
+//   which always exists.
 // Then the contribution block is updated once by all the front's pivots (C -= L W', W = L D),
-// four pivots at a time. L is kept per front (m x ne, column-major) with the front's row list.
+// four pivots at a time; a leaf with nothing delayed leaves that update to its parent, which
+// applies it in its own front (leaf_update). L is kept per front (m x ne, column-major) with
+// the front's row list.
 #include "kkt_sparse.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,8 +54,6 @@ struct kkt_sparse {
     int* aptr;   // n + 1: the triplets by permuted column min(pi, pj)
     int* ae;     // their index
     int* ar;     // their row max(pi, pj), as a place in its supernode's columns and rows
-    size_t pred_entries;
-    double pred_flops;
     // numeric
     double* sc; // n: the symmetric scaling (by original index)
     double* x;  // n: the solve's permuted unknowns
@@ -72,16 +73,14 @@ struct kkt_sparse {
     double* dg; // n: D itself: the diagonal, and a 2x2's off-diagonal at its first row
     double* dgo;
     int* deferred; // per supernode: a leaf whose update its parent applies (leaf_update)
-    int reordered; // the order was chosen again from the first factorisation's values
-                   // (match_order)
+    int analysed;  // the order and the symbolic factor, made at the first factorisation
     // work
     double* F; // the front
     size_t F_cap;
     int* fi; // its row list
     int* lmap; // a child's rows' places in its parent's front
-    double* w; // 3 x (largest front): the pivots' columns before scaling, then W
+    double* w; // the pivots' columns before scaling (2 x the front), then W and its pivots
     size_t w_cap;
-    double* dd; // the front's D itself (1x1: d; 2x2: a, b, c)
     double* stk; // the contribution blocks' stack: values, row lists, per supernode where
     size_t stk_cap, stk_top;
     int* stki;
@@ -107,7 +106,7 @@ void kkt_sparse_free(kkt_sparse* f) {
     void* ps[] = {f->irn, f->jcn, f->perm, f->super, f->rptr, f->rows, f->parent, f->post,
                   f->child, f->cptr, f->aptr, f->ae, f->ar, f->sc, f->x, f->map, f->fm,
                   f->fne, f->fidx, f->fL, f->fpiv, f->idx, f->L, f->d1, f->d2, f->piv, f->F,
-                  f->fi, f->lmap, f->w, f->dd, f->stk, f->stki, f->cb_off, f->cbi_off, f->cb_m, f->cb_nd, f->dg, f->dgo, f->deferred};
+                  f->fi, f->lmap, f->w, f->stk, f->stki, f->cb_off, f->cbi_off, f->cb_m, f->cb_nd, f->dg, f->dgo, f->deferred};
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) free(ps[i]);
     free(f);
 }
@@ -128,6 +127,7 @@ static int symbolic(kkt_sparse* f, const int* given) {
     f->super = f->rptr = f->rows = f->parent = f->post = f->cptr = f->child = NULL;
     f->fm = f->fne = f->fpiv = f->cb_m = f->cb_nd = f->deferred = NULL;
     f->fidx = f->fL = f->cb_off = f->cbi_off = NULL;
+    f->nsuper = 0;
     memset(f->aptr, 0, sizeof(int) * (N + 1));
     int* ip = malloc(sizeof(int) * N);
     int* mark = malloc(sizeof(int) * N);
@@ -176,15 +176,12 @@ static int symbolic(kkt_sparse* f, const int* given) {
         ok = Lf && Lf->is_super && Lf->s;
     }
     if (ok) {
-        f->pred_entries = (size_t)cc.lnz - (size_t)n;
-        f->pred_flops = cc.fl;
         const int* P = Lf->Perm;
         for (int k = 0; k < n; k++) f->perm[k] = P[k], ip[P[k]] = k;
         const int ns = (int)Lf->nsuper;
         const int* Super = Lf->super;
         const int* Pi = Lf->pi;
         const int* Ls = Lf->s;
-        f->nsuper = ns;
         f->super = malloc(sizeof(int) * (size_t)(ns + 1));
         f->rptr = malloc(sizeof(int) * (size_t)(ns + 1));
         f->rows = malloc(sizeof(int) * (size_t)(Pi[ns] > 0 ? Pi[ns] : 1));
@@ -242,6 +239,7 @@ static int symbolic(kkt_sparse* f, const int* given) {
                 }
             }
             ok = np == ns;
+            if (ok) f->nsuper = ns;
         }
         free(col2s);
     }
@@ -293,30 +291,21 @@ kkt_sparse* kkt_sparse_analyse(int n, int ne, const int* irn, const int* jcn) {
     f->map = malloc(sizeof(int) * N);
     f->d1 = malloc(sizeof(double) * N), f->d2 = malloc(sizeof(double) * N), f->piv = malloc(sizeof(int) * N);
     f->dg = malloc(sizeof(double) * N), f->dgo = malloc(sizeof(double) * N);
-    f->fi = malloc(sizeof(int) * N), f->lmap = malloc(sizeof(int) * N), f->dd = malloc(sizeof(double) * 2 * N); // a front has at most n rows
+    f->fi = malloc(sizeof(int) * N), f->lmap = malloc(sizeof(int) * N); // a front has at most n rows
     if (!f->irn || !f->jcn || !f->perm || !f->aptr || !f->ae || !f->ar || !f->sc || !f->x ||
-        !f->map || !f->d1 || !f->d2 || !f->piv || !f->dg || !f->dgo || !f->fi || !f->lmap || !f->dd) {
+        !f->map || !f->d1 || !f->d2 || !f->piv || !f->dg || !f->dgo || !f->fi || !f->lmap) {
         kkt_sparse_free(f);
         return NULL;
     }
     memcpy(f->irn, irn, sizeof(int) * (size_t)ne);
     memcpy(f->jcn, jcn, sizeof(int) * (size_t)ne);
     for (int i = 0; i < n; i++) f->map[i] = -1;
-    if (symbolic(f, NULL) != 0) {
-        kkt_sparse_free(f);
-        return NULL;
-    }
     return f;
 }
 
 void kkt_sparse_pattern(const kkt_sparse* f, int* irn, int* jcn) {
     memcpy(irn, f->irn, sizeof(int) * (size_t)f->ne);
     memcpy(jcn, f->jcn, sizeof(int) * (size_t)f->ne);
-}
-
-void kkt_sparse_predicted(const kkt_sparse* f, size_t* entries, double* flops) {
-    if (entries) *entries = f->pred_entries;
-    if (flops) *flops = f->pred_flops;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -425,58 +414,62 @@ static int bk_choice(const double* F, int m, int k, int* p, int* q) {
     return 2;
 }
 
-// Eliminates what it can of the front's nfs fully summed columns; returns the count. d1, d2,
-// piv and dd receive D's inverse, the block kinds and D by pivot.
+// The pivot for column k of the front among its fully summed columns k .. nfs - 1 at threshold
+// u (the rules above): 1 a 1x1 at *p, 2 a 2x2 at (*p, *q), 3 a zero pivot at *p, 0 none
+static int find_pivot(const double* F, int m, int nfs, int k, double u, int* p, int* q) {
+    for (int j = k; j < nfs; j++) {
+        const double ajj = fabs(F_(j, j));
+        double gam = 0.0;
+        int r = -1;
+        for (int i = k; i < nfs; i++) {
+            if (i == j) continue;
+            const double v = absat(F, m, i, j);
+            if (v > gam) gam = v, r = i;
+        }
+        for (int i = nfs; i < m; i++) gam = MAXD(gam, fabs(F_(i, j)));
+        if (gam <= ZERO_PIVOT && ajj <= ZERO_PIVOT) {
+            *p = j;
+            return 3;
+        }
+        if (ajj > ZERO_PIVOT && ajj >= u * gam) {
+            *p = j;
+            return 1;
+        }
+        if (r < 0) continue;
+        double gj = 0.0, gr = 0.0;
+        for (int i = k; i < m; i++) {
+            if (i == j || i == r) continue;
+            gj = MAXD(gj, absat(F, m, i, j));
+            gr = MAXD(gr, absat(F, m, i, r));
+        }
+        const double a = F_(j, j), c = F_(r, r), b = r > j ? F_(r, j) : F_(j, r);
+        const double ad = fabs(a * c - b * b);
+        if (ad > 0.0 && u * (fabs(c) * gj + fabs(b) * gr) <= ad &&
+            u * (fabs(b) * gj + fabs(a) * gr) <= ad && ad > ZERO_PIVOT * ZERO_PIVOT) {
+            *p = j, *q = r;
+            return 2;
+        }
+    }
+    return 0;
+}
+
+// Eliminates what it can of the front's nfs fully summed columns; returns the count. By pivot:
+// d1, d2 receive D's inverse, dg, dgo D itself (the diagonal; a 2x2's off-diagonal at its
+// first row), piv the block kinds.
 static int front_factor(double* F, int m, int nfs, double u, int* fi, double* w, double* d1,
-                        double* d2, int* piv, double* dd, front_counts* cnt) {
+                        double* d2, double* dg, double* dgo, int* piv, front_counts* cnt) {
     int k = 0;
     while (k < nfs) {
-        int kind = 0, p = -1, q = -1; // 1: 1x1 at p; 2: 2x2 at (p, q); 3: zero pivot at p
+        int p = -1, q = -1;
         // the threshold u first; where no column passes it, IPOPT's own 1e-8 (u is higher only
         // when IPOPT has raised it for accuracy) before a column is delayed: a delay at u = 1e-4
         // cascaded to fronts of a thousand rows on the zoo's humanoids
-        double uu = u;
-    again:
-        for (int j = k; j < nfs && !kind; j++) {
-            const double ajj = fabs(F_(j, j));
-            double gam = 0.0, gfs = 0.0;
-            int r = -1;
-            for (int i = k; i < nfs; i++) {
-                if (i == j) continue;
-                const double v = absat(F, m, i, j);
-                if (v > gfs) gfs = v, r = i;
-            }
-            gam = gfs;
-            for (int i = nfs; i < m; i++) gam = MAXD(gam, fabs(F_(i, j)));
-            if (gam <= ZERO_PIVOT && ajj <= ZERO_PIVOT) {
-                kind = 3, p = j;
-            } else if (ajj > ZERO_PIVOT && ajj >= uu * gam) {
-                kind = 1, p = j;
-            } else if (r >= 0) {
-                double gj = 0.0, gr = 0.0;
-                for (int i = k; i < m; i++) {
-                    if (i == j || i == r) continue;
-                    gj = MAXD(gj, absat(F, m, i, j));
-                    gr = MAXD(gr, absat(F, m, i, r));
-                }
-                const double a = F_(j, j), c = F_(r, r), b = r > j ? F_(r, j) : F_(j, r);
-                const double det = a * c - b * b;
-                const double ad = fabs(det);
-                if (ad > 0.0 && uu * (fabs(c) * gj + fabs(b) * gr) <= ad &&
-                    uu * (fabs(b) * gj + fabs(a) * gr) <= ad && ad > ZERO_PIVOT * ZERO_PIVOT) {
-                    kind = 2, p = j, q = r;
-                }
-            }
-        }
-        if (!kind && uu > U_LOW) {
-            uu = U_LOW;
-            goto again;
-        }
+        int kind = find_pivot(F, m, nfs, k, u, &p, &q);
+        if (!kind && u > U_LOW) kind = find_pivot(F, m, nfs, k, U_LOW, &p, &q);
         if (!kind) {
             if (m > nfs) break; // delayed to the parent
-            const int size = bk_choice(F, m, k, &p, &q);
-            kind = size;
-            if (size == 1 && fabs(F_(p, p)) <= ZERO_PIVOT) {
+            kind = bk_choice(F, m, k, &p, &q);
+            if (kind == 1 && fabs(F_(p, p)) <= ZERO_PIVOT) {
                 double g = 0.0;
                 for (int i = k; i < m; i++) {
                     if (i != p) g = MAXD(g, absat(F, m, i, p));
@@ -486,14 +479,14 @@ static int front_factor(double* F, int m, int nfs, double u, int* fi, double* w,
         }
         if (kind == 3 || kind == 1) {
             front_swap(F, m, fi, k, p);
-            piv[k] = 1, d2[k] = 0.0;
+            piv[k] = 1, d2[k] = 0.0, dgo[k] = 0.0;
             if (kind == 3) {
                 for (int i = k; i < m; i++) F_(i, k) = 0.0;
-                d1[k] = 0.0, dd[k] = 0.0;
+                d1[k] = 0.0, dg[k] = 0.0;
                 cnt->zero++;
             } else {
                 const double d = F_(k, k);
-                dd[k] = d, d1[k] = 1.0 / d;
+                dg[k] = d, d1[k] = 1.0 / d;
                 if (d > 0.0) cnt->pos++;
                 else cnt->neg++;
                 elim_1x1(F, m, nfs, k, w, cnt);
@@ -506,7 +499,7 @@ static int front_factor(double* F, int m, int nfs, double u, int* fi, double* w,
             const double a = F_(k, k), b = F_(k + 1, k), c = F_(k + 1, k + 1);
             count_2x2(a, b, c, cnt);
             cnt->two++;
-            dd[k] = a, dd[k + 1] = c, dd[m + k] = b; // D itself, the 2x2's off-diagonal at m + k
+            dg[k] = a, dg[k + 1] = c, dgo[k] = b, dgo[k + 1] = 0.0;
             double e, fo, g;
             elim_2x2(F, m, nfs, k, w, &e, &fo, &g);
             d1[k] = e, d2[k] = fo, d1[k + 1] = g;
@@ -637,8 +630,9 @@ static void leaf_update(double* F, int m, const double* Lc, int mc, int nec, con
 // as large as predicted, and more when IPOPT raises the pivot threshold). So each such row is
 // matched with a neighbour that has a diagonal (the largest entry among the unmatched), AMD
 // orders the graph with each pair as one node, and the pair is eliminated together, the
-// neighbour first: its pivot fills the row's diagonal, or the two make a 2x2 pivot. 0 when
-// reordered (or nothing to do), -1 when out of memory (the order stays).
+// neighbour first: its pivot fills the row's diagonal, or the two make a 2x2 pivot. 1 when it
+// made the order and the symbolic factor, 0 when there is no zero diagonal (AMD's order on the
+// pattern serves), -1 when out of memory.
 static int match_order(kkt_sparse* f, const double* a) {
     const int n = f->n, ne = f->ne;
     const size_t N = (size_t)n;
@@ -725,7 +719,7 @@ static int match_order(kkt_sparse* f, const double* a) {
         perm[k++] = first[c];
         if (second[c] >= 0) perm[k++] = second[c];
     }
-    st = symbolic(f, perm);
+    st = symbolic(f, perm) == 0 ? 1 : -1;
 done:
     free(diag), free(deg), free(mate), free(node), free(adj), free(wadj), free(pos);
     free(Cp), free(Ci), free(Pc), free(perm), free(mark), free(first), free(second);
@@ -733,10 +727,11 @@ done:
 }
 
 int kkt_sparse_factor(kkt_sparse* f, const double* a, double u, kkt_sparse_info* info) {
-    if (!f->reordered && !getenv("SALTO_KKT_NOMATCH")) { // once: the order from the values
-        // (SALTO_KKT_NOMATCH, a measuring aid: AMD's order from the pattern alone)
-        f->reordered = 1;
-        if (match_order(f, a) != 0 && symbolic(f, NULL) != 0) return -1;
+    if (!f->analysed) { // once: the order from the values (SALTO_KKT_NOMATCH, a measuring
+        // aid: AMD's order from the pattern alone), and the symbolic factor
+        const int mo = getenv("SALTO_KKT_NOMATCH") ? 0 : match_order(f, a);
+        if (mo != 1 && symbolic(f, NULL) != 0) return -1;
+        f->analysed = 1;
     }
     if (u < 1e-12) u = 1e-12;
     if (u > 0.5) u = 0.5;
@@ -825,11 +820,7 @@ int kkt_sparse_factor(kkt_sparse* f, const double* a, double u, kkt_sparse_info*
         f->stk_top = new_top, f->stki_top = new_itop;
 
         const int ne = front_factor(F, m, nfs, u, fi, f->w, &f->d1[ptop], &f->d2[ptop],
-                                    &f->piv[ptop], f->dd, &cnt);
-        for (int k = 0; k < ne; k++) {
-            f->dg[ptop + k] = f->dd[k];
-            f->dgo[ptop + k] = f->piv[ptop + k] == 2 ? f->dd[m + k] : 0.0;
-        }
+                                    &f->dg[ptop], &f->dgo[ptop], &f->piv[ptop], &cnt);
         f->deferred[s] = leaf && ne == nfs;
         if (!f->deferred[s]) {
             if (leaf) {
