@@ -90,6 +90,10 @@ int salto_model_dof(const salto_model* m, const char* name);
 int salto_model_body(const salto_model* m, const char* name);
 int salto_model_site(const salto_model* m, const char* name);
 
+// The character's weight, N: its mass times gravity's magnitude (9.81 m/s^2 when the model
+// has none), the scale of the contact rows and of the force checks' thresholds.
+double salto_model_weight(const salto_model* m);
+
 // True if the model moves in the x-z plane only (planar root and every axis along y for
 // revolute links and in the x-z plane for prismatic links).
 int salto_model_is_planar(const salto_model* m);

@@ -402,6 +402,12 @@ int salto_model_site(const salto_model* m, const char* name) {
 }
 
 
+double salto_model_weight(const salto_model* m) {
+    const double g = salto_v3_norm(m->gravity);
+    return m->mass * (g > 0.0 ? g : 9.81);
+}
+
+
 int salto_model_is_planar(const salto_model* m) {
     if (m->root_type != SALTO_ROOT_PLANAR) return 0;
     for (int i = 0; i < m->nv; i++) {

@@ -60,18 +60,7 @@ double dnrm2_(const int* n, const double* x, const int* incx);
 double dnrm2_(const int* n, const double* x, const int* incx) {
     const int N = *n, ix = *incx;
     if (N <= 0 || ix <= 0) return 0.0;
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    if (ix == 1) {
-        int i = 0;
-        for (; i + 4 <= N; i += 4) {
-            s0 += x[i] * x[i], s1 += x[i + 1] * x[i + 1];
-            s2 += x[i + 2] * x[i + 2], s3 += x[i + 3] * x[i + 3];
-        }
-        for (; i < N; i++) s0 += x[i] * x[i];
-    } else {
-        for (long i = 0, k = 0; i < N; i++, k += ix) s0 += x[k] * x[k];
-    }
-    const double ss = (s0 + s1) + (s2 + s3);
+    const double ss = ddot_(n, x, incx, x, incx); // the same summation as the dot product
     if (ss > 1e-280 && ss < 1e280) return sqrt(ss);
     double scale = 0.0, ssq = 1.0;
     for (long i = 0, k = 0; i < N; i++, k += ix) {

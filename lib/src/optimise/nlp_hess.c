@@ -473,10 +473,10 @@ static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, dou
         double* iot = nlp->hess.Jb; // nv x 6: iota of each unit jump
         double* e = nlp->hess.Jb + 6 * (size_t)nv;
         double* gk = nlp->ev.imp + 2 * nv;
+        memcpy(nlp->ev.d->q, v, (size_t)nv * sizeof(double)); // the rows leave q as it is
         for (int k = 0; k < nv; k++) {
             memset(e, 0, (size_t)nv * sizeof(double));
             e[k] = 1.0;
-            memcpy(nlp->ev.d->q, v, (size_t)nv * sizeof(double));
             nlp_impact_rows(nlp, b, e, NULL, gk, iot + 6 * k, NULL);
         }
         for (int k = 0; k < nv; k++) {

@@ -94,8 +94,7 @@ void nlp_physics_rows(const salto_nlp* nlp, const block* b, const double* f0,
     for (int k = 0; k < 3; k++) rows[0].df0[3 + k] = N[k];
     // r1: ((mu^2 + 1) fN^2 - |f|^2) / W, with W the character's weight: in newtons, like the
     // other rows, so that neither the solver nor its tolerances see a row in N^2
-    const double gn = salto_v3_norm(nlp->m->gravity);
-    const double W = nlp->m->mass * (gn > 0 ? gn : 9.81);
+    const double W = salto_model_weight(nlp->m);
     rows[1].v = ((mu2 + 1.0) * fN * fN - salto_v3_dot(f, f)) / W;
     for (int k = 0; k < 3; k++) rows[1].df0[3 + k] = (2.0 * (mu2 + 1.0) * fN * N[k] - 2.0 * f[k]) / W;
 
@@ -149,8 +148,7 @@ void nlp_physics_curvature(const salto_nlp* nlp, const block* b, const double* l
     double Tx[3], Ty[3];
     salto_contact_frame(N, planar, Tx, Ty);
     const double mu2 = ct->friction * ct->friction;
-    const double gn = salto_v3_norm(nlp->m->gravity);
-    const double W = nlp->m->mass * (gn > 0 ? gn : 9.81);
+    const double W = salto_model_weight(nlp->m);
     for (int k = 0; k < 3; k++) {
         for (int l = 0; l < 3; l++) {
             Pff[3 + k][3 + l] = lam[1] * (2.0 * (mu2 + 1.0) * N[k] * N[l] - (k == l ? 2.0 : 0.0)) / W;

@@ -78,24 +78,18 @@ void salto_validate_opts_default(salto_validate_opts* o) {
 }
 
 
-static double weight(const salto_model* m) {
-    const double g = salto_v3_norm(m->gravity);
-    return m->mass * (g > 0.0 ? g : 9.81);
-}
-
-
 double salto_check_default_threshold(const salto_model* m, salto_check_kind k) {
     switch (k) {
     case SALTO_CHECK_FLIGHT_FORCE:
     case SALTO_CHECK_NORMAL_FORCE:
-    case SALTO_CHECK_FRICTION: return 0.02 * weight(m);
+    case SALTO_CHECK_FRICTION: return 0.02 * salto_model_weight(m);
     case SALTO_CHECK_FLIGHT_TORQUE:
     case SALTO_CHECK_BAR_TORQUE:
     case SALTO_CHECK_COP:
-    case SALTO_CHECK_TWIST: return 0.02 * weight(m); // times 1 m
+    case SALTO_CHECK_TWIST: return 0.02 * salto_model_weight(m); // times 1 m
     case SALTO_CHECK_BALLISTIC: return 1e-2;
     case SALTO_CHECK_SPIN:
-    case SALTO_CHECK_IMPACT: return 0.002 * weight(m); // times 1 m s
+    case SALTO_CHECK_IMPACT: return 0.002 * salto_model_weight(m); // times 1 m s
     case SALTO_CHECK_SLIP: return 1e-3;
     case SALTO_CHECK_PENETRATION: return 5e-3;
     case SALTO_CHECK_JOINT_LIMITS: return 1e-6;
