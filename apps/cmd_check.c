@@ -12,11 +12,13 @@
 #include "salto/solver.h"
 
 // the cost of an iteration: the parts measured by salto_nlp_cost, and the estimate IPOPT's
-// iterations make of them (about 2.2 factorisations and 4 solves an iteration, measured over
-// the shipped problems and the zoo; IPOPT's own work about 0.02 us a KKT entry an iteration)
+// iterations make of them, measured on 2026-11-27: 2.3 factorisations an iteration over the
+// zoo; 2.7-3.5 solves an iteration (the dismount, the monkey bars); IPOPT's own work about
+// 10 ns a KKT entry an iteration (the leap 8, the dismount 24: salto solve's "IPOPT and the
+// rest" less its factorisations and solves)
 static void print_cost(const salto_cost* c) {
-    const double fact = 2.2, solves = 4.0;
-    const double ipopt = 2e-8 * c->kkt_entries;
+    const double fact = 2.3, solves = 3.0;
+    const double ipopt = 1e-8 * c->kkt_entries;
     const double kkt = fact * c->t_factor + solves * c->t_solve;
     const double it = c->t_values + c->t_jacobian + c->t_hessian + kkt + ipopt;
     printf("an iteration's cost, measured at the initial guess (CPU time; the Hessian at unit "
