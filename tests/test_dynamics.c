@@ -387,6 +387,74 @@ START_TEST(equivariant_under_change_of_world_frame) {
 END_TEST
 
 
+// L = lam . res + mu . iota of an impulse shared among nb links (salto_impulse_shared), at d->q
+static double impulse_lagrangian(int nb, const int* link, const double* xi, const double* u,
+                                 const double* lam, const double* mu) {
+    double res[MAXV], iota[6];
+    salto_impulse_shared(m, d, nb, link, xi, u, res, iota);
+    double L = 0.0;
+    for (int j = 0; j < m->nv; j++) L += lam[j] * res[j];
+    for (int k = 0; k < 6; k++) L += mu[k] * iota[k];
+    return L;
+}
+
+
+// salto_impulse_grad's exact gradient in (q, u, xi) against central differences of L, on 0 to 3
+// contact links
+START_TEST(impulse_gradient_matches_differences) {
+    setup_model(_i);
+    const int nv = m->nv;
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 700u + (uint64_t)_i);
+    const int nb = _i % 4 < nv ? _i % 4 : nv;
+    int link[4];
+    for (int b = 0; b < nb; b++) link[b] = (nv - 1 - 3 * b + 4 * nv) % nv; // distinct links
+    double xi[18], u[MAXV], lam[MAXV], mu[6], gq[MAXV], gu[MAXV], gxi[18];
+    for (int k = 0; k < 18; k++) xi[k] = salto_test_uniform(&rng, -2.0, 2.0);
+    for (int k = 0; k < nv; k++) {
+        u[k] = salto_test_uniform(&rng, -2.0, 2.0);
+        lam[k] = salto_test_uniform(&rng, -1.0, 1.0);
+    }
+    for (int k = 0; k < 6; k++) mu[k] = salto_test_uniform(&rng, -1.0, 1.0);
+    salto_impulse_grad(m, d, nb, link, xi, u, lam, mu, gq, gu, gxi);
+    char ctx[128];
+    // q
+    for (int k = 0; k < nv; k++) {
+        const double q0 = d->q[k], h = 1e-6 * fmax(1.0, fabs(q0));
+        d->q[k] = q0 + h;
+        const double lp = impulse_lagrangian(nb, link, xi, u, lam, mu);
+        d->q[k] = q0 - h;
+        const double lm = impulse_lagrangian(nb, link, xi, u, lam, mu);
+        d->q[k] = q0;
+        snprintf(ctx, sizeof ctx, "model %d seed %d nb %d: dL/dq_%d", _i % NMODEL, 700 + _i, nb, k);
+        ck_assert_vec_close(&gq[k], &(double){(lp - lm) / (2 * h)}, 1, 1e-6, 1e-6, ctx);
+    }
+    // u and xi: L is linear in them, so a unit step is exact up to rounding
+    for (int k = 0; k < nv; k++) {
+        const double u0 = u[k];
+        u[k] = u0 + 1.0;
+        const double lp = impulse_lagrangian(nb, link, xi, u, lam, mu);
+        u[k] = u0 - 1.0;
+        const double lm = impulse_lagrangian(nb, link, xi, u, lam, mu);
+        u[k] = u0;
+        snprintf(ctx, sizeof ctx, "model %d seed %d nb %d: dL/du_%d", _i % NMODEL, 700 + _i, nb, k);
+        ck_assert_vec_close(&gu[k], &(double){(lp - lm) / 2.0}, 1, 1e-9, 1e-9, ctx);
+    }
+    for (int k = 0; k < 6 * (nb > 0 ? nb - 1 : 0); k++) {
+        const double x0 = xi[k];
+        xi[k] = x0 + 1.0;
+        const double lp = impulse_lagrangian(nb, link, xi, u, lam, mu);
+        xi[k] = x0 - 1.0;
+        const double lm = impulse_lagrangian(nb, link, xi, u, lam, mu);
+        xi[k] = x0;
+        snprintf(ctx, sizeof ctx, "model %d seed %d nb %d: dL/dxi_%d", _i % NMODEL, 700 + _i, nb, k);
+        ck_assert_vec_close(&gxi[k], &(double){(lp - lm) / 2.0}, 1, 1e-9, 1e-9, ctx);
+    }
+    teardown_model();
+}
+END_TEST
+
+
 Suite* dynamics_suite(void) {
     Suite* s = suite_create("dynamics");
     TCase* tc = tcase_create("consistency");
@@ -396,6 +464,7 @@ Suite* dynamics_suite(void) {
     tcase_add_loop_test(tc, aba_equals_crba_solve, 0, 2 * NMODEL);
     tcase_add_loop_test(tc, aba_external_force_equals_generalised_force, 0, 2 * NMODEL);
     tcase_add_loop_test(tc, aba_delta_equals_two_passes, 0, 2 * NMODEL);
+    tcase_add_loop_test(tc, impulse_gradient_matches_differences, 0, 4 * NMODEL);
     suite_add_tcase(s, tc);
 
     TCase* ph = tcase_create("physics");

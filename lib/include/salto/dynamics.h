@@ -68,4 +68,16 @@ void salto_impulse(const salto_model* m, salto_data* d, int body, const double* 
 void salto_impulse_shared(const salto_model* m, salto_data* d, int nb, const int* link,
                           const double* xi, const double* u, double* res, double iota[6]);
 
+// The exact gradient of L = lam . res(q, u, xi) + mu . iota(q, u) (salto_impulse_shared's res
+// and iota at d->q; lam over all nv DOFs, whose root entries multiply rows that are zero by
+// construction; mu a fixed weight on the aggregate impulse) with respect to q (gq, nv), u (gu,
+// nv) and the shared impulses xi (gxi, 6 (nb - 1); NULL: not wanted), in O(nv): with Lambda_i
+// and U_i the velocities link i would have at joint rates lam and u, and sub(k) moving
+// rigidly with S_k, lam . M(q) u = sum_i Lambda_i . I_i U_i and iota = sum_i I_i U_i
+// (docs/aggregate-jacobian.md, "The impact's gradient"). Overwrites d->qd, d->V, d->I and
+// d->work.
+void salto_impulse_grad(const salto_model* m, salto_data* d, int nb, const int* link,
+                        const double* xi, const double* u, const double* lam, const double mu[6],
+                        double* gq, double* gu, double* gxi);
+
 #endif

@@ -259,3 +259,89 @@ void salto_impulse_shared(const salto_model* m, salto_data* d, int nb, const int
     for (int j = 0; j < nv; j++) res[j] -= d->tau[j];
     for (int k = 0; k < 6; k++) iota[k] = d->f0[k] - f00[k];
 }
+
+
+// L = lam . M u - Lambda_l0 . w0 - sum_b Lambda_lb . xi_b + mu . iota with w0 = iota - sum_b
+// xi_b (res's contact part: an impulse w on link l costs S_j . w at every joint j on its path,
+// and sum_{j on the path} lam_j S_j is Lambda_l), so with kappa = mu - Lambda_l0:
+//   dL/du_j  = S_j . (Hl_j + Ic_j kappa)
+//   dL/dxi_b = Lambda_l0 - Lambda_lb
+//   dL/dq_k  = -(S_k x Lambda_p) . Hu_k - (S_k x U_p) . Hl_k + kappa . (S_k x* Hu_k + Ic_k (U_p x S_k))
+//              - [k on l0's path] (S_k x (Lambda_l0 - Lambda_p)) . w0
+//              - sum_b [k on lb's path] (S_k x (Lambda_lb - Lambda_p)) . xi_b
+// where p is k's parent (zero velocities at the world) and Hu_k, Hl_k, Ic_k are sub(k)'s sums of
+// I_i U_i, I_i Lambda_i and I_i: a change of q_k moves sub(k) rigidly by S_k, which leaves
+// each pairing Lambda_i . I_i U_i unchanged, except that Lambda_i and U_i move by S_k x
+// (Lambda_i - Lambda_p) and S_k x (U_i - U_p), not by S_k x Lambda_i and S_k x U_i.
+void salto_impulse_grad(const salto_model* m, salto_data* d, int nb, const int* link,
+                        const double* xi, const double* u, const double* lam, const double mu[6],
+                        double* gq, double* gu, double* gxi) {
+    const int nv = m->nv;
+    SALTO_ASSERT(nb >= 0 && nb <= 8 && d->nwork >= 28 * nv);
+    memcpy(d->qd, u, (size_t)nv * sizeof(double));
+    salto_fk(m, d, SALTO_FK_VEL); // S, and V = U
+    salto_link_inertias(m, d);
+    double* La = d->work;     // Lambda_i (6 nv)
+    double* Hu = La + 6 * nv; // sub(i)'s sums (6 nv, 6 nv, 10 nv)
+    double* Hl = Hu + 6 * nv;
+    double* Ic = Hl + 6 * nv;
+    for (int i = 0; i < nv; i++) {
+        const int par = m->link_parent[i];
+        double* L = La + 6 * i;
+        for (int t = 0; t < 6; t++) L[t] = (par >= 0 ? La[6 * par + t] : 0.0) + d->S[6 * i + t] * lam[i];
+        salto_si_mul(Hu + 6 * i, d->I + 10 * i, d->V + 6 * i);
+        salto_si_mul(Hl + 6 * i, d->I + 10 * i, L);
+        memcpy(Ic + 10 * i, d->I + 10 * i, 10 * sizeof(double));
+    }
+    double iota[6] = {0, 0, 0, 0, 0, 0};
+    for (int i = nv - 1; i >= 0; i--) {
+        const int par = m->link_parent[i];
+        if (par >= 0) {
+            salto_sv_add_to(Hu + 6 * par, Hu + 6 * i);
+            salto_sv_add_to(Hl + 6 * par, Hl + 6 * i);
+            salto_si_add_to(Ic + 10 * par, Ic + 10 * i);
+        } else {
+            salto_sv_add_to(iota, Hu + 6 * i);
+        }
+    }
+    static const double zero[6] = {0, 0, 0, 0, 0, 0};
+    const double* L0 = nb > 0 ? La + 6 * link[0] : zero;
+    double kappa[6], w0[6];
+    for (int t = 0; t < 6; t++) kappa[t] = mu[t] - L0[t], w0[t] = iota[t];
+    for (int b = 1; b < nb; b++) {
+        for (int t = 0; t < 6; t++) w0[t] -= xi[6 * (b - 1) + t];
+    }
+    for (int j = 0; j < nv; j++) {
+        double f[6];
+        salto_si_mul(f, Ic + 10 * j, kappa);
+        salto_sv_add_to(f, Hl + 6 * j);
+        gu[j] = salto_sv_dot(d->S + 6 * j, f);
+    }
+    for (int b = 1; gxi && b < nb; b++) {
+        for (int t = 0; t < 6; t++) gxi[6 * (b - 1) + t] = L0[t] - La[6 * link[b] + t];
+    }
+    for (int k = 0; k < nv; k++) {
+        const int par = m->link_parent[k];
+        const double* S = d->S + 6 * k;
+        const double* Lp = par >= 0 ? La + 6 * par : zero;
+        const double* Up = par >= 0 ? d->V + 6 * par : zero;
+        double a[6], f[6], w[6];
+        salto_sv_crossm(a, S, Lp);
+        double g = -salto_sv_dot(a, Hu + 6 * k);
+        salto_sv_crossm(a, S, Up);
+        g -= salto_sv_dot(a, Hl + 6 * k);
+        salto_sv_crossf(f, S, Hu + 6 * k);
+        salto_sv_crossm(w, Up, S);
+        salto_si_mul_add(f, Ic + 10 * k, w);
+        g += salto_sv_dot(kappa, f);
+        for (int b = 0; b < nb; b++) {
+            const int l = link[b];
+            if (l < k || l >= m->link_subtree_end[k]) continue; // k not on l's path
+            double rel[6];
+            for (int t = 0; t < 6; t++) rel[t] = La[6 * l + t] - Lp[t];
+            salto_sv_crossm(a, S, rel);
+            g -= salto_sv_dot(a, b == 0 ? w0 : xi + 6 * (b - 1));
+        }
+        gq[k] = g;
+    }
+}

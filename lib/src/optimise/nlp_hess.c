@@ -243,34 +243,61 @@ static void block_hess_finish(salto_nlp* nlp, int i, double* S, const double* Q,
     }
 #undef DIFFED
     // T = S W (W maps the local control points u = 4 jj + k to the state, and the places to
-    // themselves), H = W^T T
+    // themselves), then H = W^T T added to the Lagrangian Hessian's lower triangle as it is
+    // made. A kind of state (q, qd, qdd) whose rows of S are all zero (qdd for kinematic rows
+    // and momentum rows, qd for an impact) drops out of both products, and a row of T serves
+    // only the control points of its own DOF, so only its columns up to them are made.
+    int used[3];
+    for (int kind = 0; kind < 3; kind++) {
+        used[kind] = 0;
+        for (int a = kind * nd; a < (kind + 1) * nd && !used[kind]; a++) {
+            for (int c = 0; c < ns && !used[kind]; c++) used[kind] = S[a * ns + c] != 0.0;
+        }
+    }
     const double* Wk[3] = {b->N, b->dN, b->ddN};
     for (int a = 0; a < ns; a++) {
+        const int kind = a < 3 * nd ? a / nd : -1; // -1: a place's row, wanted whole
+        if (kind >= 0 && !used[kind]) continue;
+        const int ncols = kind >= 0 ? a % nd + 1 : nd; // DOFs whose columns are wanted
         const double* Sa = S + a * ns;
-        for (int jj = 0; jj < nd; jj++) {
-            const double s0 = Sa[jj], s1 = Sa[nd + jj], s2 = Sa[2 * nd + jj];
-            for (int k = 0; k < 4; k++) {
-                T[a * nu + 4 * jj + k] = s0 * b->N[k] + s1 * b->dN[k] + s2 * b->ddN[k];
+        double* Ta = T + a * nu;
+        for (int jj = 0; jj < ncols; jj++) {
+            double t[4] = {0, 0, 0, 0};
+            for (int kd = 0; kd < 3; kd++) {
+                if (!used[kd]) continue;
+                const double sv = Sa[kd * nd + jj];
+                for (int k = 0; k < 4; k++) t[k] += sv * Wk[kd][k];
             }
+            for (int k = 0; k < 4; k++) Ta[4 * jj + k] = t[k];
         }
-        for (int m = 0; m < na; m++) T[a * nu + 4 * nd + m] = Sa[3 * nd + m];
-    }
-    for (int u = 0; u < nu; u++) {
-        for (int v = 0; v <= u; v++) {
-            double sum = 0.0;
-            if (u < 4 * nd) {
-                const int jj = u / 4, k = u % 4;
-                for (int kind = 0; kind < 3; kind++) sum += Wk[kind][k] * T[(kind * nd + jj) * nu + v];
-            } else {
-                sum = T[(3 * nd + u - 4 * nd) * nu + v];
-            }
-            H[u * nu + v] = sum;
+        if (kind < 0) {
+            for (int m = 0; m < na; m++) Ta[4 * nd + m] = Sa[3 * nd + m];
         }
     }
     int k = nlp->hess.blk0[i];
+    const int* slot = nlp->hess.blk;
     for (int u = 0; u < nu; u++) {
-        for (int v = 0; v <= u; v++, k++) values[nlp->hess.blk[k]] += H[u * nu + v];
+        if (u < 4 * nd) {
+            const int jj = u / 4, kk = u % 4;
+            double w[3];
+            const double* Tr[3];
+            int nk = 0;
+            for (int kd = 0; kd < 3; kd++) {
+                if (!used[kd]) continue;
+                w[nk] = Wk[kd][kk];
+                Tr[nk++] = T + (kd * nd + jj) * nu;
+            }
+            for (int v = 0; v <= u; v++, k++) {
+                double sum = 0.0;
+                for (int n = 0; n < nk; n++) sum += w[n] * Tr[n][v];
+                values[slot[k]] += sum;
+            }
+        } else {
+            const double* Tr = T + (3 * nd + u - 4 * nd) * nu;
+            for (int v = 0; v <= u; v++, k++) values[slot[k]] += Tr[v];
+        }
     }
+    (void)H;
 }
 
 
@@ -426,44 +453,79 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
 }
 
 
-// lambda . g of an impact block at (q, u) and its links' shared impulses xi
-static double impact_lagrangian(salto_nlp* nlp, const block* b, const double* lambda,
-                                const double* q, const double* u, const double* xi) {
-    double* g = nlp->ev.imp + 2 * nlp->nv;
-    memcpy(nlp->ev.d->q, q, (size_t)nlp->nv * sizeof(double));
-    nlp_impact_rows(nlp, b, u, xi, g, NULL, NULL);
-    double sum = 0.0;
-    for (int r = 0; r < b->nrows; r++) sum += lambda[b->row0 + r] * g[r];
-    return sum;
+// The exact state gradient of psi = lambda . g of an impact block at (q, u, xi) into G (ns
+// slots: q_j at j, u_j at the qdd slot 2 nv + j, xi_a at the place slot 3 nv + a, the qd
+// slots zero). The joint rows are lam . res (salto_impulse_shared) and the contact rows
+// functions of iota and the sites' centroid c: with mu = d psi/d iota and nu = d psi/dc at
+// this point, salto_impulse_grad gives the rest in O(nv), and nu . dc/dq is added.
+static void impact_state_grad(salto_nlp* nlp, const block* b, const double* lambda,
+                              const double* q, const double* u, const double* xi, double* lam,
+                              double* G) {
+    const salto_model* m = nlp->m;
+    salto_data* d = nlp->ev.d;
+    const int nv = nlp->nv, nr = m->nroot, nj = nv - nr, na = b->nxaux;
+    const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
+    int link[8];
+    const int nl = nlp_impact_links(nlp, b->phase, link);
+    double* g = nlp->ev.imp + 2 * nv; // nv + 8
+    frow rows[8];
+    memcpy(d->q, q, (size_t)nv * sizeof(double));
+    nlp_impact_rows(nlp, b, u, xi, g, NULL, rows);
+    double mu[6] = {0, 0, 0, 0, 0, 0}, nu[3] = {0, 0, 0};
+    for (int r = 0; r < b->nrows - nj; r++) {
+        const double l = lambda[b->row0 + nj + r];
+        for (int k = 0; k < 6; k++) mu[k] += l * rows[r].df0[k];
+        for (int k = 0; k < 3; k++) nu[k] += l * rows[r].dc[k];
+    }
+    for (int j = 0; j < nv; j++) lam[j] = j < nr ? 0.0 : lambda[b->row0 + j - nr];
+    // the shares as spatial impulses (nlp_impact_rows': a planar character's n_y, f_x, f_z)
+    static const int planar_comp[3] = {1, 3, 5};
+    const int w = nlp_impulse_width(nlp);
+    double xi6[6 * 7] = {0}, gxi6[6 * 7];
+    for (int l = 1; xi && l < nl; l++) {
+        for (int c = 0; c < w; c++) xi6[6 * (l - 1) + (w == 3 ? planar_comp[c] : c)] = xi[w * (l - 1) + c];
+    }
+    salto_impulse_grad(m, d, nl, link, xi6, u, lam, mu, G, G + 2 * nv, gxi6);
+    for (int j = 0; j < nv; j++) G[nv + j] = 0.0;
+    for (int a = 0; a < na; a++) G[3 * nv + a] = gxi6[6 * (a / w) + (w == 3 ? planar_comp[a % w] : a % w)];
+    if (nu[0] != 0.0 || nu[1] != 0.0 || nu[2] != 0.0) {
+        double* Js = nlp->ev.sums; // 3 nv; d holds q's kinematics
+        for (int s = 0; s < ct->nsite; s++) {
+            salto_site_jac(m, d, ct->site[s], Js);
+            for (int j = 0; j < nv; j++) {
+                G[j] += (nu[0] * Js[j] + nu[1] * Js[nv + j] + nu[2] * Js[2 * nv + j]) / ct->nsite;
+            }
+        }
+    }
 }
 
 
-// An impact block's curvature: second central differences of lambda . g over its state
-// (q, u, xi) (steps 1e-4 of each variable's scale) for the pairs with q, the (u, xi) block
-// from the rows' structure (below), u in the state's qdd slots and the shared impulses xi in
-// its place slots, mapped to the control points by block_hess_finish. About 2 nv (3 nv + 2
-// na) evaluations of the rows (from 2 (2 nv + na)^2), once per impact and Hessian.
+// An impact block's curvature in its state (q, u, xi): the q columns by central differences
+// of the exact state gradient (impact_state_grad, 2 nv evaluations of O(nv) each; steps 5e-6
+// of each q's scale), the (u, xi) block from the rows' structure (below), u in the state's qdd
+// slots and the shared impulses xi in its place slots, mapped to the control points by
+// block_hess_finish.
 static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, double* values) {
     const block* b = &nlp->blocks[i];
-    const int nv = nlp->nv, na = b->nxaux, ns = 3 * nv + na, n2 = 2 * nv + na;
-    double* v = nlp->hess.Jp; // (q, u, xi): 2 nv + na <= 2 x 8 x 4 nv / 2
-    double* hv = v + n2;
+    const int nv = nlp->nv, na = b->nxaux, ns = 3 * nv + na;
+    double* v = nlp->hess.Jp; // q, u, xi; then the gradients at +h and -h, and lam: 9 nv + 3 na
+    double* Gp = v + 2 * nv + na;
+    double* Gm = Gp + ns;
+    double* lam = Gm + ns;
+    SALTO_ASSERT(9 * nv + 3 * na <= 2 * 8 * 4 * nv);
     for (int j = 0; j < nv; j++) {
         const double* cp = nlp->hess.xs + j * nlp->ncp + b->first;
         v[j] = cp[1];
         v[nv + j] = b->ddN[0] * cp[0] + b->ddN[1] * cp[1] + b->ddN[2] * cp[2] + b->ddN[3] * cp[3];
     }
     for (int a = 0; a < na; a++) v[2 * nv + a] = nlp->hess.xs[b->xaux[a]];
-    for (int a = 0; a < n2; a++) hv[a] = 1e-4 * fmax(1.0, fabs(v[a]));
     const double* xi = na > 0 ? v + 2 * nv : NULL;
     double* S = nlp->hess.Sl;
     double* Q = nlp->hess.Ql;
     memset(S, 0, (size_t)ns * (size_t)ns * sizeof(double));
-    const double L0 = impact_lagrangian(nlp, b, lambda, v, v + nv, xi);
     // For a fixed q the rows are linear in (u, xi), but for the friction cone, quadratic in the
     // impulse iota, which is linear in u: the (u, xi) block is the cone's curvature in u and
-    // zero elsewhere, exact from iota's unit-jump columns (nv row evaluations instead of two
-    // for each of the (nv + na)^2 / 2 pairs)
+    // zero elsewhere, exact from iota's unit-jump columns
     {
         const int nj = nv - nlp->m->nroot;
         block pb = *b;
@@ -491,34 +553,23 @@ static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, dou
             }
         }
     }
-    for (int a = 0; a < n2; a++) {
-        const double va = v[a];
-        for (int c = 0; c <= a; c++) {
-            if (c >= nv) continue; // the (u, xi) block: above
-            const double vc = v[c];
-            double h2;
-            if (a == c) {
-                v[a] = va + hv[a];
-                const double lp = impact_lagrangian(nlp, b, lambda, v, v + nv, xi);
-                v[a] = va - hv[a];
-                const double lm = impact_lagrangian(nlp, b, lambda, v, v + nv, xi);
-                v[a] = va;
-                h2 = (lp - 2.0 * L0 + lm) / (hv[a] * hv[a]);
-            } else {
-                double l[4];
-                for (int k = 0; k < 4; k++) {
-                    v[a] = va + (k < 2 ? hv[a] : -hv[a]);
-                    v[c] = vc + (k % 2 == 0 ? hv[c] : -hv[c]);
-                    l[k] = impact_lagrangian(nlp, b, lambda, v, v + nv, xi);
-                }
-                v[a] = va, v[c] = vc;
-                h2 = (l[0] - l[1] - l[2] + l[3]) / (4.0 * hv[a] * hv[c]);
-            }
-            // state slots: q_j at j, u_j at the qdd slot 2 nv + j, xi_a at the place slot
-            // 3 nv + a
-            const int sa = a < nv ? a : nv + a, sc = c < nv ? c : nv + c;
-            S[sa * ns + sc] = S[sc * ns + sa] = h2;
+    // the q columns: every row of the state (q, u, xi), differenced
+    for (int k = 0; k < nv; k++) {
+        const double q0 = v[k], h = 5e-6 * fmax(1.0, fabs(q0));
+        v[k] = q0 + h;
+        impact_state_grad(nlp, b, lambda, v, v + nv, xi, lam, Gp);
+        v[k] = q0 - h;
+        impact_state_grad(nlp, b, lambda, v, v + nv, xi, lam, Gm);
+        v[k] = q0;
+        for (int a = 0; a < ns; a++) {
+            if (a >= nv && a < 2 * nv) continue; // the qd slots
+            S[a * ns + k] = (Gp[a] - Gm[a]) / (2.0 * h);
         }
+    }
+    // the places' rows of the q columns into their columns too (block_hess_finish averages
+    // the differenced pairs and mirrors the qdd rows)
+    for (int k = 0; k < nv; k++) {
+        for (int a = 3 * nv; a < ns; a++) S[k * ns + a] = S[a * ns + k];
     }
     memcpy(nlp->ev.d->q, v, (size_t)nv * sizeof(double));
     nlp->ev.have_state = 0;

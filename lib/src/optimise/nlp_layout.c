@@ -460,6 +460,7 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->root.Dv);
     salto_free(nlp->root.Daq);
     salto_free(nlp->root.Daqd);
+    salto_free(nlp->root.aJ);
     salto_free(nlp->ev.daux);
     salto_free(nlp->ev.fq);
     salto_free(nlp->ev.imp);
@@ -823,6 +824,12 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->root.Dv = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
     nlp->root.Daq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
     nlp->root.Daqd = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
+    nlp->root.aJ = salto_malloc(4 * 3 * (size_t)nlp->nv * sizeof(double));
+    if (nlp->root.aJ) {
+        nlp->root.aV = nlp->root.aJ + 3 * nlp->nv;
+        nlp->root.aAq = nlp->root.aV + 3 * nlp->nv;
+        nlp->root.aAqd = nlp->root.aAq + 3 * nlp->nv;
+    }
     nlp->ev.daux = salto_calloc(maxrows * NXAUX, sizeof(double)); // an impact's rows: nv + 8
     nlp->ev.fq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
     nlp->ev.imp = salto_malloc((5 * (size_t)nlp->nv + 32) * sizeof(double));
@@ -851,7 +858,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     if (!nlp->ev.d || !nlp->ev.J3 || !nlp->ev.dq || !nlp->ev.dqd || !nlp->ev.dqdd || !nlp->ev.Jf || !nlp->ev.sums ||
         !nlp->hess.xs || !nlp->hess.Jp ||
         !nlp->hess.Hl || !nlp->hess.Sl || !nlp->hess.Tl || !nlp->hess.Ql || !nlp->hess.Jb || !nlp->hess.grp || !nlp->hess.grp_at || !nlp->hess.arena ||
-        !nlp->root.J || !nlp->root.Dv || !nlp->root.Daq || !nlp->root.Daqd || !nlp->ev.daux || !nlp->ev.fq ||
+        !nlp->root.J || !nlp->root.Dv || !nlp->root.Daq || !nlp->root.Daqd || !nlp->root.aJ || !nlp->ev.daux || !nlp->ev.fq ||
         !nlp->ev.imp) {
         goto nomem;
     }

@@ -158,6 +158,10 @@ typedef struct nlp_roots {
     double* Dv;              //   its velocity's derivative in q                   (3 x nv)
     double* Daq;             //   its acceleration's in q and qd                   (3 x nv)
     double* Daqd;            //                                                    (3 x nv)
+    double* aJ;              //   each translation's axis dotted with them (nt x nv each, zero
+    double* aV;              //   at the translation's own DOFs): what nlp_er_chain takes off
+    double* aAq;             //   every row's derivatives
+    double* aAqd;
     int bal_nt;              // the root's translation DOFs and their world axes (ballistic)
     int bal_tdof[3];
     double bal_a[3][3];

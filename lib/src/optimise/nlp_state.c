@@ -187,6 +187,26 @@ void nlp_er_state(const salto_nlp* nlp, const double* x, int ph, salto_fk_level 
         const int acc = level == SALTO_FK_ACC;
         salto_site_motion_deriv(m, d, e->site, nlp->root.Dv, acc ? nlp->root.Daq : NULL,
                                 acc ? nlp->root.Daqd : NULL);
+        // each translation's axis dotted with them, once for all the rows nlp_er_chain takes
+        const int nv = nlp->nv;
+        const double *J = nlp->root.J, *Dv = nlp->root.Dv, *Aq = nlp->root.Daq, *Aqd = nlp->root.Daqd;
+        for (int j = 0; j < e->nt; j++) {
+            const double* a = e->a[j];
+            double* aJ = nlp->root.aJ + j * nv;
+            double* aV = nlp->root.aV + j * nv;
+            double* aAq = nlp->root.aAq + j * nv;
+            double* aAqd = nlp->root.aAqd + j * nv;
+            for (int k = 0; k < nv; k++) {
+                aJ[k] = a[0] * J[k] + a[1] * J[nv + k] + a[2] * J[2 * nv + k];
+                aV[k] = a[0] * Dv[k] + a[1] * Dv[nv + k] + a[2] * Dv[2 * nv + k];
+                aAq[k] = acc ? a[0] * Aq[k] + a[1] * Aq[nv + k] + a[2] * Aq[2 * nv + k] : 0.0;
+                aAqd[k] = acc ? a[0] * Aqd[k] + a[1] * Aqd[nv + k] + a[2] * Aqd[2 * nv + k] : 0.0;
+            }
+            for (int i = 0; i < e->nt; i++) {
+                const int t = e->tdof[i];
+                aJ[t] = aV[t] = aAq[t] = aAqd[t] = 0.0;
+            }
+        }
     }
     for (int j = 0; j < e->nt; j++) {
         double P = 0.0;
@@ -213,21 +233,21 @@ void nlp_er_chain(const salto_nlp* nlp, int ph, double* rq, double* rqd, double*
         rq[t] = rqd[t] = 0.0;
         if (rqdd) rqdd[t] = 0.0;
         if (wq == 0.0 && wqd == 0.0 && wqdd == 0.0) continue;
-        const double* a = e->a[j];
-        for (int k = 0; k < nv; k++) {
-            int is_t = 0;
-            for (int i = 0; i < e->nt; i++) is_t |= e->tdof[i] == k;
-            if (is_t) continue;
-            const double aJ = a[0] * nlp->root.J[k] + a[1] * nlp->root.J[nv + k] + a[2] * nlp->root.J[2 * nv + k];
-            const double aV = a[0] * nlp->root.Dv[k] + a[1] * nlp->root.Dv[nv + k] + a[2] * nlp->root.Dv[2 * nv + k];
-            double aAq = 0.0, aAqd = 0.0;
-            if (wqdd != 0.0) {
-                aAq = a[0] * nlp->root.Daq[k] + a[1] * nlp->root.Daq[nv + k] + a[2] * nlp->root.Daq[2 * nv + k];
-                aAqd = a[0] * nlp->root.Daqd[k] + a[1] * nlp->root.Daqd[nv + k] + a[2] * nlp->root.Daqd[2 * nv + k];
+        const double* aJ = nlp->root.aJ + j * nv;
+        const double* aV = nlp->root.aV + j * nv;
+        const double* aAq = nlp->root.aAq + j * nv;
+        const double* aAqd = nlp->root.aAqd + j * nv;
+        if (rqdd && wqdd != 0.0) {
+            for (int k = 0; k < nv; k++) {
+                rq[k] -= wq * aJ[k] + wqd * aV[k] + wqdd * aAq[k];
+                rqd[k] -= wqd * aJ[k] + wqdd * aAqd[k];
+                rqdd[k] -= wqdd * aJ[k];
             }
-            rq[k] -= wq * aJ + wqd * aV + wqdd * aAq;
-            rqd[k] -= wqd * aJ + wqdd * aAqd;
-            if (rqdd) rqdd[k] -= wqdd * aJ;
+        } else {
+            for (int k = 0; k < nv; k++) {
+                rq[k] -= wq * aJ[k] + wqd * aV[k];
+                rqd[k] -= wqd * aJ[k];
+            }
         }
         int na = 0;
         for (int r = 0; r < e->nr; r++) {
