@@ -108,6 +108,41 @@ START_TEST(linear_jacobian_matches_central_differences) {
 END_TEST
 
 
+// the state gradient of mu . f0 (mu in ctx), by the linear-time Jacobian
+static void f0_weighted_grad(const salto_model* mm, salto_data* dd, double* out, const void* ctx) {
+    const double* mu = ctx;
+    double J[6 * MAXV];
+    salto_f0_jac(mm, dd, SALTO_JAC_LINEAR, NULL, J, NULL);
+    for (int c = 0; c < 3 * mm->nv; c++) {
+        out[c] = 0.0;
+        for (int r = 0; r < 6; r++) out[c] += mu[r] * J[r * 3 * mm->nv + c];
+    }
+}
+
+
+// salto_f0_hess (mu . f0's second derivatives in the state) against central differences of the
+// exact gradient, every entry (relative error at most 1e-6 of the largest)
+START_TEST(f0_hessian_matches_differences) {
+    setup_model(_i);
+    const int nv = m->nv, n3 = 3 * nv;
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 900u + (uint64_t)_i);
+    double mu[6];
+    for (int k = 0; k < 6; k++) mu[k] = salto_test_uniform(&rng, -1.0, 1.0);
+    static double H[MAXV * MAXV], Hfd[MAXV * MAXV], work[72 * MAXV];
+    salto_f0_hess(m, d, mu, H, work);
+    fd_jac(m, d, f0_weighted_grad, mu, n3, Hfd); // row c: d grad_c / d state
+    char ctx[128];
+    snprintf(ctx, sizeof ctx, "mu . f0 Hessian vs differences, model %d seed %d", _i % NMODEL, 900 + _i);
+    jac_close(H, Hfd, n3 * n3, 1e-6, ctx);
+    for (int a = 0; a < n3; a++) {
+        for (int c = 0; c < a; c++) ck_assert_double_eq(H[a * n3 + c], H[c * n3 + a]);
+    }
+    teardown_model();
+}
+END_TEST
+
+
 // direct O(D^2) differentiation agrees with the linear method to rounding
 START_TEST(direct_jacobian_equals_linear) {
     setup_model(_i);
@@ -324,6 +359,7 @@ Suite* aggregate_suite(void) {
     TCase* fd = tcase_create("derivatives");
     tcase_set_timeout(fd, 120);
     tcase_add_loop_test(fd, linear_jacobian_matches_central_differences, 0, 6 * NMODEL);
+    tcase_add_loop_test(fd, f0_hessian_matches_differences, 0, 3 * NMODEL);
     tcase_add_loop_test(fd, fd_baselines_match_linear, 0, NMODEL);
     tcase_add_loop_test(fd, momentum_jacobian_matches_central_differences, 0, 2 * NMODEL);
     tcase_add_loop_test(fd, joint_torque_jacobian_matches_central_differences, 0, 4 * NMODEL);

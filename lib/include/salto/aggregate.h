@@ -35,6 +35,15 @@ const char* salto_jac_method_name(salto_jac_method method);
 void salto_f0_jac(const salto_model* m, salto_data* d, salto_jac_method method, double* f0,
                   double* J, double* Jp);
 
+// The Hessian of mu . f0 for a fixed weight mu (6) with respect to the state (q, qd, qdd): H
+// is 3nv x 3nv row-major, full and symmetric, in O(nv depth): its q-q entries for l in sub(j)
+// are four dot products of per-link vectors, those of qd and qdd with q two or three; f0 is
+// linear in qdd, so the qdd-qdd and qd-qdd blocks are zero and qd-qd is M + M' with M the
+// qdd-q block (docs/aggregate-jacobian.md, "The second derivatives"). Reads d->q, d->qd,
+// d->qdd; work holds 72 nv doubles. Allocates nothing.
+void salto_f0_hess(const salto_model* m, salto_data* d, const double mu[6], double* H,
+                   double* work);
+
 // The aggregate momentum p0 = sum_i I_i V_i (about the world origin, into d->p0) and, unless
 // Jp is NULL, its Jacobian Jp (6 x 2nv, columns q then qd) by salto_f0_jac's linear method
 // without the accelerations: reads d->q, d->qd, leaves the kinematics at the velocity level

@@ -564,3 +564,102 @@ void salto_wrench_jac_at_site(const salto_model* m, const salto_data* d, int sit
     }
     salto_wrench_at(f, f, x);
 }
+
+
+// The second derivatives of mu . f0 (mu fixed). A change of q_l moves sub(l) rigidly by S_l
+// and adds W_l = V_p x S_l to the velocities there, so its four subtree sums change by
+//   dF_l = d f0/dq_l,  dH_l = S_l x* H_l + Ic_l W_l,  dIc_l = S_l x* Ic_l - Ic_l S_l x,
+//   dIcd_l = (S_l x* Icd_l - Icd_l S_l x) + (W_l x* Ic_l - Ic_l W_l x)
+// and, for l in sub(j), f0's columns of j change only through them (S_j, W_j and
+// b_j = A_p x S_j + V_p x W_j read j's ancestors alone). With a = -S x mu, e = -W x mu,
+// r1 = dIc mu and r2 = dIcd mu (each d(Ic), d(Icd) is symmetric):
+//   q_j q_l      = a_j . dF_l + b_j . r1_l + W_j . r2_l + e_j . dH_l
+//   qdd_j q_l    = S_j . r1_l
+//   qd_j q_l     = 2 W_j . r1_l + S_j . r2_l + a_j . dH_l
+// For l a strict ancestor of j, sub(j) and S_j move rigidly with S_l (the column's force turns
+// with it: a_l . col) and the velocities there gain W_l:
+//   qdd_j q_l    = a_l . Ic_j S_j
+//   qd_j q_l     = a_l . col_j + (Ic_j mu) . (W_l x S_j) + e_l . Ic_j S_j + (Ic_j a_j) . W_l
+// with col_j = d f0/dqd_j; links on separate branches give zero.
+void salto_f0_hess(const salto_model* m, salto_data* d, const double mu[6], double* H,
+                   double* work) {
+    const int nv = m->nv, n3 = 3 * nv;
+    subtree_sums(m, d, 1);
+    enum { DF, DH, R1, R2, A, E, W, B, ICS, COLQD, G, C, NPER };
+    double* P = work; // NPER x 6 per link
+#define PV(l, f) (P + (size_t)(l) * 6 * NPER + 6 * (f))
+    for (int l = 0; l < nv; l++) {
+        double Ic[10], Icd[10], Hs[6], F[6];
+        load_sums(m, d, l, Ic, Icd, Hs, F);
+        const double* S = d->S + 6 * l;
+        const int par = m->link_parent[l];
+        const double* Vp = d->V + 6 * par; // the world's at index -1
+        const double* Ap = d->A + 6 * par;
+        double* Wl = PV(l, W);
+        double* bl = PV(l, B);
+        double t[6];
+        salto_sv_crossm(Wl, Vp, S);
+        salto_sv_crossm(bl, Ap, S);
+        salto_sv_crossm(t, Vp, Wl);
+        salto_sv_add_to(bl, t);
+        double* dF = PV(l, DF);
+        salto_sv_crossf(dF, S, F);
+        salto_si_mul_add(dF, Ic, bl);
+        salto_si_mul_add(dF, Icd, Wl);
+        salto_sv_crossf_add(dF, Wl, Hs);
+        double* dH = PV(l, DH);
+        salto_sv_crossf(dH, S, Hs);
+        salto_si_mul_add(dH, Ic, Wl);
+        double dIc[10], dIcd[10], dIcd2[10];
+        salto_si_rate(dIc, Ic, S);
+        salto_si_rate(dIcd, Icd, S);
+        salto_si_rate(dIcd2, Ic, Wl);
+        for (int k = 0; k < 10; k++) dIcd[k] += dIcd2[k];
+        salto_si_mul(PV(l, R1), dIc, mu);
+        salto_si_mul(PV(l, R2), dIcd, mu);
+        double* al = PV(l, A);
+        double* el = PV(l, E);
+        salto_sv_crossm(al, S, mu);
+        salto_sv_crossm(el, Wl, mu);
+        for (int k = 0; k < 6; k++) al[k] = -al[k], el[k] = -el[k];
+        salto_si_mul(PV(l, ICS), Ic, S);
+        double* cq = PV(l, COLQD); // 2 Ic W + Icd S + S x* H
+        salto_si_mul(cq, Ic, Wl);
+        for (int k = 0; k < 6; k++) cq[k] *= 2.0;
+        salto_si_mul_add(cq, Icd, S);
+        salto_sv_crossf_add(cq, S, Hs);
+        salto_si_mul(PV(l, G), Ic, mu);
+        salto_si_mul(PV(l, C), Ic, al);
+    }
+    memset(H, 0, (size_t)n3 * (size_t)n3 * sizeof(double));
+    double* Hq = H;                          // rows q
+    double* Hqd = H + (size_t)nv * n3;       // rows qd
+    double* Hqdd = H + 2 * (size_t)nv * n3;  // rows qdd
+    for (int j = 0; j < nv; j++) {
+        const double* Sj = d->S + 6 * j;
+        for (int l = j; l < m->link_subtree_end[j]; l++) {
+            const double v = salto_sv_dot(PV(j, A), PV(l, DF)) + salto_sv_dot(PV(j, B), PV(l, R1)) +
+                             salto_sv_dot(PV(j, W), PV(l, R2)) + salto_sv_dot(PV(j, E), PV(l, DH));
+            Hq[(size_t)j * n3 + l] = Hq[(size_t)l * n3 + j] = v;
+            Hqdd[(size_t)j * n3 + l] = salto_sv_dot(Sj, PV(l, R1));
+            Hqd[(size_t)j * n3 + l] = 2.0 * salto_sv_dot(PV(j, W), PV(l, R1)) +
+                                      salto_sv_dot(Sj, PV(l, R2)) + salto_sv_dot(PV(j, A), PV(l, DH));
+        }
+        for (int l = m->link_parent[j]; l >= 0; l = m->link_parent[l]) {
+            double ws[6];
+            salto_sv_crossm(ws, PV(l, W), Sj);
+            Hqdd[(size_t)j * n3 + l] = salto_sv_dot(PV(l, A), PV(j, ICS));
+            Hqd[(size_t)j * n3 + l] = salto_sv_dot(PV(l, A), PV(j, COLQD)) + salto_sv_dot(ws, PV(j, G)) +
+                                      salto_sv_dot(PV(l, E), PV(j, ICS)) + salto_sv_dot(PV(l, W), PV(j, C));
+        }
+    }
+#undef PV
+    // the q columns' mirrors, and qd-qd = M + M' with M the qdd-q block
+    for (int j = 0; j < nv; j++) {
+        for (int l = 0; l < nv; l++) {
+            Hq[(size_t)l * n3 + nv + j] = Hqd[(size_t)j * n3 + l];
+            Hq[(size_t)l * n3 + 2 * nv + j] = Hqdd[(size_t)j * n3 + l];
+            Hqd[(size_t)j * n3 + nv + l] = Hqdd[(size_t)j * n3 + l] + Hqdd[(size_t)l * n3 + j];
+        }
+    }
+}

@@ -342,13 +342,32 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
     double* G0 = nlp->hess.Jp;
     double* G1 = nlp->hess.Jp + ns;
     double* S = nlp->hess.Sl;
-    block_state_grad(nlp, nlp->hess.xs, b, lambda, G0);
     const int momentum = nlp->mom[b->phase] >= 0 && !b->force;
     // SALTO_HESS_FULL_FD (a measuring aid): the qd columns by differences too, as before
     static int full_fd = -1;
     if (full_fd < 0) full_fd = getenv("SALTO_HESS_FULL_FD") != NULL;
     int structured = nd == nv && !full_fd;
     for (int jj = 0; jj < nd && structured; jj++) structured = dep[jj] == jj;
+    // Rows linear in f0 alone (a bar's torque, a free flight's f0 = 0) on the splines' own
+    // state: the state Hessian is that of mu . f0 with mu = sum_r lambda_r dg_r/df0 fixed,
+    // exact, in O(nv depth) (salto_f0_hess), with no differences at all
+    const salto_contact_type ctype = nlp->p->phases[b->phase].contact.type;
+    if (structured && !momentum && b->er < 0 && b->nxaux == 0 && nlp->bal[b->phase] < 0 &&
+        (ctype == SALTO_CONTACT_BAR || ctype == SALTO_CONTACT_NONE)) {
+        static const double f00[6] = {0, 0, 0, 0, 0, 0}, c00[3] = {0, 0, 0};
+        frow rows[8];
+        nlp_physics_rows(nlp, b, f00, c00, rows); // their df0 are constants
+        double mu[6] = {0, 0, 0, 0, 0, 0};
+        for (int r = 0; r < b->nrows; r++) {
+            for (int k = 0; k < 6; k++) mu[k] += lambda[b->row0 + r] * rows[r].df0[k];
+        }
+        nlp_block_state(nlp, nlp->hess.xs, b, 1);
+        salto_f0_hess(nlp->m, nlp->ev.d, mu, S, nlp->hess.fw);
+        nlp->ev.have_state = 0;
+        block_hess_finish(nlp, i, S, NULL, values);
+        return SALTO_OK;
+    }
+    block_state_grad(nlp, nlp->hess.xs, b, lambda, G0);
     // the rows' curvature in (f0, c), and f0's and c's Jacobians at x
     double Pff[6][6], Pfc[6][3];
     double* Jf = nlp->hess.Jb; // 6 x 3 nv
