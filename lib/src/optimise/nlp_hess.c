@@ -597,6 +597,92 @@ static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, dou
 }
 
 
+// Add sign * d2(w . x)/dq dq to the q-q part of the state Hessian S (ns x ns, the state slots of
+// the deps through map: DOF -> local index, -1 where the block does not read the DOF), for a
+// point x fixed on link l (world coordinates, kinematics in d). For a and b on l's path, a
+// an ancestor of b or b itself, d2x/dq_a dq_b = w_a x t_b(x) with S = [w; v] and t_b(x) =
+// v_b + w_b x x the point's velocity under S_b (moving q_a turns S_b and x about S_a; the
+// pair is symmetric by the Jacobi identity).
+static void point_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, int l,
+                           const double* x, const double* w, double sign) {
+    const salto_model* m = nlp->m;
+    const salto_data* d = nlp->ev.d;
+    for (int bj = l; bj >= 0; bj = m->link_parent[bj]) {
+        const int jb = map[bj];
+        if (jb < 0) continue;
+        const double* Sb = d->S + 6 * bj;
+        double t[3];
+        salto_v3_cross(t, Sb, x);
+        for (int k = 0; k < 3; k++) t[k] += Sb[3 + k];
+        for (int aj = bj; aj >= 0; aj = m->link_parent[aj]) {
+            const int ja = map[aj];
+            if (ja < 0) continue;
+            double c[3];
+            salto_v3_cross(c, d->S + 6 * aj, t);
+            const double v = sign * salto_v3_dot(w, c);
+            S[ja * ns + jb] += v;
+            if (ja != jb) S[jb * ns + ja] += v;
+        }
+    }
+}
+
+
+// The rows that are e . x of a point fixed on a link, less a constant or a place variable
+// (above_ground's points, and a site on a point, a line or a plane, or held there): their
+// state Hessian is sum_r lambda_r e_r . d2x/dq dq, exact (point_hess_add), and through the
+// effective root, whose translation is P - a . g(q) for the held site g, less the same for g
+// with the weight sum_t (w . a_t) a_t: no differences. Returns 0 for any other kind of row.
+static int hess_point_rows(salto_nlp* nlp, int i, const double* lambda, double* values) {
+    const block* b = &nlp->blocks[i];
+    const salto_constraint_desc* cd = &nlp->p->cons[b->con];
+    const salto_model* m = nlp->m;
+    const int t = cd->type;
+    if (t != SALTO_CON_ABOVE_GROUND && t != SALTO_CON_SITE_AT && t != SALTO_CON_SITE_ON_LINE &&
+        t != SALTO_CON_SITE_ON_PLANE && t != SALTO_CON_SITE_HOLD)
+        return 0;
+    const int nd = b->ndep, ns = 3 * nd + b->nxaux;
+    double* S = nlp->hess.Sl;
+    memset(S, 0, (size_t)ns * (size_t)ns * sizeof(double));
+    int* map = nlp->hess.map;
+    for (int j = 0; j < nlp->nv; j++) map[j] = -1;
+    for (int jj = 0; jj < nd; jj++) map[nlp->dep[b->dep0 + jj]] = jj;
+    nlp_kinematics_at(nlp, nlp->hess.xs, b);
+    const salto_data* d = nlp->ev.d;
+    double w[3] = {0, 0, 0}, x[3];
+    int l;
+    if (t == SALTO_CON_ABOVE_GROUND) {
+        l = b->link;
+        salto_m3_mul_v3(x, d->R + 9 * l, b->point);
+        for (int k = 0; k < 3; k++) x[k] += d->p[3 * l + k];
+        w[2] = lambda[b->row0];
+    } else {
+        l = m->site_link[cd->site];
+        salto_site_pos(m, d, cd->site, x);
+        for (int r = 0; r < b->nrows; r++) {
+            const double lr = lambda[b->row0 + r];
+            if (t == SALTO_CON_SITE_AT) {
+                w[b->comp[r]] += lr;
+            } else {
+                for (int k = 0; k < 3; k++) w[k] += lr * b->e[r][k];
+            }
+        }
+    }
+    if (l >= 0) point_hess_add(nlp, S, ns, map, l, x, w, 1.0);
+    if (b->er >= 0) {
+        const eroot* e = &nlp->root.er[b->er];
+        double wg[3] = {0, 0, 0}, g[3];
+        for (int k = 0; k < e->nt; k++) {
+            const double s = salto_v3_dot(w, e->a[k]);
+            for (int c = 0; c < 3; c++) wg[c] += s * e->a[k][c];
+        }
+        salto_site_pos(m, d, e->site, g);
+        point_hess_add(nlp, S, ns, map, m->site_link[e->site], g, wg, -1.0);
+    }
+    block_hess_finish(nlp, i, S, NULL, values);
+    return 1;
+}
+
+
 // the other nonlinear blocks at one time on one side, [i0, i1): one forward-kinematics pass per
 // perturbation serves every block that depends on the perturbed DOF
 static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lambda,
@@ -612,6 +698,7 @@ static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lam
     for (int i = i0; i < i1; i++) {
         const block* b = &nlp->blocks[i];
         if (b->con < 0 || nlp->hess.blk0[i] < 0 || !block_has_lambda(b, lambda)) continue;
+        if (hess_point_rows(nlp, i, lambda, values)) continue;
         mem[nmem] = i;
         at[nmem] = off;
         const size_t ns = 3 * (size_t)b->ndep + (size_t)b->nxaux;

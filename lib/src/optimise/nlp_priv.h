@@ -119,6 +119,7 @@ typedef struct nlp_hessian {
     double* Tl;              // and that times the state map (3 nv x 4 nv)
     double* Ql;              // the friction cone's qdd-qdd part (nv x nv)
     double* fw;              // salto_f0_hess's work (72 nv)
+    int* map;                // a block's local index of each DOF (nv)
     double* Jb;              // a physics block's f0 and support-centre Jacobians at x (6 x 3 nv,
                              //   3 x nv) and M (nv x nv): hess_physics
     int* grp;                // the blocks of one time and side whose Hessians are taken together
