@@ -224,7 +224,6 @@ static void block_hess_finish(salto_nlp* nlp, int i, double* S, const double* Q,
     const block* b = &nlp->blocks[i];
     const int nd = b->ndep, na = b->nxaux, ns = 3 * nd + na, nu = 4 * nd + na;
     double* T = nlp->hess.Tl; // ns x nu: S W
-    double* H = nlp->hess.Hl; // nu x nu: W^T S W
     // the differenced components: q, qd (first 2 nd) and the places (last na); qdd between
 #define DIFFED(a) ((a) < 2 * nd || (a) >= 3 * nd)
     for (int a = 0; a < ns; a++) {
@@ -297,7 +296,6 @@ static void block_hess_finish(salto_nlp* nlp, int i, double* S, const double* Q,
             for (int v = 0; v <= u; v++, k++) values[slot[k]] += Tr[v];
         }
     }
-    (void)H;
 }
 
 
@@ -314,6 +312,15 @@ static int block_has_lambda(const block* b, const double* lambda) {
         if (lambda[b->row0 + r] != 0.0) return 1;
     }
     return 0;
+}
+
+
+// the point rows' Hessian summed at this time into S, physics block i's state Hessian
+static void add_merged(const salto_nlp* nlp, int i, double* S) {
+    if (nlp->hess.acc != i || !nlp->hess.acc_used) return;
+    const block* b = &nlp->blocks[i];
+    const size_t ns = 3 * (size_t)b->ndep + (size_t)b->nxaux;
+    for (size_t k = 0; k < ns * ns; k++) S[k] += nlp->hess.Sacc[k];
 }
 
 
@@ -364,6 +371,7 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
         nlp_block_state(nlp, nlp->hess.xs, b, 1);
         salto_f0_hess(nlp->m, nlp->ev.d, mu, S, nlp->hess.fw);
         nlp->ev.have_state = 0;
+        add_merged(nlp, i, S);
         block_hess_finish(nlp, i, S, NULL, values);
         return SALTO_OK;
     }
@@ -467,6 +475,7 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
             }
         }
     }
+    add_merged(nlp, i, S);
     block_hess_finish(nlp, i, S, Q, values);
     return SALTO_OK;
 }
@@ -640,12 +649,23 @@ static int hess_point_rows(salto_nlp* nlp, int i, const double* lambda, double* 
     if (t != SALTO_CON_ABOVE_GROUND && t != SALTO_CON_SITE_AT && t != SALTO_CON_SITE_ON_LINE &&
         t != SALTO_CON_SITE_ON_PLANE && t != SALTO_CON_SITE_HOLD)
         return 0;
-    const int nd = b->ndep, ns = 3 * nd + b->nxaux;
+    // the rows have only q-q curvature: where a physics block at this time reads every DOF,
+    // its square holds theirs, and they are summed into its state Hessian (one map to the
+    // control points for them all); otherwise mapped on their own
+    const int merged = nlp->hess.acc >= 0;
+    int nd = b->ndep, ns = 3 * nd + b->nxaux;
     double* S = nlp->hess.Sl;
-    memset(S, 0, (size_t)ns * (size_t)ns * sizeof(double));
     int* map = nlp->hess.map;
-    for (int j = 0; j < nlp->nv; j++) map[j] = -1;
-    for (int jj = 0; jj < nd; jj++) map[nlp->dep[b->dep0 + jj]] = jj;
+    if (merged) {
+        ns = 3 * nlp->nv + nlp->blocks[nlp->hess.acc].nxaux;
+        S = nlp->hess.Sacc;
+        for (int j = 0; j < nlp->nv; j++) map[j] = j;
+        nlp->hess.acc_used = 1;
+    } else {
+        memset(S, 0, (size_t)ns * (size_t)ns * sizeof(double));
+        for (int j = 0; j < nlp->nv; j++) map[j] = -1;
+        for (int jj = 0; jj < nd; jj++) map[nlp->dep[b->dep0 + jj]] = jj;
+    }
     nlp_kinematics_at(nlp, nlp->hess.xs, b);
     const salto_data* d = nlp->ev.d;
     double w[3] = {0, 0, 0}, x[3];
@@ -678,9 +698,10 @@ static int hess_point_rows(salto_nlp* nlp, int i, const double* lambda, double* 
         salto_site_pos(m, d, e->site, g);
         point_hess_add(nlp, S, ns, map, m->site_link[e->site], g, wg, -1.0);
     }
-    block_hess_finish(nlp, i, S, NULL, values);
+    if (!merged) block_hess_finish(nlp, i, S, NULL, values);
     return 1;
 }
+
 
 
 // the other nonlinear blocks at one time on one side, [i0, i1): one forward-kinematics pass per
@@ -816,28 +837,43 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
     memcpy(nlp->hess.xs, x, (size_t)nlp->nx * sizeof(double));
     salto_status st = SALTO_OK;
     for (int i = 0; i < nlp->nblock && st == SALTO_OK;) {
+        // the run of blocks at this time and side, on the same control points
         const block* b = &nlp->blocks[i];
-        if (b->con < 0) {
-            if (nlp->hess.blk0[i] >= 0 && block_has_lambda(b, lambda)) {
-                st = b->impact ? hess_impact(nlp, i, lambda, values)
-                               : hess_physics(nlp, i, lambda, values);
-            }
-            i++;
-            continue;
-        }
-        // the run of blocks at this time and side (physics blocks among them are skipped)
         int i1 = i + 1;
         while (i1 < nlp->nblock && nlp->blocks[i1].t == b->t && nlp->blocks[i1].side == b->side &&
                nlp->blocks[i1].first == b->first) {
             i1++;
         }
-        st = hess_group(nlp, i, i1, lambda, values);
+        // a physics block here that reads every DOF, in order, takes the point rows' curvature
+        nlp->hess.acc = -1;
+        nlp->hess.acc_used = 0;
+        int kc = -1; // the first constraint block
+        for (int k = i; k < i1; k++) {
+            const block* bk = &nlp->blocks[k];
+            if (bk->con >= 0) {
+                if (kc < 0) kc = k;
+                continue;
+            }
+            if (bk->impact || nlp->hess.blk0[k] < 0 || bk->ndep != nlp->nv || nlp->hess.acc >= 0) continue;
+            int inorder = 1;
+            for (int jj = 0; jj < bk->ndep && inorder; jj++) inorder = nlp->dep[bk->dep0 + jj] == jj;
+            if (!inorder) continue;
+            const size_t ns = 3 * (size_t)bk->ndep + (size_t)bk->nxaux;
+            memset(nlp->hess.Sacc, 0, ns * ns * sizeof(double));
+            nlp->hess.acc = k;
+        }
+        if (kc >= 0) st = hess_group(nlp, kc, i1, lambda, values);
+        int acc_done = 0;
         for (int k = i; k < i1 && st == SALTO_OK; k++) {
             const block* bk = &nlp->blocks[k];
-            if (bk->con < 0 && nlp->hess.blk0[k] >= 0 && block_has_lambda(bk, lambda)) {
-                st = hess_physics(nlp, k, lambda, values);
-            }
+            if (bk->con >= 0 || nlp->hess.blk0[k] < 0 || !block_has_lambda(bk, lambda)) continue;
+            st = bk->impact ? hess_impact(nlp, k, lambda, values) : hess_physics(nlp, k, lambda, values);
+            acc_done |= k == nlp->hess.acc;
         }
+        if (st == SALTO_OK && nlp->hess.acc >= 0 && nlp->hess.acc_used && !acc_done) {
+            block_hess_finish(nlp, nlp->hess.acc, nlp->hess.Sacc, NULL, values);
+        }
+        nlp->hess.acc = -1;
         i = i1;
     }
     nlp->ev.have_state = 0;

@@ -447,7 +447,7 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->hess.blk0);
     salto_free(nlp->hess.xs);
     salto_free(nlp->hess.Jp);
-    salto_free(nlp->hess.Hl);
+    salto_free(nlp->hess.Sacc);
     salto_free(nlp->hess.Sl);
     salto_free(nlp->hess.Tl);
     salto_free(nlp->hess.Ql);
@@ -815,10 +815,11 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->ev.Jf = salto_malloc(18 * (size_t)nlp->nv * sizeof(double));
     nlp->ev.sums = salto_malloc(7 * (size_t)nlp->nv * sizeof(double));
     nlp->hess.xs = salto_malloc((size_t)nlp->nx * sizeof(double));
+    nlp->hess.acc = -1;
     nlp->hess.Jp = salto_malloc(2 * 8 * 4 * (size_t)nlp->nv * sizeof(double));
     {
         const size_t ns = 3 * (size_t)nlp->nv + NXAUX, nu = 4 * (size_t)nlp->nv + NXAUX;
-        nlp->hess.Hl = salto_malloc(nu * nu * sizeof(double));
+        nlp->hess.Sacc = salto_malloc(ns * ns * sizeof(double));
         nlp->hess.Sl = salto_malloc(ns * ns * sizeof(double));
         nlp->hess.Tl = salto_malloc(ns * nu * sizeof(double));
     }
@@ -861,7 +862,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->hess.arena = salto_malloc((nlp->hess.grp_cap + 1) * sizeof(double));
     if (!nlp->ev.d || !nlp->ev.J3 || !nlp->ev.dq || !nlp->ev.dqd || !nlp->ev.dqdd || !nlp->ev.Jf || !nlp->ev.sums ||
         !nlp->hess.xs || !nlp->hess.Jp ||
-        !nlp->hess.Hl || !nlp->hess.Sl || !nlp->hess.Tl || !nlp->hess.Ql || !nlp->hess.fw || !nlp->hess.map || !nlp->hess.Jb || !nlp->hess.grp || !nlp->hess.grp_at || !nlp->hess.arena ||
+        !nlp->hess.Sacc || !nlp->hess.Sl || !nlp->hess.Tl || !nlp->hess.Ql || !nlp->hess.fw || !nlp->hess.map || !nlp->hess.Jb || !nlp->hess.grp || !nlp->hess.grp_at || !nlp->hess.arena ||
         !nlp->root.J || !nlp->root.Dv || !nlp->root.Daq || !nlp->root.Daqd || !nlp->root.aJ || !nlp->ev.daux || !nlp->ev.fq ||
         !nlp->ev.imp) {
         goto nomem;

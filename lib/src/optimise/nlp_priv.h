@@ -114,7 +114,10 @@ typedef struct nlp_hessian {
     int* blk0;               // first entry of each block in blk, -1 if linear (nblock)
     double* xs;              // a copy of x for differences (nx)
     double* Jp;              // a block's Jacobian rows at x + h and x - h (2 x 3 x 4 nv)
-    double* Hl;              // a block's dense Hessian (4 nv)^2
+    double* Sacc;            // the point rows' state Hessian at one time, summed into the
+                             //   physics block's there (acc) when one reads every DOF (ns^2)
+    int acc;                 //   that block, or -1
+    int acc_used;            //   whether Sacc holds anything
     double* Sl;              // its Hessian in the state (3 nv)^2
     double* Tl;              // and that times the state map (3 nv x 4 nv)
     double* Ql;              // the friction cone's qdd-qdd part (nv x nv)
