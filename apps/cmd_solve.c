@@ -228,24 +228,11 @@ int app_solve(int argc, char** argv, int verdict) {
                     SALTO_WARMUP_CONTROL_POINTS, ref.warmup_status, ref.warmup_iterations,
                     ref.warmup_elapsed);
         }
-        if (ref.denser_status[0]) {
-            // why it ran, and what came of it
-            const char* why = ref.denser_after_limit ? "the solve did not converge"
-                                                     : "the motion failed its validation";
-            const char* kept = ref.denser_after_limit ? "it converged and is kept"
-                                                      : "its motion validates better and is kept";
-            const char* not_kept = ref.denser_after_limit
-                                       ? "it did not converge either, so the first is kept"
-                                       : "its motion does not validate better, so the first is kept";
-            fprintf(stderr, "and a denser solve, %d slices a segment, as %s: %s after %d "
-                            "iterations in %.3f s; %s\n",
-                    ref.denser_slices_per_segment, why, ref.denser_status, ref.denser_iterations,
-                    ref.denser_elapsed, ref.denser_kept ? kept : not_kept);
-        }
         if (ref.rounds > 0 || ref.pending > 0) {
-            fprintf(stderr, "refinement: %d slices added in %d re-solves (first solve %d iterations, "
+            fprintf(stderr, "refinement%s: %d slices added in %d re-solves (first solve %d iterations, "
                             "%.3f s)",
-                    ref.added, ref.rounds, ref.first_iterations, ref.first_elapsed);
+                    ref.auto_refined ? " (the motion failed its validation)" : "", ref.added,
+                    ref.rounds, ref.first_iterations, ref.first_elapsed);
             if (ref.undone > 0) {
                 if (ref.undone == 1) {
                     fprintf(stderr, "; 1 re-solve did not converge (%s) and was undone",
@@ -281,7 +268,24 @@ int app_solve(int argc, char** argv, int verdict) {
                             ref.pending, ref.worst_ratio);
                 }
             }
+            if (ref.auto_undone) {
+                fprintf(stderr, "; its motion still failed, so the first went on to a denser solve");
+            }
             fprintf(stderr, "\n");
+        }
+        if (ref.denser_status[0]) {
+            // why it ran, and what came of it
+            const char* why = ref.denser_after_limit ? "the solve did not converge"
+                                                     : "the motion failed its validation";
+            const char* kept = ref.denser_after_limit ? "it converged and is kept"
+                                                      : "its motion validates better and is kept";
+            const char* not_kept = ref.denser_after_limit
+                                       ? "it did not converge either, so the first is kept"
+                                       : "its motion does not validate better, so the first is kept";
+            fprintf(stderr, "and a denser solve, %d slices a segment, as %s: %s after %d "
+                            "iterations in %.3f s; %s\n",
+                    ref.denser_slices_per_segment, why, ref.denser_status, ref.denser_iterations,
+                    ref.denser_elapsed, ref.denser_kept ? kept : not_kept);
         }
         fprintf(stderr, "time: constraints %.3f s (%d), Jacobian %.3f s (%d), Hessian %.3f s (%d), "
                         "IPOPT and the rest %.3f s\n",

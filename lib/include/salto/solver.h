@@ -102,6 +102,7 @@ typedef struct salto_refine_result {
     int first_iterations;  // the first solve's
     double first_elapsed;  // s
     int rounds;            // re-solves after adding slices
+    int refine_iterations; //   their iterations, all of them (undone ones too)
     int added;             // slices added (kept: a failed re-solve's are taken back)
     int undone;            // re-solves that did not converge and were taken back
     char failed_status[64]; //   IPOPT's status for the last of them
@@ -118,6 +119,10 @@ typedef struct salto_refine_result {
     int pending;           // places still violated beyond the refinement fraction at the end
     double worst_ratio;    // the largest violation of a slice-enforced check at the end over
                            //   its validation threshold (0 when none is violated)
+    int auto_refined;      // 1 when the default pipeline refined a converged motion that
+                           //   failed its validation (no solver.refine given)
+    int auto_undone;       //   and that refinement did not make it pass: the first motion,
+                           //   its slices and NLP were restored before the denser solve
     int freed;             // equality rows of the problem's own spline that restate the others
                            //   (salto_nlp_restated_rows: dependent at the start and nearby)
                            //   and were not enforced in its first solve, which kept them

@@ -395,15 +395,15 @@ static int judge(salto_nlp* nlp, const double* x, const salto_problem_desc* p, i
 // before the take-off; three passed those two (from the two-slice motion: 95 and 49 more
 // iterations) and made the lamp's infeasible (docs/performance.md, "The problem zoo").
 #define DENSER_MAX_ITERATIONS 300
+#define AUTO_REFINE_ROUNDS 4
 
 static salto_status denser(salto_problem_desc* p, salto_nlp** nlp, double* x, const double* start,
-                           salto_progress_fn progress, void* user, salto_solve_result* total,
-                           salto_refine_result* rr, salto_error* err) {
-    int f0 = 0;
-    double w0 = 0.0;
+                           int judged, int f0, double w0, salto_progress_fn progress, void* user,
+                           salto_solve_result* total, salto_refine_result* rr, salto_error* err) {
     const int stopped = !total->converged; // at its iteration limit: any converged one is better
     rr->denser_after_limit = stopped;
-    if (judge(*nlp, x, p, &f0, &w0) != 0 || (f0 == 0 && !stopped)) return SALTO_OK;
+    if (!judged && judge(*nlp, x, p, &f0, &w0) != 0) return SALTO_OK;
+    if (f0 == 0 && !stopped) return SALTO_OK;
     const int nx = salto_nlp_nx(*nlp);
     const int sps0 = p->slices_per_segment, ns0 = p->nslice;
     if (salto_problem_align_slices(p, sps0 + 1) > SALTO_MAX_SLICES) return SALTO_OK;
@@ -508,11 +508,18 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
     rr->warmup_iterations = wr.iterations;
     rr->warmup_elapsed = wr.elapsed;
     memcpy(rr->warmup_status, wr.status_name, sizeof rr->warmup_status);
-    const int refine = p->solver.refine > 0 && p->physics;
+    const int refine_asked = p->solver.refine > 0 && p->physics;
+    // The default pipeline (a coarse first solve, slices by segment, no refinement asked for):
+    // a converged motion that fails its validation is first refined, up to AUTO_REFINE_ROUNDS
+    // rounds (warm-started at the places it fails); if that does not make it pass, it goes
+    // back to that motion and on to the denser solve (below)
+    const int auto_ok = !refine_asked && p->physics && p->warmup && p->slices_per_segment > 0 &&
+                        p->nextra == 0;
+    int refine = refine_asked, rounds_cap = p->solver.refine;
     const int ne_start = p->nextra;
     // the multipliers, for the re-solves' warm starts
     salto_multipliers mu = {NULL, NULL, NULL};
-    if (refine) {
+    if (refine || auto_ok) {
         mu.g = salto_malloc(sizeof(double) * (size_t)(salto_nlp_ng(*nlp) + 1));
         mu.x_lo = salto_malloc(sizeof(double) * (size_t)nx);
         mu.x_hi = salto_malloc(sizeof(double) * (size_t)nx);
@@ -521,10 +528,29 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
             return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
         }
     }
-    salto_status st = solve_freeing(*nlp, x, refine ? &mu : NULL, 0, 0, progress, user, result, rr, err);
+    salto_status st = solve_freeing(*nlp, x, refine || auto_ok ? &mu : NULL, 0, 0, progress, user,
+                                    result, rr, err);
     rr->first_iterations = result->iterations;
     rr->first_elapsed = result->elapsed;
     add_result(result, &wr); // the totals count the first solve on the coarse spline
+    // the first motion's verdict (the denser solve's too), and the motion kept for it
+    int judged = 0, f_first = 0;
+    double w_first = 0.0;
+    double* first_x = NULL;
+    if (st == SALTO_OK && auto_ok && result->converged) {
+        const double t0 = salto_now();
+        judged = judge(*nlp, x, p, &f_first, &w_first) == 0;
+        result->elapsed += salto_now() - t0;
+        if (judged && f_first > 0) {
+            first_x = salto_malloc(sizeof(double) * (size_t)nx);
+            if (first_x) {
+                memcpy(first_x, x, sizeof(double) * (size_t)nx);
+                refine = 1;
+                rounds_cap = AUTO_REFINE_ROUNDS;
+                rr->auto_refined = 1;
+            }
+        }
+    }
     salto_validate_opts o;
     salto_validate_opts_from_problem(&o, p);
     o.integrator = SALTO_INTEGRATOR_NONE;
@@ -569,7 +595,7 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
             best_et = et, best_ep = ep, best_ne = p->nextra;
             best_ratio = worst, best_pending = q.n, best_res = total;
         }
-        if (q.n == 0 || round == p->solver.refine || rr->failed) {
+        if (q.n == 0 || round == rounds_cap || rr->failed) {
             places_free(&q);
             break;
         }
@@ -599,6 +625,7 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
             if (r.status_name[0]) {
                 add_result(&total, &r);
                 rr->rounds++;
+                rr->refine_iterations += r.iterations;
                 tried = 1;
             }
             if (ok) {
@@ -644,12 +671,37 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
     }
     salto_free(best_x), salto_free(best_et), salto_free(best_ep);
     salto_free(mu.g), salto_free(mu.x_lo), salto_free(mu.x_hi);
+    // the automatic refinement: kept when its motion passes; else back to the first motion,
+    // its slices and NLP, for the denser solve
+    int denser_ok = !refine;
+    if (st == SALTO_OK && first_x) {
+        int f1 = 0;
+        double w1 = 0.0;
+        const double t0 = salto_now();
+        const int ok = judge(*nlp, x, p, &f1, &w1) == 0 && f1 == 0;
+        total.elapsed += salto_now() - t0;
+        if (!ok) {
+            salto_free(p->extra_t), salto_free(p->extra_ph);
+            p->extra_t = NULL, p->extra_ph = NULL, p->nextra = ne_start;
+            salto_nlp* back = salto_nlp_build(p, err);
+            if (!back) {
+                st = err->status ? err->status : SALTO_ERR_NOMEM;
+            } else {
+                salto_nlp_destroy(*nlp);
+                *nlp = back;
+                memcpy(x, first_x, sizeof(double) * (size_t)nx);
+                rr->auto_undone = 1;
+                denser_ok = 1;
+            }
+        }
+    }
+    salto_free(first_x);
     // (after a converged solve, or one that did not converge: stopped at its iteration limit
     // (the Prescott kernels left the zoo's squat jump there, 33 of 34 checks) or by a failed
     // restoration (the test drop's ballistic fall, its point feasible to 1e-6); the denser
     // solve then starts from the coarse solution)
-    if (st == SALTO_OK && p->warmup && !refine && p->slices_per_segment > 0 && p->nextra == 0) {
-        st = denser(p, nlp, x, start, progress, user, &total, rr, err);
+    if (st == SALTO_OK && p->warmup && denser_ok && p->slices_per_segment > 0 && p->nextra == 0) {
+        st = denser(p, nlp, x, start, judged, f_first, w_first, progress, user, &total, rr, err);
     }
     salto_free(start);
     *result = total;
