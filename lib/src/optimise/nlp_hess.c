@@ -315,12 +315,267 @@ static int block_has_lambda(const block* b, const double* lambda) {
 }
 
 
+// Add sign * d2(w . x)/dq dq to the q-q part of the state Hessian S (ns x ns, the state slots of
+// the deps through map: DOF -> local index, -1 where the block does not read the DOF), for a
+// point x fixed on link l (world coordinates, kinematics in d). For a and b on l's path, a
+// an ancestor of b or b itself, d2x/dq_a dq_b = w_a x t_b(x) with S = [w; v] and t_b(x) =
+// v_b + w_b x x the point's velocity under S_b (moving q_a turns S_b and x about S_a; the
+// pair is symmetric by the Jacobi identity).
+static void point_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, int l,
+                           const double* x, const double* w, double sign) {
+    const salto_model* m = nlp->m;
+    const salto_data* d = nlp->ev.d;
+    for (int bj = l; bj >= 0; bj = m->link_parent[bj]) {
+        const int jb = map[bj];
+        if (jb < 0) continue;
+        const double* Sb = d->S + 6 * bj;
+        double t[3];
+        salto_v3_cross(t, Sb, x);
+        for (int k = 0; k < 3; k++) t[k] += Sb[3 + k];
+        for (int aj = bj; aj >= 0; aj = m->link_parent[aj]) {
+            const int ja = map[aj];
+            if (ja < 0) continue;
+            double c[3];
+            salto_v3_cross(c, d->S + 6 * aj, t);
+            const double v = sign * salto_v3_dot(w, c);
+            S[ja * ns + jb] += v;
+            if (ja != jb) S[jb * ns + ja] += v;
+        }
+    }
+}
+
+
 // the point rows' Hessian summed at this time into S, physics block i's state Hessian
 static void add_merged(const salto_nlp* nlp, int i, double* S) {
     if (nlp->hess.acc != i || !nlp->hess.acc_used) return;
     const block* b = &nlp->blocks[i];
     const size_t ns = 3 * (size_t)b->ndep + (size_t)b->nxaux;
     for (size_t k = 0; k < ns * ns; k++) S[k] += nlp->hess.Sacc[k];
+}
+
+
+// Physics rows through the effective root (a held contact's: the root's translation q_T = P -
+// a . g(q), qd_T = -a . g', qdd_T = -a . g'' for the held site g). With Phi(s) the rows'
+// Lagrangian on the full state s (the translation's entries included), s = s(r) of the
+// splines' state r and the places, the Hessian is
+//   E' H E + sum_t (dPhi/dq_T,t d2 q_T,t + dPhi/dqd_T,t d2 qd_T,t + dPhi/dqdd_T,t d2 qdd_T,t)
+// with E = ds/dr. H is exact: mu . f0's (salto_f0_hess) and the rows' curvature in f0 and the
+// support centre c (J' Pff J and the cross terms, nu . the sites' point Hessians). The second
+// term is chi = -sum_t a_t . (w_q g + w_v g' + w_a g'') with the weights dPhi/ds_T frozen: its
+// qd-qd block is w_a's point Hessian twice (g'' = J qdd + qd' H_g qd), and its q columns
+// central differences of its exact gradient (the effective root's chain, nlp_er_chain's) over
+// the DOFs of the held site's path: 2 depth evaluations of the site's kinematics instead of
+// D + 1 of the whole rows' gradient.
+static salto_status hess_physics_er(salto_nlp* nlp, int i, const double* lambda, double* values) {
+    const block* b = &nlp->blocks[i];
+    const salto_model* m = nlp->m;
+    salto_data* d = nlp->ev.d;
+    const int nv = nlp->nv, na = b->nxaux, n3 = 3 * nv, ns = n3 + na;
+    const eroot* e = &nlp->root.er[b->er];
+    const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
+    double* H = nlp->hess.Hf;    // n3 x n3, the full state's
+    double* S = nlp->hess.Sl;    // ns x ns, the splines' state's and the places'
+    double* Jf = nlp->hess.Jb;   // 6 x n3
+    double* Jc = Jf + 6 * n3;    // 3 x nv
+    double* Er = nlp->hess.Er;   // 9 x ns: the rows of E for the translation's q, qd, qdd
+    double* Y = Er + 9 * ns;     // 9 x ns: H's translation rows times E
+    int* isT = nlp->hess.map;    // nv
+    // the full state at b, and the effective root's axis products (root.aJ and the rest)
+    nlp_block_state(nlp, nlp->hess.xs, b, 1);
+    nlp_er_state(nlp, nlp->hess.xs, b->er, SALTO_FK_ACC, 1);
+    double f0[6], c[3] = {0, 0, 0};
+    salto_f0_jac(m, d, SALTO_JAC_LINEAR, f0, Jf, NULL);
+    memset(Jc, 0, 3 * (size_t)nv * sizeof(double));
+    double* Js = nlp->ev.sums; // 3 nv
+    if (ct->type == SALTO_CONTACT_GROUND) {
+        for (int s = 0; s < ct->nsite; s++) {
+            double xs[3];
+            salto_site_pos(m, d, ct->site[s], xs);
+            salto_site_jac(m, d, ct->site[s], Js);
+            for (int k = 0; k < 3; k++) c[k] += xs[k] / ct->nsite;
+            for (int k = 0; k < 3 * nv; k++) Jc[k] += Js[k] / ct->nsite;
+        }
+    }
+    frow rows[8];
+    nlp_physics_rows(nlp, b, f0, c, rows);
+    double mu[6] = {0, 0, 0, 0, 0, 0}, nu[3] = {0, 0, 0};
+    for (int r = 0; r < b->nrows; r++) {
+        const double l = lambda[b->row0 + r];
+        for (int k = 0; k < 6; k++) mu[k] += l * rows[r].df0[k];
+        for (int k = 0; k < 3; k++) nu[k] += l * rows[r].dc[k];
+    }
+    double Pff[6][6], Pfc[6][3];
+    nlp_physics_curvature(nlp, b, lambda + b->row0, Pff, Pfc);
+    // the full state's gradient of Phi at the translation (its weights in chi)
+    double wq[3], wv[3], wa[3];
+    for (int t = 0; t < e->nt; t++) {
+        const int T = e->tdof[t];
+        wq[t] = wv[t] = wa[t] = 0.0;
+        for (int k = 0; k < 6; k++) {
+            wq[t] += mu[k] * Jf[k * n3 + T];
+            wv[t] += mu[k] * Jf[k * n3 + nv + T];
+            wa[t] += mu[k] * Jf[k * n3 + 2 * nv + T];
+        }
+        for (int k = 0; k < 3; k++) wq[t] += nu[k] * Jc[k * nv + T];
+    }
+    // H: mu . f0's, then J' Pff J, the f0-c cross terms and nu . c's point Hessians
+    salto_f0_hess(m, d, mu, H, nlp->hess.fw);
+    int curved = 0, crossed = 0;
+    for (int k = 0; k < 6; k++) {
+        for (int l = 0; l < 6; l++) curved |= Pff[k][l] != 0.0;
+        for (int l = 0; l < 3; l++) crossed |= Pfc[k][l] != 0.0;
+    }
+    if (curved || crossed) {
+        double* PJ = nlp->hess.Er + 18 * (size_t)ns; // 6 x n3: Pff Jf + Pfc Jc
+        for (int k = 0; k < 6; k++) {
+            for (int a = 0; a < n3; a++) {
+                double v = 0.0;
+                for (int l = 0; l < 6; l++) v += Pff[k][l] * Jf[l * n3 + a];
+                PJ[k * n3 + a] = v;
+            }
+        }
+        for (int a = 0; a < n3; a++) {
+            for (int cc = 0; cc < n3; cc++) {
+                double v = 0.0;
+                for (int k = 0; k < 6; k++) v += Jf[k * n3 + a] * PJ[k * n3 + cc];
+                H[a * n3 + cc] += v;
+            }
+        }
+        if (crossed) {
+            for (int a = 0; a < n3; a++) {
+                double fa[3] = {0, 0, 0}; // (Jf' Pfc)_a
+                for (int k = 0; k < 6; k++) {
+                    for (int l = 0; l < 3; l++) fa[l] += Jf[k * n3 + a] * Pfc[k][l];
+                }
+                for (int q = 0; q < nv; q++) {
+                    const double v = fa[0] * Jc[q] + fa[1] * Jc[nv + q] + fa[2] * Jc[2 * nv + q];
+                    H[a * n3 + q] += v;
+                    H[q * n3 + a] += v;
+                }
+            }
+        }
+    }
+    if (ct->type == SALTO_CONTACT_GROUND && (nu[0] != 0.0 || nu[1] != 0.0 || nu[2] != 0.0)) {
+        int* id = nlp->hess.map2;
+        for (int j = 0; j < nv; j++) id[j] = j;
+        const double w[3] = {nu[0] / ct->nsite, nu[1] / ct->nsite, nu[2] / ct->nsite};
+        for (int s = 0; s < ct->nsite; s++) {
+            double xs[3];
+            salto_site_pos(m, d, ct->site[s], xs);
+            point_hess_add(nlp, H, n3, id, m->site_link[ct->site[s]], xs, w, 1.0);
+        }
+    }
+    // E's translation rows over the splines' state and the places (nlp_er_chain's products)
+    for (int j = 0; j < nv; j++) isT[j] = 0;
+    for (int t = 0; t < e->nt; t++) isT[e->tdof[t]] = 1;
+    memset(Er, 0, 9 * (size_t)ns * sizeof(double));
+    for (int t = 0; t < e->nt; t++) {
+        const double* aJ = nlp->root.aJ + t * nv;
+        const double* aV = nlp->root.aV + t * nv;
+        const double* aAq = nlp->root.aAq + t * nv;
+        const double* aAqd = nlp->root.aAqd + t * nv;
+        double* rq = Er + (3 * t) * ns;
+        double* rqd = Er + (3 * t + 1) * ns;
+        double* rqdd = Er + (3 * t + 2) * ns;
+        for (int k = 0; k < nv; k++) {
+            rq[k] = -aJ[k];
+            rqd[k] = -aV[k], rqd[nv + k] = -aJ[k];
+            rqdd[k] = -aAq[k], rqdd[nv + k] = -aAqd[k], rqdd[2 * nv + k] = -aJ[k];
+        }
+        int a = 0;
+        for (int r = 0; r < e->nr; r++) {
+            if (e->aux[r] >= 0) rq[n3 + a++] += e->c[t][r];
+        }
+    }
+    // the full state's index of E's translation row 3 t + kind
+#define TROW(t, kind) ((kind) * nv + e->tdof[t])
+    // Y = H's translation rows times E: H[row][v] for v a splines' entry (not the
+    // translation's), plus sum over the translation rows b of H[row][b] Er[b][v]
+    const int nT = 3 * e->nt;
+    for (int tr = 0; tr < nT; tr++) {
+        const int row = TROW(tr / 3, tr % 3);
+        double* y = Y + tr * ns;
+        for (int v = 0; v < ns; v++) {
+            double s = 0.0;
+            if (v < n3 && !isT[v % nv]) s = H[row * n3 + v];
+            for (int tb = 0; tb < nT; tb++) s += H[row * n3 + TROW(tb / 3, tb % 3)] * Er[tb * ns + v];
+            y[v] = s;
+        }
+    }
+    // S = E' H E = [u, v splines'] H[u][v] + [u splines'] sum_b H[u][b] Er[b][v]
+    //             + sum_a Er[a][u] Y[a][v]   (a, b over the translation's rows)
+    for (int u = 0; u < ns; u++) {
+        const int ru = u < n3 && !isT[u % nv];
+        for (int v = 0; v < ns; v++) {
+            const int rv = v < n3 && !isT[v % nv];
+            double s = ru && rv ? H[u * n3 + v] : 0.0;
+            for (int tr = 0; tr < nT; tr++) {
+                if (ru) s += H[u * n3 + TROW(tr / 3, tr % 3)] * Er[tr * ns + v];
+                s += Er[tr * ns + u] * Y[tr * ns + v];
+            }
+            S[u * ns + v] = s;
+        }
+    }
+#undef TROW
+    // chi's qd-qd block: -2 sum_t wa_t a_t . H_g
+    {
+        double w[3] = {0, 0, 0};
+        for (int t = 0; t < e->nt; t++) {
+            for (int k = 0; k < 3; k++) w[k] -= 2.0 * wa[t] * e->a[t][k];
+        }
+        double* Sqd = S + (size_t)nv * ns + nv; // the qd-qd block, row stride ns
+        int* id = nlp->hess.map2;
+        for (int j = 0; j < nv; j++) id[j] = isT[j] ? -1 : j;
+        double g[3];
+        salto_site_pos(m, d, e->site, g);
+        point_hess_add(nlp, Sqd, ns, id, m->site_link[e->site], g, w, 1.0);
+    }
+    // chi's q columns: central differences of its gradient over the held site's path
+    double dmv[2][4];
+    if (!state_moves(b, dmv[0], dmv[1])) return SALTO_ERR_NUMERIC;
+    double* Gp = nlp->hess.Jp;
+    double* Gm = Gp + n3;
+    for (int k = m->site_link[e->site]; k >= 0; k = m->link_parent[k]) {
+        if (isT[k]) continue;
+        double* cp = nlp->hess.xs + k * nlp->ncp + b->first;
+        const double c0[4] = {cp[0], cp[1], cp[2], cp[3]};
+        const double h = 1e-6 * fmax(1.0, fabs(d->q[k]));
+        for (int side = 0; side < 2; side++) {
+            double* G = side == 0 ? Gp : Gm;
+            const double hs = side == 0 ? h : -h;
+            for (int q = 0; q < 4; q++) cp[q] = c0[q] + hs * dmv[0][q];
+            nlp_block_state(nlp, nlp->hess.xs, b, 1);
+            nlp_er_state(nlp, nlp->hess.xs, b->er, SALTO_FK_ACC, 1);
+            memset(G, 0, (size_t)n3 * sizeof(double));
+            for (int t = 0; t < e->nt; t++) {
+                const double* aJ = nlp->root.aJ + t * nv;
+                const double* aV = nlp->root.aV + t * nv;
+                const double* aAq = nlp->root.aAq + t * nv;
+                const double* aAqd = nlp->root.aAqd + t * nv;
+                for (int j = 0; j < nv; j++) {
+                    G[j] -= wq[t] * aJ[j] + wv[t] * aV[j] + wa[t] * aAq[j];
+                    G[nv + j] -= wv[t] * aJ[j] + wa[t] * aAqd[j];
+                    G[2 * nv + j] -= wa[t] * aJ[j];
+                }
+            }
+        }
+        for (int q = 0; q < 4; q++) cp[q] = c0[q];
+        for (int a = 0; a < n3; a++) {
+            if (isT[a % nv]) continue;
+            const double v = (Gp[a] - Gm[a]) / (2.0 * h);
+            S[a * ns + k] += v;
+            if (a >= nv) S[k * ns + a] += v; // the q rows of the qd and qdd columns
+        }
+    }
+    nlp->ev.have_state = 0;
+    // the qdd-qdd block (the friction cone's) as block_hess_finish takes it
+    double* Q = nlp->hess.Ql;
+    for (int a = 0; a < nv; a++) {
+        for (int c2 = 0; c2 < nv; c2++) Q[a * nv + c2] = S[(2 * nv + a) * ns + 2 * nv + c2];
+    }
+    add_merged(nlp, i, S);
+    block_hess_finish(nlp, i, S, Q, values);
+    return SALTO_OK;
 }
 
 
@@ -374,6 +629,11 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
         add_merged(nlp, i, S);
         block_hess_finish(nlp, i, S, NULL, values);
         return SALTO_OK;
+    }
+    // rows on f0 and the support centre through the effective root: hess_physics_er
+    if (structured && !momentum && b->er >= 0 && nlp->bal[b->phase] < 0 &&
+        (ctype == SALTO_CONTACT_GROUND || ctype == SALTO_CONTACT_BAR)) {
+        return hess_physics_er(nlp, i, lambda, values);
     }
     block_state_grad(nlp, nlp->hess.xs, b, lambda, G0);
     // the rows' curvature in (f0, c), and f0's and c's Jacobians at x
@@ -603,36 +863,6 @@ static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, dou
     nlp->ev.have_state = 0;
     block_hess_finish(nlp, i, S, Q, values);
     return SALTO_OK;
-}
-
-
-// Add sign * d2(w . x)/dq dq to the q-q part of the state Hessian S (ns x ns, the state slots of
-// the deps through map: DOF -> local index, -1 where the block does not read the DOF), for a
-// point x fixed on link l (world coordinates, kinematics in d). For a and b on l's path, a
-// an ancestor of b or b itself, d2x/dq_a dq_b = w_a x t_b(x) with S = [w; v] and t_b(x) =
-// v_b + w_b x x the point's velocity under S_b (moving q_a turns S_b and x about S_a; the
-// pair is symmetric by the Jacobi identity).
-static void point_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, int l,
-                           const double* x, const double* w, double sign) {
-    const salto_model* m = nlp->m;
-    const salto_data* d = nlp->ev.d;
-    for (int bj = l; bj >= 0; bj = m->link_parent[bj]) {
-        const int jb = map[bj];
-        if (jb < 0) continue;
-        const double* Sb = d->S + 6 * bj;
-        double t[3];
-        salto_v3_cross(t, Sb, x);
-        for (int k = 0; k < 3; k++) t[k] += Sb[3 + k];
-        for (int aj = bj; aj >= 0; aj = m->link_parent[aj]) {
-            const int ja = map[aj];
-            if (ja < 0) continue;
-            double c[3];
-            salto_v3_cross(c, d->S + 6 * aj, t);
-            const double v = sign * salto_v3_dot(w, c);
-            S[ja * ns + jb] += v;
-            if (ja != jb) S[jb * ns + ja] += v;
-        }
-    }
 }
 
 

@@ -123,6 +123,10 @@ typedef struct nlp_hessian {
     double* Ql;              // the friction cone's qdd-qdd part (nv x nv)
     double* fw;              // salto_f0_hess's work (72 nv)
     int* map;                // a block's local index of each DOF (nv)
+    int* map2;               //   another (nv)
+    double* Hf;              // a physics block's Hessian in the full state ((3 nv)^2)
+    double* Er;              // the effective root's chain rows and their products with it
+                             //   (18 (3 nv + NXAUX) + 18 nv)
     double* Jb;              // a physics block's f0 and support-centre Jacobians at x (6 x 3 nv,
                              //   3 x nv) and M (nv x nv): hess_physics
     int* grp;                // the blocks of one time and side whose Hessians are taken together
