@@ -254,8 +254,9 @@ END_TEST
 
 // the Lagrangian Hessian against central differences of the Lagrangian's gradient
 // grad f + sum_r lambda_r grad g_r, at random multipliers; and inside the declared pattern
-START_TEST(lagrangian_hessian_matches_differences) {
-    const char* rel = fd_problems[_i % NFD];
+// the Lagrangian's Hessian at random multipliers (objective factor of) against central differences
+// of its gradient
+static void check_lagrangian_hessian(const char* rel, double of, int seed) {
     salto_problem_desc* p = load(rel);
     salto_nlp* nlp = build(p);
     const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp), nnz = salto_nlp_nnz_jac(nlp);
@@ -272,13 +273,12 @@ START_TEST(lagrangian_hessian_matches_differences) {
     int* hc = malloc(sizeof(int) * (size_t)nh);
     double* H = calloc((size_t)nx * (size_t)nx, sizeof(double));
     char* in = calloc((size_t)nx * (size_t)nx, 1);
-    random_point(nlp, x, 3000u + (unsigned)_i);
+    random_point(nlp, x, 3000u + (unsigned)seed);
     salto_test_rng r;
-    salto_test_rng_seed(&r, 4000u + (unsigned)_i);
+    salto_test_rng_seed(&r, 4000u + (unsigned)seed);
     for (int k = 0; k < ng; k++) lam[k] = salto_test_uniform(&r, -1, 1);
     salto_nlp_jac_pattern(nlp, jr, jc);
     salto_nlp_hess_pattern(nlp, hr, hc);
-    const double of = 0.7;
     ck_assert_int_eq(salto_nlp_eval_hess(nlp, x, of, lam, hv), SALTO_OK);
     for (int e = 0; e < nh; e++) {
         H[(size_t)hr[e] * nx + hc[e]] += hv[e];
@@ -307,7 +307,7 @@ START_TEST(lagrangian_hessian_matches_differences) {
             const double a = H[(size_t)k * nx + i];
             ck_assert_msg(fabs(fd - a) <= 1e-5 * (1 + fabs(a)) + 1e-6 * hmax,
                           "%s (seed %d): Hessian (%d, %d) = %.10g, differences %.10g (largest "
-                          "entry %.3g)", rel, 3000 + _i, k, i, a, fd, hmax);
+                          "entry %.3g)", rel, 3000 + seed, k, i, a, fd, hmax);
             if (fabs(fd) > 1e-6 + 1e-6 * hmax) {
                 ck_assert_msg(in[(size_t)k * nx + i], "%s: Hessian (%d, %d) = %g outside the pattern",
                               rel, k, i, fd);
@@ -319,6 +319,31 @@ START_TEST(lagrangian_hessian_matches_differences) {
         free(hc), free(H), free(in);
     salto_nlp_destroy(nlp);
     salto_problem_destroy(p);
+}
+
+
+START_TEST(lagrangian_hessian_matches_differences) {
+    check_lagrangian_hessian(fd_problems[_i % NFD], 0.7, _i);
+}
+END_TEST
+
+
+// the kinematic rows' exact Hessians (points, the centre of mass, a site's velocity, a body's
+// angular velocity, heading and level), alone: kinematic problems, no objective, so that the
+// tolerance's share of the largest entry is theirs
+static const char* const kin_problems[] = {
+    "tests/data/nlp/hold3d.yaml",
+    "tests/data/nlp/hold2d.yaml",
+    "tests/data/nlp/contacts2d.yaml|physics=false",
+    "tests/data/nlp/contacts3d.yaml|physics=false",
+    "tests/data/nlp/hold3d.yaml|constraints.0={type: com_position, time: 0.3, value: [0.05, null, 0.8]}",
+    "tests/data/nlp/contacts2d.yaml|physics=false|constraints.0={type: site_still, site: hands, phase: stand}",
+};
+enum { NKIN = (int)(sizeof kin_problems / sizeof kin_problems[0]) };
+
+
+START_TEST(kinematic_hessian_matches_differences) {
+    check_lagrangian_hessian(kin_problems[_i % NKIN], 0.0, 100 + _i);
 }
 END_TEST
 
@@ -1648,6 +1673,7 @@ Suite* nlp_suite(void) {
     tcase_add_loop_test(tc, jacobian_matches_central_differences, 0, 2 * NFD);
     tcase_add_loop_test(tc, objective_gradient_and_hessian, 0, NFD);
     tcase_add_loop_test(tc, lagrangian_hessian_matches_differences, 0, NFD);
+    tcase_add_loop_test(tc, kinematic_hessian_matches_differences, 0, NKIN);
     tcase_add_test(tc, cost_of_an_iteration);
     tcase_add_loop_test(tc, non_finite_is_a_failed_evaluation, 0, NFD);
     tcase_add_loop_test(tc, derivative_methods_agree, 0, 2);

@@ -866,28 +866,213 @@ static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, dou
 }
 
 
-// The rows that are e . x of a point fixed on a link, less a constant or a place variable
-// (above_ground's points, and a site on a point, a line or a plane, or held there): their
-// state Hessian is sum_r lambda_r e_r . d2x/dq dq, exact (point_hess_add), and through the
-// effective root, whose translation is P - a . g(q) for the held site g, less the same for g
-// with the weight sum_t (w . a_t) a_t: no differences. Returns 0 for any other kind of row.
-static int hess_point_rows(salto_nlp* nlp, int i, const double* lambda, double* values) {
+static void add_sym(double* S, int ns, int a, int b, double v) {
+    S[a * ns + b] += v;
+    if (a != b) S[b * ns + a] += v;
+}
+
+
+// the links of l's path, root first, into path (at most nv); returns their number
+static int link_path(const salto_model* m, int l, int* path) {
+    int n = 0;
+    for (int j = l; j >= 0; j = m->link_parent[j]) n++;
+    int k = n;
+    for (int j = l; j >= 0; j = m->link_parent[j]) path[--k] = j;
+    return n;
+}
+
+
+// Add sign * the state Hessian of w . x' for a point x fixed on link l (x' = sum_j t_j(x) qd_j
+// over l's path; kinematics with velocities in d), the q slots map[j] and the qd slots off +
+// map[j]. With Om_a the angular velocity of a's parent and tau_a = sum_{j >= a} t_j qd_j (the
+// point's velocity from a on): dx'/dq_a = Om_a x t_a + w_a x tau_a, so for a <= b on the path
+//   q_a q_b  = w . (Om_a x (w_a x t_b) + w_a x ((Om_b - Om_a) x t_b + w_b x tau_b))
+//   q_a qd_j = w . (w_min x t_max), the point's Hessian (dx'/dqd_j = t_j)
+static void vel_point_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, int off,
+                               int l, const double* x, const double* w, double sign) {
+    const salto_model* m = nlp->m;
+    const salto_data* d = nlp->ev.d;
+    int* path = nlp->hess.path;
+    double* t = nlp->hess.pv;           // 3 per path link: t_a(x)
+    double* tau = t + 3 * (size_t)nlp->nv; // tau_a
+    const int n = link_path(m, l, path);
+    for (int k = 0; k < n; k++) {
+        const double* Sa = d->S + 6 * path[k];
+        salto_v3_cross(t + 3 * k, Sa, x);
+        for (int c = 0; c < 3; c++) t[3 * k + c] += Sa[3 + c];
+    }
+    double acc[3] = {0, 0, 0};
+    for (int k = n - 1; k >= 0; k--) {
+        const double qd = d->qd[path[k]];
+        for (int c = 0; c < 3; c++) acc[c] += t[3 * k + c] * qd, tau[3 * k + c] = acc[c];
+    }
+    for (int ka = 0; ka < n; ka++) {
+        const int a = path[ka], ma = map[a];
+        if (ma < 0) continue;
+        const double* wa = d->S + 6 * a;
+        const double* Oa = d->V + 6 * m->link_parent[a]; // angular part first; the world's at -1
+        for (int kb = ka; kb < n; kb++) {
+            const int bj = path[kb], mb = map[bj];
+            if (mb < 0) continue;
+            const double* wb = d->S + 6 * bj;
+            const double* Ob = d->V + 6 * m->link_parent[bj];
+            double u1[3], u2[3], dO[3], u3[3], u4[3];
+            salto_v3_cross(u1, wa, t + 3 * kb); // w_a x t_b: also the q-qd entry
+            salto_v3_cross(u2, Oa, u1);
+            for (int c = 0; c < 3; c++) dO[c] = Ob[c] - Oa[c];
+            salto_v3_cross(u3, dO, t + 3 * kb);
+            salto_v3_cross(u4, wb, tau + 3 * kb);
+            for (int c = 0; c < 3; c++) u3[c] += u4[c];
+            salto_v3_cross(u4, wa, u3);
+            add_sym(S, ns, ma, mb, sign * (salto_v3_dot(w, u2) + salto_v3_dot(w, u4)));
+            const double h = sign * salto_v3_dot(w, u1); // q_a qd_b and q_b qd_a
+            add_sym(S, ns, ma, off + mb, h);
+            if (ka != kb) add_sym(S, ns, mb, off + ma, h);
+        }
+    }
+}
+
+
+// Add the state Hessian of w . omega_l (a body's angular velocity, sum_j w_j qd_j over its
+// path): with rho_b = sum_{j >= b} w_j qd_j, for a <= b on the path q_a q_b = w . (w_a x (w_b x
+// rho_b)), and q_a qd_j = w . (w_a x w_j) for a strictly before j
+static void angvel_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, int off, int l,
+                            const double* w) {
+    const salto_model* m = nlp->m;
+    const salto_data* d = nlp->ev.d;
+    int* path = nlp->hess.path;
+    double* rho = nlp->hess.pv;
+    const int n = link_path(m, l, path);
+    double acc[3] = {0, 0, 0};
+    for (int k = n - 1; k >= 0; k--) {
+        const double* Sk = d->S + 6 * path[k];
+        const double qd = d->qd[path[k]];
+        for (int c = 0; c < 3; c++) acc[c] += Sk[c] * qd, rho[3 * k + c] = acc[c];
+    }
+    for (int ka = 0; ka < n; ka++) {
+        const int a = path[ka], ma = map[a];
+        if (ma < 0) continue;
+        const double* wa = d->S + 6 * a;
+        for (int kb = ka; kb < n; kb++) {
+            const int bj = path[kb], mb = map[bj];
+            if (mb < 0) continue;
+            const double* wb = d->S + 6 * bj;
+            double u1[3], u2[3];
+            salto_v3_cross(u1, wb, rho + 3 * kb);
+            salto_v3_cross(u2, wa, u1);
+            add_sym(S, ns, ma, mb, salto_v3_dot(w, u2));
+            if (kb > ka) {
+                salto_v3_cross(u1, wa, wb);
+                add_sym(S, ns, ma, off + mb, salto_v3_dot(w, u1));
+            }
+        }
+    }
+}
+
+
+// The Hessian of a row phi(u, v) of two free vectors fixed on link l (turning with it: du/dq_a
+// = w_a x u, d2u/dq_a dq_b = w_a x (w_b x u) for a <= b), given phi's gradient (gu, gv) and
+// its Hessian in u and v (Huu, Huv, Hvv, 3 x 3 row-major; NULL: zero)
+static void freevec_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, int l,
+                             const double* u, const double* v, const double* gu, const double* gv,
+                             const double* Huu, const double* Huv, const double* Hvv) {
+    const salto_model* m = nlp->m;
+    const salto_data* d = nlp->ev.d;
+    int* path = nlp->hess.path;
+    const int n = link_path(m, l, path);
+    for (int ka = 0; ka < n; ka++) {
+        const int a = path[ka], ma = map[a];
+        if (ma < 0) continue;
+        const double* wa = d->S + 6 * a;
+        double ua[3], va[3];
+        salto_v3_cross(ua, wa, u);
+        salto_v3_cross(va, wa, v);
+        for (int kb = ka; kb < n; kb++) {
+            const int bj = path[kb], mb = map[bj];
+            if (mb < 0) continue;
+            const double* wb = d->S + 6 * bj;
+            double ub[3], vb[3], t1[3], uab[3], vab[3];
+            salto_v3_cross(ub, wb, u);
+            salto_v3_cross(vb, wb, v);
+            salto_v3_cross(uab, wa, ub);
+            salto_v3_cross(vab, wa, vb);
+            double h = salto_v3_dot(gu, uab) + salto_v3_dot(gv, vab);
+            if (Huu) {
+                salto_m3_mul_v3(t1, Huu, ub);
+                h += salto_v3_dot(ua, t1);
+            }
+            if (Hvv) {
+                salto_m3_mul_v3(t1, Hvv, vb);
+                h += salto_v3_dot(va, t1);
+            }
+            if (Huv) {
+                salto_m3_mul_v3(t1, Huv, vb);
+                h += salto_v3_dot(ua, t1);
+                salto_m3_mul_v3(t1, Huv, va);
+                h += salto_v3_dot(ub, t1);
+            }
+            add_sym(S, ns, ma, mb, h);
+        }
+    }
+}
+
+
+// Add the Hessian of w . c, the centre of mass (after nlp_com_sums: each subtree's mass m_b and
+// first moment h_b): for a an ancestor of b or b itself, w . (w_a x (m_b v_b + w_b x h_b)) / M
+static void com_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, const double* w,
+                         double sign) {
+    const salto_model* m = nlp->m;
+    const salto_data* d = nlp->ev.d;
+    for (int bj = 0; bj < nlp->nv; bj++) {
+        const int mb = map[bj];
+        if (mb < 0) continue;
+        const double* sb = nlp->ev.sums + 7 * bj;
+        const double* Sb = d->S + 6 * bj;
+        double tb[3];
+        salto_v3_cross(tb, Sb, sb + 1);
+        for (int c = 0; c < 3; c++) tb[c] = (tb[c] + sb[0] * Sb[3 + c]) / m->mass;
+        for (int a = bj; a >= 0; a = m->link_parent[a]) {
+            const int ma = map[a];
+            if (ma < 0) continue;
+            double u[3];
+            salto_v3_cross(u, d->S + 6 * a, tb);
+            add_sym(S, ns, ma, mb, sign * salto_v3_dot(w, u));
+        }
+    }
+}
+
+
+// The kinematic rows whose Hessian is exact, in O(depth^2): e . x of a point fixed on a link
+// (above_ground's points, a site at a point, on a line or a plane, or held there) and of the
+// centre of mass (com_position, a ballistic flight's parabola), a site's velocity (site_still),
+// a body's angular velocity (body_still), and the two rows of a second held site (its body's
+// heading and level, functions of free vectors turning with the body). Through the effective
+// root, whose translation is P - a . g(q) for the held site g (and its velocity -a . g'), a
+// point's or the centre of mass's row less the same for g with the weight sum_t (w . a_t) a_t;
+// the angles and the angular velocity do not see the translation. No differences. Returns 0
+// for any other kind of row.
+static int hess_kin_rows(salto_nlp* nlp, int i, const double* lambda, double* values) {
     const block* b = &nlp->blocks[i];
     const salto_constraint_desc* cd = &nlp->p->cons[b->con];
     const salto_model* m = nlp->m;
     const int t = cd->type;
-    if (t != SALTO_CON_ABOVE_GROUND && t != SALTO_CON_SITE_AT && t != SALTO_CON_SITE_ON_LINE &&
-        t != SALTO_CON_SITE_ON_PLANE && t != SALTO_CON_SITE_HOLD)
+    const int point = t == SALTO_CON_ABOVE_GROUND || t == SALTO_CON_SITE_AT ||
+                      t == SALTO_CON_SITE_ON_LINE || t == SALTO_CON_SITE_ON_PLANE ||
+                      t == SALTO_CON_SITE_HOLD;
+    const int com = t == SALTO_CON_COM_POSITION || t == SALTO_CON_COM_PARABOLA;
+    if (!point && !com && t != SALTO_CON_SITE_STILL && t != SALTO_CON_BODY_STILL &&
+        t != SALTO_CON_BODY_LEVEL && t != SALTO_CON_BODY_HEADING)
         return 0;
-    // the rows have only q-q curvature: where a physics block at this time reads every DOF,
-    // its square holds theirs, and they are summed into its state Hessian (one map to the
-    // control points for them all); otherwise mapped on their own
+    // where a physics block at this time reads every DOF, its square holds these rows', and
+    // they are summed into its state Hessian (one map to the control points for them all);
+    // otherwise mapped on their own
     const int merged = nlp->hess.acc >= 0;
-    int nd = b->ndep, ns = 3 * nd + b->nxaux;
+    int nd = b->ndep, ns = 3 * nd + b->nxaux, off = nd;
     double* S = nlp->hess.Sl;
     int* map = nlp->hess.map;
     if (merged) {
         ns = 3 * nlp->nv + nlp->blocks[nlp->hess.acc].nxaux;
+        off = nlp->nv;
         S = nlp->hess.Sacc;
         for (int j = 0; j < nlp->nv; j++) map[j] = j;
         nlp->hess.acc_used = 1;
@@ -899,39 +1084,103 @@ static int hess_point_rows(salto_nlp* nlp, int i, const double* lambda, double* 
     nlp_kinematics_at(nlp, nlp->hess.xs, b);
     const salto_data* d = nlp->ev.d;
     double w[3] = {0, 0, 0}, x[3];
-    int l;
-    if (t == SALTO_CON_ABOVE_GROUND) {
-        l = b->link;
-        salto_m3_mul_v3(x, d->R + 9 * l, b->point);
-        for (int k = 0; k < 3; k++) x[k] += d->p[3 * l + k];
-        w[2] = lambda[b->row0];
-    } else {
-        l = m->site_link[cd->site];
+    for (int r = 0; r < b->nrows; r++) {
+        const double lr = lambda[b->row0 + r];
+        if (t == SALTO_CON_SITE_AT || t == SALTO_CON_SITE_STILL || t == SALTO_CON_BODY_STILL ||
+            t == SALTO_CON_COM_POSITION) {
+            w[b->comp[r]] += lr;
+        } else if (t == SALTO_CON_ABOVE_GROUND) {
+            w[2] += lr;
+        } else if (t != SALTO_CON_BODY_LEVEL && t != SALTO_CON_BODY_HEADING) {
+            for (int k = 0; k < 3; k++) w[k] += lr * b->e[r][k];
+        }
+    }
+    int translated = 0; // 1: a position that sees the effective root's translation; 2: a velocity
+    if (point) {
+        int l;
+        if (t == SALTO_CON_ABOVE_GROUND) {
+            l = b->link;
+            salto_m3_mul_v3(x, d->R + 9 * l, b->point);
+            for (int k = 0; k < 3; k++) x[k] += d->p[3 * l + k];
+        } else {
+            l = m->site_link[cd->site];
+            salto_site_pos(m, d, cd->site, x);
+        }
+        if (l >= 0) point_hess_add(nlp, S, ns, map, l, x, w, 1.0);
+        translated = 1;
+    } else if (com) {
+        nlp_com_sums(nlp);
+        com_hess_add(nlp, S, ns, map, w, 1.0);
+        translated = 1;
+    } else if (t == SALTO_CON_SITE_STILL) {
+        const int l = m->site_link[cd->site];
         salto_site_pos(m, d, cd->site, x);
-        for (int r = 0; r < b->nrows; r++) {
-            const double lr = lambda[b->row0 + r];
-            if (t == SALTO_CON_SITE_AT) {
-                w[b->comp[r]] += lr;
-            } else {
-                for (int k = 0; k < 3; k++) w[k] += lr * b->e[r][k];
+        if (l >= 0) vel_point_hess_add(nlp, S, ns, map, off, l, x, w, 1.0);
+        translated = 2;
+    } else if (t == SALTO_CON_BODY_STILL) {
+        angvel_hess_add(nlp, S, ns, map, off, m->site_link[cd->site], w);
+    } else {
+        // u from site0 to site (one body), and for the level the body's zero-pose vertical v
+        const int l = m->site_link[cd->site];
+        const double lr = lambda[b->row0];
+        double x0[3], u[3];
+        salto_site_pos(m, d, cd->site0, x0);
+        salto_site_pos(m, d, cd->site, x);
+        for (int k = 0; k < 3; k++) u[k] = x[k] - x0[k];
+        if (t == SALTO_CON_BODY_LEVEL) {
+            // phi = v . (N x u) / |u|: gu = (v x N) / |u|, gv = (N x u) / |u|, Huv = [N x]' / |u|
+            const double len = salto_v3_norm(u);
+            if (len > 0.0 && l >= 0) {
+                double v[3], gu[3], gv[3], Huv[9];
+                salto_m3_mul_v3(v, d->R + 9 * l, cd->point);
+                salto_v3_cross(gu, v, cd->dir);
+                salto_v3_cross(gv, cd->dir, u);
+                const double* N = cd->dir;
+                const double Nx[9] = {0, -N[2], N[1], N[2], 0, -N[0], -N[1], N[0], 0};
+                for (int k = 0; k < 3; k++) gu[k] *= lr / len, gv[k] *= lr / len;
+                for (int r = 0; r < 3; r++) {
+                    for (int c = 0; c < 3; c++) Huv[3 * r + c] = lr * Nx[3 * c + r] / len;
+                }
+                freevec_hess_add(nlp, S, ns, map, l, u, v, gu, gv, NULL, Huv, NULL);
+            }
+        } else {
+            // psi = atan2(u . Ty, u . Tx) (the heading less the place variable)
+            double Tx[3], Ty[3];
+            salto_contact_frame(cd->dir, 0, Tx, Ty);
+            const double X = salto_v3_dot(u, Tx), Y = salto_v3_dot(u, Ty), r2 = X * X + Y * Y;
+            if (r2 > 0.0 && l >= 0) {
+                const double pX = -Y / r2, pY = X / r2, r4 = r2 * r2;
+                const double pXX = 2.0 * X * Y / r4, pYY = -pXX, pXY = (Y * Y - X * X) / r4;
+                double gu[3], Huu[9];
+                const double zero[3] = {0, 0, 0};
+                for (int k = 0; k < 3; k++) gu[k] = lr * (pX * Tx[k] + pY * Ty[k]);
+                for (int r = 0; r < 3; r++) {
+                    for (int c = 0; c < 3; c++) {
+                        Huu[3 * r + c] = lr * (pXX * Tx[r] * Tx[c] + pXY * (Tx[r] * Ty[c] + Ty[r] * Tx[c]) +
+                                               pYY * Ty[r] * Ty[c]);
+                    }
+                }
+                freevec_hess_add(nlp, S, ns, map, l, u, zero, gu, zero, Huu, NULL, NULL);
             }
         }
     }
-    if (l >= 0) point_hess_add(nlp, S, ns, map, l, x, w, 1.0);
-    if (b->er >= 0) {
+    if (translated && b->er >= 0) {
         const eroot* e = &nlp->root.er[b->er];
         double wg[3] = {0, 0, 0}, g[3];
         for (int k = 0; k < e->nt; k++) {
-            const double s = salto_v3_dot(w, e->a[k]);
-            for (int c = 0; c < 3; c++) wg[c] += s * e->a[k][c];
+            const double sk = salto_v3_dot(w, e->a[k]);
+            for (int c = 0; c < 3; c++) wg[c] += sk * e->a[k][c];
         }
         salto_site_pos(m, d, e->site, g);
-        point_hess_add(nlp, S, ns, map, m->site_link[e->site], g, wg, -1.0);
+        if (translated == 1) {
+            point_hess_add(nlp, S, ns, map, m->site_link[e->site], g, wg, -1.0);
+        } else {
+            vel_point_hess_add(nlp, S, ns, map, off, m->site_link[e->site], g, wg, -1.0);
+        }
     }
     if (!merged) block_hess_finish(nlp, i, S, NULL, values);
     return 1;
 }
-
 
 
 // the other nonlinear blocks at one time on one side, [i0, i1): one forward-kinematics pass per
@@ -949,7 +1198,7 @@ static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lam
     for (int i = i0; i < i1; i++) {
         const block* b = &nlp->blocks[i];
         if (b->con < 0 || nlp->hess.blk0[i] < 0 || !block_has_lambda(b, lambda)) continue;
-        if (hess_point_rows(nlp, i, lambda, values)) continue;
+        if (hess_kin_rows(nlp, i, lambda, values)) continue;
         mem[nmem] = i;
         at[nmem] = off;
         const size_t ns = 3 * (size_t)b->ndep + (size_t)b->nxaux;

@@ -534,7 +534,7 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
     rr->first_elapsed = result->elapsed;
     add_result(result, &wr); // the totals count the first solve on the coarse spline
     // the first motion's verdict (the denser solve's too), and the motion kept for it
-    int judged = 0, f_first = 0;
+    int judged = 0, f_first = 0, auto_cap = 0;
     double w_first = 0.0;
     double* first_x = NULL;
     if (st == SALTO_OK && auto_ok && result->converged) {
@@ -548,6 +548,14 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
                 refine = 1;
                 rounds_cap = AUTO_REFINE_ROUNDS;
                 rr->auto_refined = 1;
+                // each re-solve from its warm start at most as long as the denser solve: a
+                // refinement that helps converges well within it (the leap's 1 re-solve, the
+                // lamp's and the back tuck's), one that does not can run for minutes (the zoo's
+                // back layout: 7,300 iterations, 31 s, uncapped)
+                if (p->solver.refine_max_iterations == 0) {
+                    p->solver.refine_max_iterations = DENSER_MAX_ITERATIONS;
+                    auto_cap = 1;
+                }
             }
         }
     }
@@ -671,6 +679,7 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
     }
     salto_free(best_x), salto_free(best_et), salto_free(best_ep);
     salto_free(mu.g), salto_free(mu.x_lo), salto_free(mu.x_hi);
+    if (auto_cap) p->solver.refine_max_iterations = 0;
     // the automatic refinement: kept when its motion passes; else back to the first motion,
     // its slices and NLP, for the denser solve
     int denser_ok = !refine;
