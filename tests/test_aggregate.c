@@ -143,6 +143,45 @@ START_TEST(f0_hessian_matches_differences) {
 END_TEST
 
 
+// the (q, qd) gradient of mu . p0 (mu in ctx) by p0's Jacobian, padded to the 3nv inputs
+static void p0_weighted_grad(const salto_model* mm, salto_data* dd, double* out, const void* ctx) {
+    const double* mu = ctx;
+    double Jp[6 * MAXV];
+    salto_p0_jac(mm, dd, Jp);
+    for (int c = 0; c < 2 * mm->nv; c++) {
+        out[c] = 0.0;
+        for (int r = 0; r < 6; r++) out[c] += mu[r] * Jp[r * 2 * mm->nv + c];
+    }
+}
+
+
+// salto_p0_hess against central differences of the exact gradient (q and qd columns)
+START_TEST(p0_hessian_matches_differences) {
+    setup_model(_i);
+    const int nv = m->nv, n2 = 2 * nv, n3 = 3 * nv;
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 950u + (uint64_t)_i);
+    double mu[6];
+    for (int k = 0; k < 6; k++) mu[k] = salto_test_uniform(&rng, -1.0, 1.0);
+    static double H[MAXV * MAXV], Hfd[MAXV * MAXV], work[30 * MAXV];
+    salto_p0_hess(m, d, mu, H, work);
+    fd_jac(m, d, p0_weighted_grad, mu, n2, Hfd); // rows: the gradient's 2nv entries; columns 3nv
+    static double Hq[MAXV * MAXV];
+    for (int a = 0; a < n2; a++) {
+        for (int c = 0; c < n2; c++) Hq[a * n2 + c] = Hfd[a * n3 + c]; // the q and qd columns
+    }
+    char ctx[128];
+    snprintf(ctx, sizeof ctx, "mu . p0 Hessian vs differences, model %d seed %d", _i % NMODEL, 950 + _i);
+    jac_close(H, Hq, n2 * n2, 1e-6, ctx);
+    // and p0 does not depend on qdd
+    for (int a = 0; a < n2; a++) {
+        for (int c = n2; c < n3; c++) ck_assert_double_eq_tol(Hfd[a * n3 + c], 0.0, 1e-6);
+    }
+    teardown_model();
+}
+END_TEST
+
+
 // direct O(D^2) differentiation agrees with the linear method to rounding
 START_TEST(direct_jacobian_equals_linear) {
     setup_model(_i);
@@ -360,6 +399,7 @@ Suite* aggregate_suite(void) {
     tcase_set_timeout(fd, 120);
     tcase_add_loop_test(fd, linear_jacobian_matches_central_differences, 0, 6 * NMODEL);
     tcase_add_loop_test(fd, f0_hessian_matches_differences, 0, 3 * NMODEL);
+    tcase_add_loop_test(fd, p0_hessian_matches_differences, 0, 2 * NMODEL);
     tcase_add_loop_test(fd, fd_baselines_match_linear, 0, NMODEL);
     tcase_add_loop_test(fd, momentum_jacobian_matches_central_differences, 0, 2 * NMODEL);
     tcase_add_loop_test(fd, joint_torque_jacobian_matches_central_differences, 0, 4 * NMODEL);

@@ -44,6 +44,12 @@ void salto_f0_jac(const salto_model* m, salto_data* d, salto_jac_method method, 
 void salto_f0_hess(const salto_model* m, salto_data* d, const double mu[6], double* H,
                    double* work);
 
+// The Hessian of mu . p0 (mu fixed, 6) with respect to (q, qd): 2nv x 2nv row-major, full and
+// symmetric, in O(nv depth) (the qd-qd block is zero: p0 is linear in qd). Reads d->q, d->qd;
+// work holds 30 nv doubles. Allocates nothing.
+void salto_p0_hess(const salto_model* m, salto_data* d, const double mu[6], double* H,
+                   double* work);
+
 // The aggregate momentum p0 = sum_i I_i V_i (about the world origin, into d->p0) and, unless
 // Jp is NULL, its Jacobian Jp (6 x 2nv, columns q then qd) by salto_f0_jac's linear method
 // without the accelerations: reads d->q, d->qd, leaves the kinematics at the velocity level

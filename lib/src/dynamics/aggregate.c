@@ -663,3 +663,52 @@ void salto_f0_hess(const salto_model* m, salto_data* d, const double mu[6], doub
         }
     }
 }
+
+
+// The second derivatives of mu . p0 (mu fixed), p0 = sum_i I_i V_i, from p0's columns
+// dp0/dq_j = S_j x* H_j + Ic_j W_j and dp0/dqd_j = Ic_j S_j: for l in sub(j), with dH_l, dIc_l,
+// a = -S x mu and r1 = dIc mu as in salto_f0_hess,
+//   q_j q_l   = a_j . dH_l + W_j . r1_l
+//   qd_j q_l  = S_j . r1_l,      and for l a strict ancestor of j, qd_j q_l = a_l . Ic_j S_j
+// (p0 is linear in qd: the qd-qd block is zero).
+void salto_p0_hess(const salto_model* m, salto_data* d, const double mu[6], double* H,
+                   double* work) {
+    const int nv = m->nv, n2 = 2 * nv;
+    subtree_sums(m, d, 0);
+    enum { DH, R1, A, W, ICS, NPER };
+    double* P = work;
+#define PV(l, f) (P + (size_t)(l) * 6 * NPER + 6 * (f))
+    for (int l = 0; l < nv; l++) {
+        double Ic[10], Hs[6];
+        load_sums(m, d, l, Ic, NULL, Hs, NULL);
+        const double* S = d->S + 6 * l;
+        const double* Vp = d->V + 6 * m->link_parent[l]; // the world's at index -1
+        double* Wl = PV(l, W);
+        salto_sv_crossm(Wl, Vp, S);
+        double* dH = PV(l, DH);
+        salto_sv_crossf(dH, S, Hs);
+        salto_si_mul_add(dH, Ic, Wl);
+        double dIc[10];
+        salto_si_rate(dIc, Ic, S);
+        salto_si_mul(PV(l, R1), dIc, mu);
+        double* al = PV(l, A);
+        salto_sv_crossm(al, S, mu);
+        for (int k = 0; k < 6; k++) al[k] = -al[k];
+        salto_si_mul(PV(l, ICS), Ic, S);
+    }
+    memset(H, 0, (size_t)n2 * (size_t)n2 * sizeof(double));
+    for (int j = 0; j < nv; j++) {
+        const double* Sj = d->S + 6 * j;
+        for (int l = j; l < m->link_subtree_end[j]; l++) {
+            const double v = salto_sv_dot(PV(j, A), PV(l, DH)) + salto_sv_dot(PV(j, W), PV(l, R1));
+            H[(size_t)j * n2 + l] = H[(size_t)l * n2 + j] = v;
+            const double c = salto_sv_dot(Sj, PV(l, R1)); // qd_j q_l
+            H[(size_t)(nv + j) * n2 + l] = H[(size_t)l * n2 + nv + j] = c;
+        }
+        for (int l = m->link_parent[j]; l >= 0; l = m->link_parent[l]) {
+            const double c = salto_sv_dot(PV(l, A), PV(j, ICS));
+            H[(size_t)(nv + j) * n2 + l] = H[(size_t)l * n2 + nv + j] = c;
+        }
+    }
+#undef PV
+}

@@ -345,6 +345,182 @@ static void point_hess_add(const salto_nlp* nlp, double* S, int ns, const int* m
 }
 
 
+static void add_sym(double* S, int ns, int a, int b, double v) {
+    S[a * ns + b] += v;
+    if (a != b) S[b * ns + a] += v;
+}
+
+
+// the links of l's path, root first, into path (at most nv); returns their number
+static int link_path(const salto_model* m, int l, int* path) {
+    int n = 0;
+    for (int j = l; j >= 0; j = m->link_parent[j]) n++;
+    int k = n;
+    for (int j = l; j >= 0; j = m->link_parent[j]) path[--k] = j;
+    return n;
+}
+
+
+// Add sign * the state Hessian of w . x' for a point x fixed on link l (x' = sum_j t_j(x) qd_j
+// over l's path; kinematics with velocities in d), the q slots map[j] and the qd slots off +
+// map[j]. With Om_a the angular velocity of a's parent and tau_a = sum_{j >= a} t_j qd_j (the
+// point's velocity from a on): dx'/dq_a = Om_a x t_a + w_a x tau_a, so for a <= b on the path
+//   q_a q_b  = w . (Om_a x (w_a x t_b) + w_a x ((Om_b - Om_a) x t_b + w_b x tau_b))
+//   q_a qd_j = w . (w_min x t_max), the point's Hessian (dx'/dqd_j = t_j)
+static void vel_point_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, int off,
+                               int l, const double* x, const double* w, double sign) {
+    const salto_model* m = nlp->m;
+    const salto_data* d = nlp->ev.d;
+    int* path = nlp->hess.path;
+    double* t = nlp->hess.pv;           // 3 per path link: t_a(x)
+    double* tau = t + 3 * (size_t)nlp->nv; // tau_a
+    const int n = link_path(m, l, path);
+    for (int k = 0; k < n; k++) {
+        const double* Sa = d->S + 6 * path[k];
+        salto_v3_cross(t + 3 * k, Sa, x);
+        for (int c = 0; c < 3; c++) t[3 * k + c] += Sa[3 + c];
+    }
+    double acc[3] = {0, 0, 0};
+    for (int k = n - 1; k >= 0; k--) {
+        const double qd = d->qd[path[k]];
+        for (int c = 0; c < 3; c++) acc[c] += t[3 * k + c] * qd, tau[3 * k + c] = acc[c];
+    }
+    for (int ka = 0; ka < n; ka++) {
+        const int a = path[ka], ma = map[a];
+        if (ma < 0) continue;
+        const double* wa = d->S + 6 * a;
+        const double* Oa = d->V + 6 * m->link_parent[a]; // angular part first; the world's at -1
+        for (int kb = ka; kb < n; kb++) {
+            const int bj = path[kb], mb = map[bj];
+            if (mb < 0) continue;
+            const double* wb = d->S + 6 * bj;
+            const double* Ob = d->V + 6 * m->link_parent[bj];
+            double u1[3], u2[3], dO[3], u3[3], u4[3];
+            salto_v3_cross(u1, wa, t + 3 * kb); // w_a x t_b: also the q-qd entry
+            salto_v3_cross(u2, Oa, u1);
+            for (int c = 0; c < 3; c++) dO[c] = Ob[c] - Oa[c];
+            salto_v3_cross(u3, dO, t + 3 * kb);
+            salto_v3_cross(u4, wb, tau + 3 * kb);
+            for (int c = 0; c < 3; c++) u3[c] += u4[c];
+            salto_v3_cross(u4, wa, u3);
+            add_sym(S, ns, ma, mb, sign * (salto_v3_dot(w, u2) + salto_v3_dot(w, u4)));
+            const double h = sign * salto_v3_dot(w, u1); // q_a qd_b and q_b qd_a
+            add_sym(S, ns, ma, off + mb, h);
+            if (ka != kb) add_sym(S, ns, mb, off + ma, h);
+        }
+    }
+}
+
+
+// Add the state Hessian of w . omega_l (a body's angular velocity, sum_j w_j qd_j over its
+// path): with rho_b = sum_{j >= b} w_j qd_j, for a <= b on the path q_a q_b = w . (w_a x (w_b x
+// rho_b)), and q_a qd_j = w . (w_a x w_j) for a strictly before j
+static void angvel_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, int off, int l,
+                            const double* w) {
+    const salto_model* m = nlp->m;
+    const salto_data* d = nlp->ev.d;
+    int* path = nlp->hess.path;
+    double* rho = nlp->hess.pv;
+    const int n = link_path(m, l, path);
+    double acc[3] = {0, 0, 0};
+    for (int k = n - 1; k >= 0; k--) {
+        const double* Sk = d->S + 6 * path[k];
+        const double qd = d->qd[path[k]];
+        for (int c = 0; c < 3; c++) acc[c] += Sk[c] * qd, rho[3 * k + c] = acc[c];
+    }
+    for (int ka = 0; ka < n; ka++) {
+        const int a = path[ka], ma = map[a];
+        if (ma < 0) continue;
+        const double* wa = d->S + 6 * a;
+        for (int kb = ka; kb < n; kb++) {
+            const int bj = path[kb], mb = map[bj];
+            if (mb < 0) continue;
+            const double* wb = d->S + 6 * bj;
+            double u1[3], u2[3];
+            salto_v3_cross(u1, wb, rho + 3 * kb);
+            salto_v3_cross(u2, wa, u1);
+            add_sym(S, ns, ma, mb, salto_v3_dot(w, u2));
+            if (kb > ka) {
+                salto_v3_cross(u1, wa, wb);
+                add_sym(S, ns, ma, off + mb, salto_v3_dot(w, u1));
+            }
+        }
+    }
+}
+
+
+// The Hessian of a row phi(u, v) of two free vectors fixed on link l (turning with it: du/dq_a
+// = w_a x u, d2u/dq_a dq_b = w_a x (w_b x u) for a <= b), given phi's gradient (gu, gv) and
+// its Hessian in u and v (Huu, Huv, Hvv, 3 x 3 row-major; NULL: zero)
+static void freevec_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, int l,
+                             const double* u, const double* v, const double* gu, const double* gv,
+                             const double* Huu, const double* Huv, const double* Hvv) {
+    const salto_model* m = nlp->m;
+    const salto_data* d = nlp->ev.d;
+    int* path = nlp->hess.path;
+    const int n = link_path(m, l, path);
+    for (int ka = 0; ka < n; ka++) {
+        const int a = path[ka], ma = map[a];
+        if (ma < 0) continue;
+        const double* wa = d->S + 6 * a;
+        double ua[3], va[3];
+        salto_v3_cross(ua, wa, u);
+        salto_v3_cross(va, wa, v);
+        for (int kb = ka; kb < n; kb++) {
+            const int bj = path[kb], mb = map[bj];
+            if (mb < 0) continue;
+            const double* wb = d->S + 6 * bj;
+            double ub[3], vb[3], t1[3], uab[3], vab[3];
+            salto_v3_cross(ub, wb, u);
+            salto_v3_cross(vb, wb, v);
+            salto_v3_cross(uab, wa, ub);
+            salto_v3_cross(vab, wa, vb);
+            double h = salto_v3_dot(gu, uab) + salto_v3_dot(gv, vab);
+            if (Huu) {
+                salto_m3_mul_v3(t1, Huu, ub);
+                h += salto_v3_dot(ua, t1);
+            }
+            if (Hvv) {
+                salto_m3_mul_v3(t1, Hvv, vb);
+                h += salto_v3_dot(va, t1);
+            }
+            if (Huv) {
+                salto_m3_mul_v3(t1, Huv, vb);
+                h += salto_v3_dot(ua, t1);
+                salto_m3_mul_v3(t1, Huv, va);
+                h += salto_v3_dot(ub, t1);
+            }
+            add_sym(S, ns, ma, mb, h);
+        }
+    }
+}
+
+
+// Add the Hessian of w . c, the centre of mass (after nlp_com_sums: each subtree's mass m_b and
+// first moment h_b): for a an ancestor of b or b itself, w . (w_a x (m_b v_b + w_b x h_b)) / M
+static void com_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, const double* w,
+                         double sign) {
+    const salto_model* m = nlp->m;
+    const salto_data* d = nlp->ev.d;
+    for (int bj = 0; bj < nlp->nv; bj++) {
+        const int mb = map[bj];
+        if (mb < 0) continue;
+        const double* sb = nlp->ev.sums + 7 * bj;
+        const double* Sb = d->S + 6 * bj;
+        double tb[3];
+        salto_v3_cross(tb, Sb, sb + 1);
+        for (int c = 0; c < 3; c++) tb[c] = (tb[c] + sb[0] * Sb[3 + c]) / m->mass;
+        for (int a = bj; a >= 0; a = m->link_parent[a]) {
+            const int ma = map[a];
+            if (ma < 0) continue;
+            double u[3];
+            salto_v3_cross(u, d->S + 6 * a, tb);
+            add_sym(S, ns, ma, mb, sign * salto_v3_dot(w, u));
+        }
+    }
+}
+
+
 // the point rows' Hessian summed at this time into S, physics block i's state Hessian
 static void add_merged(const salto_nlp* nlp, int i, double* S) {
     if (nlp->hess.acc != i || !nlp->hess.acc_used) return;
@@ -630,6 +806,109 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
         block_hess_finish(nlp, i, S, NULL, values);
         return SALTO_OK;
     }
+    // a flight's momentum rows, w h_k less a place variable with h = p0 less c x P in its
+    // angular part: psi = mu . p0 - mu_a . (c x P) for mu the rows' weights (lambda w on each
+    // component), exact from p0's second derivatives (salto_p0_hess, weighted by mu less
+    // [0; mu_a x c]), the centre of mass's (weighted by P x mu_a) and the cross terms
+    // J_c' B J_P (B_ij = mu_a . (e_i x e_j)) with its transpose
+    if (structured && momentum) {
+        const salto_model* m = nlp->m;
+        salto_data* dd = nlp->ev.d;
+        nlp_block_state(nlp, nlp->hess.xs, b, 0);
+        double* Jp = nlp->hess.Jb;          // 6 x 2 nv
+        double* Jc = Jp + 12 * (size_t)nv;  // 3 x nv
+        double* H2 = nlp->hess.Hf;          // 2 nv x 2 nv
+        salto_p0_jac(m, dd, Jp);
+        nlp_com_sums(nlp);
+        double c[3];
+        nlp_com_from_sums(nlp, c, NULL);
+        nlp_com_jac(nlp, Jc);
+        const double* P = dd->p0 + 3;
+        const double wT = 1.0 / nlp->p->phases[b->phase].duration;
+        double mu[6] = {0, 0, 0, 0, 0, 0};
+        for (int r = 0; r < b->nrows; r++) mu[nlp_momentum_comp(nlp, r)] += lambda[b->row0 + r] * wT;
+        double mu2[6], ac[3], pa[3];
+        salto_v3_cross(ac, mu, c);
+        salto_v3_cross(pa, P, mu);
+        for (int k = 0; k < 3; k++) mu2[k] = mu[k], mu2[3 + k] = mu[3 + k] - ac[k];
+        salto_p0_hess(m, dd, mu2, H2, nlp->hess.fw);
+        memset(S, 0, (size_t)ns * (size_t)ns * sizeof(double));
+        const int n2 = 2 * nv;
+        for (int a = 0; a < n2; a++) {
+            for (int cc = 0; cc < n2; cc++) S[a * ns + cc] = H2[a * n2 + cc];
+        }
+        int* id = nlp->hess.map2;
+        for (int j = 0; j < nv; j++) id[j] = j;
+        com_hess_add(nlp, S, ns, id, pa, -1.0);
+        double B[3][3];
+        for (int i2 = 0; i2 < 3; i2++) {
+            for (int j2 = 0; j2 < 3; j2++) {
+                double ei[3] = {0, 0, 0}, ej[3] = {0, 0, 0}, x[3];
+                ei[i2] = 1.0, ej[j2] = 1.0;
+                salto_v3_cross(x, ei, ej);
+                B[i2][j2] = salto_v3_dot(mu, x);
+            }
+        }
+        for (int u = 0; u < nv; u++) {
+            double cb[3]; // (J_c' B)_u
+            for (int j2 = 0; j2 < 3; j2++) {
+                cb[j2] = Jc[u] * B[0][j2] + Jc[nv + u] * B[1][j2] + Jc[2 * nv + u] * B[2][j2];
+            }
+            for (int v = 0; v < n2; v++) {
+                const double val = cb[0] * Jp[3 * n2 + v] + cb[1] * Jp[4 * n2 + v] + cb[2] * Jp[5 * n2 + v];
+                S[u * ns + v] -= val;
+                S[v * ns + u] -= val;
+            }
+        }
+        nlp->ev.have_state = 0;
+        add_merged(nlp, i, S);
+        block_hess_finish(nlp, i, S, NULL, values);
+        return SALTO_OK;
+    }
+    // a ballistic flight's rows, f0's moments about the centre of mass c: mu . f0's Hessian,
+    // the rows' f0-c curvature J_f' Pfc J_c with its transpose, and nu . c's
+    if (structured && !momentum && b->er < 0 && b->nxaux == 0 && nlp->bal[b->phase] >= 0) {
+        const salto_model* m = nlp->m;
+        salto_data* dd = nlp->ev.d;
+        const int n3 = 3 * nv;
+        double* Jf = nlp->hess.Jb;          // 6 x 3 nv
+        double* Jc = Jf + 18 * (size_t)nv;  // 3 x nv
+        nlp_block_state(nlp, nlp->hess.xs, b, 1);
+        double f0[6], c[3];
+        salto_f0_jac(m, dd, SALTO_JAC_LINEAR, f0, Jf, NULL);
+        nlp_com_sums(nlp);
+        nlp_com_from_sums(nlp, c, NULL);
+        nlp_com_jac(nlp, Jc);
+        frow rows[8];
+        nlp_physics_rows(nlp, b, f0, c, rows);
+        double mu[6] = {0, 0, 0, 0, 0, 0}, nu[3] = {0, 0, 0};
+        for (int r = 0; r < b->nrows; r++) {
+            const double l = lambda[b->row0 + r];
+            for (int k = 0; k < 6; k++) mu[k] += l * rows[r].df0[k];
+            for (int k = 0; k < 3; k++) nu[k] += l * rows[r].dc[k];
+        }
+        double Pff[6][6], Pfc[6][3];
+        nlp_physics_curvature(nlp, b, lambda + b->row0, Pff, Pfc);
+        salto_f0_hess(m, dd, mu, S, nlp->hess.fw); // ns = 3 nv here
+        for (int a = 0; a < n3; a++) {
+            double fa[3] = {0, 0, 0};
+            for (int k = 0; k < 6; k++) {
+                for (int l = 0; l < 3; l++) fa[l] += Jf[k * n3 + a] * Pfc[k][l];
+            }
+            for (int q = 0; q < nv; q++) {
+                const double v = fa[0] * Jc[q] + fa[1] * Jc[nv + q] + fa[2] * Jc[2 * nv + q];
+                S[a * ns + q] += v;
+                S[q * ns + a] += v;
+            }
+        }
+        int* id = nlp->hess.map2;
+        for (int j = 0; j < nv; j++) id[j] = j;
+        com_hess_add(nlp, S, ns, id, nu, 1.0);
+        nlp->ev.have_state = 0;
+        add_merged(nlp, i, S);
+        block_hess_finish(nlp, i, S, NULL, values);
+        return SALTO_OK;
+    }
     // rows on f0 and the support centre through the effective root: hess_physics_er
     if (structured && !momentum && b->er >= 0 && nlp->bal[b->phase] < 0 &&
         (ctype == SALTO_CONTACT_GROUND || ctype == SALTO_CONTACT_BAR)) {
@@ -863,182 +1142,6 @@ static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, dou
     nlp->ev.have_state = 0;
     block_hess_finish(nlp, i, S, Q, values);
     return SALTO_OK;
-}
-
-
-static void add_sym(double* S, int ns, int a, int b, double v) {
-    S[a * ns + b] += v;
-    if (a != b) S[b * ns + a] += v;
-}
-
-
-// the links of l's path, root first, into path (at most nv); returns their number
-static int link_path(const salto_model* m, int l, int* path) {
-    int n = 0;
-    for (int j = l; j >= 0; j = m->link_parent[j]) n++;
-    int k = n;
-    for (int j = l; j >= 0; j = m->link_parent[j]) path[--k] = j;
-    return n;
-}
-
-
-// Add sign * the state Hessian of w . x' for a point x fixed on link l (x' = sum_j t_j(x) qd_j
-// over l's path; kinematics with velocities in d), the q slots map[j] and the qd slots off +
-// map[j]. With Om_a the angular velocity of a's parent and tau_a = sum_{j >= a} t_j qd_j (the
-// point's velocity from a on): dx'/dq_a = Om_a x t_a + w_a x tau_a, so for a <= b on the path
-//   q_a q_b  = w . (Om_a x (w_a x t_b) + w_a x ((Om_b - Om_a) x t_b + w_b x tau_b))
-//   q_a qd_j = w . (w_min x t_max), the point's Hessian (dx'/dqd_j = t_j)
-static void vel_point_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, int off,
-                               int l, const double* x, const double* w, double sign) {
-    const salto_model* m = nlp->m;
-    const salto_data* d = nlp->ev.d;
-    int* path = nlp->hess.path;
-    double* t = nlp->hess.pv;           // 3 per path link: t_a(x)
-    double* tau = t + 3 * (size_t)nlp->nv; // tau_a
-    const int n = link_path(m, l, path);
-    for (int k = 0; k < n; k++) {
-        const double* Sa = d->S + 6 * path[k];
-        salto_v3_cross(t + 3 * k, Sa, x);
-        for (int c = 0; c < 3; c++) t[3 * k + c] += Sa[3 + c];
-    }
-    double acc[3] = {0, 0, 0};
-    for (int k = n - 1; k >= 0; k--) {
-        const double qd = d->qd[path[k]];
-        for (int c = 0; c < 3; c++) acc[c] += t[3 * k + c] * qd, tau[3 * k + c] = acc[c];
-    }
-    for (int ka = 0; ka < n; ka++) {
-        const int a = path[ka], ma = map[a];
-        if (ma < 0) continue;
-        const double* wa = d->S + 6 * a;
-        const double* Oa = d->V + 6 * m->link_parent[a]; // angular part first; the world's at -1
-        for (int kb = ka; kb < n; kb++) {
-            const int bj = path[kb], mb = map[bj];
-            if (mb < 0) continue;
-            const double* wb = d->S + 6 * bj;
-            const double* Ob = d->V + 6 * m->link_parent[bj];
-            double u1[3], u2[3], dO[3], u3[3], u4[3];
-            salto_v3_cross(u1, wa, t + 3 * kb); // w_a x t_b: also the q-qd entry
-            salto_v3_cross(u2, Oa, u1);
-            for (int c = 0; c < 3; c++) dO[c] = Ob[c] - Oa[c];
-            salto_v3_cross(u3, dO, t + 3 * kb);
-            salto_v3_cross(u4, wb, tau + 3 * kb);
-            for (int c = 0; c < 3; c++) u3[c] += u4[c];
-            salto_v3_cross(u4, wa, u3);
-            add_sym(S, ns, ma, mb, sign * (salto_v3_dot(w, u2) + salto_v3_dot(w, u4)));
-            const double h = sign * salto_v3_dot(w, u1); // q_a qd_b and q_b qd_a
-            add_sym(S, ns, ma, off + mb, h);
-            if (ka != kb) add_sym(S, ns, mb, off + ma, h);
-        }
-    }
-}
-
-
-// Add the state Hessian of w . omega_l (a body's angular velocity, sum_j w_j qd_j over its
-// path): with rho_b = sum_{j >= b} w_j qd_j, for a <= b on the path q_a q_b = w . (w_a x (w_b x
-// rho_b)), and q_a qd_j = w . (w_a x w_j) for a strictly before j
-static void angvel_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, int off, int l,
-                            const double* w) {
-    const salto_model* m = nlp->m;
-    const salto_data* d = nlp->ev.d;
-    int* path = nlp->hess.path;
-    double* rho = nlp->hess.pv;
-    const int n = link_path(m, l, path);
-    double acc[3] = {0, 0, 0};
-    for (int k = n - 1; k >= 0; k--) {
-        const double* Sk = d->S + 6 * path[k];
-        const double qd = d->qd[path[k]];
-        for (int c = 0; c < 3; c++) acc[c] += Sk[c] * qd, rho[3 * k + c] = acc[c];
-    }
-    for (int ka = 0; ka < n; ka++) {
-        const int a = path[ka], ma = map[a];
-        if (ma < 0) continue;
-        const double* wa = d->S + 6 * a;
-        for (int kb = ka; kb < n; kb++) {
-            const int bj = path[kb], mb = map[bj];
-            if (mb < 0) continue;
-            const double* wb = d->S + 6 * bj;
-            double u1[3], u2[3];
-            salto_v3_cross(u1, wb, rho + 3 * kb);
-            salto_v3_cross(u2, wa, u1);
-            add_sym(S, ns, ma, mb, salto_v3_dot(w, u2));
-            if (kb > ka) {
-                salto_v3_cross(u1, wa, wb);
-                add_sym(S, ns, ma, off + mb, salto_v3_dot(w, u1));
-            }
-        }
-    }
-}
-
-
-// The Hessian of a row phi(u, v) of two free vectors fixed on link l (turning with it: du/dq_a
-// = w_a x u, d2u/dq_a dq_b = w_a x (w_b x u) for a <= b), given phi's gradient (gu, gv) and
-// its Hessian in u and v (Huu, Huv, Hvv, 3 x 3 row-major; NULL: zero)
-static void freevec_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, int l,
-                             const double* u, const double* v, const double* gu, const double* gv,
-                             const double* Huu, const double* Huv, const double* Hvv) {
-    const salto_model* m = nlp->m;
-    const salto_data* d = nlp->ev.d;
-    int* path = nlp->hess.path;
-    const int n = link_path(m, l, path);
-    for (int ka = 0; ka < n; ka++) {
-        const int a = path[ka], ma = map[a];
-        if (ma < 0) continue;
-        const double* wa = d->S + 6 * a;
-        double ua[3], va[3];
-        salto_v3_cross(ua, wa, u);
-        salto_v3_cross(va, wa, v);
-        for (int kb = ka; kb < n; kb++) {
-            const int bj = path[kb], mb = map[bj];
-            if (mb < 0) continue;
-            const double* wb = d->S + 6 * bj;
-            double ub[3], vb[3], t1[3], uab[3], vab[3];
-            salto_v3_cross(ub, wb, u);
-            salto_v3_cross(vb, wb, v);
-            salto_v3_cross(uab, wa, ub);
-            salto_v3_cross(vab, wa, vb);
-            double h = salto_v3_dot(gu, uab) + salto_v3_dot(gv, vab);
-            if (Huu) {
-                salto_m3_mul_v3(t1, Huu, ub);
-                h += salto_v3_dot(ua, t1);
-            }
-            if (Hvv) {
-                salto_m3_mul_v3(t1, Hvv, vb);
-                h += salto_v3_dot(va, t1);
-            }
-            if (Huv) {
-                salto_m3_mul_v3(t1, Huv, vb);
-                h += salto_v3_dot(ua, t1);
-                salto_m3_mul_v3(t1, Huv, va);
-                h += salto_v3_dot(ub, t1);
-            }
-            add_sym(S, ns, ma, mb, h);
-        }
-    }
-}
-
-
-// Add the Hessian of w . c, the centre of mass (after nlp_com_sums: each subtree's mass m_b and
-// first moment h_b): for a an ancestor of b or b itself, w . (w_a x (m_b v_b + w_b x h_b)) / M
-static void com_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, const double* w,
-                         double sign) {
-    const salto_model* m = nlp->m;
-    const salto_data* d = nlp->ev.d;
-    for (int bj = 0; bj < nlp->nv; bj++) {
-        const int mb = map[bj];
-        if (mb < 0) continue;
-        const double* sb = nlp->ev.sums + 7 * bj;
-        const double* Sb = d->S + 6 * bj;
-        double tb[3];
-        salto_v3_cross(tb, Sb, sb + 1);
-        for (int c = 0; c < 3; c++) tb[c] = (tb[c] + sb[0] * Sb[3 + c]) / m->mass;
-        for (int a = bj; a >= 0; a = m->link_parent[a]) {
-            const int ma = map[a];
-            if (ma < 0) continue;
-            double u[3];
-            salto_v3_cross(u, d->S + 6 * a, tb);
-            add_sym(S, ns, ma, mb, sign * salto_v3_dot(w, u));
-        }
-    }
 }
 
 
