@@ -679,17 +679,42 @@ static salto_status hess_physics_er(salto_nlp* nlp, int i, const double* lambda,
         }
     }
     // S = E' H E = [u, v splines'] H[u][v] + [u splines'] sum_b H[u][b] Er[b][v]
-    //             + sum_a Er[a][u] Y[a][v]   (a, b over the translation's rows)
+    //             + sum_a Er[a][u] Y[a][v]   (a, b over the translation's rows); E's rows are
+    //             non-zero only on the held site's path and the places (nz)
+    int* nz = nlp->hess.path; // up to ns entries: reuse path's nv and map2's nv
+    int nnz = 0;
+    for (int v = 0; v < ns; v++) {
+        int any = 0;
+        for (int tr = 0; tr < nT && !any; tr++) any = Er[tr * ns + v] != 0.0;
+        if (any) nz[nnz++] = v;
+    }
     for (int u = 0; u < ns; u++) {
         const int ru = u < n3 && !isT[u % nv];
-        for (int v = 0; v < ns; v++) {
-            const int rv = v < n3 && !isT[v % nv];
-            double s = ru && rv ? H[u * n3 + v] : 0.0;
-            for (int tr = 0; tr < nT; tr++) {
-                if (ru) s += H[u * n3 + TROW(tr / 3, tr % 3)] * Er[tr * ns + v];
-                s += Er[tr * ns + u] * Y[tr * ns + v];
+        double* Su = S + (size_t)u * ns;
+        if (ru) {
+            const double* Hu = H + (size_t)u * n3;
+            for (int v = 0; v < n3; v++) Su[v] = isT[v % nv] ? 0.0 : Hu[v];
+            for (int v = n3; v < ns; v++) Su[v] = 0.0;
+            double hT[9];
+            for (int tr = 0; tr < nT; tr++) hT[tr] = Hu[TROW(tr / 3, tr % 3)];
+            for (int k = 0; k < nnz; k++) {
+                const int v = nz[k];
+                double sum = 0.0;
+                for (int tr = 0; tr < nT; tr++) sum += hT[tr] * Er[tr * ns + v];
+                Su[v] += sum;
             }
-            S[u * ns + v] = s;
+        } else {
+            for (int v = 0; v < ns; v++) Su[v] = 0.0;
+        }
+    }
+    for (int k = 0; k < nnz; k++) {
+        const int u = nz[k];
+        double* Su = S + (size_t)u * ns;
+        for (int tr = 0; tr < nT; tr++) {
+            const double eu = Er[tr * ns + u];
+            if (eu == 0.0) continue;
+            const double* y = Y + tr * ns;
+            for (int v = 0; v < ns; v++) Su[v] += eu * y[v];
         }
     }
 #undef TROW

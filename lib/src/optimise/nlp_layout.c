@@ -845,7 +845,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->hess.fw = salto_malloc(72 * (size_t)nlp->nv * sizeof(double));
     nlp->hess.map = salto_malloc((size_t)nlp->nv * sizeof(int));
     nlp->hess.map2 = salto_malloc((size_t)nlp->nv * sizeof(int));
-    nlp->hess.path = salto_malloc((size_t)nlp->nv * sizeof(int));
+    nlp->hess.path = salto_malloc((3 * (size_t)nlp->nv + NXAUX) * sizeof(int));
     nlp->hess.pv = salto_malloc(6 * (size_t)nlp->nv * sizeof(double));
     nlp->hess.Hf = salto_malloc(9 * (size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
     nlp->hess.Er = salto_malloc((18 * (3 * (size_t)nlp->nv + NXAUX) + 18 * (size_t)nlp->nv) * sizeof(double));

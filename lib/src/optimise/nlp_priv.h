@@ -124,7 +124,7 @@ typedef struct nlp_hessian {
     double* fw;              // salto_f0_hess's work (72 nv)
     int* map;                // a block's local index of each DOF (nv)
     int* map2;               //   another (nv)
-    int* path;               // a link's path, root first (nv)
+    int* path;               // a link's path, root first (3 nv + NXAUX: also a list of slots)
     double* pv;              //   per-link vectors along it (6 nv)
     double* Hf;              // a physics block's Hessian in the full state ((3 nv)^2)
     double* Er;              // the effective root's chain rows and their products with it
