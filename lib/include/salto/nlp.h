@@ -56,6 +56,17 @@ int salto_nlp_phase_ballistic(const salto_nlp* nlp, int i);
 void salto_nlp_guess_from_solution(const salto_nlp* nlp, const salto_nlp* prev,
                                    const double* xprev, double* x);
 
+// The multipliers to go with that warm start, from prev's (gprev: ng of prev; zlo, zhi: nx of
+// prev, may be NULL) into g (ng), x_lo and x_hi (nx): each row takes the multiplier of the row
+// of the same constraint, phase, side and place in the block at the nearest time of prev's,
+// each phase's time mapped as for the motion (0 where prev has no such row); each control
+// point the bound multipliers of prev's nearest control point of its DOF (by Greville
+// abscissa), the other variables prev's in order when both have as many, else 0. Returns the
+// rows matched.
+int salto_nlp_mult_from_solution(const salto_nlp* nlp, const salto_nlp* prev, const double* gprev,
+                                 const double* zlo_prev, const double* zhi_prev, double* g,
+                                 double* x_lo, double* x_hi);
+
 // Evaluations at x (nx). Each returns SALTO_OK, or SALTO_ERR_NUMERIC if a value is not
 // finite (reported to the solver as a failed evaluation). Nothing is allocated.
 salto_status salto_nlp_eval_f(salto_nlp* nlp, const double* x, double* f);

@@ -166,6 +166,11 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
 salto_status salto_solve_first(const salto_problem_desc* p, salto_nlp* nlp, double* x,
                                salto_progress_fn progress, void* user, salto_solve_result* result,
                                salto_solve_result* coarse, salto_error* err);
+// The same, the final solve's multipliers into mult (may be NULL; arrays of ng and nx).
+salto_status salto_solve_first_mult(const salto_problem_desc* p, salto_nlp* nlp, double* x,
+                                    salto_multipliers* mult, salto_progress_fn progress, void* user,
+                                    salto_solve_result* result, salto_solve_result* coarse,
+                                    salto_error* err);
 
 // Where refinement (salto_solve_refined) would add slices to p: for each check the NLP
 // enforces at its slices, each run of consecutive samples of v in one phase violated by more

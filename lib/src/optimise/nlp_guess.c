@@ -307,3 +307,89 @@ void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
     }
     init_places(nlp, x);
 }
+
+
+// t of nlp's problem mapped onto prev's: the same fraction of the same phase when both have as
+// many phases, else the whole duration stretched
+static double map_time(const salto_nlp* nlp, const salto_nlp* prev, double t) {
+    const salto_problem_desc* p = nlp->p;
+    const salto_problem_desc* pp = prev->p;
+    double tp = t * pp->duration / p->duration;
+    if (pp->nphase == p->nphase) {
+        int i = salto_problem_phase_at(p, t);
+        if (i < 0) i = t <= 0 ? 0 : p->nphase - 1;
+        const double s = (t - p->phases[i].start) / p->phases[i].duration;
+        tp = pp->phases[i].start + s * pp->phases[i].duration;
+    }
+    return fmin(fmax(tp, 0.0), pp->duration);
+}
+
+
+// the same kind of block (constraint, phase, side, impact, rows, place on the body)
+static int same_kind(const block* a, const block* b) {
+    return a->con == b->con && a->phase == b->phase && a->side == b->side && a->impact == b->impact &&
+           a->force == b->force && a->nrows == b->nrows && a->link == b->link &&
+           a->point[0] == b->point[0] && a->point[1] == b->point[1] && a->point[2] == b->point[2];
+}
+
+
+int salto_nlp_mult_from_solution(const salto_nlp* nlp, const salto_nlp* prev, const double* gprev,
+                                 const double* zlo_prev, const double* zhi_prev, double* g,
+                                 double* x_lo, double* x_hi) {
+    int matched = 0;
+    for (int r = 0; r < nlp->ng; r++) g[r] = 0.0;
+    for (int i = 0; i < nlp->nblock; i++) {
+        const block* b = &nlp->blocks[i];
+        const double tp = map_time(nlp, prev, b->t);
+        // prev's blocks are sorted by time: the first at or after tp, then outwards to the
+        // nearest of the same kind
+        int lo = 0, hi = prev->nblock;
+        while (lo < hi) {
+            const int mid = (lo + hi) / 2;
+            if (prev->blocks[mid].t < tp) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        int best = -1;
+        double dbest = INFINITY;
+        for (int k = lo; k < prev->nblock; k++) {
+            const double dt = prev->blocks[k].t - tp;
+            if (dt > dbest) break;
+            if (same_kind(&prev->blocks[k], b)) dbest = dt, best = k;
+        }
+        for (int k = lo - 1; k >= 0; k--) {
+            const double dt = tp - prev->blocks[k].t;
+            if (dt > dbest) break;
+            if (same_kind(&prev->blocks[k], b)) dbest = dt, best = k;
+        }
+        if (best < 0) continue;
+        for (int r = 0; r < b->nrows; r++) g[b->row0 + r] = gprev[prev->blocks[best].row0 + r];
+        matched += b->nrows;
+    }
+    // the bound multipliers: control points by the nearest Greville abscissa of prev's
+    for (int v = 0; v < nlp->nx; v++) x_lo[v] = x_hi[v] = 0.0;
+    if (zlo_prev && zhi_prev && nlp->nv == prev->nv) {
+        for (int a = 0; a < nlp->ncp; a++) {
+            const double tp = map_time(nlp, prev, salto_bspline_greville(&nlp->spline, a));
+            int ap = 0;
+            double dbest = INFINITY;
+            for (int c = 0; c < prev->ncp; c++) {
+                const double dt = fabs(salto_bspline_greville(&prev->spline, c) - tp);
+                if (dt < dbest) dbest = dt, ap = c;
+            }
+            for (int j = 0; j < nlp->nv; j++) {
+                x_lo[j * nlp->ncp + a] = zlo_prev[j * prev->ncp + ap];
+                x_hi[j * nlp->ncp + a] = zhi_prev[j * prev->ncp + ap];
+            }
+        }
+        if (nlp->nx - nlp->ncpv == prev->nx - prev->ncpv) {
+            for (int v = 0; v < nlp->nx - nlp->ncpv; v++) {
+                x_lo[nlp->ncpv + v] = zlo_prev[prev->ncpv + v];
+                x_hi[nlp->ncpv + v] = zhi_prev[prev->ncpv + v];
+            }
+        }
+    }
+    return matched;
+}

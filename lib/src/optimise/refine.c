@@ -484,11 +484,19 @@ static salto_status denser(salto_problem_desc* p, salto_nlp** nlp, double* x, co
 salto_status salto_solve_first(const salto_problem_desc* p, salto_nlp* nlp, double* x,
                                salto_progress_fn progress, void* user, salto_solve_result* result,
                                salto_solve_result* coarse, salto_error* err) {
+    return salto_solve_first_mult(p, nlp, x, NULL, progress, user, result, coarse, err);
+}
+
+
+salto_status salto_solve_first_mult(const salto_problem_desc* p, salto_nlp* nlp, double* x,
+                                    salto_multipliers* mult, salto_progress_fn progress, void* user,
+                                    salto_solve_result* result, salto_solve_result* coarse,
+                                    salto_error* err) {
     salto_solve_result wr;
     salto_status st = warmup(p, nlp, x, progress, user, &wr, err);
     if (coarse) *coarse = wr;
     if (st != SALTO_OK) return st;
-    st = solve_freeing(nlp, x, NULL, 0, 0, progress, user, result, NULL, err);
+    st = solve_freeing(nlp, x, mult, 0, 0, progress, user, result, NULL, err);
     add_result(result, &wr);
     return st;
 }
