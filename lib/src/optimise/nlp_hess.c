@@ -530,6 +530,42 @@ static void add_merged(const salto_nlp* nlp, int i, double* S) {
 }
 
 
+// The rows' weights on f0 and the support centre at (f0, c), mu = sum_r lambda_r dg_r/df0 and
+// nu = sum_r lambda_r dg_r/dc, and their curvature Pff, Pfc (nlp_physics_curvature)
+static void rows_weights(const salto_nlp* nlp, const block* b, const double* lambda,
+                         const double* f0, const double* c, double mu[6], double nu[3],
+                         double Pff[6][6], double Pfc[6][3]) {
+    frow rows[8];
+    nlp_physics_rows(nlp, b, f0, c, rows);
+    for (int k = 0; k < 6; k++) mu[k] = 0.0;
+    for (int k = 0; k < 3; k++) nu[k] = 0.0;
+    for (int r = 0; r < b->nrows; r++) {
+        const double l = lambda[b->row0 + r];
+        for (int k = 0; k < 6; k++) mu[k] += l * rows[r].df0[k];
+        for (int k = 0; k < 3; k++) nu[k] += l * rows[r].dc[k];
+    }
+    nlp_physics_curvature(nlp, b, lambda + b->row0, Pff, Pfc);
+}
+
+
+// S (ns x ns, the state's n3 = 3 nv first) += Jf' Pfc Jc and its transpose: the rows' f0-c
+// curvature (Jf 6 x n3, Jc 3 x nv: the centre depends on q alone)
+static void add_fc_cross(double* S, int ns, const double* Jf, int n3, const double* Jc, int nv,
+                         double Pfc[6][3]) {
+    for (int a = 0; a < n3; a++) {
+        double fa[3] = {0, 0, 0}; // (Jf' Pfc)_a
+        for (int k = 0; k < 6; k++) {
+            for (int l = 0; l < 3; l++) fa[l] += Jf[k * n3 + a] * Pfc[k][l];
+        }
+        for (int q = 0; q < nv; q++) {
+            const double v = fa[0] * Jc[q] + fa[1] * Jc[nv + q] + fa[2] * Jc[2 * nv + q];
+            S[a * ns + q] += v;
+            S[q * ns + a] += v;
+        }
+    }
+}
+
+
 // Physics rows through the effective root (a held contact's: the root's translation q_T = P -
 // a . g(q), qd_T = -a . g', qdd_T = -a . g'' for the held site g). With Phi(s) the rows'
 // Lagrangian on the full state s (the translation's entries included), s = s(r) of the
@@ -572,16 +608,8 @@ static salto_status hess_physics_er(salto_nlp* nlp, int i, const double* lambda,
             for (int k = 0; k < 3 * nv; k++) Jc[k] += Js[k] / ct->nsite;
         }
     }
-    frow rows[8];
-    nlp_physics_rows(nlp, b, f0, c, rows);
-    double mu[6] = {0, 0, 0, 0, 0, 0}, nu[3] = {0, 0, 0};
-    for (int r = 0; r < b->nrows; r++) {
-        const double l = lambda[b->row0 + r];
-        for (int k = 0; k < 6; k++) mu[k] += l * rows[r].df0[k];
-        for (int k = 0; k < 3; k++) nu[k] += l * rows[r].dc[k];
-    }
-    double Pff[6][6], Pfc[6][3];
-    nlp_physics_curvature(nlp, b, lambda + b->row0, Pff, Pfc);
+    double mu[6], nu[3], Pff[6][6], Pfc[6][3];
+    rows_weights(nlp, b, lambda, f0, c, mu, nu, Pff, Pfc);
     // the full state's gradient of Phi at the translation (its weights in chi)
     double wq[3], wv[3], wa[3];
     for (int t = 0; t < e->nt; t++) {
@@ -617,19 +645,7 @@ static salto_status hess_physics_er(salto_nlp* nlp, int i, const double* lambda,
                 H[a * n3 + cc] += v;
             }
         }
-        if (crossed) {
-            for (int a = 0; a < n3; a++) {
-                double fa[3] = {0, 0, 0}; // (Jf' Pfc)_a
-                for (int k = 0; k < 6; k++) {
-                    for (int l = 0; l < 3; l++) fa[l] += Jf[k * n3 + a] * Pfc[k][l];
-                }
-                for (int q = 0; q < nv; q++) {
-                    const double v = fa[0] * Jc[q] + fa[1] * Jc[nv + q] + fa[2] * Jc[2 * nv + q];
-                    H[a * n3 + q] += v;
-                    H[q * n3 + a] += v;
-                }
-            }
-        }
+        if (crossed) add_fc_cross(H, n3, Jf, n3, Jc, nv, Pfc);
     }
     if (ct->type == SALTO_CONTACT_GROUND && (nu[0] != 0.0 || nu[1] != 0.0 || nu[2] != 0.0)) {
         int* id = nlp->hess.map2;
@@ -904,28 +920,10 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
         nlp_com_sums(nlp);
         nlp_com_from_sums(nlp, c, NULL);
         nlp_com_jac(nlp, Jc);
-        frow rows[8];
-        nlp_physics_rows(nlp, b, f0, c, rows);
-        double mu[6] = {0, 0, 0, 0, 0, 0}, nu[3] = {0, 0, 0};
-        for (int r = 0; r < b->nrows; r++) {
-            const double l = lambda[b->row0 + r];
-            for (int k = 0; k < 6; k++) mu[k] += l * rows[r].df0[k];
-            for (int k = 0; k < 3; k++) nu[k] += l * rows[r].dc[k];
-        }
-        double Pff[6][6], Pfc[6][3];
-        nlp_physics_curvature(nlp, b, lambda + b->row0, Pff, Pfc);
+        double mu[6], nu[3], Pff[6][6], Pfc[6][3];
+        rows_weights(nlp, b, lambda, f0, c, mu, nu, Pff, Pfc);
         salto_f0_hess(m, dd, mu, S, nlp->hess.fw); // ns = 3 nv here
-        for (int a = 0; a < n3; a++) {
-            double fa[3] = {0, 0, 0};
-            for (int k = 0; k < 6; k++) {
-                for (int l = 0; l < 3; l++) fa[l] += Jf[k * n3 + a] * Pfc[k][l];
-            }
-            for (int q = 0; q < nv; q++) {
-                const double v = fa[0] * Jc[q] + fa[1] * Jc[nv + q] + fa[2] * Jc[2 * nv + q];
-                S[a * ns + q] += v;
-                S[q * ns + a] += v;
-            }
-        }
+        add_fc_cross(S, ns, Jf, n3, Jc, nv, Pfc);
         int* id = nlp->hess.map2;
         for (int j = 0; j < nv; j++) id[j] = j;
         com_hess_add(nlp, S, ns, id, nu, 1.0);
