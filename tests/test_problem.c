@@ -1077,6 +1077,43 @@ START_TEST(phase_at_and_slices) {
 }
 END_TEST
 
+
+// a constraint's name: kept, quoted in its rows' names, and an address for --set (and sweeps)
+// that survives reordering the list; a name --set does not find is named in the error, with
+// the nearest one
+START_TEST(constraint_names) {
+    const char* set[] = {"constraints.landing_spot.point=[0.3, 0, 0]"};
+    salto_problem_desc* p = load_set_ok("tests/data/problems/named.yaml", 1, set);
+    int k = -1;
+    for (int c = 0; c < p->ncon; c++) {
+        if (strcmp(p->cons[c].name, "landing_spot") == 0) k = c;
+    }
+    ck_assert_int_ge(k, 0);
+    ck_assert_double_eq(p->cons[k].point[0], 0.3);
+    ck_assert_str_eq(p->cons[k - 1].name, "takeoff");
+    ck_assert_str_eq(p->cons[0].name, "");
+    salto_error err = {0};
+    salto_nlp* nlp = salto_nlp_build(p, &err);
+    ck_assert_msg(nlp != NULL, "%s", err.msg);
+    int found = 0;
+    for (int r = 0; r < salto_nlp_ng(nlp); r++) {
+        char name[600];
+        salto_nlp_row_name(nlp, r, name, sizeof name);
+        found |= strstr(name, "site_on_plane 'landing_spot' 'base_back'") != NULL;
+    }
+    ck_assert_msg(found, "no row named after the constraint");
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+    const char* typo[] = {"constraints.landin_spot.point=[0.3, 0, 0]"};
+    char path[512];
+    snprintf(path, sizeof path, "%s", salto_test_path("tests/data/problems/named.yaml"));
+    ck_assert_ptr_null(salto_problem_load_set(path, 1, typo, &err));
+    ck_assert_int_eq(err.status, SALTO_ERR_INVALID);
+    ck_assert_msg(strstr(err.msg, "no 'landin_spot' here") != NULL, "%s", err.msg);
+    ck_assert_msg(strstr(err.note, "did you mean 'landing_spot'?") != NULL, "%s", err.note);
+}
+END_TEST
+
 // ---- broken inputs: every loader error, with status, place and message ----
 
 typedef salto_bad_case bad_case;
@@ -1292,6 +1329,11 @@ static const bad_case bad_cases[] = {
      "'refine_time' must be zero or positive, found -1", NULL},
     {"bad_linear_solver.yaml", SALTO_ERR_INVALID, 14, 18,
      "unknown linear_solver 'ma57' (expected one of: salto, mumps)", NULL},
+    {"constraint_name_twice.yaml", SALTO_ERR_INVALID, 7, 33,
+     "the constraint name 'spot' is given twice (first on line 6)", NULL},
+    {"constraint_name_digit.yaml", SALTO_ERR_INVALID, 6, 33,
+     "'2nd' is not a constraint name: letters, digits, '_' and '-', starting with a letter or "
+     "'_', at most 47 characters (--set addresses it as constraints.NAME)", NULL},
     {"bad_flight_rows.yaml", SALTO_ERR_INVALID, 14, 16,
      "unknown flight_rows 'momentm' (expected one of: force, momentum, momentum_ends)",
      "did you mean 'momentum'?"},
@@ -1438,7 +1480,7 @@ static const bad_case bad_cases[] = {
      "expected a number for 'height', found 'low'",
      NULL},
     {"an_above_ground_key.yaml", SALTO_ERR_INVALID, 13, 26,
-     "'site' is not allowed for an above_ground constraint (its keys: type, height)",
+     "'site' is not allowed for an above_ground constraint (its keys: type, name, height)",
      NULL},
 };
 enum { NBAD = (int)(sizeof bad_cases / sizeof bad_cases[0]) };
@@ -1690,6 +1732,7 @@ END_TEST
 Suite* problem_suite(void) {
     Suite* s = suite_create("problem");
     TCase* tc = tcase_create("examples");
+    tcase_add_test(tc, constraint_names);
     tcase_add_test(tc, example_reach);
     tcase_add_test(tc, example_keyframes);
     tcase_add_test(tc, example_hold);

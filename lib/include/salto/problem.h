@@ -94,6 +94,8 @@ typedef enum salto_constraint_type {
 
 typedef struct salto_constraint_desc {
     salto_constraint_type type;
+    char name[48];          // the file's name for it ("" for none): --set and sweeps address
+                            //   it as constraints.NAME, and messages quote it
     // when: at one time, or at every slice of a phase (phase >= 0), or everywhere (both unset)
     int has_time;
     double time;            // s

@@ -133,9 +133,23 @@ salto_status salto_cfg_set(salto_cfg* cfg, const char* path, const char* value, 
             next = list_pick(n, seg);
         }
         if (!next) {
-            return SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc,
-                              "override '%s': no '%s' here (a map key, a list index or the name "
-                              "of a list element)", path, seg);
+            salto_status st = SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc,
+                                         "override '%s': no '%s' here (a map key, a list index or "
+                                         "the name of a list element)", path, seg);
+            // the nearest name among a list's elements or a map's keys
+            const char* names[64];
+            int nn = 0;
+            for (int k = 0; k < n->n && nn < 64; k++) {
+                const salto_cfg_node* ch = n->child[k];
+                const salto_cfg_node* nm = n->kind == SALTO_CFG_LIST && ch->kind == SALTO_CFG_MAP
+                                               ? salto_cfg_child(ch, "name")
+                                               : NULL;
+                const char* t = n->kind == SALTO_CFG_MAP ? ch->key : nm ? nm->text : NULL;
+                if (t) names[nn++] = t;
+            }
+            const char* close = nn > 0 ? salto_cfg_suggest(seg, names, nn) : NULL;
+            if (close) salto_error_note(err, "did you mean '%s'?", close);
+            return st;
         }
         n = next;
     }

@@ -191,8 +191,10 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
         snprintf(hold, sizeof hold, "%s of phase '%s': ", nlp_is_parabola(cd->type) ? "flight" : "hold",
                  nlp->p->phases[cd->hold_phase - 1].name);
     }
-    snprintf(buf, n, "%s%s %s at t = %.3f s (%s:%d:%d)", hold, salto_constraint_name(cd->type), what, b->t,
-             cd->loc.file ? cd->loc.file : "?", cd->loc.line, cd->loc.col);
+    char named[64] = "";
+    if (cd->name[0]) snprintf(named, sizeof named, " '%s'", cd->name);
+    snprintf(buf, n, "%s%s%s %s at t = %.3f s (%s:%d:%d)", hold, salto_constraint_name(cd->type), named,
+             what, b->t, cd->loc.file ? cd->loc.file : "?", cd->loc.line, cd->loc.col);
 }
 
 

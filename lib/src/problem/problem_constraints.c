@@ -2,6 +2,7 @@
 // centre of mass, joint limits, ground, bodies still), and the holds a contact adds
 #include "problem_priv.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,6 +257,44 @@ static salto_status read_when(reader* R, salto_constraint_desc* c, const salto_c
 }
 
 
+// name: letters, digits, '_' and '-', starting with a letter or '_' (a path segment of --set
+// and of sweeps, which a digit would make a list index), unique among the constraints
+static salto_status read_name(reader* R, int icon, const salto_cfg_node* n) {
+    salto_constraint_desc* c = &R->p->cons[icon];
+    c->name[0] = '\0';
+    const salto_cfg_node* nn = salto_cfg_child(n, "name");
+    if (!nn) return SALTO_OK;
+    if (nn->kind != SALTO_CFG_SCALAR || !nn->text || !nn->text[0]) {
+        char found[100];
+        salto_cfg_describe(nn, found, sizeof found);
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, nn), "expected a name for 'name', found %s",
+                          found);
+    }
+    const char* t = nn->text;
+    const size_t len = strlen(t);
+    int ok = len < sizeof c->name && (isalpha((unsigned char)t[0]) || t[0] == '_');
+    for (size_t k = 0; ok && k < len; k++) {
+        ok = isalnum((unsigned char)t[k]) || t[k] == '_' || t[k] == '-';
+    }
+    if (!ok) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, nn),
+                          "'%s' is not a constraint name: letters, digits, '_' and '-', starting "
+                          "with a letter or '_', at most %d characters (--set addresses it as "
+                          "constraints.NAME)",
+                          t, (int)sizeof c->name - 1);
+    }
+    for (int j = 0; j < icon; j++) {
+        if (strcmp(R->p->cons[j].name, t) == 0) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, nn),
+                              "the constraint name '%s' is given twice (first on line %d)", t,
+                              R->p->cons[j].loc.line);
+        }
+    }
+    memcpy(c->name, t, len + 1);
+    return SALTO_OK;
+}
+
+
 static salto_status read_constraint(reader* R, int icon, const salto_cfg_node* n) {
     salto_problem_desc* p = R->p;
     salto_constraint_desc* c = &p->cons[icon];
@@ -273,25 +312,27 @@ static salto_status read_constraint(reader* R, int icon, const salto_cfg_node* n
 
     static const char* const all[] = {"type",   "site",  "point",    "direction", "normal",
                                       "time",   "phase", "values",   "dofs",      "dofs_deg",
-                                      "value",  "height", NULL};
-    static const char* const keys[SALTO_CON_COUNT][7] = {
-        {"type", "site", "point", "time", "phase", NULL},
-        {"type", "site", "point", "direction", "time", "phase", NULL},
-        {"type", "site", "point", "normal", "time", "phase", NULL},
-        {"type", "site", "phase", NULL},
-        {"type", "time", "values", "dofs", "dofs_deg", NULL},
-        {"type", "time", "values", "dofs", "dofs_deg", NULL},
-        {"type", "time", "value", NULL},
-        {"type", "time", "value", NULL},
-        {"type", NULL},
-        {"type", "height", NULL},
-        {"type", "site", "phase", NULL},
+                                      "value",  "height", "name", NULL};
+    static const char* const keys[SALTO_CON_COUNT][8] = {
+        {"type", "name", "site", "point", "time", "phase", NULL},
+        {"type", "name", "site", "point", "direction", "time", "phase", NULL},
+        {"type", "name", "site", "point", "normal", "time", "phase", NULL},
+        {"type", "name", "site", "phase", NULL},
+        {"type", "name", "time", "values", "dofs", "dofs_deg", NULL},
+        {"type", "name", "time", "values", "dofs", "dofs_deg", NULL},
+        {"type", "name", "time", "value", NULL},
+        {"type", "name", "time", "value", NULL},
+        {"type", "name", NULL},
+        {"type", "name", "height", NULL},
+        {"type", "name", "site", "phase", NULL},
         {"type", NULL}, // site_hold: added by the loader only
     };
     char what[64];
     snprintf(what, sizeof what, "%s %s constraint", problem_article(constraint_names[type]),
              constraint_names[type]);
     s = problem_check_typed_keys(R, n, keys[type], all, what);
+    if (s) return s;
+    s = read_name(R, icon, n);
     if (s) return s;
     s = read_when(R, c, n);
     if (s) return s;
