@@ -73,6 +73,21 @@ static const char* const dismount_3x3 =
 // ---- jobs ----
 
 // a grid: every combination, the first parameter slowest, values as written or ranged
+// a parameter as summary.png's title names it: the phase or the constraint's name kept, a
+// list index on its list
+START_TEST(param_labels) {
+    char b[64];
+    ck_assert_str_eq(salto_batch_param_label("phases.landing.contact.friction", b, sizeof b),
+                     "landing.contact.friction");
+    ck_assert_str_eq(salto_batch_param_label("constraints.landing_spot.point.0", b, sizeof b),
+                     "landing_spot.point[0]");
+    ck_assert_str_eq(salto_batch_param_label("constraints.3.point.0", b, sizeof b), "[3].point[0]");
+    ck_assert_str_eq(salto_batch_param_label("spline.knot_spacing", b, sizeof b), "spline.knot_spacing");
+    ck_assert_str_eq(salto_batch_param_label("phases.flight.duration", b, 8), "flight"); // cut whole
+}
+END_TEST
+
+
 START_TEST(grid_jobs) {
     salto_sweep* s = load_ok(dismount_3x3);
     ck_assert_int_eq(s->nparam, 2);
@@ -472,6 +487,7 @@ Suite* batch_suite(void) {
     TCase* tc = tcase_create("sweeps");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, grid_jobs);
+    tcase_add_test(tc, param_labels);
     tcase_add_test(tc, zip_and_step);
     tcase_add_test(tc, neighbours);
     tcase_add_test(tc, check_jobs);

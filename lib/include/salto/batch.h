@@ -82,6 +82,11 @@ salto_status salto_job_result_read(const char* path, const salto_sweep* s, int j
 salto_status salto_batch_write_summary(const char* dir, const salto_sweep* s,
                                        const salto_job_result* results, salto_error* err);
 
+// A sweep parameter's path as summary.png names it (into buf, n bytes; returns buf): without
+// its leading list ('phases.', 'constraints.'), a list index as [k] on its list:
+// "landing.contact.friction", "landing_spot.point[0]", "flight.duration".
+const char* salto_batch_param_label(const char* path, char* buf, size_t n);
+
 // DIR/summary.png: the measure against the first parameter, one line per combination of the
 // others (each labelled), converged jobs as filled dots, the others hollow and their measure
 // drawn where known. Written atomically.

@@ -36,10 +36,27 @@ static int line_of(const salto_sweep* s, int j) {
 }
 
 
-// the path's last part ("friction" for phases.landing.contact.friction)
-static const char* short_name(const char* path) {
-    const char* dot = strrchr(path, '.');
-    return dot ? dot + 1 : path;
+// the parameter as a title names it: the path without its leading list ('phases.',
+// 'constraints.'), a list index as [k] on its list ("landing.contact.friction",
+// "landing_spot.point[0]", "flight.duration"); the last part alone said "0" for a point's x
+const char* salto_batch_param_label(const char* path, char* buf, size_t n) {
+    const char* p = path;
+    if (strncmp(p, "phases.", 7) == 0) p += 7;
+    else if (strncmp(p, "constraints.", 12) == 0) p += 12;
+    size_t k = 0;
+    while (*p && k + 2 < n) {
+        const char* dot = strchr(p, '.');
+        const size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        int index = len > 0;
+        for (size_t i = 0; i < len; i++) index &= p[i] >= '0' && p[i] <= '9';
+        const int w = index ? snprintf(buf + k, n - k, "[%.*s]", (int)len, p)
+                            : snprintf(buf + k, n - k, "%s%.*s", k > 0 ? "." : "", (int)len, p);
+        if (w < 0 || (size_t)w >= n - k) break;
+        k += (size_t)w;
+        p = dot ? dot + 1 : p + len;
+    }
+    buf[k < n ? k : n - 1] = '\0';
+    return buf;
 }
 
 
@@ -91,13 +108,14 @@ salto_status salto_batch_write_png(const char* path, const salto_sweep* s,
     }
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     salto_draw_text(cr, s->params[0].path, 11.0, 0.5 * (u0 + u1), v0 + 48);
+    char n0[200], n1[200];
     if (s->nparam == 1 || s->combine == SALTO_SWEEP_ZIP) {
         snprintf(label, sizeof label, "%s against %s", salto_batch_measure_name(measure),
-                 short_name(s->params[0].path));
+                 salto_batch_param_label(s->params[0].path, n0, sizeof n0));
     } else {
         snprintf(label, sizeof label, "%s against %s, one line per %s%s",
-                 salto_batch_measure_name(measure), short_name(s->params[0].path),
-                 short_name(s->params[1].path), s->nparam > 2 ? " and ..." : "");
+                 salto_batch_measure_name(measure), salto_batch_param_label(s->params[0].path, n0, sizeof n0),
+                 salto_batch_param_label(s->params[1].path, n1, sizeof n1), s->nparam > 2 ? " and ..." : "");
     }
     salto_draw_text(cr, label, 13.0, 0.5 * (u0 + u1), top - 20);
 
@@ -144,8 +162,9 @@ salto_status salto_batch_write_png(const char* path, const salto_sweep* s,
             int len = 0;
             label[0] = '\0';
             for (int k = 1; k < s->nparam && len >= 0 && (size_t)len < sizeof label; k++) {
+                char nk[200];
                 len += snprintf(label + len, sizeof label - (size_t)len, "%s%s %.4g",
-                                k > 1 ? ", " : "", short_name(s->params[k].path),
+                                k > 1 ? ", " : "", salto_batch_param_label(s->params[k].path, nk, sizeof nk),
                                 salto_sweep_job_value(s, j, k));
             }
             const double v = top + 10 + 20 * nline;
