@@ -591,6 +591,47 @@ static void solve_warm_and_cold(const salto_problem_desc* p1, salto_nlp* n1, dou
 }
 
 
+// initial_guess.rotation with the rotated DOF posed: the guess turns within the rotation's
+// phase and ends where the poses say (the back tuck with root_ry posed at both ends, -360 deg
+// apart; at the end only; at neither, the turn added to zero)
+START_TEST(rotation_guess_ends_at_poses) {
+    static const char* const variants[3][2] = {
+        {"constraints.0={type: pose, time: start, dofs: {root_ry: 0, hip: 0}}",
+         "constraints.4={type: pose, time: end, dofs_deg: {root_ry: -360, hip: 0}}"},
+        {"constraints.4={type: pose, time: end, dofs_deg: {root_ry: -360, hip: 0}}", NULL},
+        {NULL, NULL},
+    };
+    for (int v = 0; v < 3; v++) {
+        char spec[600];
+        snprintf(spec, sizeof spec, "problems/back_tuck.yaml%s%s%s%s", variants[v][0] ? "|" : "",
+                 variants[v][0] ? variants[v][0] : "", variants[v][1] ? "|" : "",
+                 variants[v][1] ? variants[v][1] : "");
+        salto_problem_desc* p = load(spec);
+        salto_nlp* nlp = build(p);
+        const int nx = salto_nlp_nx(nlp);
+        double* x = malloc(sizeof(double) * (size_t)nx);
+        salto_nlp_initial_guess(nlp, x);
+        double q[8];
+        const double ts = p->phases[1].start, te = ts + p->phases[1].duration;
+        const int j = 2; // root_ry of the planar gymnast
+        salto_nlp_state(nlp, x, 0.0, q, NULL, NULL);
+        ck_assert_msg(fabs(q[j]) < 1e-9, "variant %d: root_ry %g at the start", v, q[j]);
+        salto_nlp_state(nlp, x, p->duration, q, NULL, NULL);
+        ck_assert_msg(fabs(q[j] + 2 * M_PI) < 1e-9, "variant %d: root_ry %g at the end", v, q[j]);
+        // the turn is within the flight: little before it, nearly all of it after (the
+        // spline's control points at the Greville abscissae smooth the corners)
+        salto_nlp_state(nlp, x, ts - 0.1, q, NULL, NULL);
+        ck_assert_msg(fabs(q[j]) < 0.05, "variant %d: root_ry %g before the flight", v, q[j]);
+        salto_nlp_state(nlp, x, te + 0.1, q, NULL, NULL);
+        ck_assert_msg(fabs(q[j] + 2 * M_PI) < 0.05, "variant %d: root_ry %g after it", v, q[j]);
+        free(x);
+        salto_nlp_destroy(nlp);
+        salto_problem_destroy(p);
+    }
+}
+END_TEST
+
+
 // A re-solve warm-started with the first solve's multipliers as well as its motion (the
 // dismount, its flight 10% longer, on its own knots by spacing): mapped onto the same NLP the
 // multipliers come back as they were; onto the longer flight's, nearly every row finds its
@@ -1737,6 +1778,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, hold_converges);
     tcase_add_test(sv, highbar_dismounts);
     tcase_add_test(sv, warm_start_with_multipliers);
+    tcase_add_test(sv, rotation_guess_ends_at_poses);
     tcase_add_test(sv, luxo_hops);
     tcase_add_test(sv, monkey_bars_converge);
     tcase_add_test(sv, warm_start_resumes_a_solution);

@@ -1329,6 +1329,10 @@ static const bad_case bad_cases[] = {
      "'refine_time' must be zero or positive, found -1", NULL},
     {"bad_linear_solver.yaml", SALTO_ERR_INVALID, 14, 18,
      "unknown linear_solver 'ma57' (expected one of: salto, mumps)", NULL},
+    {"rotation_against_poses.yaml", SALTO_ERR_INVALID, 10, 54,
+     "the poses turn 'root_ry' by 0 degrees from t = 0 s to 1.6 s (lines 7 and 8), but the "
+     "rotation turns it by -360 degrees over phase 'flight': give the later pose the turned "
+     "value (-360 degrees), or leave 'root_ry' out of one of them", NULL},
     {"constraint_name_twice.yaml", SALTO_ERR_INVALID, 7, 33,
      "the constraint name 'spot' is given twice (first on line 6)", NULL},
     {"constraint_name_digit.yaml", SALTO_ERR_INVALID, 6, 33,

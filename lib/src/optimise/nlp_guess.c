@@ -38,6 +38,36 @@ static double keyframe_value(const salto_problem_desc* p, int j, double t) {
 }
 
 
+// The rotated DOF's guess (initial_guess.rotation): the whole-body turn made within the
+// phase, in proportion to the time in it, and ending where the poses say. With poses of the DOF
+// before the phase and after it, it holds the earlier one's value up to the phase and the
+// later one's after it, and turns from one to the other within (the loader checks that the
+// angle is their difference); with a pose after the phase only, the turn ends at it (the DOF
+// starts the angle short of it); else the turn is added to the poses' interpolation (a DOF no
+// pose gives turns from zero by the angle).
+static double rotated_value(const salto_problem_desc* p, int j, double t) {
+    const salto_guess_desc* gd = &p->guess;
+    const salto_phase_desc* ph = &p->phases[gd->rot_phase];
+    const double ts = ph->start, te = ts + ph->duration;
+    double s = (t - ts) / ph->duration;
+    s = s < 0 ? 0 : s > 1 ? 1 : s;
+    double t0 = 0.0, v0 = 0.0, t1 = 0.0, v1 = 0.0;
+    int have0 = 0, have1 = 0;
+    for (int c = 0; c < p->ncon; c++) {
+        const salto_constraint_desc* cd = &p->cons[c];
+        if (cd->type != SALTO_CON_POSE) continue;
+        for (int k = 0; k < cd->ndof; k++) {
+            if (cd->dof[k] != j) continue;
+            if (cd->time <= ts + 1e-12 && (!have0 || cd->time >= t0)) t0 = cd->time, v0 = cd->value[k], have0 = 1;
+            if (cd->time >= te - 1e-12 && (!have1 || cd->time <= t1)) t1 = cd->time, v1 = cd->value[k], have1 = 1;
+        }
+    }
+    if (have0 && have1) return t <= t0 || t >= t1 ? keyframe_value(p, j, t) : v0 + (v1 - v0) * s;
+    if (have1) return keyframe_value(p, j, t) - gd->rot_angle * (1.0 - s);
+    return keyframe_value(p, j, t) + gd->rot_angle * s;
+}
+
+
 // a ballistic flight's c0 and v0: the least-squares parabola through the splines' centre of
 // mass at the phase's knots (its ends included), along each translation axis a:
 // a . c(t_k) - (a . g) tau_k^2 / 2 = c0 + v0 tau_k
@@ -291,13 +321,7 @@ void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
         for (int j = 0; j < nlp->nv; j++) {
             double v = keyframe_value(p, j, t);
             if (j == jz) v += ballistic_lift(p, t, zsign);
-            if (gd->rot_phase >= 0 && j == gd->rot_dof) {
-                // whole-body rotation over the phase, in proportion to the time in it
-                const salto_phase_desc* ph = &p->phases[gd->rot_phase];
-                double s = (t - ph->start) / ph->duration;
-                s = s < 0 ? 0 : s > 1 ? 1 : s;
-                v += gd->rot_angle * s;
-            }
+            if (gd->rot_phase >= 0 && j == gd->rot_dof) v = rotated_value(p, j, t);
             // inside the variable bounds
             const int i = j * nlp->ncp + a;
             if (v < nlp->x_lo[i]) v = nlp->x_lo[i];

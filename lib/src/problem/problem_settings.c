@@ -118,6 +118,33 @@ static salto_status read_rotation(reader* R, const salto_cfg_node* n) {
     s = salto_cfg_number(an ? an : dg, &g->rot_angle, R->err);
     if (s) return s;
     if (dg) g->rot_angle *= pi / 180.0;
+    // poses that give the DOF a value both before the phase and after it: the guess turns
+    // from the one to the other within the phase (nlp_guess.c), so the angle must be their
+    // difference
+    const salto_problem_desc* p = R->p;
+    const double ts = p->phases[g->rot_phase].start, te = ts + p->phases[g->rot_phase].duration;
+    const salto_constraint_desc *c0 = NULL, *c1 = NULL;
+    double v0 = 0.0, v1 = 0.0;
+    for (int c = 0; c < p->ncon; c++) {
+        const salto_constraint_desc* cd = &p->cons[c];
+        if (cd->type != SALTO_CON_POSE) continue;
+        for (int k = 0; k < cd->ndof; k++) {
+            if (cd->dof[k] != g->rot_dof) continue;
+            if (cd->time <= ts + 1e-12 && (!c0 || cd->time >= c0->time)) c0 = cd, v0 = cd->value[k];
+            if (cd->time >= te - 1e-12 && (!c1 || cd->time <= c1->time)) c1 = cd, v1 = cd->value[k];
+        }
+    }
+    if (c0 && c1 && fabs(v1 - v0 - g->rot_angle) > 1e-9 * (1.0 + fabs(g->rot_angle))) {
+        const double deg = 180.0 / pi;
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, an ? an : dg),
+                          "the poses turn '%s' by %.6g degrees from t = %.6g s to %.6g s (lines %d "
+                          "and %d), but the rotation turns it by %.6g degrees over phase '%s': "
+                          "give the later pose the turned value (%.6g degrees), or leave '%s' out "
+                          "of one of them",
+                          name, (v1 - v0) * deg, c0->time, c1->time, c0->loc.line, c1->loc.line,
+                          g->rot_angle * deg, p->phases[g->rot_phase].name,
+                          (v0 + g->rot_angle) * deg, name);
+    }
     return SALTO_OK;
 }
 
