@@ -1111,6 +1111,13 @@ START_TEST(constraint_names) {
     ck_assert_int_eq(err.status, SALTO_ERR_INVALID);
     ck_assert_msg(strstr(err.msg, "no 'landin_spot' here") != NULL, "%s", err.msg);
     ck_assert_msg(strstr(err.note, "did you mean 'landing_spot'?") != NULL, "%s", err.note);
+    // an objective's name, likewise
+    const char* obj[] = {"objective=[{type: acceleration, name: effort}]", "objective.effort.weight=2.5"};
+    p = load_set_ok("tests/data/problems/named.yaml", 2, obj);
+    ck_assert_int_eq(p->nobj, 1);
+    ck_assert_str_eq(p->objs[0].name, "effort");
+    ck_assert_double_eq(p->objs[0].weight, 2.5);
+    salto_problem_destroy(p);
 }
 END_TEST
 
@@ -1337,7 +1344,9 @@ static const bad_case bad_cases[] = {
      "the constraint name 'spot' is given twice (first on line 6)", NULL},
     {"constraint_name_digit.yaml", SALTO_ERR_INVALID, 6, 33,
      "'2nd' is not a constraint name: letters, digits, '_' and '-', starting with a letter or "
-     "'_', at most 47 characters (--set addresses it as constraints.NAME)", NULL},
+     "'_', at most 47 characters (--set and sweeps address the constraint by it)", NULL},
+    {"objective_name_twice.yaml", SALTO_ERR_INVALID, 9, 43,
+     "the objective name 'effort' is given twice (first on line 8)", NULL},
     {"bad_flight_rows.yaml", SALTO_ERR_INVALID, 14, 16,
      "unknown flight_rows 'momentm' (expected one of: force, momentum, momentum_ends)",
      "did you mean 'momentum'?"},

@@ -125,6 +125,7 @@ typedef enum salto_objective_type {
 
 typedef struct salto_objective_desc {
     salto_objective_type type;
+    char name[48];          // the file's name for it ("" for none): objective.NAME for --set
     double weight;          // >= 0
     char* motion;           // reference: path of a motion file (resolved against the problem)
     salto_src_loc loc;

@@ -257,40 +257,19 @@ static salto_status read_when(reader* R, salto_constraint_desc* c, const salto_c
 }
 
 
-// name: letters, digits, '_' and '-', starting with a letter or '_' (a path segment of --set
-// and of sweeps, which a digit would make a list index), unique among the constraints
+// the constraint's optional name, unique among the constraints
 static salto_status read_name(reader* R, int icon, const salto_cfg_node* n) {
     salto_constraint_desc* c = &R->p->cons[icon];
-    c->name[0] = '\0';
-    const salto_cfg_node* nn = salto_cfg_child(n, "name");
-    if (!nn) return SALTO_OK;
-    if (nn->kind != SALTO_CFG_SCALAR || !nn->text || !nn->text[0]) {
-        char found[100];
-        salto_cfg_describe(nn, found, sizeof found);
-        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, nn), "expected a name for 'name', found %s",
-                          found);
-    }
-    const char* t = nn->text;
-    const size_t len = strlen(t);
-    int ok = len < sizeof c->name && (isalpha((unsigned char)t[0]) || t[0] == '_');
-    for (size_t k = 0; ok && k < len; k++) {
-        ok = isalnum((unsigned char)t[k]) || t[k] == '_' || t[k] == '-';
-    }
-    if (!ok) {
-        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, nn),
-                          "'%s' is not a constraint name: letters, digits, '_' and '-', starting "
-                          "with a letter or '_', at most %d characters (--set addresses it as "
-                          "constraints.NAME)",
-                          t, (int)sizeof c->name - 1);
-    }
+    const salto_cfg_node* nn = NULL;
+    salto_status s = problem_read_name(R, n, c->name, sizeof c->name, "constraint", &nn);
+    if (s || !nn) return s;
     for (int j = 0; j < icon; j++) {
-        if (strcmp(R->p->cons[j].name, t) == 0) {
+        if (strcmp(R->p->cons[j].name, c->name) == 0) {
             return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, nn),
-                              "the constraint name '%s' is given twice (first on line %d)", t,
+                              "the constraint name '%s' is given twice (first on line %d)", c->name,
                               R->p->cons[j].loc.line);
         }
     }
-    memcpy(c->name, t, len + 1);
     return SALTO_OK;
 }
 

@@ -118,4 +118,7 @@ salto_status problem_read_output(reader* R, const salto_cfg_node* top);
 salto_status problem_read_validation(reader* R, const salto_cfg_node* top);
 salto_status problem_read_spline(reader* R, const salto_cfg_node* top);
 
+salto_status problem_read_name(reader* R, const salto_cfg_node* n, char* out, size_t cap,
+                               const char* kind, const salto_cfg_node** node);
+
 #endif

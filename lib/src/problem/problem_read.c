@@ -2,6 +2,7 @@
 // keys, sites, phase references) and times: "swing.end+0.1" resolved to seconds
 #include "problem_priv.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -373,5 +374,38 @@ salto_status problem_read_time(reader* R, const salto_cfg_node* n, double* out) 
                           p->duration);
     }
     *out = fmin(fmax(t, 0.0), p->duration);
+    return SALTO_OK;
+}
+
+
+// An optional 'name' of n (a constraint, an objective) into out (cap bytes; "" without one):
+// letters, digits, '_' and '-', starting with a letter or '_' (a path segment of --set and of
+// sweeps, which a digit would make a list index); *node (may be NULL) receives its node
+salto_status problem_read_name(reader* R, const salto_cfg_node* n, char* out, size_t cap,
+                               const char* kind, const salto_cfg_node** node) {
+    out[0] = '\0';
+    const salto_cfg_node* nn = salto_cfg_child(n, "name");
+    if (node) *node = nn;
+    if (!nn) return SALTO_OK;
+    if (nn->kind != SALTO_CFG_SCALAR || !nn->text || !nn->text[0]) {
+        char found[100];
+        salto_cfg_describe(nn, found, sizeof found);
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, nn), "expected a name for 'name', found %s",
+                          found);
+    }
+    const char* t = nn->text;
+    const size_t len = strlen(t);
+    int ok = len < cap && (isalpha((unsigned char)t[0]) || t[0] == '_');
+    for (size_t k = 0; ok && k < len; k++) {
+        ok = isalnum((unsigned char)t[k]) || t[k] == '_' || t[k] == '-';
+    }
+    if (!ok) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, nn),
+                          "'%s' is not a %s name: letters, digits, '_' and '-', starting with a "
+                          "letter or '_', at most %d characters (--set and sweeps address the %s "
+                          "by it)",
+                          t, kind, (int)cap - 1, kind);
+    }
+    memcpy(out, t, len + 1);
     return SALTO_OK;
 }

@@ -39,9 +39,9 @@ salto_status problem_read_objectives(reader* R, const salto_cfg_node* top) {
     if (!p->objs) return problem_nomem(R);
     p->nobj = list->n;
 
-    static const char* const all[] = {"type", "weight", "motion", NULL};
-    static const char* const keys[2][4] = {{"type", "weight", NULL},
-                                           {"type", "weight", "motion", NULL}};
+    static const char* const all[] = {"type", "weight", "motion", "name", NULL};
+    static const char* const keys[2][5] = {{"type", "name", "weight", NULL},
+                                           {"type", "name", "weight", "motion", NULL}};
     for (int i = 0; i < list->n; i++) {
         const salto_cfg_node* n = list->child[i];
         salto_objective_desc* o = &p->objs[i];
@@ -60,6 +60,16 @@ salto_status problem_read_objectives(reader* R, const salto_cfg_node* top) {
                  objective_names[type]);
         s = problem_check_typed_keys(R, n, keys[type], all, what);
         if (s) return s;
+        const salto_cfg_node* nn = NULL;
+        s = problem_read_name(R, n, o->name, sizeof o->name, "objective", &nn);
+        if (s) return s;
+        for (int j = 0; nn && j < i; j++) {
+            if (strcmp(p->objs[j].name, o->name) == 0) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, nn),
+                                  "the objective name '%s' is given twice (first on line %d)",
+                                  o->name, p->objs[j].loc.line);
+            }
+        }
         s = problem_read_num_opt(R, n, "weight", 0.0, 0, &o->weight);
         if (s) return s;
         if (o->type == SALTO_OBJ_REFERENCE) {
