@@ -296,6 +296,13 @@ int salto_impact_max_links(const salto_model* m);
 // only the geometry at the site is (the NLP's above_ground rows and salto_validate agree).
 int salto_problem_ground_hold(const salto_problem_desc* p, int i, int body, int* site);
 
+// The poses (pose constraints) that give DOF dof a value: the latest at or before time ta into
+// *c0 and *v0, the earliest at or after tb into *c1 and *v1 (any of the four may be NULL).
+// Returns 1 for the first found, plus 2 for the second.
+int salto_problem_pose_bracket(const salto_problem_desc* p, int dof, double ta, double tb,
+                               const salto_constraint_desc** c0, double* v0,
+                               const salto_constraint_desc** c1, double* v1);
+
 // Phase index containing time t (the last phase for t = duration); -1 outside [0, duration].
 int salto_problem_phase_at(const salto_problem_desc* p, double t);
 

@@ -20,20 +20,12 @@
 
 // piecewise-linear interpolation of DOF j's pose keyframes at t (0 without keyframes)
 static double keyframe_value(const salto_problem_desc* p, int j, double t) {
-    double t0 = -1.0, v0 = 0.0, t1 = -1.0, v1 = 0.0;
-    int have0 = 0, have1 = 0;
-    for (int c = 0; c < p->ncon; c++) {
-        const salto_constraint_desc* cd = &p->cons[c];
-        if (cd->type != SALTO_CON_POSE) continue;
-        for (int k = 0; k < cd->ndof; k++) {
-            if (cd->dof[k] != j) continue;
-            if (cd->time <= t && (!have0 || cd->time >= t0)) t0 = cd->time, v0 = cd->value[k], have0 = 1;
-            if (cd->time >= t && (!have1 || cd->time <= t1)) t1 = cd->time, v1 = cd->value[k], have1 = 1;
-        }
-    }
-    if (have0 && have1) return t1 > t0 ? v0 + (v1 - v0) * (t - t0) / (t1 - t0) : v0;
-    if (have0) return v0;
-    if (have1) return v1;
+    const salto_constraint_desc *c0 = NULL, *c1 = NULL;
+    double v0 = 0.0, v1 = 0.0;
+    const int have = salto_problem_pose_bracket(p, j, t, t, &c0, &v0, &c1, &v1);
+    if (have == 3) return c1->time > c0->time ? v0 + (v1 - v0) * (t - c0->time) / (c1->time - c0->time) : v0;
+    if (have == 1) return v0;
+    if (have == 2) return v1;
     return 0.0;
 }
 
@@ -51,19 +43,11 @@ static double rotated_value(const salto_problem_desc* p, int j, double t) {
     const double ts = ph->start, te = ts + ph->duration;
     double s = (t - ts) / ph->duration;
     s = s < 0 ? 0 : s > 1 ? 1 : s;
-    double t0 = 0.0, v0 = 0.0, t1 = 0.0, v1 = 0.0;
-    int have0 = 0, have1 = 0;
-    for (int c = 0; c < p->ncon; c++) {
-        const salto_constraint_desc* cd = &p->cons[c];
-        if (cd->type != SALTO_CON_POSE) continue;
-        for (int k = 0; k < cd->ndof; k++) {
-            if (cd->dof[k] != j) continue;
-            if (cd->time <= ts + 1e-12 && (!have0 || cd->time >= t0)) t0 = cd->time, v0 = cd->value[k], have0 = 1;
-            if (cd->time >= te - 1e-12 && (!have1 || cd->time <= t1)) t1 = cd->time, v1 = cd->value[k], have1 = 1;
-        }
-    }
-    if (have0 && have1) return t <= t0 || t >= t1 ? keyframe_value(p, j, t) : v0 + (v1 - v0) * s;
-    if (have1) return keyframe_value(p, j, t) - gd->rot_angle * (1.0 - s);
+    const salto_constraint_desc *c0 = NULL, *c1 = NULL;
+    double v0 = 0.0, v1 = 0.0;
+    const int have = salto_problem_pose_bracket(p, j, ts + 1e-12, te - 1e-12, &c0, &v0, &c1, &v1);
+    if (have == 3) return t <= c0->time || t >= c1->time ? keyframe_value(p, j, t) : v0 + (v1 - v0) * s;
+    if (have == 2) return keyframe_value(p, j, t) - gd->rot_angle * (1.0 - s);
     return keyframe_value(p, j, t) + gd->rot_angle * s;
 }
 

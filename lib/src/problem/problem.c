@@ -439,3 +439,25 @@ salto_problem_desc* salto_problem_load_set(const char* path, int nset, const cha
     }
     return R.p;
 }
+
+
+int salto_problem_pose_bracket(const salto_problem_desc* p, int dof, double ta, double tb,
+                               const salto_constraint_desc** c0, double* v0,
+                               const salto_constraint_desc** c1, double* v1) {
+    const salto_constraint_desc *b0 = NULL, *b1 = NULL;
+    double w0 = 0.0, w1 = 0.0;
+    for (int c = 0; c < p->ncon; c++) {
+        const salto_constraint_desc* cd = &p->cons[c];
+        if (cd->type != SALTO_CON_POSE) continue;
+        for (int k = 0; k < cd->ndof; k++) {
+            if (cd->dof[k] != dof) continue;
+            if (cd->time <= ta && (!b0 || cd->time >= b0->time)) b0 = cd, w0 = cd->value[k];
+            if (cd->time >= tb && (!b1 || cd->time <= b1->time)) b1 = cd, w1 = cd->value[k];
+        }
+    }
+    if (c0) *c0 = b0;
+    if (v0) *v0 = w0;
+    if (c1) *c1 = b1;
+    if (v1) *v1 = w1;
+    return (b0 ? 1 : 0) + (b1 ? 2 : 0);
+}

@@ -135,15 +135,7 @@ static salto_status read_rotation(reader* R, const salto_cfg_node* n) {
     const double ts = p->phases[g->rot_phase].start, te = ts + p->phases[g->rot_phase].duration;
     const salto_constraint_desc *c0 = NULL, *c1 = NULL;
     double v0 = 0.0, v1 = 0.0;
-    for (int c = 0; c < p->ncon; c++) {
-        const salto_constraint_desc* cd = &p->cons[c];
-        if (cd->type != SALTO_CON_POSE) continue;
-        for (int k = 0; k < cd->ndof; k++) {
-            if (cd->dof[k] != g->rot_dof) continue;
-            if (cd->time <= ts + 1e-12 && (!c0 || cd->time >= c0->time)) c0 = cd, v0 = cd->value[k];
-            if (cd->time >= te - 1e-12 && (!c1 || cd->time <= c1->time)) c1 = cd, v1 = cd->value[k];
-        }
-    }
+    salto_problem_pose_bracket(p, g->rot_dof, ts + 1e-12, te - 1e-12, &c0, &v0, &c1, &v1);
     if (c0 && c1 && fabs(v1 - v0 - g->rot_angle) > 1e-9 * (1.0 + fabs(g->rot_angle))) {
         const double deg = 180.0 / pi;
         return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, an ? an : dg),
