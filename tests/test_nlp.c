@@ -45,6 +45,9 @@ static const char* const fd_problems[] = {
     // the planar gymnast landing on its heel, hands and head (two, 3 each)
     "tests/data/nlp/impact3d.yaml|phases.land.contact.sites=[heel_l, toe_l, heel_r, toe_r]",
     "tests/data/nlp/impact2d.yaml|phases.land.contact.sites=[heel, hands, head_top]",
+    // bounds (site_above, com_above) on the rows' Jacobian
+    "tests/data/nlp/contacts2d.yaml|constraints.0={type: site_above, site: hands, point: [0, 0, 1.0], phase: fly}",
+    "tests/data/nlp/contacts3d.yaml|constraints.0={type: com_above, point: [0, 0, 0.5], normal: [0, 0.6, 0.8], phase: land}",
     // above_ground's points through the effective root of a hold on the ground (planar and
     // 3-D), whose Hessian is exact from the points' and the held site's second derivatives
     // (kinematic: the physics rows' curvature would hide an error in these in the tolerance)
@@ -338,6 +341,10 @@ static const char* const kin_problems[] = {
     "tests/data/nlp/contacts3d.yaml|physics=false",
     "tests/data/nlp/hold3d.yaml|constraints.0={type: com_position, time: 0.3, value: [0.05, null, 0.8]}",
     "tests/data/nlp/contacts2d.yaml|physics=false|constraints.0={type: site_still, site: hands, phase: stand}",
+    // bounds: a site above a tilted plane through a held phase (through its effective root),
+    // the centre of mass above another at a time
+    "tests/data/nlp/hold3d.yaml|constraints.0={type: site_above, site: hand_r, point: [0, 0, 0.5], normal: [0.6, 0, 0.8], phase: stand}",
+    "tests/data/nlp/hold3d.yaml|constraints.1={type: com_above, point: [0, 0, 0.5], normal: [0, 0.6, 0.8], time: 0.3}",
 };
 enum { NKIN = (int)(sizeof kin_problems / sizeof kin_problems[0]) };
 

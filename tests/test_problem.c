@@ -1336,6 +1336,11 @@ static const bad_case bad_cases[] = {
      "'refine_time' must be zero or positive, found -1", NULL},
     {"bad_linear_solver.yaml", SALTO_ERR_INVALID, 14, 18,
      "unknown linear_solver 'ma57' (expected one of: salto, mumps)", NULL},
+    {"site_above_no_point.yaml", SALTO_ERR_INVALID, 6, 5,
+     "missing required key 'point' in item 1 of 'constraints'", NULL},
+    {"com_above_site.yaml", SALTO_ERR_INVALID, 6, 23,
+     "'site' is not allowed for a com_above constraint (its keys: type, name, point, normal, time, "
+     "phase)", NULL},
     {"rotation_against_poses.yaml", SALTO_ERR_INVALID, 10, 54,
      "the poses turn 'root_ry' by 0 degrees from t = 0 s to 1.6 s (lines 7 and 8), but the "
      "rotation turns it by -360 degrees over phase 'flight': give the later pose the turned "

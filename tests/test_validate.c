@@ -496,7 +496,7 @@ START_TEST(test_kinematic_problems_judge_kinematics) {
     }
     for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
         const int is_kin = k == SALTO_CHECK_SLIP || k == SALTO_CHECK_PENETRATION ||
-                           k == SALTO_CHECK_JOINT_LIMITS;
+                           k == SALTO_CHECK_JOINT_LIMITS || k == SALTO_CHECK_BOUNDS;
         ck_assert_int_eq(salto_check_is_physics((salto_check_kind)k), !is_kin);
     }
 }
@@ -744,6 +744,37 @@ START_TEST(test_impact_shared_among_feet) {
     }
     ck_assert_msg(worst[0] < 1e-6, "both feet: the impact check finds %.3g N m s", worst[0]);
     ck_assert_msg(worst[1] > 10.0, "the left foot alone: the impact check finds %.3g N m s only", worst[1]);
+}
+END_TEST
+
+
+// Bounds through a phase (site_above, com_above): the lamp hop with its base's back edge under a
+// ceiling and its centre of mass above a floor through the flight solves to a motion that
+// keeps them between the slices too (the bounds check, judged in the flight alone); the same
+// motion judged against a ceiling 5 cm below the floor fails it by at least those 5 cm
+START_TEST(test_bounds_check) {
+    fixture f = open_problem("tests/data/problems/bounds.yaml");
+    salto_solve_result res;
+    salto_refine_result rr;
+    solve_refined(&f, &res, &rr);
+    ck_assert_msg(res.converged, "%s", res.status_name);
+    salto_validation v = run(&f, NULL);
+    const salto_check* c = find(&v, SALTO_CHECK_BOUNDS, 1);
+    ck_assert_msg(c->pass, "bounds: %g m", c->worst);
+    for (int k = 0; k < v.ncheck; k++) {
+        ck_assert(v.check[k].kind != SALTO_CHECK_BOUNDS || v.check[k].phase == 1);
+    }
+    salto_validation_free(&v);
+    const char* low[] = {"constraints.ceiling.point=[0, 0, -0.05]"};
+    fixture g = open_problem_set("tests/data/problems/bounds.yaml", 1, low);
+    ck_assert_int_eq(g.nx, f.nx);
+    memcpy(g.x, f.x, sizeof(double) * (size_t)f.nx);
+    salto_validation w = run(&g, NULL);
+    const salto_check* cw = find(&w, SALTO_CHECK_BOUNDS, 1);
+    ck_assert_msg(!cw->pass && cw->worst >= 0.05 - 1e-9, "bounds: %g m", cw->worst);
+    salto_validation_free(&w);
+    close_problem(&g);
+    close_problem(&f);
 }
 END_TEST
 
@@ -1675,6 +1706,7 @@ Suite* validate_suite(void) {
     tcase_add_test(tc, test_hand_slipping_along_bar_fails_slip);
     tcase_add_test(tc, test_refinement_makes_flight_pass);
     tcase_add_loop_test(tc, test_impact_landing, 0, 2);
+    tcase_add_test(tc, test_bounds_check);
     tcase_add_loop_test(tc, test_shipped_problems_pass, 0, 4);
     tcase_add_test(tc, test_default_spline_is_physical);
     tcase_add_test(tc, test_solve_first_is_the_first_solve);

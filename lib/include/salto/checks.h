@@ -42,6 +42,8 @@ typedef enum salto_check_kind {
                                   //   of the difference from the motion, rad or m
     SALTO_CHECK_DRIFT_COM,        // re-simulation: the centre of mass's distance from the
                                   //   motion's, m
+    SALTO_CHECK_BOUNDS,           // a site or the centre of mass on the wrong side of a
+                                  //   site_above or com_above plane held through the phase, m
     SALTO_CHECK_COUNT
 } salto_check_kind;
 

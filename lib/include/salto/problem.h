@@ -75,6 +75,8 @@ typedef enum salto_constraint_type {
     SALTO_CON_JOINT_LIMITS,  // every limited DOF within its limits at every slice
     SALTO_CON_ABOVE_GROUND,  // every geometry primitive above the plane z = height at every slice
     SALTO_CON_BODY_STILL,    // the angular velocity of a site's body = 0 through a phase
+    SALTO_CON_SITE_ABOVE,    // site on the side of the plane through point that normal points to
+    SALTO_CON_COM_ABOVE,     // the centre of mass likewise
     SALTO_CON_BODY_HEADING,  // (added by the loader for a 3-D ground hold's second site) the
                              //   heading of the body on the ground (the angle about the normal of
                              //   the direction from site0 to site) equals a place variable

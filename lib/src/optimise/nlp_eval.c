@@ -81,7 +81,8 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
     case SALTO_CON_SITE_HOLD:
     case SALTO_CON_SITE_AT:
     case SALTO_CON_SITE_ON_LINE:
-    case SALTO_CON_SITE_ON_PLANE: {
+    case SALTO_CON_SITE_ON_PLANE:
+    case SALTO_CON_SITE_ABOVE: {
         // e . x_site - e . point for a direction e: a component (site_at) or a projection (on a
         // line or plane); a hold's rows subtract a place variable or a fixed target instead
         double xs[3];
@@ -196,7 +197,8 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
     case SALTO_CON_COM_POSITION:
     case SALTO_CON_COM_VELOCITY:
     case SALTO_CON_COM_PARABOLA:
-    case SALTO_CON_COM_PARABOLA_VEL: {
+    case SALTO_CON_COM_PARABOLA_VEL:
+    case SALTO_CON_COM_ABOVE: {
         // c = h / M, cdot = p_lin / M; per DOF j (deps are all DOFs, in order):
         // dc/dq_j = dcdot/dqd_j = (m_sub t_j + s_j x h_sub) / M
         // dcdot/dq_j = (s_j x P_sub + m_sub W_lin + W_ang x h_sub) / M, W = V_p x S_j
@@ -213,14 +215,14 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         const int nt = nlp->root.bal_nt;
         double e[3][3];
         for (int r = 0; r < b->nrows; r++) {
-            if (par) {
+            if (par || cd->type == SALTO_CON_COM_ABOVE) {
                 memcpy(e[r], b->e[r], sizeof e[r]);
             } else {
                 e[r][0] = e[r][1] = e[r][2] = 0.0;
                 e[r][b->comp[r]] = 1.0;
             }
             const double val = salto_v3_dot(e[r], vel ? pc : hc);
-            double target = cd->vec[b->comp[r]];
+            double target = cd->type == SALTO_CON_COM_ABOVE ? salto_v3_dot(e[r], cd->point) : cd->vec[b->comp[r]];
             if (par) {
                 const double* pl = x + nlp->bal[cd->phase];
                 const double ge = salto_v3_dot(e[r], m->gravity);

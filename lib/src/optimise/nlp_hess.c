@@ -1184,8 +1184,9 @@ static int hess_kin_rows(salto_nlp* nlp, int i, const double* lambda, double* va
     const int t = cd->type;
     const int point = t == SALTO_CON_ABOVE_GROUND || t == SALTO_CON_SITE_AT ||
                       t == SALTO_CON_SITE_ON_LINE || t == SALTO_CON_SITE_ON_PLANE ||
-                      t == SALTO_CON_SITE_HOLD;
-    const int com = t == SALTO_CON_COM_POSITION || t == SALTO_CON_COM_PARABOLA;
+                      t == SALTO_CON_SITE_HOLD || t == SALTO_CON_SITE_ABOVE;
+    const int com = t == SALTO_CON_COM_POSITION || t == SALTO_CON_COM_PARABOLA ||
+                    t == SALTO_CON_COM_ABOVE;
     if (!point && !com && t != SALTO_CON_SITE_STILL && t != SALTO_CON_BODY_STILL &&
         t != SALTO_CON_BODY_LEVEL && t != SALTO_CON_BODY_HEADING)
         return 0;

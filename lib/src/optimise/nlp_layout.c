@@ -273,9 +273,16 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
         if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
         break;
     case SALTO_CON_SITE_ON_PLANE:
+    case SALTO_CON_SITE_ABOVE:
         memcpy(b->e[0], cd->dir, sizeof b->e[0]);
         b->nrows = 1;
         if (push_path(B, b, m->site_link[cd->site])) return SALTO_ERR_NOMEM;
+        break;
+    case SALTO_CON_COM_ABOVE:
+        memcpy(b->e[0], cd->dir, sizeof b->e[0]);
+        b->comp[0] = 0;
+        b->nrows = 1;
+        if (push_all(B, b)) return SALTO_ERR_NOMEM;
         break;
     case SALTO_CON_POSE:
     case SALTO_CON_VELOCITY:
@@ -739,6 +746,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             if (b->con >= 0) {
                 const salto_constraint_desc* cd = &p->cons[b->con];
                 if (cd->type == SALTO_CON_ABOVE_GROUND) lo = cd->height, hi = NLP_INF;
+                if (cd->type == SALTO_CON_SITE_ABOVE || cd->type == SALTO_CON_COM_ABOVE) hi = NLP_INF;
                 // a held sole level across its sites' line within NLP_LEVEL_BAND, not exactly:
                 // with an ankle that cannot roll (the humanoid's), two soles held flat leave the
                 // legs one freedom short, the level rows and the heels' lateral rows become

@@ -165,6 +165,7 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
     }
     case SALTO_CON_SITE_ON_LINE:
     case SALTO_CON_SITE_ON_PLANE:
+    case SALTO_CON_SITE_ABOVE:
         snprintf(what, sizeof what, "'%s'", m->site_name[cd->site]);
         break;
     case SALTO_CON_POSE:
@@ -174,6 +175,9 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
     case SALTO_CON_COM_POSITION:
     case SALTO_CON_COM_VELOCITY:
         snprintf(what, sizeof what, "%s", axis[b->comp[k]]);
+        break;
+    case SALTO_CON_COM_ABOVE:
+        snprintf(what, sizeof what, "along the normal");
         break;
     case SALTO_CON_COM_PARABOLA:
     case SALTO_CON_COM_PARABOLA_VEL:

@@ -24,6 +24,7 @@ static int refinable(salto_check_kind k) {
     case SALTO_CHECK_TWIST:
     case SALTO_CHECK_PENETRATION:
     case SALTO_CHECK_JOINT_LIMITS:
+    case SALTO_CHECK_BOUNDS:
         return 1;
     default:
         return 0;
@@ -36,10 +37,12 @@ static int enforced(const salto_problem_desc* p, salto_check_kind k, int i) {
     int con = -1;
     if (k == SALTO_CHECK_PENETRATION) con = SALTO_CON_ABOVE_GROUND;
     if (k == SALTO_CHECK_JOINT_LIMITS) con = SALTO_CON_JOINT_LIMITS;
+    if (k == SALTO_CHECK_BOUNDS) con = SALTO_CON_SITE_ABOVE;
     if (con < 0) return p->physics; // the phase's contact physics
     for (int c = 0; c < p->ncon; c++) {
         const salto_constraint_desc* cd = &p->cons[c];
-        if ((int)cd->type == con && (cd->phase < 0 || cd->phase == i)) return 1;
+        const int type = (int)cd->type == SALTO_CON_COM_ABOVE ? SALTO_CON_SITE_ABOVE : (int)cd->type;
+        if (type == con && (cd->phase < 0 || cd->phase == i)) return 1;
     }
     return 0;
 }

@@ -214,6 +214,8 @@ static salto_status read_when(reader* R, salto_constraint_desc* c, const salto_c
     case SALTO_CON_SITE_AT:
     case SALTO_CON_SITE_ON_LINE:
     case SALTO_CON_SITE_ON_PLANE:
+    case SALTO_CON_SITE_ABOVE:
+    case SALTO_CON_COM_ABOVE:
         if (tn && pn) {
             const salto_cfg_node* later = tn->index > pn->index ? tn : pn;
             return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, later),
@@ -304,7 +306,9 @@ static salto_status read_constraint(reader* R, int icon, const salto_cfg_node* n
         {"type", "name", NULL},
         {"type", "name", "height", NULL},
         {"type", "name", "site", "phase", NULL},
-        {"type", NULL}, // site_hold: added by the loader only
+        {"type", "name", "site", "point", "normal", "time", "phase", NULL},
+        {"type", "name", "point", "normal", "time", "phase", NULL},
+        // the rest are added by the loader only
     };
     char what[64];
     snprintf(what, sizeof what, "%s %s constraint", problem_article(constraint_names[type]),
@@ -336,6 +340,24 @@ static salto_status read_constraint(reader* R, int icon, const salto_cfg_node* n
         const salto_cfg_node* dn = salto_cfg_require(n, dkey, R->err);
         if (!dn) return R->err->status;
         return problem_read_unit(R, dn, c->dir);
+    }
+    case SALTO_CON_SITE_ABOVE:
+    case SALTO_CON_COM_ABOVE: {
+        // the point and, by default upwards, the normal of the plane the site or the centre
+        // of mass must stay on the far side of (below: a downward normal)
+        if (c->type == SALTO_CON_SITE_ABOVE) {
+            const salto_cfg_node* sn = salto_cfg_require(n, "site", R->err);
+            if (!sn) return R->err->status;
+            s = problem_read_site(R, sn, &c->site);
+            if (s) return s;
+        }
+        const salto_cfg_node* pn = salto_cfg_require(n, "point", R->err);
+        if (!pn) return R->err->status;
+        s = salto_cfg_vec(pn, c->point, 3, R->err);
+        if (s) return s;
+        const salto_cfg_node* dn = salto_cfg_child(n, "normal");
+        c->dir[0] = 0.0, c->dir[1] = 0.0, c->dir[2] = 1.0;
+        return dn ? problem_read_unit(R, dn, c->dir) : SALTO_OK;
     }
     case SALTO_CON_POSE:
     case SALTO_CON_VELOCITY:

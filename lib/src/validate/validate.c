@@ -25,6 +25,7 @@ const char* salto_check_at(const salto_model* m, const salto_check* c) {
     case SALTO_CHECK_SLIP: return m->site_name[c->worst_what];
     case SALTO_CHECK_PENETRATION: return m->body_name[m->geom_body[c->worst_what]];
     case SALTO_CHECK_JOINT_LIMITS: return m->link_name[c->worst_what];
+    case SALTO_CHECK_BOUNDS: return m->site_name[c->worst_what];
     default: return NULL;
     }
 }
@@ -239,6 +240,26 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
         if (e > lim) lim = e, what[SALTO_CHECK_JOINT_LIMITS] = j;
     }
     if (limited) v[SALTO_CHECK_JOINT_LIMITS] = lim;
+
+    // the half-spaces held through this phase (site_above, com_above): how far the site or the
+    // centre of mass is on the wrong side of its plane
+    for (int c = 0; c < p->ncon; c++) {
+        const salto_constraint_desc* cd = &p->cons[c];
+        if ((cd->type != SALTO_CON_SITE_ABOVE && cd->type != SALTO_CON_COM_ABOVE) || cd->phase != i)
+            continue;
+        double x[3];
+        if (cd->type == SALTO_CON_SITE_ABOVE) {
+            salto_site_pos(m, d, cd->site, x);
+        } else {
+            salto_com(m, d, x, NULL);
+        }
+        const double dx[3] = {x[0] - cd->point[0], x[1] - cd->point[1], x[2] - cd->point[2]};
+        const double e = fmax(0.0, -salto_v3_dot(cd->dir, dx));
+        if (isnan(v[SALTO_CHECK_BOUNDS]) || e > v[SALTO_CHECK_BOUNDS]) {
+            v[SALTO_CHECK_BOUNDS] = e;
+            what[SALTO_CHECK_BOUNDS] = cd->type == SALTO_CON_SITE_ABOVE ? cd->site : -1;
+        }
+    }
 }
 
 
