@@ -48,6 +48,7 @@ static const char* const fd_problems[] = {
     // bounds (site_above, com_above) on the rows' Jacobian
     "tests/data/nlp/contacts2d.yaml|constraints.0={type: site_above, site: hands, point: [0, 0, 1.0], phase: fly}",
     "tests/data/nlp/contacts3d.yaml|constraints.0={type: com_above, point: [0, 0, 0.5], normal: [0, 0.6, 0.8], phase: land}",
+    "tests/data/nlp/contacts2d.yaml|constraints.0={type: com_in_box, min: [-1, null, 0.3], max: [2, null, 3], phase: fly}",
     // above_ground's points through the effective root of a hold on the ground (planar and
     // 3-D), whose Hessian is exact from the points' and the held site's second derivatives
     // (kinematic: the physics rows' curvature would hide an error in these in the tolerance)
@@ -345,6 +346,8 @@ static const char* const kin_problems[] = {
     // the centre of mass above another at a time
     "tests/data/nlp/hold3d.yaml|constraints.0={type: site_above, site: hand_r, point: [0, 0, 0.5], normal: [0.6, 0, 0.8], phase: stand}",
     "tests/data/nlp/hold3d.yaml|constraints.1={type: com_above, point: [0, 0, 0.5], normal: [0, 0.6, 0.8], time: 0.3}",
+    "tests/data/nlp/hold3d.yaml|constraints.0={type: site_in_box, site: hand_r, min: [null, -1, 0.2], max: [1, null, 2], phase: stand}",
+    "tests/data/nlp/hold3d.yaml|constraints.1={type: com_in_box, min: [-1, null, 0.2], time: 0.3}",
 };
 enum { NKIN = (int)(sizeof kin_problems / sizeof kin_problems[0]) };
 

@@ -774,6 +774,16 @@ START_TEST(test_bounds_check) {
     ck_assert_msg(!cw->pass && cw->worst >= 0.05 - 1e-9, "bounds: %g m", cw->worst);
     salto_validation_free(&w);
     close_problem(&g);
+    // and against a box the centre of mass stays out of (its height above 5 m): at least 4 m
+    const char* box[] = {"constraints.9={type: com_in_box, min: [null, null, 5.0], phase: flight}"};
+    fixture h = open_problem_set("tests/data/problems/bounds.yaml", 1, box);
+    ck_assert_int_eq(h.nx, f.nx);
+    memcpy(h.x, f.x, sizeof(double) * (size_t)f.nx);
+    salto_validation u = run(&h, NULL);
+    const salto_check* cu = find(&u, SALTO_CHECK_BOUNDS, 1);
+    ck_assert_msg(!cu->pass && cu->worst >= 4.0, "bounds: %g m", cu->worst);
+    salto_validation_free(&u);
+    close_problem(&h);
     close_problem(&f);
 }
 END_TEST

@@ -77,6 +77,8 @@ typedef enum salto_constraint_type {
     SALTO_CON_BODY_STILL,    // the angular velocity of a site's body = 0 through a phase
     SALTO_CON_SITE_ABOVE,    // site on the side of the plane through point that normal points to
     SALTO_CON_COM_ABOVE,     // the centre of mass likewise
+    SALTO_CON_SITE_IN_BOX,   // site within the box lo .. hi (world axes; a bound may be open)
+    SALTO_CON_COM_IN_BOX,    // the centre of mass likewise
     SALTO_CON_BODY_HEADING,  // (added by the loader for a 3-D ground hold's second site) the
                              //   heading of the body on the ground (the angle about the normal of
                              //   the direction from site0 to site) equals a place variable
@@ -113,6 +115,7 @@ typedef struct salto_constraint_desc {
                             //   body_still (when any is set): which components are constrained
     double vec[3];          //   their values (m or m/s)
     double height;          // above_ground: plane height, m
+    double lo[3], hi[3];    // site_in_box, com_in_box: the box, m (-/+INFINITY: open)
     int at_knots;           // through a phase: 1 at the spline's knots in it rather than the
                             //   slices, 2 at its two ends only
     int skip_start;         //   and not at the phase's start (held there by the phase before)

@@ -82,7 +82,8 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
     case SALTO_CON_SITE_AT:
     case SALTO_CON_SITE_ON_LINE:
     case SALTO_CON_SITE_ON_PLANE:
-    case SALTO_CON_SITE_ABOVE: {
+    case SALTO_CON_SITE_ABOVE:
+    case SALTO_CON_SITE_IN_BOX: {
         // e . x_site - e . point for a direction e: a component (site_at) or a projection (on a
         // line or plane); a hold's rows subtract a place variable or a fixed target instead
         double xs[3];
@@ -90,12 +91,13 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         if (want_jac) salto_site_jac(m, d, cd->site, nlp->ev.J3);
         for (int r = 0; r < b->nrows; r++) {
             double e[3] = {0, 0, 0};
-            if (cd->type == SALTO_CON_SITE_AT) {
+            if (cd->type == SALTO_CON_SITE_AT || cd->type == SALTO_CON_SITE_IN_BOX) {
                 e[b->comp[r]] = 1.0;
             } else {
                 memcpy(e, b->e[r], sizeof e);
             }
-            const double off = cd->type != SALTO_CON_SITE_HOLD ? salto_v3_dot(e, cd->point)
+            const double off = cd->type == SALTO_CON_SITE_IN_BOX ? 0.0 // the box bounds x itself
+                               : cd->type != SALTO_CON_SITE_HOLD ? salto_v3_dot(e, cd->point)
                                : b->aux[r] >= 0                ? x[b->aux[r]]
                                                                : b->target[r];
             g[r] = salto_v3_dot(e, xs) - off;
@@ -198,7 +200,8 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
     case SALTO_CON_COM_VELOCITY:
     case SALTO_CON_COM_PARABOLA:
     case SALTO_CON_COM_PARABOLA_VEL:
-    case SALTO_CON_COM_ABOVE: {
+    case SALTO_CON_COM_ABOVE:
+    case SALTO_CON_COM_IN_BOX: {
         // c = h / M, cdot = p_lin / M; per DOF j (deps are all DOFs, in order):
         // dc/dq_j = dcdot/dqd_j = (m_sub t_j + s_j x h_sub) / M
         // dcdot/dq_j = (s_j x P_sub + m_sub W_lin + W_ang x h_sub) / M, W = V_p x S_j
@@ -222,7 +225,9 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
                 e[r][b->comp[r]] = 1.0;
             }
             const double val = salto_v3_dot(e[r], vel ? pc : hc);
-            double target = cd->type == SALTO_CON_COM_ABOVE ? salto_v3_dot(e[r], cd->point) : cd->vec[b->comp[r]];
+            double target = cd->type == SALTO_CON_COM_ABOVE   ? salto_v3_dot(e[r], cd->point)
+                            : cd->type == SALTO_CON_COM_IN_BOX ? 0.0
+                                                               : cd->vec[b->comp[r]];
             if (par) {
                 const double* pl = x + nlp->bal[cd->phase];
                 const double ge = salto_v3_dot(e[r], m->gravity);

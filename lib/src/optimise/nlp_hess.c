@@ -1184,9 +1184,10 @@ static int hess_kin_rows(salto_nlp* nlp, int i, const double* lambda, double* va
     const int t = cd->type;
     const int point = t == SALTO_CON_ABOVE_GROUND || t == SALTO_CON_SITE_AT ||
                       t == SALTO_CON_SITE_ON_LINE || t == SALTO_CON_SITE_ON_PLANE ||
-                      t == SALTO_CON_SITE_HOLD || t == SALTO_CON_SITE_ABOVE;
+                      t == SALTO_CON_SITE_HOLD || t == SALTO_CON_SITE_ABOVE ||
+                      t == SALTO_CON_SITE_IN_BOX;
     const int com = t == SALTO_CON_COM_POSITION || t == SALTO_CON_COM_PARABOLA ||
-                    t == SALTO_CON_COM_ABOVE;
+                    t == SALTO_CON_COM_ABOVE || t == SALTO_CON_COM_IN_BOX;
     if (!point && !com && t != SALTO_CON_SITE_STILL && t != SALTO_CON_BODY_STILL &&
         t != SALTO_CON_BODY_LEVEL && t != SALTO_CON_BODY_HEADING)
         return 0;
@@ -1214,7 +1215,7 @@ static int hess_kin_rows(salto_nlp* nlp, int i, const double* lambda, double* va
     for (int r = 0; r < b->nrows; r++) {
         const double lr = lambda[b->row0 + r];
         if (t == SALTO_CON_SITE_AT || t == SALTO_CON_SITE_STILL || t == SALTO_CON_BODY_STILL ||
-            t == SALTO_CON_COM_POSITION) {
+            t == SALTO_CON_COM_POSITION || t == SALTO_CON_SITE_IN_BOX || t == SALTO_CON_COM_IN_BOX) {
             w[b->comp[r]] += lr;
         } else if (t == SALTO_CON_ABOVE_GROUND) {
             w[2] += lr;

@@ -218,6 +218,16 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
     b->t = t;
     b->side = side;
     switch (cd->type) {
+    case SALTO_CON_SITE_IN_BOX:
+    case SALTO_CON_COM_IN_BOX:
+        // a row for each axis the box bounds (a planar character's y: none)
+        for (int k = 0; k < 3; k++) {
+            if ((planar && k == 1) || (!isfinite(cd->lo[k]) && !isfinite(cd->hi[k]))) continue;
+            b->comp[b->nrows++] = k;
+        }
+        if (cd->type == SALTO_CON_SITE_IN_BOX ? push_path(B, b, m->site_link[cd->site]) : push_all(B, b))
+            return SALTO_ERR_NOMEM;
+        break;
     case SALTO_CON_SITE_AT:
     case SALTO_CON_SITE_STILL: {
         const int some = cd->type == SALTO_CON_SITE_STILL && (cd->mask[0] || cd->mask[1] || cd->mask[2]);
@@ -747,6 +757,11 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
                 const salto_constraint_desc* cd = &p->cons[b->con];
                 if (cd->type == SALTO_CON_ABOVE_GROUND) lo = cd->height, hi = NLP_INF;
                 if (cd->type == SALTO_CON_SITE_ABOVE || cd->type == SALTO_CON_COM_ABOVE) hi = NLP_INF;
+                if (cd->type == SALTO_CON_SITE_IN_BOX || cd->type == SALTO_CON_COM_IN_BOX) {
+                    const int k = b->comp[r];
+                    lo = isfinite(cd->lo[k]) ? cd->lo[k] : -NLP_INF;
+                    hi = isfinite(cd->hi[k]) ? cd->hi[k] : NLP_INF;
+                }
                 // a held sole level across its sites' line within NLP_LEVEL_BAND, not exactly:
                 // with an ankle that cannot roll (the humanoid's), two soles held flat leave the
                 // legs one freedom short, the level rows and the heels' lateral rows become

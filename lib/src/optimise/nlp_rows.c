@@ -137,6 +137,7 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
     char what[160];
     switch (cd->type) {
     case SALTO_CON_SITE_AT:
+    case SALTO_CON_SITE_IN_BOX:
     case SALTO_CON_SITE_STILL:
         snprintf(what, sizeof what, "'%s' %s", m->site_name[cd->site], axis[b->comp[k]]);
         break;
@@ -174,6 +175,7 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
         break;
     case SALTO_CON_COM_POSITION:
     case SALTO_CON_COM_VELOCITY:
+    case SALTO_CON_COM_IN_BOX:
         snprintf(what, sizeof what, "%s", axis[b->comp[k]]);
         break;
     case SALTO_CON_COM_ABOVE:

@@ -169,6 +169,45 @@ static salto_status read_dof_values(reader* R, int icon, const salto_cfg_node* n
 }
 
 
+// site_in_box, com_in_box: 'min' and 'max', 3-lists of numbers or nulls (an open side), at
+// least one number in all, each min below its max
+static salto_status read_box(reader* R, salto_constraint_desc* c, const salto_cfg_node* n) {
+    const char* key[2] = {"min", "max"};
+    double* out[2] = {c->lo, c->hi};
+    int any = 0;
+    for (int b = 0; b < 2; b++) {
+        for (int k = 0; k < 3; k++) out[b][k] = b == 0 ? -INFINITY : INFINITY;
+        const salto_cfg_node* vn = salto_cfg_child(n, key[b]);
+        if (!vn) continue;
+        if (vn->kind != SALTO_CFG_LIST || vn->n != 3) {
+            char found[100];
+            salto_cfg_describe(vn, found, sizeof found);
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, vn),
+                              "expected a list of 3 numbers or nulls for '%s', found %s", key[b], found);
+        }
+        for (int k = 0; k < 3; k++) {
+            if (salto_cfg_is_null(vn->child[k])) continue;
+            salto_status s = salto_cfg_number(vn->child[k], &out[b][k], R->err);
+            if (s) return s;
+            any = 1;
+        }
+    }
+    if (!any) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, n),
+                          "the box has no side: give 'min' or 'max' with at least one number");
+    }
+    for (int k = 0; k < 3; k++) {
+        if (c->lo[k] > c->hi[k]) {
+            const salto_cfg_node* mx = salto_cfg_child(n, "max");
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, mx->child[k]),
+                              "the box's %c max, %g, is below its min, %g", "xyz"[k], c->hi[k],
+                              c->lo[k]);
+        }
+    }
+    return SALTO_OK;
+}
+
+
 // com_position, com_velocity: a 3-list of numbers or nulls
 static salto_status read_masked(reader* R, salto_constraint_desc* c, const salto_cfg_node* n) {
     const salto_cfg_node* vn = salto_cfg_require(n, "value", R->err);
@@ -216,6 +255,8 @@ static salto_status read_when(reader* R, salto_constraint_desc* c, const salto_c
     case SALTO_CON_SITE_ON_PLANE:
     case SALTO_CON_SITE_ABOVE:
     case SALTO_CON_COM_ABOVE:
+    case SALTO_CON_SITE_IN_BOX:
+    case SALTO_CON_COM_IN_BOX:
         if (tn && pn) {
             const salto_cfg_node* later = tn->index > pn->index ? tn : pn;
             return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, later),
@@ -293,7 +334,7 @@ static salto_status read_constraint(reader* R, int icon, const salto_cfg_node* n
 
     static const char* const all[] = {"type",   "site",  "point",    "direction", "normal",
                                       "time",   "phase", "values",   "dofs",      "dofs_deg",
-                                      "value",  "height", "name", NULL};
+                                      "value",  "height", "name", "min", "max", NULL};
     static const char* const keys[SALTO_CON_COUNT][8] = {
         {"type", "name", "site", "point", "time", "phase", NULL},
         {"type", "name", "site", "point", "direction", "time", "phase", NULL},
@@ -308,6 +349,8 @@ static salto_status read_constraint(reader* R, int icon, const salto_cfg_node* n
         {"type", "name", "site", "phase", NULL},
         {"type", "name", "site", "point", "normal", "time", "phase", NULL},
         {"type", "name", "point", "normal", "time", "phase", NULL},
+        {"type", "name", "site", "min", "max", "time", "phase", NULL},
+        {"type", "name", "min", "max", "time", "phase", NULL},
         // the rest are added by the loader only
     };
     char what[64];
@@ -359,6 +402,15 @@ static salto_status read_constraint(reader* R, int icon, const salto_cfg_node* n
         c->dir[0] = 0.0, c->dir[1] = 0.0, c->dir[2] = 1.0;
         return dn ? problem_read_unit(R, dn, c->dir) : SALTO_OK;
     }
+    case SALTO_CON_SITE_IN_BOX:
+    case SALTO_CON_COM_IN_BOX:
+        if (c->type == SALTO_CON_SITE_IN_BOX) {
+            const salto_cfg_node* sn = salto_cfg_require(n, "site", R->err);
+            if (!sn) return R->err->status;
+            s = problem_read_site(R, sn, &c->site);
+            if (s) return s;
+        }
+        return read_box(R, c, n);
     case SALTO_CON_POSE:
     case SALTO_CON_VELOCITY:
         return read_dof_values(R, icon, n);

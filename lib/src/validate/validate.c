@@ -245,19 +245,29 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
     // centre of mass is on the wrong side of its plane
     for (int c = 0; c < p->ncon; c++) {
         const salto_constraint_desc* cd = &p->cons[c];
-        if ((cd->type != SALTO_CON_SITE_ABOVE && cd->type != SALTO_CON_COM_ABOVE) || cd->phase != i)
-            continue;
+        const int above = cd->type == SALTO_CON_SITE_ABOVE || cd->type == SALTO_CON_COM_ABOVE;
+        const int box = cd->type == SALTO_CON_SITE_IN_BOX || cd->type == SALTO_CON_COM_IN_BOX;
+        if ((!above && !box) || cd->phase != i) continue;
+        const int site = cd->type == SALTO_CON_SITE_ABOVE || cd->type == SALTO_CON_SITE_IN_BOX;
         double x[3];
-        if (cd->type == SALTO_CON_SITE_ABOVE) {
+        if (site) {
             salto_site_pos(m, d, cd->site, x);
         } else {
             salto_com(m, d, x, NULL);
         }
-        const double dx[3] = {x[0] - cd->point[0], x[1] - cd->point[1], x[2] - cd->point[2]};
-        const double e = fmax(0.0, -salto_v3_dot(cd->dir, dx));
+        double e = 0.0;
+        if (above) {
+            const double dx[3] = {x[0] - cd->point[0], x[1] - cd->point[1], x[2] - cd->point[2]};
+            e = fmax(0.0, -salto_v3_dot(cd->dir, dx));
+        } else {
+            for (int k = 0; k < 3; k++) {
+                if (ref->planar && k == 1) continue;
+                e = fmax(e, fmax(cd->lo[k] - x[k], x[k] - cd->hi[k]));
+            }
+        }
         if (isnan(v[SALTO_CHECK_BOUNDS]) || e > v[SALTO_CHECK_BOUNDS]) {
             v[SALTO_CHECK_BOUNDS] = e;
-            what[SALTO_CHECK_BOUNDS] = cd->type == SALTO_CON_SITE_ABOVE ? cd->site : -1;
+            what[SALTO_CHECK_BOUNDS] = site ? cd->site : -1;
         }
     }
 }
