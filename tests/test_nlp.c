@@ -49,6 +49,7 @@ static const char* const fd_problems[] = {
     "tests/data/nlp/contacts2d.yaml|constraints.0={type: site_above, site: hands, point: [0, 0, 1.0], phase: fly}",
     "tests/data/nlp/contacts3d.yaml|constraints.0={type: com_above, point: [0, 0, 0.5], normal: [0, 0.6, 0.8], phase: land}",
     "tests/data/nlp/contacts2d.yaml|constraints.0={type: com_in_box, min: [-1, null, 0.3], max: [2, null, 3], phase: fly}",
+    "tests/data/nlp/contacts2d.yaml|constraints.0={type: joint_range, dofs: {hip: [-1, 1]}, dofs_deg: {knee: [null, 90]}, phase: fly}",
     // above_ground's points through the effective root of a hold on the ground (planar and
     // 3-D), whose Hessian is exact from the points' and the held site's second derivatives
     // (kinematic: the physics rows' curvature would hide an error in these in the tolerance)

@@ -1338,6 +1338,8 @@ static const bad_case bad_cases[] = {
      "unknown linear_solver 'ma57' (expected one of: salto, mumps)", NULL},
     {"box_max_below_min.yaml", SALTO_ERR_INVALID, 6, 84, "the box's z max, 0.2, is below its min, 0.3",
      NULL},
+    {"joint_range_reversed.yaml", SALTO_ERR_INVALID, 6, 47, "the range of 'neck' ends below its start",
+     NULL},
     {"site_above_no_point.yaml", SALTO_ERR_INVALID, 6, 5,
      "missing required key 'point' in item 1 of 'constraints'", NULL},
     {"com_above_site.yaml", SALTO_ERR_INVALID, 6, 23,

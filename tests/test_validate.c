@@ -784,6 +784,16 @@ START_TEST(test_bounds_check) {
     ck_assert_msg(!cu->pass && cu->worst >= 4.0, "bounds: %g m", cu->worst);
     salto_validation_free(&u);
     close_problem(&h);
+    // and against a range of the neck through the flight it is nowhere near (170 to 180 degrees)
+    const char* range[] = {"constraints.9={type: joint_range, dofs_deg: {neck: [170, 180]}, phase: flight}"};
+    fixture r = open_problem_set("tests/data/problems/bounds.yaml", 1, range);
+    ck_assert_int_eq(r.nx, f.nx);
+    memcpy(r.x, f.x, sizeof(double) * (size_t)f.nx);
+    salto_validation vr = run(&r, NULL);
+    const salto_check* cr = find(&vr, SALTO_CHECK_BOUNDS, 1);
+    ck_assert_msg(!cr->pass && cr->worst >= 1.0, "bounds: %g rad", cr->worst);
+    salto_validation_free(&vr);
+    close_problem(&r);
     close_problem(&f);
 }
 END_TEST

@@ -79,6 +79,7 @@ typedef enum salto_constraint_type {
     SALTO_CON_COM_ABOVE,     // the centre of mass likewise
     SALTO_CON_SITE_IN_BOX,   // site within the box lo .. hi (world axes; a bound may be open)
     SALTO_CON_COM_IN_BOX,    // the centre of mass likewise
+    SALTO_CON_JOINT_RANGE,   // q of the listed DOFs within [lo, hi] (value: lo, hi pairs)
     SALTO_CON_BODY_HEADING,  // (added by the loader for a 3-D ground hold's second site) the
                              //   heading of the body on the ground (the angle about the normal of
                              //   the direction from site0 to site) equals a place variable
@@ -110,7 +111,8 @@ typedef struct salto_constraint_desc {
     double dir[3];          // on_line: unit direction; on_plane: unit normal
     int ndof;               // pose, velocity: the DOFs constrained
     int* dof;               //   model DOF indices                      (ndof)
-    double* value;          //   their values (rad, m, rad/s, m/s)      (ndof)
+    double* value;          //   their values (rad, m, rad/s, m/s)      (ndof; joint_range:
+                            //   a lo, hi pair each, +-INFINITY where open, 2 ndof)
     int mask[3];            // com_position, com_velocity, and the holds' site_still and
                             //   body_still (when any is set): which components are constrained
     double vec[3];          //   their values (m or m/s)

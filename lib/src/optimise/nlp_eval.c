@@ -65,13 +65,14 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         memset(dqd, 0, (size_t)(b->diag ? b->nrows : b->nrows * nd) * sizeof(double));
     }
 
-    if (cd->type == SALTO_CON_POSE || cd->type == SALTO_CON_VELOCITY) {
-        // linear in the control points: no kinematics
+    if (cd->type == SALTO_CON_POSE || cd->type == SALTO_CON_VELOCITY || cd->type == SALTO_CON_JOINT_RANGE) {
+        // linear in the control points: no kinematics (a joint range bounds q itself)
+        const int range = cd->type == SALTO_CON_JOINT_RANGE;
         for (int r = 0; r < b->nrows; r++) {
             const double* c = x + cd->dof[r] * nlp->ncp + b->first;
-            const double* w = cd->type == SALTO_CON_POSE ? b->N : b->dN;
-            g[r] = w[0] * c[0] + w[1] * c[1] + w[2] * c[2] + w[3] * c[3] - cd->value[r];
-            if (want_jac) (cd->type == SALTO_CON_POSE ? dq : dqd)[r] = 1.0;
+            const double* w = cd->type == SALTO_CON_VELOCITY ? b->dN : b->N;
+            g[r] = w[0] * c[0] + w[1] * c[1] + w[2] * c[2] + w[3] * c[3] - (range ? 0.0 : cd->value[r]);
+            if (want_jac) (cd->type == SALTO_CON_VELOCITY ? dqd : dq)[r] = 1.0;
         }
         return;
     }

@@ -27,7 +27,7 @@
 static int block_linear(const salto_nlp* nlp, const block* b) {
     if (b->con < 0) return 0;
     const salto_constraint_type t = nlp->p->cons[b->con].type;
-    return t == SALTO_CON_POSE || t == SALTO_CON_VELOCITY;
+    return t == SALTO_CON_POSE || t == SALTO_CON_VELOCITY || t == SALTO_CON_JOINT_RANGE;
 }
 
 

@@ -296,6 +296,7 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
         break;
     case SALTO_CON_POSE:
     case SALTO_CON_VELOCITY:
+    case SALTO_CON_JOINT_RANGE:
         b->diag = 1;
         b->nrows = cd->ndof;
         b->ndep = cd->ndof;
@@ -757,6 +758,11 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
                 const salto_constraint_desc* cd = &p->cons[b->con];
                 if (cd->type == SALTO_CON_ABOVE_GROUND) lo = cd->height, hi = NLP_INF;
                 if (cd->type == SALTO_CON_SITE_ABOVE || cd->type == SALTO_CON_COM_ABOVE) hi = NLP_INF;
+                if (cd->type == SALTO_CON_JOINT_RANGE) {
+                    const double* lh = cd->value + 2 * r;
+                    lo = isfinite(lh[0]) ? lh[0] : -NLP_INF;
+                    hi = isfinite(lh[1]) ? lh[1] : NLP_INF;
+                }
                 if (cd->type == SALTO_CON_SITE_IN_BOX || cd->type == SALTO_CON_COM_IN_BOX) {
                     const int k = b->comp[r];
                     lo = isfinite(cd->lo[k]) ? cd->lo[k] : -NLP_INF;

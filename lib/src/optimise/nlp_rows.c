@@ -171,6 +171,7 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
         break;
     case SALTO_CON_POSE:
     case SALTO_CON_VELOCITY:
+    case SALTO_CON_JOINT_RANGE:
         snprintf(what, sizeof what, "'%s'", m->link_name[cd->dof[k]]);
         break;
     case SALTO_CON_COM_POSITION:

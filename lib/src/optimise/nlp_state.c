@@ -109,7 +109,8 @@ salto_status nlp_assign_eroots(salto_nlp* nlp, builder* B) {
             ph = nlp->root.er[b->phase].site >= 0 ? b->phase : -1;
         } else {
             const salto_constraint_desc* cd = &p->cons[b->con];
-            if (cd->hold_phase == 0 && cd->type != SALTO_CON_POSE && cd->type != SALTO_CON_VELOCITY) {
+            if (cd->hold_phase == 0 && cd->type != SALTO_CON_POSE && cd->type != SALTO_CON_VELOCITY &&
+                cd->type != SALTO_CON_JOINT_RANGE) {
                 ph = er_phase_at(nlp, b->t);
             }
         }

@@ -42,7 +42,7 @@ static int enforced(const salto_problem_desc* p, salto_check_kind k, int i) {
     for (int c = 0; c < p->ncon; c++) {
         const salto_constraint_desc* cd = &p->cons[c];
         const int bound = cd->type == SALTO_CON_COM_ABOVE || cd->type == SALTO_CON_SITE_IN_BOX ||
-                          cd->type == SALTO_CON_COM_IN_BOX;
+                          cd->type == SALTO_CON_COM_IN_BOX || cd->type == SALTO_CON_JOINT_RANGE;
         const int type = bound ? SALTO_CON_SITE_ABOVE : (int)cd->type;
         if (type == con && (cd->phase < 0 || cd->phase == i)) return 1;
     }

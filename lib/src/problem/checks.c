@@ -62,12 +62,12 @@ const char* salto_check_unit(salto_check_kind k) {
     case SALTO_CHECK_BALLISTIC:
     case SALTO_CHECK_SLIP:
     case SALTO_CHECK_PENETRATION:
-    case SALTO_CHECK_BOUNDS:
     case SALTO_CHECK_DRIFT_ROOT:
     case SALTO_CHECK_DRIFT_COM: return "m";
     case SALTO_CHECK_DRIFT_ROTATION: return "rad";
     case SALTO_CHECK_JOINT_LIMITS:
     case SALTO_CHECK_DRIFT_JOINTS: return "rad/m";
+    case SALTO_CHECK_BOUNDS: return "m/rad";
     default: return "";
     }
 }

@@ -208,6 +208,72 @@ static salto_status read_box(reader* R, salto_constraint_desc* c, const salto_cf
 }
 
 
+// joint_range: 'dofs' (rad or m) and 'dofs_deg' (deg, revolute DOFs), each DOF to [lo, hi]
+// (a null an open side; at least one number; lo at most hi), each DOF once
+static salto_status read_dof_ranges(reader* R, salto_constraint_desc* c, const salto_cfg_node* n) {
+    const salto_model* m = R->m;
+    const salto_cfg_node* dofs = salto_cfg_child(n, "dofs");
+    const salto_cfg_node* degs = salto_cfg_child(n, "dofs_deg");
+    salto_status s;
+    if (dofs && (s = salto_cfg_expect(dofs, SALTO_CFG_MAP, R->err))) return s;
+    if (degs && (s = salto_cfg_expect(degs, SALTO_CFG_MAP, R->err))) return s;
+    const int count = (dofs ? dofs->n : 0) + (degs ? degs->n : 0);
+    if (count == 0) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, dofs ? dofs : degs ? degs : n),
+                          "a joint_range constraint must name at least one DOF under 'dofs' or "
+                          "'dofs_deg'");
+    }
+    c->dof = salto_calloc((size_t)count, sizeof *c->dof);
+    c->value = salto_calloc(2 * (size_t)count, sizeof *c->value);
+    if (!c->dof || !c->value) return problem_nomem(R);
+    for (int pass = 0; pass < 2; pass++) {
+        const salto_cfg_node* map = pass == 0 ? dofs : degs;
+        for (int i = 0; map && i < map->n; i++) {
+            const salto_cfg_node* e = map->child[i];
+            int dof = -1;
+            s = problem_lookup(R, e->key, model_names(m->link_name), m->nv, "DOF", key_at(R, e), &dof);
+            if (s) return s;
+            if (pass == 1 && m->link_type[dof] != SALTO_AXIS_REVOLUTE) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, e),
+                                  "'dofs_deg' is only for revolute DOFs ('%s' is prismatic; give "
+                                  "it under 'dofs' in m)", e->key);
+            }
+            for (int k = 0; k < c->ndof; k++) {
+                if (c->dof[k] == dof) {
+                    return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, e),
+                                      "DOF '%s' is given twice in this joint_range constraint", e->key);
+                }
+            }
+            if (e->kind != SALTO_CFG_LIST || e->n != 2) {
+                char found[100];
+                salto_cfg_describe(e, found, sizeof found);
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, e),
+                                  "expected [lo, hi] (numbers or nulls) for '%s', found %s", e->key, found);
+            }
+            double lh[2] = {-INFINITY, INFINITY};
+            for (int b = 0; b < 2; b++) {
+                if (salto_cfg_is_null(e->child[b])) continue;
+                s = salto_cfg_number(e->child[b], &lh[b], R->err);
+                if (s) return s;
+                if (pass == 1) lh[b] *= pi / 180.0;
+            }
+            if (!isfinite(lh[0]) && !isfinite(lh[1])) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, e),
+                                  "the range of '%s' has no side: give lo or hi a number", e->key);
+            }
+            if (lh[0] > lh[1]) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, e->child[1]),
+                                  "the range of '%s' ends below its start", e->key);
+            }
+            c->dof[c->ndof] = dof;
+            c->value[2 * c->ndof] = lh[0], c->value[2 * c->ndof + 1] = lh[1];
+            c->ndof++;
+        }
+    }
+    return SALTO_OK;
+}
+
+
 // com_position, com_velocity: a 3-list of numbers or nulls
 static salto_status read_masked(reader* R, salto_constraint_desc* c, const salto_cfg_node* n) {
     const salto_cfg_node* vn = salto_cfg_require(n, "value", R->err);
@@ -257,6 +323,7 @@ static salto_status read_when(reader* R, salto_constraint_desc* c, const salto_c
     case SALTO_CON_COM_ABOVE:
     case SALTO_CON_SITE_IN_BOX:
     case SALTO_CON_COM_IN_BOX:
+    case SALTO_CON_JOINT_RANGE:
         if (tn && pn) {
             const salto_cfg_node* later = tn->index > pn->index ? tn : pn;
             return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, later),
@@ -351,6 +418,7 @@ static salto_status read_constraint(reader* R, int icon, const salto_cfg_node* n
         {"type", "name", "point", "normal", "time", "phase", NULL},
         {"type", "name", "site", "min", "max", "time", "phase", NULL},
         {"type", "name", "min", "max", "time", "phase", NULL},
+        {"type", "name", "dofs", "dofs_deg", "time", "phase", NULL},
         // the rest are added by the loader only
     };
     char what[64];
@@ -411,6 +479,8 @@ static salto_status read_constraint(reader* R, int icon, const salto_cfg_node* n
             if (s) return s;
         }
         return read_box(R, c, n);
+    case SALTO_CON_JOINT_RANGE:
+        return read_dof_ranges(R, c, n);
     case SALTO_CON_POSE:
     case SALTO_CON_VELOCITY:
         return read_dof_values(R, icon, n);

@@ -245,6 +245,17 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
     // centre of mass is on the wrong side of its plane
     for (int c = 0; c < p->ncon; c++) {
         const salto_constraint_desc* cd = &p->cons[c];
+        if (cd->type == SALTO_CON_JOINT_RANGE && cd->phase == i) {
+            for (int k = 0; k < cd->ndof; k++) {
+                const double qj = d->q[cd->dof[k]];
+                const double e = fmax(0.0, fmax(cd->value[2 * k] - qj, qj - cd->value[2 * k + 1]));
+                if (isnan(v[SALTO_CHECK_BOUNDS]) || e > v[SALTO_CHECK_BOUNDS]) {
+                    v[SALTO_CHECK_BOUNDS] = e;
+                    what[SALTO_CHECK_BOUNDS] = -1;
+                }
+            }
+            continue;
+        }
         const int above = cd->type == SALTO_CON_SITE_ABOVE || cd->type == SALTO_CON_COM_ABOVE;
         const int box = cd->type == SALTO_CON_SITE_IN_BOX || cd->type == SALTO_CON_COM_IN_BOX;
         if ((!above && !box) || cd->phase != i) continue;
