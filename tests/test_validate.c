@@ -748,6 +748,20 @@ START_TEST(test_impact_shared_among_feet) {
 END_TEST
 
 
+// f's motion judged by the problem with one override: the flight's bounds check fails by at
+// least worst
+static void judge_bounds(const fixture* f, const char* set, double worst) {
+    fixture g = open_problem_set("tests/data/problems/bounds.yaml", 1, &set);
+    ck_assert_int_eq(g.nx, f->nx);
+    memcpy(g.x, f->x, sizeof(double) * (size_t)f->nx);
+    salto_validation v = run(&g, NULL);
+    const salto_check* c = find(&v, SALTO_CHECK_BOUNDS, 1);
+    ck_assert_msg(!c->pass && c->worst >= worst, "%s: bounds %g", set, c->worst);
+    salto_validation_free(&v);
+    close_problem(&g);
+}
+
+
 // Bounds through a phase (site_above, com_above): the lamp hop with its base's back edge under a
 // ceiling and its centre of mass above a floor through the flight solves to a motion that
 // keeps them between the slices too (the bounds check, judged in the flight alone); the same
@@ -765,35 +779,12 @@ START_TEST(test_bounds_check) {
         ck_assert(v.check[k].kind != SALTO_CHECK_BOUNDS || v.check[k].phase == 1);
     }
     salto_validation_free(&v);
-    const char* low[] = {"constraints.ceiling.point=[0, 0, -0.05]"};
-    fixture g = open_problem_set("tests/data/problems/bounds.yaml", 1, low);
-    ck_assert_int_eq(g.nx, f.nx);
-    memcpy(g.x, f.x, sizeof(double) * (size_t)f.nx);
-    salto_validation w = run(&g, NULL);
-    const salto_check* cw = find(&w, SALTO_CHECK_BOUNDS, 1);
-    ck_assert_msg(!cw->pass && cw->worst >= 0.05 - 1e-9, "bounds: %g m", cw->worst);
-    salto_validation_free(&w);
-    close_problem(&g);
-    // and against a box the centre of mass stays out of (its height above 5 m): at least 4 m
-    const char* box[] = {"constraints.9={type: com_in_box, min: [null, null, 5.0], phase: flight}"};
-    fixture h = open_problem_set("tests/data/problems/bounds.yaml", 1, box);
-    ck_assert_int_eq(h.nx, f.nx);
-    memcpy(h.x, f.x, sizeof(double) * (size_t)f.nx);
-    salto_validation u = run(&h, NULL);
-    const salto_check* cu = find(&u, SALTO_CHECK_BOUNDS, 1);
-    ck_assert_msg(!cu->pass && cu->worst >= 4.0, "bounds: %g m", cu->worst);
-    salto_validation_free(&u);
-    close_problem(&h);
-    // and against a range of the neck through the flight it is nowhere near (170 to 180 degrees)
-    const char* range[] = {"constraints.9={type: joint_range, dofs_deg: {neck: [170, 180]}, phase: flight}"};
-    fixture r = open_problem_set("tests/data/problems/bounds.yaml", 1, range);
-    ck_assert_int_eq(r.nx, f.nx);
-    memcpy(r.x, f.x, sizeof(double) * (size_t)f.nx);
-    salto_validation vr = run(&r, NULL);
-    const salto_check* cr = find(&vr, SALTO_CHECK_BOUNDS, 1);
-    ck_assert_msg(!cr->pass && cr->worst >= 1.0, "bounds: %g rad", cr->worst);
-    salto_validation_free(&vr);
-    close_problem(&r);
+    // the same motion judged against a ceiling 5 cm below the floor, a box the centre of mass
+    // stays out of (its height above 5 m) and a range of the neck it is nowhere near (170 to
+    // 180 degrees): each fails by at least that much
+    judge_bounds(&f, "constraints.ceiling.point=[0, 0, -0.05]", 0.05 - 1e-9);
+    judge_bounds(&f, "constraints.9={type: com_in_box, min: [null, null, 5.0], phase: flight}", 4.0);
+    judge_bounds(&f, "constraints.9={type: joint_range, dofs_deg: {neck: [170, 180]}, phase: flight}", 1.0);
     close_problem(&f);
 }
 END_TEST

@@ -79,6 +79,30 @@ static salto_status set_dof_value(reader* R, int icon, int slot, int dof, int de
 
 
 // values | dofs | dofs_deg of a pose or velocity constraint
+// the DOF an entry of 'dofs' or 'dofs_deg' (deg) names, revolute under 'dofs_deg', not yet
+// in c
+static salto_status dof_entry(reader* R, const salto_constraint_desc* c, const salto_cfg_node* e,
+                              int deg, int* dof) {
+    const salto_model* m = R->m;
+    salto_status s = problem_lookup(R, e->key, model_names(m->link_name), m->nv, "DOF", key_at(R, e), dof);
+    if (s) return s;
+    if (deg && m->link_type[*dof] != SALTO_AXIS_REVOLUTE) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, e),
+                          "'dofs_deg' is only for revolute DOFs ('%s' is prismatic; give it under "
+                          "'dofs' in %s)",
+                          e->key, c->type == SALTO_CON_VELOCITY ? "m/s" : "m");
+    }
+    for (int k = 0; k < c->ndof; k++) {
+        if (c->dof[k] == *dof) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, e),
+                              "DOF '%s' is given twice in this %s constraint", e->key,
+                              constraint_names[c->type]);
+        }
+    }
+    return SALTO_OK;
+}
+
+
 static salto_status read_dof_values(reader* R, int icon, const salto_cfg_node* n) {
     salto_constraint_desc* c = &R->p->cons[icon];
     const salto_model* m = R->m;
@@ -132,21 +156,8 @@ static salto_status read_dof_values(reader* R, int icon, const salto_cfg_node* n
         for (int i = 0; map && i < map->n; i++) {
             const salto_cfg_node* e = map->child[i];
             int dof = -1;
-            s = problem_lookup(R, e->key, model_names(m->link_name), m->nv, "DOF", key_at(R, e), &dof);
+            s = dof_entry(R, c, e, pass == 1, &dof);
             if (s) return s;
-            if (pass == 1 && m->link_type[dof] != SALTO_AXIS_REVOLUTE) {
-                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, e),
-                                  "'dofs_deg' is only for revolute DOFs ('%s' is prismatic; give "
-                                  "it under 'dofs' in %s)",
-                                  e->key, c->type == SALTO_CON_POSE ? "m" : "m/s");
-            }
-            for (int k = 0; k < c->ndof; k++) {
-                if (c->dof[k] == dof) {
-                    return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, e),
-                                      "DOF '%s' is given twice in this %s constraint", e->key,
-                                      what);
-                }
-            }
             s = set_dof_value(R, icon, c->ndof, dof, pass == 1, e);
             if (s) return s;
             c->ndof++;
@@ -211,7 +222,6 @@ static salto_status read_box(reader* R, salto_constraint_desc* c, const salto_cf
 // joint_range: 'dofs' (rad or m) and 'dofs_deg' (deg, revolute DOFs), each DOF to [lo, hi]
 // (a null an open side; at least one number; lo at most hi), each DOF once
 static salto_status read_dof_ranges(reader* R, salto_constraint_desc* c, const salto_cfg_node* n) {
-    const salto_model* m = R->m;
     const salto_cfg_node* dofs = salto_cfg_child(n, "dofs");
     const salto_cfg_node* degs = salto_cfg_child(n, "dofs_deg");
     salto_status s;
@@ -231,19 +241,8 @@ static salto_status read_dof_ranges(reader* R, salto_constraint_desc* c, const s
         for (int i = 0; map && i < map->n; i++) {
             const salto_cfg_node* e = map->child[i];
             int dof = -1;
-            s = problem_lookup(R, e->key, model_names(m->link_name), m->nv, "DOF", key_at(R, e), &dof);
+            s = dof_entry(R, c, e, pass == 1, &dof);
             if (s) return s;
-            if (pass == 1 && m->link_type[dof] != SALTO_AXIS_REVOLUTE) {
-                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, e),
-                                  "'dofs_deg' is only for revolute DOFs ('%s' is prismatic; give "
-                                  "it under 'dofs' in m)", e->key);
-            }
-            for (int k = 0; k < c->ndof; k++) {
-                if (c->dof[k] == dof) {
-                    return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, e),
-                                      "DOF '%s' is given twice in this joint_range constraint", e->key);
-                }
-            }
             if (e->kind != SALTO_CFG_LIST || e->n != 2) {
                 char found[100];
                 salto_cfg_describe(e, found, sizeof found);
