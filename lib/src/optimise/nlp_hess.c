@@ -537,13 +537,7 @@ static void rows_weights(const salto_nlp* nlp, const block* b, const double* lam
                          double Pff[6][6], double Pfc[6][3]) {
     frow rows[8];
     nlp_physics_rows(nlp, b, f0, c, rows);
-    for (int k = 0; k < 6; k++) mu[k] = 0.0;
-    for (int k = 0; k < 3; k++) nu[k] = 0.0;
-    for (int r = 0; r < b->nrows; r++) {
-        const double l = lambda[b->row0 + r];
-        for (int k = 0; k < 6; k++) mu[k] += l * rows[r].df0[k];
-        for (int k = 0; k < 3; k++) nu[k] += l * rows[r].dc[k];
-    }
+    nlp_rows_weights(rows, b->nrows, lambda + b->row0, mu, nu);
     nlp_physics_curvature(nlp, b, lambda + b->row0, Pff, Pfc);
 }
 
@@ -597,16 +591,10 @@ static salto_status hess_physics_er(salto_nlp* nlp, int i, const double* lambda,
     nlp_er_state(nlp, nlp->hess.xs, b->er, SALTO_FK_ACC, 1);
     double f0[6], c[3] = {0, 0, 0};
     salto_f0_jac(m, d, SALTO_JAC_LINEAR, f0, Jf, NULL);
-    memset(Jc, 0, 3 * (size_t)nv * sizeof(double));
-    double* Js = nlp->ev.sums; // 3 nv
     if (ct->type == SALTO_CONTACT_GROUND) {
-        for (int s = 0; s < ct->nsite; s++) {
-            double xs[3];
-            salto_site_pos(m, d, ct->site[s], xs);
-            salto_site_jac(m, d, ct->site[s], Js);
-            for (int k = 0; k < 3; k++) c[k] += xs[k] / ct->nsite;
-            for (int k = 0; k < 3 * nv; k++) Jc[k] += Js[k] / ct->nsite;
-        }
+        nlp_support_centre(nlp, ct, c, Jc);
+    } else {
+        memset(Jc, 0, 3 * (size_t)nv * sizeof(double));
     }
     double mu[6], nu[3], Pff[6][6], Pfc[6][3];
     rows_weights(nlp, b, lambda, f0, c, mu, nu, Pff, Pfc);
@@ -836,10 +824,8 @@ static salto_status hess_physics(salto_nlp* nlp, int i, const double* lambda, do
         static const double f00[6] = {0, 0, 0, 0, 0, 0}, c00[3] = {0, 0, 0};
         frow rows[8];
         nlp_physics_rows(nlp, b, f00, c00, rows); // their df0 are constants
-        double mu[6] = {0, 0, 0, 0, 0, 0};
-        for (int r = 0; r < b->nrows; r++) {
-            for (int k = 0; k < 6; k++) mu[k] += lambda[b->row0 + r] * rows[r].df0[k];
-        }
+        double mu[6];
+        nlp_rows_weights(rows, b->nrows, lambda + b->row0, mu, NULL);
         nlp_block_state(nlp, nlp->hess.xs, b, 1);
         salto_f0_hess(nlp->m, nlp->ev.d, mu, S, nlp->hess.fw);
         nlp->ev.have_state = 0;
@@ -1061,12 +1047,8 @@ static void impact_state_grad(salto_nlp* nlp, const block* b, const double* lamb
     frow rows[8];
     memcpy(d->q, q, (size_t)nv * sizeof(double));
     nlp_impact_rows(nlp, b, u, xi, g, NULL, rows);
-    double mu[6] = {0, 0, 0, 0, 0, 0}, nu[3] = {0, 0, 0};
-    for (int r = 0; r < b->nrows - nj; r++) {
-        const double l = lambda[b->row0 + nj + r];
-        for (int k = 0; k < 6; k++) mu[k] += l * rows[r].df0[k];
-        for (int k = 0; k < 3; k++) nu[k] += l * rows[r].dc[k];
-    }
+    double mu[6], nu[3];
+    nlp_rows_weights(rows, b->nrows - nj, lambda + b->row0 + nj, mu, nu);
     for (int j = 0; j < nv; j++) lam[j] = j < nr ? 0.0 : lambda[b->row0 + j - nr];
     // the shares as spatial impulses (nlp_impact_rows': a planar character's n_y, f_x, f_z)
     static const int planar_comp[3] = {1, 3, 5};

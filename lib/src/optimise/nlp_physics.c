@@ -236,6 +236,34 @@ void nlp_eval_momentum(salto_nlp* nlp, const double* x, const block* b, double* 
 }
 
 
+void nlp_rows_weights(const frow* rows, int n, const double* lam, double mu[6], double nu[3]) {
+    for (int k = 0; k < 6; k++) mu[k] = 0.0;
+    if (nu) nu[0] = nu[1] = nu[2] = 0.0;
+    for (int r = 0; r < n; r++) {
+        for (int k = 0; k < 6; k++) mu[k] += lam[r] * rows[r].df0[k];
+        if (nu) for (int k = 0; k < 3; k++) nu[k] += lam[r] * rows[r].dc[k];
+    }
+}
+
+
+void nlp_support_centre(salto_nlp* nlp, const salto_contact_desc* ct, double c[3], double* J3) {
+    const salto_model* m = nlp->m;
+    salto_data* d = nlp->ev.d;
+    const int nv = nlp->nv;
+    double* Js = nlp->ev.sums; // 7 nv >= 3 nv scratch
+    c[0] = c[1] = c[2] = 0.0;
+    if (J3) memset(J3, 0, 3 * (size_t)nv * sizeof(double));
+    for (int s = 0; s < ct->nsite; s++) {
+        double xs[3];
+        salto_site_pos(m, d, ct->site[s], xs);
+        for (int k = 0; k < 3; k++) c[k] += xs[k] / ct->nsite;
+        if (!J3) continue;
+        salto_site_jac(m, d, ct->site[s], Js);
+        for (int i = 0; i < 3 * nv; i++) J3[i] += Js[i] / ct->nsite;
+    }
+}
+
+
 // the physics block's values and derivatives: f0 and its Jacobian at the slice
 void nlp_eval_physics(salto_nlp* nlp, const double* x, const block* b, double* g,
                          int want_jac) {
@@ -267,16 +295,7 @@ void nlp_eval_physics(salto_nlp* nlp, const double* x, const block* b, double* g
         nlp_com_from_sums(nlp, c, NULL);
         if (want_jac) nlp_com_jac(nlp, nlp->ev.J3);
     } else if (ct->type == SALTO_CONTACT_GROUND) {
-        if (want_jac) memset(nlp->ev.J3, 0, 3 * (size_t)nv * sizeof(double));
-        double* Js = nlp->ev.sums; // 7 nv >= 3 nv scratch
-        for (int s = 0; s < ct->nsite; s++) {
-            double xs[3];
-            salto_site_pos(m, d, ct->site[s], xs);
-            for (int k = 0; k < 3; k++) c[k] += xs[k] / ct->nsite;
-            if (!want_jac) continue;
-            salto_site_jac(m, d, ct->site[s], Js);
-            for (int i = 0; i < 3 * nv; i++) nlp->ev.J3[i] += Js[i] / ct->nsite;
-        }
+        nlp_support_centre(nlp, ct, c, want_jac ? nlp->ev.J3 : NULL);
     }
     frow rows[8];
     nlp_physics_rows(nlp, b, f0, c, rows);

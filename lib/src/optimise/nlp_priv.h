@@ -272,6 +272,12 @@ void nlp_physics_curvature(const salto_nlp* nlp, const block* b, const double* l
                            double Pff[6][6], double Pfc[6][3]);
 void nlp_physics_rows(const salto_nlp* nlp, const block* b, const double* f0, const double* c,
                       frow* rows);
+// The rows' weights on f0 and the support centre, mu = sum_r lam_r df0_r and nu = sum_r lam_r
+// dc_r, over n rows (nu may be NULL)
+void nlp_rows_weights(const frow* rows, int n, const double* lam, double mu[6], double nu[3]);
+// A ground contact's support centre, its sites' centroid, at the kinematics in nlp->ev.d, and
+// its Jacobian into J3 (3 x nv, unless NULL; nlp->ev.sums is the scratch)
+void nlp_support_centre(salto_nlp* nlp, const salto_contact_desc* ct, double c[3], double* J3);
 // how far a held sole may roll off level: the sine of one degree (nlp_layout.c)
 #define NLP_LEVEL_BAND 0.0174524064372835
 int nlp_momentum_comp(const salto_nlp* nlp, int r);
