@@ -486,6 +486,21 @@ static salto_status denser(salto_problem_desc* p, salto_nlp** nlp, double* x, co
 }
 
 
+// Back to earlier slices (et, ep: ne of them, owned from here on) and a motion on them (x0):
+// the problem's slices replaced, its NLP rebuilt on them, x0 into x
+static salto_status back_to(salto_problem_desc* p, double* et, int* ep, int ne, salto_nlp** nlp,
+                            double* x, const double* x0, salto_error* err) {
+    salto_free(p->extra_t), salto_free(p->extra_ph);
+    p->extra_t = et, p->extra_ph = ep, p->nextra = ne;
+    salto_nlp* back = salto_nlp_build(p, err);
+    if (!back) return err->status ? err->status : SALTO_ERR_NOMEM;
+    salto_nlp_destroy(*nlp);
+    *nlp = back;
+    memcpy(x, x0, sizeof(double) * (size_t)salto_nlp_nx(back));
+    return SALTO_OK;
+}
+
+
 salto_status salto_solve_first(const salto_problem_desc* p, salto_nlp* nlp, double* x,
                                salto_progress_fn progress, void* user, salto_solve_result* result,
                                salto_solve_result* coarse, salto_error* err) {
@@ -669,16 +684,9 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
     if (st == SALTO_OK && best_ne >= 0 && best_ratio < rr->worst_ratio) {
         // back to the best motion: its slices, its NLP, its statistics (the work done since
         // counted in the totals)
-        salto_free(p->extra_t), salto_free(p->extra_ph);
-        p->extra_t = best_et, p->extra_ph = best_ep, p->nextra = best_ne;
+        st = back_to(p, best_et, best_ep, best_ne, nlp, x, best_x, err);
         best_et = NULL, best_ep = NULL;
-        salto_nlp* back = salto_nlp_build(p, err);
-        if (!back) {
-            st = err->status ? err->status : SALTO_ERR_NOMEM;
-        } else {
-            salto_nlp_destroy(*nlp);
-            *nlp = back;
-            memcpy(x, best_x, sizeof(double) * (size_t)nx);
+        if (st == SALTO_OK) {
             rr->added = best_ne - ne_start;
             rr->worst_ratio = best_ratio;
             rr->pending = best_pending;
@@ -703,18 +711,8 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
         const int ok = judge(*nlp, x, p, &f1, &w1) == 0 && f1 == 0;
         total.elapsed += salto_now() - t0;
         if (!ok) {
-            salto_free(p->extra_t), salto_free(p->extra_ph);
-            p->extra_t = NULL, p->extra_ph = NULL, p->nextra = ne_start;
-            salto_nlp* back = salto_nlp_build(p, err);
-            if (!back) {
-                st = err->status ? err->status : SALTO_ERR_NOMEM;
-            } else {
-                salto_nlp_destroy(*nlp);
-                *nlp = back;
-                memcpy(x, first_x, sizeof(double) * (size_t)nx);
-                rr->auto_undone = 1;
-                denser_ok = 1;
-            }
+            st = back_to(p, NULL, NULL, ne_start, nlp, x, first_x, err);
+            rr->auto_undone = denser_ok = st == SALTO_OK;
         }
     }
     salto_free(first_x);
