@@ -333,14 +333,6 @@ static double map_time(const salto_nlp* nlp, const salto_nlp* prev, double t) {
 }
 
 
-// the same kind of block (constraint, phase, side, impact, rows, place on the body)
-static int same_kind(const block* a, const block* b) {
-    return a->con == b->con && a->phase == b->phase && a->side == b->side && a->impact == b->impact &&
-           a->force == b->force && a->nrows == b->nrows && a->link == b->link &&
-           a->point[0] == b->point[0] && a->point[1] == b->point[1] && a->point[2] == b->point[2];
-}
-
-
 int salto_nlp_mult_from_solution(const salto_nlp* nlp, const salto_nlp* prev, const double* gprev,
                                  const double* zlo_prev, const double* zhi_prev, double* g,
                                  double* x_lo, double* x_hi) {
@@ -365,12 +357,12 @@ int salto_nlp_mult_from_solution(const salto_nlp* nlp, const salto_nlp* prev, co
         for (int k = lo; k < prev->nblock; k++) {
             const double dt = prev->blocks[k].t - tp;
             if (dt > dbest) break;
-            if (same_kind(&prev->blocks[k], b)) dbest = dt, best = k;
+            if (nlp_same_kind(&prev->blocks[k], b)) dbest = dt, best = k;
         }
         for (int k = lo - 1; k >= 0; k--) {
             const double dt = tp - prev->blocks[k].t;
             if (dt > dbest) break;
-            if (same_kind(&prev->blocks[k], b)) dbest = dt, best = k;
+            if (nlp_same_kind(&prev->blocks[k], b)) dbest = dt, best = k;
         }
         if (best < 0) continue;
         for (int r = 0; r < b->nrows; r++) g[b->row0 + r] = gprev[prev->blocks[best].row0 + r];

@@ -264,6 +264,9 @@ void nlp_kinematics_at(salto_nlp* nlp, const double* x, const block* b);
 void nlp_com_sums(salto_nlp* nlp);
 void nlp_com_from_sums(const salto_nlp* nlp, double* c, double* cdot);
 void nlp_com_jac(const salto_nlp* nlp, double* J);
+// the same kind of block in two NLPs (constraint, phase, side, impact, rows, place on the
+// body), whatever their times (nlp_rows.c)
+int nlp_same_kind(const block* a, const block* b);
 
 // nlp_physics.c: physics, momentum and impact blocks
 // The rows' curvature in (f0, c) weighted by the multipliers lam (b->nrows): Pff (6 x 6,

@@ -49,12 +49,16 @@ double salto_nlp_row_time(const salto_nlp* nlp, int r) {
 }
 
 
+int nlp_same_kind(const block* a, const block* b) {
+    return a->con == b->con && a->phase == b->phase && a->side == b->side && a->impact == b->impact &&
+           a->force == b->force && a->nrows == b->nrows && a->link == b->link &&
+           a->point[0] == b->point[0] && a->point[1] == b->point[1] && a->point[2] == b->point[2];
+}
+
+
 // the same block in two NLPs built on one problem's constraints (slices may differ)
 static int same_block(const block* a, const block* b) {
-    return a->t == b->t && a->con == b->con && a->phase == b->phase && a->side == b->side &&
-           a->impact == b->impact &&
-           a->nrows == b->nrows && a->link == b->link && a->point[0] == b->point[0] &&
-           a->point[1] == b->point[1] && a->point[2] == b->point[2];
+    return a->t == b->t && nlp_same_kind(a, b);
 }
 
 
