@@ -241,8 +241,9 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
     }
     if (limited) v[SALTO_CHECK_JOINT_LIMITS] = lim;
 
-    // the half-spaces held through this phase (site_above, com_above): how far the site or the
-    // centre of mass is on the wrong side of its plane
+    // the bounds held through this phase: how far a DOF is outside its joint_range, a site or
+    // the centre of mass on the wrong side of its plane (site_above, com_above) or outside its
+    // box (site_in_box, com_in_box; a planar character's y not judged)
     for (int c = 0; c < p->ncon; c++) {
         const salto_constraint_desc* cd = &p->cons[c];
         if (cd->type == SALTO_CON_JOINT_RANGE && cd->phase == i) {
