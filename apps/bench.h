@@ -48,6 +48,14 @@ typedef struct nlp_ctx {
 void bench_help(void);
 // cmd_bench.c: qsort's order of doubles, ascending
 int bench_cmp_double(const void* a, const void* b);
+// cmd_bench.c: a solve's cost cells, "-" where unknown: fpi, KKT factorisations an
+// iteration; kms, ms a factorisation; mx, MUMPS's time on the same matrices over salto's ("*"
+// where it counted another inertia); hj, a Hessian in Jacobians' worth (hess_jac < 0: unknown)
+typedef struct {
+    char fpi[16], kms[16], mx[16], hj[16];
+} bench_cost_cells;
+void bench_cost_format(bench_cost_cells* c, int fact, int iterations, double fact_s, double mumps_s,
+                       int inertia_differs, double hess_jac);
 // cmd_bench.c: --reps N's value (1 to 64), else -1 with a message
 int bench_parse_reps(const char* s);
 // cmd_bench.c: fn(c) timed: a warm-up, then reps batches of at least batch_s each

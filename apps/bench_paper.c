@@ -127,21 +127,17 @@ static int paper_shipped(const char* name, const char* path, const char* limit) 
                 // the wall time from loading the file to the validated motion, MUMPS's
                 // comparison taken out
                 const double wall = salto_now() - t0 - res.time_mumps;
-                char checks[32], fpi[16] = "-", kms[16] = "-", mx[16] = "-", hj[16] = "-";
+                char checks[32];
                 snprintf(checks, sizeof checks, "%d of %d", v.npassed, v.njudged);
-                if (res.factorisations > 0 && res.iterations > 0) {
-                    snprintf(fpi, sizeof fpi, "%.2f", (double)res.factorisations / res.iterations);
-                    snprintf(kms, sizeof kms, "%.3f", 1e3 * res.time_factor / res.factorisations);
-                }
-                if (res.time_mumps > 0.0 && res.time_factor > 0.0) {
-                    snprintf(mx, sizeof mx, "%.1f%s", res.time_mumps / res.time_factor,
-                             res.mumps_inertia_differs ? "*" : "");
-                }
-                if (res.n_eval_h > 0 && res.n_eval_jac > 0 && res.time_jac > 0.0) {
-                    snprintf(hj, sizeof hj, "%.1f", (res.time_h / res.n_eval_h) / (res.time_jac / res.n_eval_jac));
-                }
+                const double hess_jac =
+                    res.n_eval_h > 0 && res.n_eval_jac > 0 && res.time_jac > 0.0
+                        ? (res.time_h / res.n_eval_h) / (res.time_jac / res.n_eval_jac)
+                        : -1.0;
+                bench_cost_cells cc;
+                bench_cost_format(&cc, res.factorisations, res.iterations, res.time_factor,
+                                  res.time_mumps, res.mumps_inertia_differs, hess_jac);
                 printf("%-24s %6d %6d %7s %7s %7s %7s %9.3f %9.3f  %-13s %s\n", name, ref.rounds,
-                       res.iterations, fpi, kms, mx, hj, res.elapsed, wall,
+                       res.iterations, cc.fpi, cc.kms, cc.mx, cc.hj, res.elapsed, wall,
                        res.converged ? "converged" : "NOT converged", checks);
                 status = 0;
             }

@@ -309,21 +309,16 @@ int bench_zoo(int argc, char** argv) {
         } else {
             snprintf(verdict, sizeof verdict, "FAIL: %s", r->worst[0] ? r->worst : "?");
         }
-        char it[16] = "-", fpi[16] = "-", kms[16] = "-", mx[16] = "-", hj[16] = "-";
+        char it[16] = "-";
         if (r->iterations >= 0) snprintf(it, sizeof it, "%d", r->iterations);
-        if (r->fact > 0 && r->iterations > 0) {
-            snprintf(fpi, sizeof fpi, "%.2f", (double)r->fact / r->iterations);
-            snprintf(kms, sizeof kms, "%.3f", 1e3 * r->fact_s / r->fact);
-        }
-        if (r->mumps_s > 0.0 && r->fact_s > 0.0) {
-            snprintf(mx, sizeof mx, "%.1f%s", r->mumps_s / r->fact_s, r->inertia_differs ? "*" : "");
-        }
-        if (r->hess_jac >= 0.0) snprintf(hj, sizeof hj, "%.1f", r->hess_jac);
+        bench_cost_cells cc;
+        bench_cost_format(&cc, r->fact, r->iterations, r->fact_s, r->mumps_s, r->inertia_differs,
+                          r->hess_jac);
         // the wall time without MUMPS's comparison (not the solve's work)
         const double wall = r->wall - (r->mumps_s > 0.0 ? r->mumps_s : 0.0);
         walls[k] = wall;
         printf("%-24s %-24s %5s %7s %6s %7s %7s %7.1f  %7s  %s\n", r->name,
-               r->status[0] ? r->status : "-", it, fpi, kms, mx, hj, wall, checks, verdict);
+               r->status[0] ? r->status : "-", it, cc.fpi, cc.kms, cc.mx, cc.hj, wall, checks, verdict);
         fact_all += r->fact > 0 ? r->fact : 0, it_all += r->fact > 0 ? r->iterations : 0;
         if (r->fact > 0) fs_all += r->fact_s, ms_all += r->mumps_s > 0 ? r->mumps_s : 0.0;
         fflush(stdout);

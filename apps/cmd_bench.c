@@ -42,6 +42,20 @@ int bench_cmp_double(const void* a, const void* b) {
 }
 
 
+void bench_cost_format(bench_cost_cells* c, int fact, int iterations, double fact_s, double mumps_s,
+                       int inertia_differs, double hess_jac) {
+    strcpy(c->fpi, "-"), strcpy(c->kms, "-"), strcpy(c->mx, "-"), strcpy(c->hj, "-");
+    if (fact > 0 && iterations > 0) {
+        snprintf(c->fpi, sizeof c->fpi, "%.2f", (double)fact / iterations);
+        snprintf(c->kms, sizeof c->kms, "%.3f", 1e3 * fact_s / fact);
+    }
+    if (mumps_s > 0.0 && fact_s > 0.0) {
+        snprintf(c->mx, sizeof c->mx, "%.1f%s", mumps_s / fact_s, inertia_differs ? "*" : "");
+    }
+    if (hess_jac >= 0.0) snprintf(c->hj, sizeof c->hj, "%.1f", hess_jac);
+}
+
+
 // --reps N: an integer from 1 to 64, else -1 with a message
 int bench_parse_reps(const char* s) {
     int v;
