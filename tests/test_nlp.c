@@ -206,8 +206,12 @@ START_TEST(jacobian_matches_central_differences) {
 END_TEST
 
 
-START_TEST(objective_gradient_and_hessian) {
-    const char* rel = fd_problems[_i % NFD];
+static void check_lagrangian_hessian(const char* rel, double of, int seed);
+
+
+// the objective's gradient against central differences of it, its Hessian (no constraints'
+// multipliers) against central differences of the gradient
+static void check_objective_derivatives(const char* rel, unsigned seed) {
     salto_problem_desc* p = load(rel);
     salto_nlp* nlp = build(p);
     const int nx = salto_nlp_nx(nlp), nh = salto_nlp_nnz_hess(nlp);
@@ -219,7 +223,7 @@ START_TEST(objective_gradient_and_hessian) {
     double* hv = malloc(sizeof(double) * (size_t)(nh > 0 ? nh : 1));
     int* hr = malloc(sizeof(int) * (size_t)(nh > 0 ? nh : 1));
     int* hc = malloc(sizeof(int) * (size_t)(nh > 0 ? nh : 1));
-    random_point(nlp, x, 2000u + (unsigned)_i);
+    random_point(nlp, x, seed);
     ck_assert_int_eq(salto_nlp_eval_grad(nlp, x, grad), SALTO_OK);
     salto_nlp_hess_pattern(nlp, hr, hc);
     ck_assert_int_eq(salto_nlp_eval_hess(nlp, x, 1.0, NULL, hv), SALTO_OK);
@@ -242,17 +246,103 @@ START_TEST(objective_gradient_and_hessian) {
         const double gfd = (fp - fm) / (2 * h);
         // rounding in the difference of f: about eps |f| / h
         ck_assert_msg(fabs(gfd - grad[i]) <= 1e-6 * (1 + fabs(grad[i])) + 1e-9 * fabs(fp),
-                      "%s: gradient %d: %.12g vs differences %.12g", rel, i, grad[i], gfd);
+                      "%s (seed %u): gradient %d: %.12g vs differences %.12g", rel, seed, i,
+                      grad[i], gfd);
         for (int k = 0; k < nx; k++) {
             const double hfd = (gp[k] - gm[k]) / (2 * h);
             const double a = H[(size_t)k * nx + i];
             ck_assert_msg(fabs(hfd - a) <= 1e-6 * (1 + fabs(a)),
-                          "%s: Hessian (%d, %d): %.12g vs differences %.12g", rel, k, i, a, hfd);
+                          "%s (seed %u): Hessian (%d, %d): %.12g vs differences %.12g", rel, seed,
+                          k, i, a, hfd);
         }
     }
     free(x), free(grad), free(gp), free(gm), free(H), free(hv), free(hr), free(hc);
     salto_nlp_destroy(nlp);
     salto_problem_destroy(p);
+}
+
+
+START_TEST(objective_gradient_and_hessian) {
+    check_objective_derivatives(fd_problems[_i % NFD], 2000u + (unsigned)_i);
+}
+END_TEST
+
+
+// the height and travel objectives: a site and the centre of mass, at a time and over a
+// phase, maximised and minimised, through a ballistic flight and an effective root, with and
+// without the acceleration term
+static const char* const obj_problems[] = {
+    "tests/data/nlp/all2d.yaml|objective=[{type: acceleration}, {type: height, phase: flight, weight: 3}, {type: travel, site: toe, time: end, weight: 2}]",
+    "tests/data/nlp/all2d.yaml|phases.flight.ballistic=true|objective=[{type: height, phase: flight, weight: 3, goal: min}, {type: travel, direction: [1, 0, 1], phase: swing}]",
+    "tests/data/nlp/contacts3d.yaml|objective=[{type: acceleration}, {type: height, site: head_top, phase: land, weight: 2}, {type: travel, direction: [0.6, 0.8, 0], phase: land, goal: min}]",
+    "tests/data/nlp/hold3d.yaml|objective=[{type: height, site: hand_r, time: 0.3, weight: 3}, {type: travel, direction: [0, 1, 0], phase: stand}]",
+};
+enum { NOBJ = (int)(sizeof obj_problems / sizeof obj_problems[0]) };
+
+
+START_TEST(height_objectives_derivatives) {
+    check_objective_derivatives(obj_problems[_i], 7000u + (unsigned)_i);
+    check_lagrangian_hessian(obj_problems[_i], 0.7, 7100 + _i);
+}
+END_TEST
+
+
+// the height objective's value: minus its weight times the site's height at its time, and the
+// travel's the mean over the phase's slices of the centre of mass's place along its direction,
+// both from the NLP's own state (salto_nlp_state) and the forward kinematics
+START_TEST(height_objective_values) {
+    const char* rel[2] = {
+        "tests/data/nlp/contacts3d.yaml|objective=[{type: height, site: head_top, time: 0.65, weight: 2.5}]",
+        "tests/data/nlp/contacts3d.yaml|objective=[{type: travel, direction: [0.6, 0.8, 0], phase: land, weight: 1.5, goal: min}]",
+    };
+    for (int c = 0; c < 2; c++) {
+        salto_problem_desc* p = load(rel[c]);
+        salto_nlp* nlp = build(p);
+        const salto_model* m = p->model;
+        double* x = malloc(sizeof(double) * (size_t)salto_nlp_nx(nlp));
+        random_point(nlp, x, 7200u + (unsigned)c);
+        double f = 0.0;
+        ck_assert_int_eq(salto_nlp_eval_f(nlp, x, &f), SALTO_OK);
+        salto_data* d = salto_data_create(m);
+        double want = 0.0;
+        if (c == 0) {
+            salto_nlp_state(nlp, x, 0.65, d->q, d->qd, NULL);
+            salto_fk(m, d, SALTO_FK_POS);
+            int site = -1;
+            for (int k = 0; k < m->nsite; k++) {
+                if (strcmp(m->site_name[k], "head_top") == 0) site = k;
+            }
+            ck_assert_int_ge(site, 0);
+            double xs[3];
+            salto_site_pos(m, d, site, xs);
+            want = -2.5 * xs[2];
+        } else {
+            const int ns = salto_problem_slices(p, NULL, NULL);
+            double* st = malloc(sizeof(double) * (size_t)ns);
+            int* sp = malloc(sizeof(int) * (size_t)ns);
+            salto_problem_slices(p, st, sp);
+            int n = 0;
+            for (int k = 0; k < ns; k++) {
+                if (sp[k] != 2) continue;
+                salto_nlp_state(nlp, x, st[k], d->q, d->qd, NULL);
+                salto_fk(m, d, SALTO_FK_POS);
+                salto_link_inertias(m, d);
+                double com[3];
+                salto_com(m, d, com, NULL);
+                want += 0.6 * com[0] + 0.8 * com[1];
+                n++;
+            }
+            ck_assert_int_gt(n, 2);
+            want *= 1.5 / n;
+            free(st), free(sp);
+        }
+        ck_assert_msg(fabs(f - want) <= 1e-12 * (1 + fabs(want)), "%s: objective %.17g, want %.17g",
+                      rel[c], f, want);
+        salto_data_destroy(d);
+        free(x);
+        salto_nlp_destroy(nlp);
+        salto_problem_destroy(p);
+    }
 }
 END_TEST
 
@@ -1778,6 +1868,8 @@ Suite* nlp_suite(void) {
     tcase_add_loop_test(tc, objective_gradient_and_hessian, 0, NFD);
     tcase_add_loop_test(tc, lagrangian_hessian_matches_differences, 0, NFD);
     tcase_add_loop_test(tc, kinematic_hessian_matches_differences, 0, NKIN);
+    tcase_add_loop_test(tc, height_objectives_derivatives, 0, NOBJ);
+    tcase_add_test(tc, height_objective_values);
     tcase_add_test(tc, cost_of_an_iteration);
     tcase_add_loop_test(tc, non_finite_is_a_failed_evaluation, 0, NFD);
     tcase_add_loop_test(tc, derivative_methods_agree, 0, 2);

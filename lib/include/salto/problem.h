@@ -127,7 +127,9 @@ typedef struct salto_constraint_desc {
 
 typedef enum salto_objective_type {
     SALTO_OBJ_ACCELERATION = 0, // Fang & Pollard eq. 20: mass-weighted squared joint accelerations
-    SALTO_OBJ_REFERENCE         // eq. 21: squared distance to a reference motion
+    SALTO_OBJ_REFERENCE,        // eq. 21: squared distance to a reference motion
+    SALTO_OBJ_HEIGHT,           // a site's or the centre of mass's height (against gravity)
+    SALTO_OBJ_TRAVEL            // its coordinate along a direction
 } salto_objective_type;
 
 typedef struct salto_objective_desc {
@@ -135,6 +137,15 @@ typedef struct salto_objective_desc {
     char name[48];          // the file's name for it ("" for none): objective.NAME for --set
     double weight;          // >= 0
     char* motion;           // reference: path of a motion file (resolved against the problem)
+    // height, travel: weight x (the value at a time, or its mean over the phase's slices),
+    // maximised or minimised
+    int site;               //   the site measured, -1 for the centre of mass
+    double dir[3];          //   the unit direction it is measured along (height: against
+                            //   gravity, +z without gravity)
+    int has_time;           //   at time `time` (s), or over phase `phase` (then has_time 0)
+    double time;
+    int phase;
+    int maximise;           //   1 (default): maximised; 0: minimised
     salto_src_loc loc;
 } salto_objective_desc;
 

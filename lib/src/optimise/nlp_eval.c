@@ -54,7 +54,7 @@ void nlp_eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, 
 static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, double* g,
                             int want_jac) {
     const salto_model* m = nlp->m;
-    const salto_constraint_desc* cd = &nlp->p->cons[b->con];
+    const salto_constraint_desc* cd = nlp_cd(nlp, b->con);
     salto_data* d = nlp->ev.d;
     const int* dep = nlp->dep + b->dep0;
     const int nd = b->ndep;
@@ -358,8 +358,44 @@ static double band_row(const salto_nlp* nlp, int j, int a, const double* c) {
 }
 
 
+// the objective's height and travel terms: sum over their blocks of ow x row
+static double objective_rows(salto_nlp* nlp, const double* x) {
+    double sum = 0.0, g[3];
+    nlp->ev.have_state = 0;
+    for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
+        const block* b = &nlp->blocks[i];
+        nlp_eval_block(nlp, x, b, g, 0);
+        for (int r = 0; r < b->nrows; r++) sum += b->ow * g[r];
+    }
+    nlp->ev.have_state = 0;
+    return sum;
+}
+
+
+// their gradient added to grad
+static void objective_rows_grad(salto_nlp* nlp, const double* x, double* grad) {
+    double g[3];
+    nlp->ev.have_state = 0;
+    for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
+        const block* b = &nlp->blocks[i];
+        nlp_eval_block(nlp, x, b, g, 1);
+        const int nd = b->ndep;
+        const int* dep = nlp->dep + b->dep0;
+        for (int r = 0; r < b->nrows; r++) {
+            for (int jj = 0; jj < nd; jj++) {
+                const double a = b->ow * nlp->ev.dq[r * nd + jj], c = b->ow * nlp->ev.dqd[r * nd + jj];
+                double* gr = grad + dep[jj] * nlp->ncp + b->first;
+                for (int k = 0; k < 4; k++) gr[k] += a * b->N[k] + c * b->dN[k];
+            }
+            for (int a = 0; a < b->nxaux; a++) grad[b->xaux[a]] += b->ow * nlp->ev.daux[NXAUX * r + a];
+        }
+    }
+    nlp->ev.have_state = 0;
+}
+
+
 salto_status salto_nlp_eval_f(salto_nlp* nlp, const double* x, double* f) {
-    double sum = nlp->obj.ref_c;
+    double sum = nlp->obj.ref_c + objective_rows(nlp, x);
     for (int j = 0; j < nlp->nv && nlp->obj.dofs > 0; j++) {
         const double* c = x + j * nlp->ncp;
         for (int a = 0; a < nlp->ncp; a++) {
@@ -381,6 +417,7 @@ salto_status salto_nlp_eval_grad(salto_nlp* nlp, const double* x, double* grad) 
             grad[j * nlp->ncp + a] = gr;
         }
     }
-    for (int i = nlp->ncpv; i < nlp->nx; i++) grad[i] = 0.0; // the places are not in f
+    for (int i = nlp->ncpv; i < nlp->nx; i++) grad[i] = 0.0; // the places only through rows
+    objective_rows_grad(nlp, x, grad);
     return nlp_finite_n(grad, nlp->nx) ? SALTO_OK : SALTO_ERR_NUMERIC;
 }

@@ -26,7 +26,7 @@
 
 static int block_linear(const salto_nlp* nlp, const block* b) {
     if (b->con < 0) return 0;
-    const salto_constraint_type t = nlp->p->cons[b->con].type;
+    const salto_constraint_type t = nlp_cd(nlp, b->con)->type;
     return t == SALTO_CON_POSE || t == SALTO_CON_VELOCITY || t == SALTO_CON_JOINT_RANGE;
 }
 
@@ -43,9 +43,10 @@ salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
     const long nx = nlp->nx;
     long nobj = nlp->obj.dofs * (4L * ncp - 6);
     long nblk = 0;
-    nlp->hess.blk0 = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(int));
+    const int nball = nlp->nblock + nlp->nobjblk; // the objective's blocks too
+    nlp->hess.blk0 = salto_malloc((size_t)(nball + 1) * sizeof(int));
     if (!nlp->hess.blk0) return SALTO_ERR_NOMEM;
-    for (int i = 0; i < nlp->nblock; i++) {
+    for (int i = 0; i < nball; i++) {
         const block* b = &nlp->blocks[i];
         if (block_linear(nlp, b)) {
             nlp->hess.blk0[i] = -1;
@@ -70,7 +71,7 @@ salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
             for (int b = a - 3 < 0 ? 0 : a - 3; b <= a; b++) pairs[n++] = (long)(j * ncp + a) * nx + j * ncp + b;
         }
     }
-    for (int i = 0; i < nlp->nblock; i++) {
+    for (int i = 0; i < nball; i++) {
         const block* b = &nlp->blocks[i];
         if (nlp->hess.blk0[i] < 0) continue;
         const int nu = 4 * b->ndep + b->nxaux;
@@ -1161,7 +1162,7 @@ static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, dou
 // for any other kind of row.
 static int hess_kin_rows(salto_nlp* nlp, int i, const double* lambda, double* values) {
     const block* b = &nlp->blocks[i];
-    const salto_constraint_desc* cd = &nlp->p->cons[b->con];
+    const salto_constraint_desc* cd = nlp_cd(nlp, b->con);
     const salto_model* m = nlp->m;
     const int t = cd->type;
     const int point = t == SALTO_CON_ABOVE_GROUND || t == SALTO_CON_SITE_AT ||
@@ -1421,6 +1422,21 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
             }
         }
     }
+    // the objective's height and travel rows join the constraints' as rows past ng, each
+    // weighted by obj_factor times its weight in the objective
+    if (nlp->nobjblk > 0) {
+        double* lx = nlp->lam_ext;
+        if (lambda) {
+            memcpy(lx, lambda, (size_t)nlp->ng * sizeof(double));
+        } else {
+            memset(lx, 0, (size_t)nlp->ng * sizeof(double));
+        }
+        for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
+            const block* b = &nlp->blocks[i];
+            for (int r = 0; r < b->nrows; r++) lx[b->row0 + r] = obj_factor * b->ow;
+        }
+        lambda = lx;
+    }
     if (!lambda) return SALTO_OK;
 
     memcpy(nlp->hess.xs, x, (size_t)nlp->nx * sizeof(double));
@@ -1464,6 +1480,13 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
         }
         nlp->hess.acc = -1;
         i = i1;
+    }
+    // the objective's rows (kinematic: a site's or the centre of mass's place), each on its own
+    nlp->ev.have_state = 0;
+    for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk && st == SALTO_OK; i++) {
+        if (!block_has_lambda(&nlp->blocks[i], lambda)) continue;
+        nlp->hess.acc = -1;
+        if (!hess_kin_rows(nlp, i, lambda, values)) st = SALTO_ERR_NUMERIC; // cannot happen
     }
     nlp->ev.have_state = 0;
     if (st != SALTO_OK) return st;

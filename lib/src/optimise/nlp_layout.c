@@ -171,7 +171,7 @@ static int held_on_ground(const salto_problem_desc* p, const salto_model* m, int
 // the rows of constraint c evaluated at time t (one block, or one per geometry point)
 static salto_status add_blocks_at(builder* B, int c, double t, int side) {
     salto_nlp* nlp = B->nlp;
-    const salto_constraint_desc* cd = &nlp->p->cons[c];
+    const salto_constraint_desc* cd = nlp_cd(nlp, c);
     const salto_model* m = nlp->m;
     const int planar = nlp->planar;
 
@@ -338,6 +338,7 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
 int nlp_cmp_block(const void* a, const void* b) {
     const block* x = a;
     const block* y = b;
+    if (x->obj != y->obj) return x->obj - y->obj; // the objective's blocks last
     if (x->t != y->t) return x->t < y->t ? -1 : 1;
     if (x->con != y->con) return x->con - y->con;
     if (x->phase != y->phase) return x->phase - y->phase;
@@ -447,6 +448,8 @@ static salto_status build_reference(salto_nlp* nlp, salto_error* err) {
 void salto_nlp_destroy(salto_nlp* nlp) {
     if (!nlp) return;
     salto_free(nlp->blocks);
+    salto_free(nlp->ocons);
+    salto_free(nlp->lam_ext);
     salto_free(nlp->dep);
     salto_free(nlp->jac_row);
     salto_free(nlp->jac_col);
@@ -649,6 +652,41 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             goto nomem;
         }
     }
+    // the objective's height and travel terms: the rows of a site_above or com_above through
+    // the origin along the term's direction, at its time or at every slice of its phase, each
+    // weighted by -+ weight / (their count) (maximised: the objective is minimised)
+    nlp->ocons = salto_calloc((size_t)(p->nobj > 0 ? p->nobj : 1), sizeof *nlp->ocons);
+    if (!nlp->ocons) {
+        salto_free(B.dep);
+        goto nomem;
+    }
+    for (int k = 0; k < p->nobj; k++) {
+        const salto_objective_desc* od = &p->objs[k];
+        if (od->type != SALTO_OBJ_HEIGHT && od->type != SALTO_OBJ_TRAVEL) continue;
+        salto_constraint_desc* cd = &nlp->ocons[k];
+        cd->type = od->site >= 0 ? SALTO_CON_SITE_ABOVE : SALTO_CON_COM_ABOVE;
+        cd->site = od->site;
+        memcpy(cd->dir, od->dir, sizeof cd->dir);
+        cd->has_time = od->has_time, cd->time = od->time, cd->phase = od->phase;
+        cd->loc = od->loc;
+        const int first = nlp->nblock;
+        salto_status st = SALTO_OK;
+        for (int k2 = 0; k2 < nlp->nslice && st == SALTO_OK; k2++) {
+            if (od->has_time) {
+                st = add_blocks_at(&B, p->ncon + k, od->time, 1);
+                break;
+            }
+            if (nlp->slice_ph[k2] != od->phase) continue;
+            const int last = k2 + 1 == nlp->nslice || nlp->slice_ph[k2 + 1] != od->phase;
+            st = add_blocks_at(&B, p->ncon + k, nlp->slice_t[k2], last ? -1 : 1);
+        }
+        if (st != SALTO_OK) {
+            salto_free(B.dep);
+            goto nomem;
+        }
+        const double w = (od->maximise ? -od->weight : od->weight) / (nlp->nblock > first ? nlp->nblock - first : 1);
+        for (int i = first; i < nlp->nblock; i++) nlp->blocks[i].obj = 1, nlp->blocks[i].ow = w;
+    }
     // physics on the aggregate force at every slice of every phase, by the phase's contact; at
     // a boundary both phases hold, each with its own side's acceleration
     if (p->physics) {
@@ -700,6 +738,13 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->dep = B.dep;
     if (nlp->nblock > 1) qsort(nlp->blocks, (size_t)nlp->nblock, sizeof(block), nlp_cmp_block);
 
+    // the objective's blocks apart, after the constraints'
+    while (nlp->nblock > 0 && nlp->blocks[nlp->nblock - 1].obj) nlp->nblock--, nlp->nobjblk++;
+    for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
+        block* b = &nlp->blocks[i];
+        b->first = salto_bspline_basis_side(&nlp->spline, b->t, b->side, b->N, b->dN, b->ddN);
+    }
+
     // rows, bases, Jacobian pattern
     long row = 0, nnz = 0;
     for (int i = 0; i < nlp->nblock; i++) {
@@ -722,6 +767,14 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     }
     nlp->ng = (int)row;
     nlp->nnz_jac = (int)nnz;
+    for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
+        block* b = &nlp->blocks[i];
+        b->row0 = (int)row + nlp->nobjrow;
+        b->jac0 = -1;
+        nlp->nobjrow += b->nrows;
+    }
+    nlp->lam_ext = salto_malloc((size_t)(row + nlp->nobjrow + 1) * sizeof(double));
+    if (!nlp->lam_ext) goto nomem;
     nlp->jac_row = salto_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int));
     nlp->jac_col = salto_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int));
     nlp->g_lo = salto_malloc((size_t)(row > 0 ? row : 1) * sizeof(double));

@@ -67,6 +67,10 @@ typedef struct block {
     int seq;             // the order the blocks were made in (the sort's last tie-break)
     int force;           // 1: f0's rows in a flight whose other rows are its momentum (its
                          //   first and last slices with flight_rows momentum_ends)
+    int obj;             // 1: an objective term's block (con is then p->ncon + the objective's
+                         //   index, nlp_cd): its rows are not constraints but enter the
+                         //   objective as ow x row, and it follows every constraint block
+    double ow;           //   the rows' weight in the objective (signed: -w / n to maximise)
     int impact;          // 1: the impact at the start of phase `phase` (a physics block by
                          //   con = -1): N picks q (the control point the C0 spline passes
                          //   through), ddN the velocity's jump u = qd+ - qd- (impact_rows)
@@ -195,7 +199,14 @@ struct salto_nlp {
                              //   gives its contact's second and later links (nlp_impact_links),
                              //   -1 for none                                         (nphase)
     int nblock;
-    block* blocks;           // (nblock), sorted by time
+    block* blocks;           // (nblock), sorted by time, then the objective terms' blocks
+    int nobjblk;             //   (nobjblk, at blocks + nblock, sorted by time): a height or
+                             //   travel objective's, rows ng.. after the constraints' (nobjrow)
+    int nobjrow;
+    salto_constraint_desc* ocons; // per objective, the constraint whose rows its blocks have
+                             //   (site_above or com_above through the origin; nobj)
+    double* lam_ext;         // the Hessian's multipliers and the objective rows' weights
+                             //   (ng + nobjrow)
     int* dep;                // dependency lists of the blocks
     int* jac_row;            // (nnz_jac)
     int* jac_col;            // (nnz_jac)
@@ -219,6 +230,12 @@ struct salto_nlp {
 // flight's torque or angular momentum about the centre of mass alone (planar: about y)
 static inline int flight_nrows(const salto_nlp* nlp, int ph) {
     return nlp->bal[ph] >= 0 ? (nlp->planar ? 1 : 3) : (nlp->planar ? 3 : 6);
+}
+
+
+// constraint c of the problem, or past its constraints an objective term's (block.obj)
+static inline const salto_constraint_desc* nlp_cd(const salto_nlp* nlp, int c) {
+    return c < nlp->p->ncon ? &nlp->p->cons[c] : &nlp->ocons[c - nlp->p->ncon];
 }
 
 

@@ -94,7 +94,6 @@ static int cmp_int(const void* a, const void* b) {
 // own rows (which tie the splines to the contact) or a pose or velocity (which read the
 // splines); those gain the held site's path as dependencies, and the place variables
 salto_status nlp_assign_eroots(salto_nlp* nlp, builder* B) {
-    const salto_problem_desc* p = nlp->p;
     const salto_model* m = nlp->m;
     int* dep = salto_malloc((size_t)(B->ndep + nlp->nblock * nlp->nv + 1) * sizeof(int));
     if (!dep) return SALTO_ERR_NOMEM;
@@ -108,7 +107,7 @@ salto_status nlp_assign_eroots(salto_nlp* nlp, builder* B) {
         } else if (b->con < 0) {
             ph = nlp->root.er[b->phase].site >= 0 ? b->phase : -1;
         } else {
-            const salto_constraint_desc* cd = &p->cons[b->con];
+            const salto_constraint_desc* cd = nlp_cd(nlp, b->con);
             if (cd->hold_phase == 0 && cd->type != SALTO_CON_POSE && cd->type != SALTO_CON_VELOCITY &&
                 cd->type != SALTO_CON_JOINT_RANGE) {
                 ph = er_phase_at(nlp, b->t);
@@ -140,9 +139,9 @@ salto_status nlp_assign_eroots(salto_nlp* nlp, builder* B) {
                 n = u;
             }
         }
-        if (b->con >= 0 && nlp_is_parabola(p->cons[b->con].type)) {
+        if (b->con >= 0 && nlp_is_parabola(nlp_cd(nlp, b->con)->type)) {
             // the parabola's c0 and v0, on which each row depends
-            const int base = nlp->bal[p->cons[b->con].phase];
+            const int base = nlp->bal[nlp_cd(nlp, b->con)->phase];
             b->nxaux = 2 * nlp->root.bal_nt;
             for (int a = 0; a < b->nxaux; a++) b->xaux[a] = base + a;
         }

@@ -15,6 +15,62 @@
 
 // ---- objective, initial guess, solver, output ----
 
+// a height or travel objective: what is measured (a site, or the centre of mass), along what,
+// when (a time, or the mean over a phase's slices), and whether it is maximised
+static salto_status read_measure(reader* R, salto_objective_desc* o, const salto_cfg_node* n,
+                                 const char* what) {
+    const salto_model* m = R->m;
+    o->site = -1;
+    o->phase = -1;
+    o->maximise = 1;
+    const salto_cfg_node* sn = salto_cfg_child(n, "site");
+    salto_status s = sn ? problem_read_site(R, sn, &o->site) : SALTO_OK;
+    if (s) return s;
+    const salto_cfg_node* tn = salto_cfg_child(n, "time");
+    const salto_cfg_node* pn = salto_cfg_child(n, "phase");
+    if (tn && pn) {
+        const salto_cfg_node* later = tn->index > pn->index ? tn : pn;
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, later),
+                          "give either 'time' or 'phase', not both");
+    }
+    if (!tn && !pn) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, n), "%s needs 'time' or 'phase'", what);
+    }
+    if (tn) {
+        s = problem_read_time(R, tn, &o->time);
+        if (s) return s;
+        o->has_time = 1;
+    } else {
+        s = problem_read_phase_ref(R, pn, &o->phase);
+        if (s) return s;
+    }
+    const salto_cfg_node* gn = salto_cfg_child(n, "goal");
+    if (gn) {
+        static const char* const goals[] = {"min", "max", NULL};
+        int goal = 1;
+        s = problem_read_enum(R, gn, goals, "goal", &goal);
+        if (s) return s;
+        o->maximise = goal;
+    }
+    if (o->type == SALTO_OBJ_HEIGHT) {
+        // against gravity
+        const double g = salto_v3_norm(m->gravity);
+        for (int k = 0; k < 3; k++) o->dir[k] = g > 0.0 ? -m->gravity[k] / g : (k == 2);
+        return SALTO_OK;
+    }
+    const salto_cfg_node* dn = salto_cfg_child(n, "direction");
+    o->dir[0] = 1.0, o->dir[1] = 0.0, o->dir[2] = 0.0;
+    if (!dn) return SALTO_OK;
+    s = problem_read_unit(R, dn, o->dir);
+    if (s) return s;
+    if (salto_model_is_planar(m) && fabs(o->dir[1]) > 1.0 - 1e-9) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, dn),
+                          "a planar character moves in the x-z plane: nothing travels along y");
+    }
+    return SALTO_OK;
+}
+
+
 salto_status problem_read_objectives(reader* R, const salto_cfg_node* top) {
     salto_problem_desc* p = R->p;
     const salto_cfg_node* list = salto_cfg_child(top, "objective");
@@ -39,9 +95,13 @@ salto_status problem_read_objectives(reader* R, const salto_cfg_node* top) {
     if (!p->objs) return problem_nomem(R);
     p->nobj = list->n;
 
-    static const char* const all[] = {"type", "weight", "motion", "name", NULL};
-    static const char* const keys[2][5] = {{"type", "name", "weight", NULL},
-                                           {"type", "name", "weight", "motion", NULL}};
+    static const char* const all[] = {"type", "weight", "motion", "name", "site", "time",
+                                      "phase", "goal", "direction", NULL};
+    static const char* const keys[4][9] = {
+        {"type", "name", "weight", NULL},
+        {"type", "name", "weight", "motion", NULL},
+        {"type", "name", "weight", "site", "time", "phase", "goal", NULL},
+        {"type", "name", "weight", "site", "time", "phase", "goal", "direction", NULL}};
     for (int i = 0; i < list->n; i++) {
         const salto_cfg_node* n = list->child[i];
         salto_objective_desc* o = &p->objs[i];
@@ -76,6 +136,10 @@ salto_status problem_read_objectives(reader* R, const salto_cfg_node* top) {
             const salto_cfg_node* mn = salto_cfg_require(n, "motion", R->err);
             if (!mn) return R->err->status;
             s = problem_read_path(R, mn, &o->motion);
+            if (s) return s;
+        }
+        if (o->type == SALTO_OBJ_HEIGHT || o->type == SALTO_OBJ_TRAVEL) {
+            s = read_measure(R, o, n, what);
             if (s) return s;
         }
     }
