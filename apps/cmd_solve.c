@@ -297,6 +297,27 @@ int app_solve(int argc, char** argv, int verdict) {
             salto_nlp_row_name(nlp, res.worst_row, name, sizeof name);
             fprintf(stderr, "worst constraint: %.3e, %s\n", res.max_violation, name);
         }
+        // what the height and travel terms reached
+        for (int k = 0; k < p->nobj; k++) {
+            const salto_objective_desc* od = &p->objs[k];
+            if (od->type != SALTO_OBJ_HEIGHT && od->type != SALTO_OBJ_TRAVEL) continue;
+            char who[120], when[120];
+            if (od->site >= 0) {
+                snprintf(who, sizeof who, "site '%s'", p->model->site_name[od->site]);
+            } else {
+                snprintf(who, sizeof who, "the centre of mass");
+            }
+            if (od->has_time) {
+                snprintf(when, sizeof when, "at t = %.3f s", od->time);
+            } else {
+                snprintf(when, sizeof when, "mean over phase '%s'", p->phases[od->phase].name);
+            }
+            fprintf(stderr, "objective %s%s%s(%s, weight %g): %s of %s %.4f m %s\n",
+                    od->name[0] ? "'" : "", od->name, od->name[0] ? "' " : "",
+                    od->maximise ? "maximised" : "minimised", od->weight,
+                    od->type == SALTO_OBJ_HEIGHT ? "height" : "travel", who,
+                    salto_nlp_objective_measure(nlp, x, k), when);
+        }
         int dsite = -1, dphase = -1;
         double dtime = 0.0;
         const double drift = salto_nlp_contact_drift(nlp, x, 10, &dsite, &dphase, &dtime);

@@ -137,6 +137,11 @@ int salto_nlp_eval_times(const salto_nlp* nlp, double* times);
 void salto_nlp_state(const salto_nlp* nlp, const double* x, double t, double* q, double* qd,
                      double* qdd);
 
+// What a height or travel objective term (p->objs[k]) measures at x: the site's or the centre
+// of mass's place along its direction at its time, or the mean over its phase's slices, m
+// (what the term weighs); NAN for another kind of term.
+double salto_nlp_objective_measure(salto_nlp* nlp, const double* x, int k);
+
 // How far the held contact sites stray: for every phase whose contact holds its sites, the
 // largest distance of a contact site from where it is at the phase's start, sampled at
 // density times the slice density (10 when density <= 0), so between the slices too. Returns

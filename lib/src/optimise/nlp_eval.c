@@ -394,6 +394,21 @@ static void objective_rows_grad(salto_nlp* nlp, const double* x, double* grad) {
 }
 
 
+double salto_nlp_objective_measure(salto_nlp* nlp, const double* x, int k) {
+    double sum = 0.0, g[3];
+    int n = 0;
+    nlp->ev.have_state = 0;
+    for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
+        const block* b = &nlp->blocks[i];
+        if (b->con != nlp->p->ncon + k) continue;
+        nlp_eval_block(nlp, x, b, g, 0);
+        sum += g[0], n++;
+    }
+    nlp->ev.have_state = 0;
+    return n > 0 ? sum / n : NAN;
+}
+
+
 salto_status salto_nlp_eval_f(salto_nlp* nlp, const double* x, double* f) {
     double sum = nlp->obj.ref_c + objective_rows(nlp, x);
     for (int j = 0; j < nlp->nv && nlp->obj.dofs > 0; j++) {
