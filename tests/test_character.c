@@ -87,6 +87,11 @@ static void assert_desc_equal(const salto_character_desc* a, const salto_charact
             ck_assert_msg(same_bits(p->axis, q->axis, 3), "body %d axis %d", i, k);
             ck_assert_int_eq(p->has_limits, q->has_limits);
             if (p->has_limits) ck_assert(same_bits(p->limits, q->limits, 2));
+            ck_assert_int_eq(p->has_torque, q->has_torque);
+            if (p->has_torque) {
+                ck_assert(same_bits(p->torque, q->torque, 2));
+                ck_assert(same_bits(&p->torque_slope, &q->torque_slope, 1));
+            }
         }
         ck_assert_int_eq(x->nsite, y->nsite);
         for (int s = 0; s < x->nsite; s++) {
@@ -110,6 +115,20 @@ static void assert_desc_equal(const salto_character_desc* a, const salto_charact
 typedef salto_bad_case bad_case;
 
 static const bad_case bad_cases[] = {
+    {"torque_dof.yaml", SALTO_ERR_INVALID, 20, 3, "torque_limits: no joint DOF is named 'shoulderr'",
+     "did you mean 'shoulder'?"},
+    {"torque_root.yaml", SALTO_ERR_INVALID, 20, 3, "'root_x' is the root's: nothing drives it", NULL},
+    {"torque_order.yaml", SALTO_ERR_INVALID, 20, 13,
+     "the torque limit of 'shoulder' must be a positive number or [lo, hi] with lo < hi, found [40, -30]",
+     NULL},
+    {"torque_zero.yaml", SALTO_ERR_INVALID, 20, 13,
+     "the torque limit of 'shoulder', [10, 30], does not contain zero", NULL},
+    {"torque_slope.yaml", SALTO_ERR_INVALID, 20, 32,
+     "the slope of 'shoulder' must be zero or positive, found -2", NULL},
+    {"torque_key.yaml", SALTO_ERR_INVALID, 20, 25, "unknown key 'slop' in 'shoulder'",
+     "did you mean 'slope'?"},
+    {"torque_kind.yaml", SALTO_ERR_INVALID, 20, 13, "expected a number for 'shoulder', found 'fifty'",
+     NULL},
     {"wrong_type.yaml", SALTO_ERR_INVALID, 16, 11, "expected a number for 'mass', found 'heavy'",
      NULL},
     {"wrong_length.yaml", SALTO_ERR_INVALID, 17, 10,

@@ -38,6 +38,10 @@ typedef struct salto_axis_desc {
     salto_src_loc loc;     // where the axis was written
     salto_src_loc axis_loc;
     salto_src_loc limits_loc;
+    int has_torque;        // 0: its joint torque is unbounded (the file's torque_limits)
+    double torque[2];      // [lo, hi] that tau + torque_slope x qd stays within, N m or N
+    double torque_slope;   // the torque-velocity line's slope, N m s/rad or N s/m (0: none)
+    salto_src_loc torque_loc;
 } salto_axis_desc;
 
 typedef struct salto_site_desc {

@@ -38,6 +38,10 @@ typedef struct salto_model {
                               //   in the (m, h, Ibar) form of spatial.h           (nv x 10)
     int* link_has_limits;     //                                                  (nv)
     double* link_limits;      // [min, max], rad or m                             (nv x 2)
+    int* link_has_torque;     // 1: the joint torque tau + slope qd stays within   (nv)
+    double* link_torque;      //   [lo, hi], N m or N                              (nv x 2)
+    double* link_torque_slope; //  slope, N m s/rad or N s/m                        (nv)
+    int ntorque;              // DOFs with a torque limit
     char** link_name;         // DOF names                                        (nv)
 
     // bodies

@@ -263,6 +263,22 @@ salto_status salto_character_save(const salto_character_desc* c, const char* pat
     put_vec(f, c->gravity, 3);
     fputs("\nbodies:\n", f);
     for (int b = 0; b < c->nbody; b++) write_body(f, c, b);
+    int any = 0;
+    for (int b = 0; b < c->nbody; b++) {
+        for (int k = 0; k < c->bodies[b].naxis; k++) {
+            const salto_axis_desc* ax = &c->bodies[b].axes[k];
+            if (!ax->has_torque) continue;
+            if (!any) fputs("torque_limits:\n", f);
+            any = 1;
+            fputs("  ", f);
+            put_str(f, ax->name);
+            fputs(": {limit: ", f);
+            put_vec(f, ax->torque, 2);
+            fputs(", slope: ", f);
+            put_num(f, ax->torque_slope);
+            fputs("}\n", f);
+        }
+    }
 
     return salto_atomic_commit(&a, err);
 }

@@ -225,6 +225,14 @@ static salto_status check_axis(const salto_body_desc* body, const salto_axis_des
         return SALTO_FAIL(err, SALTO_ERR_INVALID, a->axis_loc,
                           "axis '%s' is not a unit vector (length %.17g)", a->name, n);
     }
+    if (a->has_torque && (!(a->torque[0] <= 0.0 && a->torque[1] >= 0.0 && a->torque[0] < a->torque[1]) ||
+                          !finite_n(a->torque, 2) || !(a->torque_slope >= 0.0) ||
+                          !isfinite(a->torque_slope))) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, a->torque_loc,
+                          "the torque limit of '%s' must be [lo, hi], finite, lo < hi, containing "
+                          "zero, with a slope >= 0",
+                          a->name);
+    }
     if (a->has_limits) {
         if (!finite_n(a->limits, 2)) {
             return SALTO_FAIL(err, SALTO_ERR_INVALID, a->limits_loc,

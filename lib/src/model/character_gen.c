@@ -203,6 +203,14 @@ salto_character_desc* salto_character_random_tree(int n, salto_root_type root, u
                     a->limits[0] = rng_uniform(&r, -2.0, 0.0);
                     a->limits[1] = rng_uniform(&r, 0.0, 2.0);
                 }
+                // torque limits on every third axis, made without the generator (the trees'
+                // other properties stay what they were)
+                if ((i + k) % 3 == 0) {
+                    a->has_torque = 1;
+                    a->torque[0] = -(20.0 + i);
+                    a->torque[1] = 10.0 + 0.5 * k;
+                    a->torque_slope = 0.25 * k;
+                }
             }
         }
 

@@ -439,10 +439,98 @@ static salto_status read_parents(reader* R, const salto_cfg_node* bodies) {
 }
 
 
+// torque_limits: a map from DOF names (joints, not the root's) to a limit: a number L for
+// [-L, L], [lo, hi], or {limit: L or [lo, hi], slope: k} for tau + k qd within it
+static salto_status read_torque_limits(reader* R, const salto_cfg_node* tl) {
+    salto_character_desc* c = R->c;
+    salto_status s = salto_cfg_expect(tl, SALTO_CFG_MAP, R->err);
+    if (s) return s;
+    for (int i = 0; i < tl->n; i++) {
+        const salto_cfg_node* n = tl->child[i];
+        const char* dof = n->key;
+        salto_axis_desc* a = NULL;
+        int root_dof = 0;
+        for (int b = 0; b < c->nbody && !a; b++) {
+            for (int k = 0; k < c->bodies[b].naxis && !a; k++) {
+                if (strcmp(c->bodies[b].axes[k].name, dof) == 0) a = &c->bodies[b].axes[k];
+            }
+        }
+        static const char* const root_names[] = {"root_x", "root_y", "root_z", "root_rx", "root_ry",
+                                                 "root_rz"};
+        for (int k = 0; k < 6 && !a; k++) root_dof |= strcmp(dof, root_names[k]) == 0;
+        if (!a) {
+            if (root_dof) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, n),
+                                  "'%s' is the root's: nothing drives it, so it has no torque to "
+                                  "limit (give limits to joints' DOFs)",
+                                  dof);
+            }
+            s = SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, n),
+                           "torque_limits: no joint DOF is named '%s'", dof);
+            int na = 0;
+            for (int b = 0; b < c->nbody; b++) na += c->bodies[b].naxis;
+            const char** names = salto_malloc((size_t)(na + 1) * sizeof(char*));
+            if (names) {
+                na = 0;
+                for (int b = 0; b < c->nbody; b++) {
+                    for (int k = 0; k < c->bodies[b].naxis; k++) names[na++] = c->bodies[b].axes[k].name;
+                }
+                const char* close = salto_cfg_suggest(dof, names, na);
+                if (close) salto_error_note(R->err, "did you mean '%s'?", close);
+                salto_free(names);
+            }
+            return s;
+        }
+        a->torque_loc = at(R, n);
+        const salto_cfg_node* ln = n;
+        if (n->kind == SALTO_CFG_MAP) {
+            static const char* const keys[] = {"limit", "slope", NULL};
+            s = salto_cfg_check_keys(n, keys, R->err);
+            if (s) return s;
+            ln = salto_cfg_require(n, "limit", R->err);
+            if (!ln) return R->err->status;
+            const salto_cfg_node* sn = salto_cfg_child(n, "slope");
+            if (sn) {
+                s = salto_cfg_number(sn, &a->torque_slope, R->err);
+                if (s) return s;
+                if (!(a->torque_slope >= 0.0) || !isfinite(a->torque_slope)) {
+                    return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, sn),
+                                      "the slope of '%s' must be zero or positive, found %g", dof,
+                                      a->torque_slope);
+                }
+            }
+        }
+        if (ln->kind == SALTO_CFG_LIST) {
+            s = salto_cfg_vec(ln, a->torque, 2, R->err);
+            if (s) return s;
+        } else {
+            double L = 0.0;
+            s = salto_cfg_number(ln, &L, R->err);
+            if (s) return s;
+            a->torque[0] = -L, a->torque[1] = L;
+        }
+        a->has_torque = 1;
+        if (!(a->torque[0] < a->torque[1]) || !isfinite(a->torque[0]) || !isfinite(a->torque[1])) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, ln),
+                              "the torque limit of '%s' must be a positive number or [lo, hi] with "
+                              "lo < hi, found [%g, %g]",
+                              dof, a->torque[0], a->torque[1]);
+        }
+        if (a->torque[0] > 0.0 || a->torque[1] < 0.0) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, ln),
+                              "the torque limit of '%s', [%g, %g], does not contain zero: the joint "
+                              "could never rest",
+                              dof, a->torque[0], a->torque[1]);
+        }
+    }
+    return SALTO_OK;
+}
+
+
 salto_status character_read_character(reader* R, const salto_cfg* cfg, const char* path) {
     const salto_cfg_node* top = salto_cfg_root(cfg);
     salto_error* err = R->err;
-    static const char* const keys[] = {"name", "source", "gravity", "bodies", NULL};
+    static const char* const keys[] = {"name", "source", "gravity", "bodies", "torque_limits", NULL};
     salto_status s = salto_cfg_check_keys(top, keys, err);
     if (s) return s;
     const salto_cfg_node* name = salto_cfg_require(top, "name", err);
@@ -516,5 +604,6 @@ salto_status character_read_character(reader* R, const salto_cfg* cfg, const cha
         s = read_geometry(R, body, bn);
         if (s) return s;
     }
-    return SALTO_OK;
+    const salto_cfg_node* tl = salto_cfg_child(top, "torque_limits");
+    return tl ? read_torque_limits(R, tl) : SALTO_OK;
 }

@@ -44,6 +44,9 @@ static int carve(salto_model* m, layout* L, const salto_character_desc* c, int n
     m->link_Iorigin = take(L, (size_t)nv * 10, sizeof(double));
     m->link_has_limits = take(L, (size_t)nv, sizeof(int));
     m->link_limits = take(L, (size_t)nv * 2, sizeof(double));
+    m->link_has_torque = take(L, (size_t)nv, sizeof(int));
+    m->link_torque = take(L, (size_t)nv * 2, sizeof(double));
+    m->link_torque_slope = take(L, (size_t)nv, sizeof(double));
     m->link_name = take(L, (size_t)nv, sizeof(char*));
     m->body_name = take(L, (size_t)nb, sizeof(char*));
     m->body_parent = take(L, (size_t)nb, sizeof(int));
@@ -97,6 +100,9 @@ static void set_link(salto_model* m, int i, int parent, int type, const double* 
     memset(m->link_inertia + 10 * i, 0, 10 * sizeof(double));
     m->link_has_limits[i] = 0;
     m->link_limits[2 * i] = m->link_limits[2 * i + 1] = 0.0;
+    m->link_has_torque[i] = 0;
+    m->link_torque[2 * i] = m->link_torque[2 * i + 1] = 0.0;
+    m->link_torque_slope[i] = 0.0;
 }
 
 
@@ -293,6 +299,11 @@ salto_model* salto_model_build(const salto_character_desc* c, const salto_model_
                     place_link(m, nl, bd->joint_pos, NULL, NULL);
                 }
             }
+            m->link_has_torque[nl] = ad->has_torque;
+            m->link_torque[2 * nl] = ad->torque[0];
+            m->link_torque[2 * nl + 1] = ad->torque[1];
+            m->link_torque_slope[nl] = ad->torque_slope;
+            m->ntorque += ad->has_torque;
             m->link_has_limits[nl] = ad->has_limits;
             m->link_limits[2 * nl] = ad->limits[0];
             m->link_limits[2 * nl + 1] = ad->limits[1];
