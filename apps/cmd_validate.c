@@ -87,8 +87,20 @@ static void print_table(const salto_problem_desc* p, const salto_validation* v) 
     if (m->nv > m->nroot) {
         printf("peak joint torque (inverse dynamics, contact wrenches of minimum norm):\n");
         for (int j = m->nroot; j < m->nv; j++) {
-            printf("  %-18s %10.2f %-3s at t = %.4f s%s", m->link_name[j], v->tau_peak[j],
-                   m->link_type[j] == SALTO_AXIS_PRISMATIC ? "N" : "N m", v->tau_peak_time[j],
+            // with a torque limit, the largest share of it used: (tau + slope qd) / hi, or / lo
+            char use[32] = "";
+            if (v->tau_lim && m->link_has_torque[j]) {
+                const double lo = m->link_torque[2 * j], hi = m->link_torque[2 * j + 1];
+                double share = 0.0;
+                for (int k = 0; k < v->nsample; k++) {
+                    const double r = v->tau[(size_t)v->nv * k + j] - v->tau_lim[2 * ((size_t)v->nv * k + j) + 1] + hi;
+                    if (hi > 0.0) share = fmax(share, r / hi);
+                    if (lo < 0.0) share = fmax(share, r / lo);
+                }
+                snprintf(use, sizeof use, " %4.0f%% of limit", 100.0 * share);
+            }
+            printf("  %-18s %10.2f %-3s at t = %.4f s%-15s%s", m->link_name[j], v->tau_peak[j],
+                   m->link_type[j] == SALTO_AXIS_PRISMATIC ? "N" : "N m", v->tau_peak_time[j], use,
                    (j - m->nroot) % 2 == 1 || j + 1 == m->nv ? "\n" : "   ");
         }
     }

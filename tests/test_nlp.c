@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "salto/aggregate.h"
 #include "salto/kinematics.h"
@@ -130,8 +131,7 @@ static void random_point(const salto_nlp* nlp, double* x, unsigned seed) {
 }
 
 
-START_TEST(jacobian_matches_central_differences) {
-    const char* rel = fd_problems[_i % NFD];
+static void check_jacobian(const char* rel, int seed) {
     salto_problem_desc* p = load(rel);
     salto_nlp* nlp = build(p);
     const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp), nnz = salto_nlp_nnz_jac(nlp);
@@ -144,7 +144,7 @@ START_TEST(jacobian_matches_central_differences) {
     int* rows = malloc(sizeof(int) * (size_t)nnz);
     int* cols = malloc(sizeof(int) * (size_t)nnz);
     char* in_pattern = calloc((size_t)ng * (size_t)nx, 1);
-    random_point(nlp, x, 1000u + (unsigned)_i);
+    random_point(nlp, x, (unsigned)seed);
 
     // pattern: in range, sorted by row then column, no duplicates
     salto_nlp_jac_pattern(nlp, rows, cols);
@@ -183,7 +183,7 @@ START_TEST(jacobian_matches_central_differences) {
             salto_nlp_row_name(nlp, rows[e], name, sizeof name);
             ck_abort_msg("%s (seed %d): d g[%d]/d x[%d] = %.12g, differences %.12g (%s; row %g, "
                          "largest row %g)",
-                         rel, 1000 + _i, rows[e], cols[e], a, b, name, g0[rows[e]], gmax);
+                         rel, seed, rows[e], cols[e], a, b, name, g0[rows[e]], gmax);
         }
     }
     // every non-zero difference lies in the pattern
@@ -203,10 +203,75 @@ START_TEST(jacobian_matches_central_differences) {
     salto_nlp_destroy(nlp);
     salto_problem_destroy(p);
 }
+
+
+START_TEST(jacobian_matches_central_differences) {
+    check_jacobian(fd_problems[_i % NFD], 1000 + _i);
+}
 END_TEST
 
 
 static void check_lagrangian_hessian(const char* rel, double of, int seed);
+
+
+// A character file with torque limits: the shipped one's text and a torque_limits map (the
+// humanoid's two-sided, some with a torque-velocity slope), written once into the test's
+// folder; its absolute path
+static const char* torque_character(const char* name) {
+    static char path[2][600];
+    const int k = strcmp(name, "gymnast7") == 0 ? 0 : 1;
+    if (path[k][0]) return path[k];
+    char src[600];
+    snprintf(src, sizeof src, "data/characters/%s.yaml", name);
+    FILE* in = fopen(salto_test_path(src), "rb");
+    ck_assert_ptr_nonnull(in);
+    snprintf(path[k], sizeof path[k], "/tmp/salto_test_nlp_%d_%s_torque.yaml", (int)getpid(), name);
+    FILE* out = fopen(path[k], "wb");
+    ck_assert_ptr_nonnull(out);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
+    fclose(in);
+    if (k == 0) {
+        fputs("\ntorque_limits: {shoulder: 240, hip: {limit: [-500, 600], slope: 30}, knee: 600, "
+              "ankle: {limit: 400, slope: 10}}\n", out);
+    } else {
+        fputs("\ntorque_limits:\n"
+              "  hip_l_flex: {limit: [-250, 300], slope: 15}\n  hip_l_abd: 150\n  hip_l_rot: 90\n"
+              "  knee_l: [-150, 300]\n  ankle_l: {limit: 200, slope: 5}\n"
+              "  hip_r_flex: 300\n  knee_r: 300\n  ankle_r: 200\n"
+              "  shoulder_l_flex: 120\n  elbow_l: {limit: 80, slope: 2}\n  shoulder_r_abd: 100\n", out);
+    }
+    fclose(out);
+    return path[k];
+}
+
+
+// the torque rows' Jacobian and the Lagrangian's Hessian with them, against differences: on a
+// bar (the gymnast's hands, one link; the humanoid's, two), on the ground (one foot: one link
+// through the effective root; both feet: the shares of two), in free and ballistic flights
+static const char* const torque_problems[][2] = {
+    {"tests/data/nlp/all2d.yaml", "gymnast7"},
+    {"tests/data/nlp/all2d.yaml|phases.flight.ballistic=true", "gymnast7"},
+    {"tests/data/nlp/impact2d.yaml", "gymnast7"},
+    {"tests/data/nlp/contacts3d.yaml", "humanoid22"},
+    {"tests/data/nlp/all3d.yaml", "humanoid22"},
+    {"tests/data/nlp/all3d.yaml|phases.flight.ballistic=true", "humanoid22"},
+};
+enum { NTQ = (int)(sizeof torque_problems / sizeof torque_problems[0]) };
+
+
+START_TEST(torque_rows_derivatives) {
+    char spec[1200];
+    snprintf(spec, sizeof spec, "%s|character=%s", torque_problems[_i][0],
+             torque_character(torque_problems[_i][1]));
+    salto_problem_desc* p = load(spec);
+    ck_assert_int_gt(p->model->ntorque, 3);
+    salto_problem_destroy(p);
+    check_jacobian(spec, 7300 + _i);
+    check_lagrangian_hessian(spec, 0.7, 7400 + _i);
+}
+END_TEST
 
 
 // the objective's gradient against central differences of it, its Hessian (no constraints'
@@ -1869,6 +1934,7 @@ Suite* nlp_suite(void) {
     tcase_add_loop_test(tc, lagrangian_hessian_matches_differences, 0, NFD);
     tcase_add_loop_test(tc, kinematic_hessian_matches_differences, 0, NKIN);
     tcase_add_loop_test(tc, height_objectives_derivatives, 0, NOBJ);
+    tcase_add_loop_test(tc, torque_rows_derivatives, 0, NTQ);
     tcase_add_test(tc, height_objective_values);
     tcase_add_test(tc, cost_of_an_iteration);
     tcase_add_loop_test(tc, non_finite_is_a_failed_evaluation, 0, NFD);

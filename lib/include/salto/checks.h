@@ -44,12 +44,15 @@ typedef enum salto_check_kind {
                                   //   motion's, m
     SALTO_CHECK_BOUNDS,           // a site or the centre of mass on the wrong side of a
                                   //   site_above or com_above plane held through the phase, m
+    SALTO_CHECK_TORQUE,           // a joint torque tau + slope x qd outside the character's
+                                  //   torque_limits (the contact wrenches of minimum norm, as
+                                  //   the validator's torques), N m or N
     SALTO_CHECK_COUNT
 } salto_check_kind;
 
 // "flight_force", "flight_torque", "ballistic", "spin", "bar_torque", "normal_force",
 // "friction", "cop", "twist", "slip", "penetration", "joint_limits", "impact", "drift_root",
-// "drift_rotation", "drift_joints", "drift_com"; and back (-1 for an unknown name)
+// "drift_rotation", "drift_joints", "drift_com", "bounds", "torque"; and back (-1 for an unknown name)
 const char* salto_check_name(salto_check_kind k);
 int salto_check_parse(const char* name);
 // "N", "N m", "N m s", "m", "rad", "rad/m"

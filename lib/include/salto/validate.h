@@ -55,6 +55,9 @@ typedef struct salto_validation {
                          //   phases, f0's components in flight)
     double* tau_peak;    // the largest |tau| of each DOF over the motion (nv)
     double* tau_peak_time; // where, s (nv)
+    double* tau_lim;     // where the model has torque limits: the range of tau that they allow
+                         //   at each sample, [lo - slope qd, hi - slope qd] of each DOF
+                         //   (nsample x 2 nv; +-INFINITY for a DOF without); NULL without
     salto_integrator integrator; // the re-simulation's (NONE: none was run)
     double step;         // its largest step, s
     double* resim_stop;  // per phase: NAN when the re-simulation ran through it, else the

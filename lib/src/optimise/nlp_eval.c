@@ -29,6 +29,10 @@ void nlp_eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, 
         nlp_eval_impact(nlp, x, b, g, want_jac);
         return;
     }
+    if (b->torque) {
+        nlp_eval_torque(nlp, x, b, g, want_jac);
+        return;
+    }
     if (b->con < 0) {
         nlp_eval_physics(nlp, x, b, g, want_jac);
         return;

@@ -1294,6 +1294,49 @@ static int hess_kin_rows(salto_nlp* nlp, int i, const double* lambda, double* va
 }
 
 
+// A torque block (nlp_torque.c): the state Hessian of sum_r lambda_r row_r by central
+// differences of its exact state gradient, in q and qd of every DOF and in the effective
+// root's places; the rows are linear in qdd, whose column comes from the others' qdd rows
+// (block_hess_finish) and whose square is zero. 4 nv + 2 places gradients; each O(K D).
+static salto_status hess_torque(salto_nlp* nlp, int i, const double* lambda, double* values) {
+    const block* b = &nlp->blocks[i];
+    const int nd = b->ndep, na = b->nxaux, ns = 3 * nd + na;
+    double d[2][4];
+    if (!state_moves(b, d[0], d[1])) return SALTO_ERR_NUMERIC;
+    double* S = nlp->hess.Sl;
+    double* Gp = nlp->hess.Jp;       // 64 nv >= 2 ns
+    double* Gm = nlp->hess.Jp + ns;
+    const int* dep = nlp->dep + b->dep0;
+    for (int jj = 0; jj < nd; jj++) {
+        for (int kind = 0; kind < 2; kind++) {
+            double* c = nlp->hess.xs + dep[jj] * nlp->ncp + b->first;
+            const double c0[4] = {c[0], c[1], c[2], c[3]};
+            const double h = 100.0 * hess_step(nlp, nlp->hess.xs, b, dep[jj], kind); // 1e-5
+            for (int k = 0; k < 4; k++) c[k] = c0[k] + h * d[kind][k];
+            block_state_grad(nlp, nlp->hess.xs, b, lambda, Gp);
+            for (int k = 0; k < 4; k++) c[k] = c0[k] - h * d[kind][k];
+            block_state_grad(nlp, nlp->hess.xs, b, lambda, Gm);
+            for (int k = 0; k < 4; k++) c[k] = c0[k];
+            const int col = kind * nd + jj;
+            for (int a = 0; a < ns; a++) S[a * ns + col] = (Gp[a] - Gm[a]) / (2.0 * h);
+        }
+    }
+    for (int a = 0; a < na; a++) {
+        double* xa = nlp->hess.xs + b->xaux[a];
+        const double x0 = *xa, h = 1e-5 * fmax(1.0, fabs(x0));
+        *xa = x0 + h;
+        block_state_grad(nlp, nlp->hess.xs, b, lambda, Gp);
+        *xa = x0 - h;
+        block_state_grad(nlp, nlp->hess.xs, b, lambda, Gm);
+        *xa = x0;
+        for (int r = 0; r < ns; r++) S[r * ns + 3 * nd + a] = (Gp[r] - Gm[r]) / (2.0 * h);
+    }
+    nlp->ev.have_state = 0;
+    block_hess_finish(nlp, i, S, NULL, values);
+    return SALTO_OK;
+}
+
+
 // the other nonlinear blocks at one time on one side, [i0, i1): one forward-kinematics pass per
 // perturbation serves every block that depends on the perturbed DOF
 static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lambda,
@@ -1459,7 +1502,7 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
                 if (kc < 0) kc = k;
                 continue;
             }
-            if (bk->impact || nlp->hess.blk0[k] < 0 || bk->ndep != nlp->nv || nlp->hess.acc >= 0) continue;
+            if (bk->impact || bk->torque || nlp->hess.blk0[k] < 0 || bk->ndep != nlp->nv || nlp->hess.acc >= 0) continue;
             int inorder = 1;
             for (int jj = 0; jj < bk->ndep && inorder; jj++) inorder = nlp->dep[bk->dep0 + jj] == jj;
             if (!inorder) continue;
@@ -1472,7 +1515,9 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
         for (int k = i; k < i1 && st == SALTO_OK; k++) {
             const block* bk = &nlp->blocks[k];
             if (bk->con >= 0 || nlp->hess.blk0[k] < 0 || !block_has_lambda(bk, lambda)) continue;
-            st = bk->impact ? hess_impact(nlp, k, lambda, values) : hess_physics(nlp, k, lambda, values);
+            st = bk->impact   ? hess_impact(nlp, k, lambda, values)
+                 : bk->torque ? hess_torque(nlp, k, lambda, values)
+                              : hess_physics(nlp, k, lambda, values);
             acc_done |= k == nlp->hess.acc;
         }
         if (st == SALTO_OK && nlp->hess.acc >= 0 && nlp->hess.acc_used && !acc_done) {

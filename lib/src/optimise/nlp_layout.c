@@ -344,6 +344,7 @@ int nlp_cmp_block(const void* a, const void* b) {
     if (x->phase != y->phase) return x->phase - y->phase;
     if (x->impact != y->impact) return x->impact - y->impact;
     if (x->force != y->force) return x->force - y->force;
+    if (x->torque != y->torque) return x->torque - y->torque;
     return x->seq - y->seq; // qsort is not stable: one order for the same problem, always
 }
 
@@ -492,6 +493,11 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->ev.daux);
     salto_free(nlp->ev.fq);
     salto_free(nlp->ev.imp);
+    salto_free(nlp->ev.Jt);
+    salto_free(nlp->ev.tq);
+    salto_free(nlp->ev.tq_under);
+    salto_free(nlp->ev.wjac);
+    salto_free(nlp->tq_dof);
     salto_free(nlp->hess.grp);
     salto_free(nlp->hess.grp_at);
     salto_free(nlp->hess.arena);
@@ -565,7 +571,8 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->bal = salto_malloc((size_t)p->nphase * sizeof(int));
     nlp->mom = salto_malloc((size_t)p->nphase * sizeof(int));
     nlp->impv = salto_malloc((size_t)p->nphase * sizeof(int));
-    if (!nlp->con_aux || !nlp->bal || !nlp->mom || !nlp->impv) goto nomem;
+    nlp->tq_dof = salto_malloc((size_t)nlp->nv * sizeof(int));
+    if (!nlp->con_aux || !nlp->bal || !nlp->mom || !nlp->impv || !nlp->tq_dof) goto nomem;
     for (int i = 0; i < p->nphase; i++) nlp->bal[i] = nlp->mom[i] = nlp->impv[i] = -1;
     nlp->root.bal_nt = salto_model_root_translation(nlp->m, nlp->root.bal_tdof, nlp->root.bal_a);
     for (int c = 0; c < p->ncon; c++) {
@@ -722,6 +729,18 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             }
         }
     }
+    // the joint torques of the DOFs the character limits, at every physics slice
+    for (int j = 0; j < nlp->nv; j++) {
+        if (m->link_has_torque[j] && j >= m->nroot) nlp->tq_dof[nlp->ntq++] = j;
+    }
+    for (int k = 0; p->physics && nlp->ntq > 0 && k < nlp->nslice; k++) {
+        const int ph = nlp->slice_ph[k];
+        const int side = k + 1 == nlp->nslice || nlp->slice_ph[k + 1] != ph ? -1 : 1;
+        block* b = physics_block(&B, ph, nlp->slice_t[k], side);
+        if (!b) goto nomem;
+        b->torque = 1;
+        b->nrows = nlp->ntq;
+    }
     // an impact at the start of each phase that has one (docs/problem-format.md): the joints'
     // impulses, then the aggregate impulse's rows as the phase's contact rows
     for (int i = 1; p->physics && i < p->nphase; i++) {
@@ -829,6 +848,9 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
                 // within a degree of flat (its edge 0.8 mm off the floor on the humanoid's 9 cm
                 // sole) and leaves the equalities independent
                 if (cd->type == SALTO_CON_BODY_LEVEL) lo = -NLP_LEVEL_BAND, hi = NLP_LEVEL_BAND;
+            } else if (b->torque) {
+                const int j = nlp->tq_dof[r];
+                lo = m->link_torque[2 * j], hi = m->link_torque[2 * j + 1];
             } else if (b->impact) {
                 // the joints' impulses vanish; the aggregate impulse's rows as on the ground,
                 // its normal part unbounded above (force_max bounds a force, not an impulse)
@@ -923,6 +945,10 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->ev.daux = salto_calloc(maxrows * NXAUX, sizeof(double)); // an impact's rows: nv + 8
     nlp->ev.fq = salto_malloc(3 * (size_t)nlp->nv * sizeof(double));
     nlp->ev.imp = salto_malloc((5 * (size_t)nlp->nv + 32) * sizeof(double));
+    nlp->ev.Jt = salto_malloc((size_t)nlp->nv * 3 * (size_t)nlp->nv * sizeof(double));
+    nlp->ev.tq = salto_malloc((size_t)nlp->nv * sizeof(double));
+    nlp->ev.tq_under = salto_malloc((size_t)nlp->nv * sizeof(int));
+    nlp->ev.wjac = salto_malloc((8 * 6 * 3 * (size_t)nlp->nv + 8 * 3 * (size_t)nlp->nv) * sizeof(double));
     nlp->hess.Ql = salto_malloc((size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
     nlp->hess.fw = salto_malloc(72 * (size_t)nlp->nv * sizeof(double));
     nlp->hess.map = salto_malloc((size_t)nlp->nv * sizeof(int));
@@ -956,7 +982,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         !nlp->hess.xs || !nlp->hess.Jp ||
         !nlp->hess.Sacc || !nlp->hess.Sl || !nlp->hess.Tl || !nlp->hess.Ql || !nlp->hess.fw || !nlp->hess.map || !nlp->hess.map2 || !nlp->hess.path || !nlp->hess.pv || !nlp->hess.Hf || !nlp->hess.Er || !nlp->hess.Jb || !nlp->hess.grp || !nlp->hess.grp_at || !nlp->hess.arena ||
         !nlp->root.J || !nlp->root.Dv || !nlp->root.Daq || !nlp->root.Daqd || !nlp->root.aJ || !nlp->ev.daux || !nlp->ev.fq ||
-        !nlp->ev.imp) {
+        !nlp->ev.imp || !nlp->ev.Jt || !nlp->ev.tq || !nlp->ev.tq_under || !nlp->ev.wjac) {
         goto nomem;
     }
     return nlp;

@@ -65,6 +65,8 @@ typedef struct block {
     int xaux[NXAUX];
     int nnz;             // Jacobian entries
     int seq;             // the order the blocks were made in (the sort's last tie-break)
+    int torque;          // 1: the joint torque rows of the limited DOFs (nlp->tq_dof; a physics
+                         //   block by con = -1, nlp_torque.c)
     int force;           // 1: f0's rows in a flight whose other rows are its momentum (its
                          //   first and last slices with flight_rows momentum_ends)
     int obj;             // 1: an objective term's block (con is then p->ncon + the objective's
@@ -160,6 +162,10 @@ typedef struct nlp_scratch {
     int last_er;             // the effective root (phase) of the kinematics in d, -1 for none
     double* daux;            // a block's row derivatives in its place variables (8 x NXAUX)
     double* fq;              // full-width rows for the chain rule                (3 x nv)
+    double* Jt;              // the torque rows' Jacobian (nv x 3 nv), their values (tq, nv),
+    double* tq;              //   the contact links under each (tq_under, nv) and the contact
+    int* tq_under;           //   shares' Jacobians and centroids' (wjac: 8 x 6 x 3 nv + 8 x 3 nv)
+    double* wjac;
     double* imp;             // an impact's scratch: q, u, rows (nv + 8), a unit jump, the
                              //   shared impulses and a unit share (NXAUX each) (5 nv + 32)
 } nlp_scratch;
@@ -198,6 +204,8 @@ struct salto_nlp {
     int* impv;               // per phase: first variable of the impulses an impact at its start
                              //   gives its contact's second and later links (nlp_impact_links),
                              //   -1 for none                                         (nphase)
+    int ntq;                 // the DOFs with a torque limit (the character's torque_limits),
+    int* tq_dof;             //   each a row of every torque block, ascending (ntq)
     int nblock;
     block* blocks;           // (nblock), sorted by time, then the objective terms' blocks
     int nobjblk;             //   (nobjblk, at blocks + nblock, sorted by time): a height or
@@ -315,6 +323,9 @@ int nlp_impulse_width(const salto_nlp* nlp);
 void nlp_impact_rows(salto_nlp* nlp, const block* b, const double* u, const double* xi, double* g,
                      double iota_out[6], frow* rows_out);
 void nlp_eval_impact(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);
+
+// nlp_torque.c: the joint torque rows, tau_j + slope_j qd_j for each limited DOF j
+void nlp_eval_torque(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);
 
 // nlp_eval.c: constraint and objective evaluations
 void nlp_eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);

@@ -10,7 +10,7 @@ static const char* const check_names[SALTO_CHECK_COUNT] = {
     "flight_force", "flight_torque", "ballistic", "spin",        "bar_torque", "normal_force",
     "friction",     "cop",           "twist",     "slip",        "penetration", "joint_limits",
     "impact",       "drift_root",    "drift_rotation", "drift_joints", "drift_com",
-    "bounds",
+    "bounds",       "torque",
 };
 
 static const char* const integrator_names[SALTO_INTEGRATOR_COUNT] = {"none", "euler", "rk4"};
@@ -56,7 +56,8 @@ const char* salto_check_unit(salto_check_kind k) {
     case SALTO_CHECK_FLIGHT_TORQUE:
     case SALTO_CHECK_BAR_TORQUE:
     case SALTO_CHECK_COP:
-    case SALTO_CHECK_TWIST: return "N m";
+    case SALTO_CHECK_TWIST:
+    case SALTO_CHECK_TORQUE: return "N m";
     case SALTO_CHECK_SPIN:
     case SALTO_CHECK_IMPACT: return "N m s";
     case SALTO_CHECK_BALLISTIC:
@@ -90,6 +91,7 @@ double salto_check_default_threshold(const salto_model* m, salto_check_kind k) {
     case SALTO_CHECK_BAR_TORQUE:
     case SALTO_CHECK_COP:
     case SALTO_CHECK_TWIST: return 0.02 * salto_model_weight(m); // times 1 m
+    case SALTO_CHECK_TORQUE: return 0.005 * salto_model_weight(m); // times 1 m
     case SALTO_CHECK_BALLISTIC: return 1e-2;
     case SALTO_CHECK_SPIN:
     case SALTO_CHECK_IMPACT: return 0.002 * salto_model_weight(m); // times 1 m s

@@ -26,6 +26,7 @@ const char* salto_check_at(const salto_model* m, const salto_check* c) {
     case SALTO_CHECK_PENETRATION: return m->body_name[m->geom_body[c->worst_what]];
     case SALTO_CHECK_JOINT_LIMITS: return m->link_name[c->worst_what];
     case SALTO_CHECK_BOUNDS: return m->site_name[c->worst_what];
+    case SALTO_CHECK_TORQUE: return m->link_name[c->worst_what];
     default: return NULL;
     }
 }
@@ -52,6 +53,7 @@ void salto_validation_free(salto_validation* v) {
     salto_free(v->tau);
     salto_free(v->tau_peak);
     salto_free(v->tau_peak_time);
+    salto_free(v->tau_lim);
     salto_free(v->resim_stop);
     memset(v, 0, sizeof *v);
 }
@@ -411,6 +413,7 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
     v->tau = salto_malloc((size_t)total * nv * sizeof(double));
     v->tau_peak = salto_calloc((size_t)nv, sizeof(double));
     v->tau_peak_time = salto_calloc((size_t)nv, sizeof(double));
+    if (m->ntorque > 0) v->tau_lim = salto_malloc((size_t)total * 2 * nv * sizeof(double));
     v->check = salto_calloc((size_t)p->nphase * SALTO_CHECK_COUNT, sizeof(salto_check));
     v->resim_stop = salto_malloc((size_t)p->nphase * sizeof(double));
     int* what = salto_malloc((size_t)total * SALTO_CHECK_COUNT * sizeof(int));
@@ -420,7 +423,7 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
     double* qd_prev = salto_malloc(2 * (size_t)nv * sizeof(double)); // the phase before's end
     salto_resim* r = opts->integrator != SALTO_INTEGRATOR_NONE ? salto_resim_create(p, state, ctx) : NULL;
     if (!v->t || !v->phase || !v->f0 || !v->violation || !v->tau || !v->tau_peak ||
-        !v->tau_peak_time || !v->check || !v->resim_stop || !what || !d || !d2 || !d3 || !qd_prev ||
+        !v->tau_peak_time || (m->ntorque > 0 && !v->tau_lim) || !v->check || !v->resim_stop || !what || !d || !d2 || !d3 || !qd_prev ||
         (opts->integrator != SALTO_INTEGRATOR_NONE && !r)) {
         salto_free(per), salto_free(what), salto_free(qd_prev);
         salto_data_destroy(d), salto_data_destroy(d2), salto_data_destroy(d3);
@@ -493,6 +496,20 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
             salto_contact_torques(m, d, nw, wlink, w, tau);
             for (int j = 0; j < nv; j++) {
                 if (fabs(tau[j]) > v->tau_peak[j]) v->tau_peak[j] = fabs(tau[j]), v->tau_peak_time[j] = t;
+            }
+            // the torque limits: tau + slope qd within [lo, hi]
+            for (int j = 0; j < nv && m->ntorque > 0; j++) {
+                double* lim = v->tau_lim + 2 * ((size_t)nv * s + j);
+                lim[0] = -INFINITY, lim[1] = INFINITY;
+                if (!m->link_has_torque[j]) continue;
+                lim[0] = m->link_torque[2 * j] - m->link_torque_slope[j] * d->qd[j];
+                lim[1] = m->link_torque[2 * j + 1] - m->link_torque_slope[j] * d->qd[j];
+                const double tr = tau[j] + m->link_torque_slope[j] * d->qd[j];
+                const double e = fmax(tr - m->link_torque[2 * j + 1], m->link_torque[2 * j] - tr);
+                if (isnan(viol[SALTO_CHECK_TORQUE]) || e > viol[SALTO_CHECK_TORQUE]) {
+                    viol[SALTO_CHECK_TORQUE] = e;
+                    what[SALTO_CHECK_COUNT * s + SALTO_CHECK_TORQUE] = j;
+                }
             }
             // the re-simulation to this sample, and its drift from the motion's state (in d)
             if (running) {

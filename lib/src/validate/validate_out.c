@@ -220,7 +220,10 @@ salto_status salto_validation_write_torques_png(const salto_problem_desc* p, con
     for (int q = 0; q < nj; q++) {
         const int j = m->nroot + q;
         const double top = top_h + q * tpanel_h + 4, bottom = top_h + (q + 1) * tpanel_h - 4;
-        const double mid = 0.5 * (top + bottom), peak = v->tau_peak[j] > 0 ? v->tau_peak[j] : 1.0;
+        const int lim = v->tau_lim && m->link_has_torque[j];
+        double peak = v->tau_peak[j] > 0 ? v->tau_peak[j] : 1.0;
+        if (lim) peak = fmax(peak, fmax(-m->link_torque[2 * j], m->link_torque[2 * j + 1]));
+        const double mid = 0.5 * (top + bottom);
         cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
         cairo_set_line_width(cr, 1.0);
         cairo_rectangle(cr, x0, top, x1 - x0, bottom - top);
@@ -228,6 +231,26 @@ salto_status salto_validation_write_torques_png(const salto_problem_desc* p, con
         cairo_move_to(cr, x0, mid);
         cairo_line_to(cr, x1, mid);
         cairo_stroke(cr);
+        // the torque limits (with a torque-velocity slope, where the joint's speed puts them),
+        // dashed red
+        for (int side = 0; lim && side < 2; side++) {
+            const double dash[2] = {4.0, 3.0};
+            cairo_set_source_rgb(cr, 0.8, 0.15, 0.1);
+            cairo_set_line_width(cr, 1.0);
+            cairo_set_dash(cr, dash, 2, 0.0);
+            for (int k = 0; k < v->nsample; k++) {
+                const double tl = v->tau_lim[2 * ((size_t)v->nv * k + j) + side];
+                const double y = fmin(bottom, fmax(top, mid - 0.5 * (bottom - top) * tl / peak));
+                if (k == 0 || v->phase[k] != v->phase[k - 1]) {
+                    if (k > 0) cairo_stroke(cr);
+                    cairo_move_to(cr, U(v->t[k]), y);
+                } else {
+                    cairo_line_to(cr, U(v->t[k]), y);
+                }
+            }
+            cairo_stroke(cr);
+            cairo_set_dash(cr, NULL, 0, 0.0);
+        }
         cairo_set_source_rgb(cr, 0.1, 0.25, 0.65);
         cairo_set_line_width(cr, 1.5);
         for (int k = 0; k < v->nsample; k++) { // broken at the phase boundaries
@@ -246,6 +269,11 @@ salto_status salto_validation_write_torques_png(const salto_problem_desc* p, con
         snprintf(label, sizeof label, "peak %.3g %s", v->tau_peak[j],
                  m->link_type[j] == SALTO_AXIS_PRISMATIC ? "N" : "N m");
         salto_draw_text(cr, label, 9.0, 0.5 * left_w, top + 38);
+        if (lim) {
+            snprintf(label, sizeof label, "limit [%.3g, %.3g]", m->link_torque[2 * j],
+                     m->link_torque[2 * j + 1]);
+            salto_draw_text(cr, label, 9.0, 0.5 * left_w, top + 52);
+        }
     }
 #undef U
     return salto_write_png(cr, path, err);
