@@ -143,6 +143,53 @@ START_TEST(f0_hessian_matches_differences) {
 END_TEST
 
 
+// weighted torques: every joint past the root (up to 40), a seeded weight each
+typedef struct torque_weights {
+    int K;
+    int links[40];
+    double lam[40];
+} torque_weights;
+
+
+// the state gradient of sum_r lam_r tau_r by the torques' exact Jacobian
+static void torques_weighted_grad(const salto_model* mm, salto_data* dd, double* out, const void* ctx) {
+    const torque_weights* tw = ctx;
+    static double J[40 * 3 * MAXV];
+    salto_joint_torques_jac(mm, dd, tw->K, tw->links, NULL, J);
+    for (int c = 0; c < 3 * mm->nv; c++) {
+        out[c] = 0.0;
+        for (int r = 0; r < tw->K; r++) out[c] += tw->lam[r] * J[(size_t)r * 3 * mm->nv + c];
+    }
+}
+
+
+// salto_torques_hess against central differences of the exact gradient, every entry, on the
+// test models (chains, trees, free, planar and fixed roots)
+START_TEST(torques_hessian_matches_differences) {
+    setup_model(_i);
+    const int nv = m->nv, n3 = 3 * nv;
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 1900u + (uint64_t)_i);
+    torque_weights tw = {0};
+    for (int j = 0; j < nv && tw.K < 40; j++) {
+        if (j < m->nroot && _i % 2 == 0) continue; // odd seeds: the root's DOFs too
+        tw.links[tw.K] = j;
+        tw.lam[tw.K++] = salto_test_uniform(&rng, -1.0, 1.0);
+    }
+    static double H[MAXV * MAXV], Hfd[MAXV * MAXV], work[72 * MAXV + MAXV * MAXV];
+    salto_torques_hess(m, d, tw.K, tw.links, tw.lam, H, work);
+    fd_jac(m, d, torques_weighted_grad, &tw, n3, Hfd);
+    char ctx[128];
+    snprintf(ctx, sizeof ctx, "lam . tau Hessian vs differences, model %d seed %d", _i % NMODEL, 1900 + _i);
+    jac_close(H, Hfd, n3 * n3, 1e-6, ctx);
+    for (int a = 0; a < n3; a++) {
+        for (int c = 0; c < a; c++) ck_assert_double_eq_tol(H[a * n3 + c], H[c * n3 + a], 1e-9 * (1 + fabs(H[a * n3 + c])));
+    }
+    teardown_model();
+}
+END_TEST
+
+
 // the (q, qd) gradient of mu . p0 (mu in ctx) by p0's Jacobian, padded to the 3nv inputs
 static void p0_weighted_grad(const salto_model* mm, salto_data* dd, double* out, const void* ctx) {
     const double* mu = ctx;
@@ -399,6 +446,7 @@ Suite* aggregate_suite(void) {
     tcase_set_timeout(fd, 120);
     tcase_add_loop_test(fd, linear_jacobian_matches_central_differences, 0, 6 * NMODEL);
     tcase_add_loop_test(fd, f0_hessian_matches_differences, 0, 3 * NMODEL);
+    tcase_add_loop_test(fd, torques_hessian_matches_differences, 0, 3 * NMODEL);
     tcase_add_loop_test(fd, p0_hessian_matches_differences, 0, 2 * NMODEL);
     tcase_add_loop_test(fd, fd_baselines_match_linear, 0, NMODEL);
     tcase_add_loop_test(fd, momentum_jacobian_matches_central_differences, 0, 2 * NMODEL);

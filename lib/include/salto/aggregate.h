@@ -62,6 +62,12 @@ void salto_p0_jac(const salto_model* m, salto_data* d, double* Jp);
 void salto_joint_torques_jac(const salto_model* m, salto_data* d, int K, const int* links,
                              double* tau, double* J);
 
+// The Hessian of sum_r lam_r tau_r for the joint torques of salto_joint_torques_jac at links
+// (K), with respect to the state (q, qd, qdd): H is 3nv x 3nv row-major, full and symmetric,
+// exact, in O(K D depth) (docs/aggregate-jacobian.md, "The torques' second derivatives"). Reads
+// d->q, d->qd, d->qdd; work holds 72 nv + nv^2 doubles. Allocates nothing.
+void salto_torques_hess(const salto_model* m, salto_data* d, int K, const int* links,
+                        const double* lam, double* H, double* work);
 // f0 moved to a world point x (Fang & Pollard eq. 2): [n - x × f; f]. In-place allowed.
 void salto_wrench_at(double out[6], const double f0[6], const double x[3]);
 

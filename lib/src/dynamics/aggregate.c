@@ -665,6 +665,163 @@ void salto_f0_hess(const salto_model* m, salto_data* d, const double mu[6], doub
 }
 
 
+// The second derivatives of sum_r lam_r tau_j (j = links[r]), tau_j = S_j . F_j, F_j the force
+// sub(j) needs (its subtree sums). Three parts for each j:
+// (A) S_j . d2F_j with S_j held: salto_f0_hess's formulas over the links F_j reads, j's
+//     ancestors and its subtree, each link l's column vectors (dF, dH, r1, r2, and the qd and
+//     qdd columns) made from the sums F_j changes by when q_l moves: sub(l)'s for l in sub(j),
+//     and for a strict ancestor l (which moves all of sub(j)) sub(j)'s own;
+// (B) dS_j x dF_j: S_j turns with a strict ancestor a, dS_j/dq_a = S_a x S_j, against every
+//     column of F_j (the same column vectors);
+// (C) F_j . d2S_j: d2S_j/dq_a dq_b = (S_a x S_b) x S_j + S_b x (S_a x S_j) for a an ancestor
+//     of b (the first term only for a != b), both strict ancestors of j.
+// The qd-qd block is M + M' with M (A)'s qdd-q block: F_j is the rate of sub(j)'s momentum.
+void salto_torques_hess(const salto_model* m, salto_data* d, int K, const int* links,
+                        const double* lam, double* H, double* work) {
+    const int nv = m->nv, n3 = 3 * nv;
+    subtree_sums(m, d, 1);
+    enum { DF, DH, R1, R2, A, E, W, B, ICS, COLQD, G, C, NPER };
+    double* P = work; // NPER x 6 per link
+    double* Mq = work + (size_t)NPER * 6 * nv; // (A)'s qdd-q block, nv x nv
+#define PV(l, f) (P + (size_t)(l) * 6 * NPER + 6 * (f))
+#define HH(r, c) H[(size_t)(r) * n3 + (c)]
+    memset(H, 0, (size_t)n3 * (size_t)n3 * sizeof(double));
+    memset(Mq, 0, (size_t)nv * (size_t)nv * sizeof(double));
+    for (int r = 0; r < K; r++) {
+        const int j = links[r];
+        const double lr = lam[r];
+        if (lr == 0.0) continue;
+        const double* Sj = d->S + 6 * j;
+        const double* mu = Sj;
+        double Icj[10], Icdj[10], Hj[6], Fj[6];
+        load_sums(m, d, j, Icj, Icdj, Hj, Fj);
+        const int end = m->link_subtree_end[j];
+        // the links F_j reads: the strict ancestors (with sub(j)'s sums), then sub(j)
+        for (int pass = 0; pass < 2; pass++) {
+            const int l0 = pass == 0 ? m->link_parent[j] : j;
+            for (int l = l0; pass == 0 ? l >= 0 : l < end; l = pass == 0 ? m->link_parent[l] : l + 1) {
+                double Ic[10], Icd[10], Hs[6], F[6];
+                if (pass == 0) {
+                    memcpy(Ic, Icj, sizeof Ic), memcpy(Icd, Icdj, sizeof Icd);
+                    memcpy(Hs, Hj, sizeof Hs), memcpy(F, Fj, sizeof F);
+                } else {
+                    load_sums(m, d, l, Ic, Icd, Hs, F);
+                }
+                const double* S = d->S + 6 * l;
+                const int par = m->link_parent[l];
+                const double* Vp = d->V + 6 * par; // the world's at index -1
+                const double* Ap = d->A + 6 * par;
+                double* Wl = PV(l, W);
+                double* bl = PV(l, B);
+                double t[6];
+                salto_sv_crossm(Wl, Vp, S);
+                salto_sv_crossm(bl, Ap, S);
+                salto_sv_crossm(t, Vp, Wl);
+                salto_sv_add_to(bl, t);
+                double* dF = PV(l, DF);
+                salto_sv_crossf(dF, S, F);
+                salto_si_mul_add(dF, Ic, bl);
+                salto_si_mul_add(dF, Icd, Wl);
+                salto_sv_crossf_add(dF, Wl, Hs);
+                double* dH = PV(l, DH);
+                salto_sv_crossf(dH, S, Hs);
+                salto_si_mul_add(dH, Ic, Wl);
+                double dIc[10], dIcd[10], dIcd2[10];
+                salto_si_rate(dIc, Ic, S);
+                salto_si_rate(dIcd, Icd, S);
+                salto_si_rate(dIcd2, Ic, Wl);
+                for (int k = 0; k < 10; k++) dIcd[k] += dIcd2[k];
+                salto_si_mul(PV(l, R1), dIc, mu);
+                salto_si_mul(PV(l, R2), dIcd, mu);
+                double* al = PV(l, A);
+                double* el = PV(l, E);
+                salto_sv_crossm(al, S, mu);
+                salto_sv_crossm(el, Wl, mu);
+                for (int k = 0; k < 6; k++) al[k] = -al[k], el[k] = -el[k];
+                salto_si_mul(PV(l, ICS), Ic, S);
+                double* cq = PV(l, COLQD); // 2 Ic W + Icd S + S x* H
+                salto_si_mul(cq, Ic, Wl);
+                for (int k = 0; k < 6; k++) cq[k] *= 2.0;
+                salto_si_mul_add(cq, Icd, S);
+                salto_sv_crossf_add(cq, S, Hs);
+                salto_si_mul(PV(l, G), Ic, mu);
+                salto_si_mul(PV(l, C), Ic, al);
+            }
+        }
+        // (A): every link l F_j reads, against each of its ancestors a (itself included)
+        for (int pass = 0; pass < 2; pass++) {
+            const int l0 = pass == 0 ? m->link_parent[j] : j;
+            for (int l = l0; pass == 0 ? l >= 0 : l < end; l = pass == 0 ? m->link_parent[l] : l + 1) {
+                const double* Sl = d->S + 6 * l;
+                for (int a = l; a >= 0; a = m->link_parent[a]) {
+                    const double* Sa = d->S + 6 * a;
+                    const double vq = salto_sv_dot(PV(a, A), PV(l, DF)) + salto_sv_dot(PV(a, B), PV(l, R1)) +
+                                      salto_sv_dot(PV(a, W), PV(l, R2)) + salto_sv_dot(PV(a, E), PV(l, DH));
+                    HH(a, l) += lr * vq;
+                    if (a != l) HH(l, a) += lr * vq;
+                    // qdd_a q_l and qd_a q_l
+                    const double vdd = lr * salto_sv_dot(Sa, PV(l, R1));
+                    const double vd = lr * (2.0 * salto_sv_dot(PV(a, W), PV(l, R1)) + salto_sv_dot(Sa, PV(l, R2)) +
+                                            salto_sv_dot(PV(a, A), PV(l, DH)));
+                    HH(2 * nv + a, l) += vdd, HH(l, 2 * nv + a) += vdd;
+                    HH(nv + a, l) += vd, HH(l, nv + a) += vd;
+                    Mq[(size_t)a * nv + l] += vdd;
+                    if (a == l) continue;
+                    // qdd_l q_a and qd_l q_a (l the descendant)
+                    double ws[6];
+                    salto_sv_crossm(ws, PV(a, W), Sl);
+                    const double udd = lr * salto_sv_dot(PV(a, A), PV(l, ICS));
+                    const double ud = lr * (salto_sv_dot(PV(a, A), PV(l, COLQD)) + salto_sv_dot(ws, PV(l, G)) +
+                                            salto_sv_dot(PV(a, E), PV(l, ICS)) + salto_sv_dot(PV(a, W), PV(l, C)));
+                    HH(2 * nv + l, a) += udd, HH(a, 2 * nv + l) += udd;
+                    HH(nv + l, a) += ud, HH(a, nv + l) += ud;
+                    Mq[(size_t)l * nv + a] += udd;
+                }
+            }
+        }
+        // (B) and (C): the strict ancestors a of j
+        for (int a = m->link_parent[j]; a >= 0; a = m->link_parent[a]) {
+            double SS[6];
+            salto_sv_crossm(SS, d->S + 6 * a, Sj);
+            for (int pass = 0; pass < 2; pass++) {
+                const int c0 = pass == 0 ? m->link_parent[j] : j;
+                for (int c = c0; pass == 0 ? c >= 0 : c < end; c = pass == 0 ? m->link_parent[c] : c + 1) {
+                    const double xq = lr * salto_sv_dot(SS, PV(c, DF));
+                    const double xd = lr * salto_sv_dot(SS, PV(c, COLQD));
+                    const double xdd = lr * salto_sv_dot(SS, PV(c, ICS));
+                    HH(a, c) += xq, HH(c, a) += xq;
+                    HH(a, nv + c) += xd, HH(nv + c, a) += xd;
+                    HH(a, 2 * nv + c) += xdd, HH(2 * nv + c, a) += xdd;
+                }
+            }
+            for (int b = a; b != j; ) { // b from a down to j's parent: walk j's path
+                double D2[6], t1[6], t2[6];
+                salto_sv_crossm(t1, d->S + 6 * b, SS);        // S_b x (S_a x S_j)
+                memcpy(D2, t1, sizeof D2);
+                if (b != a) {
+                    salto_sv_crossm(t1, d->S + 6 * a, d->S + 6 * b); // (S_a x S_b) x S_j
+                    salto_sv_crossm(t2, t1, Sj);
+                    salto_sv_add_to(D2, t2);
+                }
+                const double v = lr * salto_sv_dot(D2, Fj);
+                HH(a, b) += v;
+                if (b != a) HH(b, a) += v;
+                // the next link on the path from a towards j
+                int nb = j;
+                while (m->link_parent[nb] != b) nb = m->link_parent[nb];
+                b = nb;
+            }
+        }
+    }
+    // qd-qd = M + M'
+    for (int a = 0; a < nv; a++) {
+        for (int b = 0; b < nv; b++) HH(nv + a, nv + b) += Mq[(size_t)a * nv + b] + Mq[(size_t)b * nv + a];
+    }
+#undef HH
+#undef PV
+}
+
+
 // The second derivatives of mu . p0 (mu fixed), p0 = sum_i I_i V_i, from p0's columns
 // dp0/dq_j = S_j x* H_j + Ic_j W_j and dp0/dqd_j = Ic_j S_j: for l in sub(j), with dH_l, dIc_l,
 // a = -S x mu and r1 = dIc mu as in salto_f0_hess,
