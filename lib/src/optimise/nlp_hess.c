@@ -561,91 +561,24 @@ static void add_fc_cross(double* S, int ns, const double* Jf, int n3, const doub
 }
 
 
-// Physics rows through the effective root (a held contact's: the root's translation q_T = P -
-// a . g(q), qd_T = -a . g', qdd_T = -a . g'' for the held site g). With Phi(s) the rows'
-// Lagrangian on the full state s (the translation's entries included), s = s(r) of the
-// splines' state r and the places, the Hessian is
-//   E' H E + sum_t (dPhi/dq_T,t d2 q_T,t + dPhi/dqd_T,t d2 qd_T,t + dPhi/dqdd_T,t d2 qdd_T,t)
-// with E = ds/dr. H is exact: mu . f0's (salto_f0_hess) and the rows' curvature in f0 and the
-// support centre c (J' Pff J and the cross terms, nu . the sites' point Hessians). The second
-// term is chi = -sum_t a_t . (w_q g + w_v g' + w_a g'') with the weights dPhi/ds_T frozen: its
-// qd-qd block is w_a's point Hessian twice (g'' = J qdd + qd' H_g qd), and its q columns
-// central differences of its exact gradient (the effective root's chain, nlp_er_chain's) over
-// the DOFs of the held site's path: 2 depth evaluations of the site's kinematics instead of
-// D + 1 of the whole rows' gradient.
-static salto_status hess_physics_er(salto_nlp* nlp, int i, const double* lambda, double* values) {
+// Block i's full-state Hessian H (n3 x n3: q, qd, qdd of every DOF, the translation's
+// included) through its effective root: S = E' H E over the splines' state and the places,
+// E the translation's rows (nlp_er_chain's products, at the state nlp_er_state left), and
+// the translation's own second-order term chi = w . (q_T, qd_T, qdd_T)(splines, places) with
+// the full-state gradient's translation weights wq, wv, wa: its qd-qd block exact (a point
+// Hessian of the held site), its q columns central differences of its gradient over the held
+// site's path. Then into the Lagrangian Hessian's values (block_hess_finish).
+static salto_status er_finish(salto_nlp* nlp, int i, double* H, const double* wq, const double* wv,
+                              const double* wa, int to_acc, double* values) {
     const block* b = &nlp->blocks[i];
     const salto_model* m = nlp->m;
-    salto_data* d = nlp->ev.d;
+    const salto_data* d = nlp->ev.d;
     const int nv = nlp->nv, na = b->nxaux, n3 = 3 * nv, ns = n3 + na;
     const eroot* e = &nlp->root.er[b->er];
-    const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
-    double* H = nlp->hess.Hf;    // n3 x n3, the full state's
     double* S = nlp->hess.Sl;    // ns x ns, the splines' state's and the places'
-    double* Jf = nlp->hess.Jb;   // 6 x n3
-    double* Jc = Jf + 6 * n3;    // 3 x nv
     double* Er = nlp->hess.Er;   // 9 x ns: the rows of E for the translation's q, qd, qdd
     double* Y = Er + 9 * ns;     // 9 x ns: H's translation rows times E
     int* isT = nlp->hess.map;    // nv
-    // the full state at b, and the effective root's axis products (root.aJ and the rest)
-    nlp_block_state(nlp, nlp->hess.xs, b, 1);
-    nlp_er_state(nlp, nlp->hess.xs, b->er, SALTO_FK_ACC, 1);
-    double f0[6], c[3] = {0, 0, 0};
-    salto_f0_jac(m, d, SALTO_JAC_LINEAR, f0, Jf, NULL);
-    if (ct->type == SALTO_CONTACT_GROUND) {
-        nlp_support_centre(nlp, ct, c, Jc);
-    } else {
-        memset(Jc, 0, 3 * (size_t)nv * sizeof(double));
-    }
-    double mu[6], nu[3], Pff[6][6], Pfc[6][3];
-    rows_weights(nlp, b, lambda, f0, c, mu, nu, Pff, Pfc);
-    // the full state's gradient of Phi at the translation (its weights in chi)
-    double wq[3], wv[3], wa[3];
-    for (int t = 0; t < e->nt; t++) {
-        const int T = e->tdof[t];
-        wq[t] = wv[t] = wa[t] = 0.0;
-        for (int k = 0; k < 6; k++) {
-            wq[t] += mu[k] * Jf[k * n3 + T];
-            wv[t] += mu[k] * Jf[k * n3 + nv + T];
-            wa[t] += mu[k] * Jf[k * n3 + 2 * nv + T];
-        }
-        for (int k = 0; k < 3; k++) wq[t] += nu[k] * Jc[k * nv + T];
-    }
-    // H: mu . f0's, then J' Pff J, the f0-c cross terms and nu . c's point Hessians
-    salto_f0_hess(m, d, mu, H, nlp->hess.fw);
-    int curved = 0, crossed = 0;
-    for (int k = 0; k < 6; k++) {
-        for (int l = 0; l < 6; l++) curved |= Pff[k][l] != 0.0;
-        for (int l = 0; l < 3; l++) crossed |= Pfc[k][l] != 0.0;
-    }
-    if (curved || crossed) {
-        double* PJ = nlp->hess.Er + 18 * (size_t)ns; // 6 x n3: Pff Jf + Pfc Jc
-        for (int k = 0; k < 6; k++) {
-            for (int a = 0; a < n3; a++) {
-                double v = 0.0;
-                for (int l = 0; l < 6; l++) v += Pff[k][l] * Jf[l * n3 + a];
-                PJ[k * n3 + a] = v;
-            }
-        }
-        for (int a = 0; a < n3; a++) {
-            for (int cc = 0; cc < n3; cc++) {
-                double v = 0.0;
-                for (int k = 0; k < 6; k++) v += Jf[k * n3 + a] * PJ[k * n3 + cc];
-                H[a * n3 + cc] += v;
-            }
-        }
-        if (crossed) add_fc_cross(H, n3, Jf, n3, Jc, nv, Pfc);
-    }
-    if (ct->type == SALTO_CONTACT_GROUND && (nu[0] != 0.0 || nu[1] != 0.0 || nu[2] != 0.0)) {
-        int* id = nlp->hess.map2;
-        for (int j = 0; j < nv; j++) id[j] = j;
-        const double w[3] = {nu[0] / ct->nsite, nu[1] / ct->nsite, nu[2] / ct->nsite};
-        for (int s = 0; s < ct->nsite; s++) {
-            double xs[3];
-            salto_site_pos(m, d, ct->site[s], xs);
-            point_hess_add(nlp, H, n3, id, m->site_link[ct->site[s]], xs, w, 1.0);
-        }
-    }
     // E's translation rows over the splines' state and the places (nlp_er_chain's products)
     for (int j = 0; j < nv; j++) isT[j] = 0;
     for (int t = 0; t < e->nt; t++) isT[e->tdof[t]] = 1;
@@ -779,9 +712,99 @@ static salto_status hess_physics_er(salto_nlp* nlp, int i, const double* lambda,
     for (int a = 0; a < nv; a++) {
         for (int c2 = 0; c2 < nv; c2++) Q[a * nv + c2] = S[(2 * nv + a) * ns + 2 * nv + c2];
     }
+    if (to_acc) { // into the physics block's at this time, mapped with it
+        for (size_t k = 0; k < (size_t)ns * (size_t)ns; k++) nlp->hess.Sacc[k] += S[k];
+        nlp->hess.acc_used = 1;
+        return SALTO_OK;
+    }
     add_merged(nlp, i, S);
     block_hess_finish(nlp, i, S, Q, values);
     return SALTO_OK;
+}
+
+
+// Physics rows through the effective root (a held contact's: the root's translation q_T = P -
+// a . g(q), qd_T = -a . g', qdd_T = -a . g'' for the held site g). With Phi(s) the rows'
+// Lagrangian on the full state s (the translation's entries included), s = s(r) of the
+// splines' state r and the places, the Hessian is
+//   E' H E + sum_t (dPhi/dq_T,t d2 q_T,t + dPhi/dqd_T,t d2 qd_T,t + dPhi/dqdd_T,t d2 qdd_T,t)
+// with E = ds/dr. H is exact: mu . f0's (salto_f0_hess) and the rows' curvature in f0 and the
+// support centre c (J' Pff J and the cross terms, nu . the sites' point Hessians). The second
+// term is chi = -sum_t a_t . (w_q g + w_v g' + w_a g'') with the weights dPhi/ds_T frozen: its
+// qd-qd block is w_a's point Hessian twice (g'' = J qdd + qd' H_g qd), and its q columns
+// central differences of its exact gradient (the effective root's chain, nlp_er_chain's) over
+// the DOFs of the held site's path: 2 depth evaluations of the site's kinematics instead of
+// D + 1 of the whole rows' gradient.
+static salto_status hess_physics_er(salto_nlp* nlp, int i, const double* lambda, double* values) {
+    const block* b = &nlp->blocks[i];
+    const salto_model* m = nlp->m;
+    salto_data* d = nlp->ev.d;
+    const int nv = nlp->nv, na = b->nxaux, n3 = 3 * nv, ns = n3 + na;
+    const eroot* e = &nlp->root.er[b->er];
+    const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
+    double* H = nlp->hess.Hf;    // n3 x n3, the full state's
+    double* Jf = nlp->hess.Jb;   // 6 x n3
+    double* Jc = Jf + 6 * n3;    // 3 x nv
+    // the full state at b, and the effective root's axis products (root.aJ and the rest)
+    nlp_block_state(nlp, nlp->hess.xs, b, 1);
+    nlp_er_state(nlp, nlp->hess.xs, b->er, SALTO_FK_ACC, 1);
+    double f0[6], c[3] = {0, 0, 0};
+    salto_f0_jac(m, d, SALTO_JAC_LINEAR, f0, Jf, NULL);
+    if (ct->type == SALTO_CONTACT_GROUND) {
+        nlp_support_centre(nlp, ct, c, Jc);
+    } else {
+        memset(Jc, 0, 3 * (size_t)nv * sizeof(double));
+    }
+    double mu[6], nu[3], Pff[6][6], Pfc[6][3];
+    rows_weights(nlp, b, lambda, f0, c, mu, nu, Pff, Pfc);
+    // the full state's gradient of Phi at the translation (its weights in chi)
+    double wq[3], wv[3], wa[3];
+    for (int t = 0; t < e->nt; t++) {
+        const int T = e->tdof[t];
+        wq[t] = wv[t] = wa[t] = 0.0;
+        for (int k = 0; k < 6; k++) {
+            wq[t] += mu[k] * Jf[k * n3 + T];
+            wv[t] += mu[k] * Jf[k * n3 + nv + T];
+            wa[t] += mu[k] * Jf[k * n3 + 2 * nv + T];
+        }
+        for (int k = 0; k < 3; k++) wq[t] += nu[k] * Jc[k * nv + T];
+    }
+    // H: mu . f0's, then J' Pff J, the f0-c cross terms and nu . c's point Hessians
+    salto_f0_hess(m, d, mu, H, nlp->hess.fw);
+    int curved = 0, crossed = 0;
+    for (int k = 0; k < 6; k++) {
+        for (int l = 0; l < 6; l++) curved |= Pff[k][l] != 0.0;
+        for (int l = 0; l < 3; l++) crossed |= Pfc[k][l] != 0.0;
+    }
+    if (curved || crossed) {
+        double* PJ = nlp->hess.Er + 18 * (size_t)ns; // 6 x n3: Pff Jf + Pfc Jc
+        for (int k = 0; k < 6; k++) {
+            for (int a = 0; a < n3; a++) {
+                double v = 0.0;
+                for (int l = 0; l < 6; l++) v += Pff[k][l] * Jf[l * n3 + a];
+                PJ[k * n3 + a] = v;
+            }
+        }
+        for (int a = 0; a < n3; a++) {
+            for (int cc = 0; cc < n3; cc++) {
+                double v = 0.0;
+                for (int k = 0; k < 6; k++) v += Jf[k * n3 + a] * PJ[k * n3 + cc];
+                H[a * n3 + cc] += v;
+            }
+        }
+        if (crossed) add_fc_cross(H, n3, Jf, n3, Jc, nv, Pfc);
+    }
+    if (ct->type == SALTO_CONTACT_GROUND && (nu[0] != 0.0 || nu[1] != 0.0 || nu[2] != 0.0)) {
+        int* id = nlp->hess.map2;
+        for (int j = 0; j < nv; j++) id[j] = j;
+        const double w[3] = {nu[0] / ct->nsite, nu[1] / ct->nsite, nu[2] / ct->nsite};
+        for (int s = 0; s < ct->nsite; s++) {
+            double xs[3];
+            salto_site_pos(m, d, ct->site[s], xs);
+            point_hess_add(nlp, H, n3, id, m->site_link[ct->site[s]], xs, w, 1.0);
+        }
+    }
+    return er_finish(nlp, i, H, wq, wv, wa, 0, values);
 }
 
 
@@ -1294,45 +1317,29 @@ static int hess_kin_rows(salto_nlp* nlp, int i, const double* lambda, double* va
 }
 
 
-// A torque block (nlp_torque.c): the state Hessian of sum_r lambda_r row_r by central
-// differences of its exact state gradient, in q and qd of every DOF and in the effective
-// root's places; the rows are linear in qdd, whose column comes from the others' qdd rows
-// (block_hess_finish) and whose square is zero. 4 nv + 2 places gradients; each O(K D).
+// A torque block (nlp_torque.c): its rows' Hessian in the full state, exact
+// (nlp_torque_hess), through the effective root where the phase has one
 static salto_status hess_torque(salto_nlp* nlp, int i, const double* lambda, double* values) {
     const block* b = &nlp->blocks[i];
-    const int nd = b->ndep, na = b->nxaux, ns = 3 * nd + na;
-    double d[2][4];
-    if (!state_moves(b, d[0], d[1])) return SALTO_ERR_NUMERIC;
-    double* S = nlp->hess.Sl;
-    double* Gp = nlp->hess.Jp;       // 64 nv >= 2 ns
-    double* Gm = nlp->hess.Jp + ns;
-    const int* dep = nlp->dep + b->dep0;
-    for (int jj = 0; jj < nd; jj++) {
-        for (int kind = 0; kind < 2; kind++) {
-            double* c = nlp->hess.xs + dep[jj] * nlp->ncp + b->first;
-            const double c0[4] = {c[0], c[1], c[2], c[3]};
-            const double h = 100.0 * hess_step(nlp, nlp->hess.xs, b, dep[jj], kind); // 1e-5
-            for (int k = 0; k < 4; k++) c[k] = c0[k] + h * d[kind][k];
-            block_state_grad(nlp, nlp->hess.xs, b, lambda, Gp);
-            for (int k = 0; k < 4; k++) c[k] = c0[k] - h * d[kind][k];
-            block_state_grad(nlp, nlp->hess.xs, b, lambda, Gm);
-            for (int k = 0; k < 4; k++) c[k] = c0[k];
-            const int col = kind * nd + jj;
-            for (int a = 0; a < ns; a++) S[a * ns + col] = (Gp[a] - Gm[a]) / (2.0 * h);
-        }
-    }
-    for (int a = 0; a < na; a++) {
-        double* xa = nlp->hess.xs + b->xaux[a];
-        const double x0 = *xa, h = 1e-5 * fmax(1.0, fabs(x0));
-        *xa = x0 + h;
-        block_state_grad(nlp, nlp->hess.xs, b, lambda, Gp);
-        *xa = x0 - h;
-        block_state_grad(nlp, nlp->hess.xs, b, lambda, Gm);
-        *xa = x0;
-        for (int r = 0; r < ns; r++) S[r * ns + 3 * nd + a] = (Gp[r] - Gm[r]) / (2.0 * h);
-    }
+    const int n3 = 3 * nlp->nv;
+    double* H = nlp->hess.Hf;
+    double wq[3], wv[3], wa[3];
+    nlp_torque_hess(nlp, b, lambda + b->row0, H, wq, wv, wa);
     nlp->ev.have_state = 0;
-    block_hess_finish(nlp, i, S, NULL, values);
+    // summed into the physics block's at this time (the same state and places: one map to the
+    // control points for both), or mapped on its own
+    const int acc = nlp->hess.acc;
+    int to_acc = acc >= 0 && nlp->blocks[acc].er == b->er && nlp->blocks[acc].nxaux == b->nxaux;
+    for (int a = 0; to_acc && a < b->nxaux; a++) to_acc = nlp->blocks[acc].xaux[a] == b->xaux[a];
+    if (b->er >= 0) return er_finish(nlp, i, H, wq, wv, wa, to_acc, values);
+    SALTO_ASSERT(b->ndep == nlp->nv && b->nxaux == 0);
+    if (to_acc) {
+        for (size_t e = 0; e < (size_t)n3 * (size_t)n3; e++) nlp->hess.Sacc[e] += H[e];
+        nlp->hess.acc_used = 1;
+        return SALTO_OK;
+    }
+    memcpy(nlp->hess.Sl, H, (size_t)n3 * (size_t)n3 * sizeof(double));
+    block_hess_finish(nlp, i, nlp->hess.Sl, NULL, values);
     return SALTO_OK;
 }
 
@@ -1512,13 +1519,19 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
         }
         if (kc >= 0) st = hess_group(nlp, kc, i1, lambda, values);
         int acc_done = 0;
-        for (int k = i; k < i1 && st == SALTO_OK; k++) {
-            const block* bk = &nlp->blocks[k];
-            if (bk->con >= 0 || nlp->hess.blk0[k] < 0 || !block_has_lambda(bk, lambda)) continue;
-            st = bk->impact   ? hess_impact(nlp, k, lambda, values)
-                 : bk->torque ? hess_torque(nlp, k, lambda, values)
-                              : hess_physics(nlp, k, lambda, values);
-            acc_done |= k == nlp->hess.acc;
+        // the torque rows first: their state Hessian joins the physics block's before it is mapped
+        for (int pass = 0; pass < 2; pass++) {
+            for (int k = i; k < i1 && st == SALTO_OK; k++) {
+                const block* bk = &nlp->blocks[k];
+                if (bk->con >= 0 || nlp->hess.blk0[k] < 0 || bk->torque != (pass == 0) ||
+                    !block_has_lambda(bk, lambda)) {
+                    continue;
+                }
+                st = bk->impact   ? hess_impact(nlp, k, lambda, values)
+                     : bk->torque ? hess_torque(nlp, k, lambda, values)
+                                  : hess_physics(nlp, k, lambda, values);
+                acc_done |= k == nlp->hess.acc;
+            }
         }
         if (st == SALTO_OK && nlp->hess.acc >= 0 && nlp->hess.acc_used && !acc_done) {
             block_hess_finish(nlp, nlp->hess.acc, nlp->hess.Sacc, NULL, values);

@@ -479,6 +479,9 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->hess.path);
     salto_free(nlp->hess.pv);
     salto_free(nlp->hess.Hf);
+    salto_free(nlp->hess.tw);
+    salto_free(nlp->hess.H2);
+    salto_free(nlp->hess.tg);
     salto_free(nlp->hess.Er);
     salto_free(nlp->hess.Jb);
     salto_free(nlp->root.er);
@@ -956,6 +959,9 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->hess.path = salto_malloc((3 * (size_t)nlp->nv + NXAUX) * sizeof(int));
     nlp->hess.pv = salto_malloc(6 * (size_t)nlp->nv * sizeof(double));
     nlp->hess.Hf = salto_malloc(9 * (size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
+    nlp->hess.tw = salto_malloc((72 * (size_t)nlp->nv + (size_t)nlp->nv * (size_t)nlp->nv) * sizeof(double));
+    nlp->hess.H2 = salto_malloc(9 * (size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
+    nlp->hess.tg = salto_malloc(24 * (size_t)nlp->nv * sizeof(double));
     nlp->hess.Er = salto_malloc((18 * (3 * (size_t)nlp->nv + NXAUX) + 18 * (size_t)nlp->nv) * sizeof(double));
     nlp->hess.Jb = salto_malloc((27 * (size_t)nlp->nv + (size_t)nlp->nv * (size_t)nlp->nv) * sizeof(double));
     nlp->hess.grp = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(int));
@@ -980,7 +986,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->hess.arena = salto_malloc((nlp->hess.grp_cap + 1) * sizeof(double));
     if (!nlp->ev.d || !nlp->ev.J3 || !nlp->ev.dq || !nlp->ev.dqd || !nlp->ev.dqdd || !nlp->ev.Jf || !nlp->ev.sums ||
         !nlp->hess.xs || !nlp->hess.Jp ||
-        !nlp->hess.Sacc || !nlp->hess.Sl || !nlp->hess.Tl || !nlp->hess.Ql || !nlp->hess.fw || !nlp->hess.map || !nlp->hess.map2 || !nlp->hess.path || !nlp->hess.pv || !nlp->hess.Hf || !nlp->hess.Er || !nlp->hess.Jb || !nlp->hess.grp || !nlp->hess.grp_at || !nlp->hess.arena ||
+        !nlp->hess.Sacc || !nlp->hess.Sl || !nlp->hess.Tl || !nlp->hess.Ql || !nlp->hess.fw || !nlp->hess.map || !nlp->hess.map2 || !nlp->hess.path || !nlp->hess.pv || !nlp->hess.Hf || !nlp->hess.tw || !nlp->hess.H2 || !nlp->hess.tg || !nlp->hess.Er || !nlp->hess.Jb || !nlp->hess.grp || !nlp->hess.grp_at || !nlp->hess.arena ||
         !nlp->root.J || !nlp->root.Dv || !nlp->root.Daq || !nlp->root.Daqd || !nlp->root.aJ || !nlp->ev.daux || !nlp->ev.fq ||
         !nlp->ev.imp || !nlp->ev.Jt || !nlp->ev.tq || !nlp->ev.tq_under || !nlp->ev.wjac) {
         goto nomem;

@@ -135,6 +135,9 @@ typedef struct nlp_hessian {
     double* Hf;              // a physics block's Hessian in the full state ((3 nv)^2)
     double* Er;              // the effective root's chain rows and their products with it
                              //   (18 (3 nv + NXAUX) + 18 nv)
+    double* tw;              // the torque rows' Hessian: salto_torques_hess's work (72 nv + nv^2),
+    double* H2;              //   a second full-state Hessian (9 nv^2) and gradients (24 nv),
+    double* tg;              //   nlp_torque.c
     double* Jb;              // a physics block's f0 and support-centre Jacobians at x (6 x 3 nv,
                              //   3 x nv) and M (nv x nv): hess_physics
     int* grp;                // the blocks of one time and side whose Hessians are taken together
@@ -326,6 +329,10 @@ void nlp_eval_impact(salto_nlp* nlp, const double* x, const block* b, double* g,
 
 // nlp_torque.c: the joint torque rows, tau_j + slope_j qd_j for each limited DOF j
 void nlp_eval_torque(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);
+// their Hessian sum_r lam_r d2 row_r in the full state (3 nv x 3 nv) at nlp->hess.xs, and where
+// b sees an effective root the full-state gradient's weights at its translation (wq, wv, wa)
+void nlp_torque_hess(salto_nlp* nlp, const block* b, const double* lam, double* H, double wq[3],
+                     double wv[3], double wa[3]);
 
 // nlp_eval.c: constraint and objective evaluations
 void nlp_eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);

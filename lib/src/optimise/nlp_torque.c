@@ -49,17 +49,22 @@ static int contact_links(const salto_nlp* nlp, int ph, int* link, int* count) {
 }
 
 
-// The minimum-norm share w (nb x 6) of f0 among the contact links, and with Jf (6 x 3 nv) its
-// Jacobian dw (nb x 6 x 3 nv). d holds the kinematics; J3 is 3 x nv scratch, Jp 3 x nv per link.
+// The minimum-norm share w (nb x 6) of f0 among the contact links, and unless dw is NULL its
+// derivatives dw (nb x 6 x 3 nv, row stride 3 nv) in the first ncols state components, with Jf
+// (6 x 3 nv) f0's (NULL: f0 held fixed, only the centroids move). d holds the kinematics; J3
+// is 3 x nv scratch, Jp 3 x nv per link.
 static void contact_shares(salto_nlp* nlp, int ph, int nb, const int* link, const int* count,
-                           const double* f0, const double* Jf, double* w, double* dw, double* Jp) {
+                           const double* f0, const double* Jf, int ncols, double* w, double* dw,
+                           double* Jp) {
     const salto_model* m = nlp->m;
     const salto_data* d = nlp->ev.d;
     const salto_contact_desc* ct = &nlp->p->phases[ph].contact;
     const int nv = nlp->nv, ncol = 3 * nv;
     if (nb == 1) {
         memcpy(w, f0, 6 * sizeof(double));
-        if (dw) memcpy(dw, Jf, 6 * (size_t)ncol * sizeof(double));
+        for (int k = 0; dw && k < 6; k++) {
+            for (int c = 0; c < ncols; c++) dw[(size_t)k * ncol + c] = Jf ? Jf[(size_t)k * ncol + c] : 0.0;
+        }
         return;
     }
     // centroids and their Jacobians
@@ -102,9 +107,11 @@ static void contact_shares(salto_nlp* nlp, int ph, int nb, const int* link, cons
         for (int b = 0; b < nb; b++) {
             for (int k = 0; k < 6; k++) w[6 * b + k] = f0[k] / nb;
         }
-        if (dw) {
-            for (int b = 0; b < nb; b++) {
-                for (int e = 0; e < 6 * ncol; e++) dw[(size_t)b * 6 * ncol + e] = Jf[e] / nb;
+        for (int b = 0; dw && b < nb; b++) {
+            for (int k = 0; k < 6; k++) {
+                for (int c = 0; c < ncols; c++) {
+                    dw[(size_t)b * 6 * ncol + (size_t)k * ncol + c] = Jf ? Jf[(size_t)k * ncol + c] / nb : 0.0;
+                }
             }
         }
         return;
@@ -126,9 +133,11 @@ static void contact_shares(salto_nlp* nlp, int ph, int nb, const int* link, cons
     // dA [alpha; beta] = [-dP x beta; dP x alpha + dQ beta] and dQ beta = sum 2 (p . dp) beta -
     // dp (p . beta) - p (dp . beta); then df_b = da + db x p_b + beta x dp_b and
     // dn_b = l^2 db + dp_b x f_b + p_b x df_b
-    for (int c = 0; c < ncol; c++) {
-        double rhs[6] = {Jf[3 * ncol + c], Jf[4 * ncol + c], Jf[5 * ncol + c],
-                         Jf[c],            Jf[ncol + c],     Jf[2 * ncol + c]};
+    for (int c = 0; c < ncols; c++) {
+        double rhs[6] = {0, 0, 0, 0, 0, 0};
+        if (Jf) {
+            for (int k = 0; k < 3; k++) rhs[k] = Jf[(3 + k) * ncol + c], rhs[3 + k] = Jf[k * ncol + c];
+        }
         double dp[max_links][3];
         const int moves = c < nv;
         if (moves) {
@@ -165,16 +174,35 @@ static void contact_shares(salto_nlp* nlp, int ph, int nb, const int* link, cons
 }
 
 
-void nlp_eval_torque(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac) {
+// the contact links of block b's phase under each limited DOF (bit masks into under, K); their
+// number into nb, link and count; whether any row has one
+static int torque_under(salto_nlp* nlp, const block* b, int* nb, int* link, int* count, int* under) {
+    const salto_model* m = nlp->m;
+    const int* dof = nlp->tq_dof;
+    *nb = nlp->bal[b->phase] >= 0 ? 0 : contact_links(nlp, b->phase, link, count);
+    int any = 0;
+    for (int r = 0; r < b->nrows; r++) {
+        under[r] = 0;
+        for (int c = 0; c < *nb; c++) {
+            if (link[c] >= dof[r] && link[c] < m->link_subtree_end[dof[r]]) under[r] |= 1 << c;
+        }
+        any |= under[r];
+    }
+    return any;
+}
+
+
+// Block b's rows g at the full state in nlp->ev.d (the splines', or through the effective root:
+// the caller's), and unless J is NULL their full-state Jacobian J (K x 3 nv). A ballistic
+// flight's translation acceleration is corrected in d.
+static void torque_core(salto_nlp* nlp, const block* b, double* g, double* J) {
     const salto_model* m = nlp->m;
     salto_data* d = nlp->ev.d;
     const int nv = nlp->nv, ncol = 3 * nv, K = b->nrows;
     const int* dof = nlp->tq_dof;
-    double* Jt = nlp->ev.Jt;
+    const int want_jac = J != NULL;
+    double* Jt = J;
     double* Jf = nlp->ev.Jf;
-    nlp_block_state(nlp, x, b, 1);
-    if (b->er >= 0) nlp_er_state(nlp, x, b->er, SALTO_FK_ACC, want_jac);
-    nlp->ev.have_state = 0; // d now holds this slice's accelerations
     // a ballistic flight: the translation's acceleration that zeroes the force, qdd_T += delta,
     // delta_t = -a_t . f / M at the splines' state (f0 is linear in qdd; the axes orthonormal)
     const int bal = nlp->bal[b->phase] >= 0;
@@ -203,17 +231,9 @@ void nlp_eval_torque(salto_nlp* nlp, const double* x, const block* b, double* g,
         }
     }
     // the contact's share on the links under each limited DOF
-    int link[max_links], count[max_links];
-    const int nb = bal ? 0 : contact_links(nlp, b->phase, link, count);
+    int link[max_links], count[max_links], nb = 0;
     int* under = nlp->ev.tq_under; // bit masks of the contact links in sub(j)
-    int any = 0;
-    for (int r = 0; r < K; r++) {
-        under[r] = 0;
-        for (int c = 0; c < nb; c++) {
-            if (link[c] >= dof[r] && link[c] < m->link_subtree_end[dof[r]]) under[r] |= 1 << c;
-        }
-        any |= under[r];
-    }
+    const int any = torque_under(nlp, b, &nb, link, count, under);
     double w[6 * max_links];
     double* dw = nlp->ev.wjac;
     if (any) {
@@ -224,7 +244,7 @@ void nlp_eval_torque(salto_nlp* nlp, const double* x, const block* b, double* g,
             salto_f0_rnea(m, d, f0);
             salto_fk(m, d, SALTO_FK_POS); // the sites' places (salto_f0_rnea's are at the state)
         }
-        contact_shares(nlp, b->phase, nb, link, count, f0, want_jac ? Jf : NULL, w,
+        contact_shares(nlp, b->phase, nb, link, count, f0, want_jac ? Jf : NULL, ncol, w,
                        want_jac ? dw : NULL, nlp->ev.wjac + (size_t)max_links * 6 * ncol);
     }
     for (int r = 0; r < K; r++) {
@@ -256,9 +276,222 @@ void nlp_eval_torque(salto_nlp* nlp, const double* x, const block* b, double* g,
             }
         }
         row[nv + j] += m->link_torque_slope[j];
+    }
+}
+
+
+void nlp_eval_torque(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac) {
+    const int nv = nlp->nv, ncol = 3 * nv;
+    nlp_block_state(nlp, x, b, 1);
+    if (b->er >= 0) nlp_er_state(nlp, x, b->er, SALTO_FK_ACC, want_jac);
+    nlp->ev.have_state = 0; // d now holds this slice's accelerations
+    double* Jt = nlp->ev.Jt;
+    torque_core(nlp, b, g, want_jac ? Jt : NULL);
+    for (int r = 0; want_jac && r < b->nrows; r++) {
+        double* row = Jt + (size_t)r * ncol;
         if (b->er >= 0) nlp_er_chain(nlp, b->er, row, row + nv, row + 2 * nv, nlp->ev.daux + NXAUX * r);
         memcpy(nlp->ev.dq + (size_t)r * nv, row, (size_t)nv * sizeof(double));
         memcpy(nlp->ev.dqd + (size_t)r * nv, row + nv, (size_t)nv * sizeof(double));
         memcpy(nlp->ev.dqdd + (size_t)r * nv, row + 2 * nv, (size_t)nv * sizeof(double));
+    }
+}
+
+
+// ---- the exact Hessian ----
+//
+// Of Phi = sum_r lambda_r row_r in the full state, three parts (docs/aggregate-jacobian.md,
+// "The torque rows' Hessian"): the torques' own, salto_torques_hess; a contact's shares, Psi =
+// -sum_r lambda_r S_j . W_r = -m(q) . f0(y), m(q) = sum_b D_b(p(q))' nu_b(q) (the shares are
+// linear in f0): -(f0_hess(m) + dm' J + J' dm + d2_q (m . f0) with f0 held), the last by central
+// differences of its exact q-gradient (positions only: the held shares' kinematics); a
+// ballistic flight's correction, lambda . tau(y) + sum_t gamma_t(q) delta_t(y) with gamma_t =
+// d(lambda . tau)/dqdd_T and delta_t = -a_t . f / M: gamma f0_hess-term, the cross terms
+// (gamma's gradient is the torques' Hessian's qdd_T row) and delta d2 gamma, the q-q block of
+// two more torque Hessians (at qd = 0 and qdd = delta along the translation, less qdd = 0).
+
+// The q-gradient (nv, into out) of phi(q) = sum_r lambda_r S_j . W_r(fbar, p(q)) with f0 held at
+// fbar, at the positions in nlp->ev.d; returns phi
+static double share_qgrad(salto_nlp* nlp, const block* b, const double* lam, int nb, const int* link,
+                          const int* count, const int* under, const double* fbar, double* out) {
+    const salto_model* m = nlp->m;
+    const salto_data* d = nlp->ev.d;
+    const int nv = nlp->nv, ncol = 3 * nv;
+    const int* dof = nlp->tq_dof;
+    double w[6 * max_links];
+    double* dw = nlp->ev.wjac;
+    contact_shares(nlp, b->phase, nb, link, count, fbar, NULL, nv, w, dw,
+                   nlp->ev.wjac + (size_t)max_links * 6 * ncol);
+    double phi = 0.0;
+    memset(out, 0, (size_t)nv * sizeof(double));
+    for (int r = 0; r < b->nrows; r++) {
+        if (!under[r] || lam[r] == 0.0) continue;
+        const int j = dof[r];
+        const double* Sj = d->S + 6 * j;
+        double W[6] = {0, 0, 0, 0, 0, 0};
+        for (int c = 0; c < nb; c++) {
+            if (!(under[r] >> c & 1)) continue;
+            for (int k = 0; k < 6; k++) W[k] += w[6 * c + k];
+            const double* o = dw + (size_t)c * 6 * ncol;
+            for (int e = 0; e < nv; e++) {
+                double s = 0.0;
+                for (int k = 0; k < 6; k++) s += Sj[k] * o[(size_t)k * ncol + e];
+                out[e] += lam[r] * s;
+            }
+        }
+        phi += lam[r] * salto_sv_dot(Sj, W);
+        for (int i = m->link_parent[j]; i >= 0; i = m->link_parent[i]) {
+            double SS[6];
+            salto_sv_crossm(SS, d->S + 6 * i, Sj);
+            out[i] += lam[r] * salto_sv_dot(SS, W);
+        }
+    }
+    return phi;
+}
+
+
+void nlp_torque_hess(salto_nlp* nlp, const block* b, const double* lam, double* H, double wq[3],
+                     double wv[3], double wa[3]) {
+    const salto_model* m = nlp->m;
+    salto_data* d = nlp->ev.d;
+    const int nv = nlp->nv, n3 = 3 * nv, K = b->nrows;
+    const int* dof = nlp->tq_dof;
+    const double* xs = nlp->hess.xs;
+    nlp_block_state(nlp, xs, b, 1);
+    if (b->er >= 0) nlp_er_state(nlp, xs, b->er, SALTO_FK_ACC, 1);
+    nlp->ev.have_state = 0;
+    double* tw = nlp->hess.tw;   // 72 nv + nv^2
+    double* H2 = nlp->hess.H2;   // 9 nv^2
+    double* gp = nlp->hess.tg;   // 3 nv
+    double* gm = gp + 3 * nv;    // 3 nv
+    double* Dm = gm + 3 * nv;    // 6 nv
+    double* gg = Dm + 6 * nv;    // 3 nv: gamma_t's q-gradients
+    double* dd = gg + 3 * nv;    // 3 x 3 nv: delta_t's gradients
+    double* Jf = nlp->hess.Jb;   // 6 x 3 nv
+    // (A) the torques' own, at the splines' state (a ballistic flight's uncorrected)
+    salto_torques_hess(m, d, K, dof, lam, H, tw);
+    int link[max_links], count[max_links], nb = 0;
+    int* under = nlp->ev.tq_under;
+    const int any = torque_under(nlp, b, &nb, link, count, under);
+    const int bal = nlp->bal[b->phase] >= 0;
+    if (any || bal) {
+        double f0[6];
+        salto_f0_jac(m, d, SALTO_JAC_LINEAR, f0, Jf, NULL);
+        if (any) {
+            // (B) the shares: m and dm (6 x nv) by phi(q; e_k)
+            double mk[6];
+            for (int k = 0; k < 6; k++) {
+                double e[6] = {0, 0, 0, 0, 0, 0};
+                e[k] = 1.0;
+                mk[k] = share_qgrad(nlp, b, lam, nb, link, count, under, e, Dm + k * nv);
+            }
+            salto_f0_hess(m, d, mk, H2, tw);
+            for (size_t e = 0; e < (size_t)n3 * (size_t)n3; e++) H[e] -= H2[e];
+            for (int a = 0; a < nv; a++) {
+                for (int c = 0; c < n3; c++) {
+                    double X = 0.0;
+                    for (int k = 0; k < 6; k++) X += Dm[k * nv + a] * Jf[k * n3 + c];
+                    H[(size_t)a * n3 + c] -= X;
+                    H[(size_t)c * n3 + a] -= X;
+                }
+            }
+            // d2_q phi(q; f0) by central differences of its gradient, in the DOFs that move a
+            // contact link or a limited DOF's axis above one
+            int* moves = nlp->hess.map2;
+            for (int c = 0; c < nv; c++) moves[c] = 0;
+            for (int c = 0; c < nb; c++) {
+                for (int k = link[c]; k >= 0; k = m->link_parent[k]) moves[k] = 1;
+            }
+            for (int r = 0; r < K; r++) {
+                if (!under[r]) continue;
+                for (int k = m->link_parent[dof[r]]; k >= 0; k = m->link_parent[k]) moves[k] = 1;
+            }
+            for (int c = 0; c < nv; c++) {
+                if (!moves[c]) continue;
+                const double q0 = d->q[c], h = 1e-6 * fmax(1.0, fabs(q0));
+                d->q[c] = q0 + h;
+                salto_fk(m, d, SALTO_FK_POS);
+                share_qgrad(nlp, b, lam, nb, link, count, under, f0, gp);
+                d->q[c] = q0 - h;
+                salto_fk(m, d, SALTO_FK_POS);
+                share_qgrad(nlp, b, lam, nb, link, count, under, f0, gm);
+                d->q[c] = q0;
+                for (int a = 0; a < nv; a++) H[(size_t)a * n3 + c] -= (gp[a] - gm[a]) / (2.0 * h);
+            }
+        }
+        if (bal) {
+            // (C) the flight's correction: gamma_t, its gradient (the qdd_T rows of H), delta_t
+            const int nt = nlp->root.bal_nt;
+            const double M = m->mass;
+            double gam[3], del[3], mu[6] = {0, 0, 0, 0, 0, 0};
+            for (int t = 0; t < nt; t++) {
+                const double* a = nlp->root.bal_a[t];
+                const int T = nlp->root.bal_tdof[t];
+                for (int c = 0; c < nv; c++) gg[t * nv + c] = H[(size_t)(2 * nv + T) * n3 + c];
+                del[t] = -salto_v3_dot(a, f0 + 3) / M;
+                for (int c = 0; c < n3; c++) {
+                    dd[t * n3 + c] = -(a[0] * Jf[3 * n3 + c] + a[1] * Jf[4 * n3 + c] + a[2] * Jf[5 * n3 + c]) / M;
+                }
+            }
+            salto_joint_torques_jac(m, d, K, dof, NULL, nlp->ev.Jt);
+            for (int t = 0; t < nt; t++) {
+                const int T = nlp->root.bal_tdof[t];
+                gam[t] = 0.0;
+                for (int r = 0; r < K; r++) gam[t] += lam[r] * nlp->ev.Jt[(size_t)r * n3 + 2 * nv + T];
+                for (int k = 0; k < 3; k++) mu[3 + k] -= gam[t] * nlp->root.bal_a[t][k] / M;
+            }
+            salto_f0_hess(m, d, mu, H2, tw);
+            for (size_t e = 0; e < (size_t)n3 * (size_t)n3; e++) H[e] += H2[e];
+            for (int t = 0; t < nt; t++) {
+                for (int a = 0; a < nv; a++) {
+                    const double ga = gg[t * nv + a];
+                    if (ga == 0.0) continue;
+                    for (int c = 0; c < n3; c++) {
+                        const double X = ga * dd[t * n3 + c];
+                        H[(size_t)a * n3 + c] += X;
+                        H[(size_t)c * n3 + a] += X;
+                    }
+                }
+            }
+            // sum_t delta_t d2 gamma_t: tau is linear in qdd, so with qd = 0 the torques at
+            // qdd = sum_t delta_t e_T less those at qdd = 0 are sum_t delta_t gamma_t(q), gravity
+            // cancelling: the q-q blocks of two torque Hessians
+            double* qd0 = gp;  // the state's qd and qdd, kept (nv each)
+            double* qdd0 = gm;
+            memcpy(qd0, d->qd, (size_t)nv * sizeof(double));
+            memcpy(qdd0, d->qdd, (size_t)nv * sizeof(double));
+            memset(d->qd, 0, (size_t)nv * sizeof(double));
+            for (int pass = 0; pass < 2; pass++) {
+                memset(d->qdd, 0, (size_t)nv * sizeof(double));
+                if (pass == 0) {
+                    for (int t = 0; t < nt; t++) d->qdd[nlp->root.bal_tdof[t]] = del[t];
+                }
+                salto_torques_hess(m, d, K, dof, lam, H2, tw);
+                const double sign = pass == 0 ? 1.0 : -1.0;
+                for (int a = 0; a < nv; a++) {
+                    for (int c = 0; c < nv; c++) H[(size_t)a * n3 + c] += sign * H2[(size_t)a * n3 + c];
+                }
+            }
+            memcpy(d->qd, qd0, (size_t)nv * sizeof(double));
+            memcpy(d->qdd, qdd0, (size_t)nv * sizeof(double));
+        }
+        // the kinematics at the state again
+        salto_fk(m, d, SALTO_FK_ACC);
+        salto_link_inertias(m, d);
+    }
+    // the full-state gradient's weights at the effective root's translation
+    if (b->er >= 0) {
+        const eroot* e = &nlp->root.er[b->er];
+        double* g = gp;
+        double* Jt = nlp->ev.Jt;
+        torque_core(nlp, b, g, Jt);
+        for (int t = 0; t < e->nt; t++) {
+            const int T = e->tdof[t];
+            wq[t] = wv[t] = wa[t] = 0.0;
+            for (int r = 0; r < K; r++) {
+                wq[t] += lam[r] * Jt[(size_t)r * n3 + T];
+                wv[t] += lam[r] * Jt[(size_t)r * n3 + nv + T];
+                wa[t] += lam[r] * Jt[(size_t)r * n3 + 2 * nv + T];
+            }
+        }
     }
 }
