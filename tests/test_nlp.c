@@ -14,6 +14,8 @@
 #include "salto/bspline.h"
 #include "salto/character.h"
 #include "salto/nlp.h"
+#include "salto/validate.h"
+#include "salto/dynamics.h"
 #include "salto/spatial.h"
 #include "salto/solver.h"
 #include "test_suites.h"
@@ -313,10 +315,16 @@ static void check_objective_derivatives(const char* rel, unsigned seed) {
         ck_assert_msg(fabs(gfd - grad[i]) <= 1e-6 * (1 + fabs(grad[i])) + 1e-9 * fabs(fp),
                       "%s (seed %u): gradient %d: %.12g vs differences %.12g", rel, seed, i,
                       grad[i], gfd);
+        // the differences' rounding: eps |terms| / h, terms as large as the gradient or (the
+        // torque objective's, sums of large products that cancel) the largest entry of the
+        // Hessian times a variable's scale
+        const double gmax = salto_test_maxabs(grad, nx);
+        double hmax = 0.0;
+        for (int e = 0; e < nh; e++) hmax = fmax(hmax, fabs(hv[e]));
         for (int k = 0; k < nx; k++) {
             const double hfd = (gp[k] - gm[k]) / (2 * h);
             const double a = H[(size_t)k * nx + i];
-            ck_assert_msg(fabs(hfd - a) <= 1e-6 * (1 + fabs(a)),
+            ck_assert_msg(fabs(hfd - a) <= 1e-6 * (1 + fabs(a)) + 1e-9 * gmax + 1e-8 * hmax,
                           "%s (seed %u): Hessian (%d, %d): %.12g vs differences %.12g", rel, seed,
                           k, i, a, hfd);
         }
@@ -341,8 +349,64 @@ static const char* const obj_problems[] = {
     "tests/data/nlp/all2d.yaml|phases.flight.ballistic=true|objective=[{type: height, phase: flight, weight: 3, goal: min}, {type: travel, direction: [1, 0, 1], phase: swing}]",
     "tests/data/nlp/contacts3d.yaml|objective=[{type: acceleration}, {type: height, site: head_top, phase: land, weight: 2}, {type: travel, direction: [0.6, 0.8, 0], phase: land, goal: min}]",
     "tests/data/nlp/hold3d.yaml|objective=[{type: height, site: hand_r, time: 0.3, weight: 3}, {type: travel, direction: [0, 1, 0], phase: stand}]",
+    // the torque objective (eq. 19): on a bar and in a free flight, planar; both feet (the
+    // contact's shares), one foot through the effective root, a ballistic flight and a bar
+    // held by two hands in 3-D; after an impact
+    "tests/data/nlp/all2d.yaml|objective=[{type: acceleration}, {type: torque, weight: 0.001}]",
+    "tests/data/nlp/all3d.yaml|objective=[{type: torque, weight: 0.002, dofs: {knee_l: 2, hip_r_flex: 1, elbow_r: 0.5, ankle_l: 1}}]",
+    "tests/data/nlp/contacts3d.yaml|objective=[{type: acceleration}, {type: torque, weight: 0.001}]",
+    "tests/data/nlp/impact2d.yaml|objective=[{type: torque, weight: 0.001}]",
 };
 enum { NOBJ = (int)(sizeof obj_problems / sizeof obj_problems[0]) };
+
+
+// the torque objective's value against the validator's torques (inverse dynamics, the contact
+// wrench shared by minimum norm: salto_rnea, salto_contact_wrenches, salto_contact_torques) at
+// the NLP's state, integrated over the slices by the trapezoid rule: one foot and both feet on
+// one phase (without the effective root, whose translation the NLP's physics rows take at the
+// phase's ends too, where the written motion has the splines')
+START_TEST(torque_objective_values) {
+    const char* rel[2] = {
+        "tests/data/nlp/hold3d.yaml|phases.stand.contact.effective_root=false|objective=[{type: torque, weight: 0.01, dofs: {knee_l: 2, hip_l_flex: 1, shoulder_r_flex: 0.5}}]",
+        "tests/data/nlp/hold3d.yaml|phases.stand.contact.effective_root=false|phases.stand.contact.sites=[heel_l, toe_l, heel_r, toe_r]|objective=[{type: torque, weight: 0.01}]",
+    };
+    for (int c = 0; c < 2; c++) {
+        salto_problem_desc* p = load(rel[c]);
+        salto_nlp* nlp = build(p);
+        const salto_model* m = p->model;
+        const salto_objective_desc* od = &p->objs[0];
+        double* x = malloc(sizeof(double) * (size_t)salto_nlp_nx(nlp));
+        random_point(nlp, x, 7500u + (unsigned)c);
+        double f = 0.0;
+        ck_assert_int_eq(salto_nlp_eval_f(nlp, x, &f), SALTO_OK);
+        salto_data* d = salto_data_create(m);
+        double* tau = malloc(sizeof(double) * (size_t)m->nv);
+        const int ns = salto_problem_slices(p, NULL, NULL);
+        double* st = malloc(sizeof(double) * (size_t)ns);
+        int* sp = malloc(sizeof(int) * (size_t)ns);
+        salto_problem_slices(p, st, sp);
+        ck_assert_int_eq(p->nphase, 1);
+        double want = 0.0;
+        for (int k = 0; k < ns; k++) {
+            const double dt = 0.5 * ((k + 1 < ns ? st[k + 1] : st[k]) - (k > 0 ? st[k - 1] : st[k]));
+            salto_nlp_state(nlp, x, st[k], d->q, d->qd, d->qdd);
+            salto_rnea(m, d, NULL);
+            int wlink[8];
+            double w[48];
+            const int nw = salto_contact_wrenches(p, 0, d, wlink, w);
+            ck_assert_int_eq(nw, c == 0 ? 1 : 2);
+            salto_contact_torques(m, d, nw, wlink, w, tau);
+            for (int r = 0; r < od->ndof; r++) want += dt * od->weight * od->dofw[r] * tau[od->dof[r]] * tau[od->dof[r]];
+        }
+        ck_assert_msg(fabs(f - want) <= 1e-9 * (1 + fabs(want)), "%s: objective %.17g, want %.17g", rel[c],
+                      f, want);
+        salto_data_destroy(d);
+        free(x), free(tau), free(st), free(sp);
+        salto_nlp_destroy(nlp);
+        salto_problem_destroy(p);
+    }
+}
+END_TEST
 
 
 START_TEST(height_objectives_derivatives) {
@@ -1936,6 +2000,7 @@ Suite* nlp_suite(void) {
     tcase_add_loop_test(tc, height_objectives_derivatives, 0, NOBJ);
     tcase_add_loop_test(tc, torque_rows_derivatives, 0, NTQ);
     tcase_add_test(tc, height_objective_values);
+    tcase_add_test(tc, torque_objective_values);
     tcase_add_test(tc, cost_of_an_iteration);
     tcase_add_loop_test(tc, non_finite_is_a_failed_evaluation, 0, NFD);
     tcase_add_loop_test(tc, derivative_methods_agree, 0, 2);

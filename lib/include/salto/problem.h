@@ -129,7 +129,8 @@ typedef enum salto_objective_type {
     SALTO_OBJ_ACCELERATION = 0, // Fang & Pollard eq. 20: mass-weighted squared joint accelerations
     SALTO_OBJ_REFERENCE,        // eq. 21: squared distance to a reference motion
     SALTO_OBJ_HEIGHT,           // a site's or the centre of mass's height (against gravity)
-    SALTO_OBJ_TRAVEL            // its coordinate along a direction
+    SALTO_OBJ_TRAVEL,           // its coordinate along a direction
+    SALTO_OBJ_TORQUE            // eq. 19: weighted squared joint torques integrated over time
 } salto_objective_type;
 
 typedef struct salto_objective_desc {
@@ -146,6 +147,10 @@ typedef struct salto_objective_desc {
     double time;
     int phase;
     int maximise;           //   1 (default): maximised; 0: minimised
+    // torque: weight x integral of sum_j w_j tau_j^2 dt over the DOFs
+    int ndof;               //   the joint DOFs (every DOF past the root's by default)
+    int* dof;               //   (ndof, ascending)
+    double* dofw;           //   and their weights w_j (ndof; 1 by default)
     salto_src_loc loc;
 } salto_objective_desc;
 

@@ -362,14 +362,16 @@ static double band_row(const salto_nlp* nlp, int j, int a, const double* c) {
 }
 
 
-// the objective's height and travel terms: sum over their blocks of ow x row
+// the objective's terms that are blocks: height and travel, linear in their rows (ow x row),
+// and torque, quadratic (ow x sum_r rw_r row_r^2)
 static double objective_rows(salto_nlp* nlp, const double* x) {
-    double sum = 0.0, g[3];
+    double sum = 0.0;
+    double* g = nlp->ev.og;
     nlp->ev.have_state = 0;
     for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
         const block* b = &nlp->blocks[i];
         nlp_eval_block(nlp, x, b, g, 0);
-        for (int r = 0; r < b->nrows; r++) sum += b->ow * g[r];
+        for (int r = 0; r < b->nrows; r++) sum += b->torque ? b->ow * b->rw[r] * g[r] * g[r] : b->ow * g[r];
     }
     nlp->ev.have_state = 0;
     return sum;
@@ -378,7 +380,7 @@ static double objective_rows(salto_nlp* nlp, const double* x) {
 
 // their gradient added to grad
 static void objective_rows_grad(salto_nlp* nlp, const double* x, double* grad) {
-    double g[3];
+    double* g = nlp->ev.og;
     nlp->ev.have_state = 0;
     for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
         const block* b = &nlp->blocks[i];
@@ -386,12 +388,14 @@ static void objective_rows_grad(salto_nlp* nlp, const double* x, double* grad) {
         const int nd = b->ndep;
         const int* dep = nlp->dep + b->dep0;
         for (int r = 0; r < b->nrows; r++) {
+            const double w = b->torque ? 2.0 * b->ow * b->rw[r] * g[r] : b->ow; // d term / d row
             for (int jj = 0; jj < nd; jj++) {
-                const double a = b->ow * nlp->ev.dq[r * nd + jj], c = b->ow * nlp->ev.dqd[r * nd + jj];
+                const double a = w * nlp->ev.dq[r * nd + jj], c = w * nlp->ev.dqd[r * nd + jj];
+                const double e = b->torque ? w * nlp->ev.dqdd[r * nd + jj] : 0.0;
                 double* gr = grad + dep[jj] * nlp->ncp + b->first;
-                for (int k = 0; k < 4; k++) gr[k] += a * b->N[k] + c * b->dN[k];
+                for (int k = 0; k < 4; k++) gr[k] += a * b->N[k] + c * b->dN[k] + e * b->ddN[k];
             }
-            for (int a = 0; a < b->nxaux; a++) grad[b->xaux[a]] += b->ow * nlp->ev.daux[NXAUX * r + a];
+            for (int a = 0; a < b->nxaux; a++) grad[b->xaux[a]] += w * nlp->ev.daux[NXAUX * r + a];
         }
     }
     nlp->ev.have_state = 0;
@@ -401,6 +405,10 @@ static void objective_rows_grad(salto_nlp* nlp, const double* x, double* grad) {
 double salto_nlp_objective_measure(salto_nlp* nlp, const double* x, int k) {
     double sum = 0.0, g[3];
     int n = 0;
+    if (k < 0 || k >= nlp->p->nobj || (nlp->p->objs[k].type != SALTO_OBJ_HEIGHT &&
+                                      nlp->p->objs[k].type != SALTO_OBJ_TRAVEL)) {
+        return NAN;
+    }
     nlp->ev.have_state = 0;
     for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
         const block* b = &nlp->blocks[i];

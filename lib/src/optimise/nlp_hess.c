@@ -1483,7 +1483,7 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
         }
         for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
             const block* b = &nlp->blocks[i];
-            for (int r = 0; r < b->nrows; r++) lx[b->row0 + r] = obj_factor * b->ow;
+            for (int r = 0; r < b->nrows; r++) lx[b->row0 + r] = b->torque ? 0.0 : obj_factor * b->ow;
         }
         lambda = lx;
     }
@@ -1542,8 +1542,29 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
     // the objective's rows (kinematic: a site's or the centre of mass's place), each on its own
     nlp->ev.have_state = 0;
     for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk && st == SALTO_OK; i++) {
-        if (!block_has_lambda(&nlp->blocks[i], lambda)) continue;
+        const block* b = &nlp->blocks[i];
         nlp->hess.acc = -1;
+        if (b->torque) { // quadratic in its rows (a torque objective's)
+            if (obj_factor == 0.0 || b->ow == 0.0) continue;
+            double wq[3], wv[3], wa[3];
+            double* H = nlp->hess.Hf;
+            nlp_torque_obj_hess(nlp, b, obj_factor, H, wq, wv, wa);
+            nlp->ev.have_state = 0;
+            if (b->er >= 0) {
+                st = er_finish(nlp, i, H, wq, wv, wa, 0, values);
+            } else {
+                // the Gauss-Newton part has a qdd-qdd block (block_hess_finish's Q)
+                const int nv = nlp->nv;
+                const size_t n3 = 3 * (size_t)nv;
+                for (int a = 0; a < nv; a++) {
+                    for (int c = 0; c < nv; c++) nlp->hess.Ql[a * nv + c] = H[(2 * (size_t)nv + a) * n3 + 2 * nv + c];
+                }
+                memcpy(nlp->hess.Sl, H, n3 * n3 * sizeof(double));
+                block_hess_finish(nlp, i, nlp->hess.Sl, nlp->hess.Ql, values);
+            }
+            continue;
+        }
+        if (!block_has_lambda(b, lambda)) continue;
         if (!hess_kin_rows(nlp, i, lambda, values)) st = SALTO_ERR_NUMERIC; // cannot happen
     }
     nlp->ev.have_state = 0;

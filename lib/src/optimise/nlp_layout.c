@@ -498,6 +498,7 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->ev.imp);
     salto_free(nlp->ev.Jt);
     salto_free(nlp->ev.tq);
+    salto_free(nlp->ev.og);
     salto_free(nlp->ev.tq_under);
     salto_free(nlp->ev.wjac);
     salto_free(nlp->tq_dof);
@@ -742,7 +743,32 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         block* b = physics_block(&B, ph, nlp->slice_t[k], side);
         if (!b) goto nomem;
         b->torque = 1;
+        b->slope = 1;
+        b->tdof = nlp->tq_dof;
         b->nrows = nlp->ntq;
+    }
+    // the torque objectives (eq. 19): their DOFs' torques at every slice, each slice weighted
+    // by its share of its phase's time (the trapezoid rule over the phase's slices)
+    for (int o = 0; o < p->nobj; o++) {
+        const salto_objective_desc* od = &p->objs[o];
+        if (od->type != SALTO_OBJ_TORQUE || od->ndof == 0) continue;
+        for (int k = 0; k < nlp->nslice; k++) {
+            const int ph = nlp->slice_ph[k];
+            const int first = k == 0 || nlp->slice_ph[k - 1] != ph;
+            const int last = k + 1 == nlp->nslice || nlp->slice_ph[k + 1] != ph;
+            const double dt = 0.5 * ((last ? nlp->slice_t[k] : nlp->slice_t[k + 1]) -
+                                     (first ? nlp->slice_t[k] : nlp->slice_t[k - 1]));
+            if (!(dt > 0.0)) continue;
+            block* b = physics_block(&B, ph, nlp->slice_t[k], last ? -1 : 1);
+            if (!b) goto nomem;
+            b->torque = 1;
+            b->tdof = od->dof;
+            b->rw = od->dofw;
+            b->nrows = od->ndof;
+            b->obj = 1;
+            b->ow = od->weight * dt;
+            b->phase = ph;
+        }
     }
     // an impact at the start of each phase that has one (docs/problem-format.md): the joints'
     // impulses, then the aggregate impulse's rows as the phase's contact rows
@@ -950,6 +976,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->ev.imp = salto_malloc((5 * (size_t)nlp->nv + 32) * sizeof(double));
     nlp->ev.Jt = salto_malloc((size_t)nlp->nv * 3 * (size_t)nlp->nv * sizeof(double));
     nlp->ev.tq = salto_malloc((size_t)nlp->nv * sizeof(double));
+    nlp->ev.og = salto_malloc(2 * (size_t)nlp->nv * sizeof(double));
     nlp->ev.tq_under = salto_malloc((size_t)nlp->nv * sizeof(int));
     nlp->ev.wjac = salto_malloc((8 * 6 * 3 * (size_t)nlp->nv + 8 * 3 * (size_t)nlp->nv) * sizeof(double));
     nlp->hess.Ql = salto_malloc((size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
@@ -988,7 +1015,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         !nlp->hess.xs || !nlp->hess.Jp ||
         !nlp->hess.Sacc || !nlp->hess.Sl || !nlp->hess.Tl || !nlp->hess.Ql || !nlp->hess.fw || !nlp->hess.map || !nlp->hess.map2 || !nlp->hess.path || !nlp->hess.pv || !nlp->hess.Hf || !nlp->hess.tw || !nlp->hess.H2 || !nlp->hess.tg || !nlp->hess.Er || !nlp->hess.Jb || !nlp->hess.grp || !nlp->hess.grp_at || !nlp->hess.arena ||
         !nlp->root.J || !nlp->root.Dv || !nlp->root.Daq || !nlp->root.Daqd || !nlp->root.aJ || !nlp->ev.daux || !nlp->ev.fq ||
-        !nlp->ev.imp || !nlp->ev.Jt || !nlp->ev.tq || !nlp->ev.tq_under || !nlp->ev.wjac) {
+        !nlp->ev.imp || !nlp->ev.Jt || !nlp->ev.tq || !nlp->ev.og || !nlp->ev.tq_under || !nlp->ev.wjac) {
         goto nomem;
     }
     return nlp;

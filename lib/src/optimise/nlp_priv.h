@@ -65,8 +65,10 @@ typedef struct block {
     int xaux[NXAUX];
     int nnz;             // Jacobian entries
     int seq;             // the order the blocks were made in (the sort's last tie-break)
-    int torque;          // 1: the joint torque rows of the limited DOFs (nlp->tq_dof; a physics
-                         //   block by con = -1, nlp_torque.c)
+    int torque;          // 1: joint torque rows (a physics block by con = -1, nlp_torque.c):
+    const int* tdof;     //   the DOF of each row (nrows): the limited DOFs (nlp->tq_dof),
+    const double* rw;    //   or a torque objective's with their weights (obj)
+    int slope;           //   1: the rows are tau + slope qd (the limits'), else tau
     int force;           // 1: f0's rows in a flight whose other rows are its momentum (its
                          //   first and last slices with flight_rows momentum_ends)
     int obj;             // 1: an objective term's block (con is then p->ncon + the objective's
@@ -169,6 +171,7 @@ typedef struct nlp_scratch {
     double* tq;              //   the contact links under each (tq_under, nv) and the contact
     int* tq_under;           //   shares' Jacobians and centroids' (wjac: 8 x 6 x 3 nv + 8 x 3 nv)
     double* wjac;
+    double* og;              // an objective block's rows and their weights (2 nv)
     double* imp;             // an impact's scratch: q, u, rows (nv + 8), a unit jump, the
                              //   shared impulses and a unit share (NXAUX each) (5 nv + 32)
 } nlp_scratch;
@@ -333,6 +336,9 @@ void nlp_eval_torque(salto_nlp* nlp, const double* x, const block* b, double* g,
 // b sees an effective root the full-state gradient's weights at its translation (wq, wv, wa)
 void nlp_torque_hess(salto_nlp* nlp, const block* b, const double* lam, double* H, double wq[3],
                      double wv[3], double wa[3]);
+// a torque objective's block: the full-state Hessian of obj_factor ow sum_r rw_r row_r^2
+void nlp_torque_obj_hess(salto_nlp* nlp, const block* b, double obj_factor, double* H, double wq[3],
+                         double wv[3], double wa[3]);
 
 // nlp_eval.c: constraint and objective evaluations
 void nlp_eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);

@@ -99,7 +99,7 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
         int k = r - b->row0;
         const int planar = nlp->planar;
         if (b->torque) {
-            const int j = nlp->tq_dof[k];
+            const int j = b->tdof[k];
             snprintf(buf, n, "joint torque at '%s' (limit [%g, %g]%s) in phase '%s' at t = %.3f s "
                              "(%s:%d:%d)",
                      nlp->m->link_name[j], nlp->m->link_torque[2 * j], nlp->m->link_torque[2 * j + 1],

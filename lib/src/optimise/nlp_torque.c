@@ -1,7 +1,7 @@
 // nlp_torque.c: the joint torque rows of the character's torque_limits, at every physics slice
 //
-// Row r of a torque block is tau_j + slope_j qd_j for limited DOF j = nlp->tq_dof[r], bounded
-// by [lo_j, hi_j]. The torque is the validator's (salto_contact_torques): inverse dynamics
+// Row r of a torque block is tau_j + slope_j qd_j for limited DOF j = b->tdof[r], bounded
+// by [lo_j, hi_j] (the character's torque_limits), or tau_j for a torque objective's DOF. The torque is the validator's (salto_contact_torques): inverse dynamics
 // with the phase's contact wrench shared among its links by minimum norm (resim.c,
 // salto_contact_wrenches), tau_j = S_j . (F_j - sum of the wrenches on links in sub(j)), F_j
 // the force sub(j) needs. In a ballistic flight the translation's acceleration is the one
@@ -178,7 +178,7 @@ static void contact_shares(salto_nlp* nlp, int ph, int nb, const int* link, cons
 // number into nb, link and count; whether any row has one
 static int torque_under(salto_nlp* nlp, const block* b, int* nb, int* link, int* count, int* under) {
     const salto_model* m = nlp->m;
-    const int* dof = nlp->tq_dof;
+    const int* dof = b->tdof;
     *nb = nlp->bal[b->phase] >= 0 ? 0 : contact_links(nlp, b->phase, link, count);
     int any = 0;
     for (int r = 0; r < b->nrows; r++) {
@@ -199,7 +199,7 @@ static void torque_core(salto_nlp* nlp, const block* b, double* g, double* J) {
     const salto_model* m = nlp->m;
     salto_data* d = nlp->ev.d;
     const int nv = nlp->nv, ncol = 3 * nv, K = b->nrows;
-    const int* dof = nlp->tq_dof;
+    const int* dof = b->tdof;
     const int want_jac = J != NULL;
     double* Jt = J;
     double* Jf = nlp->ev.Jf;
@@ -255,7 +255,7 @@ static void torque_core(salto_nlp* nlp, const block* b, double* g, double* J) {
             if (!(under[r] >> c & 1)) continue;
             for (int k = 0; k < 6; k++) W[k] += w[6 * c + k];
         }
-        g[r] = tau[r] - salto_sv_dot(Sj, W) + m->link_torque_slope[j] * d->qd[j];
+        g[r] = tau[r] - salto_sv_dot(Sj, W) + (b->slope ? m->link_torque_slope[j] * d->qd[j] : 0.0);
         if (!want_jac) continue;
         double* row = Jt + (size_t)r * ncol;
         if (under[r]) {
@@ -275,7 +275,7 @@ static void torque_core(salto_nlp* nlp, const block* b, double* g, double* J) {
                 row[i] -= salto_sv_dot(SS, W);
             }
         }
-        row[nv + j] += m->link_torque_slope[j];
+        if (b->slope) row[nv + j] += m->link_torque_slope[j];
     }
 }
 
@@ -316,7 +316,7 @@ static double share_qgrad(salto_nlp* nlp, const block* b, const double* lam, int
     const salto_model* m = nlp->m;
     const salto_data* d = nlp->ev.d;
     const int nv = nlp->nv, ncol = 3 * nv;
-    const int* dof = nlp->tq_dof;
+    const int* dof = b->tdof;
     double w[6 * max_links];
     double* dw = nlp->ev.wjac;
     contact_shares(nlp, b->phase, nb, link, count, fbar, NULL, nv, w, dw,
@@ -354,7 +354,7 @@ void nlp_torque_hess(salto_nlp* nlp, const block* b, const double* lam, double* 
     const salto_model* m = nlp->m;
     salto_data* d = nlp->ev.d;
     const int nv = nlp->nv, n3 = 3 * nv, K = b->nrows;
-    const int* dof = nlp->tq_dof;
+    const int* dof = b->tdof;
     const double* xs = nlp->hess.xs;
     nlp_block_state(nlp, xs, b, 1);
     if (b->er >= 0) nlp_er_state(nlp, xs, b->er, SALTO_FK_ACC, 1);
@@ -494,4 +494,35 @@ void nlp_torque_hess(salto_nlp* nlp, const block* b, const double* lam, double* 
             }
         }
     }
+}
+
+
+// A torque objective's block: Phi = obj_factor ow sum_r rw_r row_r^2. Its full-state Hessian
+// (3 nv x 3 nv) is the Gauss-Newton part 2 obj_factor ow sum_r rw_r J_r' J_r and the rows' own
+// curvature at multipliers 2 obj_factor ow rw_r row_r (nlp_torque_hess), with its translation
+// weights for an effective root
+void nlp_torque_obj_hess(salto_nlp* nlp, const block* b, double obj_factor, double* H, double wq[3],
+                         double wv[3], double wa[3]) {
+    const int nv = nlp->nv, n3 = 3 * nv, K = b->nrows;
+    double* g = nlp->ev.og;
+    double* lam = g + nv;
+    double* GN = nlp->hess.Tl;
+    double* J = nlp->ev.Jt;
+    nlp_block_state(nlp, nlp->hess.xs, b, 1);
+    if (b->er >= 0) nlp_er_state(nlp, nlp->hess.xs, b->er, SALTO_FK_ACC, 1);
+    torque_core(nlp, b, g, J);
+    memset(GN, 0, (size_t)n3 * (size_t)n3 * sizeof(double));
+    for (int r = 0; r < K; r++) {
+        const double c = 2.0 * obj_factor * b->ow * b->rw[r];
+        lam[r] = c * g[r];
+        const double* Jr = J + (size_t)r * n3;
+        for (int a = 0; a < n3; a++) {
+            const double ca = c * Jr[a];
+            if (ca == 0.0) continue;
+            double* Ga = GN + (size_t)a * n3;
+            for (int e = 0; e < n3; e++) Ga[e] += ca * Jr[e];
+        }
+    }
+    nlp_torque_hess(nlp, b, lam, H, wq, wv, wa);
+    for (size_t e = 0; e < (size_t)n3 * (size_t)n3; e++) H[e] += GN[e];
 }

@@ -43,7 +43,11 @@ void salto_problem_destroy(salto_problem_desc* p) {
     salto_free(p->phases);
     for (int i = 0; i < p->ncon && p->cons; i++) free_constraint(&p->cons[i]);
     salto_free(p->cons);
-    for (int i = 0; i < p->nobj && p->objs; i++) salto_free(p->objs[i].motion);
+    for (int i = 0; i < p->nobj && p->objs; i++) {
+        salto_free(p->objs[i].motion);
+        salto_free(p->objs[i].dof);
+        salto_free(p->objs[i].dofw);
+    }
     salto_free(p->objs);
     salto_free(p->guess.motion);
     for (int i = 0; i < p->solver.nipopt && p->solver.ipopt; i++) {

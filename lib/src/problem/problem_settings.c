@@ -71,6 +71,64 @@ static salto_status read_measure(reader* R, salto_objective_desc* o, const salto
 }
 
 
+// a torque objective's DOFs: every joint DOF with weight 1, or `dofs`, a map from joint DOF
+// names to weights (>= 0), those alone
+static salto_status read_torque_dofs(reader* R, salto_objective_desc* o, const salto_cfg_node* n) {
+    const salto_model* m = R->m;
+    const int nj = m->nv - m->nroot;
+    if (nj <= 0) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, n),
+                          "a torque objective needs joints, and the character has none past its root");
+    }
+    o->dof = salto_malloc((size_t)nj * sizeof(int));
+    o->dofw = salto_malloc((size_t)nj * sizeof(double));
+    if (!o->dof || !o->dofw) return problem_nomem(R);
+    const salto_cfg_node* dn = salto_cfg_child(n, "dofs");
+    if (!dn) {
+        for (int j = 0; j < nj; j++) o->dof[j] = m->nroot + j, o->dofw[j] = 1.0;
+        o->ndof = nj;
+        return SALTO_OK;
+    }
+    salto_status s = salto_cfg_expect(dn, SALTO_CFG_MAP, R->err);
+    if (s) return s;
+    if (dn->n == 0) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, dn),
+                          "'dofs' must name at least one DOF (leave it out for every joint)");
+    }
+    double* w = salto_calloc((size_t)m->nv, sizeof(double));
+    int* given = salto_calloc((size_t)m->nv, sizeof(int));
+    if (!w || !given) {
+        salto_free(w), salto_free(given);
+        return problem_nomem(R);
+    }
+    for (int i = 0; i < dn->n && s == SALTO_OK; i++) {
+        const salto_cfg_node* e = dn->child[i];
+        int j = -1;
+        s = problem_lookup(R, e->key, model_names(m->link_name), m->nv, "DOF", key_at(R, e), &j);
+        if (s) break;
+        if (j < m->nroot) {
+            s = SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, e),
+                           "'%s' is the root's: no joint torque drives it", e->key);
+            break;
+        }
+        s = salto_cfg_number(e, &w[j], R->err);
+        if (s) break;
+        s = problem_check_lower(R, e, w[j], 0.0, 0);
+        given[j] = 1;
+    }
+    if (s == SALTO_OK) {
+        o->ndof = 0;
+        for (int j = 0; j < m->nv; j++) {
+            if (!given[j]) continue;
+            o->dof[o->ndof] = j, o->dofw[o->ndof] = w[j];
+            o->ndof++;
+        }
+    }
+    salto_free(w), salto_free(given);
+    return s;
+}
+
+
 salto_status problem_read_objectives(reader* R, const salto_cfg_node* top) {
     salto_problem_desc* p = R->p;
     const salto_cfg_node* list = salto_cfg_child(top, "objective");
@@ -96,12 +154,13 @@ salto_status problem_read_objectives(reader* R, const salto_cfg_node* top) {
     p->nobj = list->n;
 
     static const char* const all[] = {"type", "weight", "motion", "name", "site", "time",
-                                      "phase", "goal", "direction", NULL};
-    static const char* const keys[4][9] = {
+                                      "phase", "goal", "direction", "dofs", NULL};
+    static const char* const keys[5][9] = {
         {"type", "name", "weight", NULL},
         {"type", "name", "weight", "motion", NULL},
         {"type", "name", "weight", "site", "time", "phase", "goal", NULL},
-        {"type", "name", "weight", "site", "time", "phase", "goal", "direction", NULL}};
+        {"type", "name", "weight", "site", "time", "phase", "goal", "direction", NULL},
+        {"type", "name", "weight", "dofs", NULL}};
     for (int i = 0; i < list->n; i++) {
         const salto_cfg_node* n = list->child[i];
         salto_objective_desc* o = &p->objs[i];
@@ -140,6 +199,10 @@ salto_status problem_read_objectives(reader* R, const salto_cfg_node* top) {
         }
         if (o->type == SALTO_OBJ_HEIGHT || o->type == SALTO_OBJ_TRAVEL) {
             s = read_measure(R, o, n, what);
+            if (s) return s;
+        }
+        if (o->type == SALTO_OBJ_TORQUE) {
+            s = read_torque_dofs(R, o, n);
             if (s) return s;
         }
     }
