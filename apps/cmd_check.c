@@ -231,11 +231,19 @@ int cmd_check(int argc, char** argv) {
            salto_model_is_planar(m) ? " (moves in the x-z plane, rotates about y)" : "");
     printf("gravity: %g %g %g m/s^2\n", m->gravity[0], m->gravity[1], m->gravity[2]);
     printf("degrees of freedom: %d\n\n", m->nv);
-    printf("%5s  %-16s %-10s %-24s %-16s %s\n", "index", "dof", "type", "axis (parent frame)",
-           "body", "limits");
+    printf("%5s  %-16s %-10s %-24s %-16s %-26s %s\n", "index", "dof", "type", "axis (parent frame)",
+           "body", "limits", "torque limit");
     for (int i = 0; i < m->nv; i++) {
         const double* a = m->link_axis + 3 * i;
-        char axis[64], lim[64];
+        char axis[64], lim[64], tl[96] = "none";
+        if (m->link_has_torque[i]) {
+            const char* unit = m->link_type[i] == SALTO_AXIS_REVOLUTE ? "N m" : "N";
+            int k = snprintf(tl, sizeof tl, "[%.4g, %.4g] %s", m->link_torque[2 * i],
+                             m->link_torque[2 * i + 1], unit);
+            if (m->link_torque_slope[i] > 0.0 && k > 0 && (size_t)k < sizeof tl) {
+                snprintf(tl + k, sizeof tl - (size_t)k, " - %.4g qd", m->link_torque_slope[i]);
+            }
+        }
         snprintf(axis, sizeof axis, "(%.3g, %.3g, %.3g)", a[0], a[1], a[2]);
         if (m->link_has_limits[i]) {
             const char* unit = m->link_type[i] == SALTO_AXIS_REVOLUTE ? "rad" : "m";
@@ -244,9 +252,9 @@ int cmd_check(int argc, char** argv) {
         } else {
             snprintf(lim, sizeof lim, "none");
         }
-        printf("%5d  %-16s %-10s %-24s %-16s %s\n", i, m->link_name[i],
+        printf("%5d  %-16s %-10s %-24s %-16s %-26s %s\n", i, m->link_name[i],
                m->link_type[i] == SALTO_AXIS_REVOLUTE ? "revolute" : "prismatic", axis,
-               m->body_name[m->link_body[i]], lim);
+               m->body_name[m->link_body[i]], lim, tl);
     }
 
     printf("\n%-16s %-16s %10s\n", "body", "parent", "mass (kg)");
