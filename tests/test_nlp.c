@@ -356,6 +356,11 @@ static const char* const obj_problems[] = {
     "tests/data/nlp/all3d.yaml|objective=[{type: torque, weight: 0.002, dofs: {knee_l: 2, hip_r_flex: 1, elbow_r: 0.5, ankle_l: 1}}]",
     "tests/data/nlp/contacts3d.yaml|objective=[{type: acceleration}, {type: torque, weight: 0.001}]",
     "tests/data/nlp/impact2d.yaml|objective=[{type: torque, weight: 0.001}]",
+    // the contact force (eq. 22): a bar held by two hands and a foot through the effective root
+    // in 3-D; the planar bar alone; after an impact
+    "tests/data/nlp/contacts3d.yaml|objective=[{type: acceleration}, {type: contact_force, weight: 0.001}]",
+    "tests/data/nlp/all2d.yaml|objective=[{type: contact_force, weight: 0.01, phase: swing}]",
+    "tests/data/nlp/impact2d.yaml|objective=[{type: acceleration}, {type: contact_force, weight: 0.01}]",
 };
 enum { NOBJ = (int)(sizeof obj_problems / sizeof obj_problems[0]) };
 
@@ -405,6 +410,38 @@ START_TEST(torque_objective_values) {
         salto_nlp_destroy(nlp);
         salto_problem_destroy(p);
     }
+}
+END_TEST
+
+
+// the contact_force objective's value: the integral by the trapezoid rule over the slices of
+// |f|^2, f the aggregate force's force by inverse dynamics (salto_f0_rnea) at the NLP's state
+START_TEST(contact_force_objective_value) {
+    const char* rel = "tests/data/nlp/hold3d.yaml|phases.stand.contact.effective_root=false|objective=[{type: contact_force, weight: 0.01}]";
+    salto_problem_desc* p = load(rel);
+    salto_nlp* nlp = build(p);
+    const salto_model* m = p->model;
+    double* x = malloc(sizeof(double) * (size_t)salto_nlp_nx(nlp));
+    random_point(nlp, x, 7600u);
+    double f = 0.0;
+    ck_assert_int_eq(salto_nlp_eval_f(nlp, x, &f), SALTO_OK);
+    salto_data* d = salto_data_create(m);
+    const int ns = salto_problem_slices(p, NULL, NULL);
+    double* st = malloc(sizeof(double) * (size_t)ns);
+    salto_problem_slices(p, st, NULL);
+    double want = 0.0;
+    for (int k = 0; k < ns; k++) {
+        const double dt = 0.5 * ((k + 1 < ns ? st[k + 1] : st[k]) - (k > 0 ? st[k - 1] : st[k]));
+        double f0[6];
+        salto_nlp_state(nlp, x, st[k], d->q, d->qd, d->qdd);
+        salto_f0_rnea(m, d, f0);
+        want += 0.01 * dt * (f0[3] * f0[3] + f0[4] * f0[4] + f0[5] * f0[5]);
+    }
+    ck_assert_msg(fabs(f - want) <= 1e-9 * (1 + fabs(want)), "%s: objective %.17g, want %.17g", rel, f, want);
+    salto_data_destroy(d);
+    free(x), free(st);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
 }
 END_TEST
 
@@ -2001,6 +2038,7 @@ Suite* nlp_suite(void) {
     tcase_add_loop_test(tc, torque_rows_derivatives, 0, NTQ);
     tcase_add_test(tc, height_objective_values);
     tcase_add_test(tc, torque_objective_values);
+    tcase_add_test(tc, contact_force_objective_value);
     tcase_add_test(tc, cost_of_an_iteration);
     tcase_add_loop_test(tc, non_finite_is_a_failed_evaluation, 0, NFD);
     tcase_add_loop_test(tc, derivative_methods_agree, 0, 2);

@@ -130,7 +130,8 @@ typedef enum salto_objective_type {
     SALTO_OBJ_REFERENCE,        // eq. 21: squared distance to a reference motion
     SALTO_OBJ_HEIGHT,           // a site's or the centre of mass's height (against gravity)
     SALTO_OBJ_TRAVEL,           // its coordinate along a direction
-    SALTO_OBJ_TORQUE            // eq. 19: weighted squared joint torques integrated over time
+    SALTO_OBJ_TORQUE,           // eq. 19: weighted squared joint torques integrated over time
+    SALTO_OBJ_CONTACT_FORCE     // eq. 22: the squared contact force integrated over time
 } salto_objective_type;
 
 typedef struct salto_objective_desc {
@@ -143,7 +144,8 @@ typedef struct salto_objective_desc {
     int site;               //   the site measured, -1 for the centre of mass
     double dir[3];          //   the unit direction it is measured along (height: against
                             //   gravity, +z without gravity)
-    int has_time;           //   at time `time` (s), or over phase `phase` (then has_time 0)
+    int has_time;           //   at time `time` (s), or over phase `phase` (then has_time 0;
+                            //   contact_force: phase -1 for every phase with a contact)
     double time;
     int phase;
     int maximise;           //   1 (default): maximised; 0: minimised

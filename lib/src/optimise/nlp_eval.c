@@ -33,6 +33,10 @@ void nlp_eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, 
         nlp_eval_torque(nlp, x, b, g, want_jac);
         return;
     }
+    if (b->fobj) {
+        nlp_eval_force_rows(nlp, x, b, g, want_jac);
+        return;
+    }
     if (b->con < 0) {
         nlp_eval_physics(nlp, x, b, g, want_jac);
         return;
@@ -371,7 +375,9 @@ static double objective_rows(salto_nlp* nlp, const double* x) {
     for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
         const block* b = &nlp->blocks[i];
         nlp_eval_block(nlp, x, b, g, 0);
-        for (int r = 0; r < b->nrows; r++) sum += b->torque ? b->ow * b->rw[r] * g[r] * g[r] : b->ow * g[r];
+        for (int r = 0; r < b->nrows; r++) {
+            sum += b->quad ? b->ow * (b->rw ? b->rw[r] : 1.0) * g[r] * g[r] : b->ow * g[r];
+        }
     }
     nlp->ev.have_state = 0;
     return sum;
@@ -388,10 +394,10 @@ static void objective_rows_grad(salto_nlp* nlp, const double* x, double* grad) {
         const int nd = b->ndep;
         const int* dep = nlp->dep + b->dep0;
         for (int r = 0; r < b->nrows; r++) {
-            const double w = b->torque ? 2.0 * b->ow * b->rw[r] * g[r] : b->ow; // d term / d row
+            const double w = b->quad ? 2.0 * b->ow * (b->rw ? b->rw[r] : 1.0) * g[r] : b->ow; // d term / d row
             for (int jj = 0; jj < nd; jj++) {
                 const double a = w * nlp->ev.dq[r * nd + jj], c = w * nlp->ev.dqd[r * nd + jj];
-                const double e = b->torque ? w * nlp->ev.dqdd[r * nd + jj] : 0.0;
+                const double e = b->con < 0 ? w * nlp->ev.dqdd[r * nd + jj] : 0.0;
                 double* gr = grad + dep[jj] * nlp->ncp + b->first;
                 for (int k = 0; k < 4; k++) gr[k] += a * b->N[k] + c * b->dN[k] + e * b->ddN[k];
             }

@@ -1483,7 +1483,7 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
         }
         for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
             const block* b = &nlp->blocks[i];
-            for (int r = 0; r < b->nrows; r++) lx[b->row0 + r] = b->torque ? 0.0 : obj_factor * b->ow;
+            for (int r = 0; r < b->nrows; r++) lx[b->row0 + r] = b->quad ? 0.0 : obj_factor * b->ow;
         }
         lambda = lx;
     }
@@ -1544,11 +1544,15 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
     for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk && st == SALTO_OK; i++) {
         const block* b = &nlp->blocks[i];
         nlp->hess.acc = -1;
-        if (b->torque) { // quadratic in its rows (a torque objective's)
+        if (b->quad) { // quadratic in its rows (a torque or contact_force objective's)
             if (obj_factor == 0.0 || b->ow == 0.0) continue;
             double wq[3], wv[3], wa[3];
             double* H = nlp->hess.Hf;
-            nlp_torque_obj_hess(nlp, b, obj_factor, H, wq, wv, wa);
+            if (b->torque) {
+                nlp_torque_obj_hess(nlp, b, obj_factor, H, wq, wv, wa);
+            } else {
+                nlp_force_obj_hess(nlp, b, obj_factor, H, wq, wv, wa);
+            }
             nlp->ev.have_state = 0;
             if (b->er >= 0) {
                 st = er_finish(nlp, i, H, wq, wv, wa, 0, values);

@@ -766,8 +766,31 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             b->rw = od->dofw;
             b->nrows = od->ndof;
             b->obj = 1;
+            b->quad = 1;
             b->ow = od->weight * dt;
             b->phase = ph;
+        }
+    }
+    // the contact_force objectives (eq. 22): f0's force at every slice of the phases with a
+    // contact (or the one named), weighted as the torque's
+    for (int o = 0; o < p->nobj; o++) {
+        const salto_objective_desc* od = &p->objs[o];
+        if (od->type != SALTO_OBJ_CONTACT_FORCE) continue;
+        for (int k = 0; k < nlp->nslice; k++) {
+            const int ph = nlp->slice_ph[k];
+            if (p->phases[ph].contact.type == SALTO_CONTACT_NONE || (od->phase >= 0 && ph != od->phase)) continue;
+            const int first = k == 0 || nlp->slice_ph[k - 1] != ph;
+            const int last = k + 1 == nlp->nslice || nlp->slice_ph[k + 1] != ph;
+            const double dt = 0.5 * ((last ? nlp->slice_t[k] : nlp->slice_t[k + 1]) -
+                                     (first ? nlp->slice_t[k] : nlp->slice_t[k - 1]));
+            if (!(dt > 0.0)) continue;
+            block* b = physics_block(&B, ph, nlp->slice_t[k], last ? -1 : 1);
+            if (!b) goto nomem;
+            b->fobj = 1;
+            b->nrows = nlp->planar ? 2 : 3;
+            b->obj = 1;
+            b->quad = 1;
+            b->ow = od->weight * dt;
         }
     }
     // an impact at the start of each phase that has one (docs/problem-format.md): the joints'

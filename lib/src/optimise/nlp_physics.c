@@ -497,3 +497,78 @@ void nlp_eval_impact(salto_nlp* nlp, const double* x, const block* b, double* g,
     }
     nlp->ev.have_state = 0;
 }
+
+
+// ---- a contact_force objective's rows (Fang & Pollard eq. 22) ----
+
+// the force components the rows are: x, y, z (planar: x, z)
+static int force_comp(const salto_nlp* nlp, int r) { return nlp->planar ? (r == 0 ? 0 : 2) : r; }
+
+
+// the rows, f0's force at b's state (through the effective root where the phase has one), and
+// their derivatives as a physics block's
+void nlp_eval_force_rows(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac) {
+    const salto_model* m = nlp->m;
+    salto_data* d = nlp->ev.d;
+    const int nv = nlp->nv, ncol = 3 * nv;
+    nlp_block_state(nlp, x, b, 1);
+    if (b->er >= 0) nlp_er_state(nlp, x, b->er, SALTO_FK_ACC, want_jac);
+    double f0[6];
+    if (want_jac) {
+        salto_f0_jac(m, d, SALTO_JAC_LINEAR, f0, nlp->ev.Jf, NULL);
+    } else {
+        salto_f0_rnea(m, d, f0);
+    }
+    nlp->ev.have_state = 0;
+    for (int r = 0; r < b->nrows; r++) g[r] = f0[3 + force_comp(nlp, r)];
+    if (!want_jac) return;
+    for (int r = 0; r < b->nrows; r++) {
+        double* row = nlp->ev.Jf + (size_t)(3 + force_comp(nlp, r)) * ncol;
+        if (b->er >= 0) nlp_er_chain(nlp, b->er, row, row + nv, row + 2 * nv, nlp->ev.daux + NXAUX * r);
+        memcpy(nlp->ev.dq + (size_t)r * nv, row, (size_t)nv * sizeof(double));
+        memcpy(nlp->ev.dqd + (size_t)r * nv, row + nv, (size_t)nv * sizeof(double));
+        memcpy(nlp->ev.dqdd + (size_t)r * nv, row + 2 * nv, (size_t)nv * sizeof(double));
+    }
+}
+
+
+// Phi = obj_factor ow |f|^2: in the full state, 2 obj_factor ow (J_f' J_f + f . d2 f), the second
+// the aggregate force's Hessian at mu = [0; f] (salto_f0_hess), and the translation weights of
+// its gradient for an effective root
+void nlp_force_obj_hess(salto_nlp* nlp, const block* b, double obj_factor, double* H, double wq[3],
+                        double wv[3], double wa[3]) {
+    const salto_model* m = nlp->m;
+    salto_data* d = nlp->ev.d;
+    const int nv = nlp->nv, n3 = 3 * nv;
+    double* Jf = nlp->hess.Jb;
+    nlp_block_state(nlp, nlp->hess.xs, b, 1);
+    if (b->er >= 0) nlp_er_state(nlp, nlp->hess.xs, b->er, SALTO_FK_ACC, 1);
+    double f0[6];
+    salto_f0_jac(m, d, SALTO_JAC_LINEAR, f0, Jf, NULL);
+    const double c = 2.0 * obj_factor * b->ow;
+    double mu[6] = {0, 0, 0, 0, 0, 0};
+    for (int r = 0; r < b->nrows; r++) mu[3 + force_comp(nlp, r)] = c * f0[3 + force_comp(nlp, r)];
+    salto_f0_hess(m, d, mu, H, nlp->hess.fw);
+    for (int r = 0; r < b->nrows; r++) {
+        const double* Jr = Jf + (size_t)(3 + force_comp(nlp, r)) * n3;
+        for (int a = 0; a < n3; a++) {
+            const double ca = c * Jr[a];
+            if (ca == 0.0) continue;
+            double* Ha = H + (size_t)a * n3;
+            for (int e = 0; e < n3; e++) Ha[e] += ca * Jr[e];
+        }
+    }
+    if (b->er >= 0) {
+        const eroot* e = &nlp->root.er[b->er];
+        for (int t = 0; t < e->nt; t++) {
+            const int T = e->tdof[t];
+            wq[t] = wv[t] = wa[t] = 0.0;
+            for (int k = 0; k < 6; k++) {
+                wq[t] += mu[k] * Jf[(size_t)k * n3 + T];
+                wv[t] += mu[k] * Jf[(size_t)k * n3 + nv + T];
+                wa[t] += mu[k] * Jf[(size_t)k * n3 + 2 * nv + T];
+            }
+        }
+    }
+    nlp->ev.have_state = 0;
+}

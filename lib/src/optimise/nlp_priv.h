@@ -69,6 +69,9 @@ typedef struct block {
     const int* tdof;     //   the DOF of each row (nrows): the limited DOFs (nlp->tq_dof),
     const double* rw;    //   or a torque objective's with their weights (obj)
     int slope;           //   1: the rows are tau + slope qd (the limits'), else tau
+    int fobj;            // 1: a contact_force objective's rows, f0's force (planar: x, z)
+    int quad;            // an objective block's term: 1 ow sum_r rw_r row_r^2 (rw NULL: 1),
+                         //   0 ow sum_r row_r
     int force;           // 1: f0's rows in a flight whose other rows are its momentum (its
                          //   first and last slices with flight_rows momentum_ends)
     int obj;             // 1: an objective term's block (con is then p->ncon + the objective's
@@ -329,6 +332,12 @@ int nlp_impulse_width(const salto_nlp* nlp);
 void nlp_impact_rows(salto_nlp* nlp, const block* b, const double* u, const double* xi, double* g,
                      double iota_out[6], frow* rows_out);
 void nlp_eval_impact(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);
+
+// nlp_physics.c: a contact_force objective's rows (f0's force) and their Hessian as
+// nlp_torque_obj_hess's
+void nlp_eval_force_rows(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);
+void nlp_force_obj_hess(salto_nlp* nlp, const block* b, double obj_factor, double* H, double wq[3],
+                        double wv[3], double wa[3]);
 
 // nlp_torque.c: the joint torque rows, tau_j + slope_j qd_j for each limited DOF j
 void nlp_eval_torque(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);
