@@ -297,6 +297,18 @@ int app_solve(int argc, char** argv, int verdict) {
             salto_nlp_row_name(nlp, res.worst_row, name, sizeof name);
             fprintf(stderr, "worst constraint: %.3e, %s\n", res.max_violation, name);
         }
+        // each objective term's part, when there are several
+        if (p->nobj > 1) {
+            static const char* const kind[] = {"acceleration", "reference", "height", "travel",
+                                               "torque", "contact_force"};
+            fprintf(stderr, "objective terms:");
+            for (int k = 0; k < p->nobj; k++) {
+                const salto_objective_desc* od = &p->objs[k];
+                fprintf(stderr, "%s %s%s%s%s %.6g", k ? "," : "", kind[od->type], od->name[0] ? " '" : "",
+                        od->name, od->name[0] ? "'" : "", salto_nlp_objective_term(nlp, x, k));
+            }
+            fprintf(stderr, "\n");
+        }
         // what the height and travel terms reached
         for (int k = 0; k < p->nobj; k++) {
             const salto_objective_desc* od = &p->objs[k];

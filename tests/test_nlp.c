@@ -446,6 +446,41 @@ START_TEST(contact_force_objective_value) {
 END_TEST
 
 
+// the objective's terms (salto_nlp_objective_term) add up to the objective, but for the
+// acceleration terms' regularisation (1e-6 x their weight x the integral of q^2: small, >= 0)
+START_TEST(objective_terms_add_up) {
+    const char* rel[2] = {
+        "tests/data/nlp/contacts3d.yaml|objective=[{type: acceleration, weight: 2}, {type: torque, weight: 0.001}, {type: contact_force, weight: 0.001}, {type: height, site: head_top, phase: land}, {type: acceleration, weight: 0.5}]",
+        "tests/data/nlp/all2d.yaml|objective=[{type: travel, site: toe, time: end, goal: min}, {type: torque, weight: 0.01, dofs: {hip: 1}}]",
+    };
+    for (int c = 0; c < 2; c++) {
+        salto_problem_desc* p = load(rel[c]);
+        salto_nlp* nlp = build(p);
+        double* x = malloc(sizeof(double) * (size_t)salto_nlp_nx(nlp));
+        random_point(nlp, x, 7700u + (unsigned)c);
+        double f = 0.0, sum = 0.0;
+        ck_assert_int_eq(salto_nlp_eval_f(nlp, x, &f), SALTO_OK);
+        for (int k = 0; k < p->nobj; k++) {
+            const double v = salto_nlp_objective_term(nlp, x, k);
+            ck_assert_msg(isfinite(v), "%s: term %d", rel[c], k);
+            sum += v;
+        }
+        if (c == 0) {
+            // the two acceleration terms share their part 4 : 1
+            ck_assert_double_eq_tol(salto_nlp_objective_term(nlp, x, 0), 4.0 * salto_nlp_objective_term(nlp, x, 4),
+                                    1e-9 * fabs(salto_nlp_objective_term(nlp, x, 0)));
+        }
+        const double reg = f - sum;
+        ck_assert_msg(reg >= -1e-9 * fabs(f) && reg <= 1e-4 * fabs(f) + (c == 1 ? 1e-9 : 0.0),
+                      "%s: objective %.17g, terms %.17g", rel[c], f, sum);
+        free(x);
+        salto_nlp_destroy(nlp);
+        salto_problem_destroy(p);
+    }
+}
+END_TEST
+
+
 START_TEST(height_objectives_derivatives) {
     check_objective_derivatives(obj_problems[_i], 7000u + (unsigned)_i);
     check_lagrangian_hessian(obj_problems[_i], 0.7, 7100 + _i);
@@ -2039,6 +2074,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(tc, height_objective_values);
     tcase_add_test(tc, torque_objective_values);
     tcase_add_test(tc, contact_force_objective_value);
+    tcase_add_test(tc, objective_terms_add_up);
     tcase_add_test(tc, cost_of_an_iteration);
     tcase_add_loop_test(tc, non_finite_is_a_failed_evaluation, 0, NFD);
     tcase_add_loop_test(tc, derivative_methods_agree, 0, 2);

@@ -137,6 +137,11 @@ int salto_nlp_eval_times(const salto_nlp* nlp, double* times);
 void salto_nlp_state(const salto_nlp* nlp, const double* x, double t, double* q, double* qd,
                      double* qdd);
 
+// Objective term k's value at x (p->objs[k], its weight applied): what it adds to the objective,
+// but for the regularisation every acceleration term carries (docs/problem-format.md); the
+// acceleration terms share their part by weight; NAN for a reference term beside another.
+double salto_nlp_objective_term(salto_nlp* nlp, const double* x, int k);
+
 // What a height or travel objective term (p->objs[k]) measures at x: the site's or the centre
 // of mass's place along its direction at its time, or the mean over its phase's slices, m
 // (what the term weighs); NAN for another kind of term.

@@ -408,6 +408,54 @@ static void objective_rows_grad(salto_nlp* nlp, const double* x, double* grad) {
 }
 
 
+double salto_nlp_objective_term(salto_nlp* nlp, const double* x, int k) {
+    const salto_problem_desc* p = nlp->p;
+    if (k < 0 || k >= p->nobj) return NAN;
+    const salto_objective_desc* od = &p->objs[k];
+    if (od->type == SALTO_OBJ_ACCELERATION || od->type == SALTO_OBJ_REFERENCE) {
+        // the band's parts: sum_j w_j c' G c (all acceleration terms, shared by weight) and the
+        // reference's ref_w c' G0 c - 2 b' c + ref_c (one reference term alone)
+        double wsum = 0.0;
+        int nref = 0;
+        for (int i = 0; i < p->nobj; i++) {
+            if (p->objs[i].type == SALTO_OBJ_ACCELERATION) wsum += p->objs[i].weight;
+            nref += p->objs[i].type == SALTO_OBJ_REFERENCE;
+        }
+        const int acc = od->type == SALTO_OBJ_ACCELERATION;
+        if ((acc && !(wsum > 0.0)) || (!acc && nref > 1)) return acc ? 0.0 : NAN;
+        double sum = acc ? 0.0 : nlp->obj.ref_c;
+        for (int j = 0; j < nlp->nv && nlp->obj.dofs > 0; j++) {
+            const double* c = x + j * nlp->ncp;
+            for (int a = 0; a < nlp->ncp; a++) {
+                double band = 0.0;
+                for (int o = -3; o <= 3; o++) {
+                    const int b = a + o;
+                    if (b < 0 || b >= nlp->ncp) continue;
+                    const int i = 7 * a + 3 + o;
+                    band += (acc ? nlp->obj.w[j] * nlp->obj.G[i] : nlp->obj.ref_w * nlp->obj.G0[i]) * c[b];
+                }
+                sum += c[a] * band;
+                if (!acc) sum -= 2.0 * nlp->obj.ref_b[j * nlp->ncp + a] * c[a];
+            }
+        }
+        return acc ? sum * od->weight / wsum : sum;
+    }
+    double sum = 0.0;
+    double* g = nlp->ev.og;
+    nlp->ev.have_state = 0;
+    for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
+        const block* b = &nlp->blocks[i];
+        if (b->oi != k) continue;
+        nlp_eval_block(nlp, x, b, g, 0);
+        for (int r = 0; r < b->nrows; r++) {
+            sum += b->quad ? b->ow * (b->rw ? b->rw[r] : 1.0) * g[r] * g[r] : b->ow * g[r];
+        }
+    }
+    nlp->ev.have_state = 0;
+    return sum;
+}
+
+
 double salto_nlp_objective_measure(salto_nlp* nlp, const double* x, int k) {
     double sum = 0.0, g[3];
     int n = 0;
@@ -418,7 +466,7 @@ double salto_nlp_objective_measure(salto_nlp* nlp, const double* x, int k) {
     nlp->ev.have_state = 0;
     for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
         const block* b = &nlp->blocks[i];
-        if (b->con != nlp->p->ncon + k) continue;
+        if (b->oi != k) continue;
         nlp_eval_block(nlp, x, b, g, 0);
         sum += g[0], n++;
     }

@@ -696,7 +696,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             goto nomem;
         }
         const double w = (od->maximise ? -od->weight : od->weight) / (nlp->nblock > first ? nlp->nblock - first : 1);
-        for (int i = first; i < nlp->nblock; i++) nlp->blocks[i].obj = 1, nlp->blocks[i].ow = w;
+        for (int i = first; i < nlp->nblock; i++) nlp->blocks[i].obj = 1, nlp->blocks[i].ow = w, nlp->blocks[i].oi = k;
     }
     // physics on the aggregate force at every slice of every phase, by the phase's contact; at
     // a boundary both phases hold, each with its own side's acceleration
@@ -768,6 +768,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             b->obj = 1;
             b->quad = 1;
             b->ow = od->weight * dt;
+            b->oi = o;
             b->phase = ph;
         }
     }
@@ -791,6 +792,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             b->obj = 1;
             b->quad = 1;
             b->ow = od->weight * dt;
+            b->oi = o;
         }
     }
     // an impact at the start of each phase that has one (docs/problem-format.md): the joints'

@@ -78,6 +78,7 @@ typedef struct block {
                          //   index, nlp_cd): its rows are not constraints but enter the
                          //   objective as ow x row, and it follows every constraint block
     double ow;           //   the rows' weight in the objective (signed: -w / n to maximise)
+    int oi;              //   the objective term's index in the problem (p->objs)
     int impact;          // 1: the impact at the start of phase `phase` (a physics block by
                          //   con = -1): N picks q (the control point the C0 spline passes
                          //   through), ddN the velocity's jump u = qd+ - qd- (impact_rows)
