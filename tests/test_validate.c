@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "salto/bspline.h"
 #include "salto/dynamics.h"
@@ -786,6 +787,92 @@ START_TEST(test_bounds_check) {
     judge_bounds(&f, "constraints.9={type: com_in_box, min: [null, null, 5.0], phase: flight}", 4.0);
     judge_bounds(&f, "constraints.9={type: joint_range, dofs_deg: {neck: [170, 180]}, phase: flight}", 1.0);
     close_problem(&f);
+}
+END_TEST
+
+
+// Torque limits: the zoo's straight jump of the planar gymnast needs 586 N m at the hips;
+// with the gymnast's joints limited (shoulder 100, hip 250, knee 250, ankle 150 N m) it solves
+// on the defaults to a motion that uses every limit (its peaks within 1% of them) and passes
+// every check, the torque check included; the unlimited motion judged against the limits
+// fails that check, by the largest excess over the samples of (tau + slope qd) beyond [lo, hi],
+// at the DOF it names.
+START_TEST(test_torque_limits_hold) {
+    static const double lim[4] = {100, 250, 250, 150};
+    static const char* const names[4] = {"shoulder", "hip", "knee", "ankle"};
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/salto_test_validate_%d_gymnast7_limits.yaml", (int)getpid());
+    {
+        FILE* in = fopen(salto_test_path("data/characters/gymnast7.yaml"), "rb");
+        FILE* out = fopen(path, "wb");
+        ck_assert(in && out);
+        char buf[4096];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
+        fprintf(out, "\ntorque_limits: {shoulder: %g, hip: %g, knee: %g, ankle: %g}\n", lim[0], lim[1],
+                lim[2], lim[3]);
+        fclose(in);
+        fclose(out);
+    }
+    char set[300];
+    snprintf(set, sizeof set, "character=%s", path);
+    const char* sets[1] = {set};
+    fixture f = open_problem_set("problems/zoo/gymnast_straight_jump.yaml", 1, sets);
+    ck_assert_int_eq(f.p->model->ntorque, 4);
+    salto_solve_result res;
+    salto_refine_result rr;
+    solve_refined(&f, &res, &rr);
+    ck_assert_msg(res.converged, "%s", res.status_name);
+    salto_validation v = run(&f, NULL);
+    assert_all_pass(&v, "the limited straight jump");
+    const salto_model* m = f.p->model;
+    const double thr = salto_check_default_threshold(m, SALTO_CHECK_TORQUE);
+    for (int k = 0; k < 4; k++) {
+        const int j = dof(m, names[k]);
+        ck_assert_msg(v.tau_peak[j] <= lim[k] + thr && v.tau_peak[j] >= 0.99 * lim[k],
+                      "%s: peak %.2f N m against its limit %g", names[k], v.tau_peak[j], lim[k]);
+    }
+    salto_validation_free(&v);
+
+    // the unlimited motion, judged against the limits (the same spline and variables)
+    fixture g = open_problem("problems/zoo/gymnast_straight_jump.yaml");
+    solve_refined(&g, &res, &rr);
+    ck_assert_msg(res.converged, "%s", res.status_name);
+    fixture h = open_problem_set("problems/zoo/gymnast_straight_jump.yaml", 1, sets);
+    if (g.nx != h.nx) { // refinement changed the slices, not the variables
+        ck_abort_msg("variables %d and %d", g.nx, h.nx);
+    }
+    memcpy(h.x, g.x, (size_t)g.nx * sizeof(double));
+    v = run(&h, NULL);
+    int failed = 0;
+    for (int c = 0; c < v.ncheck; c++) {
+        const salto_check* k = &v.check[c];
+        if (k->kind != SALTO_CHECK_TORQUE) continue;
+        // the largest excess over the phase's samples, from the torques
+        double want = -INFINITY;
+        int at = -1;
+        for (int smp = 0; smp < v.nsample; smp++) {
+            if (v.phase[smp] != k->phase) continue;
+            for (int q = 0; q < 4; q++) {
+                const int j = dof(m, names[q]);
+                const double t = v.tau[(size_t)v.nv * smp + j];
+                const double e = fmax(t - lim[q], -lim[q] - t);
+                if (e > want) want = e, at = j;
+            }
+        }
+        ck_assert_msg(fabs(k->worst - want) <= 1e-9 * (1 + fabs(want)), "phase %d: torque check %.17g, want %.17g",
+                      k->phase, k->worst, want);
+        if (!k->pass) {
+            failed++;
+            ck_assert_str_eq(salto_check_at(m, k), m->link_name[at]);
+        }
+    }
+    ck_assert_int_gt(failed, 0);
+    salto_validation_free(&v);
+    close_problem(&h);
+    close_problem(&g);
+    close_problem(&f);
+    remove(path);
 }
 END_TEST
 
@@ -1718,6 +1805,7 @@ Suite* validate_suite(void) {
     tcase_add_test(tc, test_refinement_makes_flight_pass);
     tcase_add_loop_test(tc, test_impact_landing, 0, 2);
     tcase_add_test(tc, test_bounds_check);
+    tcase_add_test(tc, test_torque_limits_hold);
     tcase_add_loop_test(tc, test_shipped_problems_pass, 0, 4);
     tcase_add_test(tc, test_default_spline_is_physical);
     tcase_add_test(tc, test_solve_first_is_the_first_solve);
