@@ -1769,7 +1769,7 @@ START_TEST(impact_knots_and_errors) {
     const char* two[] = {"phases.right.contact.sites=[heel_r, toe_l]", "phases.right.contact.impact=true"};
     p = load_set_ok(leap, 2, two);
     ck_assert(p->phases[2].contact.impact);
-    ck_assert_int_eq(salto_contact_links(p->model, &p->phases[2].contact, NULL), 2);
+    ck_assert_int_eq(salto_contact_links(p->model, &p->phases[2].contact, NULL, NULL), 2);
     salto_problem_destroy(p);
     const char* three[] = {"phases.right.contact.sites=[heel_r, toe_l, hand_l]", "phases.right.contact.impact=true"};
     memset(&err, 0, sizeof err);

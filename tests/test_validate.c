@@ -689,7 +689,7 @@ START_TEST(test_impact_shared_among_feet) {
         const salto_model* m = f.p->model;
         const int nv = m->nv, ncp = f.p->ncp;
         ck_assert_int_eq(f.p->phases[1].contact.impact, 1);
-        ck_assert_int_eq(salto_contact_links(m, &f.p->phases[1].contact, NULL), k ? 1 : 2);
+        ck_assert_int_eq(salto_contact_links(m, &f.p->phases[1].contact, NULL, NULL), k ? 1 : 2);
         const double tb = f.p->phases[1].start;
         for (int i = 0; i < f.nx; i++) f.x[i] = 0.0;
         // the jump: the impulses at the middle of each foot

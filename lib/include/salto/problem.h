@@ -308,8 +308,9 @@ const char* salto_flight_rows_name(int rows);
 int salto_problem_phase_formulation(const salto_problem_desc* p, int i, char* buf, size_t n);
 
 // The distinct moving links contact c's sites are on, in the order of their first sites, into
-// link (up to 8; NULL: only counted); sites on bodies welded to the world are left out
-int salto_contact_links(const salto_model* m, const salto_contact_desc* c, int* link);
+// link (up to 8; NULL: only counted), and how many of the sites each carries into count (may be
+// NULL); sites on bodies welded to the world are left out
+int salto_contact_links(const salto_model* m, const salto_contact_desc* c, int* link, int* count);
 
 // The most links an impact may share its impulse among: 3 for a planar character, 2 in 3-D
 // (every link after the first takes a variable impulse of 3 or 6 components, at most 6 in all)

@@ -88,6 +88,18 @@ salto_status salto_validation_write_torques_png(const salto_problem_desc* p, con
 
 // ---- contact wrenches, joint torques, re-simulation ----
 
+// l of the contact wrenches' shares (salto_contact_shares): a wrench's moment weighs as a
+// force times l, m
+#define SALTO_CONTACT_LENGTH 0.1
+
+// The minimum-norm shares w (nb x 6, about the origin) of the aggregate wrench f0 among nb
+// contact links with centroids pc (salto_contact_wrenches' rule). Unless NULL, A receives the
+// Cholesky factor of the 6 x 6 system and ab its solution (alpha, beta) for derivatives (nb >=
+// 2). Returns 0 when the system could not be factored (not for finite input: the shares are
+// then f0 / nb), else 1.
+int salto_contact_shares(int nb, const double (*pc)[3], const double f0[6], double* w, double A[36],
+                         double ab[6]);
+
 // Distributes the aggregate force f0 (d->f0, after salto_rnea) of phase i among its contact
 // links: the sites are grouped by the link they move with, each group gets a wrench (n_b about
 // its sites' centroid p_b, f_b), and of all such wrenches that sum to f0 the one minimising

@@ -566,6 +566,57 @@ void salto_wrench_jac_at_site(const salto_model* m, const salto_data* d, int sit
 }
 
 
+// The second derivatives' per-link vectors (salto_f0_hess, salto_torques_hess) of link l for a
+// weight mu, from the sums Ic, Icd, Hs, F that move with q_l, into P + l NPER 6 (the fields of
+// enum hess_field)
+enum hess_field { HF_DF, HF_DH, HF_R1, HF_R2, HF_A, HF_E, HF_W, HF_B, HF_ICS, HF_COLQD, HF_G, HF_C, HF_NPER };
+static void hess_link_vectors(const salto_model* m, const salto_data* d, int l, const double Ic[10],
+                              const double Icd[10], const double Hs[6], const double F[6],
+                              const double mu[6], double* P) {
+#define PV(l, f) (P + (size_t)(l) * 6 * HF_NPER + 6 * (HF_##f))
+    const double* S = d->S + 6 * l;
+    const int par = m->link_parent[l];
+    const double* Vp = d->V + 6 * par; // the world's at index -1
+    const double* Ap = d->A + 6 * par;
+    double* Wl = PV(l, W);
+    double* bl = PV(l, B);
+    double t[6];
+    salto_sv_crossm(Wl, Vp, S);
+    salto_sv_crossm(bl, Ap, S);
+    salto_sv_crossm(t, Vp, Wl);
+    salto_sv_add_to(bl, t);
+    double* dF = PV(l, DF);
+    salto_sv_crossf(dF, S, F);
+    salto_si_mul_add(dF, Ic, bl);
+    salto_si_mul_add(dF, Icd, Wl);
+    salto_sv_crossf_add(dF, Wl, Hs);
+    double* dH = PV(l, DH);
+    salto_sv_crossf(dH, S, Hs);
+    salto_si_mul_add(dH, Ic, Wl);
+    double dIc[10], dIcd[10], dIcd2[10];
+    salto_si_rate(dIc, Ic, S);
+    salto_si_rate(dIcd, Icd, S);
+    salto_si_rate(dIcd2, Ic, Wl);
+    for (int k = 0; k < 10; k++) dIcd[k] += dIcd2[k];
+    salto_si_mul(PV(l, R1), dIc, mu);
+    salto_si_mul(PV(l, R2), dIcd, mu);
+    double* al = PV(l, A);
+    double* el = PV(l, E);
+    salto_sv_crossm(al, S, mu);
+    salto_sv_crossm(el, Wl, mu);
+    for (int k = 0; k < 6; k++) al[k] = -al[k], el[k] = -el[k];
+    salto_si_mul(PV(l, ICS), Ic, S);
+    double* cq = PV(l, COLQD); // 2 Ic W + Icd S + S x* H
+    salto_si_mul(cq, Ic, Wl);
+    for (int k = 0; k < 6; k++) cq[k] *= 2.0;
+    salto_si_mul_add(cq, Icd, S);
+    salto_sv_crossf_add(cq, S, Hs);
+    salto_si_mul(PV(l, G), Ic, mu);
+    salto_si_mul(PV(l, C), Ic, al);
+#undef PV
+}
+
+
 // The second derivatives of mu . f0 (mu fixed). A change of q_l moves sub(l) rigidly by S_l
 // and adds W_l = V_p x S_l to the velocities there, so its four subtree sums change by
 //   dF_l = d f0/dq_l,  dH_l = S_l x* H_l + Ic_l W_l,  dIc_l = S_l x* Ic_l - Ic_l S_l x,
@@ -585,51 +636,12 @@ void salto_f0_hess(const salto_model* m, salto_data* d, const double mu[6], doub
                    double* work) {
     const int nv = m->nv, n3 = 3 * nv;
     subtree_sums(m, d, 1);
-    enum { DF, DH, R1, R2, A, E, W, B, ICS, COLQD, G, C, NPER };
-    double* P = work; // NPER x 6 per link
-#define PV(l, f) (P + (size_t)(l) * 6 * NPER + 6 * (f))
+    double* P = work; // HF_NPER x 6 per link
+#define PV(l, f) (P + (size_t)(l) * 6 * HF_NPER + 6 * (HF_##f))
     for (int l = 0; l < nv; l++) {
         double Ic[10], Icd[10], Hs[6], F[6];
         load_sums(m, d, l, Ic, Icd, Hs, F);
-        const double* S = d->S + 6 * l;
-        const int par = m->link_parent[l];
-        const double* Vp = d->V + 6 * par; // the world's at index -1
-        const double* Ap = d->A + 6 * par;
-        double* Wl = PV(l, W);
-        double* bl = PV(l, B);
-        double t[6];
-        salto_sv_crossm(Wl, Vp, S);
-        salto_sv_crossm(bl, Ap, S);
-        salto_sv_crossm(t, Vp, Wl);
-        salto_sv_add_to(bl, t);
-        double* dF = PV(l, DF);
-        salto_sv_crossf(dF, S, F);
-        salto_si_mul_add(dF, Ic, bl);
-        salto_si_mul_add(dF, Icd, Wl);
-        salto_sv_crossf_add(dF, Wl, Hs);
-        double* dH = PV(l, DH);
-        salto_sv_crossf(dH, S, Hs);
-        salto_si_mul_add(dH, Ic, Wl);
-        double dIc[10], dIcd[10], dIcd2[10];
-        salto_si_rate(dIc, Ic, S);
-        salto_si_rate(dIcd, Icd, S);
-        salto_si_rate(dIcd2, Ic, Wl);
-        for (int k = 0; k < 10; k++) dIcd[k] += dIcd2[k];
-        salto_si_mul(PV(l, R1), dIc, mu);
-        salto_si_mul(PV(l, R2), dIcd, mu);
-        double* al = PV(l, A);
-        double* el = PV(l, E);
-        salto_sv_crossm(al, S, mu);
-        salto_sv_crossm(el, Wl, mu);
-        for (int k = 0; k < 6; k++) al[k] = -al[k], el[k] = -el[k];
-        salto_si_mul(PV(l, ICS), Ic, S);
-        double* cq = PV(l, COLQD); // 2 Ic W + Icd S + S x* H
-        salto_si_mul(cq, Ic, Wl);
-        for (int k = 0; k < 6; k++) cq[k] *= 2.0;
-        salto_si_mul_add(cq, Icd, S);
-        salto_sv_crossf_add(cq, S, Hs);
-        salto_si_mul(PV(l, G), Ic, mu);
-        salto_si_mul(PV(l, C), Ic, al);
+        hess_link_vectors(m, d, l, Ic, Icd, Hs, F, mu, P);
     }
     memset(H, 0, (size_t)n3 * (size_t)n3 * sizeof(double));
     double* Hq = H;                          // rows q
@@ -680,10 +692,9 @@ void salto_torques_hess(const salto_model* m, salto_data* d, int K, const int* l
                         const double* lam, double* H, double* work) {
     const int nv = m->nv, n3 = 3 * nv;
     subtree_sums(m, d, 1);
-    enum { DF, DH, R1, R2, A, E, W, B, ICS, COLQD, G, C, NPER };
-    double* P = work; // NPER x 6 per link
-    double* Mq = work + (size_t)NPER * 6 * nv; // (A)'s qdd-q block, nv x nv
-#define PV(l, f) (P + (size_t)(l) * 6 * NPER + 6 * (f))
+    double* P = work; // HF_NPER x 6 per link
+    double* Mq = work + (size_t)HF_NPER * 6 * nv; // (A)'s qdd-q block, nv x nv
+#define PV(l, f) (P + (size_t)(l) * 6 * HF_NPER + 6 * (HF_##f))
 #define HH(r, c) H[(size_t)(r) * n3 + (c)]
     memset(H, 0, (size_t)n3 * (size_t)n3 * sizeof(double));
     memset(Mq, 0, (size_t)nv * (size_t)nv * sizeof(double));
@@ -707,45 +718,7 @@ void salto_torques_hess(const salto_model* m, salto_data* d, int K, const int* l
                 } else {
                     load_sums(m, d, l, Ic, Icd, Hs, F);
                 }
-                const double* S = d->S + 6 * l;
-                const int par = m->link_parent[l];
-                const double* Vp = d->V + 6 * par; // the world's at index -1
-                const double* Ap = d->A + 6 * par;
-                double* Wl = PV(l, W);
-                double* bl = PV(l, B);
-                double t[6];
-                salto_sv_crossm(Wl, Vp, S);
-                salto_sv_crossm(bl, Ap, S);
-                salto_sv_crossm(t, Vp, Wl);
-                salto_sv_add_to(bl, t);
-                double* dF = PV(l, DF);
-                salto_sv_crossf(dF, S, F);
-                salto_si_mul_add(dF, Ic, bl);
-                salto_si_mul_add(dF, Icd, Wl);
-                salto_sv_crossf_add(dF, Wl, Hs);
-                double* dH = PV(l, DH);
-                salto_sv_crossf(dH, S, Hs);
-                salto_si_mul_add(dH, Ic, Wl);
-                double dIc[10], dIcd[10], dIcd2[10];
-                salto_si_rate(dIc, Ic, S);
-                salto_si_rate(dIcd, Icd, S);
-                salto_si_rate(dIcd2, Ic, Wl);
-                for (int k = 0; k < 10; k++) dIcd[k] += dIcd2[k];
-                salto_si_mul(PV(l, R1), dIc, mu);
-                salto_si_mul(PV(l, R2), dIcd, mu);
-                double* al = PV(l, A);
-                double* el = PV(l, E);
-                salto_sv_crossm(al, S, mu);
-                salto_sv_crossm(el, Wl, mu);
-                for (int k = 0; k < 6; k++) al[k] = -al[k], el[k] = -el[k];
-                salto_si_mul(PV(l, ICS), Ic, S);
-                double* cq = PV(l, COLQD); // 2 Ic W + Icd S + S x* H
-                salto_si_mul(cq, Ic, Wl);
-                for (int k = 0; k < 6; k++) cq[k] *= 2.0;
-                salto_si_mul_add(cq, Icd, S);
-                salto_sv_crossf_add(cq, S, Hs);
-                salto_si_mul(PV(l, G), Ic, mu);
-                salto_si_mul(PV(l, C), Ic, al);
+                hess_link_vectors(m, d, l, Ic, Icd, Hs, F, mu, P);
             }
         }
         // (A): every link l F_j reads, against each of its ancestors a (itself included)

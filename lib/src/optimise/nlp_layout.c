@@ -349,6 +349,21 @@ int nlp_cmp_block(const void* a, const void* b) {
 }
 
 
+// slice k read from the left (-1: the last of its phase) or the right
+static int slice_side(const salto_nlp* nlp, int k) {
+    return k + 1 == nlp->nslice || nlp->slice_ph[k + 1] != nlp->slice_ph[k] ? -1 : 1;
+}
+
+
+// slice k's share of its phase's time by the trapezoid rule over the phase's slices, s
+static double slice_weight(const salto_nlp* nlp, int k) {
+    const int ph = nlp->slice_ph[k];
+    const int first = k == 0 || nlp->slice_ph[k - 1] != ph;
+    const int last = slice_side(nlp, k) < 0;
+    return 0.5 * ((last ? nlp->slice_t[k] : nlp->slice_t[k + 1]) - (first ? nlp->slice_t[k] : nlp->slice_t[k - 1]));
+}
+
+
 // a new block of phase ph's physics at time t (from side), depending on every DOF; NULL when
 // out of memory (the builder's dependencies then freed)
 static block* physics_block(builder* B, int ph, double t, int side) {
@@ -754,12 +769,9 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         if (od->type != SALTO_OBJ_TORQUE || od->ndof == 0) continue;
         for (int k = 0; k < nlp->nslice; k++) {
             const int ph = nlp->slice_ph[k];
-            const int first = k == 0 || nlp->slice_ph[k - 1] != ph;
-            const int last = k + 1 == nlp->nslice || nlp->slice_ph[k + 1] != ph;
-            const double dt = 0.5 * ((last ? nlp->slice_t[k] : nlp->slice_t[k + 1]) -
-                                     (first ? nlp->slice_t[k] : nlp->slice_t[k - 1]));
+            const double dt = slice_weight(nlp, k);
             if (!(dt > 0.0)) continue;
-            block* b = physics_block(&B, ph, nlp->slice_t[k], last ? -1 : 1);
+            block* b = physics_block(&B, ph, nlp->slice_t[k], slice_side(nlp, k));
             if (!b) goto nomem;
             b->torque = 1;
             b->tdof = od->dof;
@@ -780,12 +792,9 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         for (int k = 0; k < nlp->nslice; k++) {
             const int ph = nlp->slice_ph[k];
             if (p->phases[ph].contact.type == SALTO_CONTACT_NONE || (od->phase >= 0 && ph != od->phase)) continue;
-            const int first = k == 0 || nlp->slice_ph[k - 1] != ph;
-            const int last = k + 1 == nlp->nslice || nlp->slice_ph[k + 1] != ph;
-            const double dt = 0.5 * ((last ? nlp->slice_t[k] : nlp->slice_t[k + 1]) -
-                                     (first ? nlp->slice_t[k] : nlp->slice_t[k - 1]));
+            const double dt = slice_weight(nlp, k);
             if (!(dt > 0.0)) continue;
-            block* b = physics_block(&B, ph, nlp->slice_t[k], last ? -1 : 1);
+            block* b = physics_block(&B, ph, nlp->slice_t[k], slice_side(nlp, k));
             if (!b) goto nomem;
             b->fobj = 1;
             b->nrows = nlp->planar ? 2 : 3;

@@ -374,7 +374,7 @@ void nlp_impact_basis(const salto_nlp* nlp, block* b) {
 
 
 int nlp_impact_links(const salto_nlp* nlp, int ph, int* link) {
-    return salto_contact_links(nlp->m, &nlp->p->phases[ph].contact, link);
+    return salto_contact_links(nlp->m, &nlp->p->phases[ph].contact, link, NULL);
 }
 
 

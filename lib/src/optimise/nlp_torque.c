@@ -20,33 +20,12 @@
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
 #include "salto/spatial.h"
+#include "salto/validate.h"
 
 #include "linalg.h"
 
 enum { max_links = 8 };
-static const double contact_length2 = 0.01; // l^2 of resim.c's contact_length (0.1 m)
-
-
-// the contact links of phase ph and their sites' centroids (resim.c's order and rule)
-static int contact_links(const salto_nlp* nlp, int ph, int* link, int* count) {
-    const salto_model* m = nlp->m;
-    const salto_contact_desc* ct = &nlp->p->phases[ph].contact;
-    if (ct->type == SALTO_CONTACT_NONE) return 0;
-    int nb = 0;
-    for (int s = 0; s < ct->nsite; s++) {
-        const int l = m->site_link[ct->site[s]];
-        if (l < 0) continue;
-        int b = 0;
-        while (b < nb && link[b] != l) b++;
-        if (b == nb) {
-            if (nb == max_links) continue;
-            link[nb] = l, count[nb] = 0;
-            nb++;
-        }
-        count[b]++;
-    }
-    return nb;
-}
+static const double contact_length2 = SALTO_CONTACT_LENGTH * SALTO_CONTACT_LENGTH;
 
 
 // The minimum-norm share w (nb x 6) of f0 among the contact links, and unless dw is NULL its
@@ -83,51 +62,22 @@ static void contact_shares(salto_nlp* nlp, int ph, int nb, const int* link, cons
         salto_site_jac(m, d, ct->site[s], nlp->ev.J3);
         for (int e = 0; e < 3 * nv; e++) Jp[(size_t)b * 3 * nv + e] += nlp->ev.J3[e] / count[b];
     }
-    // [nb I, -[P]x; [P]x, Q + nb l^2 I] [alpha; beta] = [F; N]
-    double P[3] = {0, 0, 0}, Q[9] = {0};
-    for (int b = 0; b < nb; b++) {
-        const double* x = pc[b];
-        const double xx = salto_v3_dot(x, x);
-        for (int r = 0; r < 3; r++) {
-            P[r] += x[r];
-            for (int c = 0; c < 3; c++) Q[3 * r + c] += (r == c ? xx : 0.0) - x[r] * x[c];
-        }
-    }
-    const double px[9] = {0, -P[2], P[1], P[2], 0, -P[0], -P[1], P[0], 0};
-    double A[36];
-    for (int r = 0; r < 3; r++) {
-        for (int c = 0; c < 3; c++) {
-            A[6 * r + c] = r == c ? (double)nb : 0.0;
-            A[6 * r + 3 + c] = -px[3 * r + c];
-            A[6 * (3 + r) + c] = px[3 * r + c];
-            A[6 * (3 + r) + 3 + c] = Q[3 * r + c] + (r == c ? nb * contact_length2 : 0.0);
-        }
-    }
-    if (!salto_chol(A, 6)) { // not for finite input (positive definite); resim.c's fallback
-        for (int b = 0; b < nb; b++) {
-            for (int k = 0; k < 6; k++) w[6 * b + k] = f0[k] / nb;
-        }
-        for (int b = 0; dw && b < nb; b++) {
+    double A[36], ab[6];
+    if (!salto_contact_shares(nb, (const double(*)[3])pc, f0, w, A, ab)) {
+        // not for finite input: resim.c's fallback, f0 / nb each
+        for (int bb = 0; dw && bb < nb; bb++) {
             for (int k = 0; k < 6; k++) {
                 for (int c = 0; c < ncols; c++) {
-                    dw[(size_t)b * 6 * ncol + (size_t)k * ncol + c] = Jf ? Jf[(size_t)k * ncol + c] / nb : 0.0;
+                    dw[(size_t)bb * 6 * ncol + (size_t)k * ncol + c] = Jf ? Jf[(size_t)k * ncol + c] / nb : 0.0;
                 }
             }
         }
         return;
     }
-    double ab[6] = {f0[3], f0[4], f0[5], f0[0], f0[1], f0[2]};
-    salto_chol_solve(A, 6, ab);
     const double* alpha = ab;
     const double* beta = ab + 3;
     double fb[max_links][3];
-    for (int b = 0; b < nb; b++) {
-        double n[3];
-        salto_v3_cross(fb[b], beta, pc[b]);
-        for (int k = 0; k < 3; k++) fb[b][k] += alpha[k], n[k] = contact_length2 * beta[k];
-        salto_v3_cross_add(n, pc[b], fb[b]);
-        for (int k = 0; k < 3; k++) w[6 * b + k] = n[k], w[6 * b + 3 + k] = fb[b][k];
-    }
+    for (int bb = 0; bb < nb; bb++) memcpy(fb[bb], w + 6 * bb + 3, sizeof fb[bb]);
     if (!dw) return;
     // column by column: d[alpha; beta] = A^-1 ([dF; dN] - dA [alpha; beta]), with
     // dA [alpha; beta] = [-dP x beta; dP x alpha + dQ beta] and dQ beta = sum 2 (p . dp) beta -
@@ -179,7 +129,7 @@ static void contact_shares(salto_nlp* nlp, int ph, int nb, const int* link, cons
 static int torque_under(salto_nlp* nlp, const block* b, int* nb, int* link, int* count, int* under) {
     const salto_model* m = nlp->m;
     const int* dof = b->tdof;
-    *nb = nlp->bal[b->phase] >= 0 ? 0 : contact_links(nlp, b->phase, link, count);
+    *nb = nlp->bal[b->phase] >= 0 ? 0 : salto_contact_links(nlp->m, &nlp->p->phases[b->phase].contact, link, count);
     int any = 0;
     for (int r = 0; r < b->nrows; r++) {
         under[r] = 0;
@@ -189,6 +139,27 @@ static int torque_under(salto_nlp* nlp, const block* b, int* nb, int* link, int*
         any |= under[r];
     }
     return any;
+}
+
+
+// the sum W of the shares w (nb x 6) of the contact links in mask (bit c: link c)
+static void under_wrench(const double* w, int nb, int mask, double W[6]) {
+    for (int k = 0; k < 6; k++) W[k] = 0.0;
+    for (int c = 0; c < nb; c++) {
+        if (!(mask >> c & 1)) continue;
+        for (int k = 0; k < 6; k++) W[k] += w[6 * c + k];
+    }
+}
+
+
+// f0 at the state in nlp->ev.d, and unless Jf is NULL its Jacobian (the linear-time method);
+// the kinematics are left at the state
+static void state_force(salto_nlp* nlp, double f0[6], double* Jf) {
+    if (Jf) {
+        salto_f0_jac(nlp->m, nlp->ev.d, SALTO_JAC_LINEAR, f0, Jf, NULL);
+    } else {
+        salto_f0_rnea(nlp->m, nlp->ev.d, f0);
+    }
 }
 
 
@@ -209,11 +180,7 @@ static void torque_core(salto_nlp* nlp, const block* b, double* g, double* J) {
     const int nt = nlp->root.bal_nt;
     if (bal) {
         double f0[6];
-        if (want_jac) {
-            salto_f0_jac(m, d, SALTO_JAC_LINEAR, f0, Jf, NULL);
-        } else {
-            salto_f0_rnea(m, d, f0);
-        }
+        state_force(nlp, f0, want_jac ? Jf : NULL);
         for (int t = 0; t < nt; t++) d->qdd[nlp->root.bal_tdof[t]] -= salto_v3_dot(nlp->root.bal_a[t], f0 + 3) / m->mass;
     }
     double* tau = nlp->ev.tq;
@@ -238,23 +205,15 @@ static void torque_core(salto_nlp* nlp, const block* b, double* g, double* J) {
     double* dw = nlp->ev.wjac;
     if (any) {
         double f0[6];
-        if (want_jac) {
-            salto_f0_jac(m, d, SALTO_JAC_LINEAR, f0, Jf, NULL);
-        } else {
-            salto_f0_rnea(m, d, f0);
-            salto_fk(m, d, SALTO_FK_POS); // the sites' places (salto_f0_rnea's are at the state)
-        }
+        state_force(nlp, f0, want_jac ? Jf : NULL);
         contact_shares(nlp, b->phase, nb, link, count, f0, want_jac ? Jf : NULL, ncol, w,
                        want_jac ? dw : NULL, nlp->ev.wjac + (size_t)max_links * 6 * ncol);
     }
     for (int r = 0; r < K; r++) {
         const int j = dof[r];
         const double* Sj = d->S + 6 * j;
-        double W[6] = {0, 0, 0, 0, 0, 0};
-        for (int c = 0; c < nb; c++) {
-            if (!(under[r] >> c & 1)) continue;
-            for (int k = 0; k < 6; k++) W[k] += w[6 * c + k];
-        }
+        double W[6];
+        under_wrench(w, nb, under[r], W);
         g[r] = tau[r] - salto_sv_dot(Sj, W) + (b->slope ? m->link_torque_slope[j] * d->qd[j] : 0.0);
         if (!want_jac) continue;
         double* row = Jt + (size_t)r * ncol;
@@ -327,10 +286,10 @@ static double share_qgrad(salto_nlp* nlp, const block* b, const double* lam, int
         if (!under[r] || lam[r] == 0.0) continue;
         const int j = dof[r];
         const double* Sj = d->S + 6 * j;
-        double W[6] = {0, 0, 0, 0, 0, 0};
+        double W[6];
+        under_wrench(w, nb, under[r], W);
         for (int c = 0; c < nb; c++) {
             if (!(under[r] >> c & 1)) continue;
-            for (int k = 0; k < 6; k++) W[k] += w[6 * c + k];
             const double* o = dw + (size_t)c * 6 * ncol;
             for (int e = 0; e < nv; e++) {
                 double s = 0.0;

@@ -113,16 +113,22 @@ int salto_problem_ground_hold(const salto_problem_desc* p, int i, int body, int*
 }
 
 
-int salto_contact_links(const salto_model* m, const salto_contact_desc* c, int* link) {
-    int found[8], n = 0;
+int salto_contact_links(const salto_model* m, const salto_contact_desc* c, int* link, int* count) {
+    int found[8], num[8], n = 0;
     for (int k = 0; k < c->nsite; k++) {
         const int l = m->site_link[c->site[k]];
-        int seen = l < 0;
-        for (int j = 0; j < n && !seen; j++) seen = found[j] == l;
-        if (seen || n == 8) continue;
-        found[n++] = l;
+        if (l < 0) continue;
+        int j = 0;
+        while (j < n && found[j] != l) j++;
+        if (j < n) {
+            num[j]++;
+        } else if (n < 8) {
+            found[n] = l, num[n] = 1;
+            n++;
+        }
     }
     if (link) memcpy(link, found, (size_t)n * sizeof(int));
+    if (count) memcpy(count, num, (size_t)n * sizeof(int));
     return n;
 }
 

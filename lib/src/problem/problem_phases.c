@@ -106,7 +106,7 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
         }
     }
     c->nsite = sn->n;
-    const int nlink = salto_contact_links(R->m, c, NULL);
+    const int nlink = salto_contact_links(R->m, c, NULL, NULL);
     if (c->impact == 1 && nlink > salto_impact_max_links(R->m)) {
         return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, imn),
                           "an impact shares its impulse among at most %d links (%s), and "

@@ -565,7 +565,7 @@ salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
         if (ph->ballistic < 0) ph->ballistic = by_spacing && c->type == SALTO_CONTACT_NONE;
         if (c->impact >= 0) continue;
         c->impact = by_spacing && i > 0 && p->phases[i - 1].contact.type == SALTO_CONTACT_NONE && c->hold &&
-                    salto_contact_links(R->m, c, NULL) == 1;
+                    salto_contact_links(R->m, c, NULL, NULL) == 1;
     }
     if (n) {
         static const char* const keys[] = {"control_points", "slices",  "junctions",

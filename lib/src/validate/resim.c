@@ -19,48 +19,47 @@
 
 enum { max_wrench = 8, max_rows = 24 };
 
-static const double contact_length = 0.1; // l: a wrench's moment weighed as a force times l
 static const double hold_rate = 20.0;     // w: the held sites' drift returns as exp(-w t)
 
 int salto_contact_wrenches(const salto_problem_desc* p, int i, const salto_data* d, int* link,
                            double* w) {
     const salto_model* m = p->model;
     const salto_contact_desc* ct = &p->phases[i].contact;
-    if (ct->type == SALTO_CONTACT_NONE) return 0;
     // the contact links and their sites' centroids
     double pc[max_wrench][3];
-    int count[max_wrench], nb = 0;
+    int count[max_wrench];
+    const int nb = ct->type == SALTO_CONTACT_NONE ? 0 : salto_contact_links(m, ct, link, count);
+    if (nb == 0) return 0;
+    memset(pc, 0, sizeof pc);
     for (int s = 0; s < ct->nsite; s++) {
-        const int l = m->site_link[ct->site[s]];
-        if (l < 0) continue;
         int b = 0;
-        while (b < nb && link[b] != l) b++;
-        if (b == nb) {
-            if (nb == max_wrench) continue;
-            link[nb] = l, count[nb] = 0;
-            pc[nb][0] = pc[nb][1] = pc[nb][2] = 0.0;
-            nb++;
-        }
+        while (b < nb && link[b] != m->site_link[ct->site[s]]) b++;
+        if (b == nb) continue;
         double x[3];
         salto_site_pos(m, d, ct->site[s], x);
         for (int k = 0; k < 3; k++) pc[b][k] += x[k];
-        count[b]++;
     }
-    if (nb == 0) return 0;
     for (int b = 0; b < nb; b++) {
         for (int k = 0; k < 3; k++) pc[b][k] /= count[b];
     }
-    const double* N = d->f0;
-    const double* F = d->f0 + 3;
+    salto_contact_shares(nb, (const double(*)[3])pc, d->f0, w, NULL, NULL);
+    return nb;
+}
+
+
+int salto_contact_shares(int nb, const double (*pc)[3], const double f0[6], double* w, double A[36],
+                         double ab[6]) {
+    const double* N = f0;
+    const double* F = f0 + 3;
     if (nb == 1) {
-        memcpy(w, d->f0, 6 * sizeof(double));
+        memcpy(w, f0, 6 * sizeof(double));
         return 1;
     }
     // minimise sum |f_b|^2 + |n_b|^2 / l^2 subject to sum f_b = F, sum (n_b + p_b x f_b) = N:
     // f_b = alpha + beta x p_b, n_b = l^2 beta, and
     //   [ B I     -[P]x          ] [alpha]   [F]
     //   [ [P]x    B l^2 I + Q    ] [beta ] = [N],  P = sum p_b, Q = sum (|p_b|^2 I - p_b p_b')
-    const double l2 = contact_length * contact_length;
+    const double l2 = SALTO_CONTACT_LENGTH * SALTO_CONTACT_LENGTH;
     double P[3] = {0, 0, 0}, Q[9] = {0};
     for (int b = 0; b < nb; b++) {
         const double* x = pc[b];
@@ -71,22 +70,24 @@ int salto_contact_wrenches(const salto_problem_desc* p, int i, const salto_data*
         }
     }
     const double px[9] = {0, -P[2], P[1], P[2], 0, -P[0], -P[1], P[0], 0}; // [P]x
-    double A[36], rhs[6] = {F[0], F[1], F[2], N[0], N[1], N[2]};
+    double Aw[36], rhs[6] = {F[0], F[1], F[2], N[0], N[1], N[2]};
+    double* M = A ? A : Aw;
     for (int r = 0; r < 3; r++) {
         for (int c = 0; c < 3; c++) {
-            A[6 * r + c] = r == c ? (double)nb : 0.0;
-            A[6 * r + 3 + c] = -px[3 * r + c];
-            A[6 * (3 + r) + c] = px[3 * r + c];
-            A[6 * (3 + r) + 3 + c] = Q[3 * r + c] + (r == c ? nb * l2 : 0.0);
+            M[6 * r + c] = r == c ? (double)nb : 0.0;
+            M[6 * r + 3 + c] = -px[3 * r + c];
+            M[6 * (3 + r) + c] = px[3 * r + c];
+            M[6 * (3 + r) + 3 + c] = Q[3 * r + c] + (r == c ? nb * l2 : 0.0);
         }
     }
-    if (!salto_chol(A, 6)) { // cannot happen for finite input (the matrix is positive definite)
+    if (!salto_chol(M, 6)) { // cannot happen for finite input (the matrix is positive definite)
         for (int b = 0; b < nb; b++) {
-            for (int k = 0; k < 6; k++) w[6 * b + k] = d->f0[k] / nb;
+            for (int k = 0; k < 6; k++) w[6 * b + k] = f0[k] / nb;
         }
-        return nb;
+        return 0;
     }
-    salto_chol_solve(A, 6, rhs);
+    salto_chol_solve(M, 6, rhs);
+    if (ab) memcpy(ab, rhs, sizeof rhs);
     const double* alpha = rhs;
     const double* beta = rhs + 3;
     for (int b = 0; b < nb; b++) {
@@ -96,7 +97,7 @@ int salto_contact_wrenches(const salto_problem_desc* p, int i, const salto_data*
         salto_v3_cross_add(n, pc[b], f);
         for (int k = 0; k < 3; k++) w[6 * b + k] = n[k], w[6 * b + 3 + k] = f[k];
     }
-    return nb;
+    return 1;
 }
 
 
@@ -246,7 +247,7 @@ salto_status salto_resim_begin(salto_resim* r, int i, double t, double* q, doubl
 static void row_acc(const salto_resim* r, const salto_data* d, double* a) {
     for (int k = 0; k < r->nrow; k++) {
         if (r->row_site[k] < 0) { // an angle: l times the angular acceleration
-            a[k] = contact_length * d->A[6 * r->row_link[k] + r->row_axis[k]];
+            a[k] = SALTO_CONTACT_LENGTH * d->A[6 * r->row_link[k] + r->row_axis[k]];
             continue;
         }
         double acc[3];
@@ -295,7 +296,7 @@ salto_status salto_resim_accel(salto_resim* r, double t, const double* q, const 
                 const double e[3] = {0.5 * (E[7] - E[5]), 0.5 * (E[2] - E[6]), 0.5 * (E[3] - E[1])};
                 const double* Vm = r->dm->V + 6 * l;
                 const double* Am = r->dm->A + 6 * l;
-                want[k] = contact_length * (Am[a] + 2.0 * hold_rate * (Vm[a] - d->V[6 * l + a]) +
+                want[k] = SALTO_CONTACT_LENGTH * (Am[a] + 2.0 * hold_rate * (Vm[a] - d->V[6 * l + a]) +
                                             hold_rate * hold_rate * e[a]) - a0[k];
                 continue;
             }
@@ -317,7 +318,7 @@ salto_status salto_resim_accel(salto_resim* r, double t, const double* q, const 
             if (r->row_site[k] >= 0) {
                 salto_point_force(u, xs[k], e);
             } else { // a couple of l about the axis
-                for (int c = 0; c < 3; c++) u[c] = contact_length * e[c], u[3 + c] = 0.0;
+                for (int c = 0; c < 3; c++) u[c] = SALTO_CONTACT_LENGTH * e[c], u[3 + c] = 0.0;
             }
             const int link = r->row_link[k];
             double* dq = r->dqdd + (size_t)nv * k;
@@ -327,7 +328,7 @@ salto_status salto_resim_accel(salto_resim* r, double t, const double* q, const 
                     double da[3];
                     const int lj = r->row_link[j];
                     if (r->row_site[j] < 0) {
-                        K[nr * k + j] = contact_length * r->dA[6 * lj + r->row_axis[j]];
+                        K[nr * k + j] = SALTO_CONTACT_LENGTH * r->dA[6 * lj + r->row_axis[j]];
                         continue;
                     }
                     salto_v3_cross(da, r->dA + 6 * lj, xs[j]);

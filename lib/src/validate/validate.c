@@ -367,7 +367,7 @@ static double impact_violation(const salto_problem_desc* p, int i, salto_data* d
     const salto_model* m = p->model;
     const salto_contact_desc* ct = &p->phases[i].contact;
     int link[8];
-    const int nl = ct->type == SALTO_CONTACT_NONE ? 0 : salto_contact_links(m, ct, link);
+    const int nl = ct->type == SALTO_CONTACT_NONE ? 0 : salto_contact_links(m, ct, link, NULL);
     double iota[6], xi[6 * 7] = {0};
     if (nl > 1) impact_shares(m, d, nl, link, u, res, xi);
     salto_impulse_shared(m, d, nl, link, xi, u, res, iota);

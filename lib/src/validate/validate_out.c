@@ -208,6 +208,25 @@ salto_status salto_validation_write_png(const salto_problem_desc* p, const salto
 
 enum { tpanel_h = 60 };
 
+// a series against time in a panel from top to bottom scaled to +-peak (clamped to the panel),
+// broken at the phase boundaries: sample k's value is y[stride k + stretch j]
+static void torque_series(cairo_t* cr, const salto_problem_desc* p, const salto_validation* v,
+                          const double* y, int stride, int j, int stretch, double top,
+                          double bottom, double peak) {
+    const double mid = 0.5 * (top + bottom);
+    for (int k = 0; k < v->nsample; k++) {
+        const double val = y[(size_t)stride * k + (size_t)stretch * j];
+        const double py = fmin(bottom, fmax(top, mid - 0.5 * (bottom - top) * val / peak));
+        if (k == 0 || v->phase[k] != v->phase[k - 1]) {
+            if (k > 0) cairo_stroke(cr);
+            cairo_move_to(cr, time_x(p, v->t[k]), py);
+        } else {
+            cairo_line_to(cr, time_x(p, v->t[k]), py);
+        }
+    }
+    cairo_stroke(cr);
+}
+
 salto_status salto_validation_write_torques_png(const salto_problem_desc* p, const salto_validation* v,
                                                 const char* path, salto_error* err) {
     const salto_model* m = p->model;
@@ -222,7 +241,8 @@ salto_status salto_validation_write_torques_png(const salto_problem_desc* p, con
         const double top = top_h + q * tpanel_h + 4, bottom = top_h + (q + 1) * tpanel_h - 4;
         const int lim = v->tau_lim && m->link_has_torque[j];
         double peak = v->tau_peak[j] > 0 ? v->tau_peak[j] : 1.0;
-        if (lim) peak = fmax(peak, fmax(-m->link_torque[2 * j], m->link_torque[2 * j + 1]));
+        // with limits, room past the larger of them and the peak, so that the limits show
+        if (lim) peak = 1.15 * fmax(peak, fmax(-m->link_torque[2 * j], m->link_torque[2 * j + 1]));
         const double mid = 0.5 * (top + bottom);
         cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
         cairo_set_line_width(cr, 1.0);
@@ -238,31 +258,12 @@ salto_status salto_validation_write_torques_png(const salto_problem_desc* p, con
             cairo_set_source_rgb(cr, 0.8, 0.15, 0.1);
             cairo_set_line_width(cr, 1.0);
             cairo_set_dash(cr, dash, 2, 0.0);
-            for (int k = 0; k < v->nsample; k++) {
-                const double tl = v->tau_lim[2 * ((size_t)v->nv * k + j) + side];
-                const double y = fmin(bottom, fmax(top, mid - 0.5 * (bottom - top) * tl / peak));
-                if (k == 0 || v->phase[k] != v->phase[k - 1]) {
-                    if (k > 0) cairo_stroke(cr);
-                    cairo_move_to(cr, U(v->t[k]), y);
-                } else {
-                    cairo_line_to(cr, U(v->t[k]), y);
-                }
-            }
-            cairo_stroke(cr);
+            torque_series(cr, p, v, v->tau_lim + side, 2 * v->nv, j, 2, top, bottom, peak);
             cairo_set_dash(cr, NULL, 0, 0.0);
         }
         cairo_set_source_rgb(cr, 0.1, 0.25, 0.65);
         cairo_set_line_width(cr, 1.5);
-        for (int k = 0; k < v->nsample; k++) { // broken at the phase boundaries
-            const double y = mid - 0.5 * (bottom - top) * v->tau[(size_t)v->nv * k + j] / peak;
-            if (k == 0 || v->phase[k] != v->phase[k - 1]) {
-                if (k > 0) cairo_stroke(cr);
-                cairo_move_to(cr, U(v->t[k]), y);
-            } else {
-                cairo_line_to(cr, U(v->t[k]), y);
-            }
-        }
-        cairo_stroke(cr);
+        torque_series(cr, p, v, v->tau, v->nv, j, 1, top, bottom, peak);
         char label[96];
         cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
         salto_draw_text(cr, m->link_name[j], 10.0, 0.5 * left_w, top + 20);
