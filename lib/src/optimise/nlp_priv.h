@@ -17,7 +17,9 @@
 //   nlp_eval.c     evaluations: the kinematic constraint blocks, dispatch to the physics ones,
 //                  the constraints, their Jacobian and the objective
 //   nlp_physics.c  physics blocks: the aggregate force's rows, a flight's momentum rows, the
-//                  impact at a phase's start
+//                  impact at a phase's start; a contact_force objective's rows
+//   nlp_torque.c   joint torque rows (the character's torque_limits, a torque objective) and
+//                  their exact Hessian
 //   nlp_hess.c     the Lagrangian Hessian: its pattern and its values block by block
 //   nlp_guess.c    the initial guess and warm starts from motions and solutions
 //   nlp_rows.c     rows by name and time, the rows' map between refinements, contact drift
