@@ -263,6 +263,24 @@ static const char* const torque_problems[][2] = {
 enum { NTQ = (int)(sizeof torque_problems / sizeof torque_problems[0]) };
 
 
+// clear_bar rows (a segment's distance from a bar's axis): the planar gymnast by its own bar
+// (the gripping arms excepted), the 3-D humanoid by a tilted bar through a bar phase, a
+// ballistic flight and a ground hold through the effective root, and kinematic
+static const char* const bar_problems[] = {
+    "tests/data/nlp/all2d.yaml|constraints.0={type: clear_bar, point: [0, 0, 2.6], axis: [0, 1, 0]}",
+    "tests/data/nlp/contacts3d.yaml|constraints.0={type: clear_bar, point: [0.3, 0.1, 1.0], axis: [0.6, 0.8, 0], radius: 0.05}",
+    "tests/data/nlp/hold3d.yaml|constraints.0={type: clear_bar, point: [0.2, 0, 1.0], axis: [0, 1, 0.3]}",
+};
+enum { NBAR = (int)(sizeof bar_problems / sizeof bar_problems[0]) };
+
+
+START_TEST(clear_bar_derivatives) {
+    check_jacobian(bar_problems[_i], 7800 + _i);
+    check_lagrangian_hessian(bar_problems[_i], 0.7, 7900 + _i);
+}
+END_TEST
+
+
 START_TEST(torque_rows_derivatives) {
     char spec[1200];
     snprintf(spec, sizeof spec, "%s|character=%s", torque_problems[_i][0],
@@ -2071,6 +2089,7 @@ Suite* nlp_suite(void) {
     tcase_add_loop_test(tc, kinematic_hessian_matches_differences, 0, NKIN);
     tcase_add_loop_test(tc, height_objectives_derivatives, 0, NOBJ);
     tcase_add_loop_test(tc, torque_rows_derivatives, 0, NTQ);
+    tcase_add_loop_test(tc, clear_bar_derivatives, 0, NBAR);
     tcase_add_test(tc, height_objective_values);
     tcase_add_test(tc, torque_objective_values);
     tcase_add_test(tc, contact_force_objective_value);

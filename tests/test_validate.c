@@ -497,7 +497,8 @@ START_TEST(test_kinematic_problems_judge_kinematics) {
     }
     for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
         const int is_kin = k == SALTO_CHECK_SLIP || k == SALTO_CHECK_PENETRATION ||
-                           k == SALTO_CHECK_JOINT_LIMITS || k == SALTO_CHECK_BOUNDS;
+                           k == SALTO_CHECK_JOINT_LIMITS || k == SALTO_CHECK_BOUNDS ||
+                           k == SALTO_CHECK_BAR_CLEARANCE;
         ck_assert_int_eq(salto_check_is_physics((salto_check_kind)k), !is_kin);
     }
 }
@@ -873,6 +874,74 @@ START_TEST(test_torque_limits_hold) {
     close_problem(&g);
     close_problem(&f);
     remove(path);
+}
+END_TEST
+
+
+// the distance of the segment a-b from the line through p along u, by brute force: 20001 points
+// along the segment
+static double brute_segment_line(const double* a, const double* b, const double* p, const double* u) {
+    double best = INFINITY;
+    for (int k = 0; k <= 20000; k++) {
+        const double s = k / 20000.0;
+        double x[3], pu = 0.0;
+        for (int c = 0; c < 3; c++) x[c] = a[c] + s * (b[c] - a[c]) - p[c], pu += x[c] * u[c];
+        for (int c = 0; c < 3; c++) x[c] -= pu * u[c];
+        best = fmin(best, sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]));
+    }
+    return best;
+}
+
+
+// clear_bar: the shipped giant swing that clears the bar passes every check; without the
+// constraint (an end velocity in its place) the optimum pikes its thighs through the bar, and
+// that motion judged with it fails bar_clearance by the radii's sum less the least distance of
+// a capsule's axis from the bar's, found here by brute force over the validator's samples
+START_TEST(test_clear_bar) {
+    fixture f = open_problem("problems/giant_swing_clear.yaml");
+    salto_solve_result res;
+    salto_refine_result rr;
+    solve_refined(&f, &res, &rr);
+    ck_assert_msg(res.converged, "%s", res.status_name);
+    salto_validation v = run(&f, NULL);
+    assert_all_pass(&v, "giant_swing_clear");
+    salto_validation_free(&v);
+
+    const char* set[1] = {"constraints.bar={type: velocity, time: end, dofs: {root_ry: 0}}"};
+    fixture g = open_problem_set("problems/giant_swing_clear.yaml", 1, set);
+    solve_refined(&g, &res, &rr);
+    ck_assert_msg(res.converged, "%s", res.status_name);
+    ck_assert_int_eq(g.nx, f.nx);
+    memcpy(f.x, g.x, (size_t)g.nx * sizeof(double));
+    v = run(&f, NULL);
+    const salto_check* c = find(&v, SALTO_CHECK_BAR_CLEARANCE, 0);
+    ck_assert_msg(!c->pass && c->worst > 0.03, "the piked swing clears the bar by %g m", -c->worst);
+    // the worst sample again, by brute force
+    const salto_model* m = f.p->model;
+    const salto_constraint_desc* bar = NULL;
+    for (int k = 0; k < f.p->ncon; k++) {
+        if (f.p->cons[k].type == SALTO_CON_CLEAR_BAR) bar = &f.p->cons[k];
+    }
+    ck_assert_ptr_nonnull(bar);
+    salto_data* d = salto_data_create(m);
+    salto_nlp_state(f.nlp, f.x, c->worst_time, d->q, d->qd, NULL);
+    salto_fk(m, d, SALTO_FK_POS);
+    double want = -INFINITY;
+    for (int gi = 0; gi < m->ngeom; gi++) {
+        if (m->geom_link[gi] < 0 || salto_problem_grips_bar(f.p, m->geom_link[gi])) continue;
+        double pts[8][3], r = 0.0;
+        const int npt = salto_geom_points(m, d, gi, pts, &r);
+        const int cap = m->geom_shape[gi] == SALTO_GEOM_CAPSULE;
+        for (int k = 0; k < (cap ? 1 : npt); k++) {
+            want = fmax(want, r + bar->height - brute_segment_line(pts[k], pts[cap ? 1 : k], bar->point, bar->dir));
+        }
+    }
+    ck_assert_msg(fabs(c->worst - want) <= 1e-7, "bar_clearance %.9g, brute force %.9g", c->worst, want);
+    ck_assert_str_eq(salto_check_at(m, c), "thighs");
+    salto_data_destroy(d);
+    salto_validation_free(&v);
+    close_problem(&g);
+    close_problem(&f);
 }
 END_TEST
 
@@ -1806,6 +1875,7 @@ Suite* validate_suite(void) {
     tcase_add_loop_test(tc, test_impact_landing, 0, 2);
     tcase_add_test(tc, test_bounds_check);
     tcase_add_test(tc, test_torque_limits_hold);
+    tcase_add_test(tc, test_clear_bar);
     tcase_add_loop_test(tc, test_shipped_problems_pass, 0, 4);
     tcase_add_test(tc, test_default_spline_is_physical);
     tcase_add_test(tc, test_solve_first_is_the_first_solve);

@@ -47,12 +47,15 @@ typedef enum salto_check_kind {
     SALTO_CHECK_TORQUE,           // a joint torque tau + slope x qd outside the character's
                                   //   torque_limits (the contact wrenches of minimum norm, as
                                   //   the validator's torques), N m or N
+    SALTO_CHECK_BAR_CLEARANCE,    // how far a body's capsule (sphere, box corner) reaches into a
+                                  //   clear_bar bar (the radii's sum less the distance of its
+                                  //   axis from the bar's), the gripping links excepted, m
     SALTO_CHECK_COUNT
 } salto_check_kind;
 
 // "flight_force", "flight_torque", "ballistic", "spin", "bar_torque", "normal_force",
 // "friction", "cop", "twist", "slip", "penetration", "joint_limits", "impact", "drift_root",
-// "drift_rotation", "drift_joints", "drift_com", "bounds", "torque"; and back (-1 for an unknown name)
+// "drift_rotation", "drift_joints", "drift_com", "bounds", "torque", "bar_clearance"; and back (-1 for an unknown name)
 const char* salto_check_name(salto_check_kind k);
 int salto_check_parse(const char* name);
 // "N", "N m", "N m s", "m", "rad", "rad/m"

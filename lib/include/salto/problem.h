@@ -80,6 +80,9 @@ typedef enum salto_constraint_type {
     SALTO_CON_SITE_IN_BOX,   // site within the box lo .. hi (world axes; a bound may be open)
     SALTO_CON_COM_IN_BOX,    // the centre of mass likewise
     SALTO_CON_JOINT_RANGE,   // q of the listed DOFs within [lo, hi] (value: lo, hi pairs)
+    SALTO_CON_CLEAR_BAR,     // every body's capsules (spheres, box corners) clear of the bar
+                             //   through point along dir (unit), radius `height`, at every
+                             //   slice; the links that hold a bar in some phase excepted
     SALTO_CON_BODY_HEADING,  // (added by the loader for a 3-D ground hold's second site) the
                              //   heading of the body on the ground (the angle about the normal of
                              //   the direction from site0 to site) equals a place variable
@@ -306,6 +309,10 @@ const char* salto_flight_rows_name(int rows);
 // problem again on another spline (the coarse first solve, a motion's control points) says
 // these so that the defaults do not change with the spline.
 int salto_problem_phase_formulation(const salto_problem_desc* p, int i, char* buf, size_t n);
+
+// 1 if link holds a bar in some phase (a bar contact's site is on it): clear_bar leaves it out
+// (its grip)
+int salto_problem_grips_bar(const salto_problem_desc* p, int link);
 
 // The distinct moving links contact c's sites are on, in the order of their first sites, into
 // link (up to 8; NULL: only counted), and how many of the sites each carries into count (may be

@@ -92,6 +92,10 @@ static void pose_extent(const salto_problem_desc* p, const salto_data* d, int ph
         }
         if (c->type == SALTO_CONTACT_BAR) grow(box, c->bar_point[0], c->bar_point[2], 0.03);
     }
+    for (int k = 0; k < p->ncon; k++) {
+        const salto_constraint_desc* cd = &p->cons[k];
+        if (cd->type == SALTO_CON_CLEAR_BAR) grow(box, cd->point[0], cd->point[2], cd->height);
+    }
 }
 
 
@@ -302,6 +306,20 @@ void salto_draw_text(cairo_t* cr, const char* s, double size, double u, double v
 }
 
 
+// a bar through point x (across the view), radius r (m; at least 4 px): a dark disc
+static void draw_bar(const strip_pen* pen, const double x[3], double r) {
+    cairo_t* cr = pen->cr;
+    double u, v;
+    project(pen, x, &u, &v);
+    cairo_arc(cr, u, v, fmax(4.0, r * pen->scale), 0.0, two_pi);
+    cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+    cairo_fill_preserve(cr);
+    cairo_set_source_rgb(cr, 1.0, 1.0, 1.0);
+    cairo_set_line_width(cr, 1.0);
+    cairo_stroke(cr);
+}
+
+
 // pose k of the strip: bodies far side first, then contacts, bar and labels
 static void draw_pose(const strip_pen* pen, const salto_problem_desc* p, const salto_data* d,
                       int ph, double t) {
@@ -317,19 +335,13 @@ static void draw_pose(const strip_pen* pen, const salto_problem_desc* p, const s
         }
     }
 
+    // the bars the body must clear (clear_bar), in every pose
+    for (int k = 0; k < p->ncon; k++) {
+        if (p->cons[k].type == SALTO_CON_CLEAR_BAR) draw_bar(pen, p->cons[k].point, p->cons[k].height);
+    }
     if (ph >= 0) {
         const salto_contact_desc* c = &p->phases[ph].contact;
-        if (c->type == SALTO_CONTACT_BAR) {
-            double u, v;
-            project(pen, c->bar_point, &u, &v);
-            const double r = fmax(4.0, 0.014 * pen->scale);
-            cairo_arc(cr, u, v, r, 0.0, two_pi);
-            cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-            cairo_fill_preserve(cr);
-            cairo_set_source_rgb(cr, 1.0, 1.0, 1.0);
-            cairo_set_line_width(cr, 1.0);
-            cairo_stroke(cr);
-        }
+        if (c->type == SALTO_CONTACT_BAR) draw_bar(pen, c->bar_point, 0.014);
         for (int i = 0; i < c->nsite; i++) {
             double x[3], u, v;
             salto_site_pos(m, d, c->site[i], x);

@@ -17,6 +17,91 @@
 #include "salto/spatial.h"
 
 
+double nlp_bar_distance(const salto_constraint_desc* cd, const double a[3], const double bw[3],
+                        double offset, double ga[3], double gb[3], double* H6) {
+    // P = I - u u' projects across the bar; A = P (a - p0), B = P (b - a); the segment's point
+    // a + s (b - a) nearest the axis at s = -A.B / B.B clamped to [0, 1]; v = A + s B
+    const double* u = cd->dir;
+    double P[9], A[3], B[3], v[3];
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++) P[3 * r + c] = (r == c) - u[r] * u[c];
+    }
+    double ap[3], ba[3];
+    for (int k = 0; k < 3; k++) ap[k] = a[k] - cd->point[k], ba[k] = bw[k] - a[k];
+    salto_m3_mul_v3(A, P, ap);
+    salto_m3_mul_v3(B, P, ba);
+    const double BB = salto_v3_dot(B, B);
+    double s = 0.0;
+    int interior = 0;
+    if (BB > 1e-24) {
+        s = -salto_v3_dot(A, B) / BB;
+        interior = s > 0.0 && s < 1.0;
+        s = fmin(1.0, fmax(0.0, s));
+    }
+    for (int k = 0; k < 3; k++) v[k] = A[k] + s * B[k];
+    const double dist = salto_v3_norm(v);
+    for (int k = 0; k < 3; k++) {
+        ga[k] = dist > 0.0 ? (1.0 - s) * v[k] / dist : 0.0;
+        gb[k] = dist > 0.0 ? s * v[k] / dist : 0.0;
+    }
+    if (!H6) return dist - offset;
+    for (int k = 0; k < 36; k++) H6[k] = 0.0;
+    if (!(dist > 0.0)) return dist - offset;
+    // D = |v|^2's Hessian in (A, B) (interior: D = A.A - (A.B)^2 / B.B; clamped: s fixed), then
+    // in (a, b) through (A, B) = L (a, b), L = [P 0; -P P], and |v| = sqrt(D)'s
+    double GAA[9], GAB[9], GBA[9], GBB[9], w[3];
+    for (int k = 0; k < 3; k++) w[k] = A[k] + 2.0 * s * B[k];
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++) {
+            const double I = r == c;
+            GAA[3 * r + c] = 2.0 * (I - (interior ? B[r] * B[c] / BB : 0.0));
+            GBA[3 * r + c] = 2.0 * (s * I - (interior ? w[r] * B[c] / BB : 0.0));
+            GBB[3 * r + c] = 2.0 * (s * s * I - (interior ? w[r] * w[c] / BB : 0.0));
+        }
+    }
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++) GAB[3 * r + c] = GBA[3 * c + r];
+    }
+    double Maa[9], Mab[9], Mba[9], Mbb[9];
+    for (int k = 0; k < 9; k++) {
+        Maa[k] = GAA[k] - GAB[k] - GBA[k] + GBB[k];
+        Mab[k] = GAB[k] - GBB[k];
+        Mba[k] = GBA[k] - GBB[k];
+        Mbb[k] = GBB[k];
+    }
+    const double* M[4] = {Maa, Mab, Mba, Mbb};
+    const double g6[6] = {ga[0], ga[1], ga[2], gb[0], gb[1], gb[2]};
+    for (int blk = 0; blk < 4; blk++) {
+        const int r0 = blk < 2 ? 0 : 3, c0 = blk % 2 ? 3 : 0;
+        double T[9], PMP[9];
+        salto_m3_mul(T, M[blk], P);
+        salto_m3_mul(PMP, P, T);
+        for (int r = 0; r < 3; r++) {
+            for (int c = 0; c < 3; c++) {
+                H6[6 * (r0 + r) + c0 + c] = PMP[3 * r + c] / (2.0 * dist) - g6[r0 + r] * g6[c0 + c] / dist;
+            }
+        }
+    }
+    return dist - offset;
+}
+
+
+// a clear_bar block's segment ends in the world, at the kinematics in d
+static void bar_segment(const salto_nlp* nlp, const block* b, double xa[3], double xb[3]) {
+    const salto_data* d = nlp->ev.d;
+    const double* R = d->R + 9 * b->link;
+    const double* pl = d->p + 3 * b->link;
+    salto_m3_mul_v3(xa, R, b->point);
+    salto_m3_mul_v3(xb, R, b->e[0]);
+    for (int k = 0; k < 3; k++) xa[k] += pl[k], xb[k] += pl[k];
+}
+
+
+void nlp_bar_segment(const salto_nlp* nlp, const block* b, double xa[3], double xb[3]) {
+    bar_segment(nlp, b, xa, xb);
+}
+
+
 // rows of block b at x: values g (nrows) and derivatives with respect to the q and qd of its
 // deps, dq and dqd (nrows x ndep, row-major)
 static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, double* g,
@@ -272,6 +357,25 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
                     dq[r * nd + j] = salto_v3_dot(e[r], a);
                 }
             }
+        }
+        break;
+    }
+    case SALTO_CON_CLEAR_BAR: {
+        // the segment's distance from the bar's axis less the radii (nlp_bar_distance)
+        double xa[3], xb[3], ga[3], gb[3];
+        bar_segment(nlp, b, xa, xb);
+        g[0] = nlp_bar_distance(cd, xa, xb, b->offset, ga, gb, NULL);
+        if (!want_jac) break;
+        const int nv = nlp->nv;
+        salto_point_jac(m, d, b->link, xa, nlp->ev.J3);
+        for (int jj = 0; jj < nd; jj++) {
+            const int j = dep[jj];
+            dq[jj] = ga[0] * nlp->ev.J3[j] + ga[1] * nlp->ev.J3[nv + j] + ga[2] * nlp->ev.J3[2 * nv + j];
+        }
+        salto_point_jac(m, d, b->link, xb, nlp->ev.J3);
+        for (int jj = 0; jj < nd; jj++) {
+            const int j = dep[jj];
+            dq[jj] += gb[0] * nlp->ev.J3[j] + gb[1] * nlp->ev.J3[nv + j] + gb[2] * nlp->ev.J3[2 * nv + j];
         }
         break;
     }

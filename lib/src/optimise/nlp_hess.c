@@ -1195,7 +1195,7 @@ static int hess_kin_rows(salto_nlp* nlp, int i, const double* lambda, double* va
     const int com = t == SALTO_CON_COM_POSITION || t == SALTO_CON_COM_PARABOLA ||
                     t == SALTO_CON_COM_ABOVE || t == SALTO_CON_COM_IN_BOX;
     if (!point && !com && t != SALTO_CON_SITE_STILL && t != SALTO_CON_BODY_STILL &&
-        t != SALTO_CON_BODY_LEVEL && t != SALTO_CON_BODY_HEADING)
+        t != SALTO_CON_BODY_LEVEL && t != SALTO_CON_BODY_HEADING && t != SALTO_CON_CLEAR_BAR)
         return 0;
     // where a physics block at this time reads every DOF, its square holds these rows', and
     // they are summed into its state Hessian (one map to the control points for them all);
@@ -1230,7 +1230,60 @@ static int hess_kin_rows(salto_nlp* nlp, int i, const double* lambda, double* va
         }
     }
     int translated = 0; // 1: a position that sees the effective root's translation; 2: a velocity
-    if (point) {
+    if (t == SALTO_CON_CLEAR_BAR) {
+        // d(a(q), b(q)) for the segment's ends on one link: the ends' point Hessians weighted by
+        // the gradients, and J' H6 J with J the ends' Jacobians (through the effective root
+        // where the block sees one: E's chain of each row of J, the places included)
+        const double lr = lambda[b->row0];
+        double xa[3], xb[3], ga[3], gb[3], H6[36];
+        nlp_bar_segment(nlp, b, xa, xb);
+        nlp_bar_distance(cd, xa, xb, b->offset, ga, gb, H6);
+        for (int k = 0; k < 3; k++) ga[k] *= lr, gb[k] *= lr, w[k] = ga[k] + gb[k];
+        point_hess_add(nlp, S, ns, map, b->link, xa, ga, 1.0);
+        point_hess_add(nlp, S, ns, map, b->link, xb, gb, 1.0);
+        const int nv = nlp->nv;
+        const int na = merged ? nlp->blocks[nlp->hess.acc].nxaux : b->nxaux;
+        const int aux0 = 3 * (merged ? nv : nd);
+        double* Jc = nlp->hess.Jb; // 6 rows of (nv q entries, NXAUX places)
+        const int wdt = nv + NXAUX;
+        for (int e = 0; e < 2; e++) {
+            salto_point_jac(m, d, b->link, e ? xb : xa, nlp->ev.J3);
+            for (int k = 0; k < 3; k++) {
+                double* row = Jc + (size_t)(3 * e + k) * wdt;
+                memcpy(row, nlp->ev.J3 + (size_t)k * nv, (size_t)nv * sizeof(double));
+                for (int a = 0; a < NXAUX; a++) row[nv + a] = 0.0;
+                if (b->er >= 0) {
+                    double* zero = nlp->ev.fq;
+                    memset(zero, 0, (size_t)nv * sizeof(double));
+                    nlp_er_chain(nlp, b->er, row, zero, NULL, row + nv);
+                }
+            }
+        }
+        // the local slots: the q of each DOF the block reads, then the places
+        int* slot = nlp->hess.path;
+        int nsl = 0;
+        for (int j = 0; j < nv; j++) {
+            if (map[j] >= 0) slot[nsl++] = j;
+        }
+        for (int u1 = 0; u1 < nsl + na; u1++) {
+            const int c1 = u1 < nsl ? slot[u1] : nv + (u1 - nsl);
+            const int s1 = u1 < nsl ? map[slot[u1]] : aux0 + (u1 - nsl);
+            double hj[6];
+            for (int r = 0; r < 6; r++) {
+                double acc = 0.0;
+                for (int c = 0; c < 6; c++) acc += H6[6 * r + c] * Jc[(size_t)c * wdt + c1];
+                hj[r] = lr * acc;
+            }
+            for (int u2 = 0; u2 < nsl + na; u2++) {
+                const int c2 = u2 < nsl ? slot[u2] : nv + (u2 - nsl);
+                const int s2 = u2 < nsl ? map[slot[u2]] : aux0 + (u2 - nsl);
+                double v = 0.0;
+                for (int r = 0; r < 6; r++) v += Jc[(size_t)r * wdt + c2] * hj[r];
+                S[(size_t)s2 * ns + s1] += v;
+            }
+        }
+        translated = 1;
+    } else if (point) {
         int l;
         if (t == SALTO_CON_ABOVE_GROUND) {
             l = b->link;

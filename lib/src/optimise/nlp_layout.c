@@ -212,6 +212,41 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
         return SALTO_OK;
     }
 
+    if (cd->type == SALTO_CON_CLEAR_BAR) {
+        // every capsule's axis segment (a sphere's centre, a box's corners: segments of no
+        // length), on the links that hold no bar in any phase (their grip): a row each
+        for (int g = 0; g < m->ngeom; g++) {
+            const int link = m->geom_link[g];
+            if (link < 0 || salto_problem_grips_bar(nlp->p, link)) continue;
+            const double* gd = m->geom_data + 7 * g;
+            double seg[8][2][3];
+            int nseg = 0;
+            double r = 0.0;
+            if (m->geom_shape[g] == SALTO_GEOM_CAPSULE || m->geom_shape[g] == SALTO_GEOM_SPHERE) {
+                const int cap = m->geom_shape[g] == SALTO_GEOM_CAPSULE;
+                memcpy(seg[0][0], gd, sizeof seg[0][0]);
+                memcpy(seg[0][1], cap ? gd + 3 : gd, sizeof seg[0][1]);
+                nseg = 1;
+                r = gd[6];
+            } else {
+                for (int k = 0; k < 8; k++) {
+                    for (int a = 0; a < 3; a++) seg[k][0][a] = seg[k][1][a] = gd[a] + ((k >> a) & 1 ? gd[3 + a] : -gd[3 + a]);
+                }
+                nseg = 8;
+            }
+            for (int k = 0; k < nseg; k++) {
+                block* b = new_block(B);
+                if (!b) return SALTO_ERR_NOMEM;
+                b->con = c, b->t = t, b->side = side, b->nrows = 1, b->link = link;
+                b->offset = r + cd->height;
+                memcpy(b->point, seg[k][0], sizeof b->point);
+                memcpy(b->e[0], seg[k][1], sizeof b->e[0]);
+                if (push_path(B, b, link)) return SALTO_ERR_NOMEM;
+            }
+        }
+        return SALTO_OK;
+    }
+
     block* b = new_block(B);
     if (!b) return SALTO_ERR_NOMEM;
     b->con = c;
@@ -892,6 +927,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             if (b->con >= 0) {
                 const salto_constraint_desc* cd = &p->cons[b->con];
                 if (cd->type == SALTO_CON_ABOVE_GROUND) lo = cd->height, hi = NLP_INF;
+                if (cd->type == SALTO_CON_CLEAR_BAR) hi = NLP_INF; // the distance less the radii >= 0
                 if (cd->type == SALTO_CON_SITE_ABOVE || cd->type == SALTO_CON_COM_ABOVE) hi = NLP_INF;
                 if (cd->type == SALTO_CON_JOINT_RANGE) {
                     const double* lh = cd->value + 2 * r;

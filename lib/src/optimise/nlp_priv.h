@@ -56,8 +56,10 @@ typedef struct block {
     int jac0;            // first Jacobian entry
     int comp[3];         // component of each row (0, 1, 2), for names and site rows
     double e[3][3];      // projection direction of each row (on_line, on_plane)
-    int link;            // above_ground: link of the point (-1: world); site rows: unused
-    double point[3];     // above_ground: the point in the link frame
+    int link;            // above_ground, clear_bar: link of the point (-1: world); site rows:
+                         //   unused
+    double point[3];     // above_ground: the point in the link frame; clear_bar: the segment's
+                         //   first end (its other in e[0])
     double offset;       // above_ground: radius below the point
     int aux[6];          // site_hold, a flight's momentum rows: the variable each row's place
                          //   or constant is, entering with -1 (-1: a fixed target, none)
@@ -286,6 +288,13 @@ typedef struct frow {
 int nlp_hold_rows(const salto_problem_desc* p, const salto_constraint_desc* cd, int planar,
                   double e[3][3], int* is_aux, double* target, int* naux);
 int nlp_cmp_block(const void* a, const void* b);
+// a clear_bar block's segment ends in the world at the kinematics in nlp->ev.d
+void nlp_bar_segment(const salto_nlp* nlp, const block* b, double xa[3], double xb[3]);
+// A clear_bar row at the kinematics in d: the distance of the segment a-b (world, on one link)
+// from the bar's axis less the radii (b->offset), its gradients in a and b (3 each) and unless
+// NULL its Hessian in (a, b) (6 x 6), exact (nlp_eval.c)
+double nlp_bar_distance(const salto_constraint_desc* cd, const double a[3], const double bw[3],
+                        double offset, double ga[3], double gb[3], double* H6);
 
 // nlp_state.c: the state at a time, the effective root, ballistic flights, the centre of mass
 int nlp_is_parabola(salto_constraint_type t);

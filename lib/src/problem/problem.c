@@ -113,6 +113,18 @@ int salto_problem_ground_hold(const salto_problem_desc* p, int i, int body, int*
 }
 
 
+int salto_problem_grips_bar(const salto_problem_desc* p, int link) {
+    for (int i = 0; i < p->nphase; i++) {
+        const salto_contact_desc* ct = &p->phases[i].contact;
+        if (ct->type != SALTO_CONTACT_BAR) continue;
+        for (int k = 0; k < ct->nsite; k++) {
+            if (p->model->site_link[ct->site[k]] == link) return 1;
+        }
+    }
+    return 0;
+}
+
+
 int salto_contact_links(const salto_model* m, const salto_contact_desc* c, int* link, int* count) {
     int found[8], num[8], n = 0;
     for (int k = 0; k < c->nsite; k++) {

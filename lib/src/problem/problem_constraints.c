@@ -400,7 +400,8 @@ static salto_status read_constraint(reader* R, int icon, const salto_cfg_node* n
 
     static const char* const all[] = {"type",   "site",  "point",    "direction", "normal",
                                       "time",   "phase", "values",   "dofs",      "dofs_deg",
-                                      "value",  "height", "name", "min", "max", NULL};
+                                      "value",  "height", "name", "min", "max", "axis",
+                                      "radius", NULL};
     static const char* const keys[SALTO_CON_COUNT][8] = {
         {"type", "name", "site", "point", "time", "phase", NULL},
         {"type", "name", "site", "point", "direction", "time", "phase", NULL},
@@ -418,6 +419,7 @@ static salto_status read_constraint(reader* R, int icon, const salto_cfg_node* n
         {"type", "name", "site", "min", "max", "time", "phase", NULL},
         {"type", "name", "min", "max", "time", "phase", NULL},
         {"type", "name", "dofs", "dofs_deg", "time", "phase", NULL},
+        {"type", "name", "point", "axis", "radius", NULL},
         // the rest are added by the loader only
     };
     char what[64];
@@ -480,6 +482,19 @@ static salto_status read_constraint(reader* R, int icon, const salto_cfg_node* n
         return read_box(R, c, n);
     case SALTO_CON_JOINT_RANGE:
         return read_dof_ranges(R, c, n);
+    case SALTO_CON_CLEAR_BAR: {
+        // the bar's axis line and radius (default a high bar's, 28 mm across)
+        const salto_cfg_node* pn = salto_cfg_require(n, "point", R->err);
+        if (!pn) return R->err->status;
+        s = salto_cfg_vec(pn, c->point, 3, R->err);
+        if (s) return s;
+        const salto_cfg_node* an = salto_cfg_require(n, "axis", R->err);
+        if (!an) return R->err->status;
+        s = problem_read_unit(R, an, c->dir);
+        if (s) return s;
+        c->height = 0.014;
+        return problem_read_num_opt(R, n, "radius", 0.0, 1, &c->height);
+    }
     case SALTO_CON_POSE:
     case SALTO_CON_VELOCITY:
         return read_dof_values(R, icon, n);

@@ -26,7 +26,7 @@ static const char* const contact_names[] = {"none", "bar", "ground", NULL};
 static const char* const constraint_names[] = {
     "site_at",  "site_on_line", "site_on_plane", "site_still",  "pose",
     "velocity", "com_position", "com_velocity",  "joint_limits", "above_ground", "body_still",
-    "site_above", "com_above", "site_in_box", "com_in_box", "joint_range", NULL};
+    "site_above", "com_above", "site_in_box", "com_in_box", "joint_range", "clear_bar", NULL};
 
 static const char* const objective_names[] = {"acceleration", "reference", "height", "travel", "torque", "contact_force", NULL};
 

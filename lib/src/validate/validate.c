@@ -23,7 +23,8 @@ const char* salto_check_at(const salto_model* m, const salto_check* c) {
     if (c->worst_what < 0 || !(c->worst > 0.0)) return NULL;
     switch (c->kind) {
     case SALTO_CHECK_SLIP: return m->site_name[c->worst_what];
-    case SALTO_CHECK_PENETRATION: return m->body_name[m->geom_body[c->worst_what]];
+    case SALTO_CHECK_PENETRATION:
+    case SALTO_CHECK_BAR_CLEARANCE: return m->body_name[m->geom_body[c->worst_what]];
     case SALTO_CHECK_JOINT_LIMITS: return m->link_name[c->worst_what];
     case SALTO_CHECK_BOUNDS: return m->site_name[c->worst_what];
     case SALTO_CHECK_TORQUE: return m->link_name[c->worst_what];
@@ -109,6 +110,22 @@ static double geom_depth(const salto_problem_desc* p, const salto_model* m, cons
         lowest = fmin(lowest, pts[k][2] - r);
     }
     return height - lowest;
+}
+
+
+// The distance of the segment a-b from the line through p along the unit u: the segment's
+// nearest point minimises the distance across the line, a quadratic in the segment's parameter
+static double segment_line_distance(const double a[3], const double b[3], const double p[3],
+                                    const double u[3]) {
+    double A[3], B[3];
+    for (int k = 0; k < 3; k++) A[k] = a[k] - p[k], B[k] = b[k] - a[k];
+    const double au = salto_v3_dot(A, u), bu = salto_v3_dot(B, u);
+    for (int k = 0; k < 3; k++) A[k] -= au * u[k], B[k] -= bu * u[k];
+    const double BB = salto_v3_dot(B, B);
+    const double s = BB > 0.0 ? fmin(1.0, fmax(0.0, -salto_v3_dot(A, B) / BB)) : 0.0;
+    double v[3];
+    for (int k = 0; k < 3; k++) v[k] = A[k] + s * B[k];
+    return salto_v3_norm(v);
 }
 
 
@@ -229,6 +246,27 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
             if (depth > v[SALTO_CHECK_PENETRATION]) {
                 v[SALTO_CHECK_PENETRATION] = depth;
                 what[SALTO_CHECK_PENETRATION] = g;
+            }
+        }
+    }
+
+    // the clear_bar bars: how far a capsule (a sphere, a box corner) of a link that grips no bar
+    // reaches into one: the radii's sum less its axis's distance from the bar's axis
+    for (int c = 0; c < p->ncon; c++) {
+        const salto_constraint_desc* cd = &p->cons[c];
+        if (cd->type != SALTO_CON_CLEAR_BAR) continue;
+        if (isnan(v[SALTO_CHECK_BAR_CLEARANCE])) v[SALTO_CHECK_BAR_CLEARANCE] = -INFINITY;
+        for (int g = 0; g < m->ngeom; g++) {
+            if (m->geom_link[g] < 0 || salto_problem_grips_bar(p, m->geom_link[g])) continue;
+            double pts[8][3], r = 0.0;
+            const int npt = salto_geom_points(m, d, g, pts, &r);
+            const int capsule = m->geom_shape[g] == SALTO_GEOM_CAPSULE;
+            for (int k = 0; k < (capsule ? 1 : npt); k++) {
+                const double e = r + cd->height - segment_line_distance(pts[k], pts[capsule ? 1 : k], cd->point, cd->dir);
+                if (e > v[SALTO_CHECK_BAR_CLEARANCE]) {
+                    v[SALTO_CHECK_BAR_CLEARANCE] = e;
+                    what[SALTO_CHECK_BAR_CLEARANCE] = g;
+                }
             }
         }
     }
