@@ -322,8 +322,8 @@ static int block_has_lambda(const block* b, const double* lambda) {
 // an ancestor of b or b itself, d2x/dq_a dq_b = w_a x t_b(x) with S = [w; v] and t_b(x) =
 // v_b + w_b x x the point's velocity under S_b (moving q_a turns S_b and x about S_a; the
 // pair is symmetric by the Jacobi identity).
-static void point_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, int l,
-                           const double* x, const double* w, double sign) {
+void nlp_point_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, int l,
+                        const double* x, const double* w, double sign) {
     const salto_model* m = nlp->m;
     const salto_data* d = nlp->ev.d;
     for (int bj = l; bj >= 0; bj = m->link_parent[bj]) {
@@ -667,7 +667,7 @@ static salto_status er_finish(salto_nlp* nlp, int i, double* H, const double* wq
         for (int j = 0; j < nv; j++) id[j] = isT[j] ? -1 : j;
         double g[3];
         salto_site_pos(m, d, e->site, g);
-        point_hess_add(nlp, Sqd, ns, id, m->site_link[e->site], g, w, 1.0);
+        nlp_point_hess_add(nlp, Sqd, ns, id, m->site_link[e->site], g, w, 1.0);
     }
     // chi's q columns: central differences of its gradient over the held site's path
     double dmv[2][4];
@@ -801,7 +801,7 @@ static salto_status hess_physics_er(salto_nlp* nlp, int i, const double* lambda,
         for (int s = 0; s < ct->nsite; s++) {
             double xs[3];
             salto_site_pos(m, d, ct->site[s], xs);
-            point_hess_add(nlp, H, n3, id, m->site_link[ct->site[s]], xs, w, 1.0);
+            nlp_point_hess_add(nlp, H, n3, id, m->site_link[ct->site[s]], xs, w, 1.0);
         }
     }
     return er_finish(nlp, i, H, wq, wv, wa, 0, values);
@@ -1239,8 +1239,8 @@ static int hess_kin_rows(salto_nlp* nlp, int i, const double* lambda, double* va
         nlp_bar_segment(nlp, b, xa, xb);
         nlp_bar_distance(cd, xa, xb, b->offset, ga, gb, H6);
         for (int k = 0; k < 3; k++) ga[k] *= lr, gb[k] *= lr, w[k] = ga[k] + gb[k];
-        point_hess_add(nlp, S, ns, map, b->link, xa, ga, 1.0);
-        point_hess_add(nlp, S, ns, map, b->link, xb, gb, 1.0);
+        nlp_point_hess_add(nlp, S, ns, map, b->link, xa, ga, 1.0);
+        nlp_point_hess_add(nlp, S, ns, map, b->link, xb, gb, 1.0);
         const int nv = nlp->nv;
         const int na = merged ? nlp->blocks[nlp->hess.acc].nxaux : b->nxaux;
         const int aux0 = 3 * (merged ? nv : nd);
@@ -1293,7 +1293,7 @@ static int hess_kin_rows(salto_nlp* nlp, int i, const double* lambda, double* va
             l = m->site_link[cd->site];
             salto_site_pos(m, d, cd->site, x);
         }
-        if (l >= 0) point_hess_add(nlp, S, ns, map, l, x, w, 1.0);
+        if (l >= 0) nlp_point_hess_add(nlp, S, ns, map, l, x, w, 1.0);
         translated = 1;
     } else if (com) {
         nlp_com_sums(nlp);
@@ -1360,7 +1360,7 @@ static int hess_kin_rows(salto_nlp* nlp, int i, const double* lambda, double* va
         }
         salto_site_pos(m, d, e->site, g);
         if (translated == 1) {
-            point_hess_add(nlp, S, ns, map, m->site_link[e->site], g, wg, -1.0);
+            nlp_point_hess_add(nlp, S, ns, map, m->site_link[e->site], g, wg, -1.0);
         } else {
             vel_point_hess_add(nlp, S, ns, map, off, m->site_link[e->site], g, wg, -1.0);
         }

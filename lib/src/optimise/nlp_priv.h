@@ -368,6 +368,10 @@ double nlp_band(const salto_nlp* nlp, int j, int a, int o);
 
 // nlp_hess.c: the Lagrangian Hessian
 salto_status nlp_build_hessian_pattern(salto_nlp* nlp);
+// sign x w . d2x/dq dq into the q-q block of S (ns x ns, row-major; map: DOF -> local index, -1
+// where not read) for a point x fixed on link l, at the kinematics in nlp->ev.d
+void nlp_point_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, int l,
+                        const double* x, const double* w, double sign);
 
 // nlp_guess.c: initial guesses and warm starts
 void nlp_knots_per_phase(const salto_nlp* nlp, int* n);

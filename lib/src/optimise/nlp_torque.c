@@ -28,6 +28,31 @@ enum { max_links = 8 };
 static const double contact_length2 = SALTO_CONTACT_LENGTH * SALTO_CONTACT_LENGTH;
 
 
+// The contact links' sites' centroids pc (nb) at the kinematics in nlp->ev.d, and unless Jp is
+// NULL their Jacobians (3 x nv each)
+static void contact_centroids(salto_nlp* nlp, int ph, int nb, const int* link, const int* count,
+                              double pc[][3], double* Jp) {
+    const salto_model* m = nlp->m;
+    const salto_data* d = nlp->ev.d;
+    const salto_contact_desc* ct = &nlp->p->phases[ph].contact;
+    const int nv = nlp->nv;
+    memset(pc, 0, (size_t)nb * sizeof pc[0]);
+    if (Jp) memset(Jp, 0, (size_t)nb * 3 * nv * sizeof(double));
+    for (int s = 0; s < ct->nsite; s++) {
+        const int l = m->site_link[ct->site[s]];
+        int b = 0;
+        while (b < nb && link[b] != l) b++;
+        if (b == nb) continue;
+        double x[3];
+        salto_site_pos(m, d, ct->site[s], x);
+        for (int k = 0; k < 3; k++) pc[b][k] += x[k] / count[b];
+        if (!Jp) continue;
+        salto_site_jac(m, d, ct->site[s], nlp->ev.J3);
+        for (int e = 0; e < 3 * nv; e++) Jp[(size_t)b * 3 * nv + e] += nlp->ev.J3[e] / count[b];
+    }
+}
+
+
 // The minimum-norm share w (nb x 6) of f0 among the contact links, and unless dw is NULL its
 // derivatives dw (nb x 6 x 3 nv, row stride 3 nv) in the first ncols state components, with Jf
 // (6 x 3 nv) f0's (NULL: f0 held fixed, only the centroids move). d holds the kinematics; J3
@@ -35,9 +60,6 @@ static const double contact_length2 = SALTO_CONTACT_LENGTH * SALTO_CONTACT_LENGT
 static void contact_shares(salto_nlp* nlp, int ph, int nb, const int* link, const int* count,
                            const double* f0, const double* Jf, int ncols, double* w, double* dw,
                            double* Jp) {
-    const salto_model* m = nlp->m;
-    const salto_data* d = nlp->ev.d;
-    const salto_contact_desc* ct = &nlp->p->phases[ph].contact;
     const int nv = nlp->nv, ncol = 3 * nv;
     if (nb == 1) {
         memcpy(w, f0, 6 * sizeof(double));
@@ -48,20 +70,7 @@ static void contact_shares(salto_nlp* nlp, int ph, int nb, const int* link, cons
     }
     // centroids and their Jacobians
     double pc[max_links][3];
-    memset(pc, 0, sizeof pc);
-    if (dw) memset(Jp, 0, (size_t)nb * 3 * nv * sizeof(double));
-    for (int s = 0; s < ct->nsite; s++) {
-        const int l = m->site_link[ct->site[s]];
-        int b = 0;
-        while (b < nb && link[b] != l) b++;
-        if (b == nb) continue;
-        double x[3];
-        salto_site_pos(m, d, ct->site[s], x);
-        for (int k = 0; k < 3; k++) pc[b][k] += x[k] / count[b];
-        if (!dw) continue;
-        salto_site_jac(m, d, ct->site[s], nlp->ev.J3);
-        for (int e = 0; e < 3 * nv; e++) Jp[(size_t)b * 3 * nv + e] += nlp->ev.J3[e] / count[b];
-    }
+    contact_centroids(nlp, ph, nb, link, count, pc, dw ? Jp : NULL);
     double A[36], ab[6];
     if (!salto_contact_shares(nb, (const double(*)[3])pc, f0, w, A, ab)) {
         // not for finite input: resim.c's fallback, f0 / nb each
@@ -88,7 +97,7 @@ static void contact_shares(salto_nlp* nlp, int ph, int nb, const int* link, cons
         if (Jf) {
             for (int k = 0; k < 3; k++) rhs[k] = Jf[(3 + k) * ncol + c], rhs[3 + k] = Jf[k * ncol + c];
         }
-        double dp[max_links][3];
+        double dp[max_links][3] = {{0}};
         const int moves = c < nv;
         if (moves) {
             double dP[3] = {0, 0, 0}, dQb[3] = {0, 0, 0};
@@ -308,6 +317,51 @@ static double share_qgrad(salto_nlp* nlp, const block* b, const double* lam, int
 }
 
 
+// G (3 nb): the gradient in the centroids pc of sum_b nu_b . w_b (nu: nb x 6, held; w the
+// shares of fbar), by the 6 x 6 system differentiated along each coordinate (contact_shares'
+// column rule with f held and one centroid moving); zero for one link
+static void shares_pgrad(int nb, const double (*pc)[3], const double* fbar, const double* nu,
+                         double* G) {
+    double w[6 * max_links], A[36], ab[6];
+    for (int k = 0; k < 3 * nb; k++) G[k] = 0.0;
+    if (nb < 2 || !salto_contact_shares(nb, pc, fbar, w, A, ab)) return;
+    const double* alpha = ab;
+    const double* beta = ab + 3;
+    for (int b0 = 0; b0 < nb; b0++) {
+        const double pb = salto_v3_dot(pc[b0], beta);
+        for (int k0 = 0; k0 < 3; k0++) {
+            double e[3] = {0, 0, 0};
+            e[k0] = 1.0;
+            double rhs[6], t1[3], t2[3];
+            salto_v3_cross(t1, e, beta);
+            salto_v3_cross(t2, e, alpha);
+            for (int k = 0; k < 3; k++) {
+                const double dQb = 2.0 * pc[b0][k0] * beta[k] - e[k] * pb - pc[b0][k] * beta[k0];
+                rhs[k] = t1[k], rhs[3 + k] = -(t2[k] + dQb);
+            }
+            salto_chol_solve(A, 6, rhs);
+            const double* da = rhs;
+            const double* db = rhs + 3;
+            double g = 0.0;
+            for (int bb = 0; bb < nb; bb++) {
+                double df[3], dn[3], t[3];
+                salto_v3_cross(df, db, pc[bb]);
+                for (int k = 0; k < 3; k++) df[k] += da[k];
+                if (bb == b0) {
+                    salto_v3_cross(t, beta, e);
+                    for (int k = 0; k < 3; k++) df[k] += t[k];
+                }
+                for (int k = 0; k < 3; k++) dn[k] = contact_length2 * db[k];
+                salto_v3_cross_add(dn, pc[bb], df);
+                if (bb == b0) salto_v3_cross_add(dn, e, w + 6 * bb + 3);
+                g += salto_v3_dot(nu + 6 * bb, dn) + salto_v3_dot(nu + 6 * bb + 3, df);
+            }
+            G[3 * b0 + k0] = g;
+        }
+    }
+}
+
+
 void nlp_torque_hess(salto_nlp* nlp, const block* b, const double* lam, double* H, double wq[3],
                      double wv[3], double wa[3]) {
     const salto_model* m = nlp->m;
@@ -353,28 +407,107 @@ void nlp_torque_hess(salto_nlp* nlp, const block* b, const double* lam, double* 
                     H[(size_t)c * n3 + a] -= X;
                 }
             }
-            // d2_q phi(q; f0) by central differences of its gradient, in the DOFs that move a
-            // contact link or a limited DOF's axis above one
-            int* moves = nlp->hess.map2;
-            for (int c = 0; c < nv; c++) moves[c] = 0;
-            for (int c = 0; c < nb; c++) {
-                for (int k = link[c]; k >= 0; k = m->link_parent[k]) moves[k] = 1;
-            }
+            // d2_q phi(q; f0) with f0 held, phi = sum_b nu_b(q) . w_b(p(q)): the shares' own
+            // curvature (in the centroids: Jp' Mpp Jp, Mpp by central differences of the exact
+            // gradient shares_pgrad, plus the centroids' point Hessians weighted by it), the
+            // cross terms dnu' dw + dw' dnu, and w . d2 nu (the axes' second derivatives)
+            const int np = 3 * nb;
+            double pc[max_links][3], G[3 * max_links], Gp[3 * max_links], Gm[3 * max_links];
+            double Mpp[9 * max_links * max_links], nu[6 * max_links] = {0}, w[6 * max_links];
+            double* Jp = nlp->ev.wjac + (size_t)max_links * 6 * n3; // 3 x nv per link
+            double* dw = nlp->ev.wjac;                             // nb x 6 x 3 nv
+            contact_centroids(nlp, b->phase, nb, link, count, pc, Jp);
+            for (int k = 0; k < 6 * nb; k++) nu[k] = 0.0;
             for (int r = 0; r < K; r++) {
-                if (!under[r]) continue;
-                for (int k = m->link_parent[dof[r]]; k >= 0; k = m->link_parent[k]) moves[k] = 1;
+                for (int c = 0; c < nb; c++) {
+                    if (under[r] >> c & 1) salto_sv_axpy(nu + 6 * c, lam[r], d->S + 6 * dof[r]);
+                }
             }
-            for (int c = 0; c < nv; c++) {
-                if (!moves[c]) continue;
-                const double q0 = d->q[c], h = 1e-6 * fmax(1.0, fabs(q0));
-                d->q[c] = q0 + h;
-                salto_fk(m, d, SALTO_FK_POS);
-                share_qgrad(nlp, b, lam, nb, link, count, under, f0, gp);
-                d->q[c] = q0 - h;
-                salto_fk(m, d, SALTO_FK_POS);
-                share_qgrad(nlp, b, lam, nb, link, count, under, f0, gm);
-                d->q[c] = q0;
-                for (int a = 0; a < nv; a++) H[(size_t)a * n3 + c] -= (gp[a] - gm[a]) / (2.0 * h);
+            shares_pgrad(nb, (const double(*)[3])pc, f0, nu, G);
+            for (int i = 0; i < np; i++) {
+                double* pi = &pc[i / 3][i % 3];
+                const double p0 = *pi, h = 1e-6 * fmax(1.0, fabs(p0));
+                *pi = p0 + h;
+                shares_pgrad(nb, (const double(*)[3])pc, f0, nu, Gp);
+                *pi = p0 - h;
+                shares_pgrad(nb, (const double(*)[3])pc, f0, nu, Gm);
+                *pi = p0;
+                for (int k = 0; k < np; k++) Mpp[k * np + i] = (Gp[k] - Gm[k]) / (2.0 * h);
+            }
+            // -Jp' Mpp Jp (symmetrised) into the q-q block
+            double* MJ = nlp->hess.tw; // np x nv
+            for (int k = 0; k < np; k++) {
+                for (int c = 0; c < nv; c++) {
+                    double v = 0.0;
+                    for (int i = 0; i < np; i++) {
+                        v += 0.5 * (Mpp[k * np + i] + Mpp[i * np + k]) * Jp[(size_t)(i / 3) * 3 * nv + (size_t)(i % 3) * nv + c];
+                    }
+                    MJ[(size_t)k * nv + c] = v;
+                }
+            }
+            for (int a = 0; a < nv; a++) {
+                for (int c = 0; c < nv; c++) {
+                    double v = 0.0;
+                    for (int k = 0; k < np; k++) v += Jp[(size_t)(k / 3) * 3 * nv + (size_t)(k % 3) * nv + a] * MJ[(size_t)k * nv + c];
+                    H[(size_t)a * n3 + c] -= v;
+                }
+            }
+            // the centroids' curvature: each site's point Hessian, weighted by G / count
+            {
+                int* id = nlp->hess.map2;
+                for (int j = 0; j < nv; j++) id[j] = j;
+                const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
+                for (int sidx = 0; sidx < ct->nsite; sidx++) {
+                    const int l = m->site_link[ct->site[sidx]];
+                    int c = 0;
+                    while (c < nb && link[c] != l) c++;
+                    if (c == nb) continue;
+                    double x[3], wv3[3];
+                    salto_site_pos(m, d, ct->site[sidx], x);
+                    for (int k = 0; k < 3; k++) wv3[k] = G[3 * c + k] / count[c];
+                    nlp_point_hess_add(nlp, H, n3, id, l, x, wv3, -1.0);
+                }
+            }
+            // the shares' q-derivatives with f0 held, dw (6 x nv each, q columns), and the axes'
+            contact_shares(nlp, b->phase, nb, link, count, f0, NULL, nv, w, dw,
+                           nlp->ev.wjac + (size_t)max_links * 6 * n3);
+            for (int r = 0; r < K; r++) {
+                if (!under[r] || lam[r] == 0.0) continue;
+                const int j = dof[r];
+                const double* Sj = d->S + 6 * j;
+                double W[6];
+                under_wrench(w, nb, under[r], W);
+                for (int i = m->link_parent[j]; i >= 0; i = m->link_parent[i]) {
+                    // d nu / dq_i = lam S_i x S_j against dw: -(S_i x S_j) . dW/dq_c, both ways
+                    double SS[6];
+                    salto_sv_crossm(SS, d->S + 6 * i, Sj);
+                    for (int c = 0; c < nv; c++) {
+                        double dWc[6] = {0, 0, 0, 0, 0, 0};
+                        for (int cc = 0; cc < nb; cc++) {
+                            if (!(under[r] >> cc & 1)) continue;
+                            for (int k = 0; k < 6; k++) dWc[k] += dw[(size_t)cc * 6 * n3 + (size_t)k * n3 + c];
+                        }
+                        const double v = lam[r] * salto_sv_dot(SS, dWc);
+                        H[(size_t)i * n3 + c] -= v;
+                        H[(size_t)c * n3 + i] -= v;
+                    }
+                    // W . d2 S_j / dq_i dq_i2 for i2 on the path from i down to j's parent
+                    for (int i2 = i; i2 != j;) {
+                        double D2[6], t1[6], t2[6];
+                        salto_sv_crossm(D2, d->S + 6 * i2, SS);
+                        if (i2 != i) {
+                            salto_sv_crossm(t1, d->S + 6 * i, d->S + 6 * i2);
+                            salto_sv_crossm(t2, t1, Sj);
+                            salto_sv_add_to(D2, t2);
+                        }
+                        const double v = lam[r] * salto_sv_dot(D2, W);
+                        H[(size_t)i * n3 + i2] -= v;
+                        if (i2 != i) H[(size_t)i2 * n3 + i] -= v;
+                        int nx = j;
+                        while (m->link_parent[nx] != i2) nx = m->link_parent[nx];
+                        i2 = nx;
+                    }
+                }
             }
         }
         if (bal) {
