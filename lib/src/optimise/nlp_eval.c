@@ -459,25 +459,34 @@ double nlp_band(const salto_nlp* nlp, int j, int a, int o) {
 }
 
 
-// (band c)_a for DOF j's control points c
-static double band_row(const salto_nlp* nlp, int j, int a, const double* c) {
+// ((wg G + w0 G0) c)_a: row a of a band of the Gram matrices times control points c
+static double band_row_of(const salto_nlp* nlp, double wg, double w0, int a, const double* c) {
     double row = 0.0;
     for (int o = -3; o <= 3; o++) {
         const int b = a + o;
-        if (b >= 0 && b < nlp->ncp) row += nlp_band(nlp, j, a, o) * c[b];
+        const int i = 7 * a + 3 + o;
+        if (b >= 0 && b < nlp->ncp) row += (wg * nlp->obj.G[i] + w0 * nlp->obj.G0[i]) * c[b];
     }
     return row;
 }
 
 
+// (band c)_a for DOF j's control points c
+static double band_row(const salto_nlp* nlp, int j, int a, const double* c) {
+    return band_row_of(nlp, nlp->obj.w[j], nlp->obj.rho, a, c);
+}
+
+
 // the objective's terms that are blocks: height and travel, linear in their rows (ow x row),
 // and torque, quadratic (ow x sum_r rw_r row_r^2)
-static double objective_rows(salto_nlp* nlp, const double* x) {
+// (k >= 0: objective term k's alone)
+static double objective_rows(salto_nlp* nlp, const double* x, int k) {
     double sum = 0.0;
     double* g = nlp->ev.og;
     nlp->ev.have_state = 0;
     for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
         const block* b = &nlp->blocks[i];
+        if (k >= 0 && b->oi != k) continue;
         nlp_eval_block(nlp, x, b, g, 0);
         for (int r = 0; r < b->nrows; r++) {
             sum += b->quad ? b->ow * (b->rw ? b->rw[r] : 1.0) * g[r] * g[r] : b->ow * g[r];
@@ -531,32 +540,13 @@ double salto_nlp_objective_term(salto_nlp* nlp, const double* x, int k) {
         for (int j = 0; j < nlp->nv && nlp->obj.dofs > 0; j++) {
             const double* c = x + j * nlp->ncp;
             for (int a = 0; a < nlp->ncp; a++) {
-                double band = 0.0;
-                for (int o = -3; o <= 3; o++) {
-                    const int b = a + o;
-                    if (b < 0 || b >= nlp->ncp) continue;
-                    const int i = 7 * a + 3 + o;
-                    band += (acc ? nlp->obj.w[j] * nlp->obj.G[i] : nlp->obj.ref_w * nlp->obj.G0[i]) * c[b];
-                }
-                sum += c[a] * band;
+                sum += c[a] * band_row_of(nlp, acc ? nlp->obj.w[j] : 0.0, acc ? 0.0 : nlp->obj.ref_w, a, c);
                 if (!acc) sum -= 2.0 * nlp->obj.ref_b[j * nlp->ncp + a] * c[a];
             }
         }
         return acc ? sum * od->weight / wsum : sum;
     }
-    double sum = 0.0;
-    double* g = nlp->ev.og;
-    nlp->ev.have_state = 0;
-    for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
-        const block* b = &nlp->blocks[i];
-        if (b->oi != k) continue;
-        nlp_eval_block(nlp, x, b, g, 0);
-        for (int r = 0; r < b->nrows; r++) {
-            sum += b->quad ? b->ow * (b->rw ? b->rw[r] : 1.0) * g[r] * g[r] : b->ow * g[r];
-        }
-    }
-    nlp->ev.have_state = 0;
-    return sum;
+    return objective_rows(nlp, x, k);
 }
 
 
@@ -580,7 +570,7 @@ double salto_nlp_objective_measure(salto_nlp* nlp, const double* x, int k) {
 
 
 salto_status salto_nlp_eval_f(salto_nlp* nlp, const double* x, double* f) {
-    double sum = nlp->obj.ref_c + objective_rows(nlp, x);
+    double sum = nlp->obj.ref_c + objective_rows(nlp, x, -1);
     for (int j = 0; j < nlp->nv && nlp->obj.dofs > 0; j++) {
         const double* c = x + j * nlp->ncp;
         for (int a = 0; a < nlp->ncp; a++) {

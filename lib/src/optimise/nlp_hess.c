@@ -1377,7 +1377,7 @@ static salto_status hess_torque(salto_nlp* nlp, int i, const double* lambda, dou
     const int n3 = 3 * nlp->nv;
     double* H = nlp->hess.Hf;
     double wq[3], wv[3], wa[3];
-    nlp_torque_hess(nlp, b, lambda + b->row0, H, wq, wv, wa);
+    nlp_torque_hess(nlp, b, lambda + b->row0, NULL, H, wq, wv, wa);
     nlp->ev.have_state = 0;
     // summed into the physics block's at this time (the same state and places: one map to the
     // control points for both), or mapped on its own

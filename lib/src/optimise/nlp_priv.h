@@ -354,9 +354,10 @@ void nlp_force_obj_hess(salto_nlp* nlp, const block* b, double obj_factor, doubl
 // nlp_torque.c: the joint torque rows, tau_j + slope_j qd_j for each limited DOF j
 void nlp_eval_torque(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);
 // their Hessian sum_r lam_r d2 row_r in the full state (3 nv x 3 nv) at nlp->hess.xs, and where
-// b sees an effective root the full-state gradient's weights at its translation (wq, wv, wa)
-void nlp_torque_hess(salto_nlp* nlp, const block* b, const double* lam, double* H, double wq[3],
-                     double wv[3], double wa[3]);
+// b sees an effective root the full-state gradient's weights at its translation (wq, wv, wa),
+// from the rows' full-state Jacobian J (K x 3 nv) at that state, or computed when J is NULL
+void nlp_torque_hess(salto_nlp* nlp, const block* b, const double* lam, const double* J, double* H,
+                     double wq[3], double wv[3], double wa[3]);
 // a torque objective's block: the full-state Hessian of obj_factor ow sum_r rw_r row_r^2
 void nlp_torque_obj_hess(salto_nlp* nlp, const block* b, double obj_factor, double* H, double wq[3],
                          double wv[3], double wa[3]);

@@ -362,8 +362,8 @@ static void shares_pgrad(int nb, const double (*pc)[3], const double* fbar, cons
 }
 
 
-void nlp_torque_hess(salto_nlp* nlp, const block* b, const double* lam, double* H, double wq[3],
-                     double wv[3], double wa[3]) {
+void nlp_torque_hess(salto_nlp* nlp, const block* b, const double* lam, const double* J, double* H,
+                     double wq[3], double wv[3], double wa[3]) {
     const salto_model* m = nlp->m;
     salto_data* d = nlp->ev.d;
     const int nv = nlp->nv, n3 = 3 * nv, K = b->nrows;
@@ -570,12 +570,15 @@ void nlp_torque_hess(salto_nlp* nlp, const block* b, const double* lam, double* 
         salto_fk(m, d, SALTO_FK_ACC);
         salto_link_inertias(m, d);
     }
-    // the full-state gradient's weights at the effective root's translation
+    // the full-state gradient's weights at the effective root's translation (from the rows'
+    // Jacobian J when the caller has it)
     if (b->er >= 0) {
         const eroot* e = &nlp->root.er[b->er];
-        double* g = gp;
-        double* Jt = nlp->ev.Jt;
-        torque_core(nlp, b, g, Jt);
+        const double* Jt = J;
+        if (!Jt) {
+            torque_core(nlp, b, gp, nlp->ev.Jt);
+            Jt = nlp->ev.Jt;
+        }
         for (int t = 0; t < e->nt; t++) {
             const int T = e->tdof[t];
             wq[t] = wv[t] = wa[t] = 0.0;
@@ -615,6 +618,6 @@ void nlp_torque_obj_hess(salto_nlp* nlp, const block* b, double obj_factor, doub
             for (int e = 0; e < n3; e++) Ga[e] += ca * Jr[e];
         }
     }
-    nlp_torque_hess(nlp, b, lam, H, wq, wv, wa);
+    nlp_torque_hess(nlp, b, lam, J, H, wq, wv, wa);
     for (size_t e = 0; e < (size_t)n3 * (size_t)n3; e++) H[e] += GN[e];
 }

@@ -322,17 +322,11 @@ static salto_status read_when(reader* R, salto_constraint_desc* c, const salto_c
     case SALTO_CON_COM_ABOVE:
     case SALTO_CON_SITE_IN_BOX:
     case SALTO_CON_COM_IN_BOX:
-    case SALTO_CON_JOINT_RANGE:
-        if (tn && pn) {
-            const salto_cfg_node* later = tn->index > pn->index ? tn : pn;
-            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, later),
-                              "give either 'time' or 'phase', not both");
-        }
-        if (!tn && !pn) {
-            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, n),
-                              "%s %s constraint needs 'time' or 'phase'", problem_article(what), what);
-        }
-        break;
+    case SALTO_CON_JOINT_RANGE: {
+        char which[64];
+        snprintf(which, sizeof which, "%s %s constraint", problem_article(what), what);
+        return problem_read_time_or_phase(R, n, which, &c->has_time, &c->time, &c->phase);
+    }
     case SALTO_CON_SITE_STILL:
     case SALTO_CON_BODY_STILL:
         if (!pn) {

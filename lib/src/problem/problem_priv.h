@@ -102,6 +102,10 @@ salto_status problem_lookup(reader* R, const char* name, const char* const* name
 salto_status problem_read_site(reader* R, const salto_cfg_node* n, int* out);
 salto_status problem_read_phase_ref(reader* R, const salto_cfg_node* n, int* out);
 salto_status problem_read_time(reader* R, const salto_cfg_node* n, double* out);
+// exactly one of map n's 'time' and 'phase' (what names the map in the message: "a height
+// objective"): the time into *time and *has_time 1, or the phase into *phase
+salto_status problem_read_time_or_phase(reader* R, const salto_cfg_node* n, const char* what,
+                                        int* has_time, double* time, int* phase);
 
 // problem_phases.c: phases and contacts
 salto_status problem_read_phases(reader* R, const salto_cfg_node* top);

@@ -378,6 +378,27 @@ salto_status problem_read_time(reader* R, const salto_cfg_node* n, double* out) 
 }
 
 
+salto_status problem_read_time_or_phase(reader* R, const salto_cfg_node* n, const char* what,
+                                        int* has_time, double* time, int* phase) {
+    const salto_cfg_node* tn = salto_cfg_child(n, "time");
+    const salto_cfg_node* pn = salto_cfg_child(n, "phase");
+    *has_time = 0;
+    *phase = -1;
+    if (tn && pn) {
+        const salto_cfg_node* later = tn->index > pn->index ? tn : pn;
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, later),
+                          "give either 'time' or 'phase', not both");
+    }
+    if (!tn && !pn) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, n), "%s needs 'time' or 'phase'", what);
+    }
+    if (pn) return problem_read_phase_ref(R, pn, phase);
+    salto_status s = problem_read_time(R, tn, time);
+    if (s == SALTO_OK) *has_time = 1;
+    return s;
+}
+
+
 // An optional 'name' of n (a constraint, an objective) into out (cap bytes; "" without one):
 // letters, digits, '_' and '-', starting with a letter or '_' (a path segment of --set and of
 // sweeps, which a digit would make a list index); *node (may be NULL) receives its node

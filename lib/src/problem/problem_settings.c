@@ -26,24 +26,8 @@ static salto_status read_measure(reader* R, salto_objective_desc* o, const salto
     const salto_cfg_node* sn = salto_cfg_child(n, "site");
     salto_status s = sn ? problem_read_site(R, sn, &o->site) : SALTO_OK;
     if (s) return s;
-    const salto_cfg_node* tn = salto_cfg_child(n, "time");
-    const salto_cfg_node* pn = salto_cfg_child(n, "phase");
-    if (tn && pn) {
-        const salto_cfg_node* later = tn->index > pn->index ? tn : pn;
-        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, later),
-                          "give either 'time' or 'phase', not both");
-    }
-    if (!tn && !pn) {
-        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, n), "%s needs 'time' or 'phase'", what);
-    }
-    if (tn) {
-        s = problem_read_time(R, tn, &o->time);
-        if (s) return s;
-        o->has_time = 1;
-    } else {
-        s = problem_read_phase_ref(R, pn, &o->phase);
-        if (s) return s;
-    }
+    s = problem_read_time_or_phase(R, n, what, &o->has_time, &o->time, &o->phase);
+    if (s) return s;
     const salto_cfg_node* gn = salto_cfg_child(n, "goal");
     if (gn) {
         static const char* const goals[] = {"min", "max", NULL};
