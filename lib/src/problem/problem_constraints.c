@@ -103,6 +103,15 @@ static salto_status dof_entry(reader* R, const salto_constraint_desc* c, const s
 }
 
 
+// entry i of the DOF maps 'dofs' then 'dofs_deg' (either may be NULL), *deg 1 for the latter's
+static const salto_cfg_node* dof_map_entry(const salto_cfg_node* dofs, const salto_cfg_node* degs,
+                                           int i, int* deg) {
+    const int nd = dofs ? dofs->n : 0;
+    *deg = i >= nd;
+    return i < nd ? dofs->child[i] : degs->child[i - nd];
+}
+
+
 static salto_status read_dof_values(reader* R, int icon, const salto_cfg_node* n) {
     salto_constraint_desc* c = &R->p->cons[icon];
     const salto_model* m = R->m;
@@ -151,17 +160,15 @@ static salto_status read_dof_values(reader* R, int icon, const salto_cfg_node* n
         }
         return SALTO_OK;
     }
-    for (int pass = 0; pass < 2; pass++) {
-        const salto_cfg_node* map = pass == 0 ? dofs : degs;
-        for (int i = 0; map && i < map->n; i++) {
-            const salto_cfg_node* e = map->child[i];
-            int dof = -1;
-            s = dof_entry(R, c, e, pass == 1, &dof);
-            if (s) return s;
-            s = set_dof_value(R, icon, c->ndof, dof, pass == 1, e);
-            if (s) return s;
-            c->ndof++;
-        }
+    const int nmap = (dofs ? dofs->n : 0) + (degs ? degs->n : 0);
+    for (int i = 0; i < nmap; i++) {
+        int deg = 0, dof = -1;
+        const salto_cfg_node* e = dof_map_entry(dofs, degs, i, &deg);
+        s = dof_entry(R, c, e, deg, &dof);
+        if (s) return s;
+        s = set_dof_value(R, icon, c->ndof, dof, deg, e);
+        if (s) return s;
+        c->ndof++;
     }
 
     // ascending DOF order (insertion sort: a few entries)
@@ -236,38 +243,35 @@ static salto_status read_dof_ranges(reader* R, salto_constraint_desc* c, const s
     c->dof = salto_calloc((size_t)count, sizeof *c->dof);
     c->value = salto_calloc(2 * (size_t)count, sizeof *c->value);
     if (!c->dof || !c->value) return problem_nomem(R);
-    for (int pass = 0; pass < 2; pass++) {
-        const salto_cfg_node* map = pass == 0 ? dofs : degs;
-        for (int i = 0; map && i < map->n; i++) {
-            const salto_cfg_node* e = map->child[i];
-            int dof = -1;
-            s = dof_entry(R, c, e, pass == 1, &dof);
-            if (s) return s;
-            if (e->kind != SALTO_CFG_LIST || e->n != 2) {
-                char found[100];
-                salto_cfg_describe(e, found, sizeof found);
-                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, e),
-                                  "expected [lo, hi] (numbers or nulls) for '%s', found %s", e->key, found);
-            }
-            double lh[2] = {-INFINITY, INFINITY};
-            for (int b = 0; b < 2; b++) {
-                if (salto_cfg_is_null(e->child[b])) continue;
-                s = salto_cfg_number(e->child[b], &lh[b], R->err);
-                if (s) return s;
-                if (pass == 1) lh[b] *= pi / 180.0;
-            }
-            if (!isfinite(lh[0]) && !isfinite(lh[1])) {
-                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, e),
-                                  "the range of '%s' has no side: give lo or hi a number", e->key);
-            }
-            if (lh[0] > lh[1]) {
-                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, e->child[1]),
-                                  "the range of '%s' ends below its start", e->key);
-            }
-            c->dof[c->ndof] = dof;
-            c->value[2 * c->ndof] = lh[0], c->value[2 * c->ndof + 1] = lh[1];
-            c->ndof++;
+    for (int i = 0; i < count; i++) {
+        int deg = 0, dof = -1;
+        const salto_cfg_node* e = dof_map_entry(dofs, degs, i, &deg);
+        s = dof_entry(R, c, e, deg, &dof);
+        if (s) return s;
+        if (e->kind != SALTO_CFG_LIST || e->n != 2) {
+            char found[100];
+            salto_cfg_describe(e, found, sizeof found);
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, e),
+                              "expected [lo, hi] (numbers or nulls) for '%s', found %s", e->key, found);
         }
+        double lh[2] = {-INFINITY, INFINITY};
+        for (int b = 0; b < 2; b++) {
+            if (salto_cfg_is_null(e->child[b])) continue;
+            s = salto_cfg_number(e->child[b], &lh[b], R->err);
+            if (s) return s;
+            if (deg) lh[b] *= pi / 180.0;
+        }
+        if (!isfinite(lh[0]) && !isfinite(lh[1])) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, e),
+                              "the range of '%s' has no side: give lo or hi a number", e->key);
+        }
+        if (lh[0] > lh[1]) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, e->child[1]),
+                              "the range of '%s' ends below its start", e->key);
+        }
+        c->dof[c->ndof] = dof;
+        c->value[2 * c->ndof] = lh[0], c->value[2 * c->ndof + 1] = lh[1];
+        c->ndof++;
     }
     return SALTO_OK;
 }
