@@ -53,13 +53,12 @@ static void contact_centroids(salto_nlp* nlp, int ph, int nb, const int* link, c
 }
 
 
-// The minimum-norm share w (nb x 6) of f0 among the contact links, and unless dw is NULL its
-// derivatives dw (nb x 6 x 3 nv, row stride 3 nv) in the first ncols state components, with Jf
-// (6 x 3 nv) f0's (NULL: f0 held fixed, only the centroids move). d holds the kinematics; J3
-// is 3 x nv scratch, Jp 3 x nv per link.
-static void contact_shares(salto_nlp* nlp, int ph, int nb, const int* link, const int* count,
-                           const double* f0, const double* Jf, int ncols, double* w, double* dw,
-                           double* Jp) {
+// The minimum-norm share w (nb x 6) of f0 among the contact links with centroids pc, and unless
+// dw is NULL its derivatives dw (nb x 6 x 3 nv, row stride 3 nv) in the first ncols state
+// components, with Jp the centroids' Jacobians (3 x nv each, contact_centroids) and Jf
+// (6 x 3 nv) f0's (NULL: f0 held fixed, only the centroids move)
+static void contact_shares(const salto_nlp* nlp, int nb, const double (*pc)[3], const double* Jp,
+                           const double* f0, const double* Jf, int ncols, double* w, double* dw) {
     const int nv = nlp->nv, ncol = 3 * nv;
     if (nb == 1) {
         memcpy(w, f0, 6 * sizeof(double));
@@ -68,11 +67,8 @@ static void contact_shares(salto_nlp* nlp, int ph, int nb, const int* link, cons
         }
         return;
     }
-    // centroids and their Jacobians
-    double pc[max_links][3];
-    contact_centroids(nlp, ph, nb, link, count, pc, dw ? Jp : NULL);
     double A[36], ab[6];
-    if (!salto_contact_shares(nb, (const double(*)[3])pc, f0, w, A, ab)) {
+    if (!salto_contact_shares(nb, pc, f0, w, A, ab)) {
         // not for finite input: resim.c's fallback, f0 / nb each
         for (int bb = 0; dw && bb < nb; bb++) {
             for (int k = 0; k < 6; k++) {
@@ -215,8 +211,11 @@ static void torque_core(salto_nlp* nlp, const block* b, double* g, double* J) {
     if (any) {
         double f0[6];
         state_force(nlp, f0, want_jac ? Jf : NULL);
-        contact_shares(nlp, b->phase, nb, link, count, f0, want_jac ? Jf : NULL, ncol, w,
-                       want_jac ? dw : NULL, nlp->ev.wjac + (size_t)max_links * 6 * ncol);
+        double pc[max_links][3];
+        double* Jp = want_jac ? nlp->ev.wjac + (size_t)max_links * 6 * ncol : NULL;
+        if (nb > 1) contact_centroids(nlp, b->phase, nb, link, count, pc, Jp); // one link: f0
+        contact_shares(nlp, nb, (const double(*)[3])pc, Jp, f0, want_jac ? Jf : NULL, ncol, w,
+                       want_jac ? dw : NULL);
     }
     for (int r = 0; r < K; r++) {
         const int j = dof[r];
@@ -279,16 +278,16 @@ void nlp_eval_torque(salto_nlp* nlp, const double* x, const block* b, double* g,
 
 // The q-gradient (nv, into out) of phi(q) = sum_r lambda_r S_j . W_r(fbar, p(q)) with f0 held at
 // fbar, at the positions in nlp->ev.d; returns phi
-static double share_qgrad(salto_nlp* nlp, const block* b, const double* lam, int nb, const int* link,
-                          const int* count, const int* under, const double* fbar, double* out) {
+static double share_qgrad(salto_nlp* nlp, const block* b, const double* lam, int nb,
+                          const double (*pc)[3], const double* Jp, const int* under,
+                          const double* fbar, double* out) {
     const salto_model* m = nlp->m;
     const salto_data* d = nlp->ev.d;
     const int nv = nlp->nv, ncol = 3 * nv;
     const int* dof = b->tdof;
     double w[6 * max_links];
     double* dw = nlp->ev.wjac;
-    contact_shares(nlp, b->phase, nb, link, count, fbar, NULL, nv, w, dw,
-                   nlp->ev.wjac + (size_t)max_links * 6 * ncol);
+    contact_shares(nlp, nb, pc, Jp, fbar, NULL, nv, w, dw);
     double phi = 0.0;
     memset(out, 0, (size_t)nv * sizeof(double));
     for (int r = 0; r < b->nrows; r++) {
@@ -390,12 +389,17 @@ void nlp_torque_hess(salto_nlp* nlp, const block* b, const double* lam, const do
         double f0[6];
         salto_f0_jac(m, d, SALTO_JAC_LINEAR, f0, Jf, NULL);
         if (any) {
-            // (B) the shares: m and dm (6 x nv) by phi(q; e_k)
+            // (B) the shares: the centroids and their Jacobians once, m and dm (6 x nv) by
+            // phi(q; e_k)
+            double pc[max_links][3];
+            double* Jp = nlp->ev.wjac + (size_t)max_links * 6 * n3; // 3 x nv per link
+            if (nb > 1) contact_centroids(nlp, b->phase, nb, link, count, pc, Jp); // one link: f0
+            const double(*pcc)[3] = (const double(*)[3])pc;
             double mk[6];
             for (int k = 0; k < 6; k++) {
                 double e[6] = {0, 0, 0, 0, 0, 0};
                 e[k] = 1.0;
-                mk[k] = share_qgrad(nlp, b, lam, nb, link, count, under, e, Dm + k * nv);
+                mk[k] = share_qgrad(nlp, b, lam, nb, pcc, Jp, under, e, Dm + k * nv);
             }
             salto_f0_hess(m, d, mk, H2, tw);
             for (size_t e = 0; e < (size_t)n3 * (size_t)n3; e++) H[e] -= H2[e];
@@ -412,65 +416,64 @@ void nlp_torque_hess(salto_nlp* nlp, const block* b, const double* lam, const do
             // gradient shares_pgrad, plus the centroids' point Hessians weighted by it), the
             // cross terms dnu' dw + dw' dnu, and w . d2 nu (the axes' second derivatives)
             const int np = 3 * nb;
-            double pc[max_links][3], G[3 * max_links], Gp[3 * max_links], Gm[3 * max_links];
+            double G[3 * max_links], Gp[3 * max_links], Gm[3 * max_links];
             double Mpp[9 * max_links * max_links], nu[6 * max_links] = {0}, w[6 * max_links];
-            double* Jp = nlp->ev.wjac + (size_t)max_links * 6 * n3; // 3 x nv per link
-            double* dw = nlp->ev.wjac;                             // nb x 6 x 3 nv
-            contact_centroids(nlp, b->phase, nb, link, count, pc, Jp);
-            for (int k = 0; k < 6 * nb; k++) nu[k] = 0.0;
+            double* dw = nlp->ev.wjac; // nb x 6 x 3 nv
             for (int r = 0; r < K; r++) {
                 for (int c = 0; c < nb; c++) {
                     if (under[r] >> c & 1) salto_sv_axpy(nu + 6 * c, lam[r], d->S + 6 * dof[r]);
                 }
             }
-            shares_pgrad(nb, (const double(*)[3])pc, f0, nu, G);
-            for (int i = 0; i < np; i++) {
-                double* pi = &pc[i / 3][i % 3];
-                const double p0 = *pi, h = 1e-6 * fmax(1.0, fabs(p0));
-                *pi = p0 + h;
-                shares_pgrad(nb, (const double(*)[3])pc, f0, nu, Gp);
-                *pi = p0 - h;
-                shares_pgrad(nb, (const double(*)[3])pc, f0, nu, Gm);
-                *pi = p0;
-                for (int k = 0; k < np; k++) Mpp[k * np + i] = (Gp[k] - Gm[k]) / (2.0 * h);
-            }
-            // -Jp' Mpp Jp (symmetrised) into the q-q block
-            double* MJ = nlp->hess.tw; // np x nv
-            for (int k = 0; k < np; k++) {
-                for (int c = 0; c < nv; c++) {
-                    double v = 0.0;
-                    for (int i = 0; i < np; i++) {
-                        v += 0.5 * (Mpp[k * np + i] + Mpp[i * np + k]) * Jp[(size_t)(i / 3) * 3 * nv + (size_t)(i % 3) * nv + c];
+            // (one link takes the whole of f0: no curvature through the centroids)
+            if (nb > 1) {
+                shares_pgrad(nb, pcc, f0, nu, G);
+                for (int i = 0; i < np; i++) {
+                    double* pi = &pc[i / 3][i % 3];
+                    const double p0 = *pi, h = 1e-6 * fmax(1.0, fabs(p0));
+                    *pi = p0 + h;
+                    shares_pgrad(nb, pcc, f0, nu, Gp);
+                    *pi = p0 - h;
+                    shares_pgrad(nb, pcc, f0, nu, Gm);
+                    *pi = p0;
+                    for (int k = 0; k < np; k++) Mpp[k * np + i] = (Gp[k] - Gm[k]) / (2.0 * h);
+                }
+                // -Jp' Mpp Jp (symmetrised) into the q-q block
+                double* MJ = nlp->hess.tw; // np x nv
+                for (int k = 0; k < np; k++) {
+                    for (int c = 0; c < nv; c++) {
+                        double v = 0.0;
+                        for (int i = 0; i < np; i++) {
+                            v += 0.5 * (Mpp[k * np + i] + Mpp[i * np + k]) * Jp[(size_t)(i / 3) * 3 * nv + (size_t)(i % 3) * nv + c];
+                        }
+                        MJ[(size_t)k * nv + c] = v;
                     }
-                    MJ[(size_t)k * nv + c] = v;
                 }
-            }
-            for (int a = 0; a < nv; a++) {
-                for (int c = 0; c < nv; c++) {
-                    double v = 0.0;
-                    for (int k = 0; k < np; k++) v += Jp[(size_t)(k / 3) * 3 * nv + (size_t)(k % 3) * nv + a] * MJ[(size_t)k * nv + c];
-                    H[(size_t)a * n3 + c] -= v;
+                for (int a = 0; a < nv; a++) {
+                    for (int c = 0; c < nv; c++) {
+                        double v = 0.0;
+                        for (int k = 0; k < np; k++) v += Jp[(size_t)(k / 3) * 3 * nv + (size_t)(k % 3) * nv + a] * MJ[(size_t)k * nv + c];
+                        H[(size_t)a * n3 + c] -= v;
+                    }
                 }
-            }
-            // the centroids' curvature: each site's point Hessian, weighted by G / count
-            {
-                int* id = nlp->hess.map2;
-                for (int j = 0; j < nv; j++) id[j] = j;
-                const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
-                for (int sidx = 0; sidx < ct->nsite; sidx++) {
-                    const int l = m->site_link[ct->site[sidx]];
-                    int c = 0;
-                    while (c < nb && link[c] != l) c++;
-                    if (c == nb) continue;
-                    double x[3], wv3[3];
-                    salto_site_pos(m, d, ct->site[sidx], x);
-                    for (int k = 0; k < 3; k++) wv3[k] = G[3 * c + k] / count[c];
-                    nlp_point_hess_add(nlp, H, n3, id, l, x, wv3, -1.0);
+                // the centroids' curvature: each site's point Hessian, weighted by G / count
+                {
+                    int* id = nlp->hess.map2;
+                    for (int j = 0; j < nv; j++) id[j] = j;
+                    const salto_contact_desc* ct = &nlp->p->phases[b->phase].contact;
+                    for (int sidx = 0; sidx < ct->nsite; sidx++) {
+                        const int l = m->site_link[ct->site[sidx]];
+                        int c = 0;
+                        while (c < nb && link[c] != l) c++;
+                        if (c == nb) continue;
+                        double x[3], wv3[3];
+                        salto_site_pos(m, d, ct->site[sidx], x);
+                        for (int k = 0; k < 3; k++) wv3[k] = G[3 * c + k] / count[c];
+                        nlp_point_hess_add(nlp, H, n3, id, l, x, wv3, -1.0);
+                    }
                 }
             }
             // the shares' q-derivatives with f0 held, dw (6 x nv each, q columns), and the axes'
-            contact_shares(nlp, b->phase, nb, link, count, f0, NULL, nv, w, dw,
-                           nlp->ev.wjac + (size_t)max_links * 6 * n3);
+            contact_shares(nlp, nb, pcc, Jp, f0, NULL, nv, w, dw);
             for (int r = 0; r < K; r++) {
                 if (!under[r] || lam[r] == 0.0) continue;
                 const int j = dof[r];
