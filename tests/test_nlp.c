@@ -223,28 +223,15 @@ static const char* torque_character(const char* name) {
     static char path[2][600];
     const int k = strcmp(name, "gymnast7") == 0 ? 0 : 1;
     if (path[k][0]) return path[k];
-    char src[600];
-    snprintf(src, sizeof src, "data/characters/%s.yaml", name);
-    FILE* in = fopen(salto_test_path(src), "rb");
-    ck_assert_ptr_nonnull(in);
-    snprintf(path[k], sizeof path[k], "/tmp/salto_test_nlp_%d_%s_torque.yaml", (int)getpid(), name);
-    FILE* out = fopen(path[k], "wb");
-    ck_assert_ptr_nonnull(out);
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
-    fclose(in);
-    if (k == 0) {
-        fputs("\ntorque_limits: {shoulder: 240, hip: {limit: [-500, 600], slope: 30}, knee: 600, "
-              "ankle: {limit: 400, slope: 10}}\n", out);
-    } else {
-        fputs("\ntorque_limits:\n"
-              "  hip_l_flex: {limit: [-250, 300], slope: 15}\n  hip_l_abd: 150\n  hip_l_rot: 90\n"
-              "  knee_l: [-150, 300]\n  ankle_l: {limit: 200, slope: 5}\n"
-              "  hip_r_flex: 300\n  knee_r: 300\n  ankle_r: 200\n"
-              "  shoulder_l_flex: 120\n  elbow_l: {limit: 80, slope: 2}\n  shoulder_r_abd: 100\n", out);
-    }
-    fclose(out);
+    const char* tail =
+        k == 0 ? "\ntorque_limits: {shoulder: 240, hip: {limit: [-500, 600], slope: 30}, knee: 600, "
+                 "ankle: {limit: 400, slope: 10}}\n"
+               : "\ntorque_limits:\n"
+                 "  hip_l_flex: {limit: [-250, 300], slope: 15}\n  hip_l_abd: 150\n  hip_l_rot: 90\n"
+                 "  knee_l: [-150, 300]\n  ankle_l: {limit: 200, slope: 5}\n"
+                 "  hip_r_flex: 300\n  knee_r: 300\n  ankle_r: 200\n"
+                 "  shoulder_l_flex: 120\n  elbow_l: {limit: 80, slope: 2}\n  shoulder_r_abd: 100\n";
+    salto_test_character_with(name, tail, "nlp_torque", path[k], sizeof path[k]);
     return path[k];
 }
 

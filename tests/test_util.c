@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "salto/character.h"
 
@@ -215,4 +216,22 @@ long salto_test_nomem_sweep(const char* path, void* (*load)(const char* path, sa
     }
     ck_assert_msg(succeeded, "%s never loaded", path);
     return n - 1;
+}
+
+
+void salto_test_character_with(const char* name, const char* tail, const char* tag, char* path,
+                               size_t n) {
+    char src[600];
+    snprintf(src, sizeof src, "data/characters/%s.yaml", name);
+    FILE* in = fopen(salto_test_path(src), "rb");
+    ck_assert_ptr_nonnull(in);
+    snprintf(path, n, "/tmp/salto_test_%s_%d_%s.yaml", tag, (int)getpid(), name);
+    FILE* out = fopen(path, "wb");
+    ck_assert_ptr_nonnull(out);
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0) ck_assert_uint_eq(fwrite(buf, 1, got, out), got);
+    fclose(in);
+    fputs(tail, out);
+    ck_assert_int_eq(fclose(out), 0);
 }

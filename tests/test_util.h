@@ -14,6 +14,11 @@ const char* salto_test_root(void);
 // "<root>/<rel>" in a static buffer (overwritten by the next call)
 const char* salto_test_path(const char* rel);
 
+// A character file in /tmp: data/characters/NAME.yaml with tail appended (a torque_limits map,
+// say), written to path (n bytes, named after tag and the process); aborts the test on failure
+void salto_test_character_with(const char* name, const char* tail, const char* tag, char* path,
+                               size_t n);
+
 // deterministic generator (splitmix64); every test prints its seed on failure
 typedef struct salto_test_rng {
     uint64_t s;

@@ -63,6 +63,15 @@ static void solve_refined(fixture* f, salto_solve_result* res, salto_refine_resu
 }
 
 
+// solve_refined, asserting convergence
+static void solve_converged(fixture* f) {
+    salto_solve_result res;
+    salto_refine_result rr;
+    solve_refined(f, &res, &rr);
+    ck_assert_msg(res.converged, "%s: %s", f->p->path, res.status_name);
+}
+
+
 static salto_validation run(fixture* f, const salto_validate_opts* o) {
     salto_validation v;
     salto_error err = {0};
@@ -770,10 +779,7 @@ static void judge_bounds(const fixture* f, const char* set, double worst) {
 // motion judged against a ceiling 5 cm below the floor fails it by at least those 5 cm
 START_TEST(test_bounds_check) {
     fixture f = open_problem("tests/data/problems/bounds.yaml");
-    salto_solve_result res;
-    salto_refine_result rr;
-    solve_refined(&f, &res, &rr);
-    ck_assert_msg(res.converged, "%s", res.status_name);
+    solve_converged(&f);
     salto_validation v = run(&f, NULL);
     const salto_check* c = find(&v, SALTO_CHECK_BOUNDS, 1);
     ck_assert_msg(c->pass, "bounds: %g m", c->worst);
@@ -801,29 +807,16 @@ END_TEST
 START_TEST(test_torque_limits_hold) {
     static const double lim[4] = {100, 250, 250, 150};
     static const char* const names[4] = {"shoulder", "hip", "knee", "ankle"};
-    char path[256];
-    snprintf(path, sizeof path, "/tmp/salto_test_validate_%d_gymnast7_limits.yaml", (int)getpid());
-    {
-        FILE* in = fopen(salto_test_path("data/characters/gymnast7.yaml"), "rb");
-        FILE* out = fopen(path, "wb");
-        ck_assert(in && out);
-        char buf[4096];
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
-        fprintf(out, "\ntorque_limits: {shoulder: %g, hip: %g, knee: %g, ankle: %g}\n", lim[0], lim[1],
-                lim[2], lim[3]);
-        fclose(in);
-        fclose(out);
-    }
+    char path[256], tail[160];
+    snprintf(tail, sizeof tail, "\ntorque_limits: {shoulder: %g, hip: %g, knee: %g, ankle: %g}\n",
+             lim[0], lim[1], lim[2], lim[3]);
+    salto_test_character_with("gymnast7", tail, "validate_limits", path, sizeof path);
     char set[300];
     snprintf(set, sizeof set, "character=%s", path);
     const char* sets[1] = {set};
     fixture f = open_problem_set("problems/zoo/gymnast_straight_jump.yaml", 1, sets);
     ck_assert_int_eq(f.p->model->ntorque, 4);
-    salto_solve_result res;
-    salto_refine_result rr;
-    solve_refined(&f, &res, &rr);
-    ck_assert_msg(res.converged, "%s", res.status_name);
+    solve_converged(&f);
     salto_validation v = run(&f, NULL);
     assert_all_pass(&v, "the limited straight jump");
     const salto_model* m = f.p->model;
@@ -837,8 +830,7 @@ START_TEST(test_torque_limits_hold) {
 
     // the unlimited motion, judged against the limits (the same spline and variables)
     fixture g = open_problem("problems/zoo/gymnast_straight_jump.yaml");
-    solve_refined(&g, &res, &rr);
-    ck_assert_msg(res.converged, "%s", res.status_name);
+    solve_converged(&g);
     fixture h = open_problem_set("problems/zoo/gymnast_straight_jump.yaml", 1, sets);
     if (g.nx != h.nx) { // refinement changed the slices, not the variables
         ck_abort_msg("variables %d and %d", g.nx, h.nx);
@@ -899,18 +891,14 @@ static double brute_segment_line(const double* a, const double* b, const double*
 // a capsule's axis from the bar's, found here by brute force over the validator's samples
 START_TEST(test_clear_bar) {
     fixture f = open_problem("problems/giant_swing_clear.yaml");
-    salto_solve_result res;
-    salto_refine_result rr;
-    solve_refined(&f, &res, &rr);
-    ck_assert_msg(res.converged, "%s", res.status_name);
+    solve_converged(&f);
     salto_validation v = run(&f, NULL);
     assert_all_pass(&v, "giant_swing_clear");
     salto_validation_free(&v);
 
     const char* set[1] = {"constraints.bar={type: velocity, time: end, dofs: {root_ry: 0}}"};
     fixture g = open_problem_set("problems/giant_swing_clear.yaml", 1, set);
-    solve_refined(&g, &res, &rr);
-    ck_assert_msg(res.converged, "%s", res.status_name);
+    solve_converged(&g);
     ck_assert_int_eq(g.nx, f.nx);
     memcpy(f.x, g.x, (size_t)g.nx * sizeof(double));
     v = run(&f, NULL);
