@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "salto/kinematics.h"
+#include "salto/obstacle.h"
 #include "salto/spatial.h"
 #include "test_suites.h"
 #include "test_util.h"
@@ -213,6 +214,73 @@ START_TEST(rotations_orthonormal) {
 }
 END_TEST
 
+// the signed distance of a segment from a box: its value against the least over a fine sampling
+// of the segment (the point distance, itself against its own definition), its gradient against
+// central differences of the value, its Hessian against central differences of the gradient;
+// segments outside, reaching in, wholly inside and of no length (a sphere), in 3-D and planar
+START_TEST(box_segment_distance) {
+    const uint64_t seed = 7001u + (uint64_t)_i;
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, seed);
+    const double c[3] = {salto_test_uniform(&rng, -0.5, 0.5), salto_test_uniform(&rng, -0.5, 0.5),
+                         salto_test_uniform(&rng, 0.0, 0.5)};
+    const double h[3] = {salto_test_uniform(&rng, 0.1, 0.6), salto_test_uniform(&rng, 0.1, 0.6),
+                         salto_test_uniform(&rng, 0.1, 0.6)};
+    const int use[3] = {1, _i % 4 != 3, 1};
+    int checked = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        double x[6];
+        const double spread = trial % 3 == 0 ? 0.5 : trial % 3 == 1 ? 1.0 : 2.0;
+        for (int k = 0; k < 6; k++) x[k] = c[k % 3] + salto_test_uniform(&rng, -spread, spread);
+        if (trial % 10 == 9) memcpy(x + 3, x, 3 * sizeof(double)); // a point
+        double u, g[6], H[36];
+        const double D = salto_box_segment_distance(c, h, use, x, x + 3, &u, g, g + 3, H);
+        // the value: the least of the point distance over 2001 samples, within the sampling's
+        // resolution, never below D
+        double least = INFINITY;
+        for (int n = 0; n <= 2000; n++) {
+            const double s = n / 2000.0;
+            double p[3];
+            for (int k = 0; k < 3; k++) p[k] = x[k] + s * (x[3 + k] - x[k]);
+            least = fmin(least, salto_box_point_distance(c, h, use, p, NULL));
+        }
+        double len = 0.0;
+        for (int k = 0; k < 3; k++) len += (x[3 + k] - x[k]) * (x[3 + k] - x[k]);
+        ck_assert_msg(least >= D - 1e-12 && least <= D + sqrt(len) / 2000.0 + 1e-12,
+                      "seed %llu trial %d: D %.15g, sampled %.15g", (unsigned long long)seed, trial, D, least);
+        // derivatives, where the nearest feature does not change within the difference step
+        const double step = 1e-6;
+        double gf[6], Hf[36];
+        int smooth = 1;
+        for (int r = 0; r < 6 && smooth; r++) {
+            double xp[6], xm[6], up, um, gp[6], gm[6];
+            memcpy(xp, x, sizeof xp), memcpy(xm, x, sizeof xm);
+            xp[r] += step, xm[r] -= step;
+            const double Dp = salto_box_segment_distance(c, h, use, xp, xp + 3, &up, gp, gp + 3, NULL);
+            const double Dm = salto_box_segment_distance(c, h, use, xm, xm + 3, &um, gm, gm + 3, NULL);
+            gf[r] = (Dp - Dm) / (2.0 * step);
+            for (int s = 0; s < 6; s++) Hf[6 * s + r] = (gp[s] - gm[s]) / (2.0 * step);
+            // a kink within the step: the one-sided slopes differ
+            const double side = fabs((Dp - D) - (D - Dm)) / step;
+            if (side > 1e-4) smooth = 0;
+        }
+        if (!smooth) continue;
+        checked++;
+        for (int r = 0; r < 6; r++) {
+            ck_assert_msg(fabs(g[r] - gf[r]) <= 1e-7 * (1.0 + fabs(gf[r])),
+                          "seed %llu trial %d: dD/dx%d %.12g, differences %.12g (D %.6g, u %.6g)",
+                          (unsigned long long)seed, trial, r, g[r], gf[r], D, u);
+            for (int s = 0; s < 6; s++) {
+                ck_assert_msg(fabs(H[6 * r + s] - Hf[6 * r + s]) <= 1e-5 * (1.0 + fabs(Hf[6 * r + s])),
+                              "seed %llu trial %d: H[%d][%d] %.10g, differences %.10g (D %.6g, u %.6g)",
+                              (unsigned long long)seed, trial, r, s, H[6 * r + s], Hf[6 * r + s], D, u);
+            }
+        }
+    }
+    ck_assert_msg(checked >= 30, "seed %llu: only %d of 40 samples away from kinks", (unsigned long long)seed, checked);
+}
+END_TEST
+
 Suite* kinematics_suite(void) {
     Suite* s = suite_create("kinematics");
     TCase* tc = tcase_create("derivatives");
@@ -221,6 +289,7 @@ Suite* kinematics_suite(void) {
     tcase_add_loop_test(tc, site_acceleration_derivatives, 0, 4 * NMODEL);
     tcase_add_loop_test(tc, com_and_momentum, 0, 2 * NMODEL);
     tcase_add_loop_test(tc, rotations_orthonormal, 0, NMODEL);
+    tcase_add_loop_test(tc, box_segment_distance, 0, 8);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -50,12 +50,17 @@ typedef enum salto_check_kind {
     SALTO_CHECK_BAR_CLEARANCE,    // how far a body's capsule (sphere, box corner) reaches into a
                                   //   clear_bar bar (the radii's sum less the distance of its
                                   //   axis from the bar's), the gripping links excepted, m
+    SALTO_CHECK_BOX_CLEARANCE,    // how far a body's capsule (sphere, box corner) reaches into one
+                                  //   of the problem's boxes (its radius less its axis's signed
+                                  //   distance from the box), a body the phase holds on that
+                                  //   box excepted, m
     SALTO_CHECK_COUNT
 } salto_check_kind;
 
 // "flight_force", "flight_torque", "ballistic", "spin", "bar_torque", "normal_force",
 // "friction", "cop", "twist", "slip", "penetration", "joint_limits", "impact", "drift_root",
-// "drift_rotation", "drift_joints", "drift_com", "bounds", "torque", "bar_clearance"; and back (-1 for an unknown name)
+// "drift_rotation", "drift_joints", "drift_com", "bounds", "torque", "bar_clearance",
+// "box_clearance"; and back (-1 for an unknown name)
 const char* salto_check_name(salto_check_kind k);
 int salto_check_parse(const char* name);
 // "N", "N m", "N m s", "m", "rad", "rad/m"

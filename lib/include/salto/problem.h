@@ -33,6 +33,8 @@ typedef struct salto_contact_desc {
     double support_half[2]; // half sizes of the support rectangle around the contact sites'
                             //   centroid, along the tangents T_x, T_y, m (>= 0)
     double height;          // the ground plane: N . x = height, m (default 0)
+    int box;                // the problem's box the contact stands on (`on`: its top face is
+                            //   the ground, normal +z, and each held site stays on it), or -1
     int hold;               // 1 (default): the sites are held in place through the phase
                             //   (constraints added by the loader, hold_phase set)
     int impact;             // ground, not the first phase: 1 when the phase starts with an
@@ -49,6 +51,21 @@ typedef struct salto_contact_desc {
                             //   bar): the holds alone
     salto_src_loc loc;
 } salto_contact_desc;
+
+// An axis-aligned box: an obstacle the body keeps out of, and ground to stand on (a ground
+// contact `on` it). A planar character's box spans every y.
+typedef struct salto_box_desc {
+    char name[48];          // "" when not named
+    double lo[3], hi[3];    // its corners, world, m (lo < hi)
+    double clearance;       // the NLP keeps every capsule at least this far out at the slices
+                            //   (default SALTO_BOX_CLEARANCE), so that between them, where a
+                            //   foot skimming an edge dips, it stays out too, m (>= 0)
+    salto_src_loc loc;
+} salto_box_desc;
+
+// A box's default clearance, m: with none, a foot brushing a box's top edge at the slices of a
+// step up dipped 1 cm into it between them (docs/problem-format.md, "Boxes")
+#define SALTO_BOX_CLEARANCE 0.01
 
 typedef struct salto_phase_desc {
     char* name;
@@ -97,6 +114,9 @@ typedef enum salto_constraint_type {
                              //   body not rolled about the line from site0 to site: its
                              //   zero-pose vertical (point, in the link's frame) has no
                              //   component across the line
+    SALTO_CON_CLEAR_BOX,     // (added by the loader for each of the problem's boxes) every
+                             //   body's capsules (spheres, box corners) outside box `box` (lo ..
+                             //   hi) at every slice, save a body a phase holds on that box
     SALTO_CON_COUNT
 } salto_constraint_type;
 
@@ -119,8 +139,11 @@ typedef struct salto_constraint_desc {
     int mask[3];            // com_position, com_velocity, and the holds' site_still and
                             //   body_still (when any is set): which components are constrained
     double vec[3];          //   their values (m or m/s)
-    double height;          // above_ground: plane height, m
-    double lo[3], hi[3];    // site_in_box, com_in_box: the box, m (-/+INFINITY: open)
+    double height;          // above_ground: plane height; clear_bar: the bar's radius;
+                            //   clear_box: the box's clearance, m
+    double lo[3], hi[3];    // site_in_box, com_in_box: the box, m (-/+INFINITY: open);
+                            //   clear_box: the box's corners
+    int box;                // clear_box: the problem's box (index into boxes)
     int at_knots;           // through a phase: 1 at the spline's knots in it rather than the
                             //   slices, 2 at its two ends only
     int skip_start;         //   and not at the phase's start (held there by the phase before)
@@ -246,6 +269,8 @@ typedef struct salto_problem_desc {
     double duration;        // s, sum of the phase durations
     int nphase;
     salto_phase_desc* phases;       // (nphase)
+    int nbox;
+    salto_box_desc* boxes;          // (nbox): obstacles and raised ground
     int ncp;                // control points per DOF (>= 4)
     int nslice;             // constraint time slices (default ncp), shared out among the phases
     int slices_per_segment; // > 0: each phase's slices are this many per knot interval,
@@ -309,6 +334,17 @@ const char* salto_flight_rows_name(int rows);
 // problem again on another spline (the coarse first solve, a motion's control points) says
 // these so that the defaults do not change with the spline.
 int salto_problem_phase_formulation(const salto_problem_desc* p, int i, char* buf, size_t n);
+
+// Box i's centre and half sizes, and the axes its distances use (a planar character's y not),
+// for salto_box_segment_distance (obstacle.h)
+void salto_problem_box_geometry(const salto_problem_desc* p, int i, double c[3], double h[3],
+                                int use[3]);
+
+// 1 if phase `phase` holds the geometry of `body` on box i (the contact stands on it, with two
+// held sites or more on the body; one held site: only the geometry with an end at that site, pt
+// in the link's frame, NULL for any): its clearance from that box is the contact's
+int salto_problem_box_holds(const salto_problem_desc* p, int phase, int i, int body,
+                            const double* pt);
 
 // 1 if link holds a bar in some phase (a bar contact's site is on it): clear_bar leaves it out
 // (its grip)

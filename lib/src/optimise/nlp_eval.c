@@ -14,6 +14,7 @@
 #include "salto/data.h"
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
+#include "salto/obstacle.h"
 #include "salto/spatial.h"
 
 
@@ -83,6 +84,16 @@ double nlp_bar_distance(const salto_constraint_desc* cd, const double a[3], cons
         }
     }
     return dist - offset;
+}
+
+
+double nlp_clear_distance(const salto_nlp* nlp, const salto_constraint_desc* cd, const double a[3],
+                          const double bw[3], double offset, double ga[3], double gb[3], double* H6) {
+    if (cd->type == SALTO_CON_CLEAR_BAR) return nlp_bar_distance(cd, a, bw, offset, ga, gb, H6);
+    double c[3], h[3];
+    int use[3];
+    salto_problem_box_geometry(nlp->p, cd->box, c, h, use);
+    return salto_box_segment_distance(c, h, use, a, bw, NULL, ga, gb, H6) - offset;
 }
 
 
@@ -360,11 +371,13 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         }
         break;
     }
-    case SALTO_CON_CLEAR_BAR: {
-        // the segment's distance from the bar's axis less the radii (nlp_bar_distance)
+    case SALTO_CON_CLEAR_BAR:
+    case SALTO_CON_CLEAR_BOX: {
+        // the segment's distance from the bar's axis less the radii (nlp_bar_distance), or its
+        // signed distance from the box less its radius
         double xa[3], xb[3], ga[3], gb[3];
         bar_segment(nlp, b, xa, xb);
-        g[0] = nlp_bar_distance(cd, xa, xb, b->offset, ga, gb, NULL);
+        g[0] = nlp_clear_distance(nlp, cd, xa, xb, b->offset, ga, gb, NULL);
         if (!want_jac) break;
         const int nv = nlp->nv;
         salto_point_jac(m, d, b->link, xa, nlp->ev.J3);

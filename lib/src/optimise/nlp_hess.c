@@ -1195,7 +1195,8 @@ static int hess_kin_rows(salto_nlp* nlp, int i, const double* lambda, double* va
     const int com = t == SALTO_CON_COM_POSITION || t == SALTO_CON_COM_PARABOLA ||
                     t == SALTO_CON_COM_ABOVE || t == SALTO_CON_COM_IN_BOX;
     if (!point && !com && t != SALTO_CON_SITE_STILL && t != SALTO_CON_BODY_STILL &&
-        t != SALTO_CON_BODY_LEVEL && t != SALTO_CON_BODY_HEADING && t != SALTO_CON_CLEAR_BAR)
+        t != SALTO_CON_BODY_LEVEL && t != SALTO_CON_BODY_HEADING && t != SALTO_CON_CLEAR_BAR &&
+        t != SALTO_CON_CLEAR_BOX)
         return 0;
     // where a physics block at this time reads every DOF, its square holds these rows', and
     // they are summed into its state Hessian (one map to the control points for them all);
@@ -1230,14 +1231,14 @@ static int hess_kin_rows(salto_nlp* nlp, int i, const double* lambda, double* va
         }
     }
     int translated = 0; // 1: a position that sees the effective root's translation; 2: a velocity
-    if (t == SALTO_CON_CLEAR_BAR) {
+    if (t == SALTO_CON_CLEAR_BAR || t == SALTO_CON_CLEAR_BOX) {
         // d(a(q), b(q)) for the segment's ends on one link: the ends' point Hessians weighted by
         // the gradients, and J' H6 J with J the ends' Jacobians (through the effective root
         // where the block sees one: E's chain of each row of J, the places included)
         const double lr = lambda[b->row0];
         double xa[3], xb[3], ga[3], gb[3], H6[36];
         nlp_bar_segment(nlp, b, xa, xb);
-        nlp_bar_distance(cd, xa, xb, b->offset, ga, gb, H6);
+        nlp_clear_distance(nlp, cd, xa, xb, b->offset, ga, gb, H6);
         for (int k = 0; k < 3; k++) ga[k] *= lr, gb[k] *= lr, w[k] = ga[k] + gb[k];
         nlp_point_hess_add(nlp, S, ns, map, b->link, xa, ga, 1.0);
         nlp_point_hess_add(nlp, S, ns, map, b->link, xb, gb, 1.0);

@@ -168,6 +168,18 @@ static int held_on_ground(const salto_problem_desc* p, const salto_model* m, int
 }
 
 
+// 1 if a phase containing t (its ends included) holds the body on box i (salto_problem_box_holds),
+// the segment's ends seg in the link's frame
+static int box_held(const salto_problem_desc* p, int i, int body, double seg[2][3], double t) {
+    for (int k = 0; k < p->nphase; k++) {
+        const salto_phase_desc* ph = &p->phases[k];
+        if (t < ph->start - 1e-12 || t > ph->start + ph->duration + 1e-12) continue;
+        if (salto_problem_box_holds(p, k, i, body, seg[0]) || salto_problem_box_holds(p, k, i, body, seg[1])) return 1;
+    }
+    return 0;
+}
+
+
 // the rows of constraint c evaluated at time t (one block, or one per geometry point)
 static salto_status add_blocks_at(builder* B, int c, double t, int side) {
     salto_nlp* nlp = B->nlp;
@@ -212,12 +224,14 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
         return SALTO_OK;
     }
 
-    if (cd->type == SALTO_CON_CLEAR_BAR) {
+    if (cd->type == SALTO_CON_CLEAR_BAR || cd->type == SALTO_CON_CLEAR_BOX) {
         // every capsule's axis segment (a sphere's centre, a box's corners: segments of no
-        // length), on the links that hold no bar in any phase (their grip): a row each
+        // length), on the links that hold no bar in any phase (their grip): a row each; for a
+        // box, but a body a phase at t holds on it (its sole is the contact's)
+        const int box = cd->type == SALTO_CON_CLEAR_BOX;
         for (int g = 0; g < m->ngeom; g++) {
             const int link = m->geom_link[g];
-            if (link < 0 || salto_problem_grips_bar(nlp->p, link)) continue;
+            if (link < 0 || (!box && salto_problem_grips_bar(nlp->p, link))) continue;
             const double* gd = m->geom_data + 7 * g;
             double seg[8][2][3];
             int nseg = 0;
@@ -235,10 +249,11 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
                 nseg = 8;
             }
             for (int k = 0; k < nseg; k++) {
+                if (box && box_held(nlp->p, cd->box, m->geom_body[g], seg[k], t)) continue;
                 block* b = new_block(B);
                 if (!b) return SALTO_ERR_NOMEM;
                 b->con = c, b->t = t, b->side = side, b->nrows = 1, b->link = link;
-                b->offset = r + cd->height;
+                b->offset = r + cd->height; // the bar's radius, or the box's clearance
                 memcpy(b->point, seg[k][0], sizeof b->point);
                 memcpy(b->e[0], seg[k][1], sizeof b->e[0]);
                 if (push_path(B, b, link)) return SALTO_ERR_NOMEM;
@@ -927,7 +942,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             if (b->con >= 0) {
                 const salto_constraint_desc* cd = &p->cons[b->con];
                 if (cd->type == SALTO_CON_ABOVE_GROUND) lo = cd->height, hi = NLP_INF;
-                if (cd->type == SALTO_CON_CLEAR_BAR) hi = NLP_INF; // the distance less the radii >= 0
+                if (cd->type == SALTO_CON_CLEAR_BAR || cd->type == SALTO_CON_CLEAR_BOX) hi = NLP_INF; // the distance less the radii >= 0
                 if (cd->type == SALTO_CON_SITE_ABOVE || cd->type == SALTO_CON_COM_ABOVE) hi = NLP_INF;
                 if (cd->type == SALTO_CON_JOINT_RANGE) {
                     const double* lh = cd->value + 2 * r;
@@ -972,6 +987,18 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     int limits = 0;
     for (int c = 0; c < p->ncon; c++) limits |= p->cons[c].type == SALTO_CON_JOINT_LIMITS;
     for (int i = nlp->ncpv; i < nlp->nx; i++) nlp->x_lo[i] = -NLP_INF, nlp->x_hi[i] = NLP_INF;
+    // a site held on a box: its place (along x, and y in 3-D: the top face's tangents) on the
+    // top face
+    for (int c = 0; c < p->ncon; c++) {
+        const salto_constraint_desc* cd = &p->cons[c];
+        if (cd->type != SALTO_CON_SITE_HOLD || nlp->con_aux[c] < 0) continue;
+        const int box = p->phases[cd->hold_phase - 1].contact.box;
+        if (box < 0) continue;
+        for (int a = 0; a < (nlp->planar ? 1 : 2); a++) {
+            nlp->x_lo[nlp->con_aux[c] + a] = p->boxes[box].lo[a];
+            nlp->x_hi[nlp->con_aux[c] + a] = p->boxes[box].hi[a];
+        }
+    }
     for (int j = 0; j < nlp->nv; j++) {
         const int lim = limits && m->link_has_limits[j];
         for (int a = 0; a < nlp->ncp; a++) {

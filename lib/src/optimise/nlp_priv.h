@@ -296,6 +296,11 @@ void nlp_bar_segment(const salto_nlp* nlp, const block* b, double xa[3], double 
 double nlp_bar_distance(const salto_constraint_desc* cd, const double a[3], const double bw[3],
                         double offset, double ga[3], double gb[3], double* H6);
 
+// a clear_bar's or clear_box's row: nlp_bar_distance, or the segment's signed distance from the
+// box (salto_box_segment_distance) less offset, with the same derivatives
+double nlp_clear_distance(const salto_nlp* nlp, const salto_constraint_desc* cd, const double a[3],
+                          const double bw[3], double offset, double ga[3], double gb[3], double* H6);
+
 // nlp_state.c: the state at a time, the effective root, ballistic flights, the centre of mass
 int nlp_is_parabola(salto_constraint_type t);
 void nlp_setup_eroots(salto_nlp* nlp);

@@ -200,8 +200,16 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
         snprintf(what, sizeof what, "along '%s'", m->link_name[nlp->root.bal_tdof[k]]);
         break;
     case SALTO_CON_ABOVE_GROUND:
+    case SALTO_CON_CLEAR_BAR:
         snprintf(what, sizeof what, "body '%s'", m->body_name[m->link_body[b->link]]);
         break;
+    case SALTO_CON_CLEAR_BOX: {
+        const char* bn = nlp->p->boxes[cd->box].name;
+        snprintf(what, sizeof what, "body '%s' from box %s%s%s", m->body_name[m->link_body[b->link]],
+                 bn[0] ? "'" : "", bn[0] ? bn : "", bn[0] ? "'" : "");
+        if (!bn[0]) snprintf(what + strlen(what), sizeof what - strlen(what), "%d", cd->box + 1);
+        break;
+    }
     default:
         what[0] = '\0';
         break;

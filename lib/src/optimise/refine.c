@@ -27,6 +27,7 @@ static int refinable(salto_check_kind k) {
     case SALTO_CHECK_BOUNDS:
     case SALTO_CHECK_TORQUE:
     case SALTO_CHECK_BAR_CLEARANCE:
+    case SALTO_CHECK_BOX_CLEARANCE:
         return 1;
     default:
         return 0;
@@ -41,6 +42,7 @@ static int enforced(const salto_problem_desc* p, salto_check_kind k, int i) {
     if (k == SALTO_CHECK_JOINT_LIMITS) con = SALTO_CON_JOINT_LIMITS;
     if (k == SALTO_CHECK_BOUNDS) con = SALTO_CON_SITE_ABOVE;
     if (k == SALTO_CHECK_BAR_CLEARANCE) con = SALTO_CON_CLEAR_BAR;
+    if (k == SALTO_CHECK_BOX_CLEARANCE) con = SALTO_CON_CLEAR_BOX;
     if (k == SALTO_CHECK_TORQUE) return p->physics && p->model->ntorque > 0; // the torque rows
     if (con < 0) return p->physics; // the phase's contact physics
     for (int c = 0; c < p->ncon; c++) {

@@ -10,7 +10,7 @@ static const char* const check_names[SALTO_CHECK_COUNT] = {
     "flight_force", "flight_torque", "ballistic", "spin",        "bar_torque", "normal_force",
     "friction",     "cop",           "twist",     "slip",        "penetration", "joint_limits",
     "impact",       "drift_root",    "drift_rotation", "drift_joints", "drift_com",
-    "bounds",       "torque",        "bar_clearance",
+    "bounds",       "torque",        "bar_clearance", "box_clearance",
 };
 
 static const char* const integrator_names[SALTO_INTEGRATOR_COUNT] = {"none", "euler", "rk4"};
@@ -36,7 +36,8 @@ const char* salto_check_name(salto_check_kind k) {
 
 int salto_check_is_physics(salto_check_kind k) {
     return k != SALTO_CHECK_SLIP && k != SALTO_CHECK_PENETRATION && k != SALTO_CHECK_JOINT_LIMITS &&
-           k != SALTO_CHECK_BOUNDS && k != SALTO_CHECK_BAR_CLEARANCE;
+           k != SALTO_CHECK_BOUNDS && k != SALTO_CHECK_BAR_CLEARANCE &&
+           k != SALTO_CHECK_BOX_CLEARANCE;
 }
 
 
@@ -64,6 +65,7 @@ const char* salto_check_unit(salto_check_kind k) {
     case SALTO_CHECK_SLIP:
     case SALTO_CHECK_PENETRATION:
     case SALTO_CHECK_BAR_CLEARANCE:
+    case SALTO_CHECK_BOX_CLEARANCE:
     case SALTO_CHECK_DRIFT_ROOT:
     case SALTO_CHECK_DRIFT_COM: return "m";
     case SALTO_CHECK_DRIFT_ROTATION: return "rad";
@@ -99,6 +101,7 @@ double salto_check_default_threshold(const salto_model* m, salto_check_kind k) {
     case SALTO_CHECK_SLIP: return 1e-3;
     case SALTO_CHECK_PENETRATION:
     case SALTO_CHECK_BAR_CLEARANCE:
+    case SALTO_CHECK_BOX_CLEARANCE:
     case SALTO_CHECK_BOUNDS: return 5e-3;
     case SALTO_CHECK_JOINT_LIMITS: return 1e-6;
     case SALTO_CHECK_DRIFT_ROOT:

@@ -41,6 +41,7 @@ void salto_problem_destroy(salto_problem_desc* p) {
     salto_strs_free(p->set, p->nset);
     for (int i = 0; i < p->nphase && p->phases; i++) salto_free(p->phases[i].name);
     salto_free(p->phases);
+    salto_free(p->boxes);
     for (int i = 0; i < p->ncon && p->cons; i++) free_constraint(&p->cons[i]);
     salto_free(p->cons);
     for (int i = 0; i < p->nobj && p->objs; i++) {
@@ -72,6 +73,7 @@ const char* salto_constraint_name(salto_constraint_type t) {
     if (t == SALTO_CON_SITE_HOLD) return "site_hold"; // not for files: not in the list
     if (t == SALTO_CON_BODY_HEADING) return "body_heading";
     if (t == SALTO_CON_BODY_LEVEL) return "body_level";
+    if (t == SALTO_CON_CLEAR_BOX) return "clear_box";
     if (t == SALTO_CON_COM_PARABOLA) return "com_parabola";
     if (t == SALTO_CON_COM_PARABOLA_VEL) return "com_parabola_velocity";
     return t < SALTO_CON_COUNT ? constraint_names[t] : "?";
@@ -110,6 +112,32 @@ int salto_problem_ground_hold(const salto_problem_desc* p, int i, int body, int*
         if (n++ == 0) *site = ct->site[k];
     }
     return n;
+}
+
+
+void salto_problem_box_geometry(const salto_problem_desc* p, int i, double c[3], double h[3],
+                                int use[3]) {
+    const salto_box_desc* b = &p->boxes[i];
+    for (int k = 0; k < 3; k++) {
+        c[k] = 0.5 * (b->lo[k] + b->hi[k]);
+        h[k] = 0.5 * (b->hi[k] - b->lo[k]);
+        use[k] = k != 1 || !salto_model_is_planar(p->model);
+    }
+}
+
+
+int salto_problem_box_holds(const salto_problem_desc* p, int phase, int i, int body,
+                            const double* pt) {
+    const salto_contact_desc* ct = &p->phases[phase].contact;
+    if (ct->type != SALTO_CONTACT_GROUND || ct->box != i) return 0;
+    int s;
+    const int held = salto_problem_ground_hold(p, phase, body, &s);
+    if (held >= 2) return 1;
+    if (held == 0) return 0;
+    if (!pt) return 1;
+    const double* sp = p->model->site_pos + 3 * s;
+    const int planar = salto_model_is_planar(p->model);
+    return fabs(sp[0] - pt[0]) < 1e-9 && (planar || fabs(sp[1] - pt[1]) < 1e-9) && fabs(sp[2] - pt[2]) < 1e-9;
 }
 
 
@@ -377,7 +405,7 @@ static salto_status read_model(reader* R, const salto_cfg_node* top) {
 
 static salto_status read_problem(reader* R, const salto_cfg* cfg) {
     const salto_cfg_node* top = salto_cfg_root(cfg);
-    static const char* const keys[] = {"character", "gravity",       "physics", "phases",
+    static const char* const keys[] = {"character", "gravity",       "physics", "phases", "boxes",
                                        "spline",    "constraints",   "objective",
                                        "initial_guess", "solver",    "output",  "validation",
                                        NULL};
@@ -387,6 +415,8 @@ static salto_status read_problem(reader* R, const salto_cfg* cfg) {
     const salto_cfg_node* phys = salto_cfg_child(top, "physics");
     if (phys && (s = salto_cfg_bool(phys, &R->p->physics, R->err))) return s;
     s = read_model(R, top);
+    if (s) return s;
+    s = problem_read_boxes(R, top);
     if (s) return s;
     s = problem_read_phases(R, top);
     if (s) return s;

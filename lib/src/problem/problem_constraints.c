@@ -579,7 +579,7 @@ static int hold_count(const salto_problem_desc* p) {
         if (c->type != SALTO_CONTACT_NONE && c->hold) n += 5 * c->nsite; // at most
         if (ballistic_phase(p, i)) n += 2; // the parabola, and its velocity at the ends
     }
-    return n;
+    return n + p->nbox; // each box's clearance
 }
 
 
@@ -710,5 +710,17 @@ salto_status problem_add_holds(reader* R) {
         }
     }
     salto_data_destroy(zero);
+    // each box keeps the body out, at every slice
+    for (int i = 0; i < p->nbox; i++) {
+        salto_constraint_desc* c = &p->cons[p->ncon++];
+        memset(c, 0, sizeof *c);
+        c->type = SALTO_CON_CLEAR_BOX;
+        c->box = i;
+        c->phase = -1;
+        memcpy(c->lo, p->boxes[i].lo, sizeof c->lo);
+        memcpy(c->hi, p->boxes[i].hi, sizeof c->hi);
+        c->height = p->boxes[i].clearance;
+        c->loc = p->boxes[i].loc;
+    }
     return SALTO_OK;
 }

@@ -13,6 +13,57 @@
 #include "salto/spatial.h"
 
 
+// ---- boxes ----
+
+salto_status problem_read_boxes(reader* R, const salto_cfg_node* top) {
+    salto_problem_desc* p = R->p;
+    const salto_cfg_node* list = salto_cfg_child(top, "boxes");
+    if (!list) return SALTO_OK;
+    salto_status s = salto_cfg_expect(list, SALTO_CFG_LIST, R->err);
+    if (s || list->n == 0) return s;
+    p->boxes = salto_calloc((size_t)list->n, sizeof *p->boxes);
+    if (!p->boxes) return problem_nomem(R);
+    static const char* const keys[] = {"name", "center", "size", "clearance", NULL};
+    for (int i = 0; i < list->n; i++) {
+        const salto_cfg_node* n = list->child[i];
+        salto_box_desc* b = &p->boxes[i];
+        p->nbox = i + 1;
+        b->loc = at(R, n);
+        if ((s = salto_cfg_expect(n, SALTO_CFG_MAP, R->err))) return s;
+        if ((s = salto_cfg_check_keys(n, keys, R->err))) return s;
+        const salto_cfg_node* nn = NULL;
+        if ((s = problem_read_name(R, n, b->name, sizeof b->name, "box", &nn))) return s;
+        for (int j = 0; nn && j < i; j++) {
+            if (strcmp(p->boxes[j].name, b->name) == 0) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, nn),
+                                  "the box name '%s' is given twice (first on line %d)", b->name,
+                                  p->boxes[j].loc.line);
+            }
+        }
+        double c[3], size[3];
+        const salto_cfg_node* cn = salto_cfg_require(n, "center", R->err);
+        if (!cn) return R->err->status;
+        if ((s = salto_cfg_vec(cn, c, 3, R->err))) return s;
+        const salto_cfg_node* sn = salto_cfg_require(n, "size", R->err);
+        if (!sn) return R->err->status;
+        if ((s = salto_cfg_vec(sn, size, 3, R->err))) return s;
+        for (int k = 0; k < 3; k++) {
+            if (!(size[k] > 0.0) || !isfinite(size[k])) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, sn->child[k]),
+                                  "a box's size is its full length along x, y and z, each "
+                                  "positive: found %g along %c",
+                                  size[k], "xyz"[k]);
+            }
+            b->lo[k] = c[k] - 0.5 * size[k];
+            b->hi[k] = c[k] + 0.5 * size[k];
+        }
+        b->clearance = SALTO_BOX_CLEARANCE;
+        if ((s = problem_read_num_opt(R, n, "clearance", 0.0, 0, &b->clearance))) return s;
+    }
+    return SALTO_OK;
+}
+
+
 // ---- phases ----
 
 static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cfg_node* n) {
@@ -45,12 +96,12 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
     static const char* const all[] = {"type",     "sites",     "point",     "axis",
                                       "torque_max", "normal",  "friction",  "force_max",
                                       "twist_max", "support",  "height",    "hold",
-                                      "effective_root", "impact", NULL};
-    static const char* const keys[3][12] = {
+                                      "effective_root", "impact", "on", NULL};
+    static const char* const keys[3][13] = {
         {"type", NULL},
         {"type", "sites", "point", "axis", "torque_max", "hold", "effective_root", NULL},
         {"type", "sites", "normal", "friction", "force_max", "twist_max", "support", "height",
-         "hold", "effective_root", "impact", NULL},
+         "hold", "effective_root", "impact", "on", NULL},
     };
     char what[64];
     snprintf(what, sizeof what, "contact type '%s'", contact_names[type]);
@@ -66,6 +117,7 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
     c->support_half[0] = 0.1;
     c->support_half[1] = 0.05;
     c->hold = 1;
+    c->box = -1;
     // on the ground by default: without it planted feet strayed 4-7 mm between the knots; on
     // a bar the hold alone keeps hands within 0.6 mm, and the exact root took the dismount
     // from 67 to 187 iterations and to a worse optimum (docs/design.md)
@@ -149,6 +201,28 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
     if (s) return s;
     const salto_cfg_node* htn = salto_cfg_child(n, "height");
     if (htn && (s = salto_cfg_number(htn, &c->height, R->err))) return s;
+    const salto_cfg_node* on = salto_cfg_child(n, "on");
+    if (on) {
+        // standing on a box: its top face is the ground
+        const salto_cfg_node* both = htn ? htn : nn;
+        if (both) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, both),
+                              "'on' puts the ground on the box's top face (its height, normal "
+                              "+z): drop '%s'",
+                              htn ? "height" : "normal");
+        }
+        const char* name = NULL;
+        if ((s = salto_cfg_string(on, &name, R->err))) return s;
+        const char* names[64];
+        const int nb = R->p->nbox < 64 ? R->p->nbox : 64;
+        for (int i = 0; i < nb; i++) names[i] = R->p->boxes[i].name;
+        if (nb == 0) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, on),
+                              "there is no box '%s': the problem has no 'boxes'", name);
+        }
+        if ((s = problem_lookup(R, name, names, nb, "box", at(R, on), &c->box))) return s;
+        c->height = R->p->boxes[c->box].hi[2];
+    }
     const salto_cfg_node* hn = salto_cfg_child(n, "support");
     if (hn) {
         s = salto_cfg_vec(hn, c->support_half, 2, R->err);

@@ -107,7 +107,8 @@ salto_status problem_read_time(reader* R, const salto_cfg_node* n, double* out);
 salto_status problem_read_time_or_phase(reader* R, const salto_cfg_node* n, const char* what,
                                         int* has_time, double* time, int* phase);
 
-// problem_phases.c: phases and contacts
+// problem_phases.c: boxes, phases and contacts
+salto_status problem_read_boxes(reader* R, const salto_cfg_node* top);
 salto_status problem_read_phases(reader* R, const salto_cfg_node* top);
 
 // problem_constraints.c: constraints and holds

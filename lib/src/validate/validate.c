@@ -15,6 +15,7 @@
 #include "salto/data.h"
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
+#include "salto/obstacle.h"
 #include "salto/spatial.h"
 
 #include "linalg.h"
@@ -24,7 +25,8 @@ const char* salto_check_at(const salto_model* m, const salto_check* c) {
     switch (c->kind) {
     case SALTO_CHECK_SLIP: return m->site_name[c->worst_what];
     case SALTO_CHECK_PENETRATION:
-    case SALTO_CHECK_BAR_CLEARANCE: return m->body_name[m->geom_body[c->worst_what]];
+    case SALTO_CHECK_BAR_CLEARANCE:
+    case SALTO_CHECK_BOX_CLEARANCE: return m->body_name[m->geom_body[c->worst_what]];
     case SALTO_CHECK_JOINT_LIMITS: return m->link_name[c->worst_what];
     case SALTO_CHECK_BOUNDS: return m->site_name[c->worst_what];
     case SALTO_CHECK_TORQUE: return m->link_name[c->worst_what];
@@ -126,6 +128,30 @@ static double segment_line_distance(const double a[3], const double b[3], const 
     double v[3];
     for (int k = 0; k < 3; k++) v[k] = A[k] + s * B[k];
     return salto_v3_norm(v);
+}
+
+
+// 1 if a phase at time t (its ends included) holds geometry g's point or segment k on box bx
+// (salto_problem_box_holds; the model's geometry data in its link's frame)
+static int box_held_at(const salto_problem_desc* p, int bx, int g, int k, int capsule, double t) {
+    const salto_model* m = p->model;
+    const double* gd = m->geom_data + 7 * g;
+    double ends[2][3];
+    for (int e = 0; e < 2; e++) {
+        for (int a = 0; a < 3; a++) {
+            if (capsule) ends[e][a] = gd[3 * e + a];
+            else if (m->geom_shape[g] == SALTO_GEOM_SPHERE) ends[e][a] = gd[a];
+            else ends[e][a] = gd[a] + ((k >> a) & 1 ? gd[3 + a] : -gd[3 + a]);
+        }
+    }
+    for (int i = 0; i < p->nphase; i++) {
+        const salto_phase_desc* ph = &p->phases[i];
+        if (t < ph->start - 1e-9 || t > ph->start + ph->duration + 1e-9) continue;
+        if (salto_problem_box_holds(p, i, bx, m->geom_body[g], ends[0]) ||
+            salto_problem_box_holds(p, i, bx, m->geom_body[g], ends[1]))
+            return 1;
+    }
+    return 0;
 }
 
 
@@ -266,6 +292,29 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
                 if (e > v[SALTO_CHECK_BAR_CLEARANCE]) {
                     v[SALTO_CHECK_BAR_CLEARANCE] = e;
                     what[SALTO_CHECK_BAR_CLEARANCE] = g;
+                }
+            }
+        }
+    }
+
+    // the boxes: how far a capsule (a sphere, a box corner) reaches into one, a body that this
+    // phase (or one that starts or ends at t) holds on that box excepted
+    for (int bx = 0; bx < p->nbox; bx++) {
+        double c[3], h[3];
+        int use[3];
+        salto_problem_box_geometry(p, bx, c, h, use);
+        if (isnan(v[SALTO_CHECK_BOX_CLEARANCE])) v[SALTO_CHECK_BOX_CLEARANCE] = -INFINITY;
+        for (int g = 0; g < m->ngeom; g++) {
+            if (m->geom_link[g] < 0) continue;
+            double pts[8][3], r = 0.0;
+            const int npt = salto_geom_points(m, d, g, pts, &r);
+            const int capsule = m->geom_shape[g] == SALTO_GEOM_CAPSULE;
+            for (int k = 0; k < (capsule ? 1 : npt); k++) {
+                if (box_held_at(p, bx, g, k, capsule, t)) continue;
+                const double e = r - salto_box_segment_distance(c, h, use, pts[k], pts[capsule ? 1 : k], NULL, NULL, NULL, NULL);
+                if (e > v[SALTO_CHECK_BOX_CLEARANCE]) {
+                    v[SALTO_CHECK_BOX_CLEARANCE] = e;
+                    what[SALTO_CHECK_BOX_CLEARANCE] = g;
                 }
             }
         }
