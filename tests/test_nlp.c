@@ -215,6 +215,11 @@ END_TEST
 
 static void check_lagrangian_hessian(const char* rel, double of, int seed);
 
+// when set, check_lagrangian_hessian weights only the rows whose names (salto_nlp_row_name)
+// start with it, so that their curvature is not lost in the physics rows' larger one
+static const char* lam_only_prefix = NULL;
+
+
 
 // A character file with torque limits: the shipped one's text and a torque_limits map (the
 // humanoid's two-sided, some with a torque-velocity slope), written once into the test's
@@ -259,6 +264,33 @@ static const char* const bar_problems[] = {
     "tests/data/nlp/hold3d.yaml|constraints.0={type: clear_bar, point: [0.2, 0, 1.0], axis: [0, 1, 0.3]}",
 };
 enum { NBAR = (int)(sizeof bar_problems / sizeof bar_problems[0]) };
+
+
+// clear_box rows (a segment's signed distance from a box, outside and reaching in at the random
+// points): the planar gymnast landing on a box by a wall, the 3-D humanoid standing on a box
+// (through the effective root) and flying past a post
+static const char* const box_problems[] = {
+    "tests/data/nlp/boxes2d.yaml",
+    "tests/data/nlp/boxes3d.yaml",
+};
+enum { NBOX = (int)(sizeof box_problems / sizeof box_problems[0]) };
+
+
+START_TEST(clear_box_derivatives) {
+    salto_problem_desc* p = load(box_problems[_i]);
+    salto_nlp* nlp = build(p);
+    int rows = 0;
+    for (int c = 0; c < p->ncon; c++) rows += p->cons[c].type == SALTO_CON_CLEAR_BOX;
+    ck_assert_int_eq(rows, p->nbox); // one clear_box per box
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+    check_jacobian(box_problems[_i], 7850 + _i);
+    check_lagrangian_hessian(box_problems[_i], 0.7, 7950 + _i);
+    lam_only_prefix = "clear_box";
+    check_lagrangian_hessian(box_problems[_i], 0.0, 7960 + _i);
+    lam_only_prefix = NULL;
+}
+END_TEST
 
 
 START_TEST(clear_bar_derivatives) {
@@ -577,7 +609,16 @@ static void check_lagrangian_hessian(const char* rel, double of, int seed) {
     random_point(nlp, x, 3000u + (unsigned)seed);
     salto_test_rng r;
     salto_test_rng_seed(&r, 4000u + (unsigned)seed);
-    for (int k = 0; k < ng; k++) lam[k] = salto_test_uniform(&r, -1, 1);
+    int weighted = 0;
+    for (int k = 0; k < ng; k++) {
+        lam[k] = salto_test_uniform(&r, -1, 1);
+        char name[256];
+        if (!lam_only_prefix) continue;
+        salto_nlp_row_name(nlp, k, name, sizeof name);
+        if (strncmp(name, lam_only_prefix, strlen(lam_only_prefix)) != 0) lam[k] = 0.0;
+        else weighted++;
+    }
+    if (lam_only_prefix) ck_assert_int_gt(weighted, 0);
     salto_nlp_jac_pattern(nlp, jr, jc);
     salto_nlp_hess_pattern(nlp, hr, hc);
     ck_assert_int_eq(salto_nlp_eval_hess(nlp, x, of, lam, hv), SALTO_OK);
@@ -2077,6 +2118,7 @@ Suite* nlp_suite(void) {
     tcase_add_loop_test(tc, height_objectives_derivatives, 0, NOBJ);
     tcase_add_loop_test(tc, torque_rows_derivatives, 0, NTQ);
     tcase_add_loop_test(tc, clear_bar_derivatives, 0, NBAR);
+    tcase_add_loop_test(tc, clear_box_derivatives, 0, NBOX);
     tcase_add_test(tc, height_objective_values);
     tcase_add_test(tc, torque_objective_values);
     tcase_add_test(tc, contact_force_objective_value);
