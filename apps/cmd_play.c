@@ -120,15 +120,27 @@ static void bars_from(const salto_problem_desc* p, salto_sim_opts* o) {
 }
 
 
-// the ground the problem stands on: its first ground contact's plane and friction, else the
-// highest above_ground plane, else z = 0
+// the problem's boxes (the first SALTO_SIM_MAX_BOXES)
+static void boxes_from(const salto_problem_desc* p, salto_sim_opts* o) {
+    o->nbox = p->nbox < SALTO_SIM_MAX_BOXES ? p->nbox : SALTO_SIM_MAX_BOXES;
+    for (int b = 0; b < o->nbox; b++) {
+        memcpy(o->box_lo[b], p->boxes[b].lo, sizeof o->box_lo[b]);
+        memcpy(o->box_hi[b], p->boxes[b].hi, sizeof o->box_hi[b]);
+    }
+}
+
+
+// the ground the problem stands on: its first ground contact's friction, and the plane of the
+// first not on a box; else the highest above_ground plane, else z = 0
 static void ground_from(const salto_problem_desc* p, salto_sim_opts* o) {
+    int friction = 0;
     for (int i = 0; i < p->nphase; i++) {
         const salto_contact_desc* c = &p->phases[i].contact;
         if (c->type != SALTO_CONTACT_GROUND) continue;
+        if (!friction) o->friction = c->friction, friction = 1;
+        if (c->box >= 0) continue; // a box's top: not the floor
         memcpy(o->ground_normal, c->normal, 3 * sizeof(double));
         o->ground_height = c->height;
-        o->friction = c->friction;
         return;
     }
     int have = 0;
@@ -375,6 +387,7 @@ int cmd_play(int argc, char** argv) {
     o.method = method;
     ground_from(p, &o);
     bars_from(p, &o);
+    boxes_from(p, &o);
     salto_sim* sim = salto_sim_create(m, &o);
     for (int i = 0; sim && i < p->nphase; i++) { // the gripping hands wrap round the bars
         const salto_contact_desc* c = &p->phases[i].contact;

@@ -1,8 +1,8 @@
 // sim.h: the stepping simulator (Kokkevis, "Practical physics for articulated characters")
 //
 // Forward dynamics by the articulated-body algorithm with joint torques and external forces;
-// contacts of the character's geometry (spheres, capsules, boxes) with a ground plane and
-// bars (cylinders), and joints at their limits as unilateral constraints with Coulomb friction, solved each step
+// contacts of the character's geometry (spheres, capsules, boxes) with a ground plane, bars
+// (cylinders) and boxes (obstacles and raised ground), and joints at their limits as unilateral constraints with Coulomb friction, solved each step
 // by projected Gauss-Seidel on the constraint matrix that test forces build (Kokkevis 4.2, or
 // the delta method of 4.3); impacts as velocity jumps by impulses with a restitution
 // coefficient (section 5); the step of section 7 (integrate, update the constraints, halve
@@ -14,7 +14,8 @@
 #include "salto/data.h"
 #include "salto/validate.h" // salto_constraint_method
 
-enum { SALTO_SIM_MAX_BARS = 4, SALTO_SIM_MAX_HOLDS = 8 }; // bars; holds, and grips, each
+enum { SALTO_SIM_MAX_BARS = 4, SALTO_SIM_MAX_HOLDS = 8, SALTO_SIM_MAX_BOXES = 8 }; // bars; holds, and
+                                                  // grips, each; axis-aligned boxes
 
 typedef struct salto_sim_opts {
     double dt;                  // step, s (default 1e-3)
@@ -26,6 +27,11 @@ typedef struct salto_sim_opts {
     double bar_point[SALTO_SIM_MAX_BARS][3]; // a point on each bar's axis, world, m
     double bar_axis[SALTO_SIM_MAX_BARS][3];  // its direction
     double bar_radius;          // m (default 0.02)
+    int nbox;                   // axis-aligned boxes the geometry collides with, standing on their
+                                //   top or against their sides (default 0, at most 8; a planar
+                                //   character's span every y)
+    double box_lo[SALTO_SIM_MAX_BOXES][3]; // each box's corners, world, m
+    double box_hi[SALTO_SIM_MAX_BOXES][3];
     double friction;            // Coulomb coefficient mu, ground and bars (default 0.8)
     double restitution;         // e: normal velocity after an impact = -e times before
                                 //   (default 0.3; below bounce_speed, impacts are inelastic)

@@ -96,6 +96,8 @@ static void pose_extent(const salto_problem_desc* p, const salto_data* d, int ph
         const salto_constraint_desc* cd = &p->cons[k];
         if (cd->type == SALTO_CON_CLEAR_BAR) grow(box, cd->point[0], cd->point[2], cd->height);
     }
+    // a box's top in view (the ground is already)
+    for (int b = 0; b < p->nbox; b++) grow(box, box[0], p->boxes[b].hi[2], 0.0);
 }
 
 
@@ -327,6 +329,27 @@ static void draw_pose(const strip_pen* pen, const salto_problem_desc* p, const s
     static const double near_fill[3] = {0.33, 0.42, 0.60}, near_line[3] = {0.13, 0.17, 0.27};
     const salto_model* m = p->model;
     cairo_t* cr = pen->cr;
+
+    // the boxes behind everything, seen from the side, clipped to the pose's panel
+    if (p->nbox > 0) {
+        cairo_save(cr);
+        cairo_rectangle(cr, pen->u0 - 0.5 * panel_width, 0.0, panel_width, image_height - label_height);
+        cairo_clip(cr);
+        for (int b = 0; b < p->nbox; b++) {
+            const double lo[3] = {p->boxes[b].lo[0], 0.0, p->boxes[b].lo[2]};
+            const double hi[3] = {p->boxes[b].hi[0], 0.0, p->boxes[b].hi[2]};
+            double u0, v0, u1, v1;
+            project(pen, lo, &u0, &v0);
+            project(pen, hi, &u1, &v1);
+            cairo_rectangle(cr, u0, v1, u1 - u0, v0 - v1);
+            cairo_set_source_rgb(cr, 0.86, 0.80, 0.70);
+            cairo_fill_preserve(cr);
+            cairo_set_source_rgb(cr, 0.55, 0.50, 0.42);
+            cairo_set_line_width(cr, 1.5);
+            cairo_stroke(cr);
+        }
+        cairo_restore(cr);
+    }
 
     for (int side = 1; side >= 0; side--) {
         for (int g = 0; g < m->ngeom; g++) {

@@ -75,6 +75,7 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
         salto_sim_opts_default(&s->o);
     }
     s->o.nbar = s->o.nbar < 0 ? 0 : s->o.nbar > SALTO_SIM_MAX_BARS ? SALTO_SIM_MAX_BARS : s->o.nbar;
+    s->o.nbox = s->o.nbox < 0 ? 0 : s->o.nbox > SALTO_SIM_MAX_BOXES ? SALTO_SIM_MAX_BOXES : s->o.nbox;
     for (int b = 0; b < s->o.nbar; b++) {
         const double an = salto_v3_norm(s->o.bar_axis[b]);
         for (int k = 0; k < 3; k++) s->o.bar_axis[b][k] = an > 0 ? s->o.bar_axis[b][k] / an : (k == 1);
@@ -105,7 +106,7 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     // room for every geometry point's three rows and every DOF's limit row
     int npt = 0;
     for (int g = 0; g < m->ngeom; g++) npt += m->geom_shape[g] == SALTO_GEOM_BOX ? 8 : m->geom_shape[g] == SALTO_GEOM_CAPSULE ? 3 : 1;
-    npt *= 1 + s->o.nbar;
+    npt *= 1 + s->o.nbar + s->o.nbox;
     s->ccap = npt > 0 ? npt : 1;
     s->cap = 3 * npt + 2 * m->nv + 4 * max_holds + 1; // contacts, limits, tracking, holds, grips
     const size_t cap = (size_t)s->cap;
@@ -283,6 +284,13 @@ static void sync(salto_sim* s) {
             double c[3], n[3], x[3], depth;
             if (sim_nearest_inside(s, b, pts[0], pts[1], c) && sim_bar_touch(s, b, c, r, n, x, &depth)) {
                 worst = fmax(worst, depth);
+            }
+        }
+        // the boxes: a capsule's axis segment's least signed distance covers its ends too
+        const int seg = m->geom_shape[g] == SALTO_GEOM_CAPSULE;
+        for (int b = 0; b < s->o.nbox; b++) {
+            for (int k = 0; k < (seg ? 1 : npt); k++) {
+                worst = fmax(worst, r - sim_box_distance(s, b, pts[k], pts[seg ? 1 : k], NULL));
             }
         }
     }

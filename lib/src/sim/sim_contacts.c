@@ -9,6 +9,7 @@
 
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
+#include "salto/obstacle.h"
 #include "salto/problem.h" // salto_contact_frame
 #include "salto/spatial.h"
 
@@ -111,6 +112,36 @@ static void add_bar_contact(salto_sim* s, double h, int g, int k, int b, int lin
 }
 
 
+double sim_box_distance(const salto_sim* s, int b, const double p0[3], const double p1[3],
+                        double* u) {
+    double c[3], h[3];
+    const int use[3] = {1, !s->planar, 1};
+    for (int k = 0; k < 3; k++) {
+        c[k] = 0.5 * (s->o.box_lo[b][k] + s->o.box_hi[b][k]);
+        h[k] = 0.5 * (s->o.box_hi[b][k] - s->o.box_lo[b][k]);
+    }
+    return salto_box_segment_distance(c, h, use, p0, p1, u, NULL, NULL, NULL);
+}
+
+
+// a contact of geometry g's point k (a sphere of radius r at x) with box b: the normal the
+// box's distance's gradient (out of its nearest face, edge or corner), the tangents across it
+static void add_box_contact(salto_sim* s, double h, int g, int k, int b, int link,
+                            const double x[3], double r) {
+    double c[3], hs[3], n[3], pt[3], Tx[3], Ty[3];
+    const int use[3] = {1, !s->planar, 1};
+    for (int a = 0; a < 3; a++) {
+        c[a] = 0.5 * (s->o.box_lo[b][a] + s->o.box_hi[b][a]);
+        hs[a] = 0.5 * (s->o.box_hi[b][a] - s->o.box_lo[b][a]);
+    }
+    const double sd = salto_box_point_distance(c, hs, use, x, n);
+    if (!(salto_v3_norm(n) > 0.5)) return;
+    for (int a = 0; a < 3; a++) pt[a] = x[a] - r * n[a];
+    salto_contact_frame(n, s->planar, Tx, Ty);
+    add_contact(s, h, g, k, 1 + SALTO_SIM_MAX_BARS + b, link, pt, n, r - sd, Tx, s->planar ? NULL : Ty);
+}
+
+
 // the constraint rows at the state in s->d (salto_fk at the velocity level done): contacts
 // with the ground and the bars, joints within 1e-3 rad of a limit, holds, tracking
 void sim_collect(salto_sim* s, double h) {
@@ -141,6 +172,17 @@ void sim_collect(salto_sim* s, double h) {
                 add_contact(s, h, g, k, 0, link, x, N, depth, Tx, s->planar ? NULL : Ty);
             }
             for (int b = 0; b < nbar; b++) add_bar_contact(s, h, g, k, b, link, pts[k], r);
+            for (int b = 0; b < s->o.nbox; b++) add_box_contact(s, h, g, k, b, link, pts[k], r);
+        }
+        // a capsule across a box's edge touches it between its ends: the segment's point
+        // nearest the box is one more point (k = 2)
+        for (int b = 0; b < s->o.nbox && m->geom_shape[g] == SALTO_GEOM_CAPSULE; b++) {
+            double u;
+            sim_box_distance(s, b, pts[0], pts[1], &u);
+            if (!(u > 1e-6 && u < 1.0 - 1e-6)) continue;
+            double c[3];
+            for (int a = 0; a < 3; a++) c[a] = pts[0][a] + u * (pts[1][a] - pts[0][a]);
+            add_box_contact(s, h, g, 2, b, link, c, r);
         }
     }
     if (s->o.joint_limits) {

@@ -91,6 +91,10 @@ int sim_bar_touch(const salto_sim* s, int b, const double c[3], double r, double
                   double* depth);
 int sim_nearest_inside(const salto_sim* s, int b, const double p0[3], const double p1[3],
                        double c[3]);
+// the least signed distance of the segment p0-p1 (a point when equal) from box b, and the
+// segment's parameter there into *u (may be NULL)
+double sim_box_distance(const salto_sim* s, int b, const double p0[3], const double p1[3],
+                        double* u);
 void sim_collect(salto_sim* s, double h);
 
 // sim_solve.c: the constraint rows, K, projected Gauss-Seidel, impacts and accelerations
