@@ -216,6 +216,76 @@ START_TEST(bars) {
 END_TEST
 
 
+// Boxes (no floor): a box set down on a box's top rests there on its four bottom corners, which
+// carry its weight, without drifting; a stick dropped flat onto a box's top, its right part
+// past the edge, comes to rest on the top, its weight shared by its left end and the edge as
+// statics says (the edge a point between the capsule's ends); and pushed off the top, a box
+// slides over the edge and falls past the box's side to the floor below
+START_TEST(boxes) {
+    salto_model* m = load("tests/data/sim/box.yaml");
+    salto_sim_opts o;
+    salto_sim_opts_default(&o);
+    o.ground = 0;
+    o.nbox = 1;
+    const double lo[3] = {-1.0, -1.0, 0.0}, hi[3] = {1.0, 1.0, 0.5};
+    memcpy(o.box_lo[0], lo, sizeof lo);
+    memcpy(o.box_hi[0], hi, sizeof hi);
+    salto_sim* s = salto_sim_create(m, &o);
+    double q0[6] = {0.2, -0.1, 0.5 + 0.05, 0, 0, 0}, qd0[6] = {0};
+    salto_sim_set_state(s, q0, qd0);
+    run(s, 2000);
+    const double* q = salto_sim_q(s);
+    for (int j = 0; j < 6; j++) {
+        ck_assert_msg(fabs(q[j] - q0[j]) < 1e-9, "DOF %d moved %.3g in 2 s on the box", j, q[j] - q0[j]);
+    }
+    const salto_sim_contact* c;
+    const int nc = salto_sim_contacts(s, &c);
+    ck_assert_int_eq(nc, 4);
+    double fz = 0.0;
+    for (int k = 0; k < nc; k++) fz += c[k].force[2];
+    ck_assert_double_eq_tol(fz, 2.0 * 9.81, 1e-6);
+    salto_sim_destroy(s);
+    // off the edge: the floor (z = 0) and the box reaching to x = 1, little friction
+    o.ground = 1;
+    o.friction = 0.2;
+    s = salto_sim_create(m, &o);
+    double qs[6] = {0.6, 0, 0.5 + 0.05, 0, 0, 0}, qds[6] = {2.0, 0, 0, 0, 0, 0};
+    salto_sim_set_state(s, qs, qds);
+    run(s, 2000);
+    q = salto_sim_q(s);
+    ck_assert_msg(q[0] > 1.1 && q[2] < 0.2, "the box pushed off the top is at x %.3f, z %.3f", q[0], q[2]);
+    salto_sim_destroy(s);
+    salto_model_destroy(m);
+
+    m = load("tests/data/sim/stick.yaml");
+    o.ground = 0;
+    o.box_hi[0][0] = 0.2; // the box's right edge at x = 0.2, under the stick's right half
+    s = salto_sim_create(m, &o);
+    const double rest = 0.5 + 0.02;
+    double qt[3] = {0, rest + 0.2, 0}, qdt[3] = {0};
+    salto_sim_set_state(s, qt, qdt);
+    run(s, 1500);
+    ck_assert_msg(fabs(salto_sim_q(s)[1] - rest) < 1e-3, "the stick's centre at %.4f m, resting on "
+                  "the top puts it at %.4f", salto_sim_q(s)[1], rest);
+    ck_assert_double_lt(salto_test_maxabs(salto_sim_qd(s), 3), 1e-3);
+    // statics: the weight at x = 0 shared by the left end (x = -0.5) and the edge (x = 0.2):
+    // 0.2/0.7 and 0.5/0.7 of it
+    double fsum = 0.0, fedge = 0.0, fend = 0.0;
+    for (int k = 0; k < salto_sim_contacts(s, &c); k++) {
+        fsum += c[k].force[2];
+        if (fabs(c[k].point[0] - 0.2) < 1e-6) fedge += c[k].force[2];
+        if (fabs(c[k].point[0] + 0.5) < 1e-6) fend += c[k].force[2];
+    }
+    ck_assert_msg(fabs(fedge - 9.81 * 0.5 / 0.7) < 1e-3 && fabs(fend - 9.81 * 0.2 / 0.7) < 1e-3,
+                  "the edge carries %.4f N and the left end %.4f, statics says %.4f and %.4f", fedge,
+                  fend, 9.81 * 0.5 / 0.7, 9.81 * 0.2 / 0.7);
+    ck_assert_double_eq_tol(fsum, 9.81, 1e-3);
+    salto_sim_destroy(s);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
 // A pendulum released at its lower limit (-60 degrees) swings to its upper one (45 degrees),
 // which it reaches and never passes
 START_TEST(pendulum_stops_at_limit) {
@@ -699,6 +769,7 @@ Suite* sim_suite(void) {
     tcase_add_test(tc, ball_bounces);
     tcase_add_test(tc, pendulum_stops_at_limit);
     tcase_add_test(tc, bars);
+    tcase_add_test(tc, boxes);
     tcase_add_test(tc, momentum_in_flight);
     tcase_add_test(tc, deterministic);
     tcase_add_test(tc, tracking_follows);

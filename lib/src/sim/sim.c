@@ -106,7 +106,9 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     // room for every geometry point's three rows and every DOF's limit row
     int npt = 0;
     for (int g = 0; g < m->ngeom; g++) npt += m->geom_shape[g] == SALTO_GEOM_BOX ? 8 : m->geom_shape[g] == SALTO_GEOM_CAPSULE ? 3 : 1;
-    npt *= 1 + s->o.nbar + s->o.nbox;
+    npt *= 1 + s->o.nbar;
+    // against each box: a box's corners, a capsule's ends and six points between them
+    for (int g = 0; g < m->ngeom; g++) npt += s->o.nbox * (m->geom_shape[g] == SALTO_GEOM_SPHERE ? 1 : 8);
     s->ccap = npt > 0 ? npt : 1;
     s->cap = 3 * npt + 2 * m->nv + 4 * max_holds + 1; // contacts, limits, tracking, holds, grips
     const size_t cap = (size_t)s->cap;

@@ -174,15 +174,31 @@ void sim_collect(salto_sim* s, double h) {
             for (int b = 0; b < nbar; b++) add_bar_contact(s, h, g, k, b, link, pts[k], r);
             for (int b = 0; b < s->o.nbox; b++) add_box_contact(s, h, g, k, b, link, pts[k], r);
         }
-        // a capsule across a box's edge touches it between its ends: the segment's point
-        // nearest the box is one more point (k = 2)
+        // a capsule across a box's edge, or lying on a face past its edge, touches it between
+        // its ends: at the segment's point nearest the box (k = 2), and where the segment
+        // crosses the planes of the box's faces (the edges a capsule lying on a face rests on;
+        // k = 3 .. 7, the first five within reach)
         for (int b = 0; b < s->o.nbox && m->geom_shape[g] == SALTO_GEOM_CAPSULE; b++) {
-            double u;
-            sim_box_distance(s, b, pts[0], pts[1], &u);
-            if (!(u > 1e-6 && u < 1.0 - 1e-6)) continue;
-            double c[3];
-            for (int a = 0; a < 3; a++) c[a] = pts[0][a] + u * (pts[1][a] - pts[0][a]);
-            add_box_contact(s, h, g, 2, b, link, c, r);
+            double u, dseg[3], c[3];
+            const double dist = sim_box_distance(s, b, pts[0], pts[1], &u);
+            if (dist > r + s->o.margin + 0.5) continue; // nowhere near (add_contact's reach is less)
+            for (int a = 0; a < 3; a++) dseg[a] = pts[1][a] - pts[0][a];
+            if (u > 1e-6 && u < 1.0 - 1e-6) {
+                for (int a = 0; a < 3; a++) c[a] = pts[0][a] + u * dseg[a];
+                add_box_contact(s, h, g, 2, b, link, c, r);
+            }
+            int k = 3;
+            for (int a = 0; a < 3 && k < 8; a++) {
+                if ((s->planar && a == 1) || dseg[a] == 0.0) continue;
+                for (int side = 0; side < 2 && k < 8; side++) {
+                    const double face = side ? s->o.box_hi[b][a] : s->o.box_lo[b][a];
+                    const double uc = (face - pts[0][a]) / dseg[a];
+                    if (!(uc > 1e-6 && uc < 1.0 - 1e-6) || fabs(uc - u) < 1e-9) continue;
+                    for (int e = 0; e < 3; e++) c[e] = pts[0][e] + uc * dseg[e];
+                    if (sim_box_distance(s, b, c, c, NULL) > r + s->o.margin + 0.5) continue;
+                    add_box_contact(s, h, g, k++, b, link, c, r);
+                }
+            }
         }
     }
     if (s->o.joint_limits) {
