@@ -66,6 +66,9 @@ typedef struct salto_box_desc {
 // A box's default clearance, m: with none, a foot brushing a box's top edge at the slices of a
 // step up dipped 1 cm into it between them (docs/problem-format.md, "Boxes")
 #define SALTO_BOX_CLEARANCE 0.01
+// Within this time of a phase holding a body on a box, the body's clearance from that box falls
+// linearly to 0, s (nlp_layout.c, box_ramp)
+#define SALTO_BOX_CLEARANCE_RAMP 0.1
 
 typedef struct salto_phase_desc {
     char* name;

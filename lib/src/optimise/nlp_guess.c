@@ -13,6 +13,7 @@
 #include "salto/data.h"
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
+#include "salto/obstacle.h"
 #include "salto/spatial.h"
 
 
@@ -291,6 +292,132 @@ void salto_nlp_guess_from_solution(const salto_nlp* nlp, const salto_nlp* prev,
 }
 
 
+// ---- among boxes ----
+
+enum { MAX_KEYS = 64 };
+
+// With boxes, the interpolated guess stood still where no pose moved the root and flew
+// through them: a jump over a hurdle pushed its legs out of the hurdle's near face and stopped
+// there, infeasible. So, with boxes, the root's translation DOFs that no pose gives follow the
+// sites the problem places (site_at, site_on_plane along the DOF's axis, and the held sites on
+// their ground, a box's top included, at each held phase's ends): each a keyframe of the
+// offset that puts the site there, interpolated linearly in time; and in each flight the root
+// is lifted by the least arch A 4 s (1 - s) (s the phase's fraction) that takes the body's
+// geometry over the boxes at every sample of the flight's middle.
+static void guess_translation_keys(const salto_nlp* nlp, double* x, salto_data* d) {
+    const salto_problem_desc* p = nlp->p;
+    const salto_model* m = nlp->m;
+    int tdof[3];
+    double axes[3][3];
+    const int nt = salto_model_root_translation(m, tdof, axes);
+    for (int k = 0; k < nt; k++) {
+        const int j = tdof[k];
+        if (salto_problem_pose_bracket(p, j, p->duration, 0.0, NULL, NULL, NULL, NULL)) continue; // posed
+        // the keys: (time, offset along the axis), from the guess as it stands
+        double kt[MAX_KEYS], kv[MAX_KEYS];
+        int nk = 0;
+        for (int c = 0; c < p->ncon && nk < MAX_KEYS; c++) {
+            const salto_constraint_desc* cd = &p->cons[c];
+            const int at = cd->type == SALTO_CON_SITE_AT, plane = cd->type == SALTO_CON_SITE_ON_PLANE;
+            if (!(at || plane) || !cd->has_time || cd->hold_phase) continue;
+            const double along = plane ? salto_v3_dot(cd->dir, axes[k]) : 1.0;
+            if (plane && fabs(along) < 0.9) continue;
+            double xs[3], w[3];
+            nlp_state_raw(nlp, x, cd->time, d->q, NULL, NULL);
+            salto_fk(m, d, SALTO_FK_POS);
+            salto_site_pos(m, d, cd->site, xs);
+            for (int a = 0; a < 3; a++) w[a] = cd->point[a] - xs[a];
+            kt[nk] = cd->time;
+            kv[nk++] = plane ? salto_v3_dot(cd->dir, w) / along : salto_v3_dot(axes[k], w);
+        }
+        for (int i = 0; i < p->nphase && nk + 16 <= MAX_KEYS; i++) {
+            const salto_contact_desc* ct = &p->phases[i].contact;
+            const double along = salto_v3_dot(ct->normal, axes[k]);
+            if (ct->type != SALTO_CONTACT_GROUND || !ct->hold || fabs(along) < 0.9) continue;
+            for (int e = 0; e < 2; e++) {
+                const double t = p->phases[i].start + (e ? p->phases[i].duration : 0.0);
+                nlp_state_raw(nlp, x, t, d->q, NULL, NULL);
+                salto_fk(m, d, SALTO_FK_POS);
+                double sum = 0.0;
+                for (int s = 0; s < ct->nsite; s++) {
+                    double xs[3];
+                    salto_site_pos(m, d, ct->site[s], xs);
+                    sum += ct->height - salto_v3_dot(ct->normal, xs);
+                }
+                kt[nk] = t;
+                kv[nk++] = sum / ct->nsite / along;
+            }
+        }
+        if (nk == 0) continue;
+        // sorted by time (keys at one time averaged by the interpolation's order: the first)
+        for (int a = 1; a < nk; a++) {
+            for (int b = a; b > 0 && kt[b] < kt[b - 1]; b--) {
+                double tt = kt[b]; kt[b] = kt[b - 1]; kt[b - 1] = tt;
+                tt = kv[b]; kv[b] = kv[b - 1]; kv[b - 1] = tt;
+            }
+        }
+        for (int a = 0; a < nlp->ncp; a++) {
+            const double t = salto_bspline_greville(&nlp->spline, a);
+            double v = kv[0];
+            if (t >= kt[nk - 1]) v = kv[nk - 1];
+            for (int b = 0; b + 1 < nk; b++) {
+                if (t >= kt[b] && t < kt[b + 1]) {
+                    v = kt[b + 1] > kt[b] ? kv[b] + (kv[b + 1] - kv[b]) * (t - kt[b]) / (kt[b + 1] - kt[b]) : kv[b];
+                }
+            }
+            x[j * nlp->ncp + a] += v;
+        }
+    }
+}
+
+
+static void guess_over_boxes(const salto_nlp* nlp, double* x, salto_data* d) {
+    const salto_problem_desc* p = nlp->p;
+    const salto_model* m = nlp->m;
+    double zsign = 0.0;
+    const int jz = vertical_root_dof(m, &zsign);
+    if (jz < 0) return;
+    for (int i = 0; i < p->nphase; i++) {
+        const salto_phase_desc* ph = &p->phases[i];
+        if (ph->contact.type != SALTO_CONTACT_NONE) continue;
+        // the lift each sample needs: every capsule (sphere, box corner) reaching into a box,
+        // within its clearance, raised until its lower end is over the box's top by that much
+        double arch = 0.0;
+        for (int n = 1; n < 16; n++) {
+            const double s = 0.15 + 0.7 * n / 16.0, t = ph->start + s * ph->duration;
+            nlp_state_raw(nlp, x, t, d->q, NULL, NULL);
+            salto_fk(m, d, SALTO_FK_POS);
+            double need = 0.0;
+            for (int b = 0; b < p->nbox; b++) {
+                double c[3], h[3];
+                int use[3];
+                salto_problem_box_geometry(p, b, c, h, use);
+                const double reach = p->boxes[b].clearance;
+                for (int g = 0; g < m->ngeom; g++) {
+                    if (m->geom_link[g] < 0) continue;
+                    double pts[8][3], r = 0.0;
+                    const int npt = salto_geom_points(m, d, g, pts, &r);
+                    const int cap = m->geom_shape[g] == SALTO_GEOM_CAPSULE;
+                    for (int k = 0; k < (cap ? 1 : npt); k++) {
+                        const double* e = pts[cap ? 1 : k];
+                        if (salto_box_segment_distance(c, h, use, pts[k], e, NULL, NULL, NULL, NULL) >= r + reach) continue;
+                        need = fmax(need, p->boxes[b].hi[2] + r + reach - fmin(pts[k][2], e[2]));
+                    }
+                }
+            }
+            arch = fmax(arch, need / (4.0 * s * (1.0 - s)));
+        }
+        arch = fmin(arch, 3.0);
+        if (!(arch > 0.0)) continue;
+        for (int a = 0; a < nlp->ncp; a++) {
+            const double t = salto_bspline_greville(&nlp->spline, a);
+            const double s = (t - ph->start) / ph->duration;
+            if (s > 0.0 && s < 1.0) x[jz * nlp->ncp + a] += zsign * arch * 4.0 * s * (1.0 - s);
+        }
+    }
+}
+
+
 void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
     const salto_problem_desc* p = nlp->p;
     const salto_guess_desc* gd = &p->guess;
@@ -312,6 +439,15 @@ void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
             if (v > nlp->x_hi[i]) v = nlp->x_hi[i];
             x[i] = v;
         }
+    }
+    if (p->nbox > 0) {
+        salto_data* d = salto_data_create(nlp->m);
+        if (d) {
+            guess_translation_keys(nlp, x, d);
+            guess_over_boxes(nlp, x, d);
+            salto_data_destroy(d);
+        }
+        for (int i = 0; i < nlp->ncpv; i++) x[i] = fmin(fmax(x[i], nlp->x_lo[i]), nlp->x_hi[i]);
     }
     init_places(nlp, x);
 }

@@ -180,6 +180,22 @@ static int box_held(const salto_problem_desc* p, int i, int body, double seg[2][
 }
 
 
+// The fraction of box i's clearance that holds at time t for a body: 1, but nearer than
+// SALTO_BOX_CLEARANCE_RAMP to a phase that holds the body on that box, the time to it over that:
+// a foot leaving the box's top (or landing on it) starts (ends) at distance 0, and the whole
+// clearance one slice after take-off forced a jerk that broke the centre of pressure between
+// the slices (a jump down from a box)
+static double box_ramp(const salto_problem_desc* p, int i, int body, double t) {
+    double gap = INFINITY;
+    for (int k = 0; k < p->nphase; k++) {
+        if (!salto_problem_box_holds(p, k, i, body, NULL)) continue;
+        const double a = p->phases[k].start, b = a + p->phases[k].duration;
+        gap = fmin(gap, t < a ? a - t : t > b ? t - b : 0.0);
+    }
+    return fmin(1.0, gap / SALTO_BOX_CLEARANCE_RAMP);
+}
+
+
 // the rows of constraint c evaluated at time t (one block, or one per geometry point)
 static salto_status add_blocks_at(builder* B, int c, double t, int side) {
     salto_nlp* nlp = B->nlp;
@@ -253,7 +269,7 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
                 block* b = new_block(B);
                 if (!b) return SALTO_ERR_NOMEM;
                 b->con = c, b->t = t, b->side = side, b->nrows = 1, b->link = link;
-                b->offset = r + cd->height; // the bar's radius, or the box's clearance
+                b->offset = r + (box ? cd->height * box_ramp(nlp->p, cd->box, m->geom_body[g], t) : cd->height);
                 memcpy(b->point, seg[k][0], sizeof b->point);
                 memcpy(b->e[0], seg[k][1], sizeof b->e[0]);
                 if (push_path(B, b, link)) return SALTO_ERR_NOMEM;
