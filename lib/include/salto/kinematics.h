@@ -58,6 +58,12 @@ void salto_site_acc_deriv(const salto_model* m, const salto_data* d, int site, d
 void salto_site_motion_deriv(const salto_model* m, const salto_data* d, int site, double* dv_dq,
                              double* da_dq, double* da_dqd);
 
+// The same for any point x (world coordinates) moving with link (-1: the world, all zero), and
+// its velocity (after salto_fk(SALTO_FK_VEL)).
+void salto_point_motion_deriv(const salto_model* m, const salto_data* d, int link,
+                              const double x[3], double* dv_dq, double* da_dq, double* da_dqd);
+void salto_point_vel(const salto_data* d, int link, const double x[3], double v[3]);
+
 // Centre of mass and its velocity (either may be NULL), after salto_link_inertias and
 // salto_fk(SALTO_FK_POS), or SALTO_FK_VEL for the velocity; the momentum pass only for it.
 void salto_com(const salto_model* m, const salto_data* d, double com[3], double comvel[3]);

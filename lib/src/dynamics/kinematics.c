@@ -316,15 +316,32 @@ void salto_energy(const salto_model* m, const salto_data* d, double* kinetic,
 // rule, with dx/dq_k = J_k = S_k,ang x x + S_k,lin.
 void salto_site_motion_deriv(const salto_model* m, const salto_data* d, int site, double* dq_vel,
                              double* dq_acc, double* dqd_acc) {
+    double x[3];
+    salto_site_pos(m, d, site, x);
+    salto_point_motion_deriv(m, d, m->site_link[site], x, dq_vel, dq_acc, dqd_acc);
+}
+
+
+void salto_point_vel(const salto_data* d, int link, const double x[3], double v[3]) {
+    if (link < 0) {
+        v[0] = v[1] = v[2] = 0.0;
+        return;
+    }
+    const double* V = d->V + 6 * link;
+    salto_v3_cross(v, V, x);
+    for (int k = 0; k < 3; k++) v[k] += V[3 + k];
+}
+
+
+void salto_point_motion_deriv(const salto_model* m, const salto_data* d, int l, const double x[3],
+                              double* dq_vel, double* dq_acc, double* dqd_acc) {
     const int nv = m->nv;
     if (dq_vel) memset(dq_vel, 0, 3 * (size_t)nv * sizeof(double));
     if (dq_acc) memset(dq_acc, 0, 3 * (size_t)nv * sizeof(double));
     if (dqd_acc) memset(dqd_acc, 0, 3 * (size_t)nv * sizeof(double));
-    const int l = m->site_link[site];
     if (l < 0) return;
-    double x[3], v[3];
-    salto_site_pos(m, d, site, x);
-    salto_site_vel(m, d, site, v);
+    double v[3];
+    salto_point_vel(d, l, x, v);
     const double* Vl = d->V + 6 * l;
     const double* Al = d->A + 6 * l;
     static const double zero6[6] = {0, 0, 0, 0, 0, 0};

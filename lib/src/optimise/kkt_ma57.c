@@ -123,6 +123,7 @@ static void ma57bd(ipfint* n, ipfint* ne, double* a, double* fact, ipfint* lfact
         return;
     }
     ifact[0] = keep[0];
+    if (getenv("DBGKKT")) fprintf(stderr, "KKT n %d L %zu maxfront %d delayed %d flops %.3g u %.2g\n", *n, in.factor_entries, in.max_front, in.delayed, in.flops, cntl[0]);
     dump(h, a);
     info[23] = in.neg; // INFO(24)
     if (in.zero > 0) {

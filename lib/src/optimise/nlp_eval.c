@@ -113,6 +113,16 @@ void nlp_bar_segment(const salto_nlp* nlp, const block* b, double xa[3], double 
 }
 
 
+void nlp_chord(const salto_nlp* nlp, const block* b, double P[3], double v[3], double xa[3],
+               double xb[3]) {
+    const salto_data* d = nlp->ev.d;
+    salto_m3_mul_v3(P, d->R + 9 * b->link, b->point);
+    for (int k = 0; k < 3; k++) P[k] += d->p[3 * b->link + k];
+    salto_point_vel(d, b->link, P, v);
+    for (int k = 0; k < 3; k++) xa[k] = P[k] - b->sweep[0] * v[k], xb[k] = P[k] + b->sweep[1] * v[k];
+}
+
+
 // rows of block b at x: values g (nrows) and derivatives with respect to the q and qd of its
 // deps, dq and dqd (nrows x ndep, row-major)
 static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, double* g,
@@ -373,6 +383,31 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
     }
     case SALTO_CON_CLEAR_BAR:
     case SALTO_CON_CLEAR_BOX: {
+        if (b->chord) {
+            // the chord a = P - hb v, b = P + hf v of point P's path (velocity v): its signed
+            // distance from the box less the radius; da/dq = J - hb dv/dq, da/dqd = -hb J
+            // (b likewise with +hf), dv/dqd = J the point's Jacobian
+            double P[3], v[3], xa[3], xb[3], ga[3], gb[3];
+            nlp_chord(nlp, b, P, v, xa, xb);
+            g[0] = nlp_clear_distance(nlp, cd, xa, xb, b->offset, ga, gb, NULL);
+            if (!want_jac) break;
+            const int nv = nlp->nv;
+            const double hb = b->sweep[0], hf = b->sweep[1];
+            double wp[3], wv[3];
+            for (int k = 0; k < 3; k++) wp[k] = ga[k] + gb[k], wv[k] = hf * gb[k] - hb * ga[k];
+            salto_point_jac(m, d, b->link, P, nlp->ev.J3);
+            salto_point_motion_deriv(m, d, b->link, P, nlp->ev.fq, NULL, NULL);
+            for (int jj = 0; jj < nd; jj++) {
+                const int j = dep[jj];
+                double aq = 0.0, aqd = 0.0;
+                for (int k = 0; k < 3; k++) {
+                    aq += wp[k] * nlp->ev.J3[k * nv + j] + wv[k] * nlp->ev.fq[k * nv + j];
+                    aqd += wv[k] * nlp->ev.J3[k * nv + j];
+                }
+                dq[jj] = aq, dqd[jj] = aqd;
+            }
+            break;
+        }
         // the segment's distance from the bar's axis less the radii (nlp_bar_distance), or its
         // signed distance from the box less its radius
         double xa[3], xb[3], ga[3], gb[3];

@@ -304,6 +304,30 @@ enum { MAX_KEYS = 64 };
 // offset that puts the site there, interpolated linearly in time; and in each flight the root
 // is lifted by the least arch A 4 s (1 - s) (s the phase's fraction) that takes the body's
 // geometry over the boxes at every sample of the flight's middle.
+static void sort_keys(double* kt, double* kv, int nk) {
+    for (int a = 1; a < nk; a++) {
+        for (int b = a; b > 0 && kt[b] < kt[b - 1]; b--) {
+            double tt = kt[b];
+            kt[b] = kt[b - 1], kt[b - 1] = tt;
+            tt = kv[b];
+            kv[b] = kv[b - 1], kv[b - 1] = tt;
+        }
+    }
+}
+
+
+// the keys' piecewise-linear interpolation at t (sorted; constant beyond the first and last;
+// at a time with two keys, the later's)
+static double key_value(const double* kt, const double* kv, int nk, double t) {
+    if (t <= kt[0]) return kv[0];
+    if (t >= kt[nk - 1]) return kv[nk - 1];
+    for (int b = 0; b + 1 < nk; b++) {
+        if (t >= kt[b] && t < kt[b + 1]) return kv[b] + (kv[b + 1] - kv[b]) * (t - kt[b]) / (kt[b + 1] - kt[b]);
+    }
+    return kv[nk - 1];
+}
+
+
 static void guess_translation_keys(const salto_nlp* nlp, double* x, salto_data* d) {
     const salto_problem_desc* p = nlp->p;
     const salto_model* m = nlp->m;
@@ -349,23 +373,30 @@ static void guess_translation_keys(const salto_nlp* nlp, double* x, salto_data* 
             }
         }
         if (nk == 0) continue;
-        // sorted by time (keys at one time averaged by the interpolation's order: the first)
-        for (int a = 1; a < nk; a++) {
-            for (int b = a; b > 0 && kt[b] < kt[b - 1]; b--) {
-                double tt = kt[b]; kt[b] = kt[b - 1]; kt[b - 1] = tt;
-                tt = kv[b]; kv[b] = kv[b - 1]; kv[b - 1] = tt;
+        sort_keys(kt, kv, nk);
+        // across the ground, a held phase's sites stay put: the offset is constant through it,
+        // the first key within it (or its value at the phase's start)
+        for (int i = 0; i < p->nphase; i++) {
+            const salto_contact_desc* ct = &p->phases[i].contact;
+            if (ct->type != SALTO_CONTACT_GROUND || !ct->hold || fabs(salto_v3_dot(ct->normal, axes[k])) >= 0.9) continue;
+            const double a = p->phases[i].start, e = a + p->phases[i].duration;
+            double c = key_value(kt, kv, nk, a);
+            int n = 0, found = 0;
+            for (int b = 0; b < nk; b++) {
+                if (kt[b] >= a - 1e-12 && kt[b] <= e + 1e-12) {
+                    if (!found) c = kv[b], found = 1;
+                    continue;
+                }
+                kt[n] = kt[b], kv[n++] = kv[b];
             }
+            nk = n;
+            if (nk + 2 > MAX_KEYS) break;
+            kt[nk] = a, kv[nk++] = c;
+            kt[nk] = e, kv[nk++] = c;
+            sort_keys(kt, kv, nk);
         }
         for (int a = 0; a < nlp->ncp; a++) {
-            const double t = salto_bspline_greville(&nlp->spline, a);
-            double v = kv[0];
-            if (t >= kt[nk - 1]) v = kv[nk - 1];
-            for (int b = 0; b + 1 < nk; b++) {
-                if (t >= kt[b] && t < kt[b + 1]) {
-                    v = kt[b + 1] > kt[b] ? kv[b] + (kv[b + 1] - kv[b]) * (t - kt[b]) / (kt[b + 1] - kt[b]) : kv[b];
-                }
-            }
-            x[j * nlp->ncp + a] += v;
+            x[j * nlp->ncp + a] += key_value(kt, kv, nk, salto_bspline_greville(&nlp->spline, a));
         }
     }
 }

@@ -1174,6 +1174,85 @@ static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, dou
 }
 
 
+// A chord row (clear_box, b->chord): D(a, b) with a = P - hb v, b = P + hf v for a point P on
+// one link and its velocity v. Its state Hessian: J' H6 J with J the ends' Jacobians in q and qd
+// (through the effective root where the block sees one, the places included), plus P's point
+// Hessian weighted by dD/da + dD/db and v's state Hessian (vel_point_hess_add) by
+// hf dD/db - hb dD/da; through an effective root the held site's own Hessians, weighted
+// likewise along the translation axes, are taken off (the root moves the point by -a . g and
+// its velocity by -a . g'). Multiplied by the row's multiplier lr into S.
+static void chord_hess(salto_nlp* nlp, const block* b, double lr, double* S, int ns,
+                       const int* map, int off, int merged) {
+    const salto_model* m = nlp->m;
+    const salto_data* d = nlp->ev.d;
+    const salto_constraint_desc* cd = nlp_cd(nlp, b->con);
+    const int nv = nlp->nv;
+    const double hb = b->sweep[0], hf = b->sweep[1];
+    double P[3], v[3], xa[3], xb[3], ga[3], gb[3], H6[36], wp[3], wv[3];
+    nlp_chord(nlp, b, P, v, xa, xb);
+    nlp_clear_distance(nlp, cd, xa, xb, b->offset, ga, gb, H6);
+    for (int k = 0; k < 3; k++) wp[k] = lr * (ga[k] + gb[k]), wv[k] = lr * (hf * gb[k] - hb * ga[k]);
+    nlp_point_hess_add(nlp, S, ns, map, b->link, P, wp, 1.0);
+    vel_point_hess_add(nlp, S, ns, map, off, b->link, P, wv, 1.0);
+    if (b->er >= 0) {
+        const eroot* e = &nlp->root.er[b->er];
+        double wgp[3] = {0, 0, 0}, wgv[3] = {0, 0, 0}, g[3];
+        for (int k = 0; k < e->nt; k++) {
+            const double sp = salto_v3_dot(wp, e->a[k]), sv = salto_v3_dot(wv, e->a[k]);
+            for (int c = 0; c < 3; c++) wgp[c] += sp * e->a[k][c], wgv[c] += sv * e->a[k][c];
+        }
+        salto_site_pos(m, d, e->site, g);
+        nlp_point_hess_add(nlp, S, ns, map, m->site_link[e->site], g, wgp, -1.0);
+        vel_point_hess_add(nlp, S, ns, map, off, m->site_link[e->site], g, wgv, -1.0);
+    }
+    // J: the six rows of (a, b), each over (q, qd, places)
+    const int na = merged ? nlp->blocks[nlp->hess.acc].nxaux : b->nxaux;
+    const int aux0 = 3 * (merged ? nv : b->ndep);
+    const int wdt = 2 * nv + NXAUX;
+    double* Jc = nlp->hess.Jb;
+    double* J3 = nlp->ev.J3;
+    double* Dv = nlp->ev.fq;
+    salto_point_jac(m, d, b->link, P, J3);
+    salto_point_motion_deriv(m, d, b->link, P, Dv, NULL, NULL);
+    for (int e = 0; e < 2; e++) {
+        const double h = e ? hf : -hb;
+        for (int k = 0; k < 3; k++) {
+            double* row = Jc + (size_t)(3 * e + k) * wdt;
+            for (int j = 0; j < nv; j++) {
+                row[j] = J3[(size_t)k * nv + j] + h * Dv[(size_t)k * nv + j];
+                row[nv + j] = h * J3[(size_t)k * nv + j];
+            }
+            for (int a = 0; a < NXAUX; a++) row[2 * nv + a] = 0.0;
+            if (b->er >= 0) nlp_er_chain(nlp, b->er, row, row + nv, NULL, row + 2 * nv);
+        }
+    }
+    // the local slots: the q, then the qd of each DOF the block reads, then the places
+    int* slot = nlp->hess.path;
+    int nsl = 0;
+    for (int j = 0; j < nv; j++) {
+        if (map[j] >= 0) slot[nsl++] = j;
+    }
+    const int nu = 2 * nsl + na;
+    for (int u1 = 0; u1 < nu; u1++) {
+        const int c1 = u1 < nsl ? slot[u1] : u1 < 2 * nsl ? nv + slot[u1 - nsl] : 2 * nv + (u1 - 2 * nsl);
+        const int s1 = u1 < nsl ? map[slot[u1]] : u1 < 2 * nsl ? off + map[slot[u1 - nsl]] : aux0 + (u1 - 2 * nsl);
+        double hj[6];
+        for (int r = 0; r < 6; r++) {
+            double acc = 0.0;
+            for (int c = 0; c < 6; c++) acc += H6[6 * r + c] * Jc[(size_t)c * wdt + c1];
+            hj[r] = lr * acc;
+        }
+        for (int u2 = 0; u2 < nu; u2++) {
+            const int c2 = u2 < nsl ? slot[u2] : u2 < 2 * nsl ? nv + slot[u2 - nsl] : 2 * nv + (u2 - 2 * nsl);
+            const int s2 = u2 < nsl ? map[slot[u2]] : u2 < 2 * nsl ? off + map[slot[u2 - nsl]] : aux0 + (u2 - 2 * nsl);
+            double val = 0.0;
+            for (int r = 0; r < 6; r++) val += Jc[(size_t)r * wdt + c2] * hj[r];
+            S[(size_t)s2 * ns + s1] += val;
+        }
+    }
+}
+
+
 // The kinematic rows whose Hessian is exact, in O(depth^2): e . x of a point fixed on a link
 // (above_ground's points, a site at a point, on a line or a plane, or held there) and of the
 // centre of mass (com_position, a ballistic flight's parabola), a site's velocity (site_still),
@@ -1231,7 +1310,9 @@ static int hess_kin_rows(salto_nlp* nlp, int i, const double* lambda, double* va
         }
     }
     int translated = 0; // 1: a position that sees the effective root's translation; 2: a velocity
-    if (t == SALTO_CON_CLEAR_BAR || t == SALTO_CON_CLEAR_BOX) {
+    if (t == SALTO_CON_CLEAR_BOX && b->chord) {
+        chord_hess(nlp, b, lambda[b->row0], S, ns, map, off, merged);
+    } else if (t == SALTO_CON_CLEAR_BAR || t == SALTO_CON_CLEAR_BOX) {
         // d(a(q), b(q)) for the segment's ends on one link: the ends' point Hessians weighted by
         // the gradients, and J' H6 J with J the ends' Jacobians (through the effective root
         // where the block sees one: E's chain of each row of J, the places included)

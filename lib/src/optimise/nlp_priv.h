@@ -61,6 +61,10 @@ typedef struct block {
     double point[3];     // above_ground: the point in the link frame; clear_bar: the segment's
                          //   first end (its other in e[0])
     double offset;       // above_ground: radius below the point
+    int chord;           // clear_box: 1 for a chord row: the path of the point (in the link
+    double sweep[2];     //   frame) from P - sweep[0] v to P + sweep[1] v (v its velocity; the
+                         //   half intervals to the slices either side, s), its first-order path
+                         //   between the slices; 0: the segment point .. e[0] at t
     int aux[6];          // site_hold, a flight's momentum rows: the variable each row's place
                          //   or constant is, entering with -1 (-1: a fixed target, none)
     double target[3];    //   and the fixed targets
@@ -290,6 +294,10 @@ int nlp_hold_rows(const salto_problem_desc* p, const salto_constraint_desc* cd, 
 int nlp_cmp_block(const void* a, const void* b);
 // a clear_bar block's segment ends in the world at the kinematics in nlp->ev.d
 void nlp_bar_segment(const salto_nlp* nlp, const block* b, double xa[3], double xb[3]);
+// a chord block's point P (world), its velocity v and the chord's ends xa, xb, at the kinematics
+// in nlp->ev.d (velocities included)
+void nlp_chord(const salto_nlp* nlp, const block* b, double P[3], double v[3], double xa[3],
+               double xb[3]);
 // A clear_bar row at the kinematics in d: the distance of the segment a-b (world, on one link)
 // from the bar's axis less the radii (b->offset), its gradients in a and b (3 each) and unless
 // NULL its Hessian in (a, b) (6 x 6), exact (nlp_eval.c)
