@@ -1226,28 +1226,31 @@ static void chord_hess(salto_nlp* nlp, const block* b, double lr, double* S, int
             if (b->er >= 0) nlp_er_chain(nlp, b->er, row, row + nv, NULL, row + 2 * nv);
         }
     }
-    // the local slots: the q, then the qd of each DOF the block reads, then the places
-    int* slot = nlp->hess.path;
-    int nsl = 0;
-    for (int j = 0; j < nv; j++) {
-        if (map[j] >= 0) slot[nsl++] = j;
+    // the columns of J that are not zero (the q and qd of the point's path, through an effective
+    // root the held site's too, and the places), each with its slot in S
+    int* col = nlp->hess.path;
+    int* slt = col + 2 * nv + NXAUX;
+    int nu = 0;
+    for (int c = 0; c < 2 * nv + na; c++) {
+        const int j = c < nv ? c : c - nv;
+        if (c < 2 * nv && map[j] < 0) continue;
+        int nz = 0;
+        for (int r = 0; r < 6 && !nz; r++) nz = Jc[(size_t)r * wdt + c] != 0.0;
+        if (!nz) continue;
+        col[nu] = c;
+        slt[nu++] = c < nv ? map[j] : c < 2 * nv ? off + map[j] : aux0 + (c - 2 * nv);
     }
-    const int nu = 2 * nsl + na;
     for (int u1 = 0; u1 < nu; u1++) {
-        const int c1 = u1 < nsl ? slot[u1] : u1 < 2 * nsl ? nv + slot[u1 - nsl] : 2 * nv + (u1 - 2 * nsl);
-        const int s1 = u1 < nsl ? map[slot[u1]] : u1 < 2 * nsl ? off + map[slot[u1 - nsl]] : aux0 + (u1 - 2 * nsl);
         double hj[6];
         for (int r = 0; r < 6; r++) {
             double acc = 0.0;
-            for (int c = 0; c < 6; c++) acc += H6[6 * r + c] * Jc[(size_t)c * wdt + c1];
+            for (int c = 0; c < 6; c++) acc += H6[6 * r + c] * Jc[(size_t)c * wdt + col[u1]];
             hj[r] = lr * acc;
         }
         for (int u2 = 0; u2 < nu; u2++) {
-            const int c2 = u2 < nsl ? slot[u2] : u2 < 2 * nsl ? nv + slot[u2 - nsl] : 2 * nv + (u2 - 2 * nsl);
-            const int s2 = u2 < nsl ? map[slot[u2]] : u2 < 2 * nsl ? off + map[slot[u2 - nsl]] : aux0 + (u2 - 2 * nsl);
             double val = 0.0;
-            for (int r = 0; r < 6; r++) val += Jc[(size_t)r * wdt + c2] * hj[r];
-            S[(size_t)s2 * ns + s1] += val;
+            for (int r = 0; r < 6; r++) val += Jc[(size_t)r * wdt + col[u2]] * hj[r];
+            S[(size_t)slt[u2] * ns + slt[u1]] += val;
         }
     }
 }

@@ -309,6 +309,14 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
                     if (!b) return SALTO_ERR_NOMEM;
                     b->con = c, b->t = t, b->side = side, b->nrows = 1, b->link = link;
                     b->offset = off;
+                    // a chord's clearance: the ramp's at the end of its span nearer a hold (a
+                    // flat foot's eight corners all held the clearance due a slice after
+                    // take-off 8 ms after it, dependent rows active together)
+                    if (ch >= 0) {
+                        const int body = m->geom_body[g];
+                        b->offset = r + cd->height * fmin(box_ramp(nlp->p, cd->box, body, t - hb),
+                                                          box_ramp(nlp->p, cd->box, body, t + hf));
+                    }
                     memcpy(b->point, seg[k][ch < 0 ? 0 : ch], sizeof b->point);
                     memcpy(b->e[0], seg[k][ch < 0 ? 1 : ch], sizeof b->e[0]);
                     if (ch >= 0) b->chord = 1, b->sweep[0] = hb, b->sweep[1] = hf;
@@ -1137,7 +1145,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->hess.fw = salto_malloc(72 * (size_t)nlp->nv * sizeof(double));
     nlp->hess.map = salto_malloc((size_t)nlp->nv * sizeof(int));
     nlp->hess.map2 = salto_malloc((size_t)nlp->nv * sizeof(int));
-    nlp->hess.path = salto_malloc((3 * (size_t)nlp->nv + NXAUX) * sizeof(int));
+    nlp->hess.path = salto_malloc((4 * (size_t)nlp->nv + 2 * NXAUX) * sizeof(int));
     nlp->hess.pv = salto_malloc(6 * (size_t)nlp->nv * sizeof(double));
     nlp->hess.Hf = salto_malloc(9 * (size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
     nlp->hess.tw = salto_malloc((72 * (size_t)nlp->nv + (size_t)nlp->nv * (size_t)nlp->nv) * sizeof(double));
