@@ -21,7 +21,7 @@ batch    : optimise
 HEADERS='
 base     : base atomic config spatial
 model    : character model data export
-dynamics : kinematics dynamics aggregate
+dynamics : kinematics dynamics aggregate obstacle
 problem  : problem checks
 motion   : bspline motion
 validate : validate

@@ -507,7 +507,7 @@ START_TEST(test_kinematic_problems_judge_kinematics) {
     for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
         const int is_kin = k == SALTO_CHECK_SLIP || k == SALTO_CHECK_PENETRATION ||
                            k == SALTO_CHECK_JOINT_LIMITS || k == SALTO_CHECK_BOUNDS ||
-                           k == SALTO_CHECK_BAR_CLEARANCE;
+                           k == SALTO_CHECK_BAR_CLEARANCE || k == SALTO_CHECK_BOX_CLEARANCE;
         ck_assert_int_eq(salto_check_is_physics((salto_check_kind)k), !is_kin);
     }
 }
@@ -883,6 +883,78 @@ static double brute_segment_line(const double* a, const double* b, const double*
     }
     return best;
 }
+
+
+// the least distance of the segment a-b from the box lo..hi (x and z alone when planar: the box
+// spans every y), by brute force: 20001 points along it, each's distance from the box (minus
+// its depth inside: the nearest face's)
+static double brute_segment_box(const double a[3], const double b[3], const double lo[3],
+                                const double hi[3], int planar) {
+    double best = INFINITY;
+    for (int n = 0; n <= 20000; n++) {
+        const double s = n / 20000.0;
+        double out = 0.0, in = INFINITY;
+        for (int k = 0; k < 3; k++) {
+            if (planar && k == 1) continue;
+            const double x = a[k] + s * (b[k] - a[k]);
+            const double e = fmax(lo[k] - x, x - hi[k]);
+            if (e > 0.0) out += e * e;
+            in = fmin(in, -e);
+        }
+        best = fmin(best, out > 0.0 ? sqrt(out) : -in);
+    }
+    return best;
+}
+
+
+// boxes: the shipped jump onto a box passes every check (box_clearance among them, the held
+// feet on the box's top excepted); that motion judged against the box moved 0.25 m towards the
+// take-off, which the flight then passes through, fails box_clearance by the radius less the
+// least signed distance of a capsule's axis from the box, found here by brute force
+START_TEST(test_boxes) {
+    fixture f = open_problem("problems/box_jump_up.yaml");
+    solve_converged(&f);
+    salto_validation v = run(&f, NULL);
+    assert_all_pass(&v, "box_jump_up");
+    const salto_check* c = find(&v, SALTO_CHECK_BOX_CLEARANCE, 1);
+    ck_assert_msg(c->worst < 0.0, "the flight reaches %g m into the box", c->worst);
+    salto_validation_free(&v);
+
+    const char* set[1] = {"boxes.box.center.0=0.75"};
+    fixture g = open_problem_set("problems/box_jump_up.yaml", 1, set);
+    ck_assert_int_eq(g.nx, f.nx);
+    memcpy(g.x, f.x, (size_t)f.nx * sizeof(double));
+    v = run(&g, NULL);
+    c = NULL;
+    for (int i = 0; i < g.p->nphase; i++) {
+        const salto_check* ci = find(&v, SALTO_CHECK_BOX_CLEARANCE, i);
+        if (!c || ci->worst > c->worst) c = ci;
+    }
+    ck_assert_msg(!c->pass && c->worst > 0.01, "the moved box is cleared by %g m", -c->worst);
+    const salto_model* m = g.p->model;
+    salto_data* d = salto_data_create(m);
+    salto_nlp_state(g.nlp, g.x, c->worst_time, d->q, d->qd, NULL);
+    salto_fk(m, d, SALTO_FK_POS);
+    const int ph = salto_problem_phase_at(g.p, c->worst_time);
+    double want = -INFINITY;
+    for (int gi = 0; gi < m->ngeom; gi++) {
+        if (m->geom_link[gi] < 0) continue;
+        if (g.p->phases[ph].contact.box == 0 && m->geom_body[gi] == m->site_body[g.p->phases[ph].contact.site[0]]) continue;
+        double pts[8][3], r = 0.0;
+        const int npt = salto_geom_points(m, d, gi, pts, &r);
+        const int cap = m->geom_shape[gi] == SALTO_GEOM_CAPSULE;
+        for (int k = 0; k < (cap ? 1 : npt); k++) {
+            want = fmax(want, r - brute_segment_box(pts[k], pts[cap ? 1 : k], g.p->boxes[0].lo, g.p->boxes[0].hi, 1));
+        }
+    }
+    ck_assert_msg(fabs(c->worst - want) <= 1e-4, "box_clearance %.9g, brute force %.9g", c->worst, want);
+    ck_assert_ptr_nonnull(salto_check_at(m, c));
+    salto_data_destroy(d);
+    salto_validation_free(&v);
+    close_problem(&g);
+    close_problem(&f);
+}
+END_TEST
 
 
 // clear_bar: the shipped giant swing that clears the bar passes every check; without the
@@ -1864,6 +1936,7 @@ Suite* validate_suite(void) {
     tcase_add_test(tc, test_bounds_check);
     tcase_add_test(tc, test_torque_limits_hold);
     tcase_add_test(tc, test_clear_bar);
+    tcase_add_test(tc, test_boxes);
     tcase_add_loop_test(tc, test_shipped_problems_pass, 0, 4);
     tcase_add_test(tc, test_default_spline_is_physical);
     tcase_add_test(tc, test_solve_first_is_the_first_solve);
