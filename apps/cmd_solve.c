@@ -300,7 +300,7 @@ int app_solve(int argc, char** argv, int verdict) {
         // each objective term's part, when there are several
         if (p->nobj > 1) {
             static const char* const kind[] = {"acceleration", "reference", "height", "travel",
-                                               "torque", "contact_force"};
+                                               "torque", "contact_force", "contact_jerk"};
             fprintf(stderr, "objective terms:");
             for (int k = 0; k < p->nobj; k++) {
                 const salto_objective_desc* od = &p->objs[k];

@@ -160,7 +160,10 @@ typedef enum salto_objective_type {
     SALTO_OBJ_HEIGHT,           // a site's or the centre of mass's height (against gravity)
     SALTO_OBJ_TRAVEL,           // its coordinate along a direction
     SALTO_OBJ_TORQUE,           // eq. 19: weighted squared joint torques integrated over time
-    SALTO_OBJ_CONTACT_FORCE     // eq. 22: the squared contact force integrated over time
+    SALTO_OBJ_CONTACT_FORCE,    // eq. 22: the squared contact force integrated over time
+    SALTO_OBJ_CONTACT_JERK      // eq. 23: the squared differences of the contact force between
+                                //   consecutive slices of a contact phase, each over their time
+                                //   apart (the integral of the squared force rate, to first order)
 } salto_objective_type;
 
 typedef struct salto_objective_desc {
@@ -174,7 +177,8 @@ typedef struct salto_objective_desc {
     double dir[3];          //   the unit direction it is measured along (height: against
                             //   gravity, +z without gravity)
     int has_time;           //   at time `time` (s), or over phase `phase` (then has_time 0;
-                            //   contact_force: phase -1 for every phase with a contact)
+                            //   contact_force, contact_jerk: phase -1 for every phase with a
+                            //   contact)
     double time;
     int phase;
     int maximise;           //   1 (default): maximised; 0: minimised

@@ -525,16 +525,46 @@ static double band_row(const salto_nlp* nlp, int j, int a, const double* c) {
 }
 
 
-// the objective's terms that are blocks: height and travel, linear in their rows (ow x row),
-// and torque, quadratic (ow x sum_r rw_r row_r^2)
-// (k >= 0: objective term k's alone)
-static double objective_rows(salto_nlp* nlp, const double* x, int k) {
+double nlp_jerk_rows(salto_nlp* nlp, const double* x, int k, int want_c) {
+    if (nlp->njk == 0) return 0.0;
+    nlp->ev.have_state = 0;
+    for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
+        const block* b = &nlp->blocks[i];
+        double* f = nlp->jk_f + 3 * (size_t)(i - nlp->nblock);
+        double* c = nlp->jk_c + 3 * (size_t)(i - nlp->nblock);
+        c[0] = c[1] = c[2] = 0.0;
+        if (b->quad != 2 || (k >= 0 && b->oi != k)) continue;
+        nlp_eval_block(nlp, x, b, f, 0);
+    }
+    nlp->ev.have_state = 0;
     double sum = 0.0;
+    for (int q = 0; q < nlp->njk; q++) {
+        const int a = nlp->jk_a[q], b = nlp->jk_b[q];
+        if (k >= 0 && nlp->blocks[a].oi != k) continue;
+        const double* fa = nlp->jk_f + 3 * (size_t)(a - nlp->nblock);
+        const double* fb = nlp->jk_f + 3 * (size_t)(b - nlp->nblock);
+        double* ca = nlp->jk_c + 3 * (size_t)(a - nlp->nblock);
+        double* cb = nlp->jk_c + 3 * (size_t)(b - nlp->nblock);
+        for (int r = 0; r < nlp->blocks[a].nrows; r++) {
+            const double d = fb[r] - fa[r];
+            sum += nlp->jk_w[q] * d * d;
+            if (want_c) ca[r] -= 2.0 * nlp->jk_w[q] * d, cb[r] += 2.0 * nlp->jk_w[q] * d;
+        }
+    }
+    return sum;
+}
+
+
+// the objective's terms that are blocks: height and travel, linear in their rows (ow x row),
+// torque and contact force, quadratic (ow x sum_r rw_r row_r^2), and contact jerk (its pairs,
+// nlp_jerk_rows) (k >= 0: objective term k's alone)
+static double objective_rows(salto_nlp* nlp, const double* x, int k) {
+    double sum = nlp_jerk_rows(nlp, x, k, 0);
     double* g = nlp->ev.og;
     nlp->ev.have_state = 0;
     for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
         const block* b = &nlp->blocks[i];
-        if (k >= 0 && b->oi != k) continue;
+        if ((k >= 0 && b->oi != k) || b->quad == 2) continue;
         nlp_eval_block(nlp, x, b, g, 0);
         for (int r = 0; r < b->nrows; r++) {
             sum += b->quad ? b->ow * (b->rw ? b->rw[r] : 1.0) * g[r] * g[r] : b->ow * g[r];
@@ -548,14 +578,17 @@ static double objective_rows(salto_nlp* nlp, const double* x, int k) {
 // their gradient added to grad
 static void objective_rows_grad(salto_nlp* nlp, const double* x, double* grad) {
     double* g = nlp->ev.og;
+    nlp_jerk_rows(nlp, x, -1, 1);
     nlp->ev.have_state = 0;
     for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
         const block* b = &nlp->blocks[i];
         nlp_eval_block(nlp, x, b, g, 1);
         const int nd = b->ndep;
         const int* dep = nlp->dep + b->dep0;
+        const double* jc = nlp->jk_c + 3 * (size_t)(i - nlp->nblock);
         for (int r = 0; r < b->nrows; r++) {
-            const double w = b->quad ? 2.0 * b->ow * (b->rw ? b->rw[r] : 1.0) * g[r] : b->ow; // d term / d row
+            // d term / d row
+            const double w = b->quad == 2 ? jc[r] : b->quad ? 2.0 * b->ow * (b->rw ? b->rw[r] : 1.0) * g[r] : b->ow;
             for (int jj = 0; jj < nd; jj++) {
                 const double a = w * nlp->ev.dq[r * nd + jj], c = w * nlp->ev.dqd[r * nd + jj];
                 const double e = b->con < 0 ? w * nlp->ev.dqdd[r * nd + jj] : 0.0;

@@ -57,10 +57,22 @@ salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
         nblk += nu * (nu + 1) / 2;
         if (nblk > INT_MAX / 2) return SALTO_ERR_NOMEM; // more than the pattern can index
     }
-    long* pairs = salto_malloc((size_t)(nobj + nblk + 1) * sizeof(long));
+    // a contact_jerk pair's cross terms: its first block's variables by its second's
+    long njk = 0;
+    nlp->hess.jk0 = salto_malloc((size_t)(nlp->njk + 1) * sizeof(long));
+    if (!nlp->hess.jk0) return SALTO_ERR_NOMEM;
+    for (int q = 0; q < nlp->njk; q++) {
+        const block* a = &nlp->blocks[nlp->jk_a[q]];
+        const block* b = &nlp->blocks[nlp->jk_b[q]];
+        nlp->hess.jk0[q] = njk;
+        njk += (4L * a->ndep + a->nxaux) * (4L * b->ndep + b->nxaux);
+        if (nblk + njk > INT_MAX / 2) return SALTO_ERR_NOMEM;
+    }
+    long* pairs = salto_malloc((size_t)(nobj + nblk + njk + 1) * sizeof(long));
     nlp->hess.obj = salto_malloc((size_t)(nobj + 1) * sizeof(int));
     nlp->hess.blk = salto_malloc((size_t)(nblk + 1) * sizeof(int));
-    if (!pairs || !nlp->hess.obj || !nlp->hess.blk) {
+    nlp->hess.jk = salto_malloc((size_t)(njk + 1) * sizeof(int));
+    if (!pairs || !nlp->hess.obj || !nlp->hess.blk || !nlp->hess.jk) {
         salto_free(pairs);
         return SALTO_ERR_NOMEM;
     }
@@ -78,6 +90,17 @@ salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
         for (int u = 0; u < nu; u++) {
             for (int v = 0; v <= u; v++) {
                 const long r = block_var(nlp, b, u), c = block_var(nlp, b, v);
+                pairs[n++] = r >= c ? r * nx + c : c * nx + r;
+            }
+        }
+    }
+    for (int q = 0; q < nlp->njk; q++) {
+        const block* a = &nlp->blocks[nlp->jk_a[q]];
+        const block* b = &nlp->blocks[nlp->jk_b[q]];
+        const int nua = 4 * a->ndep + a->nxaux, nub = 4 * b->ndep + b->nxaux;
+        for (int u = 0; u < nua; u++) {
+            for (int v = 0; v < nub; v++) {
+                const long r = block_var(nlp, a, u), c = block_var(nlp, b, v);
                 pairs[n++] = r >= c ? r * nx + c : c * nx + r;
             }
         }
@@ -126,6 +149,7 @@ salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
         }
         for (long k = 0; k < nobj; k++) nlp->hess.obj[k] = slot[k];
         for (long k = 0; k < nblk; k++) nlp->hess.blk[k] = slot[nobj + k];
+        for (long k = 0; k < njk; k++) nlp->hess.jk[k] = slot[nobj + nblk + k];
         st = SALTO_OK;
     }
     salto_free(pairs), salto_free(key), salto_free(key2), salto_free(at), salto_free(at2);
@@ -1598,6 +1622,50 @@ static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lam
 }
 
 
+// the rows' Jacobian in the variables of block b (its local order: four control points of each
+// dependency, then the places), at x, into J (nrows x nu)
+static int block_var_jac(salto_nlp* nlp, const double* x, const block* b, double* J) {
+    double g[3];
+    nlp_eval_block(nlp, x, b, g, 1);
+    const int nd = b->ndep, nu = 4 * nd + b->nxaux;
+    for (int r = 0; r < b->nrows; r++) {
+        double* Jr = J + (size_t)r * nu;
+        for (int jj = 0; jj < nd; jj++) {
+            const double a = nlp->ev.dq[r * nd + jj], c = nlp->ev.dqd[r * nd + jj];
+            const double e = b->con < 0 ? nlp->ev.dqdd[r * nd + jj] : 0.0;
+            for (int k = 0; k < 4; k++) Jr[4 * jj + k] = a * b->N[k] + c * b->dN[k] + e * b->ddN[k];
+        }
+        for (int a = 0; a < b->nxaux; a++) Jr[4 * nd + a] = nlp->ev.daux[NXAUX * r + a];
+    }
+    return nu;
+}
+
+
+// the contact_jerk pairs' cross terms: -2 obj_factor w (J_a' J_b + J_b' J_a) for each pair; an
+// entry whose two variables are one (the same control point) takes both halves
+static void jerk_cross_hess(salto_nlp* nlp, const double* x, double obj_factor, double* values) {
+    double* Ja = nlp->hess.Jb;
+    double* Jb = Ja + 3 * (4 * (size_t)nlp->nv + NXAUX);
+    for (int q = 0; q < nlp->njk; q++) {
+        const block* a = &nlp->blocks[nlp->jk_a[q]];
+        const block* b = &nlp->blocks[nlp->jk_b[q]];
+        const int nua = block_var_jac(nlp, x, a, Ja), nub = block_var_jac(nlp, x, b, Jb);
+        const double c = -2.0 * obj_factor * nlp->jk_w[q];
+        const int* slot = nlp->hess.jk + nlp->hess.jk0[q];
+        for (int u = 0; u < nua; u++) {
+            const int vu = block_var(nlp, a, u);
+            for (int v = 0; v < nub; v++) {
+                double s = 0.0;
+                for (int r = 0; r < a->nrows; r++) s += Ja[(size_t)r * nua + u] * Jb[(size_t)r * nub + v];
+                if (s == 0.0) continue;
+                values[slot[(size_t)u * nub + v]] += (vu == block_var(nlp, b, v) ? 2.0 : 1.0) * c * s;
+            }
+        }
+    }
+    nlp->ev.have_state = 0;
+}
+
+
 salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_factor,
                                  const double* lambda, double* values) {
     memset(values, 0, (size_t)nlp->nnz_hess * sizeof(double));
@@ -1679,15 +1747,27 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
     }
     // the objective's rows (kinematic: a site's or the centre of mass's place), each on its own
     nlp->ev.have_state = 0;
+    const int jerk = nlp->njk > 0 && obj_factor != 0.0;
+    if (jerk) nlp_jerk_rows(nlp, x, -1, 1); // each row's weight in the contact_jerk terms
     for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk && st == SALTO_OK; i++) {
         const block* b = &nlp->blocks[i];
         nlp->hess.acc = -1;
-        if (b->quad) { // quadratic in its rows (a torque or contact_force objective's)
+        if (b->quad) { // quadratic in its rows (a torque, contact_force or contact_jerk objective's)
             if (obj_factor == 0.0 || b->ow == 0.0) continue;
             double wq[3], wv[3], wa[3];
             double* H = nlp->hess.Hf;
             if (b->torque) {
                 nlp_torque_obj_hess(nlp, b, obj_factor, H, wq, wv, wa);
+            } else if (b->quad == 2) {
+                // its rows' curvature by their weights in the terms, and 2 w J' J for each
+                // pair it is in (the pairs' cross terms below)
+                double mu[3], gn = 0.0;
+                const double* jc = nlp->jk_c + 3 * (size_t)(i - nlp->nblock);
+                for (int r = 0; r < b->nrows; r++) mu[r] = obj_factor * jc[r];
+                for (int q = 0; q < nlp->njk; q++) {
+                    if (nlp->jk_a[q] == i || nlp->jk_b[q] == i) gn += 2.0 * obj_factor * nlp->jk_w[q];
+                }
+                nlp_force_rows_hess(nlp, b, mu, gn, H, wq, wv, wa);
             } else {
                 nlp_force_obj_hess(nlp, b, obj_factor, H, wq, wv, wa);
             }
@@ -1710,6 +1790,7 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
         if (!hess_kin_rows(nlp, i, lambda, values)) st = SALTO_ERR_NUMERIC; // cannot happen
     }
     nlp->ev.have_state = 0;
+    if (jerk && st == SALTO_OK) jerk_cross_hess(nlp, x, obj_factor, values);
     if (st != SALTO_OK) return st;
     return nlp_finite_n(values, nlp->nnz_hess) ? SALTO_OK : SALTO_ERR_NUMERIC;
 }

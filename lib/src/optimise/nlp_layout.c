@@ -596,6 +596,10 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->hess.col);
     salto_free(nlp->hess.obj);
     salto_free(nlp->hess.blk);
+    salto_free(nlp->hess.jk);
+    salto_free(nlp->hess.jk0);
+    salto_free(nlp->jk_a), salto_free(nlp->jk_b), salto_free(nlp->jk_w);
+    salto_free(nlp->jk_f), salto_free(nlp->jk_c);
     salto_free(nlp->hess.blk0);
     salto_free(nlp->hess.xs);
     salto_free(nlp->hess.Jp);
@@ -901,21 +905,24 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     }
     // the contact_force objectives (eq. 22): f0's force at every slice of the phases with a
     // contact (or the one named), weighted as the torque's
+    // and the contact_jerk objectives' (eq. 23): the same rows at every slice of those phases,
+    // paired below
     for (int o = 0; o < p->nobj; o++) {
         const salto_objective_desc* od = &p->objs[o];
-        if (od->type != SALTO_OBJ_CONTACT_FORCE) continue;
+        const int jerk = od->type == SALTO_OBJ_CONTACT_JERK;
+        if (od->type != SALTO_OBJ_CONTACT_FORCE && !jerk) continue;
         for (int k = 0; k < nlp->nslice; k++) {
             const int ph = nlp->slice_ph[k];
             if (p->phases[ph].contact.type == SALTO_CONTACT_NONE || (od->phase >= 0 && ph != od->phase)) continue;
             const double dt = slice_weight(nlp, k);
-            if (!(dt > 0.0)) continue;
+            if (!(dt > 0.0) && !jerk) continue;
             block* b = physics_block(&B, ph, nlp->slice_t[k], slice_side(nlp, k));
             if (!b) goto nomem;
             b->fobj = 1;
             b->nrows = nlp->planar ? 2 : 3;
             b->obj = 1;
-            b->quad = 1;
-            b->ow = od->weight * dt;
+            b->quad = jerk ? 2 : 1;
+            b->ow = jerk ? od->weight : od->weight * dt;
             b->oi = o;
         }
     }
@@ -940,6 +947,27 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
         block* b = &nlp->blocks[i];
         b->first = salto_bspline_basis_side(&nlp->spline, b->t, b->side, b->N, b->dN, b->ddN);
+    }
+    // a contact_jerk objective's pairs: each of its blocks with the next later one of the same
+    // phase, weighted by weight / (their time apart)
+    nlp->jk_a = salto_malloc((size_t)(nlp->nobjblk + 1) * sizeof(int));
+    nlp->jk_b = salto_malloc((size_t)(nlp->nobjblk + 1) * sizeof(int));
+    nlp->jk_w = salto_malloc((size_t)(nlp->nobjblk + 1) * sizeof(double));
+    nlp->jk_f = salto_calloc(3 * (size_t)nlp->nobjblk + 1, sizeof(double));
+    nlp->jk_c = salto_calloc(3 * (size_t)nlp->nobjblk + 1, sizeof(double));
+    if (!nlp->jk_a || !nlp->jk_b || !nlp->jk_w || !nlp->jk_f || !nlp->jk_c) goto nomem;
+    for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
+        const block* b = &nlp->blocks[i];
+        if (b->quad != 2) continue;
+        int next = -1;
+        for (int k = nlp->nblock; k < nlp->nblock + nlp->nobjblk; k++) {
+            const block* c = &nlp->blocks[k];
+            if (c->quad != 2 || c->oi != b->oi || c->phase != b->phase || !(c->t > b->t + 1e-12)) continue;
+            if (next < 0 || c->t < nlp->blocks[next].t) next = k;
+        }
+        if (next < 0) continue;
+        nlp->jk_a[nlp->njk] = i, nlp->jk_b[nlp->njk] = next;
+        nlp->jk_w[nlp->njk++] = b->ow / (nlp->blocks[next].t - b->t);
     }
 
     // rows, bases, Jacobian pattern
@@ -1152,7 +1180,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->hess.H2 = salto_malloc(9 * (size_t)nlp->nv * (size_t)nlp->nv * sizeof(double));
     nlp->hess.tg = salto_malloc(24 * (size_t)nlp->nv * sizeof(double));
     nlp->hess.Er = salto_malloc((18 * (3 * (size_t)nlp->nv + NXAUX) + 18 * (size_t)nlp->nv) * sizeof(double));
-    nlp->hess.Jb = salto_malloc((27 * (size_t)nlp->nv + (size_t)nlp->nv * (size_t)nlp->nv) * sizeof(double));
+    nlp->hess.Jb = salto_malloc((27 * (size_t)nlp->nv + (size_t)nlp->nv * (size_t)nlp->nv + 6 * NXAUX) * sizeof(double));
     nlp->hess.grp = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(int));
     nlp->hess.grp_at = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(size_t));
     // the Hessian's groups (salto_nlp_eval_hess): runs of blocks at one time and side

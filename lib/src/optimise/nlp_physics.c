@@ -537,6 +537,12 @@ void nlp_eval_force_rows(salto_nlp* nlp, const double* x, const block* b, double
 // its gradient for an effective root
 void nlp_force_obj_hess(salto_nlp* nlp, const block* b, double obj_factor, double* H, double wq[3],
                         double wv[3], double wa[3]) {
+    nlp_force_rows_hess(nlp, b, NULL, 2.0 * obj_factor * b->ow, H, wq, wv, wa);
+}
+
+
+void nlp_force_rows_hess(salto_nlp* nlp, const block* b, const double* mu_r, double gn, double* H,
+                         double wq[3], double wv[3], double wa[3]) {
     const salto_model* m = nlp->m;
     salto_data* d = nlp->ev.d;
     const int nv = nlp->nv, n3 = 3 * nv;
@@ -545,9 +551,11 @@ void nlp_force_obj_hess(salto_nlp* nlp, const block* b, double obj_factor, doubl
     if (b->er >= 0) nlp_er_state(nlp, nlp->hess.xs, b->er, SALTO_FK_ACC, 1);
     double f0[6];
     salto_f0_jac(m, d, SALTO_JAC_LINEAR, f0, Jf, NULL);
-    const double c = 2.0 * obj_factor * b->ow;
+    const double c = gn;
     double mu[6] = {0, 0, 0, 0, 0, 0};
-    for (int r = 0; r < b->nrows; r++) mu[3 + force_comp(nlp, r)] = c * f0[3 + force_comp(nlp, r)];
+    for (int r = 0; r < b->nrows; r++) {
+        mu[3 + force_comp(nlp, r)] = mu_r ? mu_r[r] : c * f0[3 + force_comp(nlp, r)];
+    }
     salto_f0_hess(m, d, mu, H, nlp->hess.fw);
     for (int r = 0; r < b->nrows; r++) {
         const double* Jr = Jf + (size_t)(3 + force_comp(nlp, r)) * n3;

@@ -79,7 +79,7 @@ typedef struct block {
     int slope;           //   1: the rows are tau + slope qd (the limits'), else tau
     int fobj;            // 1: a contact_force objective's rows, f0's force (planar: x, z)
     int quad;            // an objective block's term: 1 ow sum_r rw_r row_r^2 (rw NULL: 1),
-                         //   0 ow sum_r row_r
+                         //   0 ow sum_r row_r, 2 a contact_jerk's (its pairs, nlp->jk_*)
     int force;           // 1: f0's rows in a flight whose other rows are its momentum (its
                          //   first and last slices with flight_rows momentum_ends)
     int obj;             // 1: an objective term's block (con is then p->ncon + the objective's
@@ -132,6 +132,9 @@ typedef struct nlp_hessian {
     int* obj;                // pattern index of each objective band entry
     int* blk;                // pattern indices of the blocks' dense lower triangles
     int* blk0;               // first entry of each block in blk, -1 if linear (nblock)
+    int* jk;                 // pattern indices of each contact_jerk pair's cross block (its
+    long* jk0;               //   first block's variables by its second's, row-major), and the
+                             //   first entry of each pair in it (njk)
     double* xs;              // a copy of x for differences (nx)
     double* Jp;              // a block's Jacobian rows at x + h and x - h (2 x 3 x 4 nv)
     double* Sacc;            // the point rows' state Hessian at one time, summed into the
@@ -233,6 +236,12 @@ struct salto_nlp {
                              //   (site_above or com_above through the origin; nobj)
     double* lam_ext;         // the Hessian's multipliers and the objective rows' weights
                              //   (ng + nobjrow)
+    int njk;                 // contact_jerk objectives (eq. 23): pairs of their blocks (quad 2)
+    int* jk_a;               //   at consecutive slices of one phase, a before b (block indices),
+    int* jk_b;               //   the term sum_p jk_w[p] |rows(b) - rows(a)|^2,
+    double* jk_w;            //   jk_w = weight / (t_b - t_a)                         (njk each)
+    double* jk_f;            // scratch: each objective block's rows and, for a contact_jerk's,
+    double* jk_c;            //   the term's derivative in them (3 per objective block)
     int* dep;                // dependency lists of the blocks
     int* jac_row;            // (nnz_jac)
     int* jac_col;            // (nnz_jac)
@@ -363,6 +372,13 @@ void nlp_eval_impact(salto_nlp* nlp, const double* x, const block* b, double* g,
 void nlp_eval_force_rows(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);
 void nlp_force_obj_hess(salto_nlp* nlp, const block* b, double obj_factor, double* H, double wq[3],
                         double wv[3], double wa[3]);
+// the same for sum_r mu_r row_r + (gn / 2) |rows|^2: the rows' curvature weighted by mu
+// (nrows) and gn J' J
+void nlp_force_rows_hess(salto_nlp* nlp, const block* b, const double* mu_r, double gn, double* H,
+                         double wq[3], double wv[3], double wa[3]);
+// nlp_eval.c: the contact_jerk terms' rows into nlp->jk_f and (want_c) their derivative in the
+// rows into nlp->jk_c, at x (k >= 0: objective k's alone); returns the terms' value
+double nlp_jerk_rows(salto_nlp* nlp, const double* x, int k, int want_c);
 
 // nlp_torque.c: the joint torque rows, tau_j + slope_j qd_j for each limited DOF j
 void nlp_eval_torque(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);

@@ -113,8 +113,8 @@ static salto_status read_torque_dofs(reader* R, salto_objective_desc* o, const s
 }
 
 
-// a contact_force objective's phase: one with a contact, or (none given) every such phase, of
-// which the problem must have one
+// a contact_force or contact_jerk objective's phase: one with a contact, or (none given) every
+// such phase, of which the problem must have one
 static salto_status read_contact_phases(reader* R, salto_objective_desc* o, const salto_cfg_node* n) {
     const salto_problem_desc* p = R->p;
     o->phase = -1;
@@ -125,7 +125,7 @@ static salto_status read_contact_phases(reader* R, salto_objective_desc* o, cons
         if (p->phases[o->phase].contact.type == SALTO_CONTACT_NONE) {
             return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, pn),
                               "phase '%s' has no contact: there is no contact force to minimise",
-                              p->phases[o->phase].name);
+                              p->phases[o->phase].name); // (nor its rate)
         }
         return SALTO_OK;
     }
@@ -133,7 +133,8 @@ static salto_status read_contact_phases(reader* R, salto_objective_desc* o, cons
         if (p->phases[i].contact.type != SALTO_CONTACT_NONE) return SALTO_OK;
     }
     return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, n),
-                      "a contact_force objective needs a phase with a contact, and no phase has one");
+                      "a %s objective needs a phase with a contact, and no phase has one",
+                      o->type == SALTO_OBJ_CONTACT_JERK ? "contact_jerk" : "contact_force");
 }
 
 
@@ -163,12 +164,13 @@ salto_status problem_read_objectives(reader* R, const salto_cfg_node* top) {
 
     static const char* const all[] = {"type", "weight", "motion", "name", "site", "time",
                                       "phase", "goal", "direction", "dofs", NULL};
-    static const char* const keys[6][9] = {
+    static const char* const keys[7][9] = {
         {"type", "name", "weight", NULL},
         {"type", "name", "weight", "motion", NULL},
         {"type", "name", "weight", "site", "time", "phase", "goal", NULL},
         {"type", "name", "weight", "site", "time", "phase", "goal", "direction", NULL},
         {"type", "name", "weight", "dofs", NULL},
+        {"type", "name", "weight", "phase", NULL},
         {"type", "name", "weight", "phase", NULL}};
     for (int i = 0; i < list->n; i++) {
         const salto_cfg_node* n = list->child[i];
@@ -214,7 +216,7 @@ salto_status problem_read_objectives(reader* R, const salto_cfg_node* top) {
             s = read_torque_dofs(R, o, n);
             if (s) return s;
         }
-        if (o->type == SALTO_OBJ_CONTACT_FORCE) {
+        if (o->type == SALTO_OBJ_CONTACT_FORCE || o->type == SALTO_OBJ_CONTACT_JERK) {
             s = read_contact_phases(R, o, n);
             if (s) return s;
         }
