@@ -72,8 +72,14 @@ static int check_problem(const char* path, int nset, const char* const* set) {
     for (int i = 0; i < p->nphase; i++) {
         const salto_phase_desc* ph = &p->phases[i];
         const int flight = ph->contact.type == SALTO_CONTACT_NONE && p->physics;
-        printf("  %-16s %8.3f .. %8.3f s  contact %s%s%s%s%s\n", ph->name, ph->start,
-               ph->start + ph->duration, salto_contact_name(ph->contact.type),
+        char on[80] = "";
+        if (ph->contact.box >= 0 && ph->contact.type == SALTO_CONTACT_GROUND) {
+            const char* bn = p->boxes[ph->contact.box].name;
+            snprintf(on, sizeof on, " on box %s%s%s", bn[0] ? "'" : "", bn[0] ? bn : "", bn[0] ? "'" : "");
+            if (!bn[0]) snprintf(on, sizeof on, " on box %d", ph->contact.box + 1);
+        }
+        printf("  %-16s %8.3f .. %8.3f s  contact %s%s%s%s%s%s\n", ph->name, ph->start,
+               ph->start + ph->duration, salto_contact_name(ph->contact.type), on,
                ph->contact.impact ? ", landing with an impact" : "",
                flight && salto_nlp_phase_ballistic(nlp, i) ? ", ballistic" : "", flight ? ", " : "",
                flight ? rows[p->solver.flight_rows] : "");
@@ -81,6 +87,17 @@ static int check_problem(const char* path, int nset, const char* const* set) {
     char spl[256];
     salto_problem_spline_summary(p, spl, sizeof spl);
     printf("spline: %s\n", spl);
+    for (int b = 0; b < p->nbox; b++) {
+        const salto_box_desc* bx = &p->boxes[b];
+        char who[64];
+        if (bx->name[0]) {
+            snprintf(who, sizeof who, "'%s'", bx->name);
+        } else {
+            snprintf(who, sizeof who, "%d", b + 1);
+        }
+        printf("box %s: x %g .. %g, y %g .. %g, z %g .. %g m, clearance %g m\n", who, bx->lo[0],
+               bx->hi[0], bx->lo[1], bx->hi[1], bx->lo[2], bx->hi[2], bx->clearance);
+    }
     printf("constraints: %d, objective terms: %d\n", p->ncon, p->nobj);
     printf("NLP: %d variables, %d constraints, %d Jacobian non-zeros, %d Hessian non-zeros\n",
            salto_nlp_nx(nlp), salto_nlp_ng(nlp), salto_nlp_nnz_jac(nlp), salto_nlp_nnz_hess(nlp));
