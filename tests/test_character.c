@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "salto/character.h"
+#include "salto/model.h"
 #include "test_suites.h"
 #include "test_util.h"
 
@@ -200,6 +201,13 @@ static const bad_case bad_cases[] = {
     {"syntax.yaml", SALTO_ERR_SYNTAX, 17, 8, "did not find expected ',' or ']'", NULL},
     {"empty.yaml", SALTO_ERR_INVALID, 1, 1, "expected a map for the document, found nothing",
      NULL},
+    {"extends_dof.yaml", SALTO_ERR_INVALID, 4, 32, "torque_limits: no joint DOF is named 'elbow'", NULL},
+    {"extends_keys.yaml", SALTO_ERR_INVALID, 3, 1,
+     "'bodies' is not allowed in a character that extends another (its keys: name, source, "
+     "extends, torque_limits)", NULL},
+    {"extends_self.yaml", SALTO_ERR_INVALID, 2, 10,
+     "more than 8 files extend one another (does 'extends_self.yaml' extend itself?)", NULL},
+    {"extends_missing.yaml", SALTO_ERR_IO, 2, 10, "cannot read the character it extends: cannot open", NULL},
 };
 enum { NBAD = (int)(sizeof bad_cases / sizeof bad_cases[0]) };
 
@@ -214,6 +222,54 @@ START_TEST(bad_file) {
     salto_error err = {0};
     salto_character_desc* c = salto_character_load(path, &err);
     salto_test_check_bad(bc, path, c != NULL, &err);
+}
+END_TEST
+
+
+// A character that extends another is the other with its own name and torque limits: the same
+// model otherwise (masses, inertias, axes, sites, geometry, bit for bit), the base's limits
+// replaced; an error inside the base points into the base, with a note naming the extending
+// file's line
+START_TEST(extends) {
+    salto_error err = {0};
+    char path[600];
+    salto_test_character_with("gymnast7", "\ntorque_limits: {knee: 100}\n", "extends_base", path, sizeof path);
+    char ext[700];
+    snprintf(ext, sizeof ext, "%s.ext.yaml", path);
+    FILE* f = fopen(ext, "w");
+    ck_assert_ptr_nonnull(f);
+    const char* slash = strrchr(path, '/');
+    fprintf(f, "name: strong\nextends: %s\ntorque_limits: {shoulder: [-200, 240], hip: {limit: 600, slope: 20}}\n",
+            slash ? slash + 1 : path);
+    fclose(f);
+    salto_character_desc* base = salto_character_load(path, &err);
+    ck_assert_msg(base != NULL, "%s", err.msg);
+    salto_character_desc* c = salto_character_load(ext, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    ck_assert_str_eq(c->name, "strong");
+    salto_model* mb = salto_model_build(base, NULL, &err);
+    salto_model* mc = salto_model_build(c, NULL, &err);
+    ck_assert_ptr_nonnull(mb);
+    ck_assert_ptr_nonnull(mc);
+    ck_assert_int_eq(mb->nv, mc->nv);
+    ck_assert(memcmp(mb->link_inertia, mc->link_inertia, sizeof(double) * 10 * (size_t)mb->nv) == 0);
+    ck_assert(memcmp(mb->site_pos, mc->site_pos, sizeof(double) * 3 * (size_t)mb->nsite) == 0);
+    const int sh = salto_model_dof(mc, "shoulder"), hip = salto_model_dof(mc, "hip"), knee = salto_model_dof(mc, "knee");
+    ck_assert(mb->link_has_torque[knee] && !mb->link_has_torque[sh]);
+    ck_assert(mc->link_has_torque[sh] && mc->link_has_torque[hip] && !mc->link_has_torque[knee]);
+    ck_assert_double_eq(mc->link_torque[2 * sh], -200.0);
+    ck_assert_double_eq(mc->link_torque[2 * sh + 1], 240.0);
+    ck_assert_double_eq(mc->link_torque_slope[hip], 20.0);
+    salto_model_destroy(mb), salto_model_destroy(mc);
+    salto_character_destroy(base), salto_character_destroy(c);
+    remove(ext);
+    // an error inside the base: at its own place, noted at the extends line
+    const char* bad = salto_test_path("tests/data/bad/extends_bad_base.yaml");
+    memset(&err, 0, sizeof err);
+    ck_assert_ptr_null(salto_character_load(bad, &err));
+    ck_assert_int_eq(err.status, SALTO_ERR_INVALID);
+    ck_assert_msg(strstr(err.where.file, "torque_root.yaml") && err.where.line == 20, "%s:%d", err.where.file, err.where.line);
+    ck_assert_msg(strstr(err.note, "extends_bad_base.yaml:2:10"), "%s", err.note);
 }
 END_TEST
 
@@ -813,6 +869,7 @@ Suite* character_suite(void) {
     Suite* s = suite_create("character");
     TCase* tc = tcase_create("errors");
     tcase_add_loop_test(tc, bad_file, 0, NBAD);
+    tcase_add_test(tc, extends);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, validate_in_code);
     tcase_add_test(tc, inertia_checks);

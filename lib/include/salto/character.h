@@ -83,6 +83,9 @@ typedef struct salto_body_desc {
 typedef struct salto_character_desc {
     char* name;              // character name
     char* path;              // file it was read from ("" when built in code); owns loc.file strings
+    char* ext_path;          // a file that `extends` another: that file's own path (path is then
+                             //   the base's), owning the loc.file strings of what it sets (its
+                             //   torque limits); NULL otherwise
     salto_root_type root_type;
     int root_rot_order[3];   // free root: rotation axes in order (0 = x, 1 = y, 2 = z)
     double gravity[3];       // world frame, m/s^2; default (0, 0, -9.81)

@@ -75,6 +75,7 @@ void salto_character_destroy(salto_character_desc* c) {
     salto_free(c->bodies);
     salto_free(c->name);
     salto_free(c->path);
+    salto_free(c->ext_path);
     salto_free(c);
 }
 
@@ -85,7 +86,7 @@ salto_character_desc* salto_character_load(const char* path, salto_error* err) {
     if (!err) err = &local;
     salto_cfg* cfg = salto_cfg_load(path, err);
     if (!cfg) return NULL;
-    reader R = {NULL, err};
+    reader R = {NULL, err, NULL, 0};
     salto_status s = character_read_character(&R, cfg, path);
     salto_cfg_destroy(cfg);
     if (!s) s = salto_character_validate(R.c, err);

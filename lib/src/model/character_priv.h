@@ -20,6 +20,9 @@ static const char* const shape_names[] = {"capsule", "box", "sphere", NULL};
 typedef struct reader {
     salto_character_desc* c; // being filled; its path owns the locations' file name
     salto_error* err;
+    const char* path;        // the locations' file name when not c->path (a file that extends
+                             //   another: c is the base's)
+    int depth;               // files extending this one (a chain of extends stops at 8)
 } reader;
 
 

@@ -9,13 +9,13 @@ static const double pi = 3.14159265358979323846;
 
 // the node's location, with the file name owned by the description
 static salto_src_loc at(const reader* R, const salto_cfg_node* n) {
-    salto_src_loc l = {R->c->path, n->loc.line, n->loc.col};
+    salto_src_loc l = {R->path ? R->path : R->c->path, n->loc.line, n->loc.col};
     return l;
 }
 
 
 static salto_src_loc key_at(const reader* R, const salto_cfg_node* n) {
-    salto_src_loc l = {R->c->path, n->key_loc.line, n->key_loc.col};
+    salto_src_loc l = {R->path ? R->path : R->c->path, n->key_loc.line, n->key_loc.col};
     return l;
 }
 
@@ -527,9 +527,89 @@ static salto_status read_torque_limits(reader* R, const salto_cfg_node* tl) {
 }
 
 
+// A file with `extends: BASE` (relative to its folder): the base character, renamed by its
+// `name` if it has one, its torque limits replaced by the file's `torque_limits` if it has them
+static salto_status read_extension(reader* R, const salto_cfg_node* top, const salto_cfg_node* en,
+                                   const char* path) {
+    salto_error* err = R->err;
+    salto_status s;
+    for (int i = 0; i < top->n; i++) {
+        const char* k = top->child[i]->key;
+        if (strcmp(k, "name") && strcmp(k, "source") && strcmp(k, "extends") && strcmp(k, "torque_limits")) {
+            const salto_src_loc kl = {path, top->child[i]->key_loc.line, top->child[i]->key_loc.col};
+            return SALTO_FAIL(err, SALTO_ERR_INVALID, kl,
+                              "'%s' is not allowed in a character that extends another (its keys: "
+                              "name, source, extends, torque_limits)",
+                              k);
+        }
+    }
+    const char* rel = NULL;
+    if ((s = salto_cfg_string(en, &rel, err))) return s;
+    const salto_src_loc here = {path, en->loc.line, en->loc.col};
+    if (!rel[0]) return SALTO_FAIL(err, SALTO_ERR_INVALID, here, "'extends' must name a character file");
+    if (R->depth >= 8) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, here,
+                          "more than 8 files extend one another (does '%s' extend itself?)", rel);
+    }
+    const char* slash = strrchr(path, '/');
+    const size_t ndir = rel[0] == '/' || !slash ? 0 : (size_t)(slash - path) + 1, nrel = strlen(rel);
+    char* base = salto_malloc(ndir + nrel + 1);
+    if (!base) return nomem(R);
+    memcpy(base, path, ndir);
+    memcpy(base + ndir, rel, nrel + 1);
+    salto_error inner = {0};
+    salto_cfg* cfg = salto_cfg_load(base, &inner);
+    reader B = {NULL, &inner, NULL, R->depth + 1};
+    s = cfg ? character_read_character(&B, cfg, base) : inner.status;
+    salto_cfg_destroy(cfg);
+    salto_free(base);
+    if (s == SALTO_ERR_IO) {
+        salto_character_destroy(B.c);
+        return SALTO_FAIL(err, SALTO_ERR_IO, here, "cannot read the character it extends: %s", inner.msg);
+    }
+    if (s) {
+        salto_character_destroy(B.c);
+        // the base's own error, and where this file names it
+        *err = inner;
+        if (inner.where.file == inner.file_buf) err->where.file = err->file_buf;
+        if (!err->note[0] && (!err->where.file || strcmp(err->where.file, path) != 0)) {
+            salto_error_note(err, "in the character that %s:%d:%d extends", path, en->loc.line,
+                             en->loc.col);
+        }
+        return s;
+    }
+    R->c = B.c;
+    salto_character_desc* c = R->c;
+    c->ext_path = salto_strdup(path);
+    if (!c->ext_path) return nomem(R);
+    R->path = c->ext_path;
+    const salto_cfg_node* name = salto_cfg_child(top, "name");
+    if (name) {
+        char* nm = NULL;
+        if ((s = read_name(R, name, &nm))) return s;
+        salto_free(c->name);
+        c->name = nm;
+    }
+    const salto_cfg_node* source = salto_cfg_child(top, "source");
+    const char* unused = NULL;
+    if (source && (s = salto_cfg_string(source, &unused, err))) return s;
+    const salto_cfg_node* tl = salto_cfg_child(top, "torque_limits");
+    if (!tl) return SALTO_OK;
+    for (int b = 0; b < c->nbody; b++) {
+        for (int k = 0; k < c->bodies[b].naxis; k++) {
+            salto_axis_desc* a = &c->bodies[b].axes[k];
+            a->has_torque = 0, a->torque[0] = a->torque[1] = 0.0, a->torque_slope = 0.0;
+        }
+    }
+    return read_torque_limits(R, tl);
+}
+
+
 salto_status character_read_character(reader* R, const salto_cfg* cfg, const char* path) {
     const salto_cfg_node* top = salto_cfg_root(cfg);
     salto_error* err = R->err;
+    const salto_cfg_node* en = top && top->kind == SALTO_CFG_MAP ? salto_cfg_child(top, "extends") : NULL;
+    if (en) return read_extension(R, top, en, path);
     static const char* const keys[] = {"name", "source", "gravity", "bodies", "torque_limits", NULL};
     salto_status s = salto_cfg_check_keys(top, keys, err);
     if (s) return s;
