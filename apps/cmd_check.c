@@ -72,11 +72,28 @@ static int check_problem(const char* path, int nset, const char* const* set) {
     for (int i = 0; i < p->nphase; i++) {
         const salto_phase_desc* ph = &p->phases[i];
         const int flight = ph->contact.type == SALTO_CONTACT_NONE && p->physics;
-        char on[80] = "";
-        if (ph->contact.box >= 0 && ph->contact.type == SALTO_CONTACT_GROUND) {
-            const char* bn = p->boxes[ph->contact.box].name;
-            snprintf(on, sizeof on, " on box %s%s%s", bn[0] ? "'" : "", bn[0] ? bn : "", bn[0] ? "'" : "");
-            if (!bn[0]) snprintf(on, sizeof on, " on box %d", ph->contact.box + 1);
+        // the boxes it stands on: one for every site, or each site's
+        char on[400] = "";
+        const salto_contact_desc* ct = &ph->contact;
+        int some = 0;
+        for (int k = 0; ct->type == SALTO_CONTACT_GROUND && k < ct->nsite; k++) some |= ct->site_box[k] >= 0;
+        for (int k = 0; some && k < ct->nsite; k++) {
+            if (ct->box >= 0 && k > 0) break;
+            char who[64];
+            const int b = ct->site_box[k];
+            if (b < 0) {
+                snprintf(who, sizeof who, "the floor");
+            } else if (p->boxes[b].name[0]) {
+                snprintf(who, sizeof who, "box '%s'", p->boxes[b].name);
+            } else {
+                snprintf(who, sizeof who, "box %d", b + 1);
+            }
+            const size_t len = strlen(on);
+            if (ct->box >= 0) {
+                snprintf(on + len, sizeof on - len, " on %s", who);
+            } else {
+                snprintf(on + len, sizeof on - len, "%s %s on %s", k ? "," : ":", p->model->site_name[ct->site[k]], who);
+            }
         }
         printf("  %-16s %8.3f .. %8.3f s  contact %s%s%s%s%s%s\n", ph->name, ph->start,
                ph->start + ph->duration, salto_contact_name(ph->contact.type), on,

@@ -33,8 +33,10 @@ typedef struct salto_contact_desc {
     double support_half[2]; // half sizes of the support rectangle around the contact sites'
                             //   centroid, along the tangents T_x, T_y, m (>= 0)
     double height;          // the ground plane: N . x = height, m (default 0)
-    int box;                // the problem's box the contact stands on (`on`: its top face is
+    int box;                // the problem's box every site stands on (`on`: its top face is
                             //   the ground, normal +z, and each held site stays on it), or -1
+    int site_box[8];        // the box each site stands on (`on` as a list: a box or `floor`,
+                            //   -1: the contact's plane, normal . x = height), (nsite)
     int hold;               // 1 (default): the sites are held in place through the phase
                             //   (constraints added by the loader, hold_phase set)
     int impact;             // ground, not the first phase: 1 when the phase starts with an

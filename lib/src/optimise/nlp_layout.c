@@ -1085,7 +1085,9 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     for (int c = 0; c < p->ncon; c++) {
         const salto_constraint_desc* cd = &p->cons[c];
         if (cd->type != SALTO_CON_SITE_HOLD || nlp->con_aux[c] < 0) continue;
-        const int box = p->phases[cd->hold_phase - 1].contact.box;
+        const salto_contact_desc* ct = &p->phases[cd->hold_phase - 1].contact;
+        int box = -1;
+        for (int k = 0; k < ct->nsite; k++) box = ct->site[k] == cd->site ? ct->site_box[k] : box;
         if (box < 0) continue;
         for (int a = 0; a < (nlp->planar ? 1 : 2); a++) {
             nlp->x_lo[nlp->con_aux[c] + a] = p->boxes[box].lo[a];

@@ -129,9 +129,12 @@ void salto_problem_box_geometry(const salto_problem_desc* p, int i, double c[3],
 int salto_problem_box_holds(const salto_problem_desc* p, int phase, int i, int body,
                             const double* pt) {
     const salto_contact_desc* ct = &p->phases[phase].contact;
-    if (ct->type != SALTO_CONTACT_GROUND || ct->box != i) return 0;
-    int s;
-    const int held = salto_problem_ground_hold(p, phase, body, &s);
+    if (ct->type != SALTO_CONTACT_GROUND || !ct->hold) return 0;
+    int s = -1, held = 0;
+    for (int k = 0; k < ct->nsite; k++) {
+        if (ct->site_box[k] != i || p->model->site_body[ct->site[k]] != body) continue;
+        if (held++ == 0) s = ct->site[k];
+    }
     if (held >= 2) return 1;
     if (held == 0) return 0;
     if (!pt) return 1;

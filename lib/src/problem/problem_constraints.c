@@ -647,7 +647,9 @@ salto_status problem_add_holds(reader* R) {
                     memcpy(c->point, ct->bar_point, sizeof c->point);
                     memcpy(c->dir, ct->bar_axis, sizeof c->dir);
                 } else {
-                    for (int a = 0; a < 3; a++) c->point[a] = ct->height * ct->normal[a];
+                    // the site's own ground: its box's top, or the contact's plane
+                    const double h = ct->site_box[k] >= 0 ? p->boxes[ct->site_box[k]].hi[2] : ct->height;
+                    for (int a = 0; a < 3; a++) c->point[a] = h * ct->normal[a];
                     memcpy(c->dir, ct->normal, sizeof c->dir);
                 }
             }

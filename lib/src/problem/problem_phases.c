@@ -70,6 +70,8 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
     salto_contact_desc* c = &ph->contact;
     c->type = SALTO_CONTACT_NONE;
     c->loc = at(R, n);
+    c->box = -1;
+    for (int k = 0; k < 8; k++) c->site_box[k] = -1;
 
     // the scalar 'none'
     if (n->kind == SALTO_CFG_SCALAR) {
@@ -118,6 +120,7 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
     c->support_half[1] = 0.05;
     c->hold = 1;
     c->box = -1;
+    for (int k = 0; k < 8; k++) c->site_box[k] = -1;
     // on the ground by default: without it planted feet strayed 4-7 mm between the knots; on
     // a bar the hold alone keeps hands within 0.6 mm, and the exact root took the dismount
     // from 67 to 187 iterations and to a worse optimum (docs/design.md)
@@ -203,25 +206,57 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
     if (htn && (s = salto_cfg_number(htn, &c->height, R->err))) return s;
     const salto_cfg_node* on = salto_cfg_child(n, "on");
     if (on) {
-        // standing on a box: its top face is the ground
-        const salto_cfg_node* both = htn ? htn : nn;
+        // standing on a box: its top face is the ground, for every site or (a list) for each
+        // site its own (`floor`: the contact's plane)
+        const int list = on->kind == SALTO_CFG_LIST;
+        const salto_cfg_node* both = htn && !list ? htn : nn;
         if (both) {
             return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, both),
                               "'on' puts the ground on the box's top face (its height, normal "
                               "+z): drop '%s'",
-                              htn ? "height" : "normal");
+                              both == htn ? "height" : "normal");
         }
-        const char* name = NULL;
-        if ((s = salto_cfg_string(on, &name, R->err))) return s;
+        if (list && on->n != c->nsite) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, on),
+                              "'on' as a list names a box (or 'floor') for each of the %d sites, "
+                              "found %d",
+                              c->nsite, on->n);
+        }
         const char* names[64];
         const int nb = R->p->nbox < 64 ? R->p->nbox : 64;
         for (int i = 0; i < nb; i++) names[i] = R->p->boxes[i].name;
-        if (nb == 0) {
-            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, on),
-                              "there is no box '%s': the problem has no 'boxes'", name);
+        int one_box = 1;
+        for (int k = 0; k < (list ? on->n : 1); k++) {
+            const salto_cfg_node* e = list ? on->child[k] : on;
+            const char* name = NULL;
+            if ((s = salto_cfg_string(e, &name, R->err))) return s;
+            if (list && strcmp(name, "floor") == 0) {
+                one_box = 0;
+                continue;
+            }
+            if (nb == 0) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, e),
+                                  "there is no box '%s': the problem has no 'boxes'", name);
+            }
+            int b = -1;
+            if ((s = problem_lookup(R, name, names, nb, "box", at(R, e), &b))) return s;
+            if (list) {
+                c->site_box[k] = b;
+            } else {
+                for (int j = 0; j < c->nsite; j++) c->site_box[j] = b;
+            }
         }
-        if ((s = problem_lookup(R, name, names, nb, "box", at(R, on), &c->box))) return s;
-        c->height = R->p->boxes[c->box].hi[2];
+        // one box under every site: the contact's own plane is its top
+        for (int k = 1; k < c->nsite && one_box; k++) one_box = c->site_box[k] == c->site_box[0];
+        if (one_box && htn) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, htn),
+                              "'on' puts every site on a box's top face (its height, normal +z): "
+                              "drop 'height'");
+        }
+        if (one_box) {
+            c->box = c->site_box[0];
+            c->height = R->p->boxes[c->box].hi[2];
+        }
     }
     const salto_cfg_node* hn = salto_cfg_child(n, "support");
     if (hn) {
@@ -310,6 +345,8 @@ salto_status problem_read_phases(reader* R, const salto_cfg_node* top) {
         } else {
             ph->contact.type = SALTO_CONTACT_NONE;
             ph->contact.loc = ph->loc;
+            ph->contact.box = -1;
+            for (int k = 0; k < 8; k++) ph->contact.site_box[k] = -1;
         }
 
         // ballistic: flight phases only; not given (-1), it follows the spline (problem_read_spline)
