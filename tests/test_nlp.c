@@ -272,6 +272,8 @@ enum { NBAR = (int)(sizeof bar_problems / sizeof bar_problems[0]) };
 static const char* const box_problems[] = {
     "tests/data/nlp/boxes2d.yaml",
     "tests/data/nlp/boxes3d.yaml",
+    // one foot on the box, the other on the floor (each site its own ground)
+    "tests/data/nlp/boxes3d.yaml|phases.stand.contact.sites=[heel_l, toe_l, heel_r, toe_r]|phases.stand.contact.on=[block, block, floor, floor]",
 };
 enum { NBOX = (int)(sizeof box_problems / sizeof box_problems[0]) };
 

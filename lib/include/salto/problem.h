@@ -355,6 +355,10 @@ void salto_problem_box_geometry(const salto_problem_desc* p, int i, double c[3],
 int salto_problem_box_holds(const salto_problem_desc* p, int phase, int i, int body,
                             const double* pt);
 
+// The site phase i's effective root follows: the first of its held sites (each the first of its
+// body, with a site_hold) that the phase before holds too, else its first site (-1: no contact)
+int salto_problem_root_site(const salto_problem_desc* p, int i);
+
 // 1 if link holds a bar in some phase (a bar contact's site is on it): clear_bar leaves it out
 // (its grip)
 int salto_problem_grips_bar(const salto_problem_desc* p, int link);

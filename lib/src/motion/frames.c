@@ -613,7 +613,7 @@ static salto_status fit_derived(salto_frames* f, const salto_problem_desc* p) {
             for (int j = 0; j < nv; j++) d->q[j] = f->q[(size_t)r * nv + f->map[j]];
             salto_fk(m, d, SALTO_FK_POS);
             if (mode == 1) {
-                if (r == first) salto_site_pos(m, d, ct->site[0], place);
+                if (r == first) salto_site_pos(m, d, salto_problem_root_site(p, ph), place);
             } else {
                 double c[3];
                 salto_link_inertias(m, d);
@@ -637,7 +637,7 @@ static salto_status fit_derived(salto_frames* f, const salto_problem_desc* p) {
             }
         }
         f->derive[ph] = mode;
-        f->derive_site[ph] = mode == 1 ? ct->site[0] : -1;
+        f->derive_site[ph] = mode == 1 ? salto_problem_root_site(p, ph) : -1;
         // kept only where the translation so derived is the frames'
         double worst = 0.0, scale = 0.0;
         for (int r = 0; r < f->nframe; r++) {

@@ -41,9 +41,11 @@ static int er_phase_at(const salto_nlp* nlp, double t) {
     return k >= 0 && nlp->root.er[k].site >= 0 ? k : -1;
 }
 
-// the effective root of every held phase (eroot): the first held site, the root's translation
-// DOFs and the hold's rows; none where the root has no world-fixed translation to move (a
-// fixed root) or the hold's rows do not span it
+// the effective root of every held phase (eroot): the first held site that the phase before
+// holds too (a foot that stays down as the other lands: with the landing foot's site first,
+// the humanoid's step onto a box let the standing foot slip 1.5 cm between the knots), else the
+// first held site; the root's translation DOFs and the hold's rows; none where the root has no
+// world-fixed translation to move (a fixed root) or the hold's rows do not span it
 void nlp_setup_eroots(salto_nlp* nlp) {
     const salto_problem_desc* p = nlp->p;
     const salto_model* m = nlp->m;
@@ -52,10 +54,11 @@ void nlp_setup_eroots(salto_nlp* nlp) {
         e->site = -1;
         const salto_contact_desc* ct = &p->phases[i].contact;
         if (ct->type == SALTO_CONTACT_NONE || !ct->hold || ct->nsite == 0 || !ct->effective_root) continue;
+        const int site = salto_problem_root_site(p, i);
         int c = -1;
         for (int k = 0; k < p->ncon && c < 0; k++) {
             const salto_constraint_desc* cd = &p->cons[k];
-            if (cd->type == SALTO_CON_SITE_HOLD && cd->hold_phase == i + 1 && cd->site == ct->site[0]) c = k;
+            if (cd->type == SALTO_CON_SITE_HOLD && cd->hold_phase == i + 1 && cd->site == site) c = k;
         }
         if (c < 0) continue;
         e->nt = salto_model_root_translation(m, e->tdof, e->a);
@@ -78,7 +81,7 @@ void nlp_setup_eroots(salto_nlp* nlp) {
             e->aux[r] = is_aux[r] ? nlp->con_aux[c] + e->naux : -1;
             if (is_aux[r]) e->auxv[e->naux++] = e->aux[r];
         }
-        e->site = ct->site[0];
+        e->site = p->cons[c].site;
     }
 }
 

@@ -144,6 +144,17 @@ int salto_problem_box_holds(const salto_problem_desc* p, int phase, int i, int b
 }
 
 
+int salto_problem_root_site(const salto_problem_desc* p, int i) {
+    const salto_contact_desc* ct = &p->phases[i].contact;
+    if (ct->type == SALTO_CONTACT_NONE || ct->nsite == 0) return -1;
+    for (int k = 0; k < p->ncon; k++) {
+        const salto_constraint_desc* cd = &p->cons[k];
+        if (cd->type == SALTO_CON_SITE_HOLD && cd->hold_phase == i + 1 && cd->skip_start) return cd->site;
+    }
+    return ct->site[0];
+}
+
+
 int salto_problem_grips_bar(const salto_problem_desc* p, int link) {
     for (int i = 0; i < p->nphase; i++) {
         const salto_contact_desc* ct = &p->phases[i].contact;
