@@ -112,8 +112,10 @@ static int check_problem(const char* path, int nset, const char* const* set) {
         } else {
             snprintf(who, sizeof who, "%d", b + 1);
         }
-        printf("box %s: x %g .. %g, y %g .. %g, z %g .. %g m, clearance %g m\n", who, bx->lo[0],
-               bx->hi[0], bx->lo[1], bx->hi[1], bx->lo[2], bx->hi[2], bx->clearance);
+        char turned[64] = "";
+        if (bx->yaw != 0.0) snprintf(turned, sizeof turned, ", turned %g deg about z", bx->yaw * 180.0 / 3.14159265358979323846);
+        printf("box %s: x %g .. %g, y %g .. %g, z %g .. %g m%s, clearance %g m\n", who, bx->lo[0],
+               bx->hi[0], bx->lo[1], bx->hi[1], bx->lo[2], bx->hi[2], turned, bx->clearance);
     }
     printf("constraints: %d, objective terms: %d\n", p->ncon, p->nobj);
     printf("NLP: %d variables, %d constraints, %d Jacobian non-zeros, %d Hessian non-zeros\n",

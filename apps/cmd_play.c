@@ -127,6 +127,7 @@ static void boxes_from(const salto_problem_desc* p, salto_sim_opts* o) {
     for (int b = 0; b < o->nbox; b++) {
         memcpy(o->box_lo[b], p->boxes[b].lo, sizeof o->box_lo[b]);
         memcpy(o->box_hi[b], p->boxes[b].hi, sizeof o->box_hi[b]);
+        o->box_yaw[b] = p->boxes[b].yaw;
     }
 }
 

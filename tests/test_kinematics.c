@@ -217,7 +217,8 @@ END_TEST
 // the signed distance of a segment from a box: its value against the least over a fine sampling
 // of the segment (the point distance, itself against its own definition), its gradient against
 // central differences of the value, its Hessian against central differences of the gradient;
-// segments outside, reaching in, wholly inside and of no length (a sphere), in 3-D and planar
+// segments outside, reaching in, wholly inside and of no length (a sphere), in 3-D and planar,
+// the box axis-aligned and turned about +z
 START_TEST(box_segment_distance) {
     const uint64_t seed = 7001u + (uint64_t)_i;
     salto_test_rng rng;
@@ -227,6 +228,8 @@ START_TEST(box_segment_distance) {
     const double h[3] = {salto_test_uniform(&rng, 0.1, 0.6), salto_test_uniform(&rng, 0.1, 0.6),
                          salto_test_uniform(&rng, 0.1, 0.6)};
     const int use[3] = {1, _i % 4 != 3, 1};
+    // a turned box (about +z) from the fifth seed on, in 3-D
+    const double yaw = _i >= 4 && use[1] ? salto_test_uniform(&rng, -1.5, 1.5) : 0.0;
     int checked = 0;
     for (int trial = 0; trial < 40; trial++) {
         double x[6];
@@ -234,7 +237,7 @@ START_TEST(box_segment_distance) {
         for (int k = 0; k < 6; k++) x[k] = c[k % 3] + salto_test_uniform(&rng, -spread, spread);
         if (trial % 10 == 9) memcpy(x + 3, x, 3 * sizeof(double)); // a point
         double u, g[6], H[36];
-        const double D = salto_box_segment_distance(c, h, use, x, x + 3, &u, g, g + 3, H);
+        const double D = salto_box_segment_distance_turned(c, h, use, yaw, x, x + 3, &u, g, g + 3, H);
         // the value: the least of the point distance over 2001 samples, within the sampling's
         // resolution, never below D
         double least = INFINITY;
@@ -242,7 +245,7 @@ START_TEST(box_segment_distance) {
             const double s = n / 2000.0;
             double p[3];
             for (int k = 0; k < 3; k++) p[k] = x[k] + s * (x[3 + k] - x[k]);
-            least = fmin(least, salto_box_point_distance(c, h, use, p, NULL));
+            least = fmin(least, salto_box_point_distance_turned(c, h, use, yaw, p, NULL));
         }
         double len = 0.0;
         for (int k = 0; k < 3; k++) len += (x[3 + k] - x[k]) * (x[3 + k] - x[k]);
@@ -256,8 +259,8 @@ START_TEST(box_segment_distance) {
             double xp[6], xm[6], up, um, gp[6], gm[6];
             memcpy(xp, x, sizeof xp), memcpy(xm, x, sizeof xm);
             xp[r] += step, xm[r] -= step;
-            const double Dp = salto_box_segment_distance(c, h, use, xp, xp + 3, &up, gp, gp + 3, NULL);
-            const double Dm = salto_box_segment_distance(c, h, use, xm, xm + 3, &um, gm, gm + 3, NULL);
+            const double Dp = salto_box_segment_distance_turned(c, h, use, yaw, xp, xp + 3, &up, gp, gp + 3, NULL);
+            const double Dm = salto_box_segment_distance_turned(c, h, use, yaw, xm, xm + 3, &um, gm, gm + 3, NULL);
             gf[r] = (Dp - Dm) / (2.0 * step);
             for (int s = 0; s < 6; s++) Hf[6 * s + r] = (gp[s] - gm[s]) / (2.0 * step);
             // a kink within the step: the one-sided slopes differ

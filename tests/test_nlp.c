@@ -274,6 +274,8 @@ static const char* const box_problems[] = {
     "tests/data/nlp/boxes3d.yaml",
     // one foot on the box, the other on the floor (each site its own ground)
     "tests/data/nlp/boxes3d.yaml|phases.stand.contact.sites=[heel_l, toe_l, heel_r, toe_r]|phases.stand.contact.on=[block, block, floor, floor]",
+    // both boxes turned about z
+    "tests/data/nlp/boxes3d.yaml|boxes.post.yaw_deg=35|boxes.block.yaw_deg=-20",
 };
 enum { NBOX = (int)(sizeof box_problems / sizeof box_problems[0]) };
 

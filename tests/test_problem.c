@@ -1381,6 +1381,8 @@ static const bad_case bad_cases[] = {
     {"box_key.yaml", SALTO_ERR_INVALID, 3, 18, "unknown key 'centre' in item 1 of 'boxes'", "did you mean 'center'?"},
     {"box_clearance.yaml", SALTO_ERR_INVALID, 3, 71, "'clearance' must be zero or positive, found -0.01", NULL},
     {"box_on_bar.yaml", SALTO_ERR_INVALID, 5, 111, "'on' is not allowed for contact type 'bar'", NULL},
+    {"box_yaw_planar.yaml", SALTO_ERR_INVALID, 3, 69,
+     "a planar character's boxes span every y: they cannot turn about z", NULL},
     {"box_on_list.yaml", SALTO_ERR_INVALID, 5, 93,
      "'on' as a list names a box (or 'floor') for each of the 2 sites, found 1", NULL},
     {"clear_bar_radius.yaml", SALTO_ERR_INVALID, 6, 66, "'radius' must be positive, found -0.01", NULL},

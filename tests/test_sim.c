@@ -230,21 +230,29 @@ START_TEST(boxes) {
     const double lo[3] = {-1.0, -1.0, 0.0}, hi[3] = {1.0, 1.0, 0.5};
     memcpy(o.box_lo[0], lo, sizeof lo);
     memcpy(o.box_hi[0], hi, sizeof hi);
-    salto_sim* s = salto_sim_create(m, &o);
-    double q0[6] = {0.2, -0.1, 0.5 + 0.05, 0, 0, 0}, qd0[6] = {0};
-    salto_sim_set_state(s, q0, qd0);
-    run(s, 2000);
-    const double* q = salto_sim_q(s);
-    for (int j = 0; j < 6; j++) {
-        ck_assert_msg(fabs(q[j] - q0[j]) < 1e-9, "DOF %d moved %.3g in 2 s on the box", j, q[j] - q0[j]);
-    }
+    salto_sim* s = NULL;
+    const double* q = NULL;
     const salto_sim_contact* c;
-    const int nc = salto_sim_contacts(s, &c);
-    ck_assert_int_eq(nc, 4);
-    double fz = 0.0;
-    for (int k = 0; k < nc; k++) fz += c[k].force[2];
-    ck_assert_double_eq_tol(fz, 2.0 * 9.81, 1e-6);
-    salto_sim_destroy(s);
+    for (int turned = 0; turned < 2; turned++) {
+        // the same on the box turned 0.5 rad about z (its top still level)
+        o.box_yaw[0] = turned ? 0.5 : 0.0;
+        s = salto_sim_create(m, &o);
+        double q0[6] = {0.2, -0.1, 0.5 + 0.05, 0, 0, 0}, qd0[6] = {0};
+        salto_sim_set_state(s, q0, qd0);
+        run(s, 2000);
+        q = salto_sim_q(s);
+        for (int j = 0; j < 6; j++) {
+            ck_assert_msg(fabs(q[j] - q0[j]) < 1e-9, "DOF %d moved %.3g in 2 s on the box (yaw %g)", j,
+                          q[j] - q0[j], o.box_yaw[0]);
+        }
+        const int nc = salto_sim_contacts(s, &c);
+        ck_assert_int_eq(nc, 4);
+        double fz = 0.0;
+        for (int k = 0; k < nc; k++) fz += c[k].force[2];
+        ck_assert_double_eq_tol(fz, 2.0 * 9.81, 1e-6);
+        salto_sim_destroy(s);
+    }
+    o.box_yaw[0] = 0.0;
     // off the edge: the floor (z = 0) and the box reaching to x = 1, little friction
     o.ground = 1;
     o.friction = 0.2;

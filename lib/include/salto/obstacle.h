@@ -29,4 +29,12 @@ double salto_box_segment_distance(const double c[3], const double h[3], const in
                                   const double a[3], const double b[3], double* u, double ga[3],
                                   double gb[3], double* H6);
 
+// The same for a box turned by yaw (rad) about +z through its centre c (h its half sizes in its
+// own axes): the points turned into the box's frame, the gradients and the Hessian turned back.
+double salto_box_point_distance_turned(const double c[3], const double h[3], const int use[3],
+                                       double yaw, const double x[3], double n[3]);
+double salto_box_segment_distance_turned(const double c[3], const double h[3], const int use[3],
+                                         double yaw, const double a[3], const double b[3],
+                                         double* u, double ga[3], double gb[3], double* H6);
+
 #endif

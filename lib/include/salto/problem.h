@@ -58,7 +58,8 @@ typedef struct salto_contact_desc {
 // contact `on` it). A planar character's box spans every y.
 typedef struct salto_box_desc {
     char name[48];          // "" when not named
-    double lo[3], hi[3];    // its corners, world, m (lo < hi)
+    double lo[3], hi[3];    // its corners, world, m (lo < hi), before the yaw turns it
+    double yaw;             // turn about +z through its centre, rad (`yaw_deg`; 3-D only)
     double clearance;       // the NLP keeps every capsule at least this far out at the slices
                             //   (default SALTO_BOX_CLEARANCE), so that between them, where a
                             //   foot skimming an edge dips, it stays out too, m (>= 0)
@@ -344,10 +345,10 @@ const char* salto_flight_rows_name(int rows);
 // these so that the defaults do not change with the spline.
 int salto_problem_phase_formulation(const salto_problem_desc* p, int i, char* buf, size_t n);
 
-// Box i's centre and half sizes, and the axes its distances use (a planar character's y not),
-// for salto_box_segment_distance (obstacle.h)
+// Box i's centre and half sizes, the axes its distances use (a planar character's y not) and its
+// yaw, for salto_box_segment_distance_turned (obstacle.h)
 void salto_problem_box_geometry(const salto_problem_desc* p, int i, double c[3], double h[3],
-                                int use[3]);
+                                int use[3], double* yaw);
 
 // 1 if phase `phase` holds the geometry of `body` on box i (the contact stands on it, with two
 // held sites or more on the body; one held site: only the geometry with an end at that site, pt

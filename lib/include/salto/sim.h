@@ -30,8 +30,9 @@ typedef struct salto_sim_opts {
     int nbox;                   // axis-aligned boxes the geometry collides with, standing on their
                                 //   top or against their sides (default 0, at most 8; a planar
                                 //   character's span every y)
-    double box_lo[SALTO_SIM_MAX_BOXES][3]; // each box's corners, world, m
+    double box_lo[SALTO_SIM_MAX_BOXES][3]; // each box's corners, world, m, before its yaw
     double box_hi[SALTO_SIM_MAX_BOXES][3];
+    double box_yaw[SALTO_SIM_MAX_BOXES];   // its turn about +z through its centre, rad
     double friction;            // Coulomb coefficient mu, ground and bars (default 0.8)
     double restitution;         // e: normal velocity after an impact = -e times before
                                 //   (default 0.3; below bounce_speed, impacts are inelastic)

@@ -229,3 +229,72 @@ double salto_box_segment_distance(const double c[3], const double h[3], const in
     }
     return best;
 }
+
+
+// x turned by -yaw about +z through c (into the box's frame)
+static void to_box(const double c[3], double cz, double sz, const double x[3], double y[3]) {
+    const double dx = x[0] - c[0], dy = x[1] - c[1];
+    y[0] = c[0] + cz * dx + sz * dy;
+    y[1] = c[1] - sz * dx + cz * dy;
+    y[2] = x[2];
+}
+
+
+// v turned by +yaw about +z (back into the world)
+static void from_box(double cz, double sz, double v[3]) {
+    const double x = v[0], y = v[1];
+    v[0] = cz * x - sz * y;
+    v[1] = sz * x + cz * y;
+}
+
+
+double salto_box_point_distance_turned(const double c[3], const double h[3], const int use[3],
+                                       double yaw, const double x[3], double n[3]) {
+    if (yaw == 0.0) return salto_box_point_distance(c, h, use, x, n);
+    const double cz = cos(yaw), sz = sin(yaw);
+    double y[3];
+    to_box(c, cz, sz, x, y);
+    const double d = salto_box_point_distance(c, h, use, y, n);
+    if (n) from_box(cz, sz, n);
+    return d;
+}
+
+
+double salto_box_segment_distance_turned(const double c[3], const double h[3], const int use[3],
+                                         double yaw, const double a[3], const double b[3],
+                                         double* u, double ga[3], double gb[3], double* H6) {
+    if (yaw == 0.0) return salto_box_segment_distance(c, h, use, a, b, u, ga, gb, H6);
+    const double cz = cos(yaw), sz = sin(yaw);
+    double ya[3], yb[3];
+    to_box(c, cz, sz, a, ya);
+    to_box(c, cz, sz, b, yb);
+    const double D = salto_box_segment_distance(c, h, use, ya, yb, u, ga, gb, H6);
+    if (ga) from_box(cz, sz, ga);
+    if (gb) from_box(cz, sz, gb);
+    if (H6) {
+        // H = T H' T' with T = diag(R, R), R the turn (its z row and column the identity's)
+        const double R[9] = {cz, -sz, 0, sz, cz, 0, 0, 0, 1};
+        double T[36], M[36];
+        for (int k = 0; k < 36; k++) T[k] = 0.0;
+        for (int e = 0; e < 2; e++) {
+            for (int r = 0; r < 3; r++) {
+                for (int q = 0; q < 3; q++) T[6 * (3 * e + r) + 3 * e + q] = R[3 * r + q];
+            }
+        }
+        for (int r = 0; r < 6; r++) {
+            for (int q = 0; q < 6; q++) {
+                double acc = 0.0;
+                for (int k = 0; k < 6; k++) acc += T[6 * r + k] * H6[6 * k + q];
+                M[6 * r + q] = acc;
+            }
+        }
+        for (int r = 0; r < 6; r++) {
+            for (int q = 0; q < 6; q++) {
+                double acc = 0.0;
+                for (int k = 0; k < 6; k++) acc += M[6 * r + k] * T[6 * q + k];
+                H6[6 * r + q] = acc;
+            }
+        }
+    }
+    return D;
+}

@@ -336,8 +336,13 @@ static void draw_pose(const strip_pen* pen, const salto_problem_desc* p, const s
         cairo_rectangle(cr, pen->u0 - 0.5 * panel_width, 0.0, panel_width, image_height - label_height);
         cairo_clip(cr);
         for (int b = 0; b < p->nbox; b++) {
-            const double lo[3] = {p->boxes[b].lo[0], 0.0, p->boxes[b].lo[2]};
-            const double hi[3] = {p->boxes[b].hi[0], 0.0, p->boxes[b].hi[2]};
+            // seen from the side: the x extent of its footprint (turned by its yaw)
+            const salto_box_desc* bx = &p->boxes[b];
+            const double cx = 0.5 * (bx->lo[0] + bx->hi[0]), hx = 0.5 * (bx->hi[0] - bx->lo[0]);
+            const double hy = 0.5 * (bx->hi[1] - bx->lo[1]);
+            const double ex = fabs(cos(bx->yaw)) * hx + fabs(sin(bx->yaw)) * hy;
+            const double lo[3] = {cx - ex, 0.0, bx->lo[2]};
+            const double hi[3] = {cx + ex, 0.0, bx->hi[2]};
             double u0, v0, u1, v1;
             project(pen, lo, &u0, &v0);
             project(pen, hi, &u1, &v1);

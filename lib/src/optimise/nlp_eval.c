@@ -90,10 +90,10 @@ double nlp_bar_distance(const salto_constraint_desc* cd, const double a[3], cons
 double nlp_clear_distance(const salto_nlp* nlp, const salto_constraint_desc* cd, const double a[3],
                           const double bw[3], double offset, double ga[3], double gb[3], double* H6) {
     if (cd->type == SALTO_CON_CLEAR_BAR) return nlp_bar_distance(cd, a, bw, offset, ga, gb, H6);
-    double c[3], h[3];
+    double c[3], h[3], yaw;
     int use[3];
-    salto_problem_box_geometry(nlp->p, cd->box, c, h, use);
-    return salto_box_segment_distance(c, h, use, a, bw, NULL, ga, gb, H6) - offset;
+    salto_problem_box_geometry(nlp->p, cd->box, c, h, use, &yaw);
+    return salto_box_segment_distance_turned(c, h, use, yaw, a, bw, NULL, ga, gb, H6) - offset;
 }
 
 

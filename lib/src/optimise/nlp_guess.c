@@ -421,9 +421,9 @@ static void guess_over_boxes(const salto_nlp* nlp, double* x, salto_data* d) {
             salto_fk(m, d, SALTO_FK_POS);
             double need = 0.0;
             for (int b = 0; b < p->nbox; b++) {
-                double c[3], h[3];
+                double c[3], h[3], yaw;
                 int use[3];
-                salto_problem_box_geometry(p, b, c, h, use);
+                salto_problem_box_geometry(p, b, c, h, use, &yaw);
                 const double reach = p->boxes[b].clearance;
                 for (int g = 0; g < m->ngeom; g++) {
                     if (m->geom_link[g] < 0) continue;
@@ -432,7 +432,7 @@ static void guess_over_boxes(const salto_nlp* nlp, double* x, salto_data* d) {
                     const int cap = m->geom_shape[g] == SALTO_GEOM_CAPSULE;
                     for (int k = 0; k < (cap ? 1 : npt); k++) {
                         const double* e = pts[cap ? 1 : k];
-                        if (salto_box_segment_distance(c, h, use, pts[k], e, NULL, NULL, NULL, NULL) >= r + reach) continue;
+                        if (salto_box_segment_distance_turned(c, h, use, yaw, pts[k], e, NULL, NULL, NULL, NULL) >= r + reach) continue;
                         need = fmax(need, p->boxes[b].hi[2] + r + reach - fmin(pts[k][2], e[2]));
                     }
                 }

@@ -1088,7 +1088,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         const salto_contact_desc* ct = &p->phases[cd->hold_phase - 1].contact;
         int box = -1;
         for (int k = 0; k < ct->nsite; k++) box = ct->site[k] == cd->site ? ct->site_box[k] : box;
-        if (box < 0) continue;
+        if (box < 0 || p->boxes[box].yaw != 0.0) continue; // a turned face: not variable bounds
         for (int a = 0; a < (nlp->planar ? 1 : 2); a++) {
             nlp->x_lo[nlp->con_aux[c] + a] = p->boxes[box].lo[a];
             nlp->x_hi[nlp->con_aux[c] + a] = p->boxes[box].hi[a];

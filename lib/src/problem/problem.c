@@ -116,8 +116,9 @@ int salto_problem_ground_hold(const salto_problem_desc* p, int i, int body, int*
 
 
 void salto_problem_box_geometry(const salto_problem_desc* p, int i, double c[3], double h[3],
-                                int use[3]) {
+                                int use[3], double* yaw) {
     const salto_box_desc* b = &p->boxes[i];
+    *yaw = b->yaw;
     for (int k = 0; k < 3; k++) {
         c[k] = 0.5 * (b->lo[k] + b->hi[k]);
         h[k] = 0.5 * (b->hi[k] - b->lo[k]);

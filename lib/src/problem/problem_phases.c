@@ -23,7 +23,7 @@ salto_status problem_read_boxes(reader* R, const salto_cfg_node* top) {
     if (s || list->n == 0) return s;
     p->boxes = salto_calloc((size_t)list->n, sizeof *p->boxes);
     if (!p->boxes) return problem_nomem(R);
-    static const char* const keys[] = {"name", "center", "size", "clearance", NULL};
+    static const char* const keys[] = {"name", "center", "size", "yaw_deg", "clearance", NULL};
     for (int i = 0; i < list->n; i++) {
         const salto_cfg_node* n = list->child[i];
         salto_box_desc* b = &p->boxes[i];
@@ -56,6 +56,15 @@ salto_status problem_read_boxes(reader* R, const salto_cfg_node* top) {
             }
             b->lo[k] = c[k] - 0.5 * size[k];
             b->hi[k] = c[k] + 0.5 * size[k];
+        }
+        const salto_cfg_node* yn = salto_cfg_child(n, "yaw_deg");
+        if (yn) {
+            if ((s = salto_cfg_number(yn, &b->yaw, R->err))) return s;
+            if (salto_model_is_planar(R->m) && b->yaw != 0.0) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, yn),
+                                  "a planar character's boxes span every y: they cannot turn about z");
+            }
+            b->yaw *= 3.14159265358979323846 / 180.0;
         }
         b->clearance = SALTO_BOX_CLEARANCE;
         if ((s = problem_read_num_opt(R, n, "clearance", 0.0, 0, &b->clearance))) return s;

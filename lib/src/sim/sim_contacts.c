@@ -120,7 +120,7 @@ double sim_box_distance(const salto_sim* s, int b, const double p0[3], const dou
         c[k] = 0.5 * (s->o.box_lo[b][k] + s->o.box_hi[b][k]);
         h[k] = 0.5 * (s->o.box_hi[b][k] - s->o.box_lo[b][k]);
     }
-    return salto_box_segment_distance(c, h, use, p0, p1, u, NULL, NULL, NULL);
+    return salto_box_segment_distance_turned(c, h, use, s->o.box_yaw[b], p0, p1, u, NULL, NULL, NULL);
 }
 
 
@@ -134,7 +134,7 @@ static void add_box_contact(salto_sim* s, double h, int g, int k, int b, int lin
         c[a] = 0.5 * (s->o.box_lo[b][a] + s->o.box_hi[b][a]);
         hs[a] = 0.5 * (s->o.box_hi[b][a] - s->o.box_lo[b][a]);
     }
-    const double sd = salto_box_point_distance(c, hs, use, x, n);
+    const double sd = salto_box_point_distance_turned(c, hs, use, s->o.box_yaw[b], x, n);
     if (!(salto_v3_norm(n) > 0.5)) return;
     for (int a = 0; a < 3; a++) pt[a] = x[a] - r * n[a];
     salto_contact_frame(n, s->planar, Tx, Ty);
@@ -187,12 +187,19 @@ void sim_collect(salto_sim* s, double h) {
                 for (int a = 0; a < 3; a++) c[a] = pts[0][a] + u * dseg[a];
                 add_box_contact(s, h, g, 2, b, link, c, r);
             }
+            // the face planes' crossings, in the box's frame (turned by -yaw about its centre)
+            const double cz = cos(s->o.box_yaw[b]), sz = sin(s->o.box_yaw[b]);
+            const double cx = 0.5 * (s->o.box_lo[b][0] + s->o.box_hi[b][0]);
+            const double cy = 0.5 * (s->o.box_lo[b][1] + s->o.box_hi[b][1]);
+            const double p0b[3] = {cx + cz * (pts[0][0] - cx) + sz * (pts[0][1] - cy),
+                                   cy - sz * (pts[0][0] - cx) + cz * (pts[0][1] - cy), pts[0][2]};
+            const double db[3] = {cz * dseg[0] + sz * dseg[1], -sz * dseg[0] + cz * dseg[1], dseg[2]};
             int k = 3;
             for (int a = 0; a < 3 && k < 8; a++) {
-                if ((s->planar && a == 1) || dseg[a] == 0.0) continue;
+                if ((s->planar && a == 1) || db[a] == 0.0) continue;
                 for (int side = 0; side < 2 && k < 8; side++) {
                     const double face = side ? s->o.box_hi[b][a] : s->o.box_lo[b][a];
-                    const double uc = (face - pts[0][a]) / dseg[a];
+                    const double uc = (face - p0b[a]) / db[a];
                     if (!(uc > 1e-6 && uc < 1.0 - 1e-6) || fabs(uc - u) < 1e-9) continue;
                     for (int e = 0; e < 3; e++) c[e] = pts[0][e] + uc * dseg[e];
                     if (sim_box_distance(s, b, c, c, NULL) > r + s->o.margin + 0.5) continue;

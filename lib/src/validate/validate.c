@@ -300,9 +300,9 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
     // the boxes: how far a capsule (a sphere, a box corner) reaches into one, a body that this
     // phase (or one that starts or ends at t) holds on that box excepted
     for (int bx = 0; bx < p->nbox; bx++) {
-        double c[3], h[3];
+        double c[3], h[3], yaw;
         int use[3];
-        salto_problem_box_geometry(p, bx, c, h, use);
+        salto_problem_box_geometry(p, bx, c, h, use, &yaw);
         if (isnan(v[SALTO_CHECK_BOX_CLEARANCE])) v[SALTO_CHECK_BOX_CLEARANCE] = -INFINITY;
         for (int g = 0; g < m->ngeom; g++) {
             if (m->geom_link[g] < 0) continue;
@@ -311,7 +311,7 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
             const int capsule = m->geom_shape[g] == SALTO_GEOM_CAPSULE;
             for (int k = 0; k < (capsule ? 1 : npt); k++) {
                 if (box_held_at(p, bx, g, k, capsule, t)) continue;
-                const double e = r - salto_box_segment_distance(c, h, use, pts[k], pts[capsule ? 1 : k], NULL, NULL, NULL, NULL);
+                const double e = r - salto_box_segment_distance_turned(c, h, use, yaw, pts[k], pts[capsule ? 1 : k], NULL, NULL, NULL, NULL);
                 if (e > v[SALTO_CHECK_BOX_CLEARANCE]) {
                     v[SALTO_CHECK_BOX_CLEARANCE] = e;
                     what[SALTO_CHECK_BOX_CLEARANCE] = g;
