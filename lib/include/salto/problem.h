@@ -54,8 +54,8 @@ typedef struct salto_contact_desc {
     salto_src_loc loc;
 } salto_contact_desc;
 
-// An axis-aligned box: an obstacle the body keeps out of, and ground to stand on (a ground
-// contact `on` it). A planar character's box spans every y.
+// A box, axis-aligned but for a turn about +z: an obstacle the body keeps out of, and ground to
+// stand on (a ground contact `on` it). A planar character's box spans every y.
 typedef struct salto_box_desc {
     char name[48];          // "" when not named
     double lo[3], hi[3];    // its corners, world, m (lo < hi), before the yaw turns it
