@@ -1081,17 +1081,24 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     for (int c = 0; c < p->ncon; c++) limits |= p->cons[c].type == SALTO_CON_JOINT_LIMITS;
     for (int i = nlp->ncpv; i < nlp->nx; i++) nlp->x_lo[i] = -NLP_INF, nlp->x_hi[i] = NLP_INF;
     // a site held on a box: its place (along x, and y in 3-D: the top face's tangents) on the
-    // top face
+    // top face; on a turned box, within the largest rectangle along x and y of the face's
+    // proportions that fits inside it (its half sizes k hx, k hy), a bound on the variables
     for (int c = 0; c < p->ncon; c++) {
         const salto_constraint_desc* cd = &p->cons[c];
         if (cd->type != SALTO_CON_SITE_HOLD || nlp->con_aux[c] < 0) continue;
         const salto_contact_desc* ct = &p->phases[cd->hold_phase - 1].contact;
         int box = -1;
         for (int k = 0; k < ct->nsite; k++) box = ct->site[k] == cd->site ? ct->site_box[k] : box;
-        if (box < 0 || p->boxes[box].yaw != 0.0) continue; // a turned face: not variable bounds
+        if (box < 0) continue;
+        const salto_box_desc* bx = &p->boxes[box];
+        const double hx = 0.5 * (bx->hi[0] - bx->lo[0]), hy = 0.5 * (bx->hi[1] - bx->lo[1]);
+        const double cy = fabs(cos(bx->yaw)), sy = fabs(sin(bx->yaw));
+        const double k = bx->yaw == 0.0 ? 1.0 : fmin(hx / (hx * cy + hy * sy), hy / (hx * sy + hy * cy));
+        const double half[2] = {k * hx, k * hy};
         for (int a = 0; a < (nlp->planar ? 1 : 2); a++) {
-            nlp->x_lo[nlp->con_aux[c] + a] = p->boxes[box].lo[a];
-            nlp->x_hi[nlp->con_aux[c] + a] = p->boxes[box].hi[a];
+            const double mid = 0.5 * (bx->lo[a] + bx->hi[a]);
+            nlp->x_lo[nlp->con_aux[c] + a] = bx->yaw == 0.0 ? bx->lo[a] : mid - half[a];
+            nlp->x_hi[nlp->con_aux[c] + a] = bx->yaw == 0.0 ? bx->hi[a] : mid + half[a];
         }
     }
     for (int j = 0; j < nlp->nv; j++) {
