@@ -97,19 +97,13 @@ double nlp_clear_distance(const salto_nlp* nlp, const salto_constraint_desc* cd,
 }
 
 
-// a clear_bar block's segment ends in the world, at the kinematics in d
-static void bar_segment(const salto_nlp* nlp, const block* b, double xa[3], double xb[3]) {
+void nlp_bar_segment(const salto_nlp* nlp, const block* b, double xa[3], double xb[3]) {
     const salto_data* d = nlp->ev.d;
     const double* R = d->R + 9 * b->link;
     const double* pl = d->p + 3 * b->link;
     salto_m3_mul_v3(xa, R, b->point);
     salto_m3_mul_v3(xb, R, b->e[0]);
     for (int k = 0; k < 3; k++) xa[k] += pl[k], xb[k] += pl[k];
-}
-
-
-void nlp_bar_segment(const salto_nlp* nlp, const block* b, double xa[3], double xb[3]) {
-    bar_segment(nlp, b, xa, xb);
 }
 
 
@@ -411,7 +405,7 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         // the segment's distance from the bar's axis less the radii (nlp_bar_distance), or its
         // signed distance from the box less its radius
         double xa[3], xb[3], ga[3], gb[3];
-        bar_segment(nlp, b, xa, xb);
+        nlp_bar_segment(nlp, b, xa, xb);
         g[0] = nlp_clear_distance(nlp, cd, xa, xb, b->offset, ga, gb, NULL);
         if (!want_jac) break;
         const int nv = nlp->nv;

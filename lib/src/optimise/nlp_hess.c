@@ -1198,6 +1198,41 @@ static salto_status hess_impact(salto_nlp* nlp, int i, const double* lambda, dou
 }
 
 
+// S += lr J' H6 J for the six rows of J (a segment's two ends, world) in Jc, each over (q, qd,
+// places) of width 2 nv + NXAUX: over J's columns that are not zero (the q and qd of the point's
+// path, through an effective root the held site's too, and the places), each at its slot in S
+// (q: map[j], qd: off + map[j], places: aux0 + a, na of them)
+static void jhj_add(const salto_nlp* nlp, const double* Jc, const double* H6, double lr, double* S,
+                    int ns, const int* map, int off, int na, int aux0) {
+    const int nv = nlp->nv, wdt = 2 * nv + NXAUX;
+    int* col = nlp->hess.path;
+    int* slt = col + 2 * nv + NXAUX;
+    int nu = 0;
+    for (int c = 0; c < 2 * nv + na; c++) {
+        const int j = c < nv ? c : c - nv;
+        if (c < 2 * nv && map[j] < 0) continue;
+        int nz = 0;
+        for (int r = 0; r < 6 && !nz; r++) nz = Jc[(size_t)r * wdt + c] != 0.0;
+        if (!nz) continue;
+        col[nu] = c;
+        slt[nu++] = c < nv ? map[j] : c < 2 * nv ? off + map[j] : aux0 + (c - 2 * nv);
+    }
+    for (int u1 = 0; u1 < nu; u1++) {
+        double hj[6];
+        for (int r = 0; r < 6; r++) {
+            double acc = 0.0;
+            for (int c = 0; c < 6; c++) acc += H6[6 * r + c] * Jc[(size_t)c * wdt + col[u1]];
+            hj[r] = lr * acc;
+        }
+        for (int u2 = 0; u2 < nu; u2++) {
+            double val = 0.0;
+            for (int r = 0; r < 6; r++) val += Jc[(size_t)r * wdt + col[u2]] * hj[r];
+            S[(size_t)slt[u2] * ns + slt[u1]] += val;
+        }
+    }
+}
+
+
 // A chord row (clear_box, b->chord): D(a, b) with a = P - hb v, b = P + hf v for a point P on
 // one link and its velocity v. Its state Hessian: J' H6 J with J the ends' Jacobians in q and qd
 // (through the effective root where the block sees one, the places included), plus P's point
@@ -1250,33 +1285,7 @@ static void chord_hess(salto_nlp* nlp, const block* b, double lr, double* S, int
             if (b->er >= 0) nlp_er_chain(nlp, b->er, row, row + nv, NULL, row + 2 * nv);
         }
     }
-    // the columns of J that are not zero (the q and qd of the point's path, through an effective
-    // root the held site's too, and the places), each with its slot in S
-    int* col = nlp->hess.path;
-    int* slt = col + 2 * nv + NXAUX;
-    int nu = 0;
-    for (int c = 0; c < 2 * nv + na; c++) {
-        const int j = c < nv ? c : c - nv;
-        if (c < 2 * nv && map[j] < 0) continue;
-        int nz = 0;
-        for (int r = 0; r < 6 && !nz; r++) nz = Jc[(size_t)r * wdt + c] != 0.0;
-        if (!nz) continue;
-        col[nu] = c;
-        slt[nu++] = c < nv ? map[j] : c < 2 * nv ? off + map[j] : aux0 + (c - 2 * nv);
-    }
-    for (int u1 = 0; u1 < nu; u1++) {
-        double hj[6];
-        for (int r = 0; r < 6; r++) {
-            double acc = 0.0;
-            for (int c = 0; c < 6; c++) acc += H6[6 * r + c] * Jc[(size_t)c * wdt + col[u1]];
-            hj[r] = lr * acc;
-        }
-        for (int u2 = 0; u2 < nu; u2++) {
-            double val = 0.0;
-            for (int r = 0; r < 6; r++) val += Jc[(size_t)r * wdt + col[u2]] * hj[r];
-            S[(size_t)slt[u2] * ns + slt[u1]] += val;
-        }
-    }
+    jhj_add(nlp, Jc, H6, lr, S, ns, map, off, na, aux0);
 }
 
 
@@ -1353,44 +1362,18 @@ static int hess_kin_rows(salto_nlp* nlp, int i, const double* lambda, double* va
         const int nv = nlp->nv;
         const int na = merged ? nlp->blocks[nlp->hess.acc].nxaux : b->nxaux;
         const int aux0 = 3 * (merged ? nv : nd);
-        double* Jc = nlp->hess.Jb; // 6 rows of (nv q entries, NXAUX places)
-        const int wdt = nv + NXAUX;
+        double* Jc = nlp->hess.Jb; // 6 rows of (q, qd: zero, places), as a chord's
+        const int wdt = 2 * nv + NXAUX;
         for (int e = 0; e < 2; e++) {
             salto_point_jac(m, d, b->link, e ? xb : xa, nlp->ev.J3);
             for (int k = 0; k < 3; k++) {
                 double* row = Jc + (size_t)(3 * e + k) * wdt;
                 memcpy(row, nlp->ev.J3 + (size_t)k * nv, (size_t)nv * sizeof(double));
-                for (int a = 0; a < NXAUX; a++) row[nv + a] = 0.0;
-                if (b->er >= 0) {
-                    double* zero = nlp->ev.fq;
-                    memset(zero, 0, (size_t)nv * sizeof(double));
-                    nlp_er_chain(nlp, b->er, row, zero, NULL, row + nv);
-                }
+                memset(row + nv, 0, (size_t)(nv + NXAUX) * sizeof(double));
+                if (b->er >= 0) nlp_er_chain(nlp, b->er, row, row + nv, NULL, row + 2 * nv);
             }
         }
-        // the local slots: the q of each DOF the block reads, then the places
-        int* slot = nlp->hess.path;
-        int nsl = 0;
-        for (int j = 0; j < nv; j++) {
-            if (map[j] >= 0) slot[nsl++] = j;
-        }
-        for (int u1 = 0; u1 < nsl + na; u1++) {
-            const int c1 = u1 < nsl ? slot[u1] : nv + (u1 - nsl);
-            const int s1 = u1 < nsl ? map[slot[u1]] : aux0 + (u1 - nsl);
-            double hj[6];
-            for (int r = 0; r < 6; r++) {
-                double acc = 0.0;
-                for (int c = 0; c < 6; c++) acc += H6[6 * r + c] * Jc[(size_t)c * wdt + c1];
-                hj[r] = lr * acc;
-            }
-            for (int u2 = 0; u2 < nsl + na; u2++) {
-                const int c2 = u2 < nsl ? slot[u2] : nv + (u2 - nsl);
-                const int s2 = u2 < nsl ? map[slot[u2]] : aux0 + (u2 - nsl);
-                double v = 0.0;
-                for (int r = 0; r < 6; r++) v += Jc[(size_t)r * wdt + c2] * hj[r];
-                S[(size_t)s2 * ns + s1] += v;
-            }
-        }
+        jhj_add(nlp, Jc, H6, lr, S, ns, map, off, na, aux0);
         translated = 1;
     } else if (point) {
         int l;
