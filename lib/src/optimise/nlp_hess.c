@@ -1606,7 +1606,7 @@ static salto_status hess_group(salto_nlp* nlp, int i0, int i1, const double* lam
 
 
 // the rows' Jacobian in the variables of block b (its local order: four control points of each
-// dependency, then the places), at x, into J (nrows x nu)
+// dependency, then the places), at x, into J (nrows x nu, nu returned)
 static int block_var_jac(salto_nlp* nlp, const double* x, const block* b, double* J) {
     double g[3];
     nlp_eval_block(nlp, x, b, g, 1);
@@ -1625,14 +1625,19 @@ static int block_var_jac(salto_nlp* nlp, const double* x, const block* b, double
 
 
 // the contact_jerk pairs' cross terms: -2 obj_factor w (J_a' J_b + J_b' J_a) for each pair; an
-// entry whose two variables are one (the same control point) takes both halves
+// entry whose two variables are one (the same control point) takes both halves. Each block's
+// Jacobian once (nlp->jk_J), though most are in two pairs
 static void jerk_cross_hess(salto_nlp* nlp, const double* x, double obj_factor, double* values) {
-    double* Ja = nlp->hess.Jb;
-    double* Jb = Ja + 3 * (4 * (size_t)nlp->nv + NXAUX);
+    const size_t w = 3 * (4 * (size_t)nlp->nv + NXAUX);
+    for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
+        if (nlp->blocks[i].quad == 2) block_var_jac(nlp, x, &nlp->blocks[i], nlp->jk_J + w * (size_t)(i - nlp->nblock));
+    }
     for (int q = 0; q < nlp->njk; q++) {
         const block* a = &nlp->blocks[nlp->jk_a[q]];
         const block* b = &nlp->blocks[nlp->jk_b[q]];
-        const int nua = block_var_jac(nlp, x, a, Ja), nub = block_var_jac(nlp, x, b, Jb);
+        const double* Ja = nlp->jk_J + w * (size_t)(nlp->jk_a[q] - nlp->nblock);
+        const double* Jb = nlp->jk_J + w * (size_t)(nlp->jk_b[q] - nlp->nblock);
+        const int nua = 4 * a->ndep + a->nxaux, nub = 4 * b->ndep + b->nxaux;
         const double c = -2.0 * obj_factor * nlp->jk_w[q];
         const int* slot = nlp->hess.jk + nlp->hess.jk0[q];
         for (int u = 0; u < nua; u++) {

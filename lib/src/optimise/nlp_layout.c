@@ -599,7 +599,7 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->hess.jk);
     salto_free(nlp->hess.jk0);
     salto_free(nlp->jk_a), salto_free(nlp->jk_b), salto_free(nlp->jk_w);
-    salto_free(nlp->jk_f), salto_free(nlp->jk_c);
+    salto_free(nlp->jk_f), salto_free(nlp->jk_c), salto_free(nlp->jk_J);
     salto_free(nlp->hess.blk0);
     salto_free(nlp->hess.xs);
     salto_free(nlp->hess.Jp);
@@ -956,6 +956,12 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->jk_f = salto_calloc(3 * (size_t)nlp->nobjblk + 1, sizeof(double));
     nlp->jk_c = salto_calloc(3 * (size_t)nlp->nobjblk + 1, sizeof(double));
     if (!nlp->jk_a || !nlp->jk_b || !nlp->jk_w || !nlp->jk_f || !nlp->jk_c) goto nomem;
+    int njkb = 0; // the contact_jerk blocks: each's Jacobian once a Hessian
+    for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) njkb += nlp->blocks[i].quad == 2;
+    if (njkb > 0) {
+        nlp->jk_J = salto_malloc(3 * (4 * (size_t)nlp->nv + NXAUX) * (size_t)nlp->nobjblk * sizeof(double));
+        if (!nlp->jk_J) goto nomem;
+    }
     for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
         const block* b = &nlp->blocks[i];
         if (b->quad != 2) continue;

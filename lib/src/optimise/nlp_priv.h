@@ -242,6 +242,8 @@ struct salto_nlp {
     double* jk_w;            //   jk_w = weight / (t_b - t_a)                         (njk each)
     double* jk_f;            // scratch: each objective block's rows and, for a contact_jerk's,
     double* jk_c;            //   the term's derivative in them (3 per objective block)
+    double* jk_J;            //   and a contact_jerk block's rows' Jacobian in its variables (3 x
+                             //   (4 nv + NXAUX) per objective block; the Hessian's cross terms)
     int* dep;                // dependency lists of the blocks
     int* jac_row;            // (nnz_jac)
     int* jac_col;            // (nnz_jac)
