@@ -1371,6 +1371,8 @@ static const bad_case bad_cases[] = {
     {"objective_torque_root.yaml", SALTO_ERR_INVALID, 6, 27, "'root_ry' is the root's: no joint torque drives it",
      NULL},
     {"clear_bar_axis.yaml", SALTO_ERR_INVALID, 6, 47, "'axis' must not be zero", NULL},
+    {"clear_bar_planar.yaml", SALTO_ERR_INVALID, 6, 47,
+     "a planar character's bar must lie along y (axis [0, 1, 0]): it moves in the x-z plane", NULL},
     {"box_size_negative.yaml", SALTO_ERR_INVALID, 3, 54,
      "a box's size is its full length along x, y and z, each positive: found -0.4 along z", NULL},
     {"box_name_twice.yaml", SALTO_ERR_INVALID, 4, 12, "the box name 'step' is given twice (first on line 3)", NULL},

@@ -482,14 +482,7 @@ static salto_status read_constraint(reader* R, int icon, const salto_cfg_node* n
         return read_dof_ranges(R, c, n);
     case SALTO_CON_CLEAR_BAR: {
         // the bar's axis line and radius (default a high bar's, 28 mm across)
-        const salto_cfg_node* pn = salto_cfg_require(n, "point", R->err);
-        if (!pn) return R->err->status;
-        s = salto_cfg_vec(pn, c->point, 3, R->err);
-        if (s) return s;
-        const salto_cfg_node* an = salto_cfg_require(n, "axis", R->err);
-        if (!an) return R->err->status;
-        s = problem_read_unit(R, an, c->dir);
-        if (s) return s;
+        if ((s = problem_read_bar_line(R, n, c->point, c->dir))) return s;
         c->height = 0.014;
         return problem_read_num_opt(R, n, "radius", 0.0, 1, &c->height);
     }

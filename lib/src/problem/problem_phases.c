@@ -180,20 +180,7 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
     }
 
     if (c->type == SALTO_CONTACT_BAR) {
-        const salto_cfg_node* pn = salto_cfg_require(n, "point", R->err);
-        if (!pn) return R->err->status;
-        s = salto_cfg_vec(pn, c->bar_point, 3, R->err);
-        if (s) return s;
-        const salto_cfg_node* an = salto_cfg_require(n, "axis", R->err);
-        if (!an) return R->err->status;
-        s = problem_read_unit(R, an, c->bar_axis);
-        if (s) return s;
-        // a planar character moves in the x-z plane: its bars cross it along y
-        if (salto_model_is_planar(R->m) && (fabs(c->bar_axis[0]) > 1e-12 || fabs(c->bar_axis[2]) > 1e-12)) {
-            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, an),
-                              "a planar character's bar must lie along y (axis [0, 1, 0]): it "
-                              "moves in the x-z plane");
-        }
+        if ((s = problem_read_bar_line(R, n, c->bar_point, c->bar_axis))) return s;
         return problem_read_num_opt(R, n, "torque_max", 0.0, 0, &c->torque_max);
     }
 

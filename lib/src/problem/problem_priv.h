@@ -97,6 +97,10 @@ salto_status problem_read_unit(reader* R, const salto_cfg_node* n, double out[3]
 salto_status problem_read_string(reader* R, const salto_cfg_node* n, char** out);
 salto_status problem_read_path(reader* R, const salto_cfg_node* n, char** out);
 int problem_is_identifier(const char* s);
+// a bar's `point` and unit `axis` in map n (a bar contact's, a clear_bar's): along y for a
+// planar character
+salto_status problem_read_bar_line(reader* R, const salto_cfg_node* n, double point[3],
+                                   double axis[3]);
 salto_status problem_lookup(reader* R, const char* name, const char* const* names, int count,
                             const char* what, salto_src_loc loc, int* out);
 salto_status problem_read_site(reader* R, const salto_cfg_node* n, int* out);

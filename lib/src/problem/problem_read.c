@@ -186,6 +186,25 @@ salto_status problem_read_path(reader* R, const salto_cfg_node* n, char** out) {
 }
 
 
+salto_status problem_read_bar_line(reader* R, const salto_cfg_node* n, double point[3],
+                                   double axis[3]) {
+    const salto_cfg_node* pn = salto_cfg_require(n, "point", R->err);
+    if (!pn) return R->err->status;
+    salto_status s = salto_cfg_vec(pn, point, 3, R->err);
+    if (s) return s;
+    const salto_cfg_node* an = salto_cfg_require(n, "axis", R->err);
+    if (!an) return R->err->status;
+    if ((s = problem_read_unit(R, an, axis))) return s;
+    // a planar character moves in the x-z plane: its bars cross it along y
+    if (salto_model_is_planar(R->m) && (fabs(axis[0]) > 1e-12 || fabs(axis[2]) > 1e-12)) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, an),
+                          "a planar character's bar must lie along y (axis [0, 1, 0]): it "
+                          "moves in the x-z plane");
+    }
+    return SALTO_OK;
+}
+
+
 int problem_is_identifier(const char* s) {
     if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_')) return 0;
     for (s++; *s; s++) {
