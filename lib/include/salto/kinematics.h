@@ -79,6 +79,9 @@ void salto_energy(const salto_model* m, const salto_data* d, double* kinetic,
 // The points that outline geometry primitive g in the world, after salto_fk (capsule: its two
 // ends, sphere: its centre, box: its 8 corners) and the radius around them (0 for boxes);
 // returns the point count. The filmstrip draws them; the validator finds the lowest.
+// The same points in the frame of the geometry's link (its data's frame), no kinematics needed.
+int salto_geom_local_points(const salto_model* m, int g, double pts[8][3], double* radius);
+
 int salto_geom_points(const salto_model* m, const salto_data* d, int g, double pts[8][3],
                       double* radius);
 

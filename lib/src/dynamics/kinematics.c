@@ -409,32 +409,37 @@ static void geom_to_world(double x[3], const double* R, const double* p, const d
 
 // the points that outline geometry g in the world (capsule: 2 ends, sphere: centre, box: 8
 // corners), and the radius to draw around them (0 for boxes); returns the point count
+int salto_geom_local_points(const salto_model* m, int g, double pts[8][3], double* radius) {
+    const double* gd = m->geom_data + 7 * g;
+    switch (m->geom_shape[g]) {
+    case SALTO_GEOM_CAPSULE:
+        memcpy(pts[0], gd, 3 * sizeof(double));
+        memcpy(pts[1], gd + 3, 3 * sizeof(double));
+        *radius = gd[6];
+        return 2;
+    case SALTO_GEOM_SPHERE:
+        memcpy(pts[0], gd, 3 * sizeof(double));
+        *radius = gd[6];
+        return 1;
+    default:
+        for (int c = 0; c < 8; c++) {
+            for (int a = 0; a < 3; a++) pts[c][a] = gd[a] + ((c >> a) & 1 ? gd[3 + a] : -gd[3 + a]);
+        }
+        *radius = 0.0;
+        return 8;
+    }
+}
+
+
 int salto_geom_points(const salto_model* m, const salto_data* d, int g, double pts[8][3],
                       double* radius) {
     const double* R;
     const double* p;
     salto_body_frame(m, d, m->geom_body[g], &R, &p);
-    const double* gd = m->geom_data + 7 * g;
-    switch (m->geom_shape[g]) {
-    case SALTO_GEOM_CAPSULE:
-        geom_to_world(pts[0], R, p, gd);
-        geom_to_world(pts[1], R, p, gd + 3);
-        *radius = gd[6];
-        return 2;
-    case SALTO_GEOM_SPHERE:
-        geom_to_world(pts[0], R, p, gd);
-        *radius = gd[6];
-        return 1;
-    default:
-        for (int c = 0; c < 8; c++) {
-            const double a[3] = {gd[0] + ((c & 1) ? gd[3] : -gd[3]),
-                                 gd[1] + ((c & 2) ? gd[4] : -gd[4]),
-                                 gd[2] + ((c & 4) ? gd[5] : -gd[5])};
-            geom_to_world(pts[c], R, p, a);
-        }
-        *radius = 0.0;
-        return 8;
-    }
+    double loc[8][3];
+    const int n = salto_geom_local_points(m, g, loc, radius);
+    for (int c = 0; c < n; c++) geom_to_world(pts[c], R, p, loc[c]);
+    return n;
 }
 
 

@@ -223,25 +223,8 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
     if (cd->type == SALTO_CON_ABOVE_GROUND) {
         // every geometry point that could be lowest: capsule ends, sphere centres, box corners
         for (int g = 0; g < m->ngeom; g++) {
-            const double* gd = m->geom_data + 7 * g;
-            double pts[8][3];
-            int npt = 0;
-            double off = 0.0;
-            if (m->geom_shape[g] == SALTO_GEOM_CAPSULE) {
-                memcpy(pts[0], gd, sizeof pts[0]);
-                memcpy(pts[1], gd + 3, sizeof pts[1]);
-                npt = 2;
-                off = gd[6];
-            } else if (m->geom_shape[g] == SALTO_GEOM_SPHERE) {
-                memcpy(pts[0], gd, sizeof pts[0]);
-                npt = 1;
-                off = gd[6];
-            } else {
-                for (int k = 0; k < 8; k++) {
-                    for (int a = 0; a < 3; a++) pts[k][a] = gd[a] + ((k >> a) & 1 ? gd[3 + a] : -gd[3 + a]);
-                }
-                npt = 8;
-            }
+            double pts[8][3], off = 0.0;
+            const int npt = salto_geom_local_points(m, g, pts, &off);
             const int link = m->geom_link[g];
             if (link < 0) continue; // welded to the world: nothing to constrain
             for (int k = 0; k < npt; k++) {
@@ -265,26 +248,17 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
         for (int g = 0; g < m->ngeom; g++) {
             const int link = m->geom_link[g];
             if (link < 0 || (!box && salto_problem_grips_bar(nlp->p, link))) continue;
-            const double* gd = m->geom_data + 7 * g;
-            double seg[8][2][3];
-            int nseg = 0;
-            double r = 0.0;
-            if (m->geom_shape[g] == SALTO_GEOM_CAPSULE || m->geom_shape[g] == SALTO_GEOM_SPHERE) {
-                const int cap = m->geom_shape[g] == SALTO_GEOM_CAPSULE;
-                memcpy(seg[0][0], gd, sizeof seg[0][0]);
-                memcpy(seg[0][1], cap ? gd + 3 : gd, sizeof seg[0][1]);
-                nseg = 1;
-                r = gd[6];
-            } else {
-                for (int k = 0; k < 8; k++) {
-                    for (int a = 0; a < 3; a++) seg[k][0][a] = seg[k][1][a] = gd[a] + ((k >> a) & 1 ? gd[3 + a] : -gd[3 + a]);
-                }
-                nseg = 8;
+            // the capsule's segment, or each point as a segment of no length
+            const int cap = m->geom_shape[g] == SALTO_GEOM_CAPSULE;
+            double pts[8][3], seg[8][2][3], r = 0.0;
+            const int npt = salto_geom_local_points(m, g, pts, &r), nseg = cap ? 1 : npt;
+            for (int k = 0; k < nseg; k++) {
+                memcpy(seg[k][0], pts[k], sizeof seg[k][0]);
+                memcpy(seg[k][1], pts[cap ? 1 : k], sizeof seg[k][1]);
             }
             // for a box, each point's path over the half intervals to the slices either side
             // too (a chord row, box_chords): a capsule its two ends' (and its segment), a
             // sphere's centre and a box's corners theirs instead of their point
-            const int cap = m->geom_shape[g] == SALTO_GEOM_CAPSULE;
             double hb = 0.0, hf = 0.0;
             if (box) {
                 // not into the time a phase holds the body on this box (its sole the contact's)

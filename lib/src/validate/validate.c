@@ -135,15 +135,9 @@ static double segment_line_distance(const double a[3], const double b[3], const 
 // (salto_problem_box_holds; the model's geometry data in its link's frame)
 static int box_held_at(const salto_problem_desc* p, int bx, int g, int k, int capsule, double t) {
     const salto_model* m = p->model;
-    const double* gd = m->geom_data + 7 * g;
-    double ends[2][3];
-    for (int e = 0; e < 2; e++) {
-        for (int a = 0; a < 3; a++) {
-            if (capsule) ends[e][a] = gd[3 * e + a];
-            else if (m->geom_shape[g] == SALTO_GEOM_SPHERE) ends[e][a] = gd[a];
-            else ends[e][a] = gd[a] + ((k >> a) & 1 ? gd[3 + a] : -gd[3 + a]);
-        }
-    }
+    double pts[8][3], r;
+    salto_geom_local_points(m, g, pts, &r);
+    const double* ends[2] = {pts[k], pts[capsule ? 1 : k]};
     for (int i = 0; i < p->nphase; i++) {
         const salto_phase_desc* ph = &p->phases[i];
         if (t < ph->start - 1e-9 || t > ph->start + ph->duration + 1e-9) continue;
