@@ -356,6 +356,10 @@ void salto_problem_box_geometry(const salto_problem_desc* p, int i, double c[3],
 int salto_problem_box_holds(const salto_problem_desc* p, int phase, int i, int body,
                             const double* pt);
 
+// The height of the ground site k of ground contact ct stands on: its box's top (`on`), else the
+// contact's plane's (normal . x = height)
+double salto_contact_site_height(const salto_problem_desc* p, const salto_contact_desc* ct, int k);
+
 // The site phase i's effective root follows: the first of its held sites (each the first of its
 // body, with a site_hold) that the phase before holds too, else its first site (-1: no contact)
 int salto_problem_root_site(const salto_problem_desc* p, int i);

@@ -366,8 +366,7 @@ static void guess_translation_keys(const salto_nlp* nlp, double* x, salto_data* 
                 for (int s = 0; s < ct->nsite; s++) {
                     double xs[3];
                     salto_site_pos(m, d, ct->site[s], xs);
-                    const double h = ct->site_box[s] >= 0 ? p->boxes[ct->site_box[s]].hi[2] : ct->height;
-                    sum += h - salto_v3_dot(ct->normal, xs);
+                    sum += salto_contact_site_height(p, ct, s) - salto_v3_dot(ct->normal, xs);
                 }
                 kt[nk] = t;
                 kv[nk++] = sum / ct->nsite / along;

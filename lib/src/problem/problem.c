@@ -145,6 +145,11 @@ int salto_problem_box_holds(const salto_problem_desc* p, int phase, int i, int b
 }
 
 
+double salto_contact_site_height(const salto_problem_desc* p, const salto_contact_desc* ct, int k) {
+    return ct->site_box[k] >= 0 ? p->boxes[ct->site_box[k]].hi[2] : ct->height;
+}
+
+
 int salto_problem_root_site(const salto_problem_desc* p, int i) {
     const salto_contact_desc* ct = &p->phases[i].contact;
     if (ct->type == SALTO_CONTACT_NONE || ct->nsite == 0) return -1;

@@ -641,7 +641,7 @@ salto_status problem_add_holds(reader* R) {
                     memcpy(c->dir, ct->bar_axis, sizeof c->dir);
                 } else {
                     // the site's own ground: its box's top, or the contact's plane
-                    const double h = ct->site_box[k] >= 0 ? p->boxes[ct->site_box[k]].hi[2] : ct->height;
+                    const double h = salto_contact_site_height(p, ct, k);
                     for (int a = 0; a < 3; a++) c->point[a] = h * ct->normal[a];
                     memcpy(c->dir, ct->normal, sizeof c->dir);
                 }

@@ -112,14 +112,20 @@ static void add_bar_contact(salto_sim* s, double h, int g, int k, int b, int lin
 }
 
 
-double sim_box_distance(const salto_sim* s, int b, const double p0[3], const double p1[3],
-                        double* u) {
-    double c[3], h[3];
-    const int use[3] = {1, !s->planar, 1};
+// box b's centre and half sizes
+static void box_centre(const salto_sim* s, int b, double c[3], double h[3]) {
     for (int k = 0; k < 3; k++) {
         c[k] = 0.5 * (s->o.box_lo[b][k] + s->o.box_hi[b][k]);
         h[k] = 0.5 * (s->o.box_hi[b][k] - s->o.box_lo[b][k]);
     }
+}
+
+
+double sim_box_distance(const salto_sim* s, int b, const double p0[3], const double p1[3],
+                        double* u) {
+    double c[3], h[3];
+    const int use[3] = {1, !s->planar, 1};
+    box_centre(s, b, c, h);
     return salto_box_segment_distance_turned(c, h, use, s->o.box_yaw[b], p0, p1, u, NULL, NULL, NULL);
 }
 
@@ -130,10 +136,7 @@ static void add_box_contact(salto_sim* s, double h, int g, int k, int b, int lin
                             const double x[3], double r) {
     double c[3], hs[3], n[3], pt[3], Tx[3], Ty[3];
     const int use[3] = {1, !s->planar, 1};
-    for (int a = 0; a < 3; a++) {
-        c[a] = 0.5 * (s->o.box_lo[b][a] + s->o.box_hi[b][a]);
-        hs[a] = 0.5 * (s->o.box_hi[b][a] - s->o.box_lo[b][a]);
-    }
+    box_centre(s, b, c, hs);
     const double sd = salto_box_point_distance_turned(c, hs, use, s->o.box_yaw[b], x, n);
     if (!(salto_v3_norm(n) > 0.5)) return;
     for (int a = 0; a < 3; a++) pt[a] = x[a] - r * n[a];
@@ -189,8 +192,9 @@ void sim_collect(salto_sim* s, double h) {
             }
             // the face planes' crossings, in the box's frame (turned by -yaw about its centre)
             const double cz = cos(s->o.box_yaw[b]), sz = sin(s->o.box_yaw[b]);
-            const double cx = 0.5 * (s->o.box_lo[b][0] + s->o.box_hi[b][0]);
-            const double cy = 0.5 * (s->o.box_lo[b][1] + s->o.box_hi[b][1]);
+            double bc[3], bh[3];
+            box_centre(s, b, bc, bh);
+            const double cx = bc[0], cy = bc[1];
             const double p0b[3] = {cx + cz * (pts[0][0] - cx) + sz * (pts[0][1] - cy),
                                    cy - sz * (pts[0][0] - cx) + cz * (pts[0][1] - cy), pts[0][2]};
             const double db[3] = {cz * dseg[0] + sz * dseg[1], -sz * dseg[0] + cz * dseg[1], dseg[2]};
