@@ -200,7 +200,7 @@ int app_solve(int argc, char** argv, int verdict) {
     // apart, for the cost line's comparison
     const char* cmp = getenv("SALTO_KKT_COMPARE");
     salto_solver_compare_mumps(cmp && *cmp && strcmp(cmp, "0") != 0);
-    if (salto_solve_refined(p, &nlp, x, quiet ? NULL : progress, NULL, &res, &ref, &err) !=
+    if (salto_solve_timed(&p, &nlp, &x, quiet ? NULL : progress, NULL, &res, &ref, &err) !=
         SALTO_OK) {
         app_print_error(&err);
         status = err.status == SALTO_ERR_INVALID ? 2 : 1; // a rejected solver.ipopt option
@@ -221,6 +221,19 @@ int app_solve(int argc, char** argv, int verdict) {
                             "the solve started over ('salto check' lists them)\n",
                     ref.restored, ref.restored == 1 ? "" : "s", ref.restored == 1 ? "it" : "them",
                     ref.restored == 1 ? "it" : "them");
+        }
+        if (ref.timed) {
+            // the free durations: what the first stage chose, then pinned for the rest
+            fprintf(stderr, "of which the first solve, with the phase durations free: %s after %d "
+                            "iterations in %.3f s; durations chosen:",
+                    ref.timed_status, ref.timed_iterations, ref.timed_elapsed);
+            for (int i = 0, k = 0; i < p->nphase; i++) {
+                const salto_phase_desc* ph = &p->phases[i];
+                if (!ph->dur_free || !(ph->dur_lo < ph->dur_hi)) continue;
+                fprintf(stderr, "%s %s %.4f s (in [%g, %g])", k++ ? "," : "", ph->name, ph->duration,
+                        ph->dur_lo, ph->dur_hi);
+            }
+            fprintf(stderr, "\n");
         }
         if (ref.warmup_status[0]) {
             fprintf(stderr, "of which the first solve, on %d control points for the initial guess: "
@@ -300,7 +313,7 @@ int app_solve(int argc, char** argv, int verdict) {
         // each objective term's part, when there are several
         if (p->nobj > 1) {
             static const char* const kind[] = {"acceleration", "reference", "height", "travel",
-                                               "torque", "contact_force", "contact_jerk"};
+                                               "torque", "contact_force", "contact_jerk", "duration"};
             fprintf(stderr, "objective terms:");
             for (int k = 0; k < p->nobj; k++) {
                 const salto_objective_desc* od = &p->objs[k];

@@ -58,6 +58,15 @@ static const char* const fd_problems[] = {
     // (kinematic: the physics rows' curvature would hide an error in these in the tolerance)
     "tests/data/nlp/contacts2d.yaml|physics=false|constraints.2={type: above_ground, height: 0.0}",
     "tests/data/nlp/hold3d.yaml|constraints.2={type: above_ground, height: 0.0}",
+    // free phase durations: a flight after a bar (the junction between them), a held stand in
+    // 3-D (its effective root) before a fixed flight, a held phase and a flight on either side of
+    // a ballistic one, a kinematic reach, and the flywheel's lone flight
+    "tests/data/nlp/all2d.yaml|phases.flight.duration={min: 0.2, max: 2, initial: 0.7}",
+    "tests/data/nlp/all3d.yaml|phases.stand.duration={min: 0.2, max: 2, initial: 0.7}",
+    "tests/data/nlp/hold2d.yaml|phases.hold.duration={min: 0.3, max: 2, initial: 0.8}|phases.free.duration={min: 0.3, max: 2, initial: 0.7}",
+    "tests/data/nlp/reach2d.yaml|phases.move.duration={min: 0.5, max: 2, initial: 1}",
+    "tests/data/nlp/flywheel_jump.yaml",
+    "tests/data/nlp/contacts2d.yaml|phases.stand.duration={min: 0.2, max: 2, initial: 0.7}|phases.hang.duration={min: 0.2, max: 2, initial: 0.7}",
 };
 enum { NFD = (int)(sizeof fd_problems / sizeof fd_problems[0]) };
 

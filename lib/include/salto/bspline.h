@@ -57,6 +57,10 @@ void salto_bspline_eval(const salto_bspline* s, const double* c, double t, doubl
 // or k = 2 (second derivatives). G has 7 ncp entries.
 void salto_bspline_gram(const salto_bspline* s, int k, double* G);
 
+// The same over the knot spans inside [t0, t1] alone (ends at knots; the whole span gives
+// salto_bspline_gram's): a phase's part of the integral.
+void salto_bspline_gram_range(const salto_bspline* s, int k, double t0, double t1, double* G);
+
 // The Greville abscissa of control point a (the mean of its three interior knots): sampling a
 // smooth function there gives control points whose spline approximates it to O(h^2).
 double salto_bspline_greville(const salto_bspline* s, int a);

@@ -75,8 +75,13 @@ typedef struct salto_box_desc {
 
 typedef struct salto_phase_desc {
     char* name;
-    double duration;        // s (> 0)
+    double duration;        // s (> 0); a free duration's initial value (the NLP's nominal time)
     double start;           // s, sum of the previous durations
+    int dur_free;           // 1: `duration: {min, max, initial}`: the optimiser chooses it in
+    double dur_min;         //   [dur_min, dur_max] (min == max pins it, the knots and junction
+    double dur_max;         //   rows kept: salto_solve_timed's second stage)
+    salto_src_loc dur_loc;  //   where it is given
+    double dur_lo, dur_hi;  //   pinned by salto_solve_timed: the range it was chosen in
     salto_contact_desc contact;
     int ballistic;          // flight with physics: 1 when the centre of mass follows its
                             //   parabola exactly, through place variables for its take-off
@@ -164,9 +169,11 @@ typedef enum salto_objective_type {
     SALTO_OBJ_TRAVEL,           // its coordinate along a direction
     SALTO_OBJ_TORQUE,           // eq. 19: weighted squared joint torques integrated over time
     SALTO_OBJ_CONTACT_FORCE,    // eq. 22: the squared contact force integrated over time
-    SALTO_OBJ_CONTACT_JERK      // eq. 23: the squared differences of the contact force between
+    SALTO_OBJ_CONTACT_JERK,     // eq. 23: the squared differences of the contact force between
                                 //   consecutive slices of a contact phase, each over their time
                                 //   apart (the integral of the squared force rate, to first order)
+    SALTO_OBJ_DURATION          // a free phase's duration (the flight time), maximised or
+                                //   minimised: weight x seconds
 } salto_objective_type;
 
 typedef struct salto_objective_desc {
@@ -288,6 +295,9 @@ typedef struct salto_problem_desc {
                             //   nslice shared out by duration
     double knot_spacing;    // s, > 0 when the loader chose the knots (spline.knot_spacing:
                             //   each phase cut into segments of at most this length), 0 else
+    int skip_warmup;        // 1: salto_solve_refined starts from the x it is given, with no
+                            //   first coarse solve (salto_solve_timed's second stage; not
+                            //   from the file)
     int warmup;             // 1: salto_solve_refined first solves the problem on
                             //   SALTO_WARMUP_CONTROL_POINTS control points and as many slices
                             //   for the initial guess (spline.coarse_first; by default with

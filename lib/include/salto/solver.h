@@ -127,6 +127,10 @@ typedef struct salto_refine_result {
                            //   (salto_nlp_restated_rows: dependent at the start and nearby)
                            //   and were not enforced in its first solve, which kept them
     char freed_row[3][320]; //  the first three of them, by name (salto_nlp_row_name)
+    int timed;             // free phase durations (salto_solve_timed): 1 when chosen by a first
+    int timed_iterations;  //   solve with them free, then pinned; its iterations, time and
+    double timed_elapsed;  //   IPOPT's status
+    char timed_status[64];
     int restored;          // rows that looked restated but that the motion broke: enforced
                            //   again, and that solve started over from its own start (any
                            //   solve: the coarse one, the first, the denser, a refinement's)
@@ -157,6 +161,27 @@ typedef struct salto_refine_result {
 salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double* x,
                                  salto_progress_fn progress, void* user, salto_solve_result* result,
                                  salto_refine_result* rr, salto_error* err);
+
+// salto_solve_refined, for a problem whose phases may have free durations (duration: {min,
+// max}). Without them it is salto_solve_refined on *p, *nlp, *x. With them, two stages: the
+// durations are chosen by salto_solve_first on the free problem (its NLP in nominal time, each
+// free phase's velocities and accelerations scaled by its duration: nlp_time.c); then the
+// problem is loaded again from p->path with those durations pinned (overrides
+// phases.NAME.duration.min/max/initial, which motion.json keeps, so that validation and
+// playback see the same problem) and the same knots per phase, and salto_solve_refined runs on
+// it from the first stage's solution (no coarse solve): refinement and validation in real time.
+// *p, *nlp and *x are then replaced by the pinned problem's (the old ones destroyed);
+// rr->timed_* says what the first stage did, and each pinned phase's dur_lo, dur_hi the range
+// it was chosen in. result sums both stages.
+salto_status salto_solve_timed(salto_problem_desc** p, salto_nlp** nlp, double** x,
+                               salto_progress_fn progress, void* user, salto_solve_result* result,
+                               salto_refine_result* rr, salto_error* err);
+
+// the duration of phase i at x: a free one's variable, else the problem's (x may be NULL: the
+// nominal one)
+double salto_nlp_phase_duration(const salto_nlp* nlp, const double* x, int i);
+// sets a free phase's duration variable in x (kept within its bounds); a fixed phase's is left
+void salto_nlp_set_phase_duration(const salto_nlp* nlp, double* x, int i, double d);
 
 // The first solve as salto_solve_refined makes it, and nothing after it (no validation, no
 // denser solve, no refinement): on a problem with p->warmup the coarse solve on 20 control

@@ -336,3 +336,35 @@ salto_status salto_problem_spline(const salto_problem_desc* p, const int* counts
     salto_free(knots);
     return st;
 }
+
+
+void salto_bspline_gram_range(const salto_bspline* s, int k, double t0, double t1, double* G) {
+    SALTO_ASSERT(s && G && k >= 0 && k <= 2);
+    if (!s->U || (t0 <= 0.0 && t1 >= s->duration)) {
+        if (t0 <= 0.0 && t1 >= s->duration) {
+            salto_bspline_gram(s, k, G);
+            return;
+        }
+    }
+    static const double gx[4] = {-0.86113631159405257522, -0.33998104358485626480,
+                                 0.33998104358485626480, 0.86113631159405257522};
+    static const double gw[4] = {0.34785484513745385737, 0.65214515486254614263,
+                                 0.65214515486254614263, 0.34785484513745385737};
+    for (int e = 0; e < 7 * s->ncp; e++) G[e] = 0;
+    for (int sp = 3; sp < s->ncp; sp++) {
+        const double a = salto_bspline_knot(s, sp), b = salto_bspline_knot(s, sp + 1);
+        if (!(b > a) || a < t0 || b > t1) continue;
+        for (int g = 0; g < 4; g++) {
+            double N[4], dN[4], ddN[4];
+            const double t = a + (b - a) * (0.5 + 0.5 * gx[g]);
+            const int first = salto_bspline_basis(s, t, N, dN, ddN);
+            SALTO_ASSERT(first == sp - 3);
+            const double* B = k == 0 ? N : k == 1 ? dN : ddN;
+            const double w = 0.5 * (b - a) * gw[g];
+            for (int ra = 0; ra < 4; ra++) {
+                double* row = G + 7 * (first + ra) + 3 - ra;
+                for (int rb = 0; rb < 4; rb++) row[rb] += w * (B[ra] * B[rb]);
+            }
+        }
+    }
+}

@@ -124,6 +124,10 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
 
 
 void nlp_eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac) {
+    if (b->junc) {
+        nlp_eval_junction(nlp, x, b, g, NULL);
+        return;
+    }
     if (want_jac && b->nxaux > 0) memset(nlp->ev.daux, 0, (size_t)b->nrows * NXAUX * sizeof(double));
     if (b->impact) {
         nlp_eval_impact(nlp, x, b, g, want_jac);
@@ -449,6 +453,7 @@ int nlp_finite_n(const double* v, int n) {
 
 
 salto_status salto_nlp_eval_g(salto_nlp* nlp, const double* x, double* g) {
+    nlp_time_update(nlp, x);
     nlp->ev.have_state = 0;
     for (int i = 0; i < nlp->nblock; i++) {
         const block* b = &nlp->blocks[i];
@@ -461,9 +466,15 @@ salto_status salto_nlp_eval_g(salto_nlp* nlp, const double* x, double* g) {
 
 salto_status salto_nlp_eval_jac(salto_nlp* nlp, const double* x, double* values) {
     double gtmp[16];
+    nlp_time_update(nlp, x);
     nlp->ev.have_state = 0;
+    double* dcol = nlp->ev.og; // the rows' derivatives in their duration (nv >= 16 or nrows)
     for (int i = 0; i < nlp->nblock; i++) {
         const block* b = &nlp->blocks[i];
+        if (b->junc) {
+            nlp_eval_junction(nlp, x, b, NULL, values + b->jac0);
+            continue;
+        }
         double* g = b->nrows <= 16 ? gtmp : NULL;
         double* gbig = NULL;
         if (!g) {
@@ -472,6 +483,7 @@ salto_status salto_nlp_eval_jac(salto_nlp* nlp, const double* x, double* values)
             g = gbig;
         }
         nlp_eval_block(nlp, x, b, g, 1);
+        if (b->ntc) nlp_time_dcol(nlp, x, b, dcol);
         const int nd = b->ndep;
         double* v = values + b->jac0;
         for (int r = 0; r < b->nrows; r++) {
@@ -485,6 +497,7 @@ salto_status salto_nlp_eval_jac(salto_nlp* nlp, const double* x, double* values)
             }
             if (row_aux(b, r) >= 0) *v++ = -1.0;
             for (int a = 0; a < b->nxaux; a++) *v++ = nlp->ev.daux[NXAUX * r + a];
+            if (b->ntc) *v++ = dcol[r];
         }
     }
     nlp->ev.have_state = 0;
@@ -599,7 +612,9 @@ static void objective_rows_grad(salto_nlp* nlp, const double* x, double* grad) {
 double salto_nlp_objective_term(salto_nlp* nlp, const double* x, int k) {
     const salto_problem_desc* p = nlp->p;
     if (k < 0 || k >= p->nobj) return NAN;
+    nlp_time_update(nlp, x);
     const salto_objective_desc* od = &p->objs[k];
+    if (od->type == SALTO_OBJ_DURATION) return (od->maximise ? -od->weight : od->weight) * x[nlp->tvar[od->phase]];
     if (od->type == SALTO_OBJ_ACCELERATION || od->type == SALTO_OBJ_REFERENCE) {
         // the band's parts: sum_j w_j c' G c (all acceleration terms, shared by weight) and the
         // reference's ref_w c' G0 c - 2 b' c + ref_c (one reference term alone)
@@ -645,7 +660,8 @@ double salto_nlp_objective_measure(salto_nlp* nlp, const double* x, int k) {
 
 
 salto_status salto_nlp_eval_f(salto_nlp* nlp, const double* x, double* f) {
-    double sum = nlp->obj.ref_c + objective_rows(nlp, x, -1);
+    nlp_time_update(nlp, x);
+    double sum = nlp->obj.ref_c + objective_rows(nlp, x, -1) + nlp_time_objective(nlp, x, NULL);
     for (int j = 0; j < nlp->nv && nlp->obj.dofs > 0; j++) {
         const double* c = x + j * nlp->ncp;
         for (int a = 0; a < nlp->ncp; a++) {
@@ -659,6 +675,7 @@ salto_status salto_nlp_eval_f(salto_nlp* nlp, const double* x, double* f) {
 
 
 salto_status salto_nlp_eval_grad(salto_nlp* nlp, const double* x, double* grad) {
+    nlp_time_update(nlp, x);
     for (int j = 0; j < nlp->nv; j++) {
         const double* c = x + j * nlp->ncp;
         for (int a = 0; a < nlp->ncp; a++) {
@@ -669,5 +686,6 @@ salto_status salto_nlp_eval_grad(salto_nlp* nlp, const double* x, double* grad) 
     }
     for (int i = nlp->ncpv; i < nlp->nx; i++) grad[i] = 0.0; // the places only through rows
     objective_rows_grad(nlp, x, grad);
+    nlp_time_objective(nlp, x, grad);
     return nlp_finite_n(grad, nlp->nx) ? SALTO_OK : SALTO_ERR_NUMERIC;
 }

@@ -199,6 +199,10 @@ static double ballistic_lift(const salto_problem_desc* p, double t, double sign)
 static void finish_guess(const salto_nlp* nlp, double* x) {
     for (int i = 0; i < nlp->ncpv; i++) x[i] = fmin(fmax(x[i], nlp->x_lo[i]), nlp->x_hi[i]);
     init_places(nlp, x);
+    // free durations at their initial values (the layout's nominal ones)
+    for (int i = 0; i < nlp->p->nphase; i++) {
+        if (nlp->tvar[i] >= 0) x[nlp->tvar[i]] = nlp->tnom[i];
+    }
 }
 
 
@@ -480,7 +484,7 @@ void salto_nlp_initial_guess(const salto_nlp* nlp, double* x) {
         }
         for (int i = 0; i < nlp->ncpv; i++) x[i] = fmin(fmax(x[i], nlp->x_lo[i]), nlp->x_hi[i]);
     }
-    init_places(nlp, x);
+    finish_guess(nlp, x);
 }
 
 

@@ -25,6 +25,7 @@
 // of its pattern slot.
 
 static int block_linear(const salto_nlp* nlp, const block* b) {
+    if (b->junc) return 1; // bilinear in c and the durations: nlp_time_hess
     if (b->con < 0) return 0;
     const salto_constraint_type t = nlp_cd(nlp, b->con)->type;
     return t == SALTO_CON_POSE || t == SALTO_CON_VELOCITY || t == SALTO_CON_JOINT_RANGE;
@@ -68,7 +69,8 @@ salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
         njk += (4L * a->ndep + a->nxaux) * (4L * b->ndep + b->nxaux);
         if (nblk + njk > INT_MAX / 2) return SALTO_ERR_NOMEM;
     }
-    long* pairs = salto_malloc((size_t)(nobj + nblk + njk + 1) * sizeof(long));
+    const long ntime = nlp_time_hess_pairs(nlp, NULL);
+    long* pairs = salto_malloc((size_t)(nobj + nblk + njk + ntime + 1) * sizeof(long));
     nlp->hess.obj = salto_malloc((size_t)(nobj + 1) * sizeof(int));
     nlp->hess.blk = salto_malloc((size_t)(nblk + 1) * sizeof(int));
     nlp->hess.jk = salto_malloc((size_t)(njk + 1) * sizeof(int));
@@ -105,6 +107,7 @@ salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
             }
         }
     }
+    n += nlp_time_hess_pairs(nlp, pairs + n);
     // sorted by a radix sort that carries each pair's place (16 bits a pass, as many passes as
     // the largest key needs), then made unique: each place's slot is its key's rank
     long* key = salto_malloc((size_t)(n + 1) * sizeof(long));
@@ -150,7 +153,7 @@ salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
         for (long k = 0; k < nobj; k++) nlp->hess.obj[k] = slot[k];
         for (long k = 0; k < nblk; k++) nlp->hess.blk[k] = slot[nobj + k];
         for (long k = 0; k < njk; k++) nlp->hess.jk[k] = slot[nobj + nblk + k];
-        st = SALTO_OK;
+        st = nlp_time_hess_slots(nlp, slot + nobj + nblk + njk);
     }
     salto_free(pairs), salto_free(key), salto_free(key2), salto_free(at), salto_free(at2);
     salto_free(count);
@@ -1656,7 +1659,9 @@ static void jerk_cross_hess(salto_nlp* nlp, const double* x, double obj_factor, 
 
 salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_factor,
                                  const double* lambda, double* values) {
+    nlp_time_update(nlp, x);
     memset(values, 0, (size_t)nlp->nnz_hess * sizeof(double));
+    const double* lambda_g = lambda; // the constraints' alone (nlp_time_hess)
     // the objective's constant band
     int e = 0;
     for (int j = 0; j < nlp->obj.dofs; j++) {
@@ -1681,7 +1686,10 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
         }
         lambda = lx;
     }
-    if (!lambda) return SALTO_OK;
+    if (!lambda) {
+        nlp_time_hess(nlp, x, obj_factor, NULL, values);
+        return SALTO_OK;
+    }
 
     memcpy(nlp->hess.xs, x, (size_t)nlp->nx * sizeof(double));
     salto_status st = SALTO_OK;
@@ -1780,5 +1788,6 @@ salto_status salto_nlp_eval_hess(salto_nlp* nlp, const double* x, double obj_fac
     nlp->ev.have_state = 0;
     if (jerk && st == SALTO_OK) jerk_cross_hess(nlp, x, obj_factor, values);
     if (st != SALTO_OK) return st;
+    nlp_time_hess(nlp, x, obj_factor, lambda_g ? lambda : NULL, values);
     return nlp_finite_n(values, nlp->nnz_hess) ? SALTO_OK : SALTO_ERR_NUMERIC;
 }

@@ -615,6 +615,9 @@ void salto_nlp_destroy(salto_nlp* nlp) {
     salto_free(nlp->hess.arena);
     salto_free(nlp->obj.w);
     salto_free(nlp->msub);
+    salto_free(nlp->tvar), salto_free(nlp->tnom), salto_free(nlp->tcur), salto_free(nlp->Gk);
+    salto_free(nlp->G0k), salto_free(nlp->tband0), salto_free(nlp->tb0), salto_free(nlp->tslot);
+    salto_free(nlp->tscr);
     salto_free(nlp->ev.J3);
     salto_free(nlp->ev.dq);
     salto_free(nlp->ev.dqd);
@@ -727,6 +730,8 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         nlp->naux += (nl - 1) * nlp_impulse_width(nlp);
     }
     nlp->nx = nlp->ncpv + nlp->naux;
+    // free phase durations: the last variables (nlp_time.c)
+    if (nlp_time_setup(nlp) != SALTO_OK) goto nomem;
     nlp->root.er = salto_calloc((size_t)p->nphase, sizeof(eroot));
     if (!nlp->root.er) goto nomem;
     nlp_setup_eroots(nlp);
@@ -909,6 +914,15 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         b->impact = 1;
         b->nrows = nlp->nv - m->nroot + (nlp->planar ? 4 : 8);
     }
+    // a free duration's boundaries: the velocity joined across the C0 knot (nlp_time.c)
+    for (int i = 1; i < p->nphase; i++) {
+        if (nlp->tvar[i] < 0 && nlp->tvar[i - 1] < 0) continue;
+        block* b = physics_block(&B, i, p->phases[i].start, 1);
+        if (!b) goto nomem;
+        b->junc = 1;
+        b->diag = 1;
+        b->nrows = nlp->nv;
+    }
     if (nlp_assign_eroots(nlp, &B) != SALTO_OK) {
         salto_free(B.dep);
         goto nomem;
@@ -921,6 +935,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     for (int i = nlp->nblock; i < nlp->nblock + nlp->nobjblk; i++) {
         block* b = &nlp->blocks[i];
         b->first = salto_bspline_basis_side(&nlp->spline, b->t, b->side, b->N, b->dN, b->ddN);
+        nlp_time_block(nlp, b);
     }
     // a contact_jerk objective's pairs: each of its blocks with the next later one of the same
     // phase, weighted by weight / (their time apart)
@@ -958,9 +973,10 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
         row += b->nrows;
         b->first = salto_bspline_basis_side(&nlp->spline, b->t, b->side, b->N, b->dN, b->ddN);
         if (b->impact) nlp_impact_basis(nlp, b);
+        nlp_time_block(nlp, b);
         b->jac0 = (int)nnz;
         b->nnz = 4 * (b->diag ? b->nrows : b->nrows * b->ndep);
-        for (int r = 0; r < b->nrows; r++) b->nnz += (row_aux(b, r) >= 0) + b->nxaux;
+        for (int r = 0; r < b->nrows; r++) b->nnz += (row_aux(b, r) >= 0) + b->nxaux + b->ntc;
         nnz += b->nnz;
         if (nnz > INT_MAX / 2 || row > INT_MAX / 2) {
             SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(),
@@ -1007,6 +1023,8 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             if (row_aux(b, r) >= 0) nlp->jac_row[e] = b->row0 + r, nlp->jac_col[e++] = b->aux[r];
             // the effective root's place variables (ascending, after any control point)
             for (int a = 0; a < b->nxaux; a++) nlp->jac_row[e] = b->row0 + r, nlp->jac_col[e++] = b->xaux[a];
+            // the free durations the row depends on (nlp_time.c)
+            for (int t = 0; t < b->ntc; t++) nlp->jac_row[e] = b->row0 + r, nlp->jac_col[e++] = b->tc[t];
         }
         // bounds: equalities, except the ground clearance (g >= height) and the contact
         // inequalities (see nlp_physics_rows)
@@ -1038,6 +1056,8 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
             } else if (b->torque) {
                 const int j = nlp->tq_dof[r];
                 lo = m->link_torque[2 * j], hi = m->link_torque[2 * j + 1];
+            } else if (b->junc) {
+                // the velocity joined: lo = hi = 0
             } else if (b->impact) {
                 // the joints' impulses vanish; the aggregate impulse's rows as on the ground,
                 // its normal part unbounded above (force_max bounds a force, not an impulse)
@@ -1060,6 +1080,11 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     int limits = 0;
     for (int c = 0; c < p->ncon; c++) limits |= p->cons[c].type == SALTO_CON_JOINT_LIMITS;
     for (int i = nlp->ncpv; i < nlp->nx; i++) nlp->x_lo[i] = -NLP_INF, nlp->x_hi[i] = NLP_INF;
+    for (int i = 0; i < p->nphase; i++) {
+        if (nlp->tvar[i] < 0) continue;
+        nlp->x_lo[nlp->tvar[i]] = p->phases[i].dur_min;
+        nlp->x_hi[nlp->tvar[i]] = p->phases[i].dur_max;
+    }
     // a site held on a box: its place (along x, and y in 3-D: the top face's tangents) on the
     // top face; on a turned box, within the largest rectangle along x and y of the face's
     // proportions that fits inside it (its half sizes k hx, k hy), a bound on the variables
@@ -1119,6 +1144,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     }
     nlp->obj.rho = wsum * RHO + nlp->obj.ref_w;
     nlp->obj.dofs = wsum > 0.0 || nlp->obj.ref_w > 0.0 ? nlp->nv : 0;
+    if (nlp_time_layout(nlp) != SALTO_OK) goto nomem;
     if (nlp_build_hessian_pattern(nlp) != SALTO_OK) goto nomem;
 
     // evaluation scratch

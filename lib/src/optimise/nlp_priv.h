@@ -90,6 +90,19 @@ typedef struct block {
     int impact;          // 1: the impact at the start of phase `phase` (a physics block by
                          //   con = -1): N picks q (the control point the C0 spline passes
                          //   through), ddN the velocity's jump u = qd+ - qd- (impact_rows)
+    // free phase timing (nlp_time.c): the block's time is nominal, at its place in phase tph
+    // (-1: a fixed phase's, or none); with that phase's duration d (nominal D) its basis is
+    // dN = r dN0 and ddN = r^2 ddN0, r = D / d, and a chord's sweep = sweep0 / r
+    int tph;
+    double r;            //   the scale applied now (1 for a fixed phase)
+    double dN0[4], ddN0[4], sweep0[2];
+    int ntc;             // duration variables every row depends on (0, 1, or 2 for a junction)
+    int tc[2];
+    int junc;            // 1: a free boundary's junction rows (a physics block by con = -1,
+                         //   phase the one it starts, diag, one row per DOF): qd_j from the
+                         //   left (r_L jL . c) less qd_j from the right (r_R jR . c), the
+                         //   nominal weights jL, jR on control points first .. first + 3
+    double jL[4], jR[4];
 } block;
 
 // Fang & Pollard's effective root (Appendix C) in a phase whose contact holds its sites: the
@@ -256,6 +269,23 @@ struct salto_nlp {
     int* slice_ph;           //   and phases (nslice)
     salto_motion* warm;      // the warm-start motion, or NULL
     double* msub;            // mass of each link's subtree, kg (nv)
+    // free phase timing (nlp_time.c): the durations are the last ntv variables
+    int ntv;
+    int* tvar;               // per phase: its duration's variable, -1 when fixed (nphase)
+    double* tnom;            // per phase: the nominal duration D, the layout's (nphase)
+    double* tcur;            // per phase: the duration the blocks are scaled to now (nphase)
+    double* Gk;              // per phase: the objective's Gram matrices over that phase alone,
+    double* G0k;             //   second derivatives and values (nphase x 7 ncp; NULL when
+                             //   ntv is 0); obj.G = sum_k r_k^3 Gk, obj.G0 = sum_k G0k / r_k
+    int* tband0;             // per phase: first of its duration's band Hessian slots in tslot
+                             //   (nphase + 1): (d, c_ja) for every DOF j and a in the phase's
+                             //   support, then (d, d)
+    int* tb0;                // per block: first of its duration rows' slots in tslot, -1 for
+                             //   none (nblock): (d_t, u) for u the block's variables, then its
+                             //   durations, per duration column t
+    int* tslot;              // the durations' Hessian slots (nlp_time_hess_pairs' order)
+    double* tscr;            // scratch: a block's gradient at d + h and d - h (2 (4 nv + NXAUX +
+                             //   2)), its deps' qd and qdd (2 nv), its rows' d-derivatives (8 + nv)
     nlp_objective obj;       // the objective's constants
     nlp_roots root;          // the derived root translations
     nlp_hessian hess;        // the Hessian's pattern and scratch
@@ -392,6 +422,20 @@ void nlp_torque_hess(salto_nlp* nlp, const block* b, const double* lam, const do
 // a torque objective's block: the full-state Hessian of obj_factor ow sum_r rw_r row_r^2
 void nlp_torque_obj_hess(salto_nlp* nlp, const block* b, double obj_factor, double* H, double wq[3],
                          double wv[3], double wa[3]);
+
+// nlp_time.c: free phase timing
+salto_status nlp_time_setup(salto_nlp* nlp);
+salto_status nlp_time_layout(salto_nlp* nlp);
+void nlp_time_block(salto_nlp* nlp, block* b);
+void nlp_time_update(salto_nlp* nlp, const double* x);
+void nlp_block_scale(const salto_nlp* nlp, block* b, double d);
+void nlp_time_dcol(salto_nlp* nlp, const double* x, const block* b, double* dcol);
+void nlp_eval_junction(salto_nlp* nlp, const double* x, const block* b, double* g, double* jac);
+double nlp_time_objective(const salto_nlp* nlp, const double* x, double* grad);
+long nlp_time_hess_pairs(const salto_nlp* nlp, long* pairs);
+salto_status nlp_time_hess_slots(salto_nlp* nlp, const int* slot);
+void nlp_time_hess(salto_nlp* nlp, const double* x, double obj_factor, const double* lambda,
+                   double* values);
 
 // nlp_eval.c: constraint and objective evaluations
 void nlp_eval_block(salto_nlp* nlp, const double* x, const block* b, double* g, int want_jac);

@@ -105,7 +105,7 @@ salto_status nlp_assign_eroots(salto_nlp* nlp, builder* B) {
         block* b = &nlp->blocks[i];
         const int* old = B->dep + b->dep0;
         int ph = -1;
-        if (b->impact) {
+        if (b->impact || b->junc) {
             ph = -1; // at the boundary: the splines as they are
         } else if (b->con < 0) {
             ph = nlp->root.er[b->phase].site >= 0 ? b->phase : -1;

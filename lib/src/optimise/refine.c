@@ -325,7 +325,7 @@ static salto_status warmup(const salto_problem_desc* p, const salto_nlp* nlp, do
                            salto_progress_fn progress, void* user, salto_solve_result* r,
                            salto_error* err) {
     memset(r, 0, sizeof *r);
-    if (!p->warmup || p->guess.type != SALTO_GUESS_INTERPOLATE || !p->path) return SALTO_OK;
+    if (!p->warmup || p->skip_warmup || p->guess.type != SALTO_GUESS_INTERPOLATE || !p->path) return SALTO_OK;
     // the whole spline section replaced (knot_spacing or phase_knots would conflict), its
     // junctions kept; and the fine problem's formulation, whose defaults follow the spline
     // (the flights' rows, ballistic flights, impact landings)
@@ -366,6 +366,11 @@ static salto_status warmup(const salto_problem_desc* p, const salto_nlp* nlp, do
         if (mo) {
             salto_nlp_guess_from_motion(nlp, mo, x);
             salto_motion_destroy(mo);
+            // free durations: where the coarse solve took them (its motion is in the nominal
+            // time both share)
+            for (int i = 0; i < p->nphase; i++) {
+                salto_nlp_set_phase_duration(nlp, x, i, salto_nlp_phase_duration(nc, xc, i));
+            }
         } else if (st == SALTO_OK) {
             st = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
         }
@@ -547,9 +552,13 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
     // a converged motion that fails its validation is first refined, up to AUTO_REFINE_ROUNDS
     // rounds (warm-started at the places it fails); if that does not make it pass, it goes
     // back to that motion and on to the denser solve (below)
+    // (free durations: the motion is in nominal time, which validation does not read:
+    // salto_solve_timed pins them first)
+    int nfree = 0;
+    for (int i = 0; i < p->nphase; i++) nfree += p->phases[i].dur_free && p->phases[i].dur_min < p->phases[i].dur_max;
     const int auto_ok = !refine_asked && p->physics && p->warmup && p->slices_per_segment > 0 &&
-                        p->nextra == 0;
-    int refine = refine_asked, rounds_cap = p->solver.refine;
+                        p->nextra == 0 && nfree == 0;
+    int refine = refine_asked && nfree == 0, rounds_cap = p->solver.refine;
     const int ne_start = p->nextra;
     // the multipliers, for the re-solves' warm starts
     salto_multipliers mu = {NULL, NULL, NULL};
@@ -731,5 +740,90 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
     }
     salto_free(start);
     *result = total;
+    return st;
+}
+
+
+salto_status salto_solve_timed(salto_problem_desc** pp, salto_nlp** pn, double** px,
+                               salto_progress_fn progress, void* user, salto_solve_result* result,
+                               salto_refine_result* rr, salto_error* err) {
+    salto_problem_desc* p = *pp;
+    int nfree = 0;
+    for (int i = 0; i < p->nphase; i++) nfree += p->phases[i].dur_free && p->phases[i].dur_min < p->phases[i].dur_max;
+    if (nfree == 0 || !p->path) return salto_solve_refined(p, pn, *px, progress, user, result, rr, err);
+    // the first stage: the durations free
+    salto_solve_result ra;
+    salto_status st = salto_solve_first(p, *pn, *px, progress, user, &ra, NULL, err);
+    if (st != SALTO_OK) {
+        memset(rr, 0, sizeof *rr);
+        *result = ra;
+        return st;
+    }
+    // the problem again, each free duration pinned where the first stage took it
+    const int n = p->nset + 3 * p->nphase;
+    const char** set = salto_malloc(sizeof(char*) * (size_t)(n + 1));
+    char* buf = salto_malloc((size_t)p->nphase * 3 * 160 + 1);
+    int* counts = salto_malloc(sizeof(int) * (size_t)p->nphase);
+    if (!set || !buf || !counts) {
+        salto_free(set), salto_free(buf), salto_free(counts);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
+    int ns = 0;
+    for (int k = 0; k < p->nset; k++) set[ns++] = p->set[k];
+    for (int i = 0, at = 0; i < p->nphase; i++) {
+        if (!p->phases[i].dur_free) continue;
+        const double d = salto_nlp_phase_duration(*pn, *px, i);
+        static const char* const key[3] = {"min", "max", "initial"};
+        for (int k = 0; k < 3; k++) {
+            const int w = snprintf(buf + at, 160, "phases.%s.duration.%s=%.17g", p->phases[i].name, key[k], d);
+            set[ns++] = buf + at;
+            at += w + 1;
+        }
+    }
+    salto_problem_knot_counts(p, counts);
+    salto_problem_desc* q = salto_problem_load_set(p->path, ns, set, err);
+    salto_free(set), salto_free(buf);
+    if (!q) {
+        salto_free(counts);
+        return err->status ? err->status : SALTO_ERR_INVALID;
+    }
+    // the same knots per phase as the first stage's spline (the default spline shares them by
+    // duration), so that its control points carry over as they are
+    if (!q->phase_knots) {
+        q->phase_knots = counts;
+        counts = NULL;
+    } else {
+        memcpy(q->phase_knots, counts, sizeof(int) * (size_t)p->nphase);
+    }
+    q->ncp = p->ncp;
+    salto_free(counts);
+    for (int i = 0; i < p->nphase; i++) {
+        q->phases[i].dur_lo = p->phases[i].dur_min;
+        q->phases[i].dur_hi = p->phases[i].dur_max;
+    }
+    q->skip_warmup = 1;
+    salto_nlp* nq = salto_nlp_build(q, err);
+    double* xq = nq ? salto_malloc(sizeof(double) * (size_t)salto_nlp_nx(nq)) : NULL;
+    if (!xq) {
+        salto_nlp_destroy(nq);
+        salto_problem_destroy(q);
+        return nq ? SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory") : err->status;
+    }
+    if (salto_nlp_nx(nq) == salto_nlp_nx(*pn)) {
+        memcpy(xq, *px, sizeof(double) * (size_t)salto_nlp_nx(nq));
+    } else {
+        salto_nlp_guess_from_solution(nq, *pn, *px, xq);
+    }
+    // the second stage: pinned, refined and validated in real time
+    st = salto_solve_refined(q, &nq, xq, progress, user, result, rr, err);
+    rr->timed = 1;
+    rr->timed_iterations = ra.iterations;
+    rr->timed_elapsed = ra.elapsed;
+    snprintf(rr->timed_status, sizeof rr->timed_status, "%s", ra.status_name);
+    if (st == SALTO_OK) add_result(result, &ra);
+    salto_nlp_destroy(*pn);
+    salto_problem_destroy(*pp);
+    salto_free(*px);
+    *pp = q, *pn = nq, *px = xq;
     return st;
 }

@@ -321,7 +321,8 @@ void salto_contact_frame(const double N[3], int planar, double Tx[3], double Ty[
 
 
 int salto_problem_junction_mult(const salto_problem_desc* p, int i) {
-    if (p->phases[i].contact.impact) return 3;
+    // a free duration's boundaries: C0 knots, the velocity joined by the NLP's junction rows
+    if (p->phases[i].contact.impact || p->phases[i].dur_free || p->phases[i - 1].dur_free) return 3;
     return p->junction_c2 ? 1 : 2;
 }
 

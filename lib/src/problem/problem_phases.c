@@ -267,6 +267,43 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
 }
 
 
+// A free duration, {min, max, initial}: min > 0, max >= min, initial in [min, max] (default
+// their mean), as the phase's nominal duration
+static salto_status read_free_duration(reader* R, salto_phase_desc* ph, const salto_cfg_node* dn) {
+    static const char* const keys[] = {"min", "max", "initial", NULL};
+    salto_status s = salto_cfg_check_keys(dn, keys, R->err);
+    if (s) return s;
+    const salto_cfg_node* mn = salto_cfg_require(dn, "min", R->err);
+    if (!mn) return R->err->status;
+    const salto_cfg_node* xn = salto_cfg_require(dn, "max", R->err);
+    if (!xn) return R->err->status;
+    if ((s = salto_cfg_number(mn, &ph->dur_min, R->err)) || (s = salto_cfg_number(xn, &ph->dur_max, R->err))) return s;
+    if (!(ph->dur_min > 0.0) || !isfinite(ph->dur_min)) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, mn),
+                          "the shortest duration of phase '%s' must be positive, found %g s",
+                          ph->name, ph->dur_min);
+    }
+    if (!(ph->dur_max >= ph->dur_min) || !isfinite(ph->dur_max)) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, xn),
+                          "the longest duration of phase '%s' (%g s) is less than its shortest "
+                          "(%g s)",
+                          ph->name, ph->dur_max, ph->dur_min);
+    }
+    ph->duration = 0.5 * (ph->dur_min + ph->dur_max);
+    const salto_cfg_node* in = salto_cfg_child(dn, "initial");
+    if (in) {
+        if ((s = salto_cfg_number(in, &ph->duration, R->err))) return s;
+        if (!(ph->duration >= ph->dur_min && ph->duration <= ph->dur_max)) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, in),
+                              "the initial duration of phase '%s' (%g s) is outside [%g, %g] s",
+                              ph->name, ph->duration, ph->dur_min, ph->dur_max);
+        }
+    }
+    ph->dur_free = 1;
+    return SALTO_OK;
+}
+
+
 salto_status problem_read_phases(reader* R, const salto_cfg_node* top) {
     salto_problem_desc* p = R->p;
     const salto_cfg_node* list = salto_cfg_require(top, "phases", R->err);
@@ -314,8 +351,14 @@ salto_status problem_read_phases(reader* R, const salto_cfg_node* top) {
         // duration > 0; start = sum of the previous durations
         const salto_cfg_node* dn = salto_cfg_require(n, "duration", R->err);
         if (!dn) return R->err->status;
-        s = salto_cfg_number(dn, &ph->duration, R->err);
-        if (s) return s;
+        ph->dur_loc = at(R, dn);
+        if (dn->kind == SALTO_CFG_MAP) {
+            s = read_free_duration(R, ph, dn);
+            if (s) return s;
+        } else {
+            s = salto_cfg_number(dn, &ph->duration, R->err);
+            if (s) return s;
+        }
         if (!(ph->duration > 0)) {
             return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, dn),
                               "duration of phase '%s' must be positive, found %g s", ph->name,
@@ -357,6 +400,21 @@ salto_status problem_read_phases(reader* R, const salto_cfg_node* top) {
             }
             s = salto_cfg_bool(bn, &ph->ballistic, R->err);
             if (s) return s;
+            if (ph->ballistic && ph->dur_free) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, bn),
+                                  "a ballistic flight needs a fixed duration, and phase '%s''s is "
+                                  "free (its flight rows hold the centre of mass on its parabola "
+                                  "instead: leave 'ballistic' out)",
+                                  ph->name);
+            }
+        }
+        // an impact's velocity jump is at a boundary whose two sides share one time scale
+        if (cn && ph->contact.impact == 1 && i > 0 && (ph->dur_free || p->phases[i - 1].dur_free)) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, salto_cfg_child(cn, "impact")),
+                              "phase '%s' cannot start with an impact: its duration or the one "
+                              "before it is free, and an impact needs both fixed (leave "
+                              "'impact' out: the landing is then held from rest)",
+                              ph->name);
         }
     }
     p->duration = t;

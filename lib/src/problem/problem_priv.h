@@ -28,7 +28,7 @@ static const char* const constraint_names[] = {
     "velocity", "com_position", "com_velocity",  "joint_limits", "above_ground", "body_still",
     "site_above", "com_above", "site_in_box", "com_in_box", "joint_range", "clear_bar", NULL};
 
-static const char* const objective_names[] = {"acceleration", "reference", "height", "travel", "torque", "contact_force", "contact_jerk", NULL};
+static const char* const objective_names[] = {"acceleration", "reference", "height", "travel", "torque", "contact_force", "contact_jerk", "duration", NULL};
 
 static const char* const guess_names[] = {"interpolate", "motion", NULL};
 

@@ -138,6 +138,30 @@ static salto_status read_contact_phases(reader* R, salto_objective_desc* o, cons
 }
 
 
+// a duration objective: a phase whose duration is free, and the goal (max by default)
+static salto_status read_duration_goal(reader* R, salto_objective_desc* o, const salto_cfg_node* n) {
+    const salto_problem_desc* p = R->p;
+    const salto_cfg_node* pn = salto_cfg_require(n, "phase", R->err);
+    if (!pn) return R->err->status;
+    salto_status s = problem_read_phase_ref(R, pn, &o->phase);
+    if (s) return s;
+    if (!p->phases[o->phase].dur_free) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, pn),
+                          "phase '%s' has a fixed duration (line %d): a duration objective needs "
+                          "it free, 'duration: {min: ..., max: ...}'",
+                          p->phases[o->phase].name, p->phases[o->phase].dur_loc.line);
+    }
+    o->maximise = 1;
+    const salto_cfg_node* gn = salto_cfg_child(n, "goal");
+    if (gn) {
+        static const char* const goals[] = {"min", "max", NULL};
+        s = problem_read_enum(R, gn, goals, "goal", &o->maximise);
+        if (s) return s;
+    }
+    return SALTO_OK;
+}
+
+
 salto_status problem_read_objectives(reader* R, const salto_cfg_node* top) {
     salto_problem_desc* p = R->p;
     const salto_cfg_node* list = salto_cfg_child(top, "objective");
@@ -164,14 +188,15 @@ salto_status problem_read_objectives(reader* R, const salto_cfg_node* top) {
 
     static const char* const all[] = {"type", "weight", "motion", "name", "site", "time",
                                       "phase", "goal", "direction", "dofs", NULL};
-    static const char* const keys[7][9] = {
+    static const char* const keys[8][9] = {
         {"type", "name", "weight", NULL},
         {"type", "name", "weight", "motion", NULL},
         {"type", "name", "weight", "site", "time", "phase", "goal", NULL},
         {"type", "name", "weight", "site", "time", "phase", "goal", "direction", NULL},
         {"type", "name", "weight", "dofs", NULL},
         {"type", "name", "weight", "phase", NULL},
-        {"type", "name", "weight", "phase", NULL}};
+        {"type", "name", "weight", "phase", NULL},
+        {"type", "name", "weight", "phase", "goal", NULL}};
     for (int i = 0; i < list->n; i++) {
         const salto_cfg_node* n = list->child[i];
         salto_objective_desc* o = &p->objs[i];
@@ -219,6 +244,21 @@ salto_status problem_read_objectives(reader* R, const salto_cfg_node* top) {
         if (o->type == SALTO_OBJ_CONTACT_FORCE || o->type == SALTO_OBJ_CONTACT_JERK) {
             s = read_contact_phases(R, o, n);
             if (s) return s;
+        }
+        if (o->type == SALTO_OBJ_DURATION) {
+            s = read_duration_goal(R, o, n);
+            if (s) return s;
+        }
+        // terms over time that do not yet follow a free phase's time scale
+        const int timed = o->type == SALTO_OBJ_REFERENCE || o->type == SALTO_OBJ_TORQUE ||
+                          o->type == SALTO_OBJ_CONTACT_FORCE || o->type == SALTO_OBJ_CONTACT_JERK;
+        for (int k = 0; timed && k < p->nphase; k++) {
+            if (!p->phases[k].dur_free) continue;
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, tn),
+                              "%s cannot be used yet with a free phase duration (phase '%s', "
+                              "line %d): give the phase a fixed duration, or use the "
+                              "acceleration, height, travel or duration terms",
+                              what, p->phases[k].name, p->phases[k].dur_loc.line);
         }
     }
     return SALTO_OK;
@@ -548,9 +588,10 @@ salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
     for (int i = 0; i < p->nphase; i++) {
         salto_phase_desc* ph = &p->phases[i];
         salto_contact_desc* c = &ph->contact;
-        if (ph->ballistic < 0) ph->ballistic = by_spacing && c->type == SALTO_CONTACT_NONE;
+        if (ph->ballistic < 0) ph->ballistic = by_spacing && c->type == SALTO_CONTACT_NONE && !ph->dur_free;
         if (c->impact >= 0) continue;
         c->impact = by_spacing && i > 0 && p->phases[i - 1].contact.type == SALTO_CONTACT_NONE && c->hold &&
+                    !ph->dur_free && !p->phases[i - 1].dur_free &&
                     salto_contact_links(R->m, c, NULL, NULL) == 1;
     }
     if (n) {
