@@ -2136,6 +2136,57 @@ START_TEST(derivative_methods_agree) {
 END_TEST
 
 
+// Free phase timing against a case solved by hand: the flywheel body (tests/data/nlp/
+// flywheel.yaml) flies 1 m while its wheel turns Theta = 1.1 rad from rest to rest, the flight's
+// duration T free. The centre of mass (on the axle) follows its parabola whatever the wheel
+// does, and with no angular momentum the body turns back by I_f / (I_b + I_f) = 1/2 of the
+// wheel's angle. The acceleration objective is then g^2 T (the vertical root's qdd = -g; the
+// horizontal one's 0) plus K int thetadd^2 dt with K = (1/2)^2 (the body's turn, weight 1) +
+// (m_f / M)^2 = (10 / 60)^2 (the wheel's), and the least int thetadd^2 from rest to rest is
+// 12 Theta^2 / T^3 (the cubic; the spline holds it, and the parabola, exactly). So
+// J(T) = g^2 T + 12 K Theta^2 / T^3 + w T (w: a duration objective's weight, minimised), least
+// at T^4 = 36 K Theta^2 / (g^2 + w). salto_solve_timed chooses T there, the pinned problem's
+// motion has that duration, and its objective is J(T).
+START_TEST(free_flight_time_optimum) {
+    const double g = 9.81, theta = 1.1, K = 0.25 + (10.0 / 60.0) * (10.0 / 60.0);
+    const double w = _i == 0 ? 0.0 : 50.0;
+    char spec[256];
+    snprintf(spec, sizeof spec, "tests/data/nlp/flywheel_jump.yaml%s",
+             _i == 0 ? "" : "|objective=[{type: acceleration}, {type: duration, phase: flight, goal: min, weight: 50}]");
+    salto_problem_desc* p = load(spec);
+    salto_nlp* nlp = build(p);
+    double* x = malloc(sizeof(double) * (size_t)salto_nlp_nx(nlp));
+    salto_nlp_initial_guess(nlp, x);
+    ck_assert_double_eq_tol(salto_nlp_phase_duration(nlp, x, 0), 0.8, 1e-15); // the initial value
+    salto_solve_result res;
+    salto_refine_result rr;
+    salto_error err = {0};
+    ck_assert_int_eq(salto_solve_timed(&p, &nlp, &x, NULL, NULL, &res, &rr, &err), SALTO_OK);
+    ck_assert_msg(res.converged, "%s after %d iterations", res.status_name, res.iterations);
+    ck_assert_int_eq(rr.timed, 1);
+    const double T = pow(36.0 * K * theta * theta / (g * g + w), 0.25);
+    const double J = g * g * T + 12.0 * K * theta * theta / (T * T * T) + w * T;
+    // the pinned problem: its duration the chosen one, its range kept for the report
+    ck_assert(p->phases[0].dur_free && p->phases[0].dur_min == p->phases[0].dur_max);
+    ck_assert_double_eq_tol(p->phases[0].dur_lo, 0.2, 1e-15);
+    ck_assert_double_eq_tol(p->phases[0].dur_hi, 1.5, 1e-15);
+    ck_assert_msg(fabs(p->duration - T) < 1e-4 * T, "chosen %.8f s, by hand %.8f s (w %g)", p->duration, T, w);
+    double f = 0.0;
+    ck_assert_int_eq(salto_nlp_eval_f(nlp, x, &f), SALTO_OK);
+    // the regularisation 1e-6 int q^2 dt adds about 1e-6 of J
+    ck_assert_msg(fabs(f - J) < 1e-5 * J, "objective %.10g, by hand %.10g (w %g)", f, J, w);
+    // and the motion is what its problem says: the wheel at 1.1 rad, the body at -0.55
+    double q[4];
+    salto_nlp_state(nlp, x, p->duration, q, NULL, NULL);
+    ck_assert_double_eq_tol(q[3], theta, 1e-6);
+    ck_assert_double_eq_tol(q[2], -0.5 * theta, 1e-6);
+    free(x);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
 Suite* nlp_suite(void) {
     Suite* s = suite_create("nlp");
     TCase* tc = tcase_create("derivatives");
@@ -2180,6 +2231,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, above_ground_values);
     tcase_add_test(sv, reference_objective_reproduces_the_reference);
     tcase_add_test(sv, bad_motion_files_point_at_the_problem);
+    tcase_add_loop_test(sv, free_flight_time_optimum, 0, 2);
     suite_add_tcase(s, sv);
     return s;
 }

@@ -1563,6 +1563,22 @@ static const bad_case bad_cases[] = {
     {"an_above_ground_key.yaml", SALTO_ERR_INVALID, 13, 26,
      "'site' is not allowed for an above_ground constraint (its keys: type, name, height)",
      NULL},
+    // free phase durations
+    {"duration_min_zero.yaml", SALTO_ERR_INVALID, 7, 21,
+     "the shortest duration of phase 'flight' must be positive, found 0 s", NULL},
+    {"duration_max_below_min.yaml", SALTO_ERR_INVALID, 7, 31,
+     "the longest duration of phase 'flight' (0.4 s) is less than its shortest (0.5 s)", NULL},
+    {"duration_initial_outside.yaml", SALTO_ERR_INVALID, 7, 45,
+     "the initial duration of phase 'flight' (0.7 s) is outside [0.3, 0.6] s", NULL},
+    {"duration_key.yaml", SALTO_ERR_INVALID, 7, 36, "unknown key 'start' in 'duration'", NULL},
+    {"duration_free_ballistic.yaml", SALTO_ERR_INVALID, 8, 16,
+     "a ballistic flight needs a fixed duration, and phase 'flight' has a free one", NULL},
+    {"duration_free_impact.yaml", SALTO_ERR_INVALID, 10, 57,
+     "phase 'land' cannot start with an impact: its duration or the one before it is free", NULL},
+    {"duration_objective_fixed.yaml", SALTO_ERR_INVALID, 9, 29,
+     "phase 'flight' has a fixed duration (line 7): a duration objective needs it free", NULL},
+    {"duration_free_torque.yaml", SALTO_ERR_INVALID, 10, 12,
+     "a torque objective cannot be used yet with a free phase duration (phase 'flight', line 7)", NULL},
 };
 enum { NBAD = (int)(sizeof bad_cases / sizeof bad_cases[0]) };
 

@@ -402,9 +402,9 @@ salto_status problem_read_phases(reader* R, const salto_cfg_node* top) {
             if (s) return s;
             if (ph->ballistic && ph->dur_free) {
                 return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, bn),
-                                  "a ballistic flight needs a fixed duration, and phase '%s''s is "
-                                  "free (its flight rows hold the centre of mass on its parabola "
-                                  "instead: leave 'ballistic' out)",
+                                  "a ballistic flight needs a fixed duration, and phase '%s' has a "
+                                  "free one (leave 'ballistic' out: the flight's rows then keep "
+                                  "its aggregate force at zero)",
                                   ph->name);
             }
         }
