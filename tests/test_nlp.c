@@ -66,6 +66,10 @@ static const char* const fd_problems[] = {
     "tests/data/nlp/hold2d.yaml|phases.hold.duration={min: 0.3, max: 2, initial: 0.8}|phases.free.duration={min: 0.3, max: 2, initial: 0.7}",
     "tests/data/nlp/reach2d.yaml|phases.move.duration={min: 0.5, max: 2, initial: 1}",
     "tests/data/nlp/flywheel_jump.yaml",
+    // free ballistic flights: the parabola's rows read the real time since the take-off
+    "tests/data/nlp/contacts2d.yaml|phases.fly.duration={min: 0.1, max: 2, initial: 0.6}",
+    "tests/data/nlp/contacts3d.yaml|phases.drop.duration={min: 0.1, max: 2, initial: 0.6}",
+    "tests/data/nlp/all2d.yaml|phases.flight.duration={min: 0.2, max: 2, initial: 0.7}|phases.flight.ballistic=true",
     "tests/data/nlp/contacts2d.yaml|phases.stand.duration={min: 0.2, max: 2, initial: 0.7}|phases.hang.duration={min: 0.2, max: 2, initial: 0.7}",
 };
 enum { NFD = (int)(sizeof fd_problems / sizeof fd_problems[0]) };

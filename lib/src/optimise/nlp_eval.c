@@ -327,7 +327,8 @@ static void eval_block_rows(salto_nlp* nlp, const double* x, const block* b, dou
         nlp_com_from_sums(nlp, hc, pc);
         const int par = nlp_is_parabola(cd->type);
         const int vel = cd->type == SALTO_CON_COM_VELOCITY || cd->type == SALTO_CON_COM_PARABOLA_VEL;
-        const double tau = par ? b->t - nlp->p->phases[cd->phase].start : 0.0;
+        // (a free flight's tau in real time: its nominal one over the time scale, nlp_time.c)
+        const double tau = par ? (b->t - nlp->p->phases[cd->phase].start) / b->r : 0.0;
         const int nt = nlp->root.bal_nt;
         double e[3][3];
         for (int r = 0; r < b->nrows; r++) {

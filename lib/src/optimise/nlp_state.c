@@ -4,6 +4,8 @@
 // parabola; the kinematics at a block's time and the centre of mass's sums and Jacobian
 #include "nlp_priv.h"
 
+#include "salto/solver.h"
+
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -322,7 +324,9 @@ static void bal_state(const salto_nlp* nlp, const double* x, int ph, double t, i
     }
     salto_link_inertias(m, d);
     salto_com(m, d, c, cv);
-    const double tau = t - nlp->p->phases[ph].start;
+    // (a free flight's real time: the nominal tau scaled by its duration, nlp_time.c)
+    const double tau = (t - nlp->p->phases[ph].start) * salto_nlp_phase_duration(nlp, x, ph) /
+                       nlp->p->phases[ph].duration;
     const double* pl = x + nlp->bal[ph];
     for (int j = 0; j < nt; j++) {
         const double* a = nlp->root.bal_a[j];

@@ -32,6 +32,7 @@
 
 #include "salto/bspline.h"
 #include "salto/solver.h"
+#include "salto/spatial.h"
 
 
 // the phase whose time scale block b sees: a physics block's own phase; a constraint's, the
@@ -196,6 +197,19 @@ void nlp_time_dcol(salto_nlp* nlp, const double* x, const block* b, double* dcol
             }
         }
         dcol[r] = -s / d;
+    }
+    // a ballistic flight's parabola rows also read the real time tau since the flight's start,
+    // tau = tau0 d / D: their target c0 + v0 tau + ge tau^2 / 2 (velocity: v0 + ge tau) moves
+    // with d by (v0 + ge tau) tau / d (velocity: ge tau / d)
+    if (b->con >= 0 && nlp_is_parabola(nlp_cd(nlp, b->con)->type)) {
+        const salto_constraint_desc* cd = nlp_cd(nlp, b->con);
+        const int vel = cd->type == SALTO_CON_COM_PARABOLA_VEL, nt = nlp->root.bal_nt;
+        const double tau = (b->t - nlp->p->phases[cd->phase].start) / b->r;
+        const double* pl = x + nlp->bal[cd->phase];
+        for (int r = 0; r < b->nrows; r++) {
+            const double ge = salto_v3_dot(b->e[r], nlp->m->gravity);
+            dcol[r] -= (vel ? ge : pl[nt + r] + ge * tau) * tau / d;
+        }
     }
 }
 

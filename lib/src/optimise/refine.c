@@ -330,7 +330,16 @@ static salto_status warmup(const salto_problem_desc* p, const salto_nlp* nlp, do
     // junctions kept; and the fine problem's formulation, whose defaults follow the spline
     // (the flights' rows, ballistic flights, impact landings)
     char cp[96], rows[64];
-    snprintf(cp, sizeof cp, "spline={control_points: %d, junctions: %s}", SALTO_WARMUP_CONTROL_POINTS,
+    // a free duration's boundary takes a triple knot where a fixed one's takes a double (or a
+    // single, C2): as many control points more, so that the coarse spline's pieces are those
+    // of the same problem at fixed durations
+    int extra = 0;
+    for (int i = 1; i < p->nphase; i++) {
+        if (!p->phases[i].contact.impact && (p->phases[i].dur_free || p->phases[i - 1].dur_free)) {
+            extra += p->junction_c2 ? 2 : 1;
+        }
+    }
+    snprintf(cp, sizeof cp, "spline={control_points: %d, junctions: %s}", SALTO_WARMUP_CONTROL_POINTS + extra,
              p->junction_c2 ? "C2" : "C1");
     snprintf(rows, sizeof rows, "solver.flight_rows=%s", salto_flight_rows_name(p->solver.flight_rows));
     size_t bytes = 0;

@@ -400,13 +400,6 @@ salto_status problem_read_phases(reader* R, const salto_cfg_node* top) {
             }
             s = salto_cfg_bool(bn, &ph->ballistic, R->err);
             if (s) return s;
-            if (ph->ballistic && ph->dur_free) {
-                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, bn),
-                                  "a ballistic flight needs a fixed duration, and phase '%s' has a "
-                                  "free one (leave 'ballistic' out: the flight's rows then keep "
-                                  "its aggregate force at zero)",
-                                  ph->name);
-            }
         }
         // an impact's velocity jump is at a boundary whose two sides share one time scale
         if (cn && ph->contact.impact == 1 && i > 0 && (ph->dur_free || p->phases[i - 1].dur_free)) {

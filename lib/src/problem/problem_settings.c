@@ -588,7 +588,7 @@ salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
     for (int i = 0; i < p->nphase; i++) {
         salto_phase_desc* ph = &p->phases[i];
         salto_contact_desc* c = &ph->contact;
-        if (ph->ballistic < 0) ph->ballistic = by_spacing && c->type == SALTO_CONTACT_NONE && !ph->dur_free;
+        if (ph->ballistic < 0) ph->ballistic = by_spacing && c->type == SALTO_CONTACT_NONE;
         if (c->impact >= 0) continue;
         c->impact = by_spacing && i > 0 && p->phases[i - 1].contact.type == SALTO_CONTACT_NONE && c->hold &&
                     !ph->dur_free && !p->phases[i - 1].dur_free &&
