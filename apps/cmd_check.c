@@ -95,11 +95,17 @@ static int check_problem(const char* path, int nset, const char* const* set) {
                 snprintf(on + len, sizeof on - len, "%s %s on %s", k ? "," : ":", p->model->site_name[ct->site[k]], who);
             }
         }
-        printf("  %-16s %8.3f .. %8.3f s  contact %s%s%s%s%s%s\n", ph->name, ph->start,
+        char dur[96] = "";
+        if (ph->dur_free) {
+            // laid out at its initial duration, chosen by the solve
+            snprintf(dur, sizeof dur, "; duration free in [%g, %g] s, from %g", ph->dur_min, ph->dur_max,
+                     ph->duration);
+        }
+        printf("  %-16s %8.3f .. %8.3f s  contact %s%s%s%s%s%s%s\n", ph->name, ph->start,
                ph->start + ph->duration, salto_contact_name(ph->contact.type), on,
                ph->contact.impact ? ", landing with an impact" : "",
                flight && salto_nlp_phase_ballistic(nlp, i) ? ", ballistic" : "", flight ? ", " : "",
-               flight ? rows[p->solver.flight_rows] : "");
+               flight ? rows[p->solver.flight_rows] : "", dur);
     }
     char spl[256];
     salto_problem_spline_summary(p, spl, sizeof spl);

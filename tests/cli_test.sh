@@ -339,6 +339,29 @@ grep_in "$tmp/err" "is not a YAML value"
 expect 2 "$salto" solve "$dm" -o "$tmp/dm2" --set phases=3
 grep_in "$tmp/err" "or the whole list to null"
 
+# ---- free phase timing ----
+# the flywheel's flight (tests/data/nlp/flywheel_jump.yaml: hand-solved optimum 0.5955 s,
+# test_nlp.c): the chosen duration reported, kept in motion.json as the pinned problem's
+# overrides, and the motion judged and played on that problem; check shows the range
+expect 0 "$salto" check "$root/tests/data/nlp/flywheel_jump.yaml"
+grep_in "$tmp/out" "duration free in \[0.2, 1.5\] s, from 0.8"
+expect 0 "$salto" solve "$root/tests/data/nlp/flywheel_jump.yaml" -o "$tmp/fw"
+grep_in "$tmp/err" "with the phase durations free: Solve_Succeeded .*durations chosen: flight 0.595[45] s \(in \[0.2, 1.5\]\)"
+grep_in "$tmp/fw/motion.json" '"phases.flight.duration.min=0.595'
+grep_in "$tmp/fw/motion.json" '"duration": 0.595'
+expect 0 "$salto" validate "$tmp/fw/motion.json" -o "$tmp/fwv"
+grep_in "$tmp/out" "checks pass at [0-9]+ samples: the motion is physical"
+# a duration objective on a fixed phase is bad input at its line
+cat >"$tmp/fw_bad.yaml" <<YAML
+character: $root/tests/data/nlp/flywheel.yaml
+phases:
+  - {name: flight, duration: 0.6}
+objective:
+  - {type: duration, phase: flight, goal: min}
+YAML
+expect 2 "$salto" solve "$tmp/fw_bad.yaml" -o "$tmp/fwb"
+grep_in "$tmp/err" "fw_bad.yaml:5:29: error: phase 'flight' has a fixed duration"
+
 # ---- validate ----
 # the solved dismount, judged with every threshold huge (passes: 0) and with slip at 0 (the
 # hands move by a fraction of a millimetre between knots: fails, 1); table, JSON and picture

@@ -325,8 +325,8 @@ static void bal_state(const salto_nlp* nlp, const double* x, int ph, double t, i
     salto_link_inertias(m, d);
     salto_com(m, d, c, cv);
     // (a free flight's real time: the nominal tau scaled by its duration, nlp_time.c)
-    const double tau = (t - nlp->p->phases[ph].start) * salto_nlp_phase_duration(nlp, x, ph) /
-                       nlp->p->phases[ph].duration;
+    double tau = t - nlp->p->phases[ph].start;
+    if (nlp->tvar[ph] >= 0) tau *= x[nlp->tvar[ph]] / nlp->tnom[ph];
     const double* pl = x + nlp->bal[ph];
     for (int j = 0; j < nt; j++) {
         const double* a = nlp->root.bal_a[j];
