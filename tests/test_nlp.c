@@ -70,6 +70,9 @@ static const char* const fd_problems[] = {
     "tests/data/nlp/contacts2d.yaml|phases.fly.duration={min: 0.1, max: 2, initial: 0.6}",
     "tests/data/nlp/contacts3d.yaml|phases.drop.duration={min: 0.1, max: 2, initial: 0.6}",
     "tests/data/nlp/all2d.yaml|phases.flight.duration={min: 0.2, max: 2, initial: 0.7}|phases.flight.ballistic=true",
+    // a torque and a contact force objective over free phases: their rows and their time steps
+    "tests/data/nlp/all2d.yaml|phases.swing.duration={min: 0.2, max: 2, initial: 0.7}|objective=[{type: acceleration}, {type: torque, weight: 1e-3}, {type: contact_force, weight: 1e-4}]",
+    "tests/data/nlp/all3d.yaml|phases.stand.duration={min: 0.2, max: 2, initial: 0.7}|objective=[{type: acceleration, weight: 0.01}, {type: torque, weight: 1e-3}, {type: contact_force, weight: 1e-4}]",
     "tests/data/nlp/contacts2d.yaml|phases.stand.duration={min: 0.2, max: 2, initial: 0.7}|phases.hang.duration={min: 0.2, max: 2, initial: 0.7}",
 };
 enum { NFD = (int)(sizeof fd_problems / sizeof fd_problems[0]) };

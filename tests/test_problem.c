@@ -1575,8 +1575,8 @@ static const bad_case bad_cases[] = {
      "phase 'land' cannot start with an impact: its duration or the one before it is free", NULL},
     {"duration_objective_fixed.yaml", SALTO_ERR_INVALID, 9, 29,
      "phase 'flight' has a fixed duration (line 7): a duration objective needs it free", NULL},
-    {"duration_free_torque.yaml", SALTO_ERR_INVALID, 10, 12,
-     "a torque objective cannot be used yet with a free phase duration (phase 'flight', line 7)", NULL},
+    {"duration_free_jerk.yaml", SALTO_ERR_INVALID, 10, 12,
+     "a contact_jerk objective cannot be used yet with a free phase duration (phase 'flight', line 7)", NULL},
 };
 enum { NBAD = (int)(sizeof bad_cases / sizeof bad_cases[0]) };
 

@@ -605,6 +605,16 @@ static void objective_rows_grad(salto_nlp* nlp, const double* x, double* grad) {
             }
             for (int a = 0; a < b->nxaux; a++) grad[b->xaux[a]] += w * nlp->ev.daux[NXAUX * r + a];
         }
+        if (b->ntc) {
+            // a free phase's duration: through the rows, and the weight ow = ow0 d / D
+            double* dc = nlp->tscr + 2 * (4 * (size_t)nlp->nv + NXAUX + 2) + 2 * (size_t)nlp->nv;
+            nlp_time_dcol(nlp, x, b, dc);
+            const double d = x[b->tc[0]];
+            for (int r = 0; r < b->nrows; r++) {
+                const double rw = b->rw ? b->rw[r] : 1.0;
+                grad[b->tc[0]] += 2.0 * b->ow * rw * g[r] * dc[r] + b->ow / d * rw * g[r] * g[r];
+            }
+        }
     }
     nlp->ev.have_state = 0;
 }

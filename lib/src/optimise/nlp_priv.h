@@ -96,6 +96,8 @@ typedef struct block {
     int tph;
     double r;            //   the scale applied now (1 for a fixed phase)
     double dN0[4], ddN0[4], sweep0[2];
+    double ow0;          //   a torque or contact_force objective's weight ow at the nominal
+                         //   duration (ow = ow0 d / D: the trapezoid rule's time steps)
     int ntc;             // duration variables every row depends on (0, 1, or 2 for a junction)
     int tc[2];
     int junc;            // 1: a free boundary's junction rows (a physics block by con = -1,
@@ -281,7 +283,7 @@ struct salto_nlp {
                              //   (nphase + 1): (d, c_ja) for every DOF j and a in the phase's
                              //   support, then (d, d)
     int* tb0;                // per block: first of its duration rows' slots in tslot, -1 for
-                             //   none (nblock): (d_t, u) for u the block's variables, then its
+                             //   none (nblock + nobjblk): (d_t, u) for u the block's variables, then its
                              //   durations, per duration column t
     int* tslot;              // the durations' Hessian slots (nlp_time_hess_pairs' order)
     double* tscr;            // scratch: a block's gradient at d + h and d - h (2 (4 nv + NXAUX +

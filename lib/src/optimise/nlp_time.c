@@ -78,6 +78,7 @@ void nlp_time_block(salto_nlp* nlp, block* b) {
     memcpy(b->dN0, b->dN, sizeof b->dN0);
     memcpy(b->ddN0, b->ddN, sizeof b->ddN0);
     memcpy(b->sweep0, b->sweep, sizeof b->sweep0);
+    b->ow0 = b->ow;
     b->r = 1.0;
     b->ntc = 0;
     b->tph = -1;
@@ -89,8 +90,9 @@ void nlp_time_block(salto_nlp* nlp, block* b) {
     const int ph = block_phase(nlp, b);
     if (ph < 0 || nlp->tvar[ph] < 0) return;
     b->tph = ph;
-    // a chord's rows do not depend on d; an objective block's are kinematic (heights, travel)
-    if (!b->obj && !b->chord) b->ntc = 1, b->tc[0] = nlp->tvar[ph];
+    // a chord's rows do not depend on d; a height's or travel's are kinematic; a torque's or
+    // contact force's objective rows do, and their weight (a time step) too
+    if (!b->chord && (!b->obj || b->quad == 1)) b->ntc = 1, b->tc[0] = nlp->tvar[ph];
 }
 
 
@@ -99,6 +101,7 @@ void nlp_block_scale(const salto_nlp* nlp, block* b, double d) {
     const double r = nlp->tnom[b->tph] / d;
     for (int k = 0; k < 4; k++) b->dN[k] = r * b->dN0[k], b->ddN[k] = r * r * b->ddN0[k];
     b->sweep[0] = b->sweep0[0] / r, b->sweep[1] = b->sweep0[1] / r;
+    if (b->obj && b->quad == 1) b->ow = b->ow0 / r;
     b->r = r;
 }
 
@@ -319,7 +322,7 @@ long nlp_time_hess_pairs(const salto_nlp* nlp, long* pairs) {
         }
         PAIR(nlp->tvar[i], nlp->tvar[i]);
     }
-    for (int i = 0; i < nlp->nblock; i++) {
+    for (int i = 0; i < nlp->nblock + nlp->nobjblk; i++) {
         const block* b = &nlp->blocks[i];
         const int nu = 4 * b->ndep + b->nxaux;
         for (int t = 0; t < b->ntc; t++) {
@@ -338,7 +341,7 @@ salto_status nlp_time_hess_slots(salto_nlp* nlp, const int* slot) {
     const salto_problem_desc* p = nlp->p;
     const long n = nlp_time_hess_pairs(nlp, NULL);
     nlp->tslot = salto_malloc((size_t)(n + 1) * sizeof(int));
-    nlp->tb0 = salto_malloc((size_t)(nlp->nblock + 1) * sizeof(int));
+    nlp->tb0 = salto_malloc((size_t)(nlp->nblock + nlp->nobjblk + 1) * sizeof(int));
     if (!nlp->tslot || !nlp->tb0) return SALTO_ERR_NOMEM;
     memcpy(nlp->tslot, slot, (size_t)n * sizeof(int));
     long k = 0;
@@ -350,7 +353,7 @@ salto_status nlp_time_hess_slots(salto_nlp* nlp, const int* slot) {
         k += (long)nlp->obj.dofs * (a1 - a0 + 1) + 1;
     }
     nlp->tband0[p->nphase] = (int)k;
-    for (int i = 0; i < nlp->nblock; i++) {
+    for (int i = 0; i < nlp->nblock + nlp->nobjblk; i++) {
         const block* b = &nlp->blocks[i];
         nlp->tb0[i] = b->ntc > 0 ? (int)k : -1;
         k += (long)b->ntc * (4 * b->ndep + b->nxaux + b->ntc);
@@ -362,6 +365,8 @@ salto_status nlp_time_hess_slots(salto_nlp* nlp, const int* slot) {
 
 // block b's gradient of sum_r lam_r row_r in its variables (4 ndep + nxaux) and its duration
 // (last) into G, at x (b scaled to x's duration)
+// (an objective block's: of ow sum_r rw_r row_r^2 times lambda[0], its weight's duration
+// dependence included)
 static void block_grad(salto_nlp* nlp, const double* x, const block* b, const double* lambda,
                        double* G) {
     double gtmp[16];
@@ -372,8 +377,11 @@ static void block_grad(salto_nlp* nlp, const double* x, const block* b, const do
     double* dc = nlp->tscr + 2 * (4 * (size_t)nlp->nv + NXAUX + 2) + 2 * (size_t)nlp->nv;
     for (int u = 0; u <= nu; u++) G[u] = 0.0;
     nlp_time_dcol(nlp, x, b, dc);
+    double S = 0.0;
     for (int r = 0; r < b->nrows; r++) {
-        const double l = lambda[b->row0 + r];
+        const double rw = b->rw ? b->rw[r] : 1.0;
+        const double l = b->obj ? lambda[0] * 2.0 * b->ow * rw * g[r] : lambda[b->row0 + r];
+        if (b->obj) S += rw * g[r] * g[r];
         if (l == 0.0) continue;
         const int j0 = b->diag ? r : 0, j1 = b->diag ? r + 1 : nd;
         for (int jj = j0; jj < j1; jj++) {
@@ -385,6 +393,8 @@ static void block_grad(salto_nlp* nlp, const double* x, const block* b, const do
         for (int a = 0; a < b->nxaux; a++) G[4 * nd + a] += l * nlp->ev.daux[NXAUX * r + a];
         G[nu] += l * dc[r];
     }
+    // d (ow0 d / D) / dd = ow / d
+    if (b->obj) G[nu] += lambda[0] * b->ow / x[b->tc[0]] * S;
     nlp->ev.have_state = 0;
 }
 
@@ -422,14 +432,17 @@ void nlp_time_hess(salto_nlp* nlp, const double* x, double obj_factor, const dou
         }
         values[slot[k]] += obj_factor * 12.0 * r * r * r * A / (d * d);
     }
-    if (!lambda) return;
     double* hx = nlp->hess.xs;
     memcpy(hx, x, (size_t)nlp->nx * sizeof(double));
-    for (int i = 0; i < nlp->nblock; i++) {
+    for (int i = 0; i < nlp->nblock + nlp->nobjblk; i++) {
         block* b = &nlp->blocks[i];
         if (b->ntc == 0) continue;
         int any = 0;
-        for (int r = 0; r < b->nrows && !any; r++) any = lambda[b->row0 + r] != 0.0;
+        if (b->obj) {
+            any = obj_factor != 0.0 && b->ow != 0.0;
+        } else {
+            for (int r = 0; lambda && r < b->nrows && !any; r++) any = lambda[b->row0 + r] != 0.0;
+        }
         if (!any) continue;
         const int* slot = nlp->tslot + nlp->tb0[i];
         const int nu = 4 * b->ndep + b->nxaux;
@@ -464,10 +477,11 @@ void nlp_time_hess(salto_nlp* nlp, const double* x, double obj_factor, const dou
         double* Gm = Gp + nu + 1;
         hx[tv] = d0 + h;
         nlp_block_scale(nlp, b, d0 + h);
-        block_grad(nlp, hx, b, lambda, Gp);
+        const double* lw = b->obj ? &obj_factor : lambda;
+        block_grad(nlp, hx, b, lw, Gp);
         hx[tv] = d0 - h;
         nlp_block_scale(nlp, b, d0 - h);
-        block_grad(nlp, hx, b, lambda, Gm);
+        block_grad(nlp, hx, b, lw, Gm);
         hx[tv] = d0;
         nlp_block_scale(nlp, b, d0);
         for (int u = 0; u <= nu; u++) values[slot[u]] += (Gp[u] - Gm[u]) / (2.0 * h);

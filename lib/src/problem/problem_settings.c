@@ -250,14 +250,14 @@ salto_status problem_read_objectives(reader* R, const salto_cfg_node* top) {
             if (s) return s;
         }
         // terms over time that do not yet follow a free phase's time scale
-        const int timed = o->type == SALTO_OBJ_REFERENCE || o->type == SALTO_OBJ_TORQUE ||
-                          o->type == SALTO_OBJ_CONTACT_FORCE || o->type == SALTO_OBJ_CONTACT_JERK;
+        const int timed = o->type == SALTO_OBJ_REFERENCE || o->type == SALTO_OBJ_CONTACT_JERK;
         for (int k = 0; timed && k < p->nphase; k++) {
             if (!p->phases[k].dur_free) continue;
             return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, tn),
                               "%s cannot be used yet with a free phase duration (phase '%s', "
                               "line %d): give the phase a fixed duration, or use the "
-                              "acceleration, height, travel or duration terms",
+                              "acceleration, height, travel, torque, contact_force or duration "
+                              "terms",
                               what, p->phases[k].name, p->phases[k].dur_loc.line);
         }
     }
