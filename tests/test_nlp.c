@@ -70,6 +70,11 @@ static const char* const fd_problems[] = {
     "tests/data/nlp/contacts2d.yaml|phases.fly.duration={min: 0.1, max: 2, initial: 0.6}",
     "tests/data/nlp/contacts3d.yaml|phases.drop.duration={min: 0.1, max: 2, initial: 0.6}",
     "tests/data/nlp/all2d.yaml|phases.flight.duration={min: 0.2, max: 2, initial: 0.7}|phases.flight.ballistic=true",
+    // impacts at a free boundary: the jump's two sides scaled apart (a free fall, a free landing,
+    // both; in 3-D on two feet, the impulse shared)
+    "tests/data/nlp/impact2d.yaml|phases.fall.duration={min: 0.1, max: 2, initial: 0.6}",
+    "tests/data/nlp/impact2d.yaml|phases.land.duration={min: 0.1, max: 2, initial: 0.6}|phases.fall.ballistic=true",
+    "tests/data/nlp/impact3d.yaml|phases.drop.duration={min: 0.1, max: 2, initial: 0.6}|phases.land.duration={min: 0.1, max: 2, initial: 0.7}|phases.land.contact.sites=[heel_l, toe_l, heel_r, toe_r]",
     // a torque and a contact force objective over free phases: their rows and their time steps
     "tests/data/nlp/all2d.yaml|phases.swing.duration={min: 0.2, max: 2, initial: 0.7}|objective=[{type: acceleration}, {type: torque, weight: 1e-3}, {type: contact_force, weight: 1e-4}]",
     "tests/data/nlp/all3d.yaml|phases.stand.duration={min: 0.2, max: 2, initial: 0.7}|objective=[{type: acceleration, weight: 0.01}, {type: torque, weight: 1e-3}, {type: contact_force, weight: 1e-4}]",

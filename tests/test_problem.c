@@ -1571,8 +1571,6 @@ static const bad_case bad_cases[] = {
     {"duration_initial_outside.yaml", SALTO_ERR_INVALID, 7, 45,
      "the initial duration of phase 'flight' (0.7 s) is outside [0.3, 0.6] s", NULL},
     {"duration_key.yaml", SALTO_ERR_INVALID, 7, 36, "unknown key 'start' in 'duration'", NULL},
-    {"duration_free_impact.yaml", SALTO_ERR_INVALID, 10, 57,
-     "phase 'land' cannot start with an impact: its duration or the one before it is free", NULL},
     {"duration_objective_fixed.yaml", SALTO_ERR_INVALID, 9, 29,
      "phase 'flight' has a fixed duration (line 7): a duration objective needs it free", NULL},
     {"duration_free_jerk.yaml", SALTO_ERR_INVALID, 10, 12,

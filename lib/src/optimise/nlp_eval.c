@@ -469,7 +469,7 @@ salto_status salto_nlp_eval_jac(salto_nlp* nlp, const double* x, double* values)
     double gtmp[16];
     nlp_time_update(nlp, x);
     nlp->ev.have_state = 0;
-    double* dcol = nlp->ev.og; // the rows' derivatives in their duration (nv >= 16 or nrows)
+    double* dcol = NULL; // the rows' derivatives in their durations (nlp_time_dcol)
     for (int i = 0; i < nlp->nblock; i++) {
         const block* b = &nlp->blocks[i];
         if (b->junc) {
@@ -484,7 +484,7 @@ salto_status salto_nlp_eval_jac(salto_nlp* nlp, const double* x, double* values)
             g = gbig;
         }
         nlp_eval_block(nlp, x, b, g, 1);
-        if (b->ntc) nlp_time_dcol(nlp, x, b, dcol);
+        if (b->ntc) dcol = nlp_time_dscratch(nlp), nlp_time_dcol(nlp, x, b, dcol);
         const int nd = b->ndep;
         double* v = values + b->jac0;
         for (int r = 0; r < b->nrows; r++) {
@@ -498,7 +498,7 @@ salto_status salto_nlp_eval_jac(salto_nlp* nlp, const double* x, double* values)
             }
             if (row_aux(b, r) >= 0) *v++ = -1.0;
             for (int a = 0; a < b->nxaux; a++) *v++ = nlp->ev.daux[NXAUX * r + a];
-            if (b->ntc) *v++ = dcol[r];
+            for (int t = 0; t < b->ntc; t++) *v++ = dcol[t * b->nrows + r];
         }
     }
     nlp->ev.have_state = 0;
@@ -607,7 +607,7 @@ static void objective_rows_grad(salto_nlp* nlp, const double* x, double* grad) {
         }
         if (b->ntc) {
             // a free phase's duration: through the rows, and the weight ow = ow0 d / D
-            double* dc = nlp->tscr + 2 * (4 * (size_t)nlp->nv + NXAUX + 2) + 2 * (size_t)nlp->nv;
+            double* dc = nlp_time_dscratch(nlp);
             nlp_time_dcol(nlp, x, b, dc);
             const double d = x[b->tc[0]];
             for (int r = 0; r < b->nrows; r++) {

@@ -916,7 +916,7 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     }
     // a free duration's boundaries: the velocity joined across the C0 knot (nlp_time.c)
     for (int i = 1; i < p->nphase; i++) {
-        if (nlp->tvar[i] < 0 && nlp->tvar[i - 1] < 0) continue;
+        if ((nlp->tvar[i] < 0 && nlp->tvar[i - 1] < 0) || p->phases[i].contact.impact) continue;
         block* b = physics_block(&B, i, p->phases[i].start, 1);
         if (!b) goto nomem;
         b->junc = 1;

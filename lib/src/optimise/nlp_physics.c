@@ -370,6 +370,9 @@ void nlp_impact_basis(const salto_nlp* nlp, block* b) {
     b->ddN[1] = dNR[0] - dNL[3];
     b->ddN[2] = dNR[1];
     b->ddN[3] = dNR[2];
+    // the two sides apart, for free durations (nlp_time.c scales each by its phase's)
+    b->jL[0] = dNL[2], b->jL[1] = dNL[3], b->jL[2] = b->jL[3] = 0.0;
+    b->jR[0] = 0.0, b->jR[1] = dNR[0], b->jR[2] = dNR[1], b->jR[3] = dNR[2];
 }
 
 

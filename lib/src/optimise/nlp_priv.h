@@ -104,6 +104,7 @@ typedef struct block {
                          //   phase the one it starts, diag, one row per DOF): qd_j from the
                          //   left (r_L jL . c) less qd_j from the right (r_R jR . c), the
                          //   nominal weights jL, jR on control points first .. first + 3
+                         //   (an impact's jump, ddN, is r_R jR . c - r_L jL . c likewise)
     double jL[4], jR[4];
 } block;
 
@@ -432,6 +433,7 @@ void nlp_time_block(salto_nlp* nlp, block* b);
 void nlp_time_update(salto_nlp* nlp, const double* x);
 void nlp_block_scale(const salto_nlp* nlp, block* b, double d);
 void nlp_time_dcol(salto_nlp* nlp, const double* x, const block* b, double* dcol);
+double* nlp_time_dscratch(const salto_nlp* nlp);
 void nlp_eval_junction(salto_nlp* nlp, const double* x, const block* b, double* g, double* jac);
 double nlp_time_objective(const salto_nlp* nlp, const double* x, double* grad);
 long nlp_time_hess_pairs(const salto_nlp* nlp, long* pairs);

@@ -47,6 +47,12 @@ static int block_phase(const salto_nlp* nlp, const block* b) {
 }
 
 
+// the scratch nlp->tscr: two block gradients (2 (4 nv + NXAUX + 2)), a block's deps' qd and qdd
+// (2 nv), a block's rows' duration derivatives (two columns of up to nv + 8 rows)
+static double* scr_qd(const salto_nlp* nlp) { return nlp->tscr + 2 * (4 * (size_t)nlp->nv + NXAUX + 2); }
+double* nlp_time_dscratch(const salto_nlp* nlp) { return scr_qd(nlp) + 2 * (size_t)nlp->nv; }
+
+
 static double phase_duration(const salto_nlp* nlp, const double* x, int ph) {
     return nlp->tvar[ph] >= 0 ? x[nlp->tvar[ph]] : nlp->tnom[ph];
 }
@@ -87,12 +93,36 @@ void nlp_time_block(salto_nlp* nlp, block* b) {
         junction_basis(nlp, b);
         return;
     }
+    if (b->impact) {
+        // the jump u = r_R jR . c - r_L jL . c (nlp_impact_basis set jL, jR): both sides' scales
+        const int L = b->phase - 1, R = b->phase;
+        if (nlp->tvar[L] >= 0) b->tc[b->ntc++] = nlp->tvar[L];
+        if (nlp->tvar[R] >= 0) b->tc[b->ntc++] = nlp->tvar[R];
+        return;
+    }
     const int ph = block_phase(nlp, b);
     if (ph < 0 || nlp->tvar[ph] < 0) return;
     b->tph = ph;
     // a chord's rows do not depend on d; a height's or travel's are kinematic; a torque's or
     // contact force's objective rows do, and their weight (a time step) too
     if (!b->chord && (!b->obj || b->quad == 1)) b->ntc = 1, b->tc[0] = nlp->tvar[ph];
+}
+
+
+// an impact's jump weights at the two sides' durations
+static void impact_scale(const salto_nlp* nlp, block* b, double dL, double dR) {
+    const double rL = nlp->tnom[b->phase - 1] / dL, rR = nlp->tnom[b->phase] / dR;
+    for (int k = 0; k < 4; k++) b->ddN[k] = rR * b->jR[k] - rL * b->jL[k];
+}
+
+
+// block b scaled to the durations in x
+static void block_rescale(const salto_nlp* nlp, block* b, const double* x) {
+    if (b->impact && b->ntc > 0) {
+        impact_scale(nlp, b, phase_duration(nlp, x, b->phase - 1), phase_duration(nlp, x, b->phase));
+    } else if (b->tph >= 0) {
+        nlp_block_scale(nlp, b, phase_duration(nlp, x, b->tph));
+    }
 }
 
 
@@ -133,7 +163,7 @@ salto_status nlp_time_layout(salto_nlp* nlp) {
     if (nlp->ntv == 0) return SALTO_OK;
     nlp->Gk = salto_calloc((size_t)p->nphase * 7 * (size_t)ncp, sizeof(double));
     nlp->G0k = salto_calloc((size_t)p->nphase * 7 * (size_t)ncp, sizeof(double));
-    nlp->tscr = salto_malloc((2 * (4 * (size_t)nlp->nv + NXAUX + 2) + 3 * (size_t)nlp->nv + 8) * sizeof(double));
+    nlp->tscr = salto_malloc((2 * (4 * (size_t)nlp->nv + NXAUX + 2) + 4 * (size_t)nlp->nv + 16) * sizeof(double));
     if (!nlp->Gk || !nlp->G0k || !nlp->tscr) return SALTO_ERR_NOMEM;
     for (int i = 0; i < p->nphase; i++) {
         const double t0 = p->phases[i].start, t1 = i + 1 < p->nphase ? p->phases[i + 1].start : p->duration;
@@ -164,6 +194,7 @@ void nlp_time_update(salto_nlp* nlp, const double* x) {
     for (int i = 0; i < nlp->nblock + nlp->nobjblk; i++) {
         block* b = &nlp->blocks[i];
         if (b->tph >= 0) nlp_block_scale(nlp, b, nlp->tcur[b->tph]);
+        if (b->impact && b->ntc > 0) impact_scale(nlp, b, nlp->tcur[b->phase - 1], nlp->tcur[b->phase]);
     }
     const int n7 = 7 * nlp->ncp;
     for (int e = 0; e < n7; e++) nlp->obj.G[e] = nlp->obj.G0[e] = 0.0;
@@ -177,13 +208,36 @@ void nlp_time_update(salto_nlp* nlp, const double* x) {
 }
 
 
-// each row's derivative in its phase's duration, after nlp_eval_block(want_jac) on b at x
+// each row's derivative in each of its durations, after nlp_eval_block(want_jac) on b at x: column t
+// (b->tc[t]) at dcol + t nrows
 void nlp_time_dcol(salto_nlp* nlp, const double* x, const block* b, double* dcol) {
     const int nd = b->ndep;
     const int* dep = nlp->dep + b->dep0;
-    const double d = x[nlp->tvar[b->tph]];
-    double* qd = nlp->tscr + 2 * (4 * (size_t)nlp->nv + NXAUX + 2);
+    double* qd = scr_qd(nlp);
     double* qdd = qd + nlp->nv;
+    if (b->impact) {
+        // u = r_R V_R - r_L V_L: du/d d_L = r_L V_L / d_L, du/d d_R = -r_R V_R / d_R, the rows'
+        // derivatives in u in dqdd
+        for (int t = 0; t < b->ntc; t++) {
+            const int left = b->tc[t] == nlp->tvar[b->phase - 1];
+            const int ph = left ? b->phase - 1 : b->phase;
+            const double d = x[b->tc[t]], rr = nlp->tnom[ph] / d;
+            const double* w = left ? b->jL : b->jR;
+            for (int jj = 0; jj < nd; jj++) {
+                const double* c = x + dep[jj] * nlp->ncp + b->first;
+                double V = 0.0;
+                for (int k = 0; k < 4; k++) V += w[k] * c[k];
+                qd[jj] = left ? rr * V / d : -rr * V / d;
+            }
+            for (int r = 0; r < b->nrows; r++) {
+                double s = 0.0;
+                for (int jj = 0; jj < nd; jj++) s += nlp->ev.dqdd[r * nd + jj] * qd[jj];
+                dcol[t * b->nrows + r] = s;
+            }
+        }
+        return;
+    }
+    const double d = x[nlp->tvar[b->tph]];
     for (int jj = 0; jj < nd; jj++) {
         const double* c = x + dep[jj] * nlp->ncp + b->first;
         qd[jj] = qdd[jj] = 0.0;
@@ -363,10 +417,9 @@ salto_status nlp_time_hess_slots(salto_nlp* nlp, const int* slot) {
 }
 
 
-// block b's gradient of sum_r lam_r row_r in its variables (4 ndep + nxaux) and its duration
-// (last) into G, at x (b scaled to x's duration)
-// (an objective block's: of ow sum_r rw_r row_r^2 times lambda[0], its weight's duration
-// dependence included)
+// block b's gradient of sum_r lam_r row_r in its variables (4 ndep + nxaux) and its durations
+// (the last ntc) into G, at x (b scaled to x's durations) (an objective block's: of ow sum_r
+// rw_r row_r^2 times lambda[0], its weight's duration dependence included)
 static void block_grad(salto_nlp* nlp, const double* x, const block* b, const double* lambda,
                        double* G) {
     double gtmp[16];
@@ -374,8 +427,8 @@ static void block_grad(salto_nlp* nlp, const double* x, const block* b, const do
     nlp->ev.have_state = 0;
     nlp_eval_block(nlp, x, b, g, 1);
     const int nd = b->ndep, nu = 4 * nd + b->nxaux;
-    double* dc = nlp->tscr + 2 * (4 * (size_t)nlp->nv + NXAUX + 2) + 2 * (size_t)nlp->nv;
-    for (int u = 0; u <= nu; u++) G[u] = 0.0;
+    double* dc = nlp_time_dscratch(nlp);
+    for (int u = 0; u < nu + b->ntc; u++) G[u] = 0.0;
     nlp_time_dcol(nlp, x, b, dc);
     double S = 0.0;
     for (int r = 0; r < b->nrows; r++) {
@@ -391,7 +444,7 @@ static void block_grad(salto_nlp* nlp, const double* x, const block* b, const do
             for (int k = 0; k < 4; k++) G[4 * jj + k] += l * (a * b->N[k] + c * b->dN[k] + e * b->ddN[k]);
         }
         for (int a = 0; a < b->nxaux; a++) G[4 * nd + a] += l * nlp->ev.daux[NXAUX * r + a];
-        G[nu] += l * dc[r];
+        for (int t = 0; t < b->ntc; t++) G[nu + t] += l * dc[t * b->nrows + r];
     }
     // d (ow0 d / D) / dd = ow / d
     if (b->obj) G[nu] += lambda[0] * b->ow / x[b->tc[0]] * S;
@@ -469,22 +522,27 @@ void nlp_time_hess(salto_nlp* nlp, const double* x, double obj_factor, const dou
             }
             continue;
         }
-        // central differences in the duration of the block's exact gradient
-        const int tv = b->tc[0];
-        if (nlp->x_lo[tv] == nlp->x_hi[tv]) continue; // pinned: IPOPT takes it as a parameter
-        const double d0 = x[tv], h = 1e-6 * d0;
-        double* Gp = nlp->tscr;
-        double* Gm = Gp + nu + 1;
-        hx[tv] = d0 + h;
-        nlp_block_scale(nlp, b, d0 + h);
+        // central differences in each duration of the block's exact gradient
         const double* lw = b->obj ? &obj_factor : lambda;
-        block_grad(nlp, hx, b, lw, Gp);
-        hx[tv] = d0 - h;
-        nlp_block_scale(nlp, b, d0 - h);
-        block_grad(nlp, hx, b, lw, Gm);
-        hx[tv] = d0;
-        nlp_block_scale(nlp, b, d0);
-        for (int u = 0; u <= nu; u++) values[slot[u]] += (Gp[u] - Gm[u]) / (2.0 * h);
+        for (int t = 0; t < b->ntc; t++) {
+            const int tv = b->tc[t];
+            if (nlp->x_lo[tv] == nlp->x_hi[tv]) continue; // pinned: IPOPT takes it as a parameter
+            const double d0 = x[tv], h = 1e-6 * d0;
+            double* Gp = nlp->tscr;
+            double* Gm = Gp + nu + 2;
+            hx[tv] = d0 + h;
+            block_rescale(nlp, b, hx);
+            block_grad(nlp, hx, b, lw, Gp);
+            hx[tv] = d0 - h;
+            block_rescale(nlp, b, hx);
+            block_grad(nlp, hx, b, lw, Gm);
+            hx[tv] = d0;
+            block_rescale(nlp, b, hx);
+            // each pair of durations once: (t, t2) and (t2, t) share a slot
+            for (int u = 0; u <= nu + t; u++) {
+                values[slot[t * (nu + b->ntc) + u]] += (Gp[u] - Gm[u]) / (2.0 * h);
+            }
+        }
     }
     nlp->ev.have_state = 0;
 }

@@ -401,14 +401,6 @@ salto_status problem_read_phases(reader* R, const salto_cfg_node* top) {
             s = salto_cfg_bool(bn, &ph->ballistic, R->err);
             if (s) return s;
         }
-        // an impact's velocity jump is at a boundary whose two sides share one time scale
-        if (cn && ph->contact.impact == 1 && i > 0 && (ph->dur_free || p->phases[i - 1].dur_free)) {
-            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, salto_cfg_child(cn, "impact")),
-                              "phase '%s' cannot start with an impact: its duration or the one "
-                              "before it is free, and an impact needs both fixed (leave "
-                              "'impact' out: the landing is then held from rest)",
-                              ph->name);
-        }
     }
     p->duration = t;
     return SALTO_OK;

@@ -591,7 +591,6 @@ salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
         if (ph->ballistic < 0) ph->ballistic = by_spacing && c->type == SALTO_CONTACT_NONE;
         if (c->impact >= 0) continue;
         c->impact = by_spacing && i > 0 && p->phases[i - 1].contact.type == SALTO_CONTACT_NONE && c->hold &&
-                    !ph->dur_free && !p->phases[i - 1].dur_free &&
                     salto_contact_links(R->m, c, NULL, NULL) == 1;
     }
     if (n) {
