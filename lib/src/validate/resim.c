@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "salto/character.h"
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
 #include "salto/spatial.h"
@@ -18,6 +19,8 @@
 #include "linalg.h"
 
 enum { max_wrench = 8, max_rows = 24 };
+
+static const double pi = 3.14159265358979323846;
 
 static const double hold_rate = 20.0;     // w: the held sites' drift returns as exp(-w t)
 
@@ -127,7 +130,174 @@ struct salto_resim {
     // the held rows: a site's position along a world axis (row_site >= 0), or the angle of its
     // contact link about one (row_site -1), and the link
     int nrow, row_site[max_rows], row_axis[max_rows], row_link[max_rows];
+    // the free root's charts (below): the models (cm[0] the problem's), their data, the one
+    // integrated in and its state there, and what advance last returned in chart 0
+    int nchart, chart;
+    salto_model* cm[3];
+    salto_data* cd[3];
+    double* cq;      // (nv)
+    double* cqd;     // (nv)
+    double* oq;      // (nv)
+    double* oqd;     // (nv)
+    int have_out;
 };
+
+
+// ---- charts: the free root's orientation in three Euler orders ----
+//
+// A free root turns through three revolute DOFs in the character's rotation_order, whose middle
+// angle beta is singular at +-90 deg: the first and last axes align there, the massless links
+// between them have a singular articulated inertia, and the articulated-body algorithm breaks
+// down (a side somersault about the middle axis stopped the re-simulation at its quarter turn,
+// the motion itself smooth and its physics exact). So the re-simulation integrates in whichever
+// of three charts keeps |beta| smallest: the character's order and two with the other axes in
+// the middle; at any orientation one of them has |beta| <= 45 deg. It switches at the start of
+// a step when the current chart's |beta| passes 60 deg, through the root's world orientation R
+// and angular velocity w, which all charts share (the translation and the joints are the same
+// DOFs in each).
+
+// the Euler angles (a, b, c) of R = R_i(a) R_j(b) R_k(c), order (i, j, k) distinct axes,
+// b in [-90, 90] deg
+static void euler_of(const int o[3], const double* R, double e[3]) {
+    const int i = o[0], j = o[1], k = o[2];
+    const double eps = ((j - i + 3) % 3 == 1) ? 1.0 : -1.0; // +1 for a cyclic order
+    double sb = eps * R[3 * i + k];
+    sb = sb > 1.0 ? 1.0 : sb < -1.0 ? -1.0 : sb;
+    e[1] = asin(sb);
+    e[0] = atan2(-eps * R[3 * j + k], R[3 * k + k]);
+    e[2] = atan2(-eps * R[3 * i + j], R[3 * i + i]);
+}
+
+
+// of the two angle sets of R, (a, b, c) and (a + pi, pi - b, c + pi), and their 2 pi shifts,
+// the one nearest prev
+static void euler_nearest(double e[3], const double prev[3]) {
+    double best[3], bd = INFINITY;
+    for (int fam = 0; fam < 2; fam++) {
+        double f[3] = {e[0], e[1], e[2]};
+        if (fam) {
+            f[0] += pi;
+            f[1] = pi - f[1];
+            f[2] += pi;
+        }
+        double dsum = 0.0;
+        for (int a = 0; a < 3; a++) {
+            f[a] += 2.0 * pi * round((prev[a] - f[a]) / (2.0 * pi));
+            dsum += fabs(f[a] - prev[a]);
+        }
+        if (dsum < bd) bd = dsum, memcpy(best, f, sizeof best);
+    }
+    memcpy(e, best, sizeof best);
+}
+
+
+// the root's rotational DOFs (the last three of the six) and their order; 0 unless a free root
+static int root_order(const salto_model* m, int o[3]) {
+    if (m->root_type != SALTO_ROOT_FREE || m->nroot != 6) return 0;
+    for (int a = 0; a < 3; a++) {
+        o[a] = m->link_axis_k[3 + a];
+        if (m->link_type[3 + a] != SALTO_AXIS_REVOLUTE || o[a] < 0) return 0;
+    }
+    return 1;
+}
+
+
+// The charts of p's character: its own model and, for a free root whose character file can be
+// read, two more (the same character with another rotation_order); 1 when there are none.
+static int make_charts(salto_resim* r) {
+    r->cm[0] = (salto_model*)r->p->model;
+    r->cd[0] = r->ds;
+    int o[3];
+    if (!root_order(r->m, o) || !r->p->character) return 1;
+    salto_error err = {0};
+    salto_character_desc* c = salto_character_load(r->p->character, &err);
+    if (!c) return 1;
+    int n = 1;
+    for (int mid = 0; mid < 3; mid++) {
+        if (mid == o[1]) continue;
+        const int a = (mid + 1) % 3, b = (mid + 2) % 3;
+        c->root_rot_order[0] = a < b ? a : b, c->root_rot_order[1] = mid, c->root_rot_order[2] = a < b ? b : a;
+        salto_model* mc = salto_model_build(c, NULL, &err);
+        salto_data* dc = mc ? salto_data_create(mc) : NULL;
+        if (!dc || mc->nv != r->m->nv) {
+            salto_data_destroy(dc);
+            salto_model_destroy(mc);
+            break;
+        }
+        r->cm[n] = mc, r->cd[n] = dc, n++;
+    }
+    salto_character_destroy(c);
+    return n == 3 ? 3 : 1;
+}
+
+
+// the root's world orientation (row-major) and angular velocity in chart k at (q, qd)
+static void chart_frame(salto_resim* r, int k, const double* q, const double* qd, double R[9],
+                        double w[3]) {
+    const salto_model* m = r->cm[k];
+    salto_data* d = r->cd[k];
+    memcpy(d->q, q, (size_t)m->nv * sizeof(double));
+    memcpy(d->qd, qd, (size_t)m->nv * sizeof(double));
+    salto_fk(m, d, SALTO_FK_VEL);
+    const double *Rb, *pb;
+    salto_body_frame(m, d, 0, &Rb, &pb);
+    memcpy(R, Rb, 9 * sizeof(double));
+    memcpy(w, d->V + 6 * m->body_link[0], 3 * sizeof(double));
+}
+
+
+// chart k's root angles and rates for the orientation R and angular velocity w (q, qd: the
+// other DOFs already there; angles nearest prev when given): the rates solve J qd = w, J the
+// three axes in the world, damped where the chart is singular
+static void chart_set(salto_resim* r, int k, const double R[9], const double w[3], const double* prev,
+                      double* q, double* qd) {
+    const salto_model* m = r->cm[k];
+    int o[3];
+    root_order(m, o);
+    double e[3];
+    euler_of(o, R, e);
+    if (prev) euler_nearest(e, prev);
+    for (int a = 0; a < 3; a++) q[3 + a] = e[a];
+    salto_data* d = r->cd[k];
+    memcpy(d->q, q, (size_t)m->nv * sizeof(double));
+    salto_fk(m, d, SALTO_FK_POS);
+    double J[9], N[9], rhs[3];
+    for (int a = 0; a < 3; a++) {
+        for (int b = 0; b < 3; b++) J[3 * b + a] = d->S[6 * (3 + a) + b];
+    }
+    // (J'J + mu I) x = J' w: the exact solve away from the singular set
+    for (int a = 0; a < 3; a++) {
+        rhs[a] = J[a] * w[0] + J[3 + a] * w[1] + J[6 + a] * w[2];
+        for (int b = 0; b < 3; b++) N[3 * a + b] = J[a] * J[b] + J[3 + a] * J[3 + b] + J[6 + a] * J[6 + b] + (a == b ? 1e-24 : 0.0);
+    }
+    // Cramer's rule on the symmetric 3 x 3
+    const double c00 = N[4] * N[8] - N[5] * N[7], c01 = N[5] * N[6] - N[3] * N[8], c02 = N[3] * N[7] - N[4] * N[6];
+    const double det = N[0] * c00 + N[1] * c01 + N[2] * c02;
+    const double c11 = N[0] * N[8] - N[2] * N[6], c12 = N[2] * N[3] - N[0] * N[5], c22 = N[0] * N[4] - N[1] * N[3];
+    const double Ni[9] = {c00, c01, c02, c01, c11, c12, c02, c12, c22};
+    for (int a = 0; a < 3; a++) qd[3 + a] = (Ni[3 * a] * rhs[0] + Ni[3 * a + 1] * rhs[1] + Ni[3 * a + 2] * rhs[2]) / det;
+}
+
+
+// the chart to integrate in at (q, qd) in chart r->chart: it, unless its middle angle is past
+// 60 deg; then the one with the smallest (the state converted)
+static void chart_choose(salto_resim* r) {
+    if (r->nchart < 2 || fabs(r->cq[4]) <= pi / 3.0) return;
+    double R[9], w[3];
+    chart_frame(r, r->chart, r->cq, r->cqd, R, w);
+    int best = r->chart;
+    double bb = INFINITY;
+    for (int k = 0; k < r->nchart; k++) {
+        int o[3];
+        double e[3];
+        root_order(r->cm[k], o);
+        euler_of(o, R, e);
+        if (fabs(e[1]) < bb) bb = fabs(e[1]), best = k;
+    }
+    if (best == r->chart) return;
+    chart_set(r, best, R, w, NULL, r->cq, r->cqd);
+    r->chart = best;
+}
 
 
 salto_resim* salto_resim_create(const salto_problem_desc* p, salto_state_fn state, void* ctx) {
@@ -145,12 +315,15 @@ salto_resim* salto_resim_create(const salto_problem_desc* p, salto_state_fn stat
     r->tau = salto_calloc((size_t)nv, sizeof(double));
     r->y = salto_calloc((size_t)nv * 2, sizeof(double));
     r->y0 = salto_calloc((size_t)nv * 2, sizeof(double));
-    int ok = r->dm && r->ds && r->fext && r->dA && r->qdd0 && r->dqdd && r->tau && r->y && r->y0;
+    r->cq = salto_calloc((size_t)nv * 4, sizeof(double));
+    int ok = r->dm && r->ds && r->fext && r->dA && r->qdd0 && r->dqdd && r->tau && r->y && r->y0 && r->cq;
     for (int s = 0; s < 4; s++) ok &= (r->k[s] = salto_calloc((size_t)nv * 2, sizeof(double))) != NULL;
     if (!ok) {
         salto_resim_destroy(r);
         return NULL;
     }
+    r->cqd = r->cq + nv, r->oq = r->cq + 2 * nv, r->oqd = r->cq + 3 * nv;
+    r->nchart = make_charts(r);
     r->phase = -1;
     r->t_id = NAN;
     return r;
@@ -169,6 +342,8 @@ void salto_resim_destroy(salto_resim* r) {
     salto_free(r->y);
     salto_free(r->y0);
     for (int s = 0; s < 4; s++) salto_free(r->k[s]);
+    for (int k = 1; k < r->nchart; k++) salto_data_destroy(r->cd[k]), salto_model_destroy(r->cm[k]);
+    salto_free(r->cq);
     salto_free(r);
 }
 
@@ -194,6 +369,8 @@ salto_status salto_resim_begin(salto_resim* r, int i, double t, double* q, doubl
     const salto_contact_desc* ct = &r->p->phases[i].contact;
     r->phase = i;
     r->t_id = NAN;
+    r->chart = 0;
+    r->have_out = 0;
     salto_data* dm = r->dm;
     r->state(r->ctx, t, dm->q, dm->qd, dm->qdd);
     for (int j = 0; j < m->nv; j++) {
@@ -259,9 +436,11 @@ static void row_acc(const salto_resim* r, const salto_data* d, double* a) {
 
 salto_status salto_resim_accel(salto_resim* r, double t, const double* q, const double* qd,
                                double* qdd, salto_error* err) {
-    const salto_model* m = r->m;
+    // in the chart integrated in (chart 0, the problem's model, unless advance switched): the
+    // motion's own state r->dm stays in the problem's
+    const salto_model* m = r->cm[r->chart];
     const int nv = m->nv;
-    salto_data* d = r->ds;
+    salto_data* d = r->cd[r->chart];
     motion_forces(r, t);
     memcpy(d->q, q, (size_t)nv * sizeof(double));
     memcpy(d->qd, qd, (size_t)nv * sizeof(double));
@@ -304,9 +483,9 @@ salto_status salto_resim_accel(salto_resim* r, double t, const double* q, const 
             const double* x = xs[k];
             salto_site_pos(m, d, r->row_site[k], xs[k]);
             salto_site_vel(m, d, r->row_site[k], v);
-            salto_site_pos(m, r->dm, r->row_site[k], xm);
-            salto_site_vel(m, r->dm, r->row_site[k], vm);
-            salto_site_acc(m, r->dm, r->row_site[k], am);
+            salto_site_pos(r->m, r->dm, r->row_site[k], xm);
+            salto_site_vel(r->m, r->dm, r->row_site[k], vm);
+            salto_site_acc(r->m, r->dm, r->row_site[k], am);
             want[k] = am[a] + 2.0 * hold_rate * (vm[a] - v[a]) + hold_rate * hold_rate * (xm[a] - x[a]) - a0[k];
         }
         // test forces: a unit force along each row's axis at its site; column k of K is the
@@ -390,15 +569,28 @@ static salto_status deriv(salto_resim* r, double t, const double* y, double* k, 
 
 
 salto_status salto_resim_advance(salto_resim* r, salto_integrator integrator, double t0,
-                                 double t1, double h, double* q, double* qd, salto_error* err) {
+                                 double t1, double h, double* qo, double* qdo, salto_error* err) {
     const int nv = r->m->nv;
     if (!(t1 > t0)) return SALTO_OK;
+    // with charts, the state in the chart integrated in: the last advance's, when the caller
+    // passes back what it returned, else the caller's (chart 0)
+    double* q = qo;
+    double* qd = qdo;
+    if (r->nchart > 1) {
+        const size_t n = (size_t)nv * sizeof(double);
+        if (!r->have_out || memcmp(qo, r->oq, n) != 0 || memcmp(qdo, r->oqd, n) != 0) {
+            r->chart = 0;
+            memcpy(r->cq, qo, n), memcpy(r->cqd, qdo, n);
+        }
+        q = r->cq, qd = r->cqd;
+    }
     const int nstep = h > 0.0 ? (int)ceil((t1 - t0) / h - 1e-9) : 1;
     const double dt = (t1 - t0) / (nstep > 0 ? nstep : 1);
     double* Y = r->y;
     salto_status st = SALTO_OK;
     for (int s = 0; s < nstep && st == SALTO_OK; s++) {
         const double t = t0 + dt * s;
+        chart_choose(r);
         if (integrator == SALTO_INTEGRATOR_EULER) {
             double* qdd = r->k[0];
             st = salto_resim_accel(r, t, q, qd, qdd, err);
@@ -427,6 +619,21 @@ salto_status salto_resim_advance(salto_resim* r, salto_integrator integrator, do
             q[j] += dt / 6.0 * (r->k[0][j] + 2.0 * r->k[1][j] + 2.0 * r->k[2][j] + r->k[3][j]);
             qd[j] += dt / 6.0 * (r->k[0][nv + j] + 2.0 * r->k[1][nv + j] + 2.0 * r->k[2][nv + j] + r->k[3][nv + j]);
         }
+    }
+    if (r->nchart > 1) {
+        // back in the problem's chart, the angles nearest the caller's (continuous through full
+        // turns), the rates damped where that chart is singular
+        const size_t n = (size_t)nv * sizeof(double);
+        if (r->chart == 0) {
+            memcpy(qo, q, n), memcpy(qdo, qd, n);
+        } else {
+            double R[9], w[3], prev[3] = {qo[3], qo[4], qo[5]};
+            chart_frame(r, r->chart, q, qd, R, w);
+            memcpy(qo, q, n), memcpy(qdo, qd, n);
+            chart_set(r, 0, R, w, prev, qo, qdo);
+        }
+        memcpy(r->oq, qo, n), memcpy(r->oqd, qdo, n);
+        r->have_out = 1;
     }
     return st;
 }
