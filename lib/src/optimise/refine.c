@@ -832,6 +832,18 @@ salto_status salto_solve_timed(salto_problem_desc** pp, salto_nlp** pn, double**
     }
     // the second stage: pinned, refined and validated in real time
     st = salto_solve_refined(q, &nq, xq, progress, user, result, rr, err);
+    // a denser solve states the knots by spacing in the overrides (for motion.json's "set");
+    // here the knots are the first stage's, which no spacing gives: the slices a segment alone
+    // say it, and salto validate and play fit the motion's own knots (app_motion.c)
+    for (int k = 0; k < q->nset;) {
+        if (strncmp(q->set[k], "spline.knot_spacing=", 20) == 0) {
+            salto_free(q->set[k]);
+            for (int j = k + 1; j < q->nset; j++) q->set[j - 1] = q->set[j];
+            q->nset--;
+            continue;
+        }
+        k++;
+    }
     rr->timed = 1;
     rr->timed_iterations = ra.iterations;
     rr->timed_elapsed = ra.elapsed;
