@@ -2203,6 +2203,30 @@ START_TEST(free_flight_time_optimum) {
 END_TEST
 
 
+// a free duration's boundary: one junction row per DOF, named by its DOF and phase, and none
+// where both sides are fixed
+START_TEST(junction_rows_are_named) {
+    nlp_case c = case_open("tests/data/nlp/hold2d.yaml|phases.hold.duration={min: 0.3, max: 2, initial: 0.8}");
+    int n = 0;
+    char name[600], want[64];
+    snprintf(want, sizeof want, "velocity junction '%s' at the start of phase 'free'", c.m->link_name[0]);
+    for (int r = 0; r < c.ng; r++) {
+        salto_nlp_row_name(c.nlp, r, name, sizeof name);
+        if (strstr(name, "velocity junction")) n++;
+        if (strstr(name, want)) ck_assert_msg(strstr(name, "t = 0.800 s") != NULL, "%s", name);
+    }
+    ck_assert_int_eq(n, c.m->nv);
+    case_close(&c);
+    c = case_open("tests/data/nlp/hold2d.yaml");
+    for (int r = 0; r < c.ng; r++) {
+        salto_nlp_row_name(c.nlp, r, name, sizeof name);
+        ck_assert_msg(strstr(name, "velocity junction") == NULL, "%s", name);
+    }
+    case_close(&c);
+}
+END_TEST
+
+
 Suite* nlp_suite(void) {
     Suite* s = suite_create("nlp");
     TCase* tc = tcase_create("derivatives");
@@ -2222,6 +2246,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(tc, cost_of_an_iteration);
     tcase_add_loop_test(tc, non_finite_is_a_failed_evaluation, 0, NFD);
     tcase_add_loop_test(tc, derivative_methods_agree, 0, 2);
+    tcase_add_test(tc, junction_rows_are_named);
     suite_add_tcase(s, tc);
     TCase* sv = tcase_create("solve");
     tcase_set_timeout(sv, 120);

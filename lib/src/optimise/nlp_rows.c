@@ -51,6 +51,7 @@ double salto_nlp_row_time(const salto_nlp* nlp, int r) {
 
 int nlp_same_kind(const block* a, const block* b) {
     return a->con == b->con && a->phase == b->phase && a->side == b->side && a->impact == b->impact &&
+           a->junc == b->junc &&
            a->force == b->force && a->torque == b->torque && a->nrows == b->nrows && a->link == b->link &&
            a->point[0] == b->point[0] && a->point[1] == b->point[1] && a->point[2] == b->point[2];
 }
@@ -105,6 +106,13 @@ void salto_nlp_row_name(const salto_nlp* nlp, int r, char* buf, size_t n) {
                      nlp->m->link_name[j], nlp->m->link_torque[2 * j], nlp->m->link_torque[2 * j + 1],
                      nlp->m->link_torque_slope[j] > 0.0 ? " less slope x speed" : "", ph->name, b->t,
                      ph->loc.file ? ph->loc.file : "?", ph->loc.line, ph->loc.col);
+            return;
+        }
+        if (b->junc) {
+            snprintf(buf, n, "velocity junction '%s' at the start of phase '%s' (a free duration "
+                             "beside it), t = %.3f s (%s:%d:%d)",
+                     nlp->m->link_name[k], ph->name, b->t, ph->loc.file ? ph->loc.file : "?",
+                     ph->loc.line, ph->loc.col);
             return;
         }
         if (b->impact) {
