@@ -351,6 +351,8 @@ grep_in "$tmp/fw/motion.json" '"phases.flight.duration.min=0.595'
 grep_in "$tmp/fw/motion.json" '"duration": 0.595'
 expect 0 "$salto" validate "$tmp/fw/motion.json" -o "$tmp/fwv"
 grep_in "$tmp/out" "checks pass at [0-9]+ samples: the motion is physical"
+expect 0 "$salto" play "$tmp/fw/motion.json" -o "$tmp/fwp"
+grep_in "$tmp/out" "played .*motion.json for 1.09[0-9]* s"
 # a duration objective on a fixed phase is bad input at its line
 cat >"$tmp/fw_bad.yaml" <<YAML
 character: $root/tests/data/nlp/flywheel.yaml
