@@ -136,7 +136,7 @@ void nlp_block_scale(const salto_nlp* nlp, block* b, double d) {
 }
 
 
-// The duration variables (after every other) and the phases' Gram matrices; before the
+// The duration variables, after every other, and each phase's nominal duration; before the
 // blocks (nlp_layout.c)
 salto_status nlp_time_setup(salto_nlp* nlp) {
     const salto_problem_desc* p = nlp->p;
@@ -154,9 +154,9 @@ salto_status nlp_time_setup(salto_nlp* nlp) {
 }
 
 
-// After the blocks are sorted and their bases set: each block's time scale, the junctions'
-// weights, the objective's Gram matrices by phase (nlp_layout.c calls it in its rows loop
-// through nlp_time_block; here what follows the layout)
+// After the layout (each block's time scale and a junction's weights were set by
+// nlp_time_block as its basis was): the objective's Gram matrices by phase, the scratch, and
+// the blocks scaled to the initial durations
 salto_status nlp_time_layout(salto_nlp* nlp) {
     const salto_problem_desc* p = nlp->p;
     const int ncp = nlp->ncp;
