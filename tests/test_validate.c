@@ -1743,7 +1743,7 @@ static void sideflip_state(void* ctx, double t, double* q, double* qd, double* q
 // t = 0.25 s) until it integrated in another chart there (resim.c, "charts"); now the drift
 // over the whole turn is rounding.
 START_TEST(resim_turns_through_gimbal_lock) {
-    fixture f = open_problem("tests/data/validate/sideflip3d.yaml");
+    fixture f = open_problem("tests/data/orient/sideflip3d.yaml");
     salto_validate_opts o;
     salto_validate_opts_default(&o);
     salto_validation v;
