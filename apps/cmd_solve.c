@@ -300,6 +300,14 @@ int app_solve(int argc, char** argv, int verdict) {
                     ref.denser_slices_per_segment, why, ref.denser_status, ref.denser_iterations,
                     ref.denser_elapsed, ref.denser_kept ? kept : not_kept);
         }
+        if (ref.finer_status[0]) {
+            fprintf(stderr, "and a finer solve, knots every %g s, as the motion failed %d check%s: %s "
+                            "after %d iterations in %.3f s; %s\n",
+                    ref.finer_spacing, ref.finer_failing[0], ref.finer_failing[0] == 1 ? "" : "s",
+                    ref.finer_status, ref.finer_iterations, ref.finer_elapsed,
+                    ref.finer_kept ? "its motion validates better and is kept"
+                                   : "its motion does not validate better, so the first is kept");
+        }
         fprintf(stderr, "time: constraints %.3f s (%d), Jacobian %.3f s (%d), Hessian %.3f s (%d), "
                         "IPOPT and the rest %.3f s\n",
                 res.time_g, res.n_eval_g, res.time_jac, res.n_eval_jac, res.time_h, res.n_eval_h,

@@ -127,6 +127,14 @@ typedef struct salto_refine_result {
                            //   (salto_nlp_restated_rows: dependent at the start and nearby)
                            //   and were not enforced in its first solve, which kept them
     char freed_row[3][320]; //  the first three of them, by name (salto_nlp_row_name)
+    int final_pass;        // 1 when the default pipeline's own validation found the motion it
+                           //   returns passing every check (0: failing, or not judged)
+    int finer_iterations;  // the finer solve (salto_solve_timed): the whole pipeline again on
+    double finer_elapsed;  //   knots half as far apart, when the motion failed its validation;
+    char finer_status[64]; //   its iterations, time (s), IPOPT's status ("" when none), its
+    double finer_spacing;  //   knot spacing, s, and 1 when its motion validated better and is
+    int finer_kept;        //   the one returned
+    int finer_failing[2];  //   the failing checks before and after it
     int timed;             // free phase durations (salto_solve_timed): 1 when chosen by a first
     int timed_iterations;  //   solve with them free, then pinned; its iterations, time and
     double timed_elapsed;  //   IPOPT's status
@@ -173,6 +181,10 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
 // *p, *nlp and *x are then replaced by the pinned problem's (the old ones destroyed);
 // rr->timed_* says what the first stage did, and each pinned phase's dur_lo, dur_hi the range
 // it was chosen in. result sums both stages.
+// Then, for either: on the default spline (p->warmup, knots by spacing, no refinement asked
+// for), a converged motion that still fails its validation is solved once more, the whole
+// pipeline again on knots half as far apart (`spline.knot_spacing`, an override the motion
+// keeps), from its motion; the one that validates better is returned (rr->finer_*).
 salto_status salto_solve_timed(salto_problem_desc** p, salto_nlp** nlp, double** x,
                                salto_progress_fn progress, void* user, salto_solve_result* result,
                                salto_refine_result* rr, salto_error* err);
