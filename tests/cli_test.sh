@@ -310,13 +310,17 @@ expect 0 "$salto" solve "$tmp/tut/tutorial/hop_plain.yaml" -o "$tmp/tut/out/hop_
 grep_in "$tmp/err" "^validation: 32 of 32 checks pass"
 expect 0 "$salto" solve "$tmp/tut/tutorial/hop.yaml" -o "$tmp/tut/out/hop" --quiet
 grep_in "$tmp/err" "^validation: 32 of 32 checks pass"
-expect 1 "$salto" solve "$tmp/tut/tutorial/hop_plain.yaml" -o "$tmp/tut/out/hop_far" --quiet \
-    --set "constraints.landing.point=[0.39, 0, 0]"
-grep_in "$tmp/err" "^and a finer solve, knots every 0.025 s, as the motion failed 4 checks: .*is kept"
-grep_in "$tmp/err" "^validation: 31 of 32 checks pass: NOT PHYSICAL: the worst, cop in phase 'push'"
-expect 0 "$salto" solve "$tmp/tut/tutorial/hop_plain.yaml" -o "$tmp/tut/out/hop_set" --quiet \
-    --set "constraints.landing.point=[0.39, 0, 0]" --set phases.push.duration=0.5
-grep_in "$tmp/err" "^validation: 32 of 32 checks pass"
+# (the farther hop and its fix take 4 and 5 s through the finer solve: not in the sanitizer
+# build, where they took three minutes)
+if [ -z "$SALTO_SANITIZED" ]; then
+    expect 1 "$salto" solve "$tmp/tut/tutorial/hop_plain.yaml" -o "$tmp/tut/out/hop_far" --quiet \
+        --set "constraints.landing.point=[0.39, 0, 0]"
+    grep_in "$tmp/err" "^and a finer solve, knots every 0.025 s, as the motion failed 4 checks: .*is kept"
+    grep_in "$tmp/err" "^validation: 31 of 32 checks pass: NOT PHYSICAL: the worst, cop in phase 'push'"
+    expect 0 "$salto" solve "$tmp/tut/tutorial/hop_plain.yaml" -o "$tmp/tut/out/hop_set" --quiet \
+        --set "constraints.landing.point=[0.39, 0, 0]" --set phases.push.duration=0.5
+    grep_in "$tmp/err" "^validation: 32 of 32 checks pass"
+fi
 # docs/problem-format.md's complete example loads as written: the block copied out as it is,
 # one folder below a copy of the repository's data (its character path is relative), with a
 # gymnast motion where it names its reference motion
