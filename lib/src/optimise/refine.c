@@ -107,6 +107,18 @@ static void add_result(salto_solve_result* sum, const salto_solve_result* r) {
 }
 
 
+// a kept solve's verdict (its status, objective, violation) as the totals' (their counts and
+// times add up apart, add_result)
+static void take_verdict(salto_solve_result* total, const salto_solve_result* r) {
+    total->status = r->status;
+    memcpy(total->status_name, r->status_name, sizeof total->status_name);
+    total->objective = r->objective;
+    total->max_violation = r->max_violation;
+    total->worst_row = r->worst_row;
+    total->converged = r->converged;
+}
+
+
 // salto_solve_mult with the equality rows that restate another row freed
 // (salto_nlp_restated_rows: a constraint given twice, a site placed twice), which leave IPOPT a
 // singular Jacobian (the lamp's hop with its end pose stated twice: 244 iterations, its denser
@@ -472,14 +484,7 @@ static salto_status denser(salto_problem_desc* p, salto_nlp** nlp, double* x, co
                    (stopped || f1 < f0 || (f1 == f0 && w1 < w0));
             rr->denser_kept = keep;
             if (keep) rr->final_pass = f1 == 0;
-            if (keep) {
-                total->status = r.status;
-                memcpy(total->status_name, r.status_name, sizeof total->status_name);
-                total->objective = r.objective;
-                total->max_violation = r.max_violation;
-                total->worst_row = r.worst_row;
-                total->converged = r.converged;
-            }
+            if (keep) take_verdict(total, &r);
         }
     } else if (ignored.status == SALTO_ERR_NOMEM) {
         st = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
@@ -834,12 +839,7 @@ static salto_status finer(salto_problem_desc** pp, salto_nlp** pn, double** px,
     rr->finer_kept = keep;
     add_result(result, &r);
     if (keep) {
-        result->status = r.status;
-        memcpy(result->status_name, r.status_name, sizeof result->status_name);
-        result->objective = r.objective;
-        result->max_violation = r.max_violation;
-        result->worst_row = r.worst_row;
-        result->converged = r.converged;
+        take_verdict(result, &r);
         salto_nlp_destroy(*pn);
         salto_problem_destroy(*pp);
         salto_free(*px);
