@@ -368,6 +368,8 @@ static const bad_case bad_cases[] = {
      "expected a list for 'set', found the string 'phases.swing.duration=0.2'", NULL},
     {"set_number.json", SALTO_ERR_INVALID, 9, 40,
      "expected a string for item 2 of 'set', found a list of 1 item", NULL},
+    {"phase_duration_zero.json", SALTO_ERR_INVALID, 8, 47,
+     "the duration of phase 1 must be positive, found 0", NULL},
 };
 enum { NBAD = (int)(sizeof bad_cases / sizeof bad_cases[0]) };
 

@@ -2227,6 +2227,69 @@ START_TEST(junction_rows_are_named) {
 END_TEST
 
 
+// A warm start from a motion whose phases lasted otherwise: a free duration starts at the
+// motion's, and the frames are read phase by phase (the flywheel's flight solved at 0.6 s, into
+// the free problem laid out at 0.8 s: its end is the motion's end, not the motion at 0.8 / 0.6
+// of the way)
+START_TEST(warm_start_takes_the_motions_durations) {
+    salto_problem_desc* p6 = load("tests/data/nlp/flywheel_jump.yaml|phases.flight.duration.min=0.6|phases.flight.duration.max=0.6|phases.flight.duration.initial=0.6");
+    salto_nlp* n6 = build(p6);
+    double* x6 = malloc(sizeof(double) * (size_t)salto_nlp_nx(n6));
+    salto_nlp_initial_guess(n6, x6);
+    salto_solve_result res;
+    salto_error err = {0};
+    ck_assert_int_eq(salto_solve(n6, x6, NULL, NULL, &res, &err), SALTO_OK);
+    ck_assert(res.converged);
+    salto_motion* mo = salto_motion_from_nlp(n6, x6);
+    ck_assert_ptr_nonnull(mo);
+    ck_assert_int_eq(mo->nphase, 1);
+    ck_assert_double_eq_tol(mo->phase_duration[0], 0.6, 1e-15);
+    salto_problem_desc* p = load("tests/data/nlp/flywheel_jump.yaml|spline.control_points=17");
+    salto_nlp* nlp = build(p);
+    double* x = malloc(sizeof(double) * (size_t)salto_nlp_nx(nlp));
+    salto_nlp_guess_from_motion(nlp, mo, x);
+    ck_assert_double_eq_tol(salto_nlp_phase_duration(nlp, x, 0), 0.6, 1e-15);
+    double qe[4], qm[4], qh[4], qmh[4];
+    salto_nlp_state(nlp, x, p->duration, qe, NULL, NULL); // the nominal end, 0.8 s
+    salto_motion_sample(mo, mo->duration, qm);
+    salto_nlp_state(nlp, x, 0.5 * p->duration, qh, NULL, NULL);
+    salto_motion_sample(mo, 0.5 * mo->duration, qmh);
+    for (int j = 0; j < 4; j++) {
+        ck_assert_double_eq_tol(qe[j], qm[j], 1e-2 * (1.0 + fabs(qm[j])));
+        ck_assert_double_eq_tol(qh[j], qmh[j], 1e-2 * (1.0 + fabs(qmh[j])));
+    }
+    free(x), free(x6);
+    salto_motion_destroy(mo);
+    salto_nlp_destroy(nlp), salto_nlp_destroy(n6);
+    salto_problem_destroy(p), salto_problem_destroy(p6);
+
+    // two phases: the guess of a hold lasting 1.0 s, read into the problem where it lasts 0.8 s
+    // (with other knots): the boundary's pose (hip -1.0 at hold.end) lands on the boundary,
+    // where a stretch of the whole would have read the motion at 0.933 s
+    salto_problem_desc* pa = load("tests/data/nlp/hold2d.yaml|phases.hold.duration=1.0");
+    salto_nlp* na = build(pa);
+    double* xa = malloc(sizeof(double) * (size_t)salto_nlp_nx(na));
+    salto_nlp_initial_guess(na, xa);
+    salto_motion* ma = salto_motion_from_nlp(na, xa);
+    salto_problem_desc* pb = load("tests/data/nlp/hold2d.yaml|spline.control_points=14");
+    salto_nlp* nb = build(pb);
+    double* xb = malloc(sizeof(double) * (size_t)salto_nlp_nx(nb));
+    salto_nlp_guess_from_motion(nb, ma, xb);
+    const int hip = salto_model_dof(pb->model, "hip");
+    double qb[16], qa[16], qs[16];
+    salto_nlp_state(nb, xb, 0.8, qb, NULL, NULL);
+    salto_motion_sample(ma, 1.0, qa);
+    salto_motion_sample(ma, 0.8 * 1.4 / 1.2, qs);
+    ck_assert_double_gt(fabs(qs[hip] - qa[hip]), 0.04); // the stretch would be this far off
+    ck_assert_double_eq_tol(qb[hip], qa[hip], 0.02);
+    free(xa), free(xb);
+    salto_motion_destroy(ma);
+    salto_nlp_destroy(na), salto_nlp_destroy(nb);
+    salto_problem_destroy(pa), salto_problem_destroy(pb);
+}
+END_TEST
+
+
 Suite* nlp_suite(void) {
     Suite* s = suite_create("nlp");
     TCase* tc = tcase_create("derivatives");
@@ -2273,6 +2336,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, reference_objective_reproduces_the_reference);
     tcase_add_test(sv, bad_motion_files_point_at_the_problem);
     tcase_add_loop_test(sv, free_flight_time_optimum, 0, 3);
+    tcase_add_test(sv, warm_start_takes_the_motions_durations);
     suite_add_tcase(s, sv);
     return s;
 }

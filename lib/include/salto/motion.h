@@ -59,6 +59,9 @@ struct salto_motion {
     int converged;       // 1, 0, or -1 when unknown
     int nballistic;      // the flight phases solved with the centre of mass on its parabola
     char** ballistic;    //   (phase names, owned; a motion.json's "ballistic" list)
+    int nphase;          // the phases' durations as solved (a motion.json's "phases", each
+    double* phase_duration; // one's "duration", s; owned; 0 and NULL when not given): a warm
+                         //   start maps its time phase by phase (salto_nlp_guess_from_motion)
 };
 
 // Reads a motion.json written by salto_motion_write_json (JSON is read through the YAML

@@ -56,6 +56,7 @@ void salto_motion_destroy(salto_motion* mo) {
     salto_free(mo->character);
     salto_strs_free(mo->ballistic, mo->nballistic);
     salto_strs_free(mo->set, mo->nset);
+    salto_free(mo->phase_duration);
     salto_free(mo);
 }
 
@@ -124,6 +125,30 @@ static salto_status read_strings(const salto_cfg_node* root, const char* key, ch
         if (!(*out)[i]) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
         *count = i + 1;
     }
+    return SALTO_OK;
+}
+
+
+// "phases" (absent: none): a list of maps, each with the phase's "duration" (> 0, s); their
+// other keys (name, start, contact) are a record, not read
+static salto_status read_phases(const salto_cfg_node* root, salto_motion* mo, salto_error* err) {
+    const salto_cfg_node* n = salto_cfg_child(root, "phases");
+    if (!n) return SALTO_OK;
+    if (salto_cfg_expect(n, SALTO_CFG_LIST, err)) return err->status;
+    mo->phase_duration = salto_calloc((size_t)n->n + 1, sizeof(double));
+    if (!mo->phase_duration) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    for (int i = 0; i < n->n; i++) {
+        const salto_cfg_node* e = n->child[i];
+        if (salto_cfg_expect(e, SALTO_CFG_MAP, err)) return err->status;
+        const salto_cfg_node* d = salto_cfg_require(e, "duration", err);
+        if (!d || salto_cfg_number(d, &mo->phase_duration[i], err)) return err->status;
+        if (!(mo->phase_duration[i] > 0.0) || !isfinite(mo->phase_duration[i])) {
+            return SALTO_FAIL(err, SALTO_ERR_INVALID, d->loc,
+                              "the duration of phase %d must be positive, found %.17g", i + 1,
+                              mo->phase_duration[i]);
+        }
+    }
+    mo->nphase = n->n;
     return SALTO_OK;
 }
 
@@ -337,6 +362,7 @@ salto_motion* salto_motion_load_json(const char* path, salto_error* err) {
                    read_path(salto_cfg_root(cfg), "character", &mo->character, err) ||
                    read_strings(salto_cfg_root(cfg), "ballistic", &mo->ballistic, &mo->nballistic, err) ||
                    read_strings(salto_cfg_root(cfg), "set", &mo->set, &mo->nset, err) ||
+                   read_phases(salto_cfg_root(cfg), mo, err) ||
                    check_refined_slices(salto_cfg_root(cfg), err) ||
                    read_values(&sh, mo, err)) {
             salto_motion_destroy(mo);
@@ -423,6 +449,13 @@ salto_motion* salto_motion_from_state(const salto_problem_desc* p, salto_state_f
     if (ok) {
         ok = salto_strs_dup(p->nset, (const char* const*)p->set, &mo->set) == 0;
         if (ok) mo->nset = p->nset > 0 ? p->nset : 0;
+    }
+    if (ok) {
+        // the phases' durations, as motion.json records them
+        mo->phase_duration = salto_malloc((size_t)p->nphase * sizeof(double));
+        ok = mo->phase_duration != NULL;
+        for (int i = 0; ok && i < p->nphase; i++) mo->phase_duration[i] = p->phases[i].duration;
+        if (ok) mo->nphase = p->nphase;
     }
     if (!ok) {
         salto_motion_destroy(mo);

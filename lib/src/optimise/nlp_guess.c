@@ -228,17 +228,40 @@ void salto_nlp_guess_from_motion(const salto_nlp* nlp, const salto_motion* mo, d
         if (same) nlp_knots_per_phase(nlp, c1);
         for (int i = 0; same && i < p->nphase; i++) same = c0[i] == c1[i];
     }
+    // the motion's phases as long as this problem's (to rounding), or its time mapped phase
+    // by phase: each phase's fraction to the same fraction of the motion's (a motion whose
+    // durations differ: another duration, or a free one's choice)
+    int by_phase = mo->nphase == p->nphase && mo->phase_duration, differ = 0;
+    for (int i = 0; by_phase && i < p->nphase; i++) {
+        differ |= fabs(mo->phase_duration[i] - p->phases[i].duration) > 1e-12 * p->duration;
+    }
     if (same) {
         memcpy(x, mo->control, (size_t)nlp->ncpv * sizeof(double));
     } else {
         double* q = nlp->ev.J3; // scratch of 3 nv doubles
         for (int a = 0; a < nlp->ncp; a++) {
             const double t = salto_bspline_greville(&nlp->spline, a);
-            salto_motion_sample(mo, t * mo->duration / p->duration, q);
+            double tm = t * mo->duration / p->duration;
+            if (by_phase && differ) {
+                int i = salto_problem_phase_at(p, t);
+                if (i < 0) i = t <= 0 ? 0 : p->nphase - 1;
+                double s0 = 0.0;
+                for (int k = 0; k < i; k++) s0 += mo->phase_duration[k];
+                tm = s0 + (t - p->phases[i].start) / p->phases[i].duration * mo->phase_duration[i];
+            }
+            salto_motion_sample(mo, tm, q);
             for (int j = 0; j < nlp->nv; j++) x[j * nlp->ncp + a] = q[j];
         }
     }
     finish_guess(nlp, x);
+    // a free duration starts where the motion's phase ended up (its control points, or its
+    // frames mapped by phase, are then the motion at its own pace)
+    for (int i = 0; by_phase && i < p->nphase; i++) {
+        if (nlp->tvar[i] >= 0) {
+            const int v = nlp->tvar[i];
+            x[v] = fmin(fmax(mo->phase_duration[i], nlp->x_lo[v]), nlp->x_hi[v]);
+        }
+    }
 }
 
 
