@@ -2162,13 +2162,16 @@ END_TEST
 START_TEST(free_flight_time_optimum) {
     const double g = 9.81, theta = 1.1, K = 0.25 + (10.0 / 60.0) * (10.0 / 60.0);
     // 0: the flight's f0 rows; 1: with a duration objective; 2: ballistic (the centre of mass
-    // on its parabola, whose rows read the real time since the take-off)
+    // on its parabola, whose rows read the real time since the take-off); 3: the phase named
+    // with 200 letters (the pinning overrides hold the name: sized by it)
     const double w = _i == 1 ? 50.0 : 0.0;
-    char spec[256];
+    char spec[512], longname[256] = "|phases.flight.name=";
+    for (int k = 0; k < 200; k++) strcat(longname, "f");
     snprintf(spec, sizeof spec, "tests/data/nlp/flywheel_jump.yaml%s",
              _i == 0   ? ""
              : _i == 1 ? "|objective=[{type: acceleration}, {type: duration, phase: flight, goal: min, weight: 50}]"
-                       : "|phases.flight.ballistic=true");
+             : _i == 2 ? "|phases.flight.ballistic=true"
+                       : longname);
     salto_problem_desc* p = load(spec);
     salto_nlp* nlp = build(p);
     double* x = malloc(sizeof(double) * (size_t)salto_nlp_nx(nlp));
@@ -2335,7 +2338,7 @@ Suite* nlp_suite(void) {
     tcase_add_test(sv, above_ground_values);
     tcase_add_test(sv, reference_objective_reproduces_the_reference);
     tcase_add_test(sv, bad_motion_files_point_at_the_problem);
-    tcase_add_loop_test(sv, free_flight_time_optimum, 0, 3);
+    tcase_add_loop_test(sv, free_flight_time_optimum, 0, 4);
     tcase_add_test(sv, warm_start_takes_the_motions_durations);
     suite_add_tcase(s, sv);
     return s;

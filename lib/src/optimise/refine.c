@@ -872,7 +872,10 @@ salto_status salto_solve_timed(salto_problem_desc** pp, salto_nlp** pn, double**
     // the problem again, each free duration pinned where the first stage took it
     const int n = p->nset + 3 * p->nphase;
     const char** set = salto_malloc(sizeof(char*) * (size_t)(n + 1));
-    char* buf = salto_malloc((size_t)p->nphase * 3 * 160 + 1);
+    // each override "phases.NAME.duration.initial=%.17g": the name plus at most 64 characters
+    size_t bytes = 1;
+    for (int i = 0; i < p->nphase; i++) bytes += 3 * (strlen(p->phases[i].name) + 64);
+    char* buf = salto_malloc(bytes);
     int* counts = salto_malloc(sizeof(int) * (size_t)p->nphase);
     if (!set || !buf || !counts) {
         salto_free(set), salto_free(buf), salto_free(counts);
@@ -885,7 +888,8 @@ salto_status salto_solve_timed(salto_problem_desc** pp, salto_nlp** pn, double**
         const double d = salto_nlp_phase_duration(*pn, *px, i);
         static const char* const key[3] = {"min", "max", "initial"};
         for (int k = 0; k < 3; k++) {
-            const int w = snprintf(buf + at, 160, "phases.%s.duration.%s=%.17g", p->phases[i].name, key[k], d);
+            const int w = snprintf(buf + at, bytes - (size_t)at, "phases.%s.duration.%s=%.17g",
+                                   p->phases[i].name, key[k], d);
             set[ns++] = buf + at;
             at += w + 1;
         }
