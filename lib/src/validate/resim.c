@@ -132,7 +132,9 @@ struct salto_resim {
     int nrow, row_site[max_rows], row_axis[max_rows], row_link[max_rows];
     // the free root's charts (below): the models (cm[0] the problem's), their data, the one
     // integrated in and its state there, and what advance last returned in chart 0
-    int nchart, chart;
+    int chartable;   // a free root whose charts can be built (its character file known)
+    int nchart, chart; // charts built (1, or 3 after build_charts), and the one integrated in
+    int chart_failed; //  1 when building them failed (not tried again)
     salto_model* cm[3];
     salto_data* cd[3];
     double* cq;      // (nv)
@@ -202,18 +204,18 @@ static int root_order(const salto_model* m, int o[3]) {
 }
 
 
-// The charts of p's character: its own model and, for a free root whose character file can be
-// read, two more (the same character with another rotation_order); 1 when there are none.
-static int make_charts(salto_resim* r) {
-    r->cm[0] = (salto_model*)r->p->model;
-    r->cd[0] = r->ds;
+// The other two charts of p's character: the same character with another rotation_order (its
+// file read again), built the first time a state needs them, since nearly every motion keeps
+// away from the singular set; 1 when they are there (r->nchart 3), 0 when they cannot be
+// (not tried again)
+static int build_charts(salto_resim* r) {
+    if (r->nchart == 3) return 1;
+    if (r->chart_failed) return 0;
     int o[3];
-    if (!root_order(r->m, o) || !r->p->character) return 1;
     salto_error err = {0};
-    salto_character_desc* c = salto_character_load(r->p->character, &err);
-    if (!c) return 1;
+    salto_character_desc* c = root_order(r->m, o) ? salto_character_load(r->p->character, &err) : NULL;
     int n = 1;
-    for (int mid = 0; mid < 3; mid++) {
+    for (int mid = 0; c && mid < 3; mid++) {
         if (mid == o[1]) continue;
         const int a = (mid + 1) % 3, b = (mid + 2) % 3;
         c->root_rot_order[0] = a < b ? a : b, c->root_rot_order[1] = mid, c->root_rot_order[2] = a < b ? b : a;
@@ -227,7 +229,13 @@ static int make_charts(salto_resim* r) {
         r->cm[n] = mc, r->cd[n] = dc, n++;
     }
     salto_character_destroy(c);
-    return n == 3 ? 3 : 1;
+    if (n == 3) {
+        r->nchart = 3;
+        return 1;
+    }
+    for (int k = 1; k < n; k++) salto_data_destroy(r->cd[k]), salto_model_destroy(r->cm[k]);
+    r->chart_failed = 1;
+    return 0;
 }
 
 
@@ -282,7 +290,7 @@ static void chart_set(salto_resim* r, int k, const double R[9], const double w[3
 // the chart to integrate in at (q, qd) in chart r->chart: it, unless its middle angle is past
 // 60 deg; then the one with the smallest (the state converted)
 static void chart_choose(salto_resim* r) {
-    if (r->nchart < 2 || fabs(r->cq[4]) <= pi / 3.0) return;
+    if (!r->chartable || fabs(r->cq[4]) <= pi / 3.0 || !build_charts(r)) return;
     double R[9], w[3];
     chart_frame(r, r->chart, r->cq, r->cqd, R, w);
     int best = r->chart;
@@ -323,7 +331,12 @@ salto_resim* salto_resim_create(const salto_problem_desc* p, salto_state_fn stat
         return NULL;
     }
     r->cqd = r->cq + nv, r->oq = r->cq + 2 * nv, r->oqd = r->cq + 3 * nv;
-    r->nchart = make_charts(r);
+    // the free root's charts: the character's own now, the others when needed (build_charts)
+    r->cm[0] = (salto_model*)p->model;
+    r->cd[0] = r->ds;
+    r->nchart = 1;
+    int o[3];
+    r->chartable = root_order(r->m, o) && p->character;
     r->phase = -1;
     r->t_id = NAN;
     return r;
@@ -576,7 +589,7 @@ salto_status salto_resim_advance(salto_resim* r, salto_integrator integrator, do
     // passes back what it returned, else the caller's (chart 0)
     double* q = qo;
     double* qd = qdo;
-    if (r->nchart > 1) {
+    if (r->chartable) {
         const size_t n = (size_t)nv * sizeof(double);
         if (!r->have_out || memcmp(qo, r->oq, n) != 0 || memcmp(qdo, r->oqd, n) != 0) {
             r->chart = 0;
@@ -620,7 +633,7 @@ salto_status salto_resim_advance(salto_resim* r, salto_integrator integrator, do
             qd[j] += dt / 6.0 * (r->k[0][nv + j] + 2.0 * r->k[1][nv + j] + 2.0 * r->k[2][nv + j] + r->k[3][nv + j]);
         }
     }
-    if (r->nchart > 1) {
+    if (r->chartable) {
         // back in the problem's chart, the angles nearest the caller's (continuous through full
         // turns), the rates damped where that chart is singular
         const size_t n = (size_t)nv * sizeof(double);
