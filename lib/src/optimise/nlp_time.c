@@ -292,25 +292,27 @@ void nlp_eval_junction(salto_nlp* nlp, const double* x, const block* b, double* 
 
 // the band's quadratic form sum_j c_j' (wg_j G + w0 G0) c_j over one phase's Gram matrices, and
 // with out its gradient in the control points (added, times f)
-static double band_form(const salto_nlp* nlp, const double* x, int ph, double wgs, double w0,
-                        double* out, double f) {
+// row a of phase ph's band, ((wg Gk + w0 G0k) c)_a, for one DOF's control points c
+static double band_row_ph(const salto_nlp* nlp, int ph, double wg, double w0, int a, const double* c) {
     const int ncp = nlp->ncp, n7 = 7 * ncp;
     const double* G = nlp->Gk + (size_t)ph * n7;
     const double* G0 = nlp->G0k + (size_t)ph * n7;
+    double row = 0.0;
+    for (int o = -3; o <= 3; o++) {
+        const int b = a + o;
+        const int i = 7 * a + 3 + o;
+        if (b >= 0 && b < ncp) row += (wg * G[i] + w0 * G0[i]) * c[b];
+    }
+    return row;
+}
+
+
+// the band's quadratic form sum_j c_j' (wgs w_j Gk + w0 G0k) c_j over phase ph's Gram matrices
+static double band_form(const salto_nlp* nlp, const double* x, int ph, double wgs, double w0) {
     double sum = 0.0;
     for (int j = 0; j < nlp->obj.dofs; j++) {
-        const double* c = x + j * ncp;
-        const double wg = wgs * nlp->obj.w[j];
-        for (int a = 0; a < ncp; a++) {
-            double row = 0.0;
-            for (int o = -3; o <= 3; o++) {
-                const int b = a + o;
-                const int i = 7 * a + 3 + o;
-                if (b >= 0 && b < ncp) row += (wg * G[i] + w0 * G0[i]) * c[b];
-            }
-            sum += c[a] * row;
-            if (out) out[j * ncp + a] += f * 2.0 * row;
-        }
+        const double* c = x + j * nlp->ncp;
+        for (int a = 0; a < nlp->ncp; a++) sum += c[a] * band_row_ph(nlp, ph, wgs * nlp->obj.w[j], w0, a, c);
     }
     return sum;
 }
@@ -332,7 +334,7 @@ double nlp_time_objective(const salto_nlp* nlp, const double* x, double* grad) {
         if (nlp->tvar[i] < 0 || nlp->obj.dofs == 0) continue;
         const double d = x[nlp->tvar[i]], r = nlp->tnom[i] / d;
         // d/dd [r^3 A + B / r] = (-3 r^3 A + B / r) / d
-        grad[nlp->tvar[i]] += band_form(nlp, x, i, -3.0 * r * r * r, nlp->obj.rho / r, NULL, 0.0) / d;
+        grad[nlp->tvar[i]] += band_form(nlp, x, i, -3.0 * r * r * r, nlp->obj.rho / r) / d;
     }
     return sum;
 }
@@ -464,25 +466,15 @@ void nlp_time_hess(salto_nlp* nlp, const double* x, double obj_factor, const dou
         int a0, a1;
         phase_support(nlp, i, &a0, &a1);
         const int* slot = nlp->tslot + nlp->tband0[i];
-        const int n7 = 7 * ncp;
-        const double* G = nlp->Gk + (size_t)i * n7;
-        const double* G0 = nlp->G0k + (size_t)i * n7;
-        double A = 0.0;
         int k = 0;
         for (int j = 0; j < nlp->obj.dofs; j++) {
             const double* c = x + j * ncp;
             const double wg = -3.0 * r * r * r * nlp->obj.w[j], w0 = nlp->obj.rho / r;
             for (int a = a0; a <= a1; a++, k++) {
-                double row = 0.0, rowA = 0.0;
-                for (int o = -3; o <= 3; o++) {
-                    const int bb = a + o;
-                    const int e = 7 * a + 3 + o;
-                    if (bb >= 0 && bb < ncp) row += (wg * G[e] + w0 * G0[e]) * c[bb], rowA += G[e] * c[bb];
-                }
-                values[slot[k]] += obj_factor * 2.0 * row / d;
-                A += nlp->obj.w[j] * c[a] * rowA;
+                values[slot[k]] += obj_factor * 2.0 * band_row_ph(nlp, i, wg, w0, a, c) / d;
             }
         }
+        const double A = band_form(nlp, x, i, 1.0, 0.0); // sum_j w_j c_j' Gk c_j
         values[slot[k]] += obj_factor * 12.0 * r * r * r * A / (d * d);
     }
     double* hx = nlp->hess.xs;
