@@ -668,6 +668,47 @@ END_TEST
 
 // Gram matrices against composite Simpson on every span (exact for k = 2, where the
 // integrand is quadratic), Greville abscissae reproducing a line
+// a Gram matrix over a knot range (salto_bspline_gram_range, a phase's part of the objective):
+// the parts on either side of an interior knot add up to the whole, the whole range is the
+// whole matrix exactly, and a basis function whose support lies outside the range has a zero
+// row there; uniform and general knots
+START_TEST(gram_range_parts) {
+    salto_test_rng r;
+    salto_bspline s;
+    if (_i % 2) {
+        setup_general(_i, &r, &s);
+    } else {
+        setup_case(_i, &r, &s);
+    }
+    char ctx[200];
+    const int m = 3 + 1 + (int)((s.ncp - 4) * 0.5); // an interior knot (or the first's end)
+    const double tm = salto_bspline_knot(&s, m);
+    for (int k = 0; k <= 2; k++) {
+        double G[7 * MAXCP], A[7 * MAXCP], B[7 * MAXCP], W[7 * MAXCP];
+        salto_bspline_gram(&s, k, G);
+        salto_bspline_gram_range(&s, k, 0.0, s.duration, W);
+        salto_bspline_gram_range(&s, k, 0.0, tm, A);
+        salto_bspline_gram_range(&s, k, tm, s.duration, B);
+        const double scale = salto_test_maxabs(G, 7 * s.ncp);
+        for (int e = 0; e < 7 * s.ncp; e++) {
+            snprintf(ctx, sizeof ctx, "seed %d ncp %d k %d entry %d split %g", _i, s.ncp, k, e, tm);
+            ck_assert_msg(W[e] == G[e], "%s: the whole range differs", ctx);
+            const double sum = A[e] + B[e];
+            ck_assert_vec_close(&sum, &G[e], 1, 1e-12 * scale, 1e-12, ctx);
+        }
+        // N_a's support is [U_a, U_{a+4}]: after the split its row in A is zero, before it in B
+        for (int a = 0; a < s.ncp; a++) {
+            for (int d = -3; d <= 3; d++) {
+                if (salto_bspline_knot(&s, a) >= tm) ck_assert_msg(A[7 * a + 3 + d] == 0.0, "seed %d k %d row %d", _i, k, a);
+                if (salto_bspline_knot(&s, a + 4) <= tm) ck_assert_msg(B[7 * a + 3 + d] == 0.0, "seed %d k %d row %d", _i, k, a);
+            }
+        }
+    }
+    salto_bspline_release(&s);
+}
+END_TEST
+
+
 START_TEST(general_gram_greville) {
     salto_test_rng r;
     salto_bspline s;
@@ -775,6 +816,7 @@ Suite* bspline_suite(void) {
     tc = tcase_create("gram");
     tcase_add_loop_test(tc, gram_quadrature, 0, NLOOP);
     tcase_add_loop_test(tc, gram_identities, 0, NLOOP);
+    tcase_add_loop_test(tc, gram_range_parts, 0, NLOOP);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("errors");
