@@ -340,11 +340,9 @@ salto_status salto_problem_spline(const salto_problem_desc* p, const int* counts
 
 void salto_bspline_gram_range(const salto_bspline* s, int k, double t0, double t1, double* G) {
     SALTO_ASSERT(s && G && k >= 0 && k <= 2);
-    if (!s->U || (t0 <= 0.0 && t1 >= s->duration)) {
-        if (t0 <= 0.0 && t1 >= s->duration) {
-            salto_bspline_gram(s, k, G);
-            return;
-        }
+    if (t0 <= 0.0 && t1 >= s->duration) {
+        salto_bspline_gram(s, k, G);
+        return;
     }
     static const double gx[4] = {-0.86113631159405257522, -0.33998104358485626480,
                                  0.33998104358485626480, 0.86113631159405257522};
