@@ -273,17 +273,20 @@ static void chart_set(salto_resim* r, int k, const double R[9], const double w[3
     for (int a = 0; a < 3; a++) {
         for (int b = 0; b < 3; b++) J[3 * b + a] = d->S[6 * (3 + a) + b];
     }
-    // (J'J + mu I) x = J' w: the exact solve away from the singular set
+    // (J'J + mu I) x = J' w, mu 1e-14 of the trace: the exact solve away from the singular set,
+    // the damped least squares on it (finite)
     for (int a = 0; a < 3; a++) {
         rhs[a] = J[a] * w[0] + J[3 + a] * w[1] + J[6 + a] * w[2];
-        for (int b = 0; b < 3; b++) N[3 * a + b] = J[a] * J[b] + J[3 + a] * J[3 + b] + J[6 + a] * J[6 + b] + (a == b ? 1e-24 : 0.0);
+        for (int b = 0; b < 3; b++) N[3 * a + b] = J[a] * J[b] + J[3 + a] * J[3 + b] + J[6 + a] * J[6 + b];
     }
-    // Cramer's rule on the symmetric 3 x 3
-    const double c00 = N[4] * N[8] - N[5] * N[7], c01 = N[5] * N[6] - N[3] * N[8], c02 = N[3] * N[7] - N[4] * N[6];
-    const double det = N[0] * c00 + N[1] * c01 + N[2] * c02;
-    const double c11 = N[0] * N[8] - N[2] * N[6], c12 = N[2] * N[3] - N[0] * N[5], c22 = N[0] * N[4] - N[1] * N[3];
-    const double Ni[9] = {c00, c01, c02, c01, c11, c12, c02, c12, c22};
-    for (int a = 0; a < 3; a++) qd[3 + a] = (Ni[3 * a] * rhs[0] + Ni[3 * a + 1] * rhs[1] + Ni[3 * a + 2] * rhs[2]) / det;
+    const double mu = 1e-14 * (N[0] + N[4] + N[8]);
+    for (int a = 0; a < 3; a++) N[4 * a] += mu;
+    if (salto_chol(N, 3)) {
+        salto_chol_solve(N, 3, rhs);
+    } else {
+        rhs[0] = rhs[1] = rhs[2] = 0.0; // J zero: no rates give w
+    }
+    for (int a = 0; a < 3; a++) qd[3 + a] = rhs[a];
 }
 
 
