@@ -295,6 +295,9 @@ typedef struct salto_problem_desc {
                             //   nslice shared out by duration
     double knot_spacing;    // s, > 0 when the loader chose the knots (spline.knot_spacing:
                             //   each phase cut into segments of at most this length), 0 else
+    int knots_pinned;       // 1: phase_knots set apart from the spacing (salto_solve_timed's
+                            //   second stage keeps the first's): a denser solve then records
+                            //   its slices alone in the overrides; not from the file
     int skip_warmup;        // 1: salto_solve_refined starts from the x it is given, with no
                             //   first coarse solve (salto_solve_timed's second stage; not
                             //   from the file)

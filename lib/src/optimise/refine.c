@@ -492,22 +492,25 @@ static salto_status denser(salto_problem_desc* p, salto_nlp** nlp, double* x, co
     if (keep) {
         // the problem's overrides say so, for motion.json's "set": salto validate and play load
         // the problem again with them (the knots by spacing stated too, or the slices alone
-        // would leave the default spline)
+        // would leave the default spline; not where the knots per phase were set apart, as a
+        // free duration's second stage sets them: no spacing gives those, and salto validate
+        // and play fit the motion's own, app_motion.c)
         char a[64], b[64];
+        const int with_ks = !p->knots_pinned;
         snprintf(a, sizeof a, "spline.knot_spacing=%.12g", p->knot_spacing);
         snprintf(b, sizeof b, "spline.slices_per_segment=%d", p->slices_per_segment);
         char** grown = salto_malloc(sizeof(char*) * (size_t)(p->nset + 2));
-        char* sa = salto_strdup(a);
+        char* sa = with_ks ? salto_strdup(a) : NULL;
         char* sb = salto_strdup(b);
-        if (!grown || !sa || !sb) {
+        if (!grown || (with_ks && !sa) || !sb) {
             salto_free(grown), salto_free(sa), salto_free(sb);
             st = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
         } else {
             for (int k = 0; k < p->nset; k++) grown[k] = p->set[k];
-            grown[p->nset] = sa, grown[p->nset + 1] = sb;
+            if (with_ks) grown[p->nset++] = sa;
+            grown[p->nset++] = sb;
             salto_free(p->set);
             p->set = grown;
-            p->nset += 2;
         }
         memcpy(x, x1, sizeof(double) * (size_t)nx);
         salto_nlp_destroy(*nlp);
@@ -910,6 +913,7 @@ salto_status salto_solve_timed(salto_problem_desc** pp, salto_nlp** pn, double**
         memcpy(q->phase_knots, counts, sizeof(int) * (size_t)p->nphase);
     }
     q->ncp = p->ncp;
+    q->knots_pinned = 1;
     salto_free(counts);
     for (int i = 0; i < p->nphase; i++) {
         q->phases[i].dur_lo = p->phases[i].dur_min;
@@ -930,18 +934,6 @@ salto_status salto_solve_timed(salto_problem_desc** pp, salto_nlp** pn, double**
     }
     // the second stage: pinned, refined and validated in real time
     st = salto_solve_refined(q, &nq, xq, progress, user, result, rr, err);
-    // a denser solve states the knots by spacing in the overrides (for motion.json's "set");
-    // here the knots are the first stage's, which no spacing gives: the slices a segment alone
-    // say it, and salto validate and play fit the motion's own knots (app_motion.c)
-    for (int k = 0; k < q->nset;) {
-        if (strncmp(q->set[k], "spline.knot_spacing=", 20) == 0) {
-            salto_free(q->set[k]);
-            for (int j = k + 1; j < q->nset; j++) q->set[j - 1] = q->set[j];
-            q->nset--;
-            continue;
-        }
-        k++;
-    }
     rr->timed = 1;
     rr->timed_iterations = ra.iterations;
     rr->timed_elapsed = ra.elapsed;
