@@ -466,15 +466,16 @@ void nlp_time_hess(salto_nlp* nlp, const double* x, double obj_factor, const dou
         int a0, a1;
         phase_support(nlp, i, &a0, &a1);
         const int* slot = nlp->tslot + nlp->tband0[i];
+        double A = 0.0; // sum_j w_j c_j' Gk c_j
         int k = 0;
         for (int j = 0; j < nlp->obj.dofs; j++) {
             const double* c = x + j * ncp;
             const double wg = -3.0 * r * r * r * nlp->obj.w[j], w0 = nlp->obj.rho / r;
             for (int a = a0; a <= a1; a++, k++) {
                 values[slot[k]] += obj_factor * 2.0 * band_row_ph(nlp, i, wg, w0, a, c) / d;
+                A += nlp->obj.w[j] * c[a] * band_row_ph(nlp, i, 1.0, 0.0, a, c);
             }
         }
-        const double A = band_form(nlp, x, i, 1.0, 0.0); // sum_j w_j c_j' Gk c_j
         values[slot[k]] += obj_factor * 12.0 * r * r * r * A / (d * d);
     }
     double* hx = nlp->hess.xs;
