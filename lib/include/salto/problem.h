@@ -325,7 +325,27 @@ typedef struct salto_problem_desc {
     salto_solver_desc solver;
     salto_output_desc output;
     salto_validation_desc validation;
+    int root_turned;        // 1: the free root's angles are in a turned chart (salto_problem_
+    double root_ref[9];     //   turn_root), its reference B (model built so, the root's poses
+    double root_anchor[3];  //   and velocities converted) and the character chart's angles at
+                            //   time 0 that its motion's frames start from; not from the file
 } salto_problem_desc;
+
+// Puts p's free root in the turned chart with reference B (orient.h): p->model's root set to it,
+// and every pose and velocity constraint on the root's angles converted to that chart, each
+// pose's angles the set nearest path(ctx, t, q) (the root's angles along a motion in that
+// chart, to keep its turns), each velocity's rates from the orientation its time's pose gives.
+// anchor: the character chart's angles at time 0. SALTO_ERR_INVALID (p unchanged, err says
+// why) when something cannot be converted: a pose or velocity giving one or two of the three
+// angles, a velocity with rates but no pose at its time, a joint range on a root angle, a
+// reference objective, a root without a chart (salto_root_order).
+salto_status salto_problem_turn_root(salto_problem_desc* p, const double B[9], const double anchor[3],
+                                     void (*path)(void* ctx, double t, double q[3]), void* ctx,
+                                     salto_error* err);
+
+// q, loaded from the same file and overrides as p (a stage's reload), in p's turned chart too:
+// the model's reference and the converted values copied. Nothing when p is not turned.
+void salto_problem_inherit_turn(salto_problem_desc* q, const salto_problem_desc* p);
 
 // Reads a problem file and the character it names. Returns a new description owned by the
 // caller (release with salto_problem_destroy), or NULL with err filled, pointing at the

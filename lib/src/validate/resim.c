@@ -13,6 +13,7 @@
 #include "salto/character.h"
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
+#include "salto/orient.h"
 #include "salto/spatial.h"
 #include "salto/validate.h"
 
@@ -158,49 +159,24 @@ struct salto_resim {
 // and angular velocity w, which all charts share (the translation and the joints are the same
 // DOFs in each).
 
-// the Euler angles (a, b, c) of R = R_i(a) R_j(b) R_k(c), order (i, j, k) distinct axes,
-// b in [-90, 90] deg
-static void euler_of(const int o[3], const double* R, double e[3]) {
-    const int i = o[0], j = o[1], k = o[2];
-    const double eps = ((j - i + 3) % 3 == 1) ? 1.0 : -1.0; // +1 for a cyclic order
-    double sb = eps * R[3 * i + k];
-    sb = sb > 1.0 ? 1.0 : sb < -1.0 ? -1.0 : sb;
-    e[1] = asin(sb);
-    e[0] = atan2(-eps * R[3 * j + k], R[3 * k + k]);
-    e[2] = atan2(-eps * R[3 * i + j], R[3 * i + i]);
-}
-
-
-// of the two angle sets of R, (a, b, c) and (a + pi, pi - b, c + pi), and their 2 pi shifts,
-// the one nearest prev
-static void euler_nearest(double e[3], const double prev[3]) {
-    double best[3], bd = INFINITY;
-    for (int fam = 0; fam < 2; fam++) {
-        double f[3] = {e[0], e[1], e[2]};
-        if (fam) {
-            f[0] += pi;
-            f[1] = pi - f[1];
-            f[2] += pi;
-        }
-        double dsum = 0.0;
-        for (int a = 0; a < 3; a++) {
-            f[a] += 2.0 * pi * round((prev[a] - f[a]) / (2.0 * pi));
-            dsum += fabs(f[a] - prev[a]);
-        }
-        if (dsum < bd) bd = dsum, memcpy(best, f, sizeof best);
-    }
-    memcpy(e, best, sizeof best);
-}
-
-
 // the root's rotational DOFs (the last three of the six) and their order; 0 unless a free root
 static int root_order(const salto_model* m, int o[3]) {
-    if (m->root_type != SALTO_ROOT_FREE || m->nroot != 6) return 0;
-    for (int a = 0; a < 3; a++) {
-        o[a] = m->link_axis_k[3 + a];
-        if (m->link_type[3 + a] != SALTO_AXIS_REVOLUTE || o[a] < 0) return 0;
+    return salto_root_order(m, o);
+}
+
+
+// chart m's root angles of the world orientation R (nearest prev when given): of B' R, B the
+// chart's reference (a turned chart's: salto_model_set_root_reference; else the identity)
+static void chart_angles(const salto_model* m, const int o[3], const double R[9], const double* prev,
+                         double e[3]) {
+    double E[9];
+    const double* B = m->link_tree_rot[3] ? m->link_Rtree + 27 : NULL;
+    if (B) {
+        for (int r = 0; r < 3; r++) {
+            for (int c = 0; c < 3; c++) E[3 * r + c] = B[r] * R[c] + B[3 + r] * R[3 + c] + B[6 + r] * R[6 + c];
+        }
     }
-    return 1;
+    salto_euler_angles(o, B ? E : R, prev, e);
 }
 
 
@@ -263,8 +239,7 @@ static void chart_set(salto_resim* r, int k, const double R[9], const double w[3
     int o[3];
     root_order(m, o);
     double e[3];
-    euler_of(o, R, e);
-    if (prev) euler_nearest(e, prev);
+    chart_angles(m, o, R, prev, e);
     for (int a = 0; a < 3; a++) q[3 + a] = e[a];
     salto_data* d = r->cd[k];
     memcpy(d->q, q, (size_t)m->nv * sizeof(double));
@@ -302,7 +277,7 @@ static void chart_choose(salto_resim* r) {
         int o[3];
         double e[3];
         root_order(r->cm[k], o);
-        euler_of(o, R, e);
+        chart_angles(r->cm[k], o, R, NULL, e);
         if (fabs(e[1]) < bb) bb = fabs(e[1]), best = k;
     }
     if (best == r->chart) return;
