@@ -221,6 +221,20 @@ static int open_json(app_motion* am, const char* who, const char* motion_path,
             salto_nlp_destroy(nlp), salto_problem_destroy(p);
             return 1;
         }
+        if (mo->root_turned) {
+            // the problem in the motion's turned root chart, the NLP built again on it
+            salto_error terr = {0};
+            salto_nlp_destroy(nlp);
+            nlp = NULL;
+            if (salto_motion_turn_problem(mo, p, &terr) == SALTO_OK) nlp = salto_nlp_build(p, &terr);
+            if (!nlp) {
+                fprintf(stderr, "%s: error: the motion's turned root chart does not fit '%s': ", motion_path, problem_path);
+                app_print_error(&terr);
+                free(x);
+                salto_problem_destroy(p);
+                return 2;
+            }
+        }
         salto_nlp_guess_from_motion(nlp, mo, x); // the control points as they are
         am->p = p, am->nlp = nlp, am->x = x;
         am->nm.nlp = nlp, am->nm.x = x;

@@ -9,6 +9,7 @@
 #include "app_motion.h"
 #include "cmds.h"
 #include "json_out.h"
+#include "salto/orient.h"
 #include "salto/atomic.h"
 #include "salto/kinematics.h"
 #include "salto/sim.h"
@@ -190,8 +191,15 @@ static int record_frame(record* r, double t, const double* q, double err, int nc
 }
 
 
-static salto_status write_csv(const salto_model* m, const record* r, const char* path,
+static salto_status write_csv(const salto_problem_desc* p, const record* r, const char* path,
                               salto_error* err) {
+    const salto_model* m = p->model;
+    // a turned chart's root angles (salto_problem_turn_root) written in the character's, each
+    // row's the set nearest the last's, from the problem's anchor
+    int o[3];
+    const int turned = p->root_turned && salto_root_order(m, o);
+    double prev[3];
+    if (turned) memcpy(prev, p->root_anchor, sizeof prev);
     salto_atomic a;
     salto_status s = salto_atomic_open(&a, path, 1, err);
     if (s) return s;
@@ -203,7 +211,14 @@ static salto_status write_csv(const salto_model* m, const record* r, const char*
     fputs(",tracking_error,contacts,force_x,force_y,force_z,grip_torque\n", a.f);
     for (int k = 0; k < r->n; k++) {
         fprintf(a.f, "%.10g", r->t[k]);
-        for (int j = 0; j < m->nv; j++) fprintf(a.f, ",%.17g", r->q[(size_t)k * r->nv + j]);
+        double c[3];
+        if (turned) {
+            salto_euler_rechart(o, p->root_ref, NULL, r->q + (size_t)k * r->nv + 3, NULL, NULL, prev, c, NULL, NULL);
+            memcpy(prev, c, sizeof prev);
+        }
+        for (int j = 0; j < m->nv; j++) {
+            fprintf(a.f, ",%.17g", turned && j >= 3 && j < 6 ? c[j - 3] : r->q[(size_t)k * r->nv + j]);
+        }
         fprintf(a.f, ",%.6g,%d,%.6g,%.6g,%.6g,%.6g\n", r->err[k], r->contacts[k], r->force[3 * k],
                 r->force[3 * k + 1], r->force[3 * k + 2], r->grip[k]);
     }
@@ -568,7 +583,7 @@ int cmd_play(int argc, char** argv) {
         fprintf(stderr, "salto play: cannot create '%s': %s\n", dir, strerror(errno));
         status = 2;
     } else if (write_json(m, &rec, &sm, motion_path, p->path, jpath, &err) != SALTO_OK ||
-               write_csv(m, &rec, cpath, &err) != SALTO_OK ||
+               write_csv(p, &rec, cpath, &err) != SALTO_OK ||
                write_filmstrip(p, &rec, rate, fpath, &err) != SALTO_OK) {
         app_print_error(&err);
         status = 2;

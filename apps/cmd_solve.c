@@ -308,6 +308,21 @@ int app_solve(int argc, char** argv, int verdict) {
                     ref.finer_kept ? "its motion validates better and is kept"
                                    : "its motion does not validate better, so the first is kept");
         }
+        if (ref.turned_status[0]) {
+            char why[96];
+            if (ref.turned_failing[0] >= 0) {
+                snprintf(why, sizeof why, "the motion failed %d check%s", ref.turned_failing[0],
+                         ref.turned_failing[0] == 1 ? "" : "s");
+            } else {
+                snprintf(why, sizeof why, "the solve did not converge");
+            }
+            fprintf(stderr, "and a turned solve, the root's angles in a turned chart (its middle angle's "
+                            "|sin| at most %.2f along the motion, %.2f in the character's chart), as %s: "
+                            "%s after %d iterations in %.3f s; %s\n",
+                    ref.turned_tilt[1], ref.turned_tilt[0], why, ref.turned_status, ref.turned_iterations,
+                    ref.turned_elapsed,
+                    ref.turned_kept ? "its motion is better and is kept" : "its motion is not better, so the first is kept");
+        }
         fprintf(stderr, "time: constraints %.3f s (%d), Jacobian %.3f s (%d), Hessian %.3f s (%d), "
                         "IPOPT and the rest %.3f s\n",
                 res.time_g, res.n_eval_g, res.time_jac, res.n_eval_jac, res.time_h, res.n_eval_h,

@@ -62,7 +62,21 @@ struct salto_motion {
     int nphase;          // the phases' durations as solved (a motion.json's "phases", each
     double* phase_duration; // one's "duration", s; owned; 0 and NULL when not given): a warm
                          //   start maps its time phase by phase (salto_nlp_guess_from_motion)
+    int root_turned;     // 1: solved in a turned root chart (salto_problem_turn_root): q and
+    double root_ref[9];  //   control hold the root's angles in the chart with this reference,
+    double root_anchor[3]; // the files the character's own (salto_motion_character_q), from
+                         //   these angles at time 0 on (motion.json's "root_chart")
 };
+
+// The frames with the root's angles in the character's own chart (a turned motion's converted,
+// each frame's angles the set nearest the last's, from root_anchor: continuous through full
+// turns), as a new array (nframe x nv) to release with salto_free; NULL when memory runs out.
+double* salto_motion_character_q(const salto_motion* mo);
+
+// p (the motion's problem, loaded as it was solved) in a turned motion's root chart
+// (salto_problem_turn_root, its poses' turns read off the motion's frames); nothing for a motion
+// in the character's chart. SALTO_ERR_INVALID as salto_problem_turn_root.
+salto_status salto_motion_turn_problem(const salto_motion* mo, salto_problem_desc* p, salto_error* err);
 
 // Reads a motion.json written by salto_motion_write_json (JSON is read through the YAML
 // reader, every value located). Returns a new motion owned by the caller (release with

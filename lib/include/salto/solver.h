@@ -135,6 +135,13 @@ typedef struct salto_refine_result {
     double finer_spacing;  //   knot spacing, s, and 1 when its motion validated better and is
     int finer_kept;        //   the one returned
     int finer_failing[2];  //   the failing checks before and after it
+    int turned_iterations; // the turned solve (salto_solve_timed): the pipeline again with the
+    double turned_elapsed; //   root's angles in a turned chart, when the motion failed its
+    char turned_status[64]; //  validation or did not converge and its root came within 30 deg
+    double turned_tilt[2]; //   of the chart's singular set: iterations, time (s), IPOPT's
+    int turned_kept;       //   status ("" when none); the largest |sin| of the middle angle in
+    int turned_failing[2]; //   the character's chart and in the turned one; kept; the failing
+                           //   checks before and after (-1: not judged)
     int timed;             // free phase durations (salto_solve_timed): 1 when chosen by a first
     int timed_iterations;  //   solve with them free, then pinned; its iterations, time and
     double timed_elapsed;  //   IPOPT's status
@@ -185,6 +192,10 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
 // for), a converged motion that still fails its validation is solved once more, the whole
 // pipeline again on knots half as far apart (`spline.knot_spacing`, an override the motion
 // keeps), from its motion; the one that validates better is returned (rr->finer_*).
+// Last, a motion that still fails (or did not converge) with its root's orientation within
+// 30 deg of the Euler chart's singular set (the middle angle past 60 deg) is solved again in a
+// turned chart (salto_problem_turn_root, its reference the one that keeps the motion farthest
+// from the singular set), from its motion; kept if it validates better (rr->turned_*).
 salto_status salto_solve_timed(salto_problem_desc** p, salto_nlp** nlp, double** x,
                                salto_progress_fn progress, void* user, salto_solve_result* result,
                                salto_refine_result* rr, salto_error* err);

@@ -16,13 +16,15 @@
 
 #include "salto/bspline.h"
 #include "salto/config.h"
+#include "salto/orient.h"
 
 // the keys salto_motion_write_json writes, at the top level and in "solver" (refined_slices,
 // the slices refinement added, is a record: the motion is its control points either way)
 static const char* const top_keys[] = {
     "format", "problem", "set", "character", "duration", "phases", "ballistic",
     "refined_slices", "dofs", "control_points", "knots", "control", "frame_rate", "frames",
-    "solver", NULL};
+    "solver", "root_chart", NULL};
+static const char* const root_chart_keys[] = {"reference", "anchor", NULL};
 static const char* const solver_keys[] = {
     "status", "converged", "iterations", "objective", "time", "max_violation",
     "worst_constraint", "evaluations", NULL};
@@ -124,6 +126,63 @@ static salto_status read_strings(const salto_cfg_node* root, const char* key, ch
         (*out)[i] = salto_strdup(s);
         if (!(*out)[i]) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
         *count = i + 1;
+    }
+    return SALTO_OK;
+}
+
+
+static int root_axes(const salto_motion* mo, int o[3]);
+
+
+// "root_chart" (absent: the character's own): a turned motion's {"reference": 9 numbers, a
+// rotation, "anchor": 3 angles}; its frames, written in the character's chart, are brought
+// into the turned one (the angles nearest the last frame's, from the spline's first value)
+static salto_status read_root_chart(const salto_cfg_node* root, salto_motion* mo, salto_error* err) {
+    const salto_cfg_node* n = salto_cfg_child(root, "root_chart");
+    if (!n) return SALTO_OK;
+    if (salto_cfg_expect(n, SALTO_CFG_MAP, err) || salto_cfg_check_keys(n, root_chart_keys, err)) return err->status;
+    const salto_cfg_node* r = salto_cfg_require(n, "reference", err);
+    const salto_cfg_node* a = r ? salto_cfg_require(n, "anchor", err) : NULL;
+    if (!a) return err->status;
+    if (salto_cfg_expect(r, SALTO_CFG_LIST, err) || salto_cfg_expect(a, SALTO_CFG_LIST, err)) return err->status;
+    if (r->n != 9 || a->n != 3) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, r->n != 9 ? r->loc : a->loc,
+                          "'root_chart' needs 9 numbers in 'reference' and 3 in 'anchor'");
+    }
+    for (int k = 0; k < 9; k++) {
+        if (salto_cfg_number(r->child[k], &mo->root_ref[k], err)) return err->status;
+    }
+    for (int k = 0; k < 3; k++) {
+        if (salto_cfg_number(a->child[k], &mo->root_anchor[k], err)) return err->status;
+    }
+    // a rotation: B B' = I, det B = 1
+    const double* B = mo->root_ref;
+    double worst = 0.0;
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+            const double d = B[3 * i] * B[3 * j] + B[3 * i + 1] * B[3 * j + 1] + B[3 * i + 2] * B[3 * j + 2];
+            worst = fmax(worst, fabs(d - (i == j)));
+        }
+    }
+    const double det = B[0] * (B[4] * B[8] - B[5] * B[7]) - B[1] * (B[3] * B[8] - B[5] * B[6]) +
+                       B[2] * (B[3] * B[7] - B[4] * B[6]);
+    int o[3];
+    if (!(worst <= 1e-9) || !(det > 0.0)) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, r->loc, "'root_chart.reference' is not a rotation");
+    }
+    if (mo->nv < 6 || !root_axes(mo, o) || mo->ncp < 1 || !mo->control) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc,
+                          "'root_chart' needs a free root's DOFs (root_r* as the 4th to 6th) and a spline");
+    }
+    mo->root_turned = 1;
+    double prev[3];
+    for (int k = 0; k < 3; k++) prev[k] = mo->control[(size_t)(3 + k) * (size_t)mo->ncp];
+    for (int k = 0; k < mo->nframe; k++) {
+        double* f = mo->q + (size_t)k * (size_t)mo->nv + 3;
+        double t[3];
+        salto_euler_rechart(o, NULL, mo->root_ref, f, NULL, NULL, prev, t, NULL, NULL);
+        memcpy(f, t, sizeof t);
+        memcpy(prev, t, sizeof prev);
     }
     return SALTO_OK;
 }
@@ -364,7 +423,7 @@ salto_motion* salto_motion_load_json(const char* path, salto_error* err) {
                    read_strings(salto_cfg_root(cfg), "set", &mo->set, &mo->nset, err) ||
                    read_phases(salto_cfg_root(cfg), mo, err) ||
                    check_refined_slices(salto_cfg_root(cfg), err) ||
-                   read_values(&sh, mo, err)) {
+                   read_values(&sh, mo, err) || read_root_chart(salto_cfg_root(cfg), mo, err)) {
             salto_motion_destroy(mo);
             mo = NULL;
         }
@@ -374,6 +433,18 @@ salto_motion* salto_motion_load_json(const char* path, salto_error* err) {
 }
 
 // ---- sampling ----
+
+// the root's rotation order from the motion's DOF names 3, 4, 5 (root_rx: 0, root_ry: 1,
+// root_rz: 2); 0 when they are not those
+static int root_axes(const salto_motion* mo, int o[3]) {
+    for (int a = 0; a < 3; a++) {
+        const char* nm = mo->dof_name[3 + a];
+        if (!nm || strlen(nm) != 7 || strncmp(nm, "root_r", 6) != 0 || nm[6] < 'x' || nm[6] > 'z') return 0;
+        o[a] = nm[6] - 'x';
+    }
+    return o[0] != o[1] && o[1] != o[2] && o[0] != o[2];
+}
+
 
 double salto_motion_frame_time(const salto_motion* mo, int k) {
     return frame_time(mo->frame_rate, mo->duration, k);
@@ -463,6 +534,9 @@ salto_motion* salto_motion_from_state(const salto_problem_desc* p, salto_state_f
     }
     if (p->ncp > 0) memcpy(mo->control, control, (size_t)m->nv * (size_t)p->ncp * sizeof(double));
     for (int a = 0; a < p->ncp + 4; a++) mo->knot[a] = salto_bspline_knot(spline, a);
+    mo->root_turned = p->root_turned;
+    memcpy(mo->root_ref, p->root_ref, sizeof mo->root_ref);
+    memcpy(mo->root_anchor, p->root_anchor, sizeof mo->root_anchor);
     for (int k = 0; k < nframe; k++) {
         double* q = mo->q + (size_t)k * m->nv;
         state(ctx, frame_time(rate, p->duration, k), q, NULL, NULL);
@@ -472,6 +546,45 @@ salto_motion* salto_motion_from_state(const salto_problem_desc* p, salto_state_f
         }
     }
     return mo;
+}
+
+
+double* salto_motion_character_q(const salto_motion* mo) {
+    const size_t n = (size_t)mo->nframe * (size_t)mo->nv;
+    double* q = salto_malloc((n ? n : 1) * sizeof(double));
+    if (!q) return NULL;
+    memcpy(q, mo->q, n * sizeof(double));
+    // the order: the DOF names' axes (root_rx, root_ry, root_rz in rotation order)
+    int o[3];
+    if (!mo->root_turned || mo->nv < 6 || !root_axes(mo, o)) return q;
+    const double* prev = mo->root_anchor;
+    for (int k = 0; k < mo->nframe; k++) {
+        double* f = q + (size_t)k * (size_t)mo->nv + 3;
+        double c[3];
+        salto_euler_rechart(o, mo->root_ref, NULL, f, NULL, NULL, prev, c, NULL, NULL);
+        memcpy(f, c, sizeof c);
+        prev = f;
+    }
+    return q;
+}
+
+
+static void motion_root_path(void* ctx, double t, double q[3]) {
+    const salto_motion* mo = ctx;
+    double* f = salto_malloc((size_t)mo->nv * sizeof(double));
+    if (!f) {
+        q[0] = q[1] = q[2] = 0.0;
+        return;
+    }
+    salto_motion_sample(mo, t, f);
+    memcpy(q, f + 3, 3 * sizeof(double));
+    salto_free(f);
+}
+
+
+salto_status salto_motion_turn_problem(const salto_motion* mo, salto_problem_desc* p, salto_error* err) {
+    if (!mo->root_turned) return SALTO_OK;
+    return salto_problem_turn_root(p, mo->root_ref, mo->root_anchor, motion_root_path, (void*)mo, err);
 }
 
 

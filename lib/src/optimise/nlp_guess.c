@@ -14,6 +14,7 @@
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
 #include "salto/obstacle.h"
+#include "salto/orient.h"
 #include "salto/spatial.h"
 
 
@@ -235,10 +236,16 @@ void salto_nlp_guess_from_motion(const salto_nlp* nlp, const salto_motion* mo, d
     for (int i = 0; by_phase && i < p->nphase; i++) {
         differ |= fabs(mo->phase_duration[i] - p->phases[i].duration) > 1e-12 * p->duration;
     }
-    if (same) {
-        memcpy(x, mo->control, (size_t)nlp->ncpv * sizeof(double));
-    } else {
+    // the root's angles in another chart than the motion's (salto_problem_turn_root): sampled
+    // and converted, each the set nearest the last's
+    int o[3];
+    const int rechart = (mo->root_turned || p->root_turned) && salto_root_order(nlp->m, o) &&
+                        (mo->root_turned != p->root_turned ||
+                         memcmp(mo->root_ref, p->root_ref, sizeof mo->root_ref) != 0);
+    if (same) memcpy(x, mo->control, (size_t)nlp->ncpv * sizeof(double));
+    if (!same || rechart) {
         double* q = nlp->ev.J3; // scratch of 3 nv doubles
+        double prev[3];
         for (int a = 0; a < nlp->ncp; a++) {
             const double t = salto_bspline_greville(&nlp->spline, a);
             double tm = t * mo->duration / p->duration;
@@ -250,7 +257,14 @@ void salto_nlp_guess_from_motion(const salto_nlp* nlp, const salto_motion* mo, d
                 tm = s0 + (t - p->phases[i].start) / p->phases[i].duration * mo->phase_duration[i];
             }
             salto_motion_sample(mo, tm, q);
-            for (int j = 0; j < nlp->nv; j++) x[j * nlp->ncp + a] = q[j];
+            if (rechart) {
+                double c[3];
+                salto_euler_rechart(o, mo->root_turned ? mo->root_ref : NULL, p->root_turned ? p->root_ref : NULL,
+                                    q + 3, NULL, NULL, a ? prev : (mo->root_turned && !p->root_turned ? mo->root_anchor : NULL), c, NULL, NULL);
+                memcpy(q + 3, c, sizeof c);
+                memcpy(prev, c, sizeof prev);
+            }
+            for (int j = same ? 3 : 0; j < (same ? 6 : nlp->nv); j++) x[j * nlp->ncp + a] = q[j];
         }
     }
     finish_guess(nlp, x);

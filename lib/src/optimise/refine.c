@@ -3,8 +3,10 @@
 // densely and finds where. Refinement adds a slice at the worst sample of every run of
 // samples where a slice-enforced check is violated beyond a fraction of its validation
 // threshold, rebuilds the NLP (same spline, same variables) and resumes from the solution.
+#include "salto/orient.h"
 #include "salto/solver.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -854,6 +856,148 @@ static salto_status finer(salto_problem_desc** pp, salto_nlp** pn, double** px,
 }
 
 
+// The turned solve: a motion that fails its validation, or did not converge, while its root
+// comes within 30 deg of the Euler chart's singular set (the middle angle past 60 deg, where
+// the angles cannot follow a turn about the lost direction: a turn about the vertical lying
+// flat, in the default [y, x, z] chart), solved again with the root's angles in a turned chart
+// (salto_problem_turn_root, the reference keeping the motion farthest from that chart's
+// singular set: salto_euler_reference), from its motion, with its knots and no coarse solve;
+// kept if it validates better. Nothing changes for a motion that passes or keeps away.
+#define TURNED_SAMPLES 400
+
+typedef struct turn_path {
+    int n;
+    double dt;
+    const double* q; // n x 3
+} turn_path;
+
+
+static void turn_path_at(void* ctx, double t, double q[3]) {
+    const turn_path* tp = ctx;
+    double u = t / tp->dt;
+    u = u < 0 ? 0 : u > tp->n - 1 ? tp->n - 1 : u;
+    const int k = (int)u < tp->n - 1 ? (int)u : tp->n - 2;
+    const double f = u - k;
+    for (int a = 0; a < 3; a++) q[a] = (1 - f) * tp->q[3 * k + a] + f * tp->q[3 * (k + 1) + a];
+}
+
+
+static salto_status turned(salto_problem_desc** pp, salto_nlp** pn, double** px,
+                           salto_progress_fn progress, void* user, salto_solve_result* result,
+                           salto_refine_result* rr, salto_error* err) {
+    salto_problem_desc* p = *pp;
+    int o[3];
+    if (!p->physics || !p->path || p->root_turned || !salto_root_order(p->model, o)) return SALTO_OK;
+    int failing = INT_MAX;
+    double worst = INFINITY;
+    if (result->converged && rr->final_pass) return SALTO_OK;
+    if (result->converged && (judge(*pn, *px, p, &failing, &worst) != 0 || failing == 0)) return SALTO_OK;
+    // the root's orientations along the motion, in the character's chart and a turned one
+    const int n = TURNED_SAMPLES;
+    const int nv = p->model->nv;
+    double* R = salto_malloc(sizeof(double) * (size_t)(9 * n + 3 * n + nv));
+    if (!R) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    double* qt = R + 9 * n;
+    double* q = qt + 3 * n;
+    const double dt = p->duration / (n - 1);
+    double tilt0 = 0.0, B[9];
+    for (int k = 0; k < n; k++) {
+        salto_nlp_state(*pn, *px, fmin(k * dt, p->duration), q, NULL, NULL);
+        salto_euler_matrix(o, q + 3, R + 9 * k);
+        tilt0 = fmax(tilt0, salto_euler_tilt(o, NULL, R + 9 * k));
+    }
+    const double tilt1 = tilt0 > 0.866 ? salto_euler_reference(o, R, n, B) : 1.0;
+    if (!(tilt0 > 0.866) || !(tilt1 < 0.5)) {
+        salto_free(R);
+        return SALTO_OK;
+    }
+    // the turned chart's angles along the motion (from the principal ones at the start, each
+    // the set nearest the last's): the turns its poses keep
+    double anchor[3];
+    for (int k = 0; k < n; k++) {
+        double E[9], a[3];
+        for (int r = 0; r < 3; r++) {
+            for (int c = 0; c < 3; c++) {
+                E[3 * r + c] = B[r] * R[9 * k + c] + B[3 + r] * R[9 * k + 3 + c] + B[6 + r] * R[9 * k + 6 + c];
+            }
+        }
+        salto_euler_angles(o, E, k ? qt + 3 * (k - 1) : NULL, a);
+        memcpy(qt + 3 * k, a, sizeof a);
+    }
+    salto_nlp_state(*pn, *px, 0.0, q, NULL, NULL);
+    memcpy(anchor, q + 3, sizeof anchor);
+    turn_path tp = {n, dt, qt};
+    // the problem again, as solved, with the same knots, turned
+    salto_error ignored = {0};
+    salto_problem_desc* q2 = salto_problem_load_set(p->path, p->nset, (const char* const*)p->set, &ignored);
+    int* counts = q2 ? salto_malloc(sizeof(int) * (size_t)p->nphase) : NULL;
+    if (!counts || q2->nphase != p->nphase ||
+        salto_problem_turn_root(q2, B, anchor, turn_path_at, &tp, &ignored) != SALTO_OK) {
+        salto_free(R), salto_free(counts), salto_problem_destroy(q2);
+        return ignored.status == SALTO_ERR_NOMEM ? SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory") : SALTO_OK;
+    }
+    salto_free(R);
+    salto_problem_knot_counts(p, counts);
+    salto_free(q2->phase_knots);
+    q2->phase_knots = counts;
+    q2->ncp = p->ncp;
+    q2->knots_pinned = 1;
+    for (int i = 0; i < p->nphase; i++) q2->phases[i].dur_lo = p->phases[i].dur_lo, q2->phases[i].dur_hi = p->phases[i].dur_hi;
+    q2->skip_warmup = 1;
+    salto_nlp* nq = salto_nlp_build(q2, &ignored);
+    double* xq = nq ? salto_malloc(sizeof(double) * (size_t)salto_nlp_nx(nq)) : NULL;
+    salto_motion* mo = xq ? salto_motion_from_nlp(*pn, *px) : NULL;
+    if (!mo) {
+        salto_free(xq), salto_nlp_destroy(nq), salto_problem_destroy(q2);
+        return ignored.status && ignored.status != SALTO_ERR_NOMEM ? SALTO_OK : SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
+    salto_nlp_guess_from_motion(nq, mo, xq);
+    salto_motion_destroy(mo);
+    salto_solve_result r;
+    salto_refine_result rq;
+    salto_status st = salto_solve_refined(q2, &nq, xq, progress, user, &r, &rq, err);
+    rr->turned_iterations = r.iterations;
+    rr->turned_elapsed = r.elapsed;
+    rr->turned_tilt[0] = tilt0;
+    rr->turned_tilt[1] = tilt1;
+    snprintf(rr->turned_status, sizeof rr->turned_status, "%s", r.status_name);
+    rr->turned_failing[0] = failing == INT_MAX ? -1 : failing;
+    rr->turned_failing[1] = -1;
+    int keep = 0;
+    if (st == SALTO_OK && r.converged) {
+        int f2 = 0;
+        double w2 = 0.0;
+        if (judge(nq, xq, q2, &f2, &w2) == 0) {
+            rr->turned_failing[1] = f2;
+            keep = !result->converged || f2 < failing || (f2 == failing && w2 < worst);
+        }
+    }
+    if (st == SALTO_ERR_NOMEM) keep = 0;
+    rr->turned_kept = keep;
+    add_result(result, &r);
+    if (keep) {
+        take_verdict(result, &r);
+        rr->final_pass = rq.final_pass;
+        salto_nlp_destroy(*pn);
+        salto_problem_destroy(*pp);
+        salto_free(*px);
+        *pp = q2, *pn = nq, *px = xq;
+    } else {
+        salto_free(xq), salto_nlp_destroy(nq), salto_problem_destroy(q2);
+    }
+    return st == SALTO_ERR_NOMEM ? st : SALTO_OK;
+}
+
+
+// the finer solve, then the turned one
+static salto_status finer_turned(salto_problem_desc** pp, salto_nlp** pn, double** px,
+                                 salto_progress_fn progress, void* user, salto_solve_result* result,
+                                 salto_refine_result* rr, salto_error* err) {
+    const salto_status st = finer(pp, pn, px, progress, user, result, rr, err);
+    return st == SALTO_OK ? turned(pp, pn, px, progress, user, result, rr, err) : st;
+}
+
+
 salto_status salto_solve_timed(salto_problem_desc** pp, salto_nlp** pn, double** px,
                                salto_progress_fn progress, void* user, salto_solve_result* result,
                                salto_refine_result* rr, salto_error* err) {
@@ -862,7 +1006,7 @@ salto_status salto_solve_timed(salto_problem_desc** pp, salto_nlp** pn, double**
     for (int i = 0; i < p->nphase; i++) nfree += p->phases[i].dur_free && p->phases[i].dur_min < p->phases[i].dur_max;
     if (nfree == 0 || !p->path) {
         const salto_status st = salto_solve_refined(p, pn, *px, progress, user, result, rr, err);
-        return st == SALTO_OK ? finer(pp, pn, px, progress, user, result, rr, err) : st;
+        return st == SALTO_OK ? finer_turned(pp, pn, px, progress, user, result, rr, err) : st;
     }
     // the first stage: the durations free
     salto_solve_result ra;
@@ -943,5 +1087,5 @@ salto_status salto_solve_timed(salto_problem_desc** pp, salto_nlp** pn, double**
     salto_problem_destroy(*pp);
     salto_free(*px);
     *pp = q, *pn = nq, *px = xq;
-    return st == SALTO_OK ? finer(pp, pn, px, progress, user, result, rr, err) : st;
+    return st == SALTO_OK ? finer_turned(pp, pn, px, progress, user, result, rr, err) : st;
 }

@@ -6,6 +6,7 @@
 #include "salto/motion.h"
 #include "json_out.h"
 
+#include <math.h>
 #include <stdio.h>
 
 
@@ -70,18 +71,30 @@ salto_status salto_motion_write_json(const salto_nlp* nlp, const salto_motion* m
         }
         fputs("\n  ]", f);
     }
+    if (mo->root_turned) {
+        // the chart the control points' root angles are in; the frames are the character's
+        fputs(",\n  \"root_chart\": {\"reference\": ", f);
+        salto_json_nums(f, mo->root_ref, 9, 1);
+        fputs(", \"anchor\": ", f);
+        salto_json_nums(f, mo->root_anchor, 3, 1);
+        fputc('}', f);
+    }
     fputs(",\n  \"frame_rate\": ", f);
     salto_json_num(f, mo->frame_rate);
     fputs(",\n  \"frames\": [", f);
+    double* cq = mo->root_turned ? salto_motion_character_q(mo) : NULL;
+    const double* fq = cq ? cq : mo->q;
     for (int k = 0; k < mo->nframe; k++) {
         fputs(k ? ",\n    [" : "\n    [", f);
         salto_json_num(f, salto_motion_frame_time(mo, k));
         for (int j = 0; j < nv; j++) {
             fputs(", ", f);
-            salto_json_num(f, mo->q[(size_t)k * (size_t)nv + (size_t)j]);
+            const double v = fq[(size_t)k * (size_t)nv + (size_t)j];
+            salto_json_num(f, cq && fabs(v) < SALTO_MOTION_ZERO ? 0.0 : v);
         }
         fputc(']', f);
     }
+    salto_free(cq);
     fputs("\n  ]", f);
     if (result) {
         fprintf(f, ",\n  \"solver\": {\"status\": ");
