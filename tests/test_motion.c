@@ -12,6 +12,8 @@
 
 #include "salto/bspline.h"
 #include "salto/motion.h"
+#include "salto/orient.h"
+#include "salto/spatial.h"
 #include "salto/nlp.h"
 #include "salto/solver.h"
 #include "test_suites.h"
@@ -284,6 +286,12 @@ static const bad_case bad_cases[] = {
      "missing required key 'format' in the document", NULL},
     {"format_version.json", SALTO_ERR_INVALID, 2, 13,
      "unsupported format 'salto motion 2' (expected 'salto motion 1')", NULL},
+    {"root_chart_not_rotation.json", SALTO_ERR_INVALID, 12, 31, "'root_chart.reference' is not a rotation", NULL},
+    {"root_chart_short.json", SALTO_ERR_INVALID, 12, 31,
+     "'root_chart' needs 9 numbers in 'reference' and 3 in 'anchor'", NULL},
+    {"root_chart_key.json", SALTO_ERR_INVALID, 12, 60, "unknown key 'anchors' in 'root_chart'", "did you mean 'anchor'?"},
+    {"root_chart_no_root.json", SALTO_ERR_INVALID, 11, 17,
+     "'root_chart' needs a free root's DOFs (root_r* as the 4th to 6th) and a spline", NULL},
     {"unknown_key.json", SALTO_ERR_INVALID, 16, 3, "unknown key 'framerate' in the document",
      "did you mean 'frame_rate'?"},
     {"unknown_solver_key.json", SALTO_ERR_INVALID, 22, 43, "unknown key 'convergd' in 'solver'",
@@ -1416,6 +1424,128 @@ START_TEST(frames_csv_is_the_motion) {
 }
 END_TEST
 
+// ---- a motion in a turned root chart (motion.json's root_chart) ----
+
+// a hand-written turned motion: its frames, written in the character's chart, are read into the
+// turned one (the same orientation, B E(turned) = E(character)); salto_motion_character_q gives
+// them back, from the anchor
+START_TEST(root_chart_read) {
+    salto_motion* mo = load_ok(salto_test_path("tests/data/motion/root_chart_ok.json"));
+    ck_assert_int_eq(mo->root_turned, 1);
+    const double B[9] = {0, -1, 0, 1, 0, 0, 0, 0, 1};
+    assert_bits_eq(mo->root_ref, B, 9, "reference");
+    const int o[3] = {1, 0, 2};
+    const double qc[3] = {0.1, 0.2, 0.3};
+    double Ec[9], Et[9], R[9];
+    salto_euler_matrix(o, qc, Ec);
+    for (int k = 0; k < mo->nframe; k++) {
+        salto_euler_matrix(o, mo->q + k * mo->nv + 3, Et);
+        salto_m3_mul(R, B, Et);
+        ck_assert_vec_close(R, Ec, 9, 1e-14, 0, "the same orientation");
+        ck_assert_double_eq(mo->q[k * mo->nv + 2], 1.0);
+    }
+    double* cq = salto_motion_character_q(mo);
+    ck_assert_ptr_nonnull(cq);
+    for (int k = 0; k < mo->nframe; k++) ck_assert_vec_close(cq + k * mo->nv + 3, qc, 3, 1e-14, 0, "back");
+    salto_free(cq);
+    salto_motion_destroy(mo);
+}
+END_TEST
+
+
+static void zero_path(void* ctx, double t, double q[3]) {
+    (void)ctx, (void)t;
+    q[0] = q[1] = q[2] = 0.0;
+}
+
+
+// a solve's motion in a turned chart: motion.json keeps the chart and the control points bit
+// for bit, and its frames are the character's; read back, the frames are the NLP's state in the
+// turned chart again (to rounding); the character's frames (salto_motion_character_q, as
+// motion.json and motion.csv hold them) give the same orientations and stay continuous through
+// a full turn (away from that chart's singular set)
+START_TEST(root_chart_round_trip) {
+    salto_error err = {0};
+    salto_problem_desc* p = salto_problem_load(salto_test_path("tests/data/nlp/all3d.yaml"), &err);
+    ck_assert_ptr_nonnull(p);
+    int o[3];
+    ck_assert(salto_root_order(p->model, o));
+    const double ax[3] = {0.6, 0.0, 0.8};
+    double B[9];
+    salto_m3_axis_angle(B, ax, 1.3);
+    const double anchor[3] = {0, 0, 0};
+    ck_assert_int_eq(salto_problem_turn_root(p, B, anchor, zero_path, NULL, &err), SALTO_OK);
+    salto_nlp* nlp = salto_nlp_build(p, &err);
+    ck_assert_ptr_nonnull(nlp);
+    const int nx = salto_nlp_nx(nlp), nv = p->model->nv, ncp = p->ncp;
+    double* x = malloc(sizeof(double) * (size_t)nx);
+    ck_assert_ptr_nonnull(x);
+    salto_nlp_initial_guess(nlp, x);
+    // the first angle a full turn and more, the others a swing
+    for (int a = 0; a < ncp; a++) {
+        x[3 * ncp + a] = 7.0 * a / (ncp - 1);
+        x[4 * ncp + a] = 0.6 * sin(2.0 * a);
+        x[5 * ncp + a] = -1.0 + 0.3 * a;
+    }
+    char dir[64], json[128], csv[128];
+    snprintf(dir, sizeof dir, "/tmp/salto_turned_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(json, sizeof json, "%s/motion.json", dir);
+    snprintf(csv, sizeof csv, "%s/motion.csv", dir);
+    ck_assert_int_eq(salto_test_write_json(nlp, x, NULL, json, &err), SALTO_OK);
+    salto_motion* mo = load_ok(json);
+    ck_assert_int_eq(mo->root_turned, 1);
+    assert_bits_eq(mo->root_ref, B, 9, "reference");
+    assert_bits_eq(mo->root_anchor, anchor, 3, "anchor");
+    assert_bits_eq(mo->control, x, nv * ncp, "control points");
+    double* q = malloc(sizeof(double) * (size_t)nv);
+    double* cq = salto_motion_character_q(mo);
+    ck_assert_ptr_nonnull(q);
+    ck_assert_ptr_nonnull(cq);
+    for (int k = 0; k < mo->nframe; k++) {
+        salto_nlp_state(nlp, x, salto_motion_frame_time(mo, k), q, NULL, NULL);
+        for (int j = 0; j < nv; j++) {
+            if (fabs(q[j]) < SALTO_MOTION_ZERO) q[j] = 0.0;
+        }
+        ck_assert_vec_close(mo->q + k * nv, q, 3, 0, 0, "translations");
+        ck_assert_vec_close(mo->q + k * nv + 3, q + 3, 3, 1e-9, 0, "turned angles");
+        ck_assert_vec_close(mo->q + k * nv + 6, q + 6, nv - 6, 0, 0, "joints");
+        double Et[9], Ec[9], R[9];
+        salto_euler_matrix(o, q + 3, Et);
+        salto_m3_mul(R, B, Et);
+        salto_euler_matrix(o, cq + k * nv + 3, Ec);
+        ck_assert_vec_close(Ec, R, 9, 1e-12, 0, "the character's angles, the same orientation");
+        // continuous (no 2 pi jumps) where the character's chart is regular: near its singular
+        // set its first and last angles swing fast, as any Euler chart's must
+        if (k > 0 && fabs(cq[k * nv + 4]) < 1.0 && fabs(cq[(k - 1) * nv + 4]) < 1.0) {
+            for (int a = 3; a < 6; a++) {
+                ck_assert_msg(fabs(cq[k * nv + a] - cq[(k - 1) * nv + a]) < 1.0, "frame %d: angle %d jumps from %g to %g", k, a,
+                              cq[(k - 1) * nv + a], cq[k * nv + a]);
+            }
+        }
+    }
+    // motion.csv: the character's angles
+    ck_assert_int_eq(salto_motion_write_csv(mo, csv, &err), SALTO_OK);
+    salto_frames* f = salto_frames_load_csv(csv, &err);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->nframe, mo->nframe);
+    for (int k = 0; k < mo->nframe; k++) {
+        for (int c = 0; c < f->nv; c++) {
+            ck_assert_double_eq_tol(f->q[k * f->nv + c], cq[k * nv + c], 1e-15 + 1e-15 * fabs(cq[k * nv + c]));
+        }
+    }
+    salto_frames_destroy(f);
+    salto_free(cq);
+    free(q);
+    salto_motion_destroy(mo);
+    remove(json);
+    remove(csv);
+    rmdir(dir);
+    free(x);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
+}
+END_TEST
 
 Suite* motion_suite(void) {
     Suite* s = suite_create("motion");
@@ -1426,6 +1556,8 @@ Suite* motion_suite(void) {
     tcase_add_test(tc, valid_knots);
     tcase_add_test(tc, csv_quotes_names);
     tcase_add_test(tc, writers_fail_cleanly);
+    tcase_add_test(tc, root_chart_read);
+    tcase_add_test(tc, root_chart_round_trip);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("errors");

@@ -79,19 +79,53 @@ static const char* const fd_problems[] = {
     "tests/data/nlp/all2d.yaml|phases.swing.duration={min: 0.2, max: 2, initial: 0.7}|objective=[{type: acceleration}, {type: torque, weight: 1e-3}, {type: contact_force, weight: 1e-4}]",
     "tests/data/nlp/all3d.yaml|phases.stand.duration={min: 0.2, max: 2, initial: 0.7}|objective=[{type: acceleration, weight: 0.01}, {type: torque, weight: 1e-3}, {type: contact_force, weight: 1e-4}]",
     "tests/data/nlp/contacts2d.yaml|phases.stand.duration={min: 0.2, max: 2, initial: 0.7}|phases.hang.duration={min: 0.2, max: 2, initial: 0.7}",
+    // the root's angles in a turned chart (salto_problem_turn_root; "@turned": load's): every
+    // row through the model's turned root, a pose and a velocity of all three angles converted,
+    // held contacts and their effective root, an impact
+    "tests/data/nlp/all3d.yaml|constraints.4={type: pose, time: 0, dofs: {knee_l: 0.3, root_rx: 0.1, root_ry: 0.2, root_rz: 0.3, root_z: 0.05}}|constraints.5={type: velocity, time: 0, dofs: {root_rx: 0.5, root_ry: -0.2, root_rz: 0.4}}|@turned",
+    "tests/data/nlp/contacts3d.yaml|@turned",
+    "tests/data/nlp/hold3d.yaml|constraints.1={type: pose, time: end, dofs: {root_rz: 1.0, root_rx: 0, root_ry: 0}}|@turned",
+    "tests/data/nlp/impact3d.yaml|phases.land.contact.sites=[heel_l, toe_l, heel_r, toe_r]|@turned",
 };
 enum { NFD = (int)(sizeof fd_problems / sizeof fd_problems[0]) };
 
 
-// a problem file, optionally followed by overrides: "FILE|KEY=VALUE|KEY=VALUE" (up to 4)
+// the turned chart of load's "@turned": a root path at 0.3 rad about each axis
+static void turned_path(void* ctx, double t, double q[3]) {
+    (void)ctx, (void)t;
+    q[0] = q[1] = q[2] = 0.3;
+}
+
+
+// a problem file, optionally followed by overrides: "FILE|KEY=VALUE|KEY=VALUE" (up to 8); an
+// override "@turned" puts the root in a turned chart (salto_problem_turn_root) after loading
 static salto_problem_desc* load(const char* rel) {
     salto_error err = {0};
-    char buf[512], *set[8];
-    int nset = 0;
+    char buf[1024], *set[8];
+    int nset = 0, turn = 0;
     snprintf(buf, sizeof buf, "%s", rel);
     for (char* bar = strchr(buf, '|'); bar && nset < 8; bar = strchr(bar + 1, '|')) {
         *bar = '\0';
-        set[nset++] = bar + 1;
+        if (strcmp(bar + 1, "@turned") == 0) {
+            turn = 1;
+        } else {
+            set[nset++] = bar + 1;
+        }
+    }
+    if (turn) {
+        salto_problem_desc* p = salto_problem_load_set(salto_test_path(buf), nset, (const char* const*)set, &err);
+        ck_assert_msg(p != NULL, "could not load %s", rel);
+        const double ax[3] = {0.2672612419124244, 0.5345224838248488, 0.8017837257372732};
+        double B[9];
+        salto_m3_axis_angle(B, ax, 1.1);
+        const double anchor[3] = {0, 0, 0};
+        if (salto_problem_turn_root(p, B, anchor, turned_path, NULL, &err) != SALTO_OK) {
+            char msg[1024];
+            salto_error_format(&err, msg, sizeof msg);
+            ck_abort_msg("could not turn %s: %s", rel, msg);
+        }
+        ck_assert_int_eq(p->root_turned, 1);
+        return p;
     }
     salto_problem_desc* p = salto_problem_load_set(salto_test_path(buf), nset, (const char* const*)set, &err);
     if (!p) {

@@ -10,7 +10,9 @@
 #include "salto/kinematics.h"
 #include "salto/motion.h"
 #include "salto/nlp.h"
+#include "salto/orient.h"
 #include "salto/problem.h"
+#include "salto/spatial.h"
 #include "salto/validate.h"
 #include "test_suites.h"
 #include "test_util.h"
@@ -1822,6 +1824,112 @@ START_TEST(impact_knots_and_errors) {
 END_TEST
 
 
+// ---- the root in a turned chart (salto_problem_turn_root) ----
+
+static void turn_path_shifted(void* ctx, double t, double q[3]) {
+    (void)t;
+    const double* shift = ctx;
+    for (int a = 0; a < 3; a++) q[a] = shift[a];
+}
+
+
+// A pose and a velocity of the root's three angles, converted: the same world orientation and
+// angular velocity in the turned chart, the angles the set nearest the path (a path two full
+// turns on in the first angle gives angles two turns on), the other DOFs as they were; the
+// model's root turned; a reload inherits all of it
+START_TEST(turn_root_converts_poses) {
+    const char* set[] = {
+        "constraints.4={type: pose, time: 0, dofs: {knee_l: 0.3, root_ry: 0.4, root_rx: -0.7, root_rz: 2.0, root_z: 0.05}}",
+        "constraints.5={type: velocity, time: 0, dofs: {root_ry: 0.5, root_rx: -0.2, root_rz: 0.4, elbow_r: -0.5}}"};
+    salto_problem_desc* p = load_set_ok("tests/data/nlp/all3d.yaml", 2, set);
+    salto_problem_desc* q = load_set_ok("tests/data/nlp/all3d.yaml", 2, set);
+    int o[3];
+    ck_assert(salto_root_order(p->model, o));
+    const double ax[3] = {0.48, -0.6, 0.64};
+    double B[9];
+    salto_m3_axis_angle(B, ax, 2.3);
+    const double anchor[3] = {0.4, -0.7, 2.0};
+    salto_error err = {0};
+    // the path's angles in the turned chart, two turns on in the first
+    double E0[9], R[9], qt[3];
+    salto_euler_matrix(o, anchor, R);
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++) E0[3 * r + c] = B[r] * R[c] + B[3 + r] * R[3 + c] + B[6 + r] * R[6 + c];
+    }
+    salto_euler_angles(o, E0, NULL, qt);
+    double path[3] = {qt[0] + 4 * pi + 0.01, qt[1] - 0.01, qt[2] + 0.01};
+    ck_assert_int_eq(salto_problem_turn_root(p, B, anchor, turn_path_shifted, path, &err), SALTO_OK);
+    ck_assert_int_eq(p->root_turned, 1);
+    ck_assert_int_eq(p->model->link_tree_rot[3], 1);
+    const salto_constraint_desc* pose = p->cons + 4;
+    const salto_constraint_desc* vel = p->cons + 5;
+    double qr[3], qdr[3];
+    for (int k = 0; k < pose->ndof; k++) {
+        const int j = pose->dof[k];
+        if (j >= 3 && j < 6) qr[j - 3] = pose->value[k];
+        if (j == 2) ck_assert_double_eq(pose->value[k], 0.05);
+        if (j >= 6) ck_assert_double_eq(pose->value[k], 0.3);
+    }
+    for (int k = 0; k < vel->ndof; k++) {
+        const int j = vel->dof[k];
+        if (j >= 3 && j < 6) qdr[j - 3] = vel->value[k];
+        if (j >= 6) ck_assert_double_eq(vel->value[k], -0.5);
+    }
+    ck_assert_vec_close(qr, path, 3, 0.05, 0, "the angles nearest the path");
+    double Et[9], Rt[9];
+    salto_euler_matrix(o, qr, Et);
+    salto_m3_mul(Rt, B, Et);
+    ck_assert_vec_close(Rt, R, 9, 1e-12, 0, "the same orientation");
+    // the same angular velocity
+    const double qdc[3] = {0.5, -0.2, 0.4};
+    double Jc[9], Jt[9], wc[3], wt[3], wtw[3];
+    salto_euler_axes(o, anchor, Jc);
+    salto_euler_axes(o, qr, Jt);
+    salto_m3_mul_v3(wc, Jc, qdc);
+    salto_m3_mul_v3(wt, Jt, qdr);
+    salto_m3_mul_v3(wtw, B, wt);
+    ck_assert_vec_close(wtw, wc, 3, 1e-12, 1e-12, "the same angular velocity");
+    // a reload inherits it
+    salto_problem_inherit_turn(q, p);
+    ck_assert_int_eq(q->root_turned, 1);
+    ck_assert(memcmp(q->model->link_Rtree + 27, p->model->link_Rtree + 27, 9 * sizeof(double)) == 0);
+    ck_assert(memcmp(q->cons[4].value, p->cons[4].value, sizeof(double) * (size_t)p->cons[4].ndof) == 0);
+    ck_assert(memcmp(q->cons[5].value, p->cons[5].value, sizeof(double) * (size_t)p->cons[5].ndof) == 0);
+    // and a second turn is refused
+    ck_assert_int_eq(salto_problem_turn_root(p, B, anchor, turn_path_shifted, path, &err), SALTO_ERR_INVALID);
+    salto_problem_destroy(p);
+    salto_problem_destroy(q);
+}
+END_TEST
+
+
+// what cannot be converted is refused at the constraint's place, the problem unchanged
+START_TEST(turn_root_refusals) {
+    static const struct {
+        const char* set;
+        const char* msg;
+    } cases[] = {
+        {"constraints.4={type: pose, time: 0, dofs: {root_rx: 0.1}}", "a pose giving 1 of the root's three angles"},
+        {"constraints.5={type: velocity, time: 0.5, dofs: {root_rx: 0.1, root_ry: 0, root_rz: 0}}",
+         "root rates without the root's pose at their time"},
+        {"constraints.5={type: joint_range, dofs: {root_rx: [-1, 1]}, phase: flight}", "a joint range on the root's angles"},
+        {"objective=[{type: reference, motion: ref.json}]", "a reference motion's root angles"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        salto_error err = {0};
+        salto_problem_desc* p = salto_problem_load_set(salto_test_path("tests/data/nlp/all3d.yaml"), 1, &cases[k].set, &err);
+        ck_assert_msg(p != NULL, "case %zu: %s", k, err.msg);
+        const double B[9] = {0, -1, 0, 1, 0, 0, 0, 0, 1}, anchor[3] = {0, 0, 0}, path[3] = {0, 0, 0};
+        ck_assert_int_eq(salto_problem_turn_root(p, B, anchor, turn_path_shifted, (void*)path, &err), SALTO_ERR_INVALID);
+        ck_assert_msg(strstr(err.msg, cases[k].msg) != NULL, "case %zu: %s", k, err.msg);
+        ck_assert_int_eq(p->root_turned, 0);
+        ck_assert_int_eq(p->model->link_tree_rot[3], 0);
+        salto_problem_destroy(p);
+    }
+}
+END_TEST
+
+
 Suite* problem_suite(void) {
     Suite* s = suite_create("problem");
     TCase* tc = tcase_create("examples");
@@ -1847,6 +1955,8 @@ Suite* problem_suite(void) {
     tcase_add_test(tc, many_phases);
     tcase_add_loop_test(tc, load_out_of_memory, 0, 3);
     tcase_add_test(tc, load_keeps_its_overrides);
+    tcase_add_test(tc, turn_root_converts_poses);
+    tcase_add_test(tc, turn_root_refusals);
     // the out-of-memory sweep loads a problem once per allocation: seconds under the
     // sanitizers, more on a busy machine (Check's default is 10 s)
     tcase_set_timeout(tc, 120);
