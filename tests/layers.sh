@@ -20,7 +20,7 @@ batch    : optimise
 # its folder is on every source's include path).
 HEADERS='
 base     : base atomic config spatial
-model    : character model data export
+model    : character model data export orient
 dynamics : kinematics dynamics aggregate obstacle
 problem  : problem checks
 motion   : bspline motion

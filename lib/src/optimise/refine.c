@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "salto/validate.h"
@@ -376,6 +377,7 @@ static salto_status warmup(const salto_problem_desc* p, const salto_nlp* nlp, do
     salto_problem_desc* pc = salto_problem_load_set(p->path, nset, set, &ignored);
     salto_free(set);
     salto_free(phases);
+    if (pc) salto_problem_inherit_turn(pc, p); // a turned solve's chart
     // free durations pinned at their initial values in the coarse solve: its motion is the
     // fixed-duration one, from which the fine solve frees them (a coarse solve with them free
     // took the lamp's hop to an objective of 9816 at a 0.479 s flight, against 3879 at 0.4 s
@@ -811,6 +813,7 @@ static salto_status finer(salto_problem_desc** pp, salto_nlp** pn, double** px,
     salto_problem_desc* q = salto_problem_load_set(p->path, ns, set, &ignored);
     salto_free(set);
     if (!q) return ignored.status == SALTO_ERR_NOMEM ? SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory") : SALTO_OK;
+    salto_problem_inherit_turn(q, p); // a turned solve's chart, kept
     for (int i = 0; i < p->nphase; i++) q->phases[i].dur_lo = p->phases[i].dur_lo, q->phases[i].dur_hi = p->phases[i].dur_hi;
     q->skip_warmup = 1;
     salto_nlp* nq = salto_nlp_build(q, &ignored);
@@ -907,7 +910,8 @@ static salto_status turned(salto_problem_desc** pp, salto_nlp** pn, double** px,
         tilt0 = fmax(tilt0, salto_euler_tilt(o, NULL, R + 9 * k));
     }
     const double tilt1 = tilt0 > 0.866 ? salto_euler_reference(o, R, n, B) : 1.0;
-    if (!(tilt0 > 0.866) || !(tilt1 < 0.5)) {
+    if (getenv("SALTO_DEBUG_TURN")) fprintf(stderr, "turned: tilt %g -> %g\n", tilt0, tilt1);
+    if (!(tilt0 > 0.866) || !(tilt1 < 0.866)) {
         salto_free(R);
         return SALTO_OK;
     }
@@ -943,15 +947,21 @@ static salto_status turned(salto_problem_desc** pp, salto_nlp** pn, double** px,
     q2->ncp = p->ncp;
     q2->knots_pinned = 1;
     for (int i = 0; i < p->nphase; i++) q2->phases[i].dur_lo = p->phases[i].dur_lo, q2->phases[i].dur_hi = p->phases[i].dur_hi;
-    q2->skip_warmup = 1;
+    // from the motion when it converged; else from the initial guess in the turned chart (its
+    // poses' interpolation there), through the coarse first solve as the file's own
+    q2->skip_warmup = result->converged;
     salto_nlp* nq = salto_nlp_build(q2, &ignored);
     double* xq = nq ? salto_malloc(sizeof(double) * (size_t)salto_nlp_nx(nq)) : NULL;
-    salto_motion* mo = xq ? salto_motion_from_nlp(*pn, *px) : NULL;
-    if (!mo) {
+    salto_motion* mo = xq && result->converged ? salto_motion_from_nlp(*pn, *px) : NULL;
+    if (!xq || (result->converged && !mo)) {
         salto_free(xq), salto_nlp_destroy(nq), salto_problem_destroy(q2);
         return ignored.status && ignored.status != SALTO_ERR_NOMEM ? SALTO_OK : SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
     }
-    salto_nlp_guess_from_motion(nq, mo, xq);
+    if (mo) {
+        salto_nlp_guess_from_motion(nq, mo, xq);
+    } else {
+        salto_nlp_initial_guess(nq, xq);
+    }
     salto_motion_destroy(mo);
     salto_solve_result r;
     salto_refine_result rq;
@@ -989,7 +999,9 @@ static salto_status turned(salto_problem_desc** pp, salto_nlp** pn, double** px,
 }
 
 
-// the finer solve, then the turned one
+// the finer solve, then the turned one (from the finer motion when that was kept: on the
+// aerial cartwheel turned 20 and 45 deg off the x axis, this order passed both, the other
+// only the 45 deg one)
 static salto_status finer_turned(salto_problem_desc** pp, salto_nlp** pn, double** px,
                                  salto_progress_fn progress, void* user, salto_solve_result* result,
                                  salto_refine_result* rr, salto_error* err) {
