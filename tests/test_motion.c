@@ -1453,9 +1453,10 @@ START_TEST(root_chart_read) {
 END_TEST
 
 
-static void zero_path(void* ctx, double t, double q[3]) {
+static void zero_path(void* ctx, double t, double q[3], double qd[3]) {
     (void)ctx, (void)t;
     q[0] = q[1] = q[2] = 0.0;
+    qd[0] = qd[1] = qd[2] = 0.0;
 }
 
 

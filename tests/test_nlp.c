@@ -81,20 +81,21 @@ static const char* const fd_problems[] = {
     "tests/data/nlp/all3d.yaml|phases.stand.duration={min: 0.2, max: 2, initial: 0.7}|objective=[{type: acceleration, weight: 0.01}, {type: torque, weight: 1e-3}, {type: contact_force, weight: 1e-4}]",
     "tests/data/nlp/contacts2d.yaml|phases.stand.duration={min: 0.2, max: 2, initial: 0.7}|phases.hang.duration={min: 0.2, max: 2, initial: 0.7}",
     // the root's angles in a turned chart (salto_problem_turn_root; "@turned": load's): every
-    // row through the model's turned root, a pose and a velocity of all three angles converted,
+    // row through the model's turned root, a pose and a velocity of all three angles converted (and of one),
     // held contacts and their effective root, an impact
     "tests/data/nlp/all3d.yaml|constraints.4={type: pose, time: 0, dofs: {knee_l: 0.3, root_rx: 0.1, root_ry: 0.2, root_rz: 0.3, root_z: 0.05}}|constraints.5={type: velocity, time: 0, dofs: {root_rx: 0.5, root_ry: -0.2, root_rz: 0.4}}|@turned",
     "tests/data/nlp/contacts3d.yaml|@turned",
-    "tests/data/nlp/hold3d.yaml|constraints.1={type: pose, time: end, dofs: {root_rz: 1.0, root_rx: 0, root_ry: 0}}|@turned",
+    "tests/data/nlp/hold3d.yaml|@turned", // its end pose of root_rz alone: the others the path's
     "tests/data/nlp/impact3d.yaml|phases.land.contact.sites=[heel_l, toe_l, heel_r, toe_r]|@turned",
 };
 enum { NFD = (int)(sizeof fd_problems / sizeof fd_problems[0]) };
 
 
 // the turned chart of load's "@turned": a root path at 0.3 rad about each axis
-static void turned_path(void* ctx, double t, double q[3]) {
+static void turned_path(void* ctx, double t, double q[3], double qd[3]) {
     (void)ctx, (void)t;
     q[0] = q[1] = q[2] = 0.3;
+    qd[0] = 0.1, qd[1] = -0.2, qd[2] = 0.3;
 }
 
 

@@ -1826,10 +1826,10 @@ END_TEST
 
 // ---- the root in a turned chart (salto_problem_turn_root) ----
 
-static void turn_path_shifted(void* ctx, double t, double q[3]) {
+static void turn_path_shifted(void* ctx, double t, double q[3], double qd[3]) {
     (void)t;
     const double* shift = ctx;
-    for (int a = 0; a < 3; a++) q[a] = shift[a];
+    for (int a = 0; a < 3; a++) q[a] = shift[a], qd[a] = 0.1 * (a + 1);
 }
 
 
@@ -1903,15 +1903,61 @@ START_TEST(turn_root_converts_poses) {
 END_TEST
 
 
+// A pose or a velocity of one or two root angles: the others the path's (its orientation's
+// angles in the character's chart, its rates there), then converted like a full one; the
+// constraint then gives all three
+START_TEST(turn_root_fills_partial_poses) {
+    const char* set[] = {
+        "constraints.4={type: pose, time: 0.2, dofs: {knee_l: 0.3, root_rx: 0.5}}",
+        "constraints.5={type: velocity, time: 0.5, dofs: {root_rz: 0.7, root_ry: -0.4}}"};
+    salto_problem_desc* p = load_set_ok("tests/data/nlp/all3d.yaml", 2, set);
+    int o[3];
+    ck_assert(salto_root_order(p->model, o));
+    const double ax[3] = {0.0, 0.6, 0.8};
+    double B[9];
+    salto_m3_axis_angle(B, ax, 0.9);
+    const double anchor[3] = {0, 0, 0};
+    const double path[3] = {0.2, -0.3, 0.4}; // the path's turned angles (rates 0.1, 0.2, 0.3)
+    salto_error err = {0};
+    ck_assert_int_eq(salto_problem_turn_root(p, B, anchor, turn_path_shifted, (void*)path, &err), SALTO_OK);
+    const salto_constraint_desc* pose = p->cons + 4;
+    const salto_constraint_desc* vel = p->cons + 5;
+    ck_assert_int_eq(pose->ndof, 4);
+    ck_assert_int_eq(vel->ndof, 3);
+    double q[3] = {0, 0, 0}, qd[3] = {0, 0, 0};
+    for (int k = 0; k < pose->ndof; k++) {
+        if (pose->dof[k] >= 3 && pose->dof[k] < 6) q[pose->dof[k] - 3] = pose->value[k];
+        if (pose->dof[k] >= 6) ck_assert_double_eq(pose->value[k], 0.3);
+    }
+    for (int k = 0; k < vel->ndof; k++) qd[vel->dof[k] - 3] = vel->value[k];
+    // the pose: root_rx (the middle of [y, x, z]) 0.5 in the character's chart, the other two
+    // the path's orientation's
+    double c[3], cp[3];
+    salto_euler_rechart(o, B, NULL, q, NULL, NULL, NULL, c, NULL, NULL);
+    ck_assert_double_eq_tol(c[1], 0.5, 1e-12);
+    salto_euler_rechart(o, B, NULL, path, NULL, NULL, c, cp, NULL, NULL);
+    ck_assert_double_eq_tol(c[0], cp[0], 1e-12);
+    ck_assert_double_eq_tol(c[2], cp[2], 1e-12);
+    // the velocity: root_rz 0.7 and root_ry -0.4 in the character's chart at the path's
+    // orientation, root_rx's rate the path's
+    const double pathd[3] = {0.1, 0.2, 0.3}, zero[3] = {0, 0, 0};
+    double e[3], ed[3], f[3], fd[3], dd[3];
+    salto_euler_rechart(o, B, NULL, path, pathd, zero, NULL, e, ed, dd);
+    salto_euler_rechart(o, B, NULL, path, qd, zero, e, f, fd, dd);
+    ck_assert_double_eq_tol(fd[0], -0.4, 1e-12);
+    ck_assert_double_eq_tol(fd[2], 0.7, 1e-12);
+    ck_assert_double_eq_tol(fd[1], ed[1], 1e-12);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
 // what cannot be converted is refused at the constraint's place, the problem unchanged
 START_TEST(turn_root_refusals) {
     static const struct {
         const char* set;
         const char* msg;
     } cases[] = {
-        {"constraints.4={type: pose, time: 0, dofs: {root_rx: 0.1}}", "a pose giving 1 of the root's three angles"},
-        {"constraints.5={type: velocity, time: 0.5, dofs: {root_rx: 0.1, root_ry: 0, root_rz: 0}}",
-         "root rates without the root's pose at their time"},
         {"constraints.5={type: joint_range, dofs: {root_rx: [-1, 1]}, phase: flight}", "a joint range on the root's angles"},
         {"objective=[{type: reference, motion: ref.json}]", "a reference motion's root angles"},
     };
@@ -1957,6 +2003,7 @@ Suite* problem_suite(void) {
     tcase_add_test(tc, load_keeps_its_overrides);
     tcase_add_test(tc, turn_root_converts_poses);
     tcase_add_test(tc, turn_root_refusals);
+    tcase_add_test(tc, turn_root_fills_partial_poses);
     // the out-of-memory sweep loads a problem once per allocation: seconds under the
     // sanitizers, more on a busy machine (Check's default is 10 s)
     tcase_set_timeout(tc, 120);

@@ -332,16 +332,20 @@ typedef struct salto_problem_desc {
 } salto_problem_desc;
 
 // Puts p's free root in the turned chart with reference B (orient.h): p->model's root set to it,
-// and every pose and velocity constraint on the root's angles converted to that chart, each
-// pose's angles the set nearest path(ctx, t, q) (the root's angles along a motion in that
-// chart, to keep its turns), each velocity's rates from the orientation its time's pose gives.
-// anchor: the character chart's angles at time 0. SALTO_ERR_INVALID (p unchanged, err says
-// why) when something cannot be converted: a pose or velocity giving one or two of the three
-// angles, a velocity with rates but no pose at its time, a joint range on a root angle, a
-// reference objective, a root without a chart (salto_root_order).
+// and every pose and velocity constraint on the root's angles converted to that chart. path(ctx,
+// t, q, qd) gives the root's angles and rates along a motion in that chart (the first solve's):
+// a pose's orientation is the one its angles give, the angles it leaves out the path's at its
+// time (a pose of one or two root angles then pins the others where the path has them), in the
+// turned chart the set nearest the path's (so that its turns are kept); a velocity's angular
+// velocity is the one its rates give at its time's orientation (its pose's when that gives all
+// three angles, else the path's), the rates it leaves out the path's. Each such constraint then
+// gives all three angles. anchor: the character chart's angles at time 0. SALTO_ERR_INVALID (p
+// unchanged, err says why): a pose or velocity of root angles through a phase, a joint range on
+// a root angle, a reference objective, limits on the root's angles, a root without a chart
+// (salto_root_order); SALTO_ERR_NOMEM.
 salto_status salto_problem_turn_root(salto_problem_desc* p, const double B[9], const double anchor[3],
-                                     void (*path)(void* ctx, double t, double q[3]), void* ctx,
-                                     salto_error* err);
+                                     void (*path)(void* ctx, double t, double q[3], double qd[3]),
+                                     void* ctx, salto_error* err);
 
 // q, loaded from the same file and overrides as p (a stage's reload), in p's turned chart too:
 // the model's reference and the converted values copied. Nothing when p is not turned.

@@ -569,15 +569,24 @@ double* salto_motion_character_q(const salto_motion* mo) {
 }
 
 
-static void motion_root_path(void* ctx, double t, double q[3]) {
+// the motion's root angles at t (its chart's), and their rates by central differences of its
+// frames over a frame's time
+static void motion_root_path(void* ctx, double t, double q[3], double qd[3]) {
     const salto_motion* mo = ctx;
-    double* f = salto_malloc((size_t)mo->nv * sizeof(double));
+    double* f = salto_malloc(3 * (size_t)mo->nv * sizeof(double));
     if (!f) {
-        q[0] = q[1] = q[2] = 0.0;
+        q[0] = q[1] = q[2] = qd[0] = qd[1] = qd[2] = 0.0;
         return;
     }
+    const double h = 1.0 / mo->frame_rate;
+    const double ta = fmax(0.0, t - h), tb = fmin(mo->duration, t + h);
     salto_motion_sample(mo, t, f);
-    memcpy(q, f + 3, 3 * sizeof(double));
+    salto_motion_sample(mo, ta, f + mo->nv);
+    salto_motion_sample(mo, tb, f + 2 * mo->nv);
+    for (int a = 0; a < 3; a++) {
+        q[a] = f[3 + a];
+        qd[a] = tb > ta ? (f[2 * mo->nv + 3 + a] - f[mo->nv + 3 + a]) / (tb - ta) : 0.0;
+    }
     salto_free(f);
 }
 

@@ -871,17 +871,21 @@ static salto_status finer(salto_problem_desc** pp, salto_nlp** pn, double** px,
 typedef struct turn_path {
     int n;
     double dt;
-    const double* q; // n x 3
+    const double* q;  // n x 3: the angles in the turned chart at k dt
+    const double* qd; // n x 3: their rates
 } turn_path;
 
 
-static void turn_path_at(void* ctx, double t, double q[3]) {
+static void turn_path_at(void* ctx, double t, double q[3], double qd[3]) {
     const turn_path* tp = ctx;
     double u = t / tp->dt;
     u = u < 0 ? 0 : u > tp->n - 1 ? tp->n - 1 : u;
     const int k = (int)u < tp->n - 1 ? (int)u : tp->n - 2;
     const double f = u - k;
-    for (int a = 0; a < 3; a++) q[a] = (1 - f) * tp->q[3 * k + a] + f * tp->q[3 * (k + 1) + a];
+    for (int a = 0; a < 3; a++) {
+        q[a] = (1 - f) * tp->q[3 * k + a] + f * tp->q[3 * (k + 1) + a];
+        qd[a] = (1 - f) * tp->qd[3 * k + a] + f * tp->qd[3 * (k + 1) + a];
+    }
 }
 
 
@@ -898,15 +902,20 @@ static salto_status turned(salto_problem_desc** pp, salto_nlp** pn, double** px,
     // the root's orientations along the motion, in the character's chart and a turned one
     const int n = TURNED_SAMPLES;
     const int nv = p->model->nv;
-    double* R = salto_malloc(sizeof(double) * (size_t)(9 * n + 3 * n + nv));
+    double* R = salto_malloc(sizeof(double) * (size_t)(9 * n + 9 * n + 2 * nv));
     if (!R) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
-    double* qt = R + 9 * n;
-    double* q = qt + 3 * n;
+    double* qt = R + 9 * n;   // the turned chart's angles (n x 3)
+    double* qdt = qt + 3 * n; //   and their rates (n x 3)
+    double* cq = qdt + 3 * n; // the character chart's rates (n x 3)
+    double* q = cq + 3 * n;
+    double* qd = q + nv;
     const double dt = p->duration / (n - 1);
     double tilt0 = 0.0, B[9];
     for (int k = 0; k < n; k++) {
-        salto_nlp_state(*pn, *px, fmin(k * dt, p->duration), q, NULL, NULL);
+        salto_nlp_state(*pn, *px, fmin(k * dt, p->duration), q, qd, NULL);
         salto_euler_matrix(o, q + 3, R + 9 * k);
+        memcpy(qt + 3 * k, q + 3, 3 * sizeof(double)); // the character's angles, for now
+        memcpy(cq + 3 * k, qd + 3, 3 * sizeof(double));
         tilt0 = fmax(tilt0, salto_euler_tilt(o, NULL, R + 9 * k));
     }
     const double tilt1 = tilt0 > 0.866 ? salto_euler_reference(o, R, n, B) : 1.0;
@@ -918,19 +927,14 @@ static salto_status turned(salto_problem_desc** pp, salto_nlp** pn, double** px,
     // the turned chart's angles along the motion (from the principal ones at the start, each
     // the set nearest the last's): the turns its poses keep
     double anchor[3];
+    memcpy(anchor, qt, sizeof anchor);
     for (int k = 0; k < n; k++) {
-        double E[9], a[3];
-        for (int r = 0; r < 3; r++) {
-            for (int c = 0; c < 3; c++) {
-                E[3 * r + c] = B[r] * R[9 * k + c] + B[3 + r] * R[9 * k + 3 + c] + B[6 + r] * R[9 * k + 6 + c];
-            }
-        }
-        salto_euler_angles(o, E, k ? qt + 3 * (k - 1) : NULL, a);
+        double a[3], ad[3], zero3[3] = {0, 0, 0};
+        salto_euler_rechart(o, NULL, B, qt + 3 * k, cq + 3 * k, zero3, k ? qt + 3 * (k - 1) : NULL, a, ad, NULL);
         memcpy(qt + 3 * k, a, sizeof a);
+        memcpy(qdt + 3 * k, ad, sizeof ad);
     }
-    salto_nlp_state(*pn, *px, 0.0, q, NULL, NULL);
-    memcpy(anchor, q + 3, sizeof anchor);
-    turn_path tp = {n, dt, qt};
+    turn_path tp = {n, dt, qt, qdt};
     // the problem again, as solved, with the same knots, turned
     salto_error ignored = {0};
     salto_problem_desc* q2 = salto_problem_load_set(p->path, p->nset, (const char* const*)p->set, &ignored);

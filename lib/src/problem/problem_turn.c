@@ -39,14 +39,50 @@ static const salto_constraint_desc* full_pose_at(const salto_problem_desc* p, do
 }
 
 
+// c's DOF list with the root's three angles (appended where missing, value 0); 0, or -1 when
+// memory runs out (c unchanged)
+static int grow_to_three(salto_constraint_desc* c) {
+    int slot[3];
+    const int n = root_slots(c, slot);
+    if (n == 3) return 0;
+    int* dof = salto_malloc(sizeof(int) * (size_t)(c->ndof + 3 - n));
+    double* value = salto_malloc(sizeof(double) * (size_t)(c->ndof + 3 - n));
+    if (!dof || !value) {
+        salto_free(dof), salto_free(value);
+        return -1;
+    }
+    memcpy(dof, c->dof, sizeof(int) * (size_t)c->ndof);
+    memcpy(value, c->value, sizeof(double) * (size_t)c->ndof);
+    int k = c->ndof;
+    for (int a = 0; a < 3; a++) {
+        if (slot[a] < 0) dof[k] = 3 + a, value[k] = 0.0, k++;
+    }
+    salto_free(c->dof), salto_free(c->value);
+    c->dof = dof, c->value = value, c->ndof = k;
+    return 0;
+}
+
+
+// the character's chart's angles at time t: the given ones (mask) as they are, the others the
+// path's orientation's (nearest the given ones' set)
+static void character_angles(const int o[3], const double B[9], const double qp[3], const int given[3],
+                             const double v[3], double phi[3]) {
+    double e[3], near[3];
+    salto_euler_rechart(o, B, NULL, qp, NULL, NULL, NULL, e, NULL, NULL);
+    for (int a = 0; a < 3; a++) near[a] = given[a] ? v[a] : e[a];
+    salto_euler_rechart(o, B, NULL, qp, NULL, NULL, near, e, NULL, NULL);
+    for (int a = 0; a < 3; a++) phi[a] = given[a] ? v[a] : e[a];
+}
+
+
 salto_status salto_problem_turn_root(salto_problem_desc* p, const double B[9], const double anchor[3],
-                                     void (*path)(void* ctx, double t, double q[3]), void* ctx,
+                                     void (*path)(void* ctx, double t, double q[3], double qd[3]), void* ctx,
                                      salto_error* err) {
     int o[3];
     if (p->root_turned || !salto_root_order(p->model, o)) {
         return SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(), "the root has no chart to turn");
     }
-    // first everything checked, then converted
+    // first everything checked (and the lists grown), then converted
     for (int i = 0; i < p->ncon; i++) {
         const salto_constraint_desc* c = p->cons + i;
         int slot[3];
@@ -56,15 +92,9 @@ salto_status salto_problem_turn_root(salto_problem_desc* p, const double B[9], c
         if (c->type == SALTO_CON_JOINT_RANGE) {
             return SALTO_FAIL(err, SALTO_ERR_INVALID, c->loc, "a joint range on the root's angles");
         }
-        if (n < 3 || !c->has_time) {
-            return SALTO_FAIL(err, SALTO_ERR_INVALID, c->loc, "a %s giving %d of the root's three angles",
-                              salto_constraint_name(c->type), n);
-        }
-        if (c->type == SALTO_CON_VELOCITY) {
-            const int moving = c->value[slot[0]] != 0.0 || c->value[slot[1]] != 0.0 || c->value[slot[2]] != 0.0;
-            if (moving && !full_pose_at(p, c->time)) {
-                return SALTO_FAIL(err, SALTO_ERR_INVALID, c->loc, "root rates without the root's pose at their time");
-            }
+        if (!c->has_time) {
+            return SALTO_FAIL(err, SALTO_ERR_INVALID, c->loc, "a %s of the root's angles through a phase",
+                              salto_constraint_name(c->type));
         }
     }
     for (int k = 0; k < p->nobj; k++) {
@@ -77,29 +107,59 @@ salto_status salto_problem_turn_root(salto_problem_desc* p, const double B[9], c
             return SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(), "limits on the root's angles");
         }
     }
-    // velocities first (they read their time's pose in the character's chart)
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < p->ncon; i++) {
-            salto_constraint_desc* c = p->cons + i;
-            int slot[3];
-            if (c->type != (pass ? SALTO_CON_POSE : SALTO_CON_VELOCITY) || root_slots(c, slot) != 3) continue;
-            double v[3], prev[3], q[3];
-            for (int a = 0; a < 3; a++) v[a] = c->value[slot[a]];
-            path(ctx, c->time, prev);
-            if (pass) {
-                salto_euler_rechart(o, NULL, B, v, NULL, NULL, prev, q, NULL, NULL);
-            } else {
-                if (v[0] == 0.0 && v[1] == 0.0 && v[2] == 0.0) continue; // at rest in every chart
-                const salto_constraint_desc* pose = full_pose_at(p, c->time);
+    // the targets, in the character's chart (poses) and in the turned one (both), before any list
+    // changes: velocities read their time's pose as the file gives it
+    const int nc = p->ncon;
+    double* tq = salto_malloc(sizeof(double) * (size_t)(nc > 0 ? 3 * nc : 1));
+    if (!tq) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    for (int i = 0; i < nc; i++) {
+        const salto_constraint_desc* c = p->cons + i;
+        int slot[3];
+        if ((c->type != SALTO_CON_POSE && c->type != SALTO_CON_VELOCITY) || root_slots(c, slot) == 0) continue;
+        double qp[3], qdp[3], v[3] = {0, 0, 0};
+        int given[3];
+        path(ctx, c->time, qp, qdp);
+        for (int a = 0; a < 3; a++) given[a] = slot[a] >= 0, v[a] = given[a] ? c->value[slot[a]] : 0.0;
+        double* out = tq + 3 * i;
+        if (c->type == SALTO_CON_POSE) {
+            // the orientation the given angles and the path's others make, in the turned chart
+            double phi[3];
+            character_angles(o, B, qp, given, v, phi);
+            salto_euler_rechart(o, NULL, B, phi, NULL, NULL, qp, out, NULL, NULL);
+        } else {
+            // the character's angles at this time: its pose's where the file gives them all, the
+            // path's otherwise; the rates the given ones and the path's others
+            double phi[3], phid[3], e[3], ed[3], zero3[3] = {0, 0, 0};
+            const salto_constraint_desc* pose = full_pose_at(p, c->time);
+            if (pose) {
                 int ps[3];
                 root_slots(pose, ps);
-                double qc[3], qr[3], zero[3] = {0, 0, 0};
-                for (int a = 0; a < 3; a++) qc[a] = pose->value[ps[a]];
-                salto_euler_rechart(o, NULL, B, qc, v, zero, prev, qr, q, NULL);
+                for (int a = 0; a < 3; a++) phi[a] = pose->value[ps[a]];
+            } else {
+                const int none[3] = {0, 0, 0};
+                character_angles(o, B, qp, none, zero3, phi);
             }
-            for (int a = 0; a < 3; a++) c->value[slot[a]] = q[a];
+            // the path's rates in the character's chart at phi's orientation
+            double qpn[3];
+            salto_euler_rechart(o, NULL, B, phi, NULL, NULL, qp, qpn, NULL, NULL);
+            salto_euler_rechart(o, B, NULL, qp, qdp, zero3, phi, e, ed, NULL);
+            for (int a = 0; a < 3; a++) phid[a] = given[a] ? v[a] : ed[a];
+            double qn[3], dd[3];
+            salto_euler_rechart(o, NULL, B, phi, phid, zero3, qpn, qn, out, dd);
         }
     }
+    for (int i = 0; i < nc; i++) {
+        salto_constraint_desc* c = p->cons + i;
+        int slot[3];
+        if ((c->type != SALTO_CON_POSE && c->type != SALTO_CON_VELOCITY) || root_slots(c, slot) == 0) continue;
+        if (grow_to_three(c)) {
+            salto_free(tq);
+            return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+        }
+        root_slots(c, slot);
+        for (int a = 0; a < 3; a++) c->value[slot[a]] = tq[3 * i + a];
+    }
+    salto_free(tq);
     salto_model_set_root_reference(p->model, B);
     p->root_turned = 1;
     memcpy(p->root_ref, B, sizeof p->root_ref);
@@ -112,15 +172,18 @@ void salto_problem_inherit_turn(salto_problem_desc* q, const salto_problem_desc*
     if (!p->root_turned || q->ncon != p->ncon) return;
     for (int i = 0; i < p->ncon; i++) {
         const salto_constraint_desc *a = p->cons + i, *b = q->cons + i;
-        if (a->type != b->type || a->ndof != b->ndof) return;
+        if (a->type != b->type) return;
     }
     for (int i = 0; i < p->ncon; i++) {
         const salto_constraint_desc* a = p->cons + i;
         salto_constraint_desc* b = q->cons + i;
         if (a->type != SALTO_CON_POSE && a->type != SALTO_CON_VELOCITY) continue;
-        for (int k = 0; k < a->ndof; k++) {
-            if (a->dof[k] >= 3 && a->dof[k] < 6) b->value[k] = a->value[k];
-        }
+        int slot[3];
+        if (root_slots(a, slot) == 0) continue;
+        if (grow_to_three(b)) return; // out of memory: q stays in the character's chart
+        int bs[3];
+        root_slots(b, bs);
+        for (int k = 0; k < 3; k++) b->value[bs[k]] = a->value[slot[k]];
     }
     salto_model_set_root_reference(q->model, p->root_ref);
     q->root_turned = 1;
