@@ -9,7 +9,6 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "salto/validate.h"
@@ -919,7 +918,6 @@ static salto_status turned(salto_problem_desc** pp, salto_nlp** pn, double** px,
         tilt0 = fmax(tilt0, salto_euler_tilt(o, NULL, R + 9 * k));
     }
     const double tilt1 = tilt0 > 0.866 ? salto_euler_reference(o, R, n, B) : 1.0;
-    if (getenv("SALTO_DEBUG_TURN")) fprintf(stderr, "turned: tilt %g -> %g\n", tilt0, tilt1);
     if (!(tilt0 > 0.866) || !(tilt1 < 0.866)) {
         salto_free(R);
         return SALTO_OK;
