@@ -777,6 +777,39 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
 }
 
 
+// A retry's outcome (the finer and the turned solves): judged when it converged (its failing
+// checks into *failed, -1 when not judged), kept when it validates better than the motion
+// before it (fewer failing checks, then the lower worst ratio; any converged one when that one
+// did not converge), its result added to result; kept, its problem, NLP and x replace *pp, *pn
+// and *px (and its verdict result's), else they are released. Returns 1 when kept.
+static int adopt_retry(salto_problem_desc** pp, salto_nlp** pn, double** px, salto_problem_desc* q,
+                       salto_nlp* nq, double* xq, salto_status st, const salto_solve_result* r,
+                       int failing, double worst, salto_solve_result* result, int* failed) {
+    int keep = 0;
+    *failed = -1;
+    if (st == SALTO_OK && r->converged) {
+        int f2 = 0;
+        double w2 = 0.0;
+        if (judge(nq, xq, q, &f2, &w2) == 0) {
+            *failed = f2;
+            keep = !result->converged || f2 < failing || (f2 == failing && w2 < worst);
+        }
+    }
+    if (st == SALTO_ERR_NOMEM) keep = 0;
+    add_result(result, r);
+    if (keep) {
+        take_verdict(result, r);
+        salto_nlp_destroy(*pn);
+        salto_problem_destroy(*pp);
+        salto_free(*px);
+        *pp = q, *pn = nq, *px = xq;
+    } else {
+        salto_free(xq), salto_nlp_destroy(nq), salto_problem_destroy(q);
+    }
+    return keep;
+}
+
+
 // The finer solve: a converged motion on the default spline that fails its validation, after
 // refinement and the denser solve, solved again on knots half as far apart, the whole pipeline
 // from its motion (no coarse solve); kept if it validates better (fewer failing checks, then a
@@ -832,28 +865,8 @@ static salto_status finer(salto_problem_desc** pp, salto_nlp** pn, double** px,
     rr->finer_spacing = h;
     snprintf(rr->finer_status, sizeof rr->finer_status, "%s", r.status_name);
     rr->finer_failing[0] = failing;
-    rr->finer_failing[1] = -1;
-    int keep = 0;
-    if (st == SALTO_OK && r.converged) {
-        int f2 = 0;
-        double w2 = 0.0;
-        if (judge(nq, xq, q, &f2, &w2) == 0) {
-            rr->finer_failing[1] = f2;
-            keep = f2 < failing || (f2 == failing && w2 < worst);
-        }
-    }
-    if (st == SALTO_ERR_NOMEM) keep = 0;
-    rr->finer_kept = keep;
-    add_result(result, &r);
-    if (keep) {
-        take_verdict(result, &r);
-        salto_nlp_destroy(*pn);
-        salto_problem_destroy(*pp);
-        salto_free(*px);
-        *pp = q, *pn = nq, *px = xq;
-    } else {
-        salto_free(xq), salto_nlp_destroy(nq), salto_problem_destroy(q);
-    }
+    rr->finer_kept = adopt_retry(pp, pn, px, q, nq, xq, st, &r, failing, worst, result, &rr->finer_failing[1]);
+    if (rr->finer_kept) rr->final_pass = rq.final_pass;
     return st == SALTO_ERR_NOMEM ? st : SALTO_OK;
 }
 
@@ -974,29 +987,8 @@ static salto_status turned(salto_problem_desc** pp, salto_nlp** pn, double** px,
     rr->turned_tilt[1] = tilt1;
     snprintf(rr->turned_status, sizeof rr->turned_status, "%s", r.status_name);
     rr->turned_failing[0] = failing == INT_MAX ? -1 : failing;
-    rr->turned_failing[1] = -1;
-    int keep = 0;
-    if (st == SALTO_OK && r.converged) {
-        int f2 = 0;
-        double w2 = 0.0;
-        if (judge(nq, xq, q2, &f2, &w2) == 0) {
-            rr->turned_failing[1] = f2;
-            keep = !result->converged || f2 < failing || (f2 == failing && w2 < worst);
-        }
-    }
-    if (st == SALTO_ERR_NOMEM) keep = 0;
-    rr->turned_kept = keep;
-    add_result(result, &r);
-    if (keep) {
-        take_verdict(result, &r);
-        rr->final_pass = rq.final_pass;
-        salto_nlp_destroy(*pn);
-        salto_problem_destroy(*pp);
-        salto_free(*px);
-        *pp = q2, *pn = nq, *px = xq;
-    } else {
-        salto_free(xq), salto_nlp_destroy(nq), salto_problem_destroy(q2);
-    }
+    rr->turned_kept = adopt_retry(pp, pn, px, q2, nq, xq, st, &r, failing, worst, result, &rr->turned_failing[1]);
+    if (rr->turned_kept) rr->final_pass = rq.final_pass;
     return st == SALTO_ERR_NOMEM ? st : SALTO_OK;
 }
 
