@@ -38,25 +38,29 @@ kkt_mumps* kkt_mumps_analyse(int n, int ne, const int* irn, const int* jcn) {
     }
     memcpy(m->irn, irn, sizeof(int) * (size_t)ne);
     memcpy(m->jcn, jcn, sizeof(int) * (size_t)ne);
+    memset(m->a, 0, sizeof(double) * NE);
     m->ne = ne;
     m->id.job = -1, m->id.par = 1, m->id.sym = 2, m->id.comm_fortran = -987654; // USE_COMM_WORLD
     dmumps_c(&m->id);
     controls(&m->id);
     m->id.n = n, m->id.nz = ne, m->id.nnz = ne;
     m->id.irn = m->irn, m->id.jcn = m->jcn, m->id.a = m->a;
-    m->id.job = 1;
-    dmumps_c(&m->id);
-    if (m->id.info[0] < 0) {
-        kkt_mumps_free(m);
-        return NULL;
-    }
-    m->analysed = 1;
     return m;
 }
 
 int kkt_mumps_factor(kkt_mumps* m, const double* a, int* neg) {
     memcpy(m->a, a, sizeof(double) * (size_t)m->ne);
     controls(&m->id);
+    if (!m->analysed) {
+        // the analysis on the first matrix's values, as IPOPT's interface runs it: ICNTL(6) = 7
+        // and ICNTL(8) = 77 read them (its permutation and scaling); run on values never set, it
+        // read whatever the heap held (NaNs at times: the zoo's twist dismount then factored
+        // 400 times slower, 2026-11-27)
+        m->id.job = 1;
+        dmumps_c(&m->id);
+        if (m->id.info[0] < 0) return m->id.info[0];
+        m->analysed = 1;
+    }
     m->id.job = 2;
     dmumps_c(&m->id);
     if (m->id.info[0] == -8 || m->id.info[0] == -9) { // workspace too small: grow, as IPOPT does

@@ -5,11 +5,14 @@
 
 typedef struct kkt_mumps kkt_mumps;
 
-// The analysis of the pattern: ne triplets, 1-based (IPOPT's), copied. NULL on failure.
+// The pattern: ne triplets, 1-based (IPOPT's), copied; MUMPS's analysis runs on the first
+// factorisation's values (its permutation and scaling read them, as in IPOPT's interface).
+// NULL on failure.
 kkt_mumps* kkt_mumps_analyse(int n, int ne, const int* irn, const int* jcn);
 
-// Factors the values a (ne); *neg receives the negative eigenvalues (INFOG(12)). Returns
-// MUMPS's INFO(1) (0: success; -10: singular), -100 if out of memory.
+// Factors the values a (ne), analysed first at the first call; *neg receives the negative
+// eigenvalues (INFOG(12)). Returns MUMPS's INFO(1) (0: success; -10: singular; an analysis's
+// error as it is), -100 if out of memory.
 int kkt_mumps_factor(kkt_mumps* m, const double* a, int* neg);
 
 void kkt_mumps_free(kkt_mumps* m);
