@@ -1548,6 +1548,55 @@ START_TEST(root_chart_round_trip) {
 }
 END_TEST
 
+// a turned motion's file (root_chart) changed a byte at a time: it loads or fails at a place,
+// and a loaded one's character frames come out (salto_motion_character_q) finite where its
+// frames are
+START_TEST(root_chart_fuzz) {
+    size_t len;
+    char* text = read_all(salto_test_path("tests/data/motion/root_chart_ok.json"), &len);
+    char* buf = malloc(len + 1);
+    ck_assert_ptr_nonnull(buf);
+    char dir[64], path[128];
+    snprintf(dir, sizeof dir, "/tmp/salto_rcfuzz_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/m.json", dir);
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 4343);
+    static const char pool[] = "{}[],:\"\\ -+.e0123456789nultrfa\n";
+    int nloaded = 0;
+    for (long trial = 0; trial < 600; trial++) {
+        memcpy(buf, text, len);
+        size_t at = (size_t)salto_test_uniform(&rng, 0, (double)len);
+        if (at >= len) at = len - 1;
+        const int r = (int)salto_test_uniform(&rng, 0, 512);
+        buf[at] = r < 256 ? (char)r : pool[r % (int)(sizeof pool - 1)];
+        write_all(path, buf, len);
+        salto_error err = {0};
+        salto_motion* mo = salto_motion_load_json(path, &err);
+        if (!mo) {
+            ck_assert_msg(err.status == SALTO_ERR_SYNTAX || err.status == SALTO_ERR_INVALID,
+                          "trial %ld: status %d: %s", trial, err.status, err.msg);
+            ck_assert_msg(err.where.line >= 1 && err.where.col >= 1, "trial %ld: no place: %s", trial, err.msg);
+            continue;
+        }
+        nloaded++;
+        double* cq = salto_motion_character_q(mo);
+        ck_assert_ptr_nonnull(cq);
+        for (int k = 0; k < mo->nframe * mo->nv; k++) {
+            if (isfinite(mo->q[k])) ck_assert_msg(isfinite(cq[k]), "trial %ld: entry %d", trial, k);
+        }
+        salto_free(cq);
+        salto_motion_destroy(mo);
+    }
+    ck_assert_msg(nloaded > 0 && nloaded < 600, "%d of 600 loaded", nloaded);
+    remove(path);
+    rmdir(dir);
+    free(buf);
+    free(text);
+}
+END_TEST
+
+
 Suite* motion_suite(void) {
     Suite* s = suite_create("motion");
     TCase* tc = tcase_create("round trip");
@@ -1559,6 +1608,7 @@ Suite* motion_suite(void) {
     tcase_add_test(tc, writers_fail_cleanly);
     tcase_add_test(tc, root_chart_read);
     tcase_add_test(tc, root_chart_round_trip);
+    tcase_add_test(tc, root_chart_fuzz);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("errors");
