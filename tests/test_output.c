@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "draw.h"
 #include "salto/kinematics.h"
 #include "salto/motion.h"
 #include "salto/problem.h"
@@ -646,6 +647,42 @@ START_TEST(filmstrip_bad_path) {
 END_TEST
 
 
+// the labels' stroke font draws every capital (units as SI writes them: "N m", not "n m"):
+// each has ink and differs from its lower case
+static long glyph_ink(const char* text, unsigned char* pix, int w, int h) {
+    cairo_surface_t* img = cairo_image_surface_create(CAIRO_FORMAT_A8, w, h);
+    cairo_t* cr = cairo_create(img);
+    salto_draw_text(cr, text, 24.0, 0.5 * w, 0.75 * h);
+    cairo_destroy(cr);
+    cairo_surface_flush(img);
+    const unsigned char* data = cairo_image_surface_get_data(img);
+    const int stride = cairo_image_surface_get_stride(img);
+    long ink = 0;
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            pix[y * w + x] = data[(size_t)y * (size_t)stride + (size_t)x];
+            ink += pix[y * w + x] > 0;
+        }
+    }
+    cairo_surface_destroy(img);
+    return ink;
+}
+
+START_TEST(stroke_font_capitals) {
+    enum { W = 40, H = 40 };
+    static unsigned char up[W * H], low[W * H];
+    for (char c = 'A'; c <= 'Z'; c++) {
+        const char su[2] = {c, 0}, sl[2] = {(char)(c - 'A' + 'a'), 0};
+        ck_assert_msg(glyph_ink(su, up, W, H) > 20, "'%c' has no ink", c);
+        ck_assert_msg(glyph_ink(sl, low, W, H) > 20, "'%c' has no ink", sl[0]);
+        long differ = 0;
+        for (int k = 0; k < W * H; k++) differ += (up[k] > 0) != (low[k] > 0);
+        ck_assert_msg(differ > 10, "'%c' is drawn as '%c' (%ld pixels differ)", c, sl[0], differ);
+    }
+}
+END_TEST
+
+
 Suite* output_suite(void) {
     Suite* s = suite_create("output");
     TCase* tc = tcase_create("bvh");
@@ -660,6 +697,7 @@ Suite* output_suite(void) {
     tc = tcase_create("filmstrip");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, filmstrip_reach);
+    tcase_add_test(tc, stroke_font_capitals);
     tcase_add_test(tc, filmstrip_bar);
     tcase_add_test(tc, filmstrip_bad_path);
     suite_add_tcase(s, tc);

@@ -215,8 +215,8 @@ static void draw_geom(const strip_pen* pen, const salto_model* m, const salto_da
 // depend on the fonts installed (a build machine may have none), and fontconfig, whose
 // caches live until exit and are reported by LeakSanitizer, is never loaded. Glyphs are
 // polylines on a grid 4 units wide, baseline y = 0, x-height 4, digit and ascender height
-// 6, descender -2; ';' separates strokes, a repeated point is a dot. Upper case is drawn
-// as lower case; other characters as a space.
+// 6, descender -2, capitals 6 high; ';' separates strokes, a repeated point is a dot. Other
+// characters are drawn as a space.
 
 static const char* glyph(int ch) {
     static const char* digit[10] = {
@@ -259,9 +259,37 @@ static const char* glyph(int ch) {
         "0,4 2,0;4,4 1,-2",                                    // y
         "0,4 4,4 0,0 4,0",                                     // z
     };
+    static const char* upper[26] = {
+        "0,0 2,6 4,0;1,3 3,3",                                 // A
+        "0,0 0,6 3,6 4,5 4,4 3,3 0,3;3,3 4,2 4,1 3,0 0,0",     // B
+        "4,5 3,6 1,6 0,5 0,1 1,0 3,0 4,1",                     // C
+        "0,0 0,6 2,6 4,4 4,2 2,0 0,0",                         // D
+        "4,6 0,6 0,0 4,0;0,3 3,3",                             // E
+        "4,6 0,6 0,0;0,3 3,3",                                 // F
+        "4,5 3,6 1,6 0,5 0,1 1,0 3,0 4,1 4,3 2,3",             // G
+        "0,6 0,0;4,6 4,0;0,3 4,3",                             // H
+        "1,6 3,6;2,6 2,0;1,0 3,0",                             // I
+        "4,6 4,1 3,0 1,0 0,1",                                 // J
+        "0,6 0,0;4,6 0,2;1,3 4,0",                             // K
+        "0,6 0,0 4,0",                                         // L
+        "0,0 0,6 2,3 4,6 4,0",                                 // M
+        "0,0 0,6 4,0 4,6",                                     // N
+        "1,0 3,0 4,1 4,5 3,6 1,6 0,5 0,1 1,0",                 // O
+        "0,0 0,6 3,6 4,5 4,4 3,3 0,3",                         // P
+        "1,0 3,0 4,1 4,5 3,6 1,6 0,5 0,1 1,0;2,2 4,0",         // Q
+        "0,0 0,6 3,6 4,5 4,4 3,3 0,3;2,3 4,0",                 // R
+        "4,5 3,6 1,6 0,5 0,4 1,3 3,3 4,2 4,1 3,0 1,0 0,1",     // S
+        "0,6 4,6;2,6 2,0",                                     // T
+        "0,6 0,1 1,0 3,0 4,1 4,6",                             // U
+        "0,6 2,0 4,6",                                         // V
+        "0,6 1,0 2,4 3,0 4,6",                                 // W
+        "0,6 4,0;0,0 4,6",                                     // X
+        "0,6 2,3 4,6;2,3 2,0",                                 // Y
+        "0,6 4,6 0,0 4,0",                                     // Z
+    };
     if (ch >= '0' && ch <= '9') return digit[ch - '0'];
     if (ch >= 'a' && ch <= 'z') return lower[ch - 'a'];
-    if (ch >= 'A' && ch <= 'Z') return lower[ch - 'A'];
+    if (ch >= 'A' && ch <= 'Z') return upper[ch - 'A'];
     switch (ch) {
     case '.': return "2,0 2,0";
     case ',': return "2,0 1,-1";

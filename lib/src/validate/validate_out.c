@@ -95,8 +95,8 @@ salto_status salto_validation_write_json(const salto_problem_desc* p, const salt
 //
 // One panel per check that applies somewhere: its violation against time on a log scale
 // from threshold / 1e4 to the larger of 10 thresholds and the worst value, the threshold as a
-// red line, the phases as alternating bands named at the top; zero violations sit on the
-// panel's floor.
+// red line, the phases as alternating bands named at the top, the time in seconds along the
+// bottom; zero violations sit on the panel's floor.
 
 enum { png_width = 1000, panel_h = 110, top_h = 24, left_w = 150, right_w = 20 };
 
@@ -108,10 +108,45 @@ static double time_x(const salto_problem_desc* p, double t) {
 }
 
 
-// a white picture H px high with the phases as alternating bands across it, named at the top;
-// NULL with err filled when cairo cannot make one
-static cairo_t* time_canvas(const salto_problem_desc* p, int H, const char* path,
+enum { axis_h = 30 }; // the time axis under the panels
+
+
+// the time axis at height y: ticks every 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2 or 5 s (the smallest
+// that makes at most 12), labelled in seconds, and "t (s)" in the left margin
+static void time_axis(cairo_t* cr, const salto_problem_desc* p, double y) {
+    const double T = p->duration > 0 ? p->duration : 1.0;
+    static const double steps[] = {0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100};
+    double step = steps[11];
+    for (int k = 0; k < 12; k++) {
+        if (T / steps[k] <= 12.0) {
+            step = steps[k];
+            break;
+        }
+    }
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    cairo_set_line_width(cr, 1.0);
+    cairo_move_to(cr, left_w, y);
+    cairo_line_to(cr, png_width - right_w, y);
+    cairo_stroke(cr);
+    for (int k = 0; k * step <= T * (1.0 + 1e-9); k++) {
+        const double t = k * step, x = time_x(p, t);
+        cairo_move_to(cr, x, y);
+        cairo_line_to(cr, x, y + 5);
+        cairo_stroke(cr);
+        char label[32];
+        snprintf(label, sizeof label, "%g", t);
+        salto_draw_text(cr, label, 9.0, x, y + 17);
+    }
+    salto_draw_text(cr, "t (s)", 10.0, 0.5 * left_w, y + 17);
+}
+
+
+// a white picture with panels_h px of panels between the phases' names at the top and the time
+// axis at the bottom, the phases as alternating bands across the panels; NULL with err filled
+// when cairo cannot make one
+static cairo_t* time_canvas(const salto_problem_desc* p, int panels_h, const char* path,
                             salto_error* err) {
+    const int H = top_h + panels_h + axis_h;
     cairo_t* cr = salto_draw_canvas(png_width, H, path, err);
     if (!cr) return NULL;
     for (int i = 0; i < p->nphase; i++) {
@@ -119,11 +154,12 @@ static cairo_t* time_canvas(const salto_problem_desc* p, int H, const char* path
         const double u1 = time_x(p, p->phases[i].start + p->phases[i].duration);
         const double shade = i % 2 ? 0.93 : 0.97;
         cairo_set_source_rgb(cr, shade, shade, shade);
-        cairo_rectangle(cr, u0, top_h, u1 - u0, H - top_h - 10);
+        cairo_rectangle(cr, u0, top_h, u1 - u0, panels_h);
         cairo_fill(cr);
         cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
         salto_draw_text(cr, p->phases[i].name, 10.0, 0.5 * (u0 + u1), top_h - 8);
     }
+    time_axis(cr, p, top_h + panels_h + 4);
     return cr;
 }
 
@@ -144,8 +180,7 @@ salto_status salto_validation_write_png(const salto_problem_desc* p, const salto
         }
         if (used) kinds[nk++] = kind;
     }
-    const int H = top_h + panel_h * (nk > 0 ? nk : 1) + 10;
-    cairo_t* cr = time_canvas(p, H, path, err);
+    cairo_t* cr = time_canvas(p, panel_h * (nk > 0 ? nk : 1), path, err);
     if (!cr) return SALTO_ERR_NOMEM;
     const double x0 = left_w, x1 = png_width - right_w;
 #define U(t) time_x(p, (t))
@@ -231,8 +266,7 @@ salto_status salto_validation_write_torques_png(const salto_problem_desc* p, con
                                                 const char* path, salto_error* err) {
     const salto_model* m = p->model;
     const int nj = v->nv - m->nroot;
-    const int H = top_h + tpanel_h * (nj > 0 ? nj : 1) + 10;
-    cairo_t* cr = time_canvas(p, H, path, err);
+    cairo_t* cr = time_canvas(p, tpanel_h * (nj > 0 ? nj : 1), path, err);
     if (!cr) return SALTO_ERR_NOMEM;
     const double x0 = left_w, x1 = png_width - right_w;
 #define U(t) time_x(p, (t))
