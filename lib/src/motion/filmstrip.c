@@ -5,7 +5,8 @@
 // camera is on the -y side looking towards +y, so world x runs to the right and world z up
 // (a right-handed view, not a mirror image). Every pose gets a panel of the same width; the
 // middle of a pose's horizontal extent sits in the middle of its panel, and all poses share
-// one scale and one vertical placement, so heights can be compared across the strip.
+// one scale and one vertical placement, so heights can be compared across the strip; ticks
+// along the ground mark the world's x in metres in every panel, so that travel shows.
 //
 // Bodies on the near side (names ending in _r, and bodies without a side: the trunk, every
 // body of a planar character) are drawn dark and last; bodies on the far side (_l) light and
@@ -421,6 +422,39 @@ static void draw_pose(const strip_pen* pen, const salto_problem_desc* p, const s
 }
 
 
+// the world's x along the ground in a pose's panel (so that travel shows though each pose is
+// centred in its own): a tick every step metres (0.1, 0.2, 0.5, 1, 2 or 5: the smallest at
+// least 40 px apart) on the ground line at v_ground, labelled in metres below it where the
+// label band leaves room
+static void draw_ground_ticks(const strip_pen* pen, double v_ground) {
+    static const double steps[] = {0.1, 0.2, 0.5, 1.0, 2.0, 5.0};
+    double step = 5.0;
+    for (int k = 0; k < 6; k++) {
+        if (steps[k] * pen->scale >= 40.0) {
+            step = steps[k];
+            break;
+        }
+    }
+    cairo_t* cr = pen->cr;
+    const double half = 0.5 * panel_width - 4.0;
+    const double xa = pen->x0 - half / pen->scale, xb = pen->x0 + half / pen->scale;
+    const int labels = v_ground + 16.0 < image_height - label_height + 2.0;
+    cairo_set_source_rgb(cr, 0.55, 0.50, 0.42);
+    cairo_set_line_width(cr, 1.5);
+    for (long i = (long)ceil(xa / step); i * step <= xb; i++) {
+        const double x = i * step, u = pen->u0 + (x - pen->x0) * pen->scale;
+        cairo_move_to(cr, u, v_ground);
+        cairo_line_to(cr, u, v_ground + 6.0);
+        cairo_stroke(cr);
+        if (labels) {
+            char label[32];
+            snprintf(label, sizeof label, "%g", fabs(x) < 1e-12 ? 0.0 : x);
+            salto_draw_text(cr, label, 8.0, u, v_ground + 16.0);
+        }
+    }
+}
+
+
 // ---- writing ----
 
 // time of pose k of n over [0, T]: evenly spaced, both ends included (exactly)
@@ -503,6 +537,7 @@ salto_status salto_motion_write_filmstrip(const salto_problem_desc* p, const sal
         salto_motion_sample(mo, t, d->q);
         salto_fk(m, d, SALTO_FK_POS);
         const strip_pen pen = {cr, scale, xmid[k], zmax, panel_width * (k + 0.5), v_top};
+        draw_ground_ticks(&pen, v_ground);
         draw_pose(&pen, p, d, phase_at(p, t), t);
     }
     salto_data_destroy(d);
