@@ -18,7 +18,7 @@ static void help(void) {
     printf("usage: salto play MOTION [--problem P] [-o DIR] [--dt S] [--duration S]\n"
            "                  [--push BODY:FX,FY,FZ@T[:DURATION]]... [--ragdoll-after T]\n"
            "                  [--kp K] [--kd D] [--method delta|test-forces] [--no-grip]\n"
-           "                  [--quiet]\n\n"
+           "                  [--fall-height H] [--quiet]\n\n"
            "Plays a motion (motion.json from 'salto solve', or CSV or BVH frames with --problem)\n"
            "under physics in the stepping simulator: the character starts in the motion's first\n"
            "state, its joints follow the motion through acceleration constraints (qdd = qdd_m +\n"
@@ -31,7 +31,11 @@ static void help(void) {
            "Writes DIR/sim.json (settings, statistics, every frame), DIR/sim.csv (t, the DOFs,\n"
            "the tracking error, the contact count, the total contact force and the grips'\n"
            "torque about the bar per frame) and DIR/filmstrip.png, each atomically, and prints\n"
-           "the tracking error and the number of contacts, impacts and limit events. A\n"
+           "the tracking error, how far the root and the centre of mass strayed from the\n"
+           "motion's, whether and when the character fell (its centre of mass under the fall\n"
+           "height, or a\n"
+           "body touching that no phase of the problem puts in contact), and the number of\n"
+           "contacts, impacts and limit events. A\n"
            "simulation that blows up (a state not finite, a joint spinning past 1000 rad/s, or\n"
            "kinetic energy past 100 times the motion's largest plus the weight falling 1 m)\n"
            "stops with a message naming the time and the cause, and what was computed before\n"
@@ -51,6 +55,8 @@ static void help(void) {
            "                     full pass per test force\n"
            "  --no-grip          the hands hold the bar at a point but cannot resist turning\n"
            "                     on it (a hinge)\n"
+           "  --fall-height H    the centre of mass's height (m) under which the character has\n"
+           "                     fallen (default: half the lowest the motion's goes)\n"
            "  --quiet            no summary\n");
 }
 
@@ -232,6 +238,11 @@ typedef struct summary {
     const salto_sim_stats* stats;
     double stop_time;      // NAN when it ran through
     char stop_cause[480];
+    double root_dev, root_dev_time; // the root's and the centre of mass's largest distance
+    double com_dev, com_dev_time;   //   from the motion's, m, and when
+    double fall_height;    // m
+    double fall_time;      // NAN when it did not fall
+    char fall_cause[240];
 } summary;
 
 static salto_status write_json(const salto_model* m, const record* r, const summary* sm,
@@ -265,7 +276,27 @@ static salto_status write_json(const salto_model* m, const record* r, const summ
             sm->stats->steps, sm->stats->substeps, sm->stats->halvings, sm->stats->impacts,
             sm->stats->limit_events, sm->stats->pgs_sweeps, sm->max_contacts);
     salto_json_num(f, sm->stats->max_depth);
-    fputs("},\n  \"stopped\": ", f);
+    fputs("},\n  \"deviation\": {\"root\": {\"worst\": ", f);
+    salto_json_num(f, sm->root_dev);
+    fputs(", \"time\": ", f);
+    salto_json_num(f, sm->root_dev_time);
+    fputs("}, \"com\": {\"worst\": ", f);
+    salto_json_num(f, sm->com_dev);
+    fputs(", \"time\": ", f);
+    salto_json_num(f, sm->com_dev_time);
+    fputs("}},\n  \"fall_height\": ", f);
+    salto_json_num(f, sm->fall_height);
+    fputs(", \"fell\": ", f);
+    if (isnan(sm->fall_time)) {
+        fputs("null", f);
+    } else {
+        fputs("{\"time\": ", f);
+        salto_json_num(f, sm->fall_time);
+        fputs(", \"cause\": ", f);
+        salto_json_str(f, sm->fall_cause);
+        fputs("}", f);
+    }
+    fputs(",\n  \"stopped\": ", f);
     if (isnan(sm->stop_time)) {
         fputs("null", f);
     } else {
@@ -313,7 +344,7 @@ int cmd_play(int argc, char** argv) {
     const char* problem_path = NULL;
     const char* dir = NULL;
     int quiet = 0, npush = 0, no_grip = 0;
-    double dt = 1e-3, duration = -1.0, ragdoll = INFINITY, kp = 400.0, kd = 40.0;
+    double dt = 1e-3, duration = -1.0, ragdoll = INFINITY, kp = 400.0, kd = 40.0, fall_height = NAN;
     salto_constraint_method method = SALTO_CONSTRAINT_ABA_DELTA;
     push pushes[max_push];
     char push_name[max_push][128];
@@ -338,6 +369,13 @@ int cmd_play(int argc, char** argv) {
             ragdoll = strtod(argv[++i], &end);
             if (end == argv[i] || *end || !(ragdoll >= 0.0) || !isfinite(ragdoll)) {
                 fprintf(stderr, "salto play: --ragdoll-after needs a time >= 0 in seconds, not '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--fall-height") == 0 && i + 1 < argc) {
+            char* end = NULL;
+            fall_height = strtod(argv[++i], &end);
+            if (end == argv[i] || *end || !isfinite(fall_height)) {
+                fprintf(stderr, "salto play: --fall-height needs a height in metres, not '%s'\n", argv[i]);
                 return 2;
             }
         } else if (strcmp(argv[i], "--kp") == 0 && i + 1 < argc) {
@@ -440,7 +478,34 @@ int cmd_play(int argc, char** argv) {
     }
     const double g = sqrt(m->gravity[0] * m->gravity[0] + m->gravity[1] * m->gravity[1] + m->gravity[2] * m->gravity[2]);
     const double ke_limit = 100.0 * (ke_ref + m->mass * g * 1.0);
-    summary sm = {dt, duration, kp, kd, 0.0, 0.0, 0.0, 0, salto_sim_get_stats(sim), NAN, ""};
+    // the fall height: half the lowest the motion's centre of mass goes, unless given (the
+    // root's own height would not do: the lamp's root is its base, on the floor); the bodies
+    // the problem puts in contact (any phase's sites): a touch by another is a fall
+    salto_data* dm = salto_data_create(m);
+    unsigned char* contact_body = calloc((size_t)m->nbody + 1, 1);
+    if (!dm || !contact_body) {
+        fprintf(stderr, "salto play: out of memory\n");
+        salto_data_destroy(dm), free(contact_body), free(q), salto_data_destroy(d), salto_sim_destroy(sim);
+        app_motion_close(&am);
+        return 1;
+    }
+    for (int i = 0; i < p->nphase; i++) {
+        for (int c = 0; c < p->phases[i].contact.nsite; c++) contact_body[m->site_body[p->phases[i].contact.site[c]]] = 1;
+    }
+    if (isnan(fall_height)) {
+        double lowest = INFINITY;
+        for (int k = 0; k <= 200; k++) {
+            am.state(am.ctx, fmin(fmax(T * k / 200.0, eps), T - eps), dm->q, dm->qd, dm->qdd);
+            salto_fk(m, dm, SALTO_FK_POS);
+            salto_link_inertias(m, dm);
+            double c[3];
+            salto_com(m, dm, c, NULL);
+            lowest = fmin(lowest, c[2]);
+        }
+        fall_height = 0.5 * lowest;
+    }
+    summary sm = {dt, duration, kp, kd, 0.0, 0.0, 0.0, 0, salto_sim_get_stats(sim), NAN, "",
+                  0.0, 0.0, 0.0, 0.0, fall_height, NAN, ""};
     const double rate = p->output.frame_rate;
     const long nstep = lround(duration / dt);
     int phase = -1;
@@ -507,6 +572,37 @@ int cmd_play(int argc, char** argv) {
         const salto_sim_contact* cs;
         const int nc = salto_sim_contacts(sim, &cs);
         if (nc > sm.max_contacts) sm.max_contacts = nc;
+        // how far the root and the centre of mass are from the motion's (its last pose after
+        // it ends), and whether the character fell
+        {
+            memcpy(dm->q, q, (size_t)nv * sizeof(double));
+            salto_fk(m, dm, SALTO_FK_POS);
+            salto_link_inertias(m, dm);
+            memcpy(d->q, qs, (size_t)nv * sizeof(double));
+            salto_fk(m, d, SALTO_FK_POS);
+            salto_link_inertias(m, d);
+            const double *Ra, *xa, *Rb, *xb;
+            salto_body_frame(m, d, 0, &Ra, &xa);
+            salto_body_frame(m, dm, 0, &Rb, &xb);
+            double ca[3], cb[3];
+            salto_com(m, d, ca, NULL);
+            salto_com(m, dm, cb, NULL);
+            const double dr = sqrt((xa[0] - xb[0]) * (xa[0] - xb[0]) + (xa[1] - xb[1]) * (xa[1] - xb[1]) + (xa[2] - xb[2]) * (xa[2] - xb[2]));
+            const double dc = sqrt((ca[0] - cb[0]) * (ca[0] - cb[0]) + (ca[1] - cb[1]) * (ca[1] - cb[1]) + (ca[2] - cb[2]) * (ca[2] - cb[2]));
+            if (dr > sm.root_dev) sm.root_dev = dr, sm.root_dev_time = t;
+            if (dc > sm.com_dev) sm.com_dev = dc, sm.com_dev_time = t;
+            if (isnan(sm.fall_time) && m->root_type != SALTO_ROOT_FIXED && ca[2] < sm.fall_height) {
+                sm.fall_time = t;
+                snprintf(sm.fall_cause, sizeof sm.fall_cause, "the centre of mass at %.3f m, under the fall height %.3f m", ca[2], sm.fall_height);
+            }
+            for (int c = 0; c < nc && isnan(sm.fall_time); c++) {
+                const int b = cs[c].geom >= 0 ? m->geom_body[cs[c].geom] : -1;
+                if (b >= 0 && !contact_body[b] && cs[c].depth > 0.0) {
+                    sm.fall_time = t;
+                    snprintf(sm.fall_cause, sizeof sm.fall_cause, "'%s' touched, a body no phase puts in contact", m->body_name[b]);
+                }
+            }
+        }
         if (t >= next_frame - 1e-9 || k == nstep) {
             double f[3] = {0, 0, 0};
             for (int c = 0; c < nc; c++) {
@@ -593,12 +689,22 @@ int cmd_play(int argc, char** argv) {
                salto_sim_time(sim), dt, st->steps, st->halvings);
         printf("tracking error (joints' RMS): %.4f rad on average, %.4f rad at worst (t = %.3f s)\n",
                sm.rms, sm.worst, sm.worst_time);
+        printf("strayed from the motion: the root %.3f m at worst (t = %.3f s), the centre of mass "
+               "%.3f m (t = %.3f s)\n", sm.root_dev, sm.root_dev_time, sm.com_dev, sm.com_dev_time);
+        if (isnan(sm.fall_time)) {
+            printf("fell: no (the centre of mass stayed above %.3f m; only the problem's contact "
+                   "bodies touched)\n", sm.fall_height);
+        } else {
+            printf("fell: at t = %.3f s: %s\n", sm.fall_time, sm.fall_cause);
+        }
         printf("contacts: up to %d at once; impacts: %ld; joint limit events: %ld; deepest "
                "penetration %.2f mm\n", sm.max_contacts, st->impacts, st->limit_events,
                1e3 * fmax(st->max_depth, 0.0));
         printf("wrote %s, %s and %s\n", jpath, cpath, fpath);
     }
     free(rec.t), free(rec.q), free(rec.err), free(rec.force), free(rec.contacts), free(rec.grip);
+    salto_data_destroy(dm);
+    free(contact_body);
     salto_data_destroy(d);
     free(q);
     salto_sim_destroy(sim);

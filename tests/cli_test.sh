@@ -589,6 +589,11 @@ for f in sim.json sim.csv filmstrip.png; do
     if [ -s "$tmp/pl1/$f" ] && [ ! -e "$tmp/pl1/$f.tmp" ]; then ok; else fail "play: $f missing or its temporary left"; fi
 done
 grep_in "$tmp/pl1/sim.json" '"stopped": null'
+# how far the root and the centre of mass strayed, and no fall (hanging from the bars)
+grep_in "$tmp/out" "^strayed from the motion: the root 0\.[0-9]+ m at worst \(t = [0-9.]+ s\), the centre of mass 0\.[0-9]+ m"
+grep_in "$tmp/out" "^fell: no \(the centre of mass stayed above 0\.[0-9]+ m"
+grep_in "$tmp/pl1/sim.json" '"deviation": \{"root": \{"worst": 0\.[0-9]+'
+grep_in "$tmp/pl1/sim.json" '"fell": null'
 grep_in "$tmp/pl1/sim.csv" '^t,root_x,root_y,.*,tracking_error,contacts,force_x,force_y,force_z,grip_torque$'
 grep_in "$tmp/pl1/sim.json" '"grip_torque": \['
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl2" --quiet
@@ -596,6 +601,12 @@ if cmp -s "$tmp/pl1/sim.csv" "$tmp/pl2/sim.csv"; then ok; else fail "play is not
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl3" --quiet --push trunk:0,300,0@0.5:0.1
 if ! cmp -s "$tmp/pl1/sim.csv" "$tmp/pl3/sim.csv"; then ok; else fail "a push changed nothing"; fi
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4" --quiet --ragdoll-after 0.5
+# a fall height above the bars' hang: it "falls" at once, said with the time and the cause
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4f" --fall-height 5 --duration 0.2
+grep_in "$tmp/out" "^fell: at t = 0\.000 s: the centre of mass at [0-9.]+ m, under the fall height 5\.000 m"
+grep_in "$tmp/pl4f/sim.json" '"fell": \{"time": 0, "cause": "the centre of mass at'
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl6" --fall-height low
+grep_in "$tmp/err" "--fall-height needs a height in metres, not 'low'"
 expect 1 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl5" --dt 0.05
 grep_in "$tmp/err" "salto play: stopped at t = [0-9.]+ s: .*the simulation is blowing up; the frames before are written"
 grep_in "$tmp/pl5/sim.json" '"stopped": \{"time": '
