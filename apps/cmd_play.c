@@ -245,6 +245,19 @@ typedef struct summary {
     char fall_cause[240];
 } summary;
 
+// an event as JSON: null when it did not happen (time NaN), else {"time": T, "cause": "..."}
+static void json_event(FILE* f, double time, const char* cause) {
+    if (isnan(time)) {
+        fputs("null", f);
+        return;
+    }
+    fputs("{\"time\": ", f);
+    salto_json_num(f, time);
+    fputs(", \"cause\": ", f);
+    salto_json_str(f, cause);
+    fputs("}", f);
+}
+
 static salto_status write_json(const salto_model* m, const record* r, const summary* sm,
                                const char* motion_path, const char* problem_path,
                                const char* path, salto_error* err) {
@@ -287,25 +300,9 @@ static salto_status write_json(const salto_model* m, const record* r, const summ
     fputs("}},\n  \"fall_height\": ", f);
     salto_json_num(f, sm->fall_height);
     fputs(", \"fell\": ", f);
-    if (isnan(sm->fall_time)) {
-        fputs("null", f);
-    } else {
-        fputs("{\"time\": ", f);
-        salto_json_num(f, sm->fall_time);
-        fputs(", \"cause\": ", f);
-        salto_json_str(f, sm->fall_cause);
-        fputs("}", f);
-    }
+    json_event(f, sm->fall_time, sm->fall_cause);
     fputs(",\n  \"stopped\": ", f);
-    if (isnan(sm->stop_time)) {
-        fputs("null", f);
-    } else {
-        fputs("{\"time\": ", f);
-        salto_json_num(f, sm->stop_time);
-        fputs(", \"cause\": ", f);
-        salto_json_str(f, sm->stop_cause);
-        fputs("}", f);
-    }
+    json_event(f, sm->stop_time, sm->stop_cause);
     fputs(",\n  \"dofs\": ", f);
     salto_json_strs(f, m->link_name, m->nv);
     fputs(",\n  \"frames\": {\n    \"t\": ", f);
