@@ -33,13 +33,12 @@ static void help(void) {
            "torque about the bar per frame) and DIR/filmstrip.png, each atomically, and prints\n"
            "the tracking error, how far the root and the centre of mass strayed from the\n"
            "motion's, whether and when the character fell (its centre of mass under the fall\n"
-           "height, or a\n"
-           "body touching that no phase of the problem puts in contact), and the number of\n"
-           "contacts, impacts and limit events. A\n"
-           "simulation that blows up (a state not finite, a joint spinning past 1000 rad/s, or\n"
-           "kinetic energy past 100 times the motion's largest plus the weight falling 1 m)\n"
-           "stops with a message naming the time and the cause, and what was computed before\n"
-           "is written. Exit status: 0, 1 when the simulation blew up, 2 for bad input.\n\n"
+           "height, or a body touching that no phase of the problem puts in contact), and the\n"
+           "number of contacts, impacts and limit events. A simulation that blows up (a state\n"
+           "not finite, a joint spinning past 1000 rad/s, or kinetic energy past 100 times the\n"
+           "motion's largest plus the weight falling 1 m) stops with a message naming the time\n"
+           "and the cause, and what was computed before is written. Exit status: 0, 1 when the\n"
+           "simulation blew up, 2 for bad input.\n\n"
            "  --problem P        the problem (default: the one the motion names, with the\n"
            "                     overrides it was solved with but the initial guess's)\n"
            "  -o DIR             where to write (default: play/ in the motion's folder, so that\n"
@@ -200,15 +199,22 @@ static int record_frame(record* r, double t, const double* q, double err, int nc
 static salto_status write_csv(const salto_problem_desc* p, const record* r, const char* path,
                               salto_error* err) {
     const salto_model* m = p->model;
-    // a turned chart's root angles (salto_problem_turn_root) written in the character's, each
-    // row's the set nearest the last's, from the problem's anchor
+    // a turned chart's root angles (salto_problem_turn_root) written in the character's,
+    // continuous from the problem's anchor
     int o[3];
-    const int turned = p->root_turned && salto_root_order(m, o);
-    double prev[3];
-    if (turned) memcpy(prev, p->root_anchor, sizeof prev);
+    double* q = r->q;
+    if (p->root_turned && salto_root_order(m, o)) {
+        q = malloc(sizeof(double) * (size_t)(r->n > 0 ? r->n : 1) * (size_t)r->nv);
+        if (!q) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory writing '%s'", path);
+        memcpy(q, r->q, sizeof(double) * (size_t)r->n * (size_t)r->nv);
+        salto_euler_frames_rechart(o, p->root_ref, NULL, p->root_anchor, q, r->n, r->nv);
+    }
     salto_atomic a;
     salto_status s = salto_atomic_open(&a, path, 1, err);
-    if (s) return s;
+    if (s) {
+        if (q != r->q) free(q);
+        return s;
+    }
     fputs("t", a.f);
     for (int j = 0; j < m->nv; j++) {
         fputc(',', a.f);
@@ -217,17 +223,11 @@ static salto_status write_csv(const salto_problem_desc* p, const record* r, cons
     fputs(",tracking_error,contacts,force_x,force_y,force_z,grip_torque\n", a.f);
     for (int k = 0; k < r->n; k++) {
         fprintf(a.f, "%.10g", r->t[k]);
-        double c[3];
-        if (turned) {
-            salto_euler_rechart(o, p->root_ref, NULL, r->q + (size_t)k * r->nv + 3, NULL, NULL, prev, c, NULL, NULL);
-            memcpy(prev, c, sizeof prev);
-        }
-        for (int j = 0; j < m->nv; j++) {
-            fprintf(a.f, ",%.17g", turned && j >= 3 && j < 6 ? c[j - 3] : r->q[(size_t)k * r->nv + j]);
-        }
+        for (int j = 0; j < m->nv; j++) fprintf(a.f, ",%.17g", q[(size_t)k * r->nv + j]);
         fprintf(a.f, ",%.6g,%d,%.6g,%.6g,%.6g,%.6g\n", r->err[k], r->contacts[k], r->force[3 * k],
                 r->force[3 * k + 1], r->force[3 * k + 2], r->grip[k]);
     }
+    if (q != r->q) free(q);
     return salto_atomic_commit(&a, err);
 }
 
@@ -503,6 +503,11 @@ int cmd_play(int argc, char** argv) {
     }
     summary sm = {dt, duration, kp, kd, 0.0, 0.0, 0.0, 0, salto_sim_get_stats(sim), NAN, "",
                   0.0, 0.0, 0.0, 0.0, fall_height, NAN, ""};
+    // d: the simulation's state's kinematics and inertias (kept so after every step)
+    memcpy(d->q, salto_sim_q(sim), (size_t)nv * sizeof(double));
+    memcpy(d->qd, salto_sim_qd(sim), (size_t)nv * sizeof(double));
+    salto_fk(m, d, SALTO_FK_VEL);
+    salto_link_inertias(m, d);
     const double rate = p->output.frame_rate;
     const long nstep = lround(duration / dt);
     int phase = -1;
@@ -518,11 +523,11 @@ int cmd_play(int argc, char** argv) {
         if (ph != phase) {
             salto_sim_release_all(sim);
             if (ph >= 0 && p->phases[ph].contact.type == SALTO_CONTACT_BAR && p->phases[ph].contact.hold) {
-                am.state(am.ctx, p->phases[ph].start + eps, d->q, d->qd, d->qdd);
-                salto_fk(m, d, SALTO_FK_POS);
+                am.state(am.ctx, p->phases[ph].start + eps, dm->q, dm->qd, dm->qdd);
+                salto_fk(m, dm, SALTO_FK_POS);
                 for (int c = 0; c < p->phases[ph].contact.nsite; c++) {
                     double x[3];
-                    salto_site_pos(m, d, p->phases[ph].contact.site[c], x);
+                    salto_site_pos(m, dm, p->phases[ph].contact.site[c], x);
                     if (!salto_sim_hold(sim, p->phases[ph].contact.site[c], x)) {
                         fprintf(stderr, "salto play: warning: phase '%s': site '%s' cannot be "
                                         "held on the bar (fixed to the world, not at a finite "
@@ -575,9 +580,8 @@ int cmd_play(int argc, char** argv) {
             memcpy(dm->q, q, (size_t)nv * sizeof(double));
             salto_fk(m, dm, SALTO_FK_POS);
             salto_link_inertias(m, dm);
-            memcpy(d->q, qs, (size_t)nv * sizeof(double));
-            salto_fk(m, d, SALTO_FK_POS);
-            salto_link_inertias(m, d);
+            // (d holds the simulation's state already: set before the loop, then after each
+            // step for its kinetic energy)
             const double *Ra, *xa, *Rb, *xb;
             salto_body_frame(m, d, 0, &Ra, &xa);
             salto_body_frame(m, dm, 0, &Rb, &xb);

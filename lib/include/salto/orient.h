@@ -37,6 +37,13 @@ void salto_euler_rechart(const int o[3], const double* Ba, const double* Bb, con
                          const double* qda, const double* qdda, const double* prev, double qb[3],
                          double* qdb, double* qddb);
 
+// Rows of frames moved from the chart with reference Ba to the one with Bb (each NULL for the
+// identity), in place: n rows of stride doubles, the root's angles at columns 3 to 5 of each;
+// each row's angles the set nearest the last row's, the first row's nearest prev0 (NULL: the
+// principal set). Motions' frames through full turns stay continuous.
+void salto_euler_frames_rechart(const int o[3], const double* Ba, const double* Bb,
+                                const double* prev0, double* q, int n, int stride);
+
 // |sin| of the middle angle of the orientation R (world) in the chart with reference B (NULL:
 // identity): 1 on the singular set.
 double salto_euler_tilt(const int o[3], const double* B, const double R[9]);

@@ -190,6 +190,19 @@ void salto_euler_rechart(const int o[3], const double* Ba, const double* Bb, con
 }
 
 
+void salto_euler_frames_rechart(const int o[3], const double* Ba, const double* Bb,
+                                const double* prev0, double* q, int n, int stride) {
+    const double* prev = prev0;
+    for (int k = 0; k < n; k++) {
+        double* f = q + (size_t)k * (size_t)stride + 3;
+        double c[3];
+        salto_euler_rechart(o, Ba, Bb, f, NULL, NULL, prev, c, NULL, NULL);
+        memcpy(f, c, sizeof c);
+        prev = f;
+    }
+}
+
+
 double salto_euler_tilt(const int o[3], const double* B, const double R[9]) {
     // (B e_i) . (R e_k)
     double n[3] = {0, 0, 0};

@@ -175,15 +175,9 @@ static salto_status read_root_chart(const salto_cfg_node* root, salto_motion* mo
                           "'root_chart' needs a free root's DOFs (root_r* as the 4th to 6th) and a spline");
     }
     mo->root_turned = 1;
-    double prev[3];
-    for (int k = 0; k < 3; k++) prev[k] = mo->control[(size_t)(3 + k) * (size_t)mo->ncp];
-    for (int k = 0; k < mo->nframe; k++) {
-        double* f = mo->q + (size_t)k * (size_t)mo->nv + 3;
-        double t[3];
-        salto_euler_rechart(o, NULL, mo->root_ref, f, NULL, NULL, prev, t, NULL, NULL);
-        memcpy(f, t, sizeof t);
-        memcpy(prev, t, sizeof prev);
-    }
+    double start[3]; // the spline's value at time 0: its first control points
+    for (int k = 0; k < 3; k++) start[k] = mo->control[(size_t)(3 + k) * (size_t)mo->ncp];
+    salto_euler_frames_rechart(o, NULL, mo->root_ref, start, mo->q, mo->nframe, mo->nv);
     return SALTO_OK;
 }
 
@@ -557,14 +551,7 @@ double* salto_motion_character_q(const salto_motion* mo) {
     // the order: the DOF names' axes (root_rx, root_ry, root_rz in rotation order)
     int o[3];
     if (!mo->root_turned || mo->nv < 6 || !root_axes(mo, o)) return q;
-    const double* prev = mo->root_anchor;
-    for (int k = 0; k < mo->nframe; k++) {
-        double* f = q + (size_t)k * (size_t)mo->nv + 3;
-        double c[3];
-        salto_euler_rechart(o, mo->root_ref, NULL, f, NULL, NULL, prev, c, NULL, NULL);
-        memcpy(f, c, sizeof c);
-        prev = f;
-    }
+    salto_euler_frames_rechart(o, mo->root_ref, NULL, mo->root_anchor, q, mo->nframe, mo->nv);
     return q;
 }
 
