@@ -668,6 +668,19 @@ static long glyph_ink(const char* text, unsigned char* pix, int w, int h) {
     return ink;
 }
 
+// the axes' round steps: the smallest of the list at least the least asked for
+START_TEST(draw_step_rounds_up) {
+    ck_assert_double_eq(salto_draw_step(0.0), 0.05);
+    ck_assert_double_eq(salto_draw_step(0.05), 0.05);
+    ck_assert_double_eq(salto_draw_step(0.07), 0.1);
+    ck_assert_double_eq(salto_draw_step(0.21), 0.25);
+    ck_assert_double_eq(salto_draw_step(0.26), 0.5);
+    ck_assert_double_eq(salto_draw_step(3.0), 5.0);
+    ck_assert_double_eq(salto_draw_step(1e6), 100.0);
+}
+END_TEST
+
+
 START_TEST(stroke_font_capitals) {
     enum { W = 40, H = 40 };
     static unsigned char up[W * H], low[W * H];
@@ -698,6 +711,7 @@ Suite* output_suite(void) {
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, filmstrip_reach);
     tcase_add_test(tc, stroke_font_capitals);
+    tcase_add_test(tc, draw_step_rounds_up);
     tcase_add_test(tc, filmstrip_bar);
     tcase_add_test(tc, filmstrip_bad_path);
     suite_add_tcase(s, tc);

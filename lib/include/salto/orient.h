@@ -23,6 +23,11 @@ void salto_euler_matrix(const int o[3], const double q[3], double E[9]);
 // prev is given, else the one with the middle angle in [-90, 90] deg.
 void salto_euler_angles(const int o[3], const double E[9], const double* prev, double q[3]);
 
+// The angles q of the world orientation R in the chart with reference B (NULL: the identity):
+// those of B' R, as salto_euler_angles takes them.
+void salto_euler_chart_angles(const int o[3], const double* B, const double R[9], const double* prev,
+                              double q[3]);
+
 // The world axes of the three DOFs at q (the columns of J: w = B J(q) qd, w the angular
 // velocity in the world), and J's rate at (q, qd) (alpha = B (J qdd + Jdot qd)).
 void salto_euler_axes(const int o[3], const double q[3], double J[9]);

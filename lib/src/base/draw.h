@@ -8,8 +8,12 @@
 #include "salto/base.h"
 
 // text of height size px (digits and ascenders), centred at u, baseline v, in the current
-// source colour; upper case is drawn as lower case, characters without a glyph as spaces
+// source colour; characters without a glyph as spaces
 void salto_draw_text(cairo_t* cr, const char* s, double size, double u, double v);
+
+// A round step for ticks on an axis: the smallest of 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10,
+// 20, 50 and 100 that is at least least (100 when none is)
+double salto_draw_step(double least);
 
 // A white w x h picture to draw (cr; its surface is cairo_get_target(cr), and salto_write_png
 // releases both), or NULL with err filled (SALTO_ERR_NOMEM, naming path) when cairo cannot

@@ -76,6 +76,20 @@ void salto_euler_angles(const int o[3], const double E[9], const double* prev, d
 }
 
 
+void salto_euler_chart_angles(const int o[3], const double* B, const double R[9], const double* prev,
+                              double q[3]) {
+    if (!B) {
+        salto_euler_angles(o, R, prev, q);
+        return;
+    }
+    double E[9]; // B' R
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++) E[3 * r + c] = B[r] * R[c] + B[3 + r] * R[3 + c] + B[6 + r] * R[6 + c];
+    }
+    salto_euler_angles(o, E, prev, q);
+}
+
+
 void salto_euler_axes(const int o[3], const double q[3], double J[9]) {
     double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     for (int a = 0; a < 3; a++) {
@@ -145,24 +159,15 @@ void salto_euler_rechart(const int o[3], const double* Ba, const double* Bb, con
                          const double* qda, const double* qdda, const double* prev, double qb[3],
                          double* qdb, double* qddb) {
     // the world orientation B_a E(qa), and E(qb) = B_b' of it
-    double Ea[9], R[9], Eb[9];
+    double Ea[9], R[9];
     salto_euler_matrix(o, qa, Ea);
     if (Ba) {
         salto_m3_mul(R, Ba, Ea);
     } else {
         memcpy(R, Ea, sizeof R);
     }
-    if (Bb) {
-        for (int r = 0; r < 3; r++) {
-            for (int c = 0; c < 3; c++) {
-                Eb[3 * r + c] = Bb[r] * R[c] + Bb[3 + r] * R[3 + c] + Bb[6 + r] * R[6 + c];
-            }
-        }
-    } else {
-        memcpy(Eb, R, sizeof Eb);
-    }
     double q[3];
-    salto_euler_angles(o, Eb, prev, q);
+    salto_euler_chart_angles(o, Bb, R, prev, q);
     if (qdb) {
         double Ja[9], Jb[9], wa[3], w[3], wb[3], v[3];
         salto_euler_axes(o, qa, Ja);

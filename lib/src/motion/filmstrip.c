@@ -307,6 +307,15 @@ static const char* glyph(int ch) {
 }
 
 
+double salto_draw_step(double least) {
+    static const double steps[] = {0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100};
+    for (int k = 0; k < 12; k++) {
+        if (steps[k] >= least) return steps[k];
+    }
+    return steps[11];
+}
+
+
 // text of height size px (digits), centred at u, baseline v
 void salto_draw_text(cairo_t* cr, const char* s, double size, double u, double v) {
     const double unit = size / 6.0, advance = 6.0; // px per grid unit; units per character
@@ -423,18 +432,11 @@ static void draw_pose(const strip_pen* pen, const salto_problem_desc* p, const s
 
 
 // the world's x along the ground in a pose's panel (so that travel shows though each pose is
-// centred in its own): a tick every step metres (0.1, 0.2, 0.5, 1, 2 or 5: the smallest at
-// least 40 px apart) on the ground line at v_ground, labelled in metres below it where the
+// centred in its own): a tick every step metres (salto_draw_step: the roundest at least 40 px
+// apart) on the ground line at v_ground, labelled in metres below it where the
 // label band leaves room
 static void draw_ground_ticks(const strip_pen* pen, double v_ground) {
-    static const double steps[] = {0.1, 0.2, 0.5, 1.0, 2.0, 5.0};
-    double step = 5.0;
-    for (int k = 0; k < 6; k++) {
-        if (steps[k] * pen->scale >= 40.0) {
-            step = steps[k];
-            break;
-        }
-    }
+    const double step = salto_draw_step(40.0 / pen->scale);
     cairo_t* cr = pen->cr;
     const double half = 0.5 * panel_width - 4.0;
     const double xa = pen->x0 - half / pen->scale, xb = pen->x0 + half / pen->scale;

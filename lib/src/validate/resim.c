@@ -159,24 +159,11 @@ struct salto_resim {
 // and angular velocity w, which all charts share (the translation and the joints are the same
 // DOFs in each).
 
-// the root's rotational DOFs (the last three of the six) and their order; 0 unless a free root
-static int root_order(const salto_model* m, int o[3]) {
-    return salto_root_order(m, o);
-}
-
-
-// chart m's root angles of the world orientation R (nearest prev when given): of B' R, B the
-// chart's reference (a turned chart's: salto_model_set_root_reference; else the identity)
+// chart m's root angles of the world orientation R (nearest prev when given), B the chart's
+// reference (a turned chart's: salto_model_set_root_reference; else the identity)
 static void chart_angles(const salto_model* m, const int o[3], const double R[9], const double* prev,
                          double e[3]) {
-    double E[9];
-    const double* B = m->link_tree_rot[3] ? m->link_Rtree + 27 : NULL;
-    if (B) {
-        for (int r = 0; r < 3; r++) {
-            for (int c = 0; c < 3; c++) E[3 * r + c] = B[r] * R[c] + B[3 + r] * R[3 + c] + B[6 + r] * R[6 + c];
-        }
-    }
-    salto_euler_angles(o, B ? E : R, prev, e);
+    salto_euler_chart_angles(o, m->link_tree_rot[3] ? m->link_Rtree + 27 : NULL, R, prev, e);
 }
 
 
@@ -189,7 +176,7 @@ static int build_charts(salto_resim* r) {
     if (r->chart_failed) return 0;
     int o[3];
     salto_error err = {0};
-    salto_character_desc* c = root_order(r->m, o) ? salto_character_load(r->p->character, &err) : NULL;
+    salto_character_desc* c = salto_root_order(r->m, o) ? salto_character_load(r->p->character, &err) : NULL;
     int n = 1;
     for (int mid = 0; c && mid < 3; mid++) {
         if (mid == o[1]) continue;
@@ -237,7 +224,7 @@ static void chart_set(salto_resim* r, int k, const double R[9], const double w[3
                       double* q, double* qd) {
     const salto_model* m = r->cm[k];
     int o[3];
-    root_order(m, o);
+    salto_root_order(m, o);
     double e[3];
     chart_angles(m, o, R, prev, e);
     for (int a = 0; a < 3; a++) q[3 + a] = e[a];
@@ -276,7 +263,7 @@ static void chart_choose(salto_resim* r) {
     for (int k = 0; k < r->nchart; k++) {
         int o[3];
         double e[3];
-        root_order(r->cm[k], o);
+        salto_root_order(r->cm[k], o);
         chart_angles(r->cm[k], o, R, NULL, e);
         if (fabs(e[1]) < bb) bb = fabs(e[1]), best = k;
     }
@@ -314,7 +301,7 @@ salto_resim* salto_resim_create(const salto_problem_desc* p, salto_state_fn stat
     r->cd[0] = r->ds;
     r->nchart = 1;
     int o[3];
-    r->chartable = root_order(r->m, o) && p->character;
+    r->chartable = salto_root_order(r->m, o) && p->character;
     r->phase = -1;
     r->t_id = NAN;
     return r;

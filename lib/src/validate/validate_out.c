@@ -111,18 +111,11 @@ static double time_x(const salto_problem_desc* p, double t) {
 enum { axis_h = 30 }; // the time axis under the panels
 
 
-// the time axis at height y: ticks every 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2 or 5 s (the smallest
-// that makes at most 12), labelled in seconds, and "t (s)" in the left margin
+// the time axis at height y: ticks at the roundest step that makes at most 12
+// (salto_draw_step), labelled in seconds, and "t (s)" in the left margin
 static void time_axis(cairo_t* cr, const salto_problem_desc* p, double y) {
     const double T = p->duration > 0 ? p->duration : 1.0;
-    static const double steps[] = {0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100};
-    double step = steps[11];
-    for (int k = 0; k < 12; k++) {
-        if (T / steps[k] <= 12.0) {
-            step = steps[k];
-            break;
-        }
-    }
+    const double step = salto_draw_step(T / 12.0);
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
     cairo_set_line_width(cr, 1.0);
     cairo_move_to(cr, left_w, y);
