@@ -777,6 +777,22 @@ salto_status salto_solve_refined(salto_problem_desc* p, salto_nlp** nlp, double*
 }
 
 
+// q (p's file loaded again, as many phases) on p's spline: the same knots per phase (the
+// default spline shares them by duration) and control points, pinned apart from the spacing
+// (knots_pinned), so that p's control points carry over as they are. -1 when memory runs out
+// (q unchanged).
+static int pin_knots(salto_problem_desc* q, const salto_problem_desc* p) {
+    if (!q->phase_knots) {
+        q->phase_knots = salto_malloc(sizeof(int) * (size_t)p->nphase);
+        if (!q->phase_knots) return -1;
+    }
+    salto_problem_knot_counts(p, q->phase_knots);
+    q->ncp = p->ncp;
+    q->knots_pinned = 1;
+    return 0;
+}
+
+
 // A retry's outcome (the finer and the turned solves): judged when it converged (its failing
 // checks into *failed, -1 when not judged), kept when it validates better than the motion
 // before it (fewer failing checks, then the lower worst ratio; any converged one when that one
@@ -949,18 +965,13 @@ static salto_status turned(salto_problem_desc** pp, salto_nlp** pn, double** px,
     // the problem again, as solved, with the same knots, turned
     salto_error ignored = {0};
     salto_problem_desc* q2 = salto_problem_load_set(p->path, p->nset, (const char* const*)p->set, &ignored);
-    int* counts = q2 ? salto_malloc(sizeof(int) * (size_t)p->nphase) : NULL;
-    if (!counts || q2->nphase != p->nphase ||
-        salto_problem_turn_root(q2, B, anchor, turn_path_at, &tp, &ignored) != SALTO_OK) {
-        salto_free(R), salto_free(counts), salto_problem_destroy(q2);
-        return ignored.status == SALTO_ERR_NOMEM ? SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory") : SALTO_OK;
+    const int pinned = q2 && q2->nphase == p->nphase && pin_knots(q2, p) == 0;
+    if (!pinned || salto_problem_turn_root(q2, B, anchor, turn_path_at, &tp, &ignored) != SALTO_OK) {
+        const int nomem = ignored.status == SALTO_ERR_NOMEM || (q2 && q2->nphase == p->nphase && !pinned);
+        salto_free(R), salto_problem_destroy(q2);
+        return nomem ? SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory") : SALTO_OK;
     }
     salto_free(R);
-    salto_problem_knot_counts(p, counts);
-    salto_free(q2->phase_knots);
-    q2->phase_knots = counts;
-    q2->ncp = p->ncp;
-    q2->knots_pinned = 1;
     for (int i = 0; i < p->nphase; i++) q2->phases[i].dur_lo = p->phases[i].dur_lo, q2->phases[i].dur_hi = p->phases[i].dur_hi;
     // from the motion when it converged; else from the initial guess in the turned chart (its
     // poses' interpolation there), through the coarse first solve as the file's own
@@ -1029,9 +1040,8 @@ salto_status salto_solve_timed(salto_problem_desc** pp, salto_nlp** pn, double**
     size_t bytes = 1;
     for (int i = 0; i < p->nphase; i++) bytes += 3 * (strlen(p->phases[i].name) + 64);
     char* buf = salto_malloc(bytes);
-    int* counts = salto_malloc(sizeof(int) * (size_t)p->nphase);
-    if (!set || !buf || !counts) {
-        salto_free(set), salto_free(buf), salto_free(counts);
+    if (!set || !buf) {
+        salto_free(set), salto_free(buf);
         return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
     }
     int ns = 0;
@@ -1047,24 +1057,15 @@ salto_status salto_solve_timed(salto_problem_desc** pp, salto_nlp** pn, double**
             at += w + 1;
         }
     }
-    salto_problem_knot_counts(p, counts);
     salto_problem_desc* q = salto_problem_load_set(p->path, ns, set, err);
     salto_free(set), salto_free(buf);
-    if (!q) {
-        salto_free(counts);
-        return err->status ? err->status : SALTO_ERR_INVALID;
+    if (!q) return err->status ? err->status : SALTO_ERR_INVALID;
+    // the same knots per phase as the first stage's spline, so that its control points carry
+    // over as they are
+    if (pin_knots(q, p)) {
+        salto_problem_destroy(q);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
     }
-    // the same knots per phase as the first stage's spline (the default spline shares them by
-    // duration), so that its control points carry over as they are
-    if (!q->phase_knots) {
-        q->phase_knots = counts;
-        counts = NULL;
-    } else {
-        memcpy(q->phase_knots, counts, sizeof(int) * (size_t)p->nphase);
-    }
-    q->ncp = p->ncp;
-    q->knots_pinned = 1;
-    salto_free(counts);
     for (int i = 0; i < p->nphase; i++) {
         q->phases[i].dur_lo = p->phases[i].dur_min;
         q->phases[i].dur_hi = p->phases[i].dur_max;
