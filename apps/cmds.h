@@ -14,6 +14,8 @@ int cmd_validate(int argc, char** argv);
 int cmd_play(int argc, char** argv);
 int cmd_export(int argc, char** argv);
 int cmd_batch(int argc, char** argv);
+int cmd_view(int argc, char** argv);
+int cmd_watch(int argc, char** argv);
 // salto solve, with its closing validation (verdict 1, as the command runs) or without it
 // (0: a batch job, whose sweep's `validate` key decides whether salto validate judges it)
 int app_solve(int argc, char** argv, int verdict);

@@ -24,6 +24,8 @@ static const command commands[] = {
     {"validate", cmd_validate, "check how physical a motion is, densely between the slices"},
     {"export", cmd_export, "write a character for MuJoCo (MJCF) or robotics tools (URDF)"},
     {"play", cmd_play, "play a motion back under physics, tracking it (pushes, going limp)"},
+    {"view", cmd_view, "write a motion as one HTML page: 3-D playback, forces and plots"},
+    {"watch", cmd_watch, "serve the viewer and re-solve a problem each time its file is saved"},
     {"batch", cmd_batch, "solve a sweep of a problem over parameters on worker processes or a cluster"},
     {"gen", cmd_gen, "generate characters (serial chains of N links)"},
 };
