@@ -17,10 +17,15 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 
 # Debian packages: compiler and build tools, the YAML parser, Check for the tests, and the
 # numerical libraries the optimiser uses (IPOPT with MUMPS, SuiteSparse, OpenBLAS/LAPACK),
-# cairo for pictures, GNU parallel for the batch test's cluster-style run
+# cairo for pictures, GNU parallel for the batch test's cluster-style run, libmicrohttpd for
+# salto watch's server; for the tests, Chromium (salto view's page driven headless)
 packages=(build-essential cmake pkg-config libyaml-dev check
           coinor-libipopt-dev libmumps-seq-dev libsuitesparse-dev libopenblas-dev liblapack-dev libcairo2-dev
-          libmujoco-dev parallel)
+          libmujoco-dev parallel libmicrohttpd-dev)
+[ "$mode" = test ] && packages+=(chromium)
+# Node.js and npm: the machine's, else Debian's (salto view inlines three.js and uPlot from npm)
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -35,6 +40,15 @@ if [ "${#missing[@]}" -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# the viewer's npm packages (web/package-lock.json: three.js and uPlot, which salto view's page
+# inlines, and puppeteer-core, which drives the system Chromium in the tests; no browser is
+# downloaded), unless web/node_modules already holds that lock's versions
+if ! cmp -s web/package-lock.json web/node_modules/.salto-lock 2>/dev/null; then
+    echo "setup: installing the viewer's npm packages into web/node_modules"
+    (cd web && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    cp web/package-lock.json web/node_modules/.salto-lock
 fi
 
 build() { # build DIR [cmake options...]
@@ -70,8 +84,11 @@ run)
     # (docs/simulation.md): out/monkey_bars/play/sim.json, sim.csv, filmstrip.png
     echo
     ./build/apps/salto play out/monkey_bars/motion.json
+    # the dismount as one HTML page (docs/viewer.md): 3-D playback, forces and plots
+    ./build/apps/salto view out/highbar_dismount/motion.json
     echo "the motions are in out/<problem>/: motion.json, motion.csv, motion.bvh, and the"
-    echo "pictures out/<problem>/filmstrip.png (start with out/highbar_dismount/filmstrip.png)"
+    echo "pictures out/<problem>/filmstrip.png (start with out/highbar_dismount/filmstrip.png);"
+    echo "open out/highbar_dismount/view.html in a browser to watch the dismount from any side"
     ;;
 test)
     build build -DCMAKE_BUILD_TYPE=Release -DSALTO_WERROR=ON
