@@ -490,6 +490,41 @@ START_TEST(validation_settings) {
 END_TEST
 
 
+// output.filmstrip_view: side unless the file (or --set) says front or top, by name; a value
+// not among them is an error naming the key and the three views
+START_TEST(filmstrip_view_setting) {
+    const char* path = "tests/data/problems/minimal.yaml";
+    salto_problem_desc* p = load_ok(path);
+    ck_assert_int_eq(p->output.filmstrip_view, SALTO_FILMSTRIP_SIDE);
+    salto_problem_destroy(p);
+    static const char* const names[3] = {"side", "front", "top"};
+    for (int v = 0; v < SALTO_FILMSTRIP_VIEW_COUNT; v++) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "output.filmstrip_view=%s", names[v]);
+        const char* set[] = {buf};
+        p = load_set_ok(path, 1, set);
+        ck_assert_int_eq(p->output.filmstrip_view, v);
+        ck_assert_int_eq(p->output.filmstrip_frames, 8); // the output's other keys untouched
+        salto_problem_destroy(p);
+        ck_assert_str_eq(salto_filmstrip_view_name(v), names[v]);
+        ck_assert_int_eq(salto_filmstrip_view_parse(names[v]), v);
+    }
+    ck_assert_str_eq(salto_filmstrip_view_name(SALTO_FILMSTRIP_VIEW_COUNT), "?");
+    ck_assert_int_eq(salto_filmstrip_view_parse("Top"), -1);
+    ck_assert_int_eq(salto_filmstrip_view_parse(""), -1);
+    ck_assert_int_eq(salto_filmstrip_view_parse(NULL), -1);
+
+    const char* bad[] = {"output.filmstrip_view=bogus"};
+    salto_error err = {0};
+    p = salto_problem_load_set(salto_test_path(path), 1, bad, &err);
+    ck_assert_ptr_null(p);
+    ck_assert_int_eq(err.status, SALTO_ERR_INVALID);
+    ck_assert_msg(strstr(err.msg, "unknown filmstrip_view 'bogus' (expected one of: side, front, "
+                                  "top)") != NULL, "%s", err.msg);
+}
+END_TEST
+
+
 // Each phase's formulation as an override: what the default spline decided (the lamp's hop
 // up: its flight ballistic, its landing an impact, its push not) says the same on 20 control
 // points, where the defaults would be the paper's; a bar says nothing; and the flights' rows
@@ -1435,6 +1470,9 @@ static const bad_case bad_cases[] = {
     {"filmstrip_frames.yaml", SALTO_ERR_INVALID, 13, 44,
      "'filmstrip_frames' must be between 1 and 64, found 65",
      NULL},
+    {"filmstrip_view.yaml", SALTO_ERR_INVALID, 13, 42,
+     "unknown filmstrip_view 'sid' (expected one of: side, front, top)",
+     "did you mean 'side'?"},
     {"empty_objective.yaml", SALTO_ERR_INVALID, 13, 12,
      "'objective' must not be empty",
      NULL},
@@ -1992,6 +2030,7 @@ Suite* problem_suite(void) {
     tcase_add_test(tc, spline_by_knot_spacing);
     tcase_add_test(tc, ballistic_flight);
     tcase_add_test(tc, validation_settings);
+    tcase_add_test(tc, filmstrip_view_setting);
     tcase_add_test(tc, impact_knots_and_errors);
     tcase_add_test(tc, guess_motion);
     tcase_add_test(tc, load_with_overrides);

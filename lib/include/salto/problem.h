@@ -268,9 +268,19 @@ typedef struct salto_validation_desc {
     salto_src_loc loc;      // the `validation` key, if any
 } salto_validation_desc;
 
+// Where filmstrip.png looks at the poses from (output.filmstrip_view, salto solve and salto
+// play's --view). Each view is right-handed: a photograph, not a mirror image.
+typedef enum salto_filmstrip_view {
+    SALTO_FILMSTRIP_SIDE = 0, // from -y towards +y: world x to the right, z up
+    SALTO_FILMSTRIP_FRONT,    // from +x towards -x: world y to the right, z up
+    SALTO_FILMSTRIP_TOP,      // from above, looking down: world x to the right, y up
+    SALTO_FILMSTRIP_VIEW_COUNT
+} salto_filmstrip_view;
+
 typedef struct salto_output_desc {
     double frame_rate;      // CSV and BVH frames per second (default 60)
     int filmstrip_frames;   // poses drawn in filmstrip.png (default 8)
+    int filmstrip_view;     // a salto_filmstrip_view (default SALTO_FILMSTRIP_SIDE)
 } salto_output_desc;
 
 // A problem description. Owns its strings and arrays; path owns the file name every loc
@@ -373,6 +383,13 @@ const char* salto_constraint_name(salto_constraint_type t);
 // The name a problem file gives solver.flight_rows' value: "force", "momentum" or
 // "momentum_ends"
 const char* salto_flight_rows_name(int rows);
+
+// The name a problem file and --view give a filmstrip view: "side", "front" or "top" ("?"
+// for others)
+const char* salto_filmstrip_view_name(int view);
+
+// The filmstrip view a name gives (salto_filmstrip_view_name's), or -1 for any other string
+int salto_filmstrip_view_parse(const char* name);
 
 // Phase i's formulation as an override (salto_problem_load_set): a flight's
 // "phases.NAME.ballistic=true|false", a ground phase's "phases.NAME.contact.impact=true|false",

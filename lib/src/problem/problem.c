@@ -90,6 +90,19 @@ const char* salto_flight_rows_name(int rows) {
 }
 
 
+const char* salto_filmstrip_view_name(int view) {
+    return view >= 0 && view < SALTO_FILMSTRIP_VIEW_COUNT ? filmstrip_view_names[view] : "?";
+}
+
+
+int salto_filmstrip_view_parse(const char* name) {
+    for (int k = 0; name && k < SALTO_FILMSTRIP_VIEW_COUNT; k++) {
+        if (strcmp(name, filmstrip_view_names[k]) == 0) return k;
+    }
+    return -1;
+}
+
+
 int salto_problem_phase_formulation(const salto_problem_desc* p, int i, char* buf, size_t n) {
     const salto_phase_desc* ph = &p->phases[i];
     if (ph->contact.type == SALTO_CONTACT_NONE) {

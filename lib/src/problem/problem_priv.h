@@ -38,6 +38,9 @@ static const char* const hessian_names[] = {"limited-memory", "exact", NULL};
 static const char* const flight_row_names[] = {"force", "momentum", "momentum_ends", NULL};
 static const char* const linear_solver_names[] = {"salto", "mumps", NULL};
 
+// in salto_filmstrip_view order
+static const char* const filmstrip_view_names[] = {"side", "front", "top", NULL};
+
 // in salto_jac_method order (aggregate.h)
 static const char* const derivative_names[] = {"linear",     "direct",     "fd-forward",
                                                "fd-central", "richardson", NULL};

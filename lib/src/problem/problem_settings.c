@@ -460,15 +460,22 @@ salto_status problem_read_output(reader* R, const salto_cfg_node* top) {
     salto_output_desc* o = &R->p->output;
     o->frame_rate = 60.0;
     o->filmstrip_frames = 8;
+    o->filmstrip_view = SALTO_FILMSTRIP_SIDE;
     const salto_cfg_node* n = salto_cfg_child(top, "output");
     if (n) {
-        static const char* const keys[] = {"frame_rate", "filmstrip_frames", NULL};
+        static const char* const keys[] = {"frame_rate", "filmstrip_frames", "filmstrip_view",
+                                           NULL};
         salto_status s = salto_cfg_check_keys(n, keys, R->err);
         if (s) return s;
         s = problem_read_num_opt(R, n, "frame_rate", 0.0, 1, &o->frame_rate);
         if (s) return s;
         s = problem_read_int_opt(R, n, "filmstrip_frames", 1, 64, &o->filmstrip_frames);
         if (s) return s;
+        const salto_cfg_node* vn = salto_cfg_child(n, "filmstrip_view");
+        if (vn && (s = problem_read_enum(R, vn, filmstrip_view_names, "filmstrip_view",
+                                         &o->filmstrip_view))) {
+            return s;
+        }
     }
     // the output files hold every frame: keep them to a million
     const double frames = floor(R->p->duration * o->frame_rate + 1e-9) + 1.0;
