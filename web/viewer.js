@@ -166,10 +166,9 @@ function buildWorld(d) {
     const root = new THREE.Group();
     const m = d.motion;
     // the floor: a grid at z = 0 around where the motion goes
-    let lo = [Infinity, Infinity], hi = [-Infinity, -Infinity], top = 0;
+    const lo = [Infinity, Infinity], hi = [-Infinity, -Infinity];
     for (const c of m.com.concat(m.root)) {
         for (let i = 0; i < 2; i++) { lo[i] = Math.min(lo[i], c[i]); hi[i] = Math.max(hi[i], c[i]); }
-        top = Math.max(top, c[2]);
     }
     const span = Math.max(hi[0] - lo[0], hi[1] - lo[1], 2) + 3;
     const centre = [(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2];
@@ -241,10 +240,27 @@ function buildWorld(d) {
         root.add(a);
         arrows.push(a);
     }
+    // the character's size (its bodies' origins at the start) and the motion's extent (every
+    // body's origin over the motion) frame the camera and scale the force arrows
+    const blo = [Infinity, Infinity, Infinity], bhi = [-Infinity, -Infinity, -Infinity];
+    let size = 0;
+    m.bodies.forEach((row, k) => {
+        const flo = [Infinity, Infinity, Infinity], fhi = [-Infinity, -Infinity, -Infinity];
+        for (let b = 0; 12 * b < row.length; b++) {
+            for (let i = 0; i < 3; i++) {
+                const x = row[12 * b + i];
+                blo[i] = Math.min(blo[i], x); bhi[i] = Math.max(bhi[i], x);
+                flo[i] = Math.min(flo[i], x); fhi[i] = Math.max(fhi[i], x);
+            }
+        }
+        if (k === 0) size = Math.max(Math.hypot(fhi[0] - flo[0], fhi[1] - flo[1], fhi[2] - flo[2]), 0.3);
+    });
     const weight = d.mass * Math.hypot(...d.gravity) || 1;
+    // markers to the character's scale (a 1.8 m humanoid's: a 3.5 cm centre of mass)
+    for (const dot of [comDot, ...siteDots]) dot.scale.setScalar(Math.min(size / 1.8, 1.5));
     scene.add(root);
-    world = { root, figure, ghost, comGroup, comDot, siteDots, arrows, weight,
-              extent: { centre, span: Math.max(hi[0] - lo[0], hi[1] - lo[1], top, 1.5) } };
+    world = { root, figure, ghost, comGroup, comDot, siteDots, arrows, weight, size,
+              extent: Math.max(bhi[0] - blo[0], bhi[1] - blo[1], bhi[2] - Math.min(blo[2], 0)) + 0.6 * size };
 }
 
 function phaseAt(d, t) {
@@ -280,13 +296,13 @@ function showTime(t) {
         arrow.visible = !!f && $('show-forces').checked;
         if (!arrow.visible) return;
         const v = new THREE.Vector3(f[3], f[4], f[5]);
-        const len = v.length() / world.weight;
+        const len = (0.5 * world.size * v.length()) / world.weight; // a weight: half the character's size
         if (len < 1e-4) { arrow.visible = false; return; }
         arrow.position.set(f[0], f[1], f[2]);
         arrow.setDirection(v.normalize());
-        arrow.setLength(len, Math.min(0.1, 0.3 * len), Math.min(0.06, 0.18 * len));
+        arrow.setLength(len, Math.min(0.15 * world.size, 0.3 * len), Math.min(0.08 * world.size, 0.18 * len));
     });
-    if (view.follow) view.orbit.target.set(com[0], com[1], Math.max(com[2], 0.6));
+    if (view.follow) view.orbit.target.set(com[0], com[1], com[2]);
     placeCamera();
     $('clock').textContent = `t = ${view.t.toFixed(3)} s / ${d.duration.toFixed(3)} s`;
     $('phase').textContent = i >= 0 ? `phase ${d.phases[i].name} (${d.phases[i].kind})` : '';
@@ -471,8 +487,8 @@ function load(d) {
     buildWorld(d);
     buildTimeline(d);
     buildPlots(d);
-    const e = world.extent;
-    if (loads === 0) { view.orbit.r = Math.min(Math.max(2.2 * e.span, 3), 40); preset('side'); }
+    // the first motion framed whole: its extent in a 40 deg field of view, with a margin
+    if (loads === 0) { view.orbit.r = Math.min(Math.max(1.6 * world.extent / (2 * Math.tan(Math.PI / 9)), 1), 60); preset('side'); }
     loads++;
     resize();
     showTime(Math.min(view.t, d.duration));
