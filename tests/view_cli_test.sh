@@ -1,0 +1,87 @@
+#!/bin/sh
+# view_cli_test.sh: salto view and salto watch driven from the command line: their outputs, and
+# every bad input (a message at its file:line:col or naming the option, exit status 2, no page
+# written); their pages in a browser are tests/browser/browser_test.mjs's
+# usage: view_cli_test.sh SALTO ROOT
+. "$(dirname "$0")/shell_lib.sh" # reads $1 (salto) and $2 (the root)
+
+for cmd in view watch; do
+    expect 0 "$salto" $cmd --help
+    grep_in "$tmp/out" "usage: salto $cmd"
+done
+expect 2 "$salto" view
+grep_in "$tmp/err" "usage: salto view"
+expect 2 "$salto" watch
+grep_in "$tmp/err" "usage: salto watch"
+
+# a motion to view: the lamp's hop (half a second), played back too
+sed "s#^character: .*#character: $root/data/characters/luxo.yaml#" "$root/problems/luxo_jump.yaml" >"$tmp/luxo.yaml"
+"$salto" solve "$tmp/luxo.yaml" -o "$tmp/luxo" --quiet >/dev/null 2>&1
+[ -f "$tmp/luxo/motion.json" ] && ok || fail "no motion solved"
+expect 0 "$salto" view "$tmp/luxo/motion.json"
+grep_in "$tmp/out" "wrote $tmp/luxo/view.html \([0-9.]+ MB\)"
+grep_in "$tmp/luxo/view.html" '<script id="salto-data" type="application/json">\{"format":"salto view 1"'
+"$salto" play "$tmp/luxo/motion.json" --quiet >/dev/null 2>&1
+expect 0 "$salto" view "$tmp/luxo/motion.json" -o "$tmp/ghost.html"
+grep_in "$tmp/out" "the ghost: $tmp/luxo/play/sim.json"
+grep_in "$tmp/ghost.html" '"compare":\{"label":"salto play"'
+expect 0 "$salto" view "$tmp/luxo/motion.json" --no-play -o "$tmp/alone.html"
+if grep -q '"compare":' "$tmp/alone.html"; then fail "--no-play drew the play result"; else ok; fi
+# a ghost named outright: the play's folder, or another motion of the character
+expect 0 "$salto" view "$tmp/luxo/motion.json" --compare "$tmp/luxo/play" -o "$tmp/g2.html"
+expect 0 "$salto" view "$tmp/luxo/motion.json" --compare "$tmp/luxo/motion.json" -o "$tmp/g3.html"
+grep_in "$tmp/g3.html" "\"compare\":\{\"label\":\"$tmp/luxo/motion.json\""
+# CSV frames with their problem
+expect 0 "$salto" view "$tmp/luxo/motion.csv" --problem "$tmp/luxo.yaml" -o "$tmp/csv.html"
+
+# ---- bad input: nothing written ----
+expect 2 "$salto" view "$tmp/no_such.json" -o "$tmp/bad.html"
+grep_in "$tmp/err" "no_such.json"
+expect 2 "$salto" view "$tmp/luxo/motion.csv" -o "$tmp/bad.html"
+grep_in "$tmp/err" "names no problem"
+expect 2 "$salto" view "$tmp/luxo/motion.json" --frobnicate
+grep_in "$tmp/err" "frobnicate"
+expect 2 "$salto" view "$tmp/luxo/motion.json" --compare "$tmp/nowhere" -o "$tmp/bad.html"
+grep_in "$tmp/err" "nowhere"
+# another character's motion as the ghost
+sed "s#^character: .*#character: $root/data/characters/gymnast7.yaml#" "$root/problems/back_tuck.yaml" >"$tmp/tuck.yaml"
+"$salto" solve "$tmp/tuck.yaml" -o "$tmp/tuck" --quiet --set solver.max_iterations=3 >/dev/null 2>&1
+expect 2 "$salto" view "$tmp/luxo/motion.json" --compare "$tmp/tuck/motion.json" -o "$tmp/bad.html"
+grep_in "$tmp/err" "character 'gymnast7', not 'luxo'"
+# broken play results: each message at its file:line:col
+mkdir -p "$tmp/sims"
+printf '{"dofs": ["root_x"], "frames": {"t": [0], "q": [[0]]}}\n' >"$tmp/sims/dofs.json"
+printf '{"dofs": ["root_x", "root_z", "root_ry", "base_joint", "neck", "elbow"],\n "frames": {"t": [0], "q": [[0, 0, 0, 0, 0, 0]]}}\n' >"$tmp/sims/order.json"
+printf '{"dofs": ["root_x", "root_z", "root_ry", "base_joint", "elbow", "neck"],\n "frames": {"t": [0, 0.1],\n  "q": [[0, 0, 0, 0, 0, 0]]}}\n' >"$tmp/sims/rows.json"
+printf '{"dofs": ["root_x", "root_z", "root_ry", "base_joint", "elbow", "neck"],\n "frames": {"t": [0.1, 0],\n  "q": [[0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0]]}}\n' >"$tmp/sims/order_t.json"
+printf '{"dofs": ["root_x", "root_z", "root_ry", "base_joint", "elbow", "neck"],\n "frames": {"t": [0],\n  "q": [[0, 0, 0, 0, 0]]}}\n' >"$tmp/sims/short.json"
+printf '{"dofs": ["root_x", "root_z", "root_ry", "base_joint", "elbow", "neck"],\n "frames": {"t": [0],\n  "q": [[0, 0, 0, 0, 0, .nan]]}}\n' >"$tmp/sims/nan.json"
+printf '{"dofs": ["root_x", "root_z", "root_ry", "base_joint", "elbow", "neck"],\n "frames": {"t": [0],\n  "q": [[0, 0, 0, 0, 0, 1e999]]}}\n' >"$tmp/sims/inf.json"
+printf '{"dofs": ["root_x", "root_z", "root_ry", "base_joint", "elbow", "neck"]}\n' >"$tmp/sims/noframes.json"
+printf '{"dofs": [1, 2\n' >"$tmp/sims/syntax.json"
+for case in "dofs:1:10:.*6" "order:1:56:.*'neck'.*'elbow'" "rows:3:8:.*1 rows.*2 times" "order_t:2:24:.*not decrease" \
+            "short:3:9:.*6 numbers" "nan:3:25:.*expected a number" "inf:3:25:.*expected a finite number" "noframes:1:1:.*frames" "syntax:2:1:"; do
+    name=${case%%:*}
+    where=${case#*:}
+    mv "$tmp/sims/$name.json" "$tmp/sims/sim.json"
+    expect 2 "$salto" view "$tmp/luxo/motion.json" --compare "$tmp/sims/sim.json" -o "$tmp/bad.html"
+    grep_in "$tmp/err" "sims/sim.json:$where"
+done
+[ -e "$tmp/bad.html" ] && fail "a page was written for bad input" || ok
+# the npm packages missing: a message that says how to install them
+SALTO_WEB_MODULES="$tmp/none" "$salto" view "$tmp/luxo/motion.json" -o "$tmp/bad.html" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && ok || fail "a missing npm folder: exit not 2"
+grep_in "$tmp/err" "scripts/setup.sh"
+
+# ---- salto watch's bad input ----
+expect 2 "$salto" watch "$tmp/no_such.yaml" --port 0
+grep_in "$tmp/err" "no_such.yaml"
+expect 2 "$salto" watch "$tmp/luxo.yaml" --port 70000
+grep_in "$tmp/err" "--port must be an integer from 0 to 65535"
+expect 2 "$salto" watch "$tmp/luxo.yaml" --host localhost
+grep_in "$tmp/err" "--host needs an IPv4 address"
+expect 2 "$salto" watch "$tmp/luxo.yaml" --host 192.0.2.1 --port 0
+grep_in "$tmp/err" "cannot listen on 192.0.2.1"
+
+echo "view_cli: $npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]
