@@ -290,12 +290,17 @@ static int job_start(solve_job* j, const char* problem, const char* dir, const c
     argv[n++] = "-o";
     argv[n++] = (char*)dir;
     for (int k = 0; k < nset && k < 60; k++) argv[n++] = "--set", argv[n++] = set[k];
-    char warm_type[] = "initial_guess.type=motion";
-    char warm_path[PATH_MAX + 32];
+    // the warm start replaces the file's whole initial_guess (its interpolation's keys, such
+    // as a rotation, do not go with a motion); the path single-quoted for YAML
+    char warm[2 * PATH_MAX + 64];
     if (warm_from) {
-        snprintf(warm_path, sizeof warm_path, "initial_guess.motion=%s", warm_from);
-        argv[n++] = "--set", argv[n++] = warm_type;
-        argv[n++] = "--set", argv[n++] = warm_path;
+        size_t k = (size_t)snprintf(warm, sizeof warm, "initial_guess={type: motion, motion: '");
+        for (const char* c = warm_from; *c && k + 8 < sizeof warm; c++) {
+            if (*c == '\'') warm[k++] = '\'';
+            warm[k++] = *c;
+        }
+        snprintf(warm + k, sizeof warm - k, "'}");
+        argv[n++] = "--set", argv[n++] = warm;
     }
     argv[n] = NULL;
     const pid_t pid = fork();
@@ -573,6 +578,8 @@ int cmd_watch(int argc, char** argv) {
                 const int next = current == 0 ? 1 : 0;
                 if (code == 2 && job.warm) {
                     // perhaps the warm start's doing (a problem changed past its reach): cold
+                    fprintf(stderr, "salto watch: the warm start was refused; solving from the "
+                                    "problem's initial guess\n");
                     if (job_start(&job, problem, slot[next], NULL, nset, set) == 0) continue;
                 }
                 char* data = NULL;
@@ -586,8 +593,10 @@ int cmd_watch(int argc, char** argv) {
                     log_line(job.log, "Solve_", solved, sizeof solved);
                     log_line(job.log, "validation:", valid, sizeof valid);
                     if (!solved[0]) log_line(job.log, "Maximum_", solved, sizeof solved);
-                    publishf(1, "progress", "updated %.2f s after the save; %s; %s",
-                             now_s() - changed_at, solved[0] ? solved : "solved", valid);
+                    publishf(1, "progress", "updated %.2f s after the save (%s); %s; %s",
+                             now_s() - changed_at,
+                             job.warm ? "warm start from the last motion" : "the problem's initial guess",
+                             solved[0] ? solved : "solved", valid);
                     fprintf(stderr, "salto watch: motion updated %.2f s after the save (%s)\n",
                             now_s() - changed_at, slot[current]);
                 } else {

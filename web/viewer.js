@@ -488,7 +488,12 @@ function load(d) {
     buildTimeline(d);
     buildPlots(d);
     // the first motion framed whole: its extent in a 40 deg field of view, with a margin
-    if (loads === 0) { view.orbit.r = Math.min(Math.max(1.6 * world.extent / (2 * Math.tan(Math.PI / 9)), 1), 60); preset('side'); }
+    // from the side and a little ahead and above, so that a bar or a twist shows its depth
+    if (loads === 0) {
+        view.orbit.r = Math.min(Math.max(1.6 * world.extent / (2 * Math.tan(Math.PI / 9)), 1), 60);
+        view.orbit.az = -Math.PI / 2 + 0.45;
+        view.orbit.el = 0.2;
+    }
     loads++;
     resize();
     showTime(Math.min(view.t, d.duration));
