@@ -18,7 +18,7 @@ static void help(void) {
     printf("usage: salto play MOTION [--problem P] [-o DIR] [--dt S] [--duration S]\n"
            "                  [--push BODY:FX,FY,FZ@T[:DURATION]]... [--ragdoll-after T]\n"
            "                  [--kp K] [--kd D] [--method delta|test-forces] [--no-grip]\n"
-           "                  [--fall-height H] [--quiet]\n\n"
+           "                  [--fall-height H] [--view side|front|top] [--quiet]\n\n"
            "Plays a motion (motion.json from 'salto solve', or CSV or BVH frames with --problem)\n"
            "under physics in the stepping simulator: the character starts in the motion's first\n"
            "state, its joints follow the motion through acceleration constraints (qdd = qdd_m +\n"
@@ -56,6 +56,8 @@ static void help(void) {
            "                     on it (a hinge)\n"
            "  --fall-height H    the centre of mass's height (m) under which the character has\n"
            "                     fallen (default: half the lowest the motion's goes)\n"
+           "  --view V           filmstrip.png seen from the side, the front or above (default:\n"
+           "                     the problem's output.filmstrip_view, side unless it says)\n"
            "  --quiet            no summary\n");
 }
 
@@ -324,7 +326,8 @@ static salto_status write_json(const salto_model* m, const record* r, const summ
 
 // the filmstrip of the recorded frames (a motion at the recording's rate)
 static salto_status write_filmstrip(const salto_problem_desc* p, const record* r, double rate,
-                                    const char* path, salto_error* err) {
+                                    salto_filmstrip_view view, const char* path,
+                                    salto_error* err) {
     const salto_model* m = p->model;
     salto_motion mo = {0};
     mo.nv = m->nv, mo.nframe = r->n, mo.frame_rate = rate;
@@ -332,7 +335,7 @@ static salto_status write_filmstrip(const salto_problem_desc* p, const record* r
     mo.dof_name = m->link_name;
     mo.q = r->q;
     mo.converged = -1;
-    return salto_motion_write_filmstrip(p, &mo, p->output.filmstrip_frames, path, err);
+    return salto_motion_write_filmstrip(p, &mo, p->output.filmstrip_frames, view, path, err);
 }
 
 
@@ -340,7 +343,7 @@ int cmd_play(int argc, char** argv) {
     const char* motion_path = NULL;
     const char* problem_path = NULL;
     const char* dir = NULL;
-    int quiet = 0, npush = 0, no_grip = 0;
+    int quiet = 0, npush = 0, no_grip = 0, view = -1; // view: -1 the problem's
     double dt = 1e-3, duration = -1.0, ragdoll = INFINITY, kp = 400.0, kd = 40.0, fall_height = NAN;
     salto_constraint_method method = SALTO_CONSTRAINT_ABA_DELTA;
     push pushes[max_push];
@@ -357,6 +360,12 @@ int cmd_play(int argc, char** argv) {
             quiet = 1;
         } else if (strcmp(argv[i], "--no-grip") == 0) {
             no_grip = 1;
+        } else if (strcmp(argv[i], "--view") == 0 && i + 1 < argc) {
+            view = salto_filmstrip_view_parse(argv[++i]);
+            if (view < 0) {
+                fprintf(stderr, "salto play: --view needs side, front or top, not '%s'\n", argv[i]);
+                return 2;
+            }
         } else if (strcmp(argv[i], "--dt") == 0 && i + 1 < argc) {
             if (!parse_pos("--dt", argv[++i], &dt)) return 2;
         } else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc) {
@@ -681,7 +690,8 @@ int cmd_play(int argc, char** argv) {
         status = 2;
     } else if (write_json(m, &rec, &sm, motion_path, p->path, jpath, &err) != SALTO_OK ||
                write_csv(p, &rec, cpath, &err) != SALTO_OK ||
-               write_filmstrip(p, &rec, rate, fpath, &err) != SALTO_OK) {
+               write_filmstrip(p, &rec, rate, view >= 0 ? view : p->output.filmstrip_view,
+                               fpath, &err) != SALTO_OK) {
         app_print_error(&err);
         status = 2;
     } else if (!quiet) {

@@ -12,7 +12,8 @@
 #include "salto/validate.h"
 
 static void help(void) {
-    printf("usage: salto solve PROBLEM.yaml [-o DIR] [--quiet] [--set PATH=VALUE]...\n\n"
+    printf("usage: salto solve PROBLEM.yaml [-o DIR] [--quiet] [--set PATH=VALUE]...\n"
+           "                   [--view side|front|top]\n\n"
            "Optimises the motion a problem file describes (docs/problem-format.md) with IPOPT:\n"
            "one progress line per iteration on stderr (iteration, objective, constraint\n"
            "violation, elapsed time), then a summary (status, iterations, time, the worst\n"
@@ -21,7 +22,9 @@ static void help(void) {
            "  motion.json    the problem as resolved, control points, frames, solver statistics\n"
            "  motion.csv     time and every DOF at the problem's frame rate\n"
            "  motion.bvh     the motion on the character's skeleton (Blender and other readers)\n"
-           "  filmstrip.png  poses at evenly spaced times side by side, contacts and bar drawn\n"
+           "  filmstrip.png  poses at evenly spaced times side by side, seen from the side,\n"
+           "                 the front or above (output.filmstrip_view, --view), with the\n"
+           "                 ground, boxes, bars and contacts\n"
            "Then it validates what it wrote as 'salto validate' does (the checks between the\n"
            "slices and the re-simulation, with the problem's validation settings) and says in\n"
            "its last line whether the motion is physical, naming the worst failing check.\n"
@@ -34,7 +37,10 @@ static void help(void) {
            "            change one value of the problem file before reading it, by its dotted\n"
            "            path (list elements by name or index; missing keys are added; a YAML\n"
            "            flow value like [1, 2] replaces a list or map, null drops one):\n"
-           "            --set phases.flight.duration=0.66 --set solver.hessian=limited-memory\n");
+           "            --set phases.flight.duration=0.66 --set solver.hessian=limited-memory\n"
+           "  --view V  filmstrip.png seen from the side (x to the right, z up), the front (y\n"
+           "            to the right, z up) or above (x to the right, y up), in place of the\n"
+           "            problem's output.filmstrip_view (the motion is the same)\n");
 }
 
 
@@ -134,7 +140,7 @@ int cmd_solve(int argc, char** argv) {
 int app_solve(int argc, char** argv, int verdict) {
     const char* path = NULL;
     const char* dir = NULL;
-    int quiet = 0, nset = 0;
+    int quiet = 0, nset = 0, view = -1; // view: a salto_filmstrip_view, -1: the problem's
     const char** set = calloc((size_t)argc, sizeof *set); // at most one per argument
     if (!set) {
         fprintf(stderr, "salto solve: out of memory\n");
@@ -151,6 +157,14 @@ int app_solve(int argc, char** argv, int verdict) {
             quiet = 1;
         } else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
             set[nset++] = argv[++i];
+        } else if (strcmp(argv[i], "--view") == 0 && i + 1 < argc) {
+            view = salto_filmstrip_view_parse(argv[++i]);
+            if (view < 0) {
+                fprintf(stderr, "salto solve: --view needs side, front or top, not '%s'\n",
+                        argv[i]);
+                free(set);
+                return 2;
+            }
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "salto solve: unknown or incomplete option '%s'\n", argv[i]);
             free(set);
@@ -395,8 +409,9 @@ int app_solve(int argc, char** argv, int verdict) {
         } else if (salto_motion_write_json(nlp, mo, &res, json, &err) != SALTO_OK ||
                    salto_motion_write_csv(mo, csv, &err) != SALTO_OK ||
                    salto_motion_write_bvh(p->model, mo, bvh, &err) != SALTO_OK ||
-                   salto_motion_write_filmstrip(p, mo, p->output.filmstrip_frames, png, &err) !=
-                       SALTO_OK) {
+                   salto_motion_write_filmstrip(p, mo, p->output.filmstrip_frames,
+                                                view >= 0 ? view : p->output.filmstrip_view, png,
+                                                &err) != SALTO_OK) {
             app_print_error(&err);
             status = 2;
         } else {

@@ -200,6 +200,22 @@ if [ ! -e "$tmp/reach/motion.json.tmp" ]; then ok; else fail "temporary file lef
 grep_in "$tmp/reach/motion.bvh" "^HIERARCHY"
 grep_in "$tmp/reach/motion.bvh" "^Frames: 61"
 if head -c 8 "$tmp/reach/filmstrip.png" | od -An -c | grep -q "P   N   G"; then ok; else fail "filmstrip.png is not a PNG"; fi
+# the filmstrip from above (--view, in place of output.filmstrip_view): another picture of
+# the same motion; an unknown view is a usage error naming the option, nothing written
+expect 0 "$salto" solve "$root/problems/reach.yaml" -o "$tmp/reach_top" --quiet --view top
+if head -c 8 "$tmp/reach_top/filmstrip.png" | od -An -c | grep -q "P   N   G"; then ok; else fail "--view top: filmstrip.png is not a PNG"; fi
+if ! cmp -s "$tmp/reach/filmstrip.png" "$tmp/reach_top/filmstrip.png"; then ok; else fail "--view top drew the side view"; fi
+if cmp -s "$tmp/reach/motion.csv" "$tmp/reach_top/motion.csv"; then ok; else fail "--view top changed the motion"; fi
+expect 2 "$salto" solve "$root/problems/reach.yaml" -o "$tmp/reach_bogus" --quiet --view bogus
+grep_in "$tmp/err" "^salto solve: --view needs side, front or top, not 'bogus'$"
+if [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -e "$tmp/reach_bogus" ]; then ok; else fail "--view bogus: more than one line, or output written"; fi
+# the problem's setting by --set: the front; a bad value at its place, naming the key
+expect 0 "$salto" solve "$root/problems/reach.yaml" -o "$tmp/reach_front" --quiet --set output.filmstrip_view=front
+if ! cmp -s "$tmp/reach/filmstrip.png" "$tmp/reach_front/filmstrip.png" && ! cmp -s "$tmp/reach_top/filmstrip.png" "$tmp/reach_front/filmstrip.png"; then ok; else fail "output.filmstrip_view=front drew another view"; fi
+expect 2 "$salto" solve "$root/problems/reach.yaml" -o "$tmp/reach_bogus" --quiet --set output.filmstrip_view=sideways
+grep_in "$tmp/err" "error: unknown filmstrip_view 'sideways' \(expected one of: side, front, top\)"
+expect 0 "$salto" solve --help
+grep_in "$tmp/out" "--view V +filmstrip.png seen from the side"
 # progress lines: one per iteration on stderr
 expect 0 "$salto" solve "$root/problems/reach.yaml" -o "$tmp/reach2"
 grep_in "$tmp/err" "^iter +[0-9]+ +objective"
@@ -694,6 +710,9 @@ if ! cmp -s "$tmp/plp0/sim.csv" "$tmp/plp1/sim.csv"; then ok; else fail "a push 
 cp "$tmp/mb/filmstrip.png" "$tmp/mb_film.png"
 expect 0 "$salto" play "$tmp/mb/motion.json" --quiet
 if [ -s "$tmp/mb/play/sim.json" ] && cmp -s "$tmp/mb/filmstrip.png" "$tmp/mb_film.png"; then ok; else fail "play's default folder"; fi
+# its filmstrip from the front (--view): the same simulation, another picture
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl7" --quiet --view front
+if cmp -s "$tmp/pl1/sim.csv" "$tmp/pl7/sim.csv" && [ -s "$tmp/pl7/filmstrip.png" ] && ! cmp -s "$tmp/pl1/filmstrip.png" "$tmp/pl7/filmstrip.png"; then ok; else fail "play --view front"; fi
 # bad input: exit 2, nothing written
 expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl6" --push trunk:1,2@0.5
 grep_in "$tmp/err" "--push needs BODY:FX,FY,FZ@T"
@@ -709,10 +728,13 @@ expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl6" --push trunk:1,2,3@0.
 expect 2 "$salto" bench sim --steps 3
 grep_in "$tmp/err" "salto bench sim: unknown or incomplete option '--steps'"
 expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl6" --method lu
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl6" --view above
+grep_in "$tmp/err" "^salto play: --view needs side, front or top, not 'above'$"
 expect 2 "$salto" play "$tmp/mb/motion.csv" -o "$tmp/pl6"
 grep_in "$tmp/err" "a CSV motion names no problem"
 expect 0 "$salto" play --help
 grep_in "$tmp/out" "usage: salto play MOTION"
+grep_in "$tmp/out" "--view V +filmstrip.png seen from the side, the front or above"
 if [ ! -e "$tmp/pl6" ]; then ok; else fail "bad play input wrote output"; fi
 
 # ---- export ----

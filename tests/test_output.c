@@ -3,7 +3,8 @@
 // The BVH check reads the file back with a small parser of its own, rebuilds every joint's
 // world frame with the BVH's forward kinematics (offsets and channels, first channel
 // outermost), maps it back to salto's axes and compares it with salto_fk at every frame.
-// The filmstrip check reads the PNG header and decodes the image with cairo.
+// The filmstrip checks read the PNG header and decode the image with cairo; those of its
+// views (side, front, top) read where the character, a box, the ground and the bars are.
 #include <cairo.h>
 #include <math.h>
 #include <stdio.h>
@@ -574,6 +575,7 @@ static void check_png(const char* path, int width, int height) {
 }
 
 
+// the reach in each view (the loop index)
 START_TEST(filmstrip_reach) {
     salto_problem_desc* p = load_reach();
     salto_motion* mo = reach_motion(p);
@@ -581,9 +583,10 @@ START_TEST(filmstrip_reach) {
     const char* path = tmp_path("filmstrip.png");
     salto_error err = {0};
     char msg[1024];
-    const salto_status s = salto_motion_write_filmstrip(p, mo, n, path, &err);
+    const salto_status s = salto_motion_write_filmstrip(p, mo, n, (salto_filmstrip_view)_i, path,
+                                                        &err);
     salto_error_format(&err, msg, sizeof msg);
-    ck_assert_msg(s == SALTO_OK, "%s", msg);
+    ck_assert_msg(s == SALTO_OK, "%s: %s", salto_filmstrip_view_name(_i), msg);
     ck_assert(!file_exists(tmp_path("filmstrip.png.tmp")));
     check_png(path, 240 * n, 400);
     remove(path);
@@ -613,7 +616,8 @@ START_TEST(filmstrip_bar) {
         const char* path = tmp_path("bar.png");
         salto_error err = {0};
         char msg[1024];
-        const salto_status s = salto_motion_write_filmstrip(p, mo, n, path, &err);
+        const salto_status s =
+            salto_motion_write_filmstrip(p, mo, n, SALTO_FILMSTRIP_SIDE, path, &err);
         salto_error_format(&err, msg, sizeof msg);
         ck_assert_msg(s == SALTO_OK, "%d poses: %s", n, msg);
         check_png(path, 240 * n, 400);
@@ -630,7 +634,8 @@ START_TEST(filmstrip_bad_path) {
     salto_motion* mo = reach_motion(p);
     const char* path = tmp_path("no_such_dir/filmstrip.png");
     salto_error err = {0};
-    ck_assert_int_eq(salto_motion_write_filmstrip(p, mo, 3, path, &err), SALTO_ERR_IO);
+    ck_assert_int_eq(salto_motion_write_filmstrip(p, mo, 3, SALTO_FILMSTRIP_SIDE, path, &err),
+                     SALTO_ERR_IO);
     ck_assert_int_eq(err.status, SALTO_ERR_IO);
     ck_assert_ptr_nonnull(strstr(err.msg, "no_such_dir/filmstrip.png"));
     ck_assert(!file_exists(path));
@@ -638,9 +643,392 @@ START_TEST(filmstrip_bad_path) {
 
     // no poses
     salto_error err2 = {0};
-    ck_assert_int_eq(salto_motion_write_filmstrip(p, mo, 0, tmp_path("x.png"), &err2),
+    ck_assert_int_eq(salto_motion_write_filmstrip(p, mo, 0, SALTO_FILMSTRIP_SIDE,
+                                                  tmp_path("x.png"), &err2),
                      SALTO_ERR_INVALID);
+    // no such view
+    salto_error err3 = {0};
+    ck_assert_int_eq(salto_motion_write_filmstrip(p, mo, 3, SALTO_FILMSTRIP_VIEW_COUNT,
+                                                  tmp_path("x.png"), &err3),
+                     SALTO_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(err3.msg, "side, front or top"));
     ck_assert(!file_exists(tmp_path("x.png")));
+    motion_free(mo);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+// ---- the filmstrip's views ----
+//
+// The humanoid of problems/reach3d.yaml in poses built by hand, drawn from the side, the front
+// and above, and the PNG read back: where its pixels are (bluish: the primitives' fills and
+// outlines), where a reference box's fill is (sandy), where the contact sites' red dots are,
+// and which shade a pixel has where a near and a far primitive overlap. The image's scale is
+// measured on the picture (the standing humanoid is 1.741 m tall, soles to the top of its
+// head), never taken from the writer.
+
+typedef struct strip_image {
+    cairo_surface_t* surf;
+    const unsigned char* data;
+    int w, h, stride;
+} strip_image;
+
+
+static strip_image image_read(const char* path) {
+    strip_image im = {0};
+    im.surf = cairo_image_surface_create_from_png(path);
+    ck_assert_int_eq(cairo_surface_status(im.surf), CAIRO_STATUS_SUCCESS);
+    cairo_surface_flush(im.surf);
+    im.data = cairo_image_surface_get_data(im.surf);
+    im.w = cairo_image_surface_get_width(im.surf);
+    im.h = cairo_image_surface_get_height(im.surf);
+    im.stride = cairo_image_surface_get_stride(im.surf);
+    return im;
+}
+
+
+// the colour at (u, v), 0..255 each (cairo's RGB24: 0x00RRGGBB in native order)
+static void image_rgb(const strip_image* im, int u, int v, int rgb[3]) {
+    ck_assert(u >= 0 && u < im->w && v >= 0 && v < im->h);
+    const unsigned char* row = im->data + (size_t)v * (size_t)im->stride;
+    const uint32_t px = ((const uint32_t*)(const void*)row)[u];
+    rgb[0] = (int)(px >> 16 & 0xff), rgb[1] = (int)(px >> 8 & 0xff), rgb[2] = (int)(px & 0xff);
+}
+
+
+enum { px_body, px_box, px_red, px_ground, px_bar };
+
+// what a pixel shows: a primitive (bluish), a box's fill (sandy, light), a contact site's dot
+// (red), the ground's line and ticks and the boxes' outlines (sandy, dark), a bar (dark grey)
+static int image_is(const strip_image* im, int u, int v, int kind) {
+    int c[3];
+    image_rgb(im, u, v, c);
+    switch (kind) {
+    case px_body: return c[2] - c[0] > 12 && !(c[0] > 150 && c[1] < 100);
+    case px_box: return c[0] > 195 && c[0] < 235 && c[0] - c[2] > 25 && c[1] > c[2];
+    case px_red: return c[0] > 160 && c[1] < 90 && c[2] < 90;
+    case px_ground: return abs(c[0] - 140) < 16 && abs(c[1] - 128) < 16 && abs(c[2] - 107) < 16;
+    default: return c[0] < 70 && abs(c[0] - c[2]) < 8 && abs(c[0] - c[1]) < 8;
+    }
+}
+
+
+typedef struct strip_ink {
+    long n;              // pixels of the kind
+    double u, v;         // their centroid, px from the panel's left edge and the top
+    int lo[2], hi[2];    // their bounding box (u, v)
+} strip_ink;
+
+
+// the pixels of one kind in panel k (240 px wide) above the label band
+static strip_ink image_ink(const strip_image* im, int k, int kind) {
+    strip_ink r = {0, 0.0, 0.0, {1 << 20, 1 << 20}, {-1, -1}};
+    for (int v = 0; v < 400 - 44; v++) {
+        for (int u = 240 * k; u < 240 * (k + 1); u++) {
+            if (!image_is(im, u, v, kind)) continue;
+            const int x = u - 240 * k;
+            r.n++, r.u += x, r.v += v;
+            if (x < r.lo[0]) r.lo[0] = x;
+            if (x > r.hi[0]) r.hi[0] = x;
+            if (v < r.lo[1]) r.lo[1] = v;
+            if (v > r.hi[1]) r.hi[1] = v;
+        }
+    }
+    if (r.n > 0) r.u /= (double)r.n, r.v /= (double)r.n;
+    return r;
+}
+
+
+static salto_problem_desc* load_reach3d(void) {
+    salto_error err = {0};
+    salto_problem_desc* p = salto_problem_load(salto_test_path("problems/reach3d.yaml"), &err);
+    if (!p) {
+        char msg[1024];
+        salto_error_format(&err, msg, sizeof msg);
+        ck_abort_msg("could not load problems/reach3d.yaml: %s", msg);
+    }
+    return p;
+}
+
+
+// nframe frames at 1 per second of the humanoid standing (every DOF 0), filled by the caller
+static salto_motion* standing(const salto_problem_desc* p, int nframe) {
+    return motion_alloc(p->model, nframe, 1.0);
+}
+
+
+static void set_dof(const salto_model* m, salto_motion* mo, int frame, const char* dof,
+                    double value) {
+    const int i = salto_model_dof(m, dof);
+    ck_assert_msg(i >= 0, "no DOF '%s'", dof);
+    mo->q[(size_t)frame * (size_t)m->nv + (size_t)i] = value;
+}
+
+
+// the problem's one box: a 10 cm cube floating with its centre at c (a reference in the world)
+static void add_box(salto_problem_desc* p, double cx, double cy, double cz) {
+    ck_assert_int_eq(p->nbox, 0);
+    p->boxes = salto_calloc(1, sizeof *p->boxes);
+    ck_assert_ptr_nonnull(p->boxes);
+    p->nbox = 1;
+    const double c[3] = {cx, cy, cz};
+    for (int k = 0; k < 3; k++) p->boxes[0].lo[k] = c[k] - 0.05, p->boxes[0].hi[k] = c[k] + 0.05;
+}
+
+
+// the phase's contact: a ground contact at height on its plane (normal +z), with one site
+static void set_site(salto_problem_desc* p, const char* site, double height) {
+    salto_contact_desc* c = &p->phases[0].contact;
+    c->type = SALTO_CONTACT_GROUND;
+    c->normal[0] = c->normal[1] = 0.0, c->normal[2] = 1.0;
+    c->height = height;
+    c->box = -1;
+    c->nsite = 1;
+    c->site[0] = salto_model_site(p->model, site);
+    c->site_box[0] = -1;
+    ck_assert_msg(c->site[0] >= 0, "no site '%s'", site);
+}
+
+
+// draws n poses of mo in the view and reads the picture back
+static strip_image draw_view(const salto_problem_desc* p, const salto_motion* mo, int n,
+                             salto_filmstrip_view view) {
+    const char* path = tmp_path("view.png");
+    salto_error err = {0};
+    char msg[1024];
+    const salto_status s = salto_motion_write_filmstrip(p, mo, n, view, path, &err);
+    salto_error_format(&err, msg, sizeof msg);
+    ck_assert_msg(s == SALTO_OK, "%s: %s", salto_filmstrip_view_name(view), msg);
+    check_png(path, 240 * n, 400);
+    strip_image im = image_read(path);
+    remove(path);
+    return im;
+}
+
+
+// The humanoid standing at the origin, then the same 1 m further along +y, beside a box at
+// (0.5, 0.5, 1.95). From the side the two poses are one picture (y is depth): the body and
+// the box at the same places in both panels. From the front (world y to the right) the body
+// is left of the box in the first panel and right of it in the second, moved by 1 m at the
+// image's scale (measured from the body's height).
+START_TEST(filmstrip_front_shows_y) {
+    salto_problem_desc* p = load_reach3d();
+    add_box(p, 0.5, 0.5, 1.95);
+    salto_motion* mo = standing(p, 2);
+    set_dof(p->model, mo, 1, "root_y", 1.0);
+
+    strip_image im = draw_view(p, mo, 2, SALTO_FILMSTRIP_SIDE);
+    strip_ink body[2], box[2];
+    for (int k = 0; k < 2; k++) {
+        body[k] = image_ink(&im, k, px_body);
+        box[k] = image_ink(&im, k, px_box);
+        ck_assert_int_gt(body[k].n, 500);
+        ck_assert_int_gt(box[k].n, 20);
+    }
+    ck_assert_msg(fabs(body[1].u - body[0].u) < 0.5 && fabs(body[1].v - body[0].v) < 0.5,
+                  "side: the body moved from (%.1f, %.1f) to (%.1f, %.1f) px", body[0].u,
+                  body[0].v, body[1].u, body[1].v);
+    ck_assert_msg(fabs(box[1].u - box[0].u) < 0.5, "side: the box moved from %.1f to %.1f px",
+                  box[0].u, box[1].u);
+    ck_assert_msg(box[0].u > body[0].u + 20.0, "side: the box (x = 0.5) at %.1f px, the body "
+                  "(x = 0) at %.1f px", box[0].u, body[0].u);
+    cairo_surface_destroy(im.surf);
+
+    im = draw_view(p, mo, 2, SALTO_FILMSTRIP_FRONT);
+    for (int k = 0; k < 2; k++) {
+        body[k] = image_ink(&im, k, px_body);
+        box[k] = image_ink(&im, k, px_box);
+        ck_assert_int_gt(body[k].n, 500);
+        ck_assert_int_gt(box[k].n, 20);
+    }
+    const double scale = (body[0].hi[1] - body[0].lo[1] - 2.0) / 1.741; // px per metre
+    const double off0 = body[0].u - box[0].u, off1 = body[1].u - box[1].u;
+    ck_assert_msg(off0 < -20.0 && off1 > 20.0, "front: the body (y = 0, then 1) is %.1f px, then "
+                  "%.1f px right of the box (y = 0.5)", off0, off1);
+    ck_assert_msg(fabs(off1 - off0 - scale) < 0.05 * scale, "front: 1 m along y moved the body "
+                  "%.1f px against the box at %.1f px/m", off1 - off0, scale);
+    ck_assert_msg(fabs(body[1].v - body[0].v) < 0.5, "front: the body's height changed");
+    cairo_surface_destroy(im.surf);
+    motion_free(mo);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+// From above (world x to the right, y up): the humanoid moved 0.4 m along +y is drawn higher,
+// by 0.4 m at the image's scale (measured from the humanoid's width across its arms at
+// rest, 0.46 m); moved along x it is not drawn higher
+START_TEST(filmstrip_top_shows_y_up) {
+    salto_problem_desc* p = load_reach3d();
+    salto_motion* mo = standing(p, 3);
+    set_dof(p->model, mo, 1, "root_y", 0.4);
+    set_dof(p->model, mo, 2, "root_x", 0.4);
+    strip_image im = draw_view(p, mo, 3, SALTO_FILMSTRIP_TOP);
+    strip_ink body[3];
+    for (int k = 0; k < 3; k++) {
+        body[k] = image_ink(&im, k, px_body);
+        ck_assert_int_gt(body[k].n, 500);
+    }
+    const double scale = (body[0].hi[1] - body[0].lo[1]) / 0.46; // px per metre, roughly
+    ck_assert_msg(body[1].v < body[0].v - 0.3 * scale, "top: 0.4 m along +y moved the body "
+                  "from v = %.1f to %.1f px (%.0f px/m)", body[0].v, body[1].v, scale);
+    ck_assert_msg(fabs(body[2].v - body[0].v) < 0.5, "top: 0.4 m along x moved the body from "
+                  "v = %.1f to %.1f px", body[0].v, body[2].v);
+    cairo_surface_destroy(im.surf);
+    motion_free(mo);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+// Each view is right-handed, not a mirror image: the left hand (site hand_l), the left arm
+// raised forward (+x) at shoulder height, is right of and above the body's middle from the
+// side (x to the right, z up) and from the front (its y, +0.185 m, to the right), right of and
+// above it from above (x to the right, y up)
+START_TEST(filmstrip_views_not_mirrored) {
+    const salto_filmstrip_view view = (salto_filmstrip_view)_i;
+    salto_problem_desc* p = load_reach3d();
+    set_site(p, "hand_l", 0.0);
+    salto_motion* mo = standing(p, 1);
+    set_dof(p->model, mo, 0, "shoulder_l_flex", -pi / 2);
+    strip_image im = draw_view(p, mo, 1, view);
+    const strip_ink body = image_ink(&im, 0, px_body), dot = image_ink(&im, 0, px_red);
+    ck_assert_int_gt(dot.n, 10);
+    const double mu = 0.5 * (body.lo[0] + body.hi[0]), mv = 0.5 * (body.lo[1] + body.hi[1]);
+    const double w = body.hi[0] - body.lo[0], h = body.hi[1] - body.lo[1];
+    ck_assert_msg(dot.u > mu + 0.25 * w, "%s: the left hand at u = %.1f px, the body from %d to "
+                  "%d px", salto_filmstrip_view_name(view), dot.u, body.lo[0], body.hi[0]);
+    ck_assert_msg(dot.v < mv - 0.15 * h, "%s: the left hand at v = %.1f px, the body from %d to "
+                  "%d px", salto_filmstrip_view_name(view), dot.v, body.lo[1], body.hi[1]);
+    cairo_surface_destroy(im.surf);
+    motion_free(mo);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+// 1 if the pixel near (u, v) (its 3 x 3 block) is a near primitive's fill: dark, bluish
+static int dark_at(const strip_image* im, double u, double v) {
+    int all = 1;
+    for (int du = -1; du <= 1; du++) {
+        for (int dv = -1; dv <= 1; dv++) {
+            int c[3];
+            image_rgb(im, (int)lround(u) + du, (int)lround(v) + dv, c);
+            all &= c[0] < 130 && c[2] - c[0] > 30;
+        }
+    }
+    return all;
+}
+
+
+// The nearer is drawn over the farther in every view. The left arm raised forward: from the
+// side it passes behind the trunk (the character's left is the far side), and the trunk hides
+// it at (x, z) = (0.06, 1.42) m; from the front, the character turned to face +y, the same
+// arm is behind the trunk at (y, z) = (0.06, 1.42) m; from above, the head and trunk hide the
+// thighs beside the pelvis. The pixel there is the near primitive's dark fill, not the far
+// one's light fill. Places are measured from the pelvis's dot (site pelvis) at the image's
+// scale from the body's height.
+START_TEST(filmstrip_near_over_far) {
+    const salto_filmstrip_view view = (salto_filmstrip_view)_i;
+    const char* name = salto_filmstrip_view_name(view);
+    salto_problem_desc* p = load_reach3d();
+    set_site(p, "pelvis", 0.0);
+    salto_motion* mo = standing(p, 1);
+    set_dof(p->model, mo, 0, "shoulder_l_flex", -pi / 2);
+    if (view == SALTO_FILMSTRIP_FRONT) set_dof(p->model, mo, 0, "root_rz", pi / 2);
+    strip_image im = draw_view(p, mo, 1, view);
+    const strip_ink body = image_ink(&im, 0, px_body), dot = image_ink(&im, 0, px_red);
+    ck_assert_int_gt(dot.n, 10);
+    if (view == SALTO_FILMSTRIP_TOP) {
+        // the thighs at y = +-0.085 m (radius 0.075) under the trunk (radius 0.13) and head
+        for (int sgn = -1; sgn <= 1; sgn += 2) {
+            ck_assert_msg(dark_at(&im, dot.u, dot.v + 10.0 * sgn), "top: a thigh is drawn over "
+                          "the trunk %d px from the pelvis", 10 * sgn);
+        }
+    } else {
+        const double scale = (body.hi[1] - body.lo[1] - 2.0) / 1.741; // px per metre
+        const double u = dot.u + 0.06 * scale, v = dot.v - (1.42 - 0.9242) * scale;
+        ck_assert_msg(dark_at(&im, u, v), "%s: the arm behind is drawn over the trunk at "
+                      "(%.1f, %.1f) px (the pelvis at (%.1f, %.1f), %.1f px/m)", name, u, v,
+                      dot.u, dot.v, scale);
+    }
+    cairo_surface_destroy(im.surf);
+    motion_free(mo);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+// rows of panel k where the ground's colour runs across most of the panel: the count of
+// separate runs of such rows (a ground line each)
+static int ground_lines(const strip_image* im, int k) {
+    int lines = 0, in = 0;
+    for (int v = 0; v < 400 - 44; v++) {
+        int n = 0;
+        for (int u = 240 * k; u < 240 * (k + 1); u++) n += image_is(im, u, v, px_ground);
+        const int full = n > 240 / 2;
+        lines += full && !in;
+        in = full;
+    }
+    return lines;
+}
+
+
+// Every ground level: the humanoid standing on a ground contact 0.3 m up is drawn with the
+// floor and that level, two lines from the side and the front, none from above; above_ground
+// at the same level adds none, at another one more
+START_TEST(filmstrip_every_ground) {
+    salto_problem_desc* p = load_reach3d();
+    set_site(p, "heel_l", 0.3);
+    salto_motion* mo = standing(p, 1);
+    set_dof(p->model, mo, 0, "root_z", 0.3);
+    for (int v = 0; v < SALTO_FILMSTRIP_VIEW_COUNT; v++) {
+        strip_image im = draw_view(p, mo, 1, (salto_filmstrip_view)v);
+        ck_assert_int_eq(ground_lines(&im, 0), v == SALTO_FILMSTRIP_TOP ? 0 : 2);
+        cairo_surface_destroy(im.surf);
+    }
+    // above_ground (the joint_limits constraint turned into one): the level again at 0.3 m,
+    // then at -0.2 m
+    int lim = -1;
+    for (int k = 0; k < p->ncon && lim < 0; k++) {
+        if (p->cons[k].type == SALTO_CON_JOINT_LIMITS) lim = k;
+    }
+    ck_assert_int_ge(lim, 0);
+    p->cons[lim].type = SALTO_CON_ABOVE_GROUND;
+    for (int round = 0; round < 2; round++) {
+        p->cons[lim].height = round == 0 ? 0.3 : -0.2;
+        strip_image im = draw_view(p, mo, 1, SALTO_FILMSTRIP_SIDE);
+        ck_assert_int_eq(ground_lines(&im, 0), 2 + round);
+        cairo_surface_destroy(im.surf);
+    }
+    motion_free(mo);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+// The bar of the dismount's swing in every view and every pose, the flight's and the
+// landing's too: a disc from the side (the bar runs along y), a line across the panel from the
+// front and from above. The gymnast hangs still under it (every DOF 0 but the root's height).
+START_TEST(filmstrip_bar_every_pose) {
+    salto_error err = {0};
+    const char* path = salto_test_path("problems/highbar_dismount.yaml");
+    salto_problem_desc* p = salto_problem_load(path, &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(p->phases[0].contact.type, SALTO_CONTACT_BAR);
+    salto_motion* mo = motion_alloc(p->model, 19, 10.0); // 1.8 s, the problem's duration
+    for (int k = 0; k < mo->nframe; k++) set_dof(p->model, mo, k, "root_z", 1.0);
+    for (int v = 0; v < SALTO_FILMSTRIP_VIEW_COUNT; v++) {
+        strip_image im = draw_view(p, mo, 4, (salto_filmstrip_view)v);
+        for (int k = 0; k < 4; k++) {
+            const strip_ink bar = image_ink(&im, k, px_bar);
+            ck_assert_msg(bar.n > (v == SALTO_FILMSTRIP_SIDE ? 20 : 300), "%s, pose %d (t = "
+                          "%.2f s): %ld pixels of the bar", salto_filmstrip_view_name(v), k,
+                          0.6 * k, bar.n);
+        }
+        cairo_surface_destroy(im.surf);
+    }
     motion_free(mo);
     salto_problem_destroy(p);
 }
@@ -709,11 +1097,17 @@ Suite* output_suite(void) {
 
     tc = tcase_create("filmstrip");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, filmstrip_reach);
+    tcase_add_loop_test(tc, filmstrip_reach, 0, SALTO_FILMSTRIP_VIEW_COUNT);
     tcase_add_test(tc, stroke_font_capitals);
     tcase_add_test(tc, draw_step_rounds_up);
     tcase_add_test(tc, filmstrip_bar);
     tcase_add_test(tc, filmstrip_bad_path);
+    tcase_add_test(tc, filmstrip_front_shows_y);
+    tcase_add_test(tc, filmstrip_top_shows_y_up);
+    tcase_add_loop_test(tc, filmstrip_views_not_mirrored, 0, SALTO_FILMSTRIP_VIEW_COUNT);
+    tcase_add_loop_test(tc, filmstrip_near_over_far, 0, SALTO_FILMSTRIP_VIEW_COUNT);
+    tcase_add_test(tc, filmstrip_every_ground);
+    tcase_add_test(tc, filmstrip_bar_every_pose);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -213,10 +213,14 @@ void salto_frames_state(const salto_frames* f, double t, double* q, double* qd, 
 salto_status salto_motion_write_bvh(const salto_model* m, const salto_motion* mo,
                                     const char* path, salto_error* err);
 
-// filmstrip.png: nframes poses at evenly spaced times drawn side by side (cairo), seen from
-// the side (-y), with the ground, the contacts of each phase and the bar drawn. Written
-// atomically.
+// filmstrip.png: nframes (1 to 128) poses at evenly spaced times drawn side by side (cairo),
+// seen from the view (salto_filmstrip_view: the side, the front or above; callers pass the
+// problem's output.filmstrip_view unless told otherwise), with every ground level, the
+// problem's boxes and bars, and the contact sites of each pose's phase. Written atomically
+// (path.tmp, renamed). Fails with SALTO_ERR_INVALID for a motion that does not fit p's
+// character or arguments out of range, SALTO_ERR_NOMEM, or SALTO_ERR_IO naming the file.
 salto_status salto_motion_write_filmstrip(const salto_problem_desc* p, const salto_motion* mo,
-                                          int nframes, const char* path, salto_error* err);
+                                          int nframes, salto_filmstrip_view view,
+                                          const char* path, salto_error* err);
 
 #endif
