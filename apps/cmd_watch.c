@@ -382,13 +382,15 @@ static void log_line(const char* log, const char* prefix, char* out, size_t n) {
 }
 
 
-// the page's data for the motion in dir: 0 with *data set, else the exit status (printed)
-static int motion_data(const char* dir, char** data, size_t* ndata) {
+// the page's data for the motion in dir, and the character file its problem names (into
+// character): 0 with *data set, else the exit status (printed)
+static int motion_data(const char* dir, char** data, size_t* ndata, char* character, size_t n) {
     char path[4300];
     snprintf(path, sizeof path, "%s/motion.json", dir);
     app_motion am;
     int status = app_motion_open(&am, "salto watch", path, NULL);
     if (status == 0) {
+        snprintf(character, n, "%s", am.p->character ? am.p->character : "");
         FILE* mem = open_memstream(data, ndata);
         view_motion vm = {.label = "motion", .am = &am};
         status = mem ? view_write_data(mem, "salto watch", &vm, NULL) : 1;
@@ -396,20 +398,6 @@ static int motion_data(const char* dir, char** data, size_t* ndata) {
     }
     app_motion_close(&am);
     return status;
-}
-
-
-// the character file a problem names (resolved), into out ("" when it cannot be read)
-static void character_of(const char* problem_dir_motion, char* out, size_t n) {
-    out[0] = '\0';
-    char path[4300];
-    snprintf(path, sizeof path, "%s/motion.json", problem_dir_motion);
-    app_motion am;
-    // a quiet open: the motion was just written and read, this cannot fail but on memory
-    if (app_motion_open(&am, "salto watch", path, NULL) == 0 && am.p->character) {
-        snprintf(out, n, "%s", am.p->character);
-    }
-    app_motion_close(&am);
 }
 
 
@@ -584,9 +572,9 @@ int cmd_watch(int argc, char** argv) {
                 }
                 char* data = NULL;
                 size_t ndata = 0;
-                if ((code == 0 || code == 1) && motion_data(slot[next], &data, &ndata) == 0) {
+                if ((code == 0 || code == 1) &&
+                    motion_data(slot[next], &data, &ndata, character, sizeof character) == 0) {
                     current = next;
-                    character_of(slot[current], character, sizeof character);
                     seen_c = stamp_of(character);
                     publish(0, "motion", data, ndata);
                     char solved[512], valid[512];

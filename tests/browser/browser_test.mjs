@@ -203,6 +203,11 @@ try {
     // ---- salto watch ----
     // the dismount: its initial guess has a rotation, which a warm start must replace
     const wprob = copyProblem('highbar_dismount', 'watched');
+    // its character copied beside it, so that a save of the character can be tried too
+    const wchar = path.join(tmp, 'watched_character.yaml');
+    const shipped = fs.readFileSync(wprob, 'utf8').match(/^character: *(\S+)/m)[1];
+    fs.copyFileSync(shipped, wchar);
+    fs.writeFileSync(wprob, fs.readFileSync(wprob, 'utf8').replace(/^character: *\S+/m, `character: ${wchar}`));
     const original = fs.readFileSync(wprob, 'utf8');
     const watch = spawn(salto, ['watch', wprob, '--port', '0', '-o', path.join(tmp, 'watch')],
                         { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -251,6 +256,12 @@ try {
     await check('fixed, the motion returns', async () => {
         assert.ok(Math.abs((await w.page.evaluate(() => saltoView.duration())) - 1.86) < 1e-9);
         assert.ok(!(await w.page.$eval('#stage', (e) => e.classList.contains('stale'))));
+    });
+    before = await loads();
+    fs.appendFileSync(wchar, '\n# saved again\n');
+    await w.page.waitForFunction((n) => saltoView.loads() > n, { timeout: 60000 }, before);
+    await check('a save of the character file re-solves too', async () => {
+        assert.match(await w.page.evaluate(() => saltoView.status()), /updated .* after the save/);
     });
     await check('the watched page had no console error', () => assert.deepEqual(w.errors, []));
     if (shots) await w.page.screenshot({ path: path.join(shots, 'watch-highbar-dismount.png') });
