@@ -670,14 +670,10 @@ int cmd_play(int argc, char** argv) {
     }
     sm.rms = nerr > 0 ? sqrt(sum2 / (double)nerr) : 0.0;
 
-    char dirbuf[4096], jpath[4200], cpath[4200], fpath[4200];
+    char folder[4096], dirbuf[4200], jpath[4300], cpath[4300], fpath[4300];
     if (!dir) { // play/ beside the motion
-        const char* slash = strrchr(motion_path, '/');
-        if (slash) {
-            snprintf(dirbuf, sizeof dirbuf, "%.*s/play", (int)(slash - motion_path), motion_path);
-        } else {
-            snprintf(dirbuf, sizeof dirbuf, "play");
-        }
+        app_folder_of(motion_path, folder, sizeof folder);
+        snprintf(dirbuf, sizeof dirbuf, "%s/play", folder);
         dir = dirbuf;
     }
     snprintf(jpath, sizeof jpath, "%s/sim.json", dir);

@@ -68,18 +68,6 @@ static void help(void) {
 }
 
 
-// the motion's folder ("." for a bare name)
-static void motion_dir(const char* path, char* out, size_t n) {
-    snprintf(out, n, "%s", path);
-    char* slash = strrchr(out, '/');
-    if (slash) {
-        *slash = '\0';
-    } else {
-        snprintf(out, n, ".");
-    }
-}
-
-
 static void print_table(const salto_problem_desc* p, const salto_validation* v) {
     const salto_model* m = p->model;
     printf("%-14s %-14s %12s %-6s %9s %12s %12s  %s\n", "phase", "check", "worst", "unit",
@@ -167,7 +155,7 @@ static int run_and_report(const salto_problem_desc* p, salto_state_fn fn,
     print_summary(p, &v);
     char dirbuf[4096], json[4200], png[4200], tpng[4200];
     if (!dir) {
-        motion_dir(motion_path, dirbuf, sizeof dirbuf);
+        app_folder_of(motion_path, dirbuf, sizeof dirbuf);
         dir = dirbuf;
     }
     snprintf(json, sizeof json, "%s/validation.json", dir);

@@ -37,18 +37,6 @@ static void help(void) {
 }
 
 
-// the folder of path ("." for a bare name)
-static void folder_of(const char* path, char* out, size_t n) {
-    snprintf(out, n, "%s", path);
-    char* slash = strrchr(out, '/');
-    if (slash) {
-        *slash = '\0';
-    } else {
-        snprintf(out, n, ".");
-    }
-}
-
-
 static int ends_with(const char* s, const char* tail) {
     const size_t n = strlen(s), k = strlen(tail);
     return n >= k && strcmp(s + n - k, tail) == 0;
@@ -115,7 +103,7 @@ int cmd_view(int argc, char** argv) {
         return 2;
     }
     char dir[4096], outbuf[4200], playbuf[4200];
-    folder_of(motion_path, dir, sizeof dir);
+    app_folder_of(motion_path, dir, sizeof dir);
     if (!out) {
         snprintf(outbuf, sizeof outbuf, "%s/view.html", dir);
         out = outbuf;

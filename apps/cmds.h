@@ -44,6 +44,9 @@ int app_positional(const char* cmd, const char* arg, const char** slot);
 // true if argv[i] is -h or --help
 int app_is_help(const char* arg);
 
+// the folder of a file's path ("." for a bare name)
+void app_folder_of(const char* path, char* out, size_t n);
+
 // "out/<file's name without its extension>", the default output folder for a file's results
 void app_default_dir(const char* file, char* out, size_t n);
 

@@ -86,6 +86,17 @@ int app_is_help(const char* arg) {
 }
 
 
+void app_folder_of(const char* path, char* out, size_t n) {
+    snprintf(out, n, "%s", path);
+    char* slash = strrchr(out, '/');
+    if (slash) {
+        *slash = '\0';
+    } else {
+        snprintf(out, n, ".");
+    }
+}
+
+
 void app_default_dir(const char* file, char* out, size_t n) {
     const char* base = strrchr(file, '/');
     base = base ? base + 1 : file;

@@ -333,6 +333,23 @@ static int hull(double pt[][2], int n, double out[][2]) {
 }
 
 
+// the outline of n world points (at most 8) as seen: their projections' convex hull, a closed
+// path on the pen's cairo context, to fill or stroke
+static void hull_path(const strip_pen* pen, double pts[][3], int n) {
+    double uv[8][2], out[16][2];
+    for (int j = 0; j < n; j++) project(pen, pts[j], &uv[j][0], &uv[j][1]);
+    const int h = hull(uv, n, out);
+    for (int j = 0; j < h; j++) {
+        if (j == 0) {
+            cairo_move_to(pen->cr, out[j][0], out[j][1]);
+        } else {
+            cairo_line_to(pen->cr, out[j][0], out[j][1]);
+        }
+    }
+    cairo_close_path(pen->cr);
+}
+
+
 // one geometry primitive: an outline a little wider than the shape, then the shape
 static void draw_geom(const strip_pen* pen, const salto_model* m, const salto_data* d, int g,
                       const double fill[3], const double line[3]) {
@@ -363,17 +380,7 @@ static void draw_geom(const strip_pen* pen, const salto_model* m, const salto_da
         set_rgb(cr, line);
         cairo_stroke(cr);
     } else {
-        double uv[8][2], out[16][2];
-        for (int j = 0; j < n; j++) project(pen, pts[j], &uv[j][0], &uv[j][1]);
-        const int h = hull(uv, n, out);
-        for (int j = 0; j < h; j++) {
-            if (j == 0) {
-                cairo_move_to(cr, out[j][0], out[j][1]);
-            } else {
-                cairo_line_to(cr, out[j][0], out[j][1]);
-            }
-        }
-        cairo_close_path(cr);
+        hull_path(pen, pts, n);
         set_rgb(cr, fill);
         cairo_fill_preserve(cr);
         cairo_set_line_width(cr, edge);
@@ -555,17 +562,7 @@ static void planar_box_y(const strip_pen* pen, double yr[2]) {
 static void draw_box(const strip_pen* pen, double c[8][3]) {
     static const double fill[3] = {0.86, 0.80, 0.70}, line[3] = {0.55, 0.50, 0.42};
     cairo_t* cr = pen->cr;
-    double uv[8][2], out[16][2];
-    for (int j = 0; j < 8; j++) project(pen, c[j], &uv[j][0], &uv[j][1]);
-    const int h = hull(uv, 8, out);
-    for (int j = 0; j < h; j++) {
-        if (j == 0) {
-            cairo_move_to(cr, out[j][0], out[j][1]);
-        } else {
-            cairo_line_to(cr, out[j][0], out[j][1]);
-        }
-    }
-    cairo_close_path(cr);
+    hull_path(pen, c, 8);
     set_rgb(cr, fill);
     cairo_fill_preserve(cr);
     set_rgb(cr, line);
