@@ -238,6 +238,11 @@ static void write_scene(FILE* f, const salto_problem_desc* p) {
             nums(f, c->normal, 3);
             fputs(",\"height\":", f);
             num(f, c->height);
+            // whether the contact's plane is the ground at all: not when every site stands on
+            // a box (its top face is the ground there)
+            int plane = c->box < 0;
+            for (int s = 0; s < c->nsite && plane; s++) plane = c->site_box[s] < 0;
+            fprintf(f, ",\"plane\":%s", plane ? "true" : "false");
         }
         fputc('}', f);
     }

@@ -165,6 +165,21 @@ function buildWorld(d) {
     if (world) { scene.remove(world.root); disposeTree(world.root); }
     const root = new THREE.Group();
     const m = d.motion;
+    // the character's size (its bodies' origins at the start) and the motion's extent (every
+    // body's origin over the motion) frame the camera and scale the force arrows
+    const blo = [Infinity, Infinity, Infinity], bhi = [-Infinity, -Infinity, -Infinity];
+    let size = 0;
+    m.bodies.forEach((row, k) => {
+        const flo = [Infinity, Infinity, Infinity], fhi = [-Infinity, -Infinity, -Infinity];
+        for (let b = 0; 12 * b < row.length; b++) {
+            for (let i = 0; i < 3; i++) {
+                const x = row[12 * b + i];
+                blo[i] = Math.min(blo[i], x); bhi[i] = Math.max(bhi[i], x);
+                flo[i] = Math.min(flo[i], x); fhi[i] = Math.max(fhi[i], x);
+            }
+        }
+        if (k === 0) size = Math.max(Math.hypot(fhi[0] - flo[0], fhi[1] - flo[1], fhi[2] - flo[2]), 0.3);
+    });
     // the floor: a grid at z = 0 around where the motion goes
     const lo = [Infinity, Infinity], hi = [-Infinity, -Infinity];
     for (const c of m.com.concat(m.root)) {
@@ -194,8 +209,8 @@ function buildWorld(d) {
     }
     // boxes (obstacles, raised ground), turned by their yaw about z
     for (const bx of d.boxes) {
-        const size = [0, 1, 2].map((i) => bx.hi[i] - bx.lo[i]);
-        const mesh = new THREE.Mesh(new THREE.BoxGeometry(...size),
+        const dims = [0, 1, 2].map((i) => bx.hi[i] - bx.lo[i]);
+        const mesh = new THREE.Mesh(new THREE.BoxGeometry(...dims),
                                     new THREE.MeshStandardMaterial({ color: colours.box, roughness: 0.9 }));
         mesh.position.set(...[0, 1, 2].map((i) => (bx.hi[i] + bx.lo[i]) / 2));
         mesh.rotation.z = bx.yaw || 0;
@@ -203,12 +218,12 @@ function buildWorld(d) {
     }
     // raised ground planes of ground phases (a ground contact at a height, not on a box)
     for (const ph of d.phases) {
-        if (ph.kind !== 'ground' || Math.abs(ph.height) < 1e-9) continue;
+        if (ph.kind !== 'ground' || !ph.plane || (Math.abs(ph.height) < 1e-9 && ph.normal[2] > 1 - 1e-9)) continue;
         const k = frameAt(m.t, ph.start)[0];
         const sites = ph.sites.map((s) => m.sites[k][d.contactSites.indexOf(s)]).filter(Boolean);
         if (!sites.length) continue;
         const c = [0, 1].map((i) => sites.reduce((s, x) => s + x[i], 0) / sites.length);
-        const plate = new THREE.Mesh(new THREE.PlaneGeometry(1.2, 1.2),
+        const plate = new THREE.Mesh(new THREE.PlaneGeometry(1.2 * size, 1.2 * size),
                                      new THREE.MeshStandardMaterial({ color: 0xc8b79a, side: THREE.DoubleSide, transparent: true, opacity: 0.8 }));
         const nrm = new THREE.Vector3(...ph.normal).normalize();
         plate.quaternion.setFromUnitVectors(new THREE.Vector3(0, 0, 1), nrm);
@@ -240,21 +255,6 @@ function buildWorld(d) {
         root.add(a);
         arrows.push(a);
     }
-    // the character's size (its bodies' origins at the start) and the motion's extent (every
-    // body's origin over the motion) frame the camera and scale the force arrows
-    const blo = [Infinity, Infinity, Infinity], bhi = [-Infinity, -Infinity, -Infinity];
-    let size = 0;
-    m.bodies.forEach((row, k) => {
-        const flo = [Infinity, Infinity, Infinity], fhi = [-Infinity, -Infinity, -Infinity];
-        for (let b = 0; 12 * b < row.length; b++) {
-            for (let i = 0; i < 3; i++) {
-                const x = row[12 * b + i];
-                blo[i] = Math.min(blo[i], x); bhi[i] = Math.max(bhi[i], x);
-                flo[i] = Math.min(flo[i], x); fhi[i] = Math.max(fhi[i], x);
-            }
-        }
-        if (k === 0) size = Math.max(Math.hypot(fhi[0] - flo[0], fhi[1] - flo[1], fhi[2] - flo[2]), 0.3);
-    });
     const weight = d.mass * Math.hypot(...d.gravity) || 1;
     // markers to the character's scale (a 1.8 m humanoid's: a 3.5 cm centre of mass)
     for (const dot of [comDot, ...siteDots]) dot.scale.setScalar(Math.min(size / 1.8, 1.5));
