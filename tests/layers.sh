@@ -21,7 +21,7 @@ batch    : optimise
 HEADERS='
 base     : base atomic config spatial
 model    : character model data export orient
-dynamics : kinematics dynamics aggregate obstacle
+dynamics : kinematics dynamics aggregate obstacle dca
 problem  : problem checks
 motion   : bspline motion
 validate : validate

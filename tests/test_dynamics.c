@@ -1,10 +1,13 @@
 // test_dynamics.c: consistency of RNEA, CRBA and ABA; conservation laws; change of frame
+#include <dirent.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "salto/aggregate.h"
 #include "salto/character.h"
+#include "salto/dca.h"
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
 #include "salto/spatial.h"
@@ -455,6 +458,124 @@ START_TEST(impulse_gradient_matches_differences) {
 END_TEST
 
 
+// ---- divide and conquer (dca.h) ----
+
+// DCA's accelerations against ABA's at m's state in d, with random forces on the bodies
+static void dca_against_aba(salto_model* mm, salto_data* dd, unsigned seed, const char* what) {
+    const int nv = mm->nv;
+    double* fext = calloc((size_t)(6 * nv), sizeof(double));
+    double* want = malloc(sizeof(double) * (size_t)nv);
+    ck_assert_ptr_nonnull(fext);
+    ck_assert_ptr_nonnull(want);
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, seed);
+    // forces act on the bodies (their massive links), as contacts and pushes put them
+    for (int k = 0; k < mm->nbody; k++) {
+        const int l = mm->body_link[k];
+        if (l < 0) continue;
+        for (int t = 0; t < 6; t++) fext[6 * l + t] = salto_test_uniform(&rng, -3.0, 3.0);
+    }
+    ck_assert_int_eq(salto_aba(mm, dd, fext), SALTO_OK);
+    memcpy(want, dd->qdd, sizeof(double) * (size_t)nv);
+    memset(dd->qdd, 0, sizeof(double) * (size_t)nv);
+    salto_dca* a = salto_dca_create(mm);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_int_eq(salto_dca_forward(a, dd, fext), SALTO_OK);
+    // to 1e-10 of the largest acceleration (neither is exact: on long chains DCA's rounding
+    // is some 50 times ABA's, measured by RNEA's residual of each)
+    char ctx[160];
+    snprintf(ctx, sizeof ctx, "%s (seed %u, tree height %d)", what, seed, salto_dca_height(a));
+    double scale = fmax(1.0, salto_test_maxabs(want, nv));
+    ck_assert_vec_close(dd->qdd, want, nv, 1e-10 * scale, 1e-10, ctx);
+    // and without external forces
+    ck_assert_int_eq(salto_aba(mm, dd, NULL), SALTO_OK);
+    memcpy(want, dd->qdd, sizeof(double) * (size_t)nv);
+    ck_assert_int_eq(salto_dca_forward(a, dd, NULL), SALTO_OK);
+    scale = fmax(1.0, salto_test_maxabs(want, nv));
+    ck_assert_vec_close(dd->qdd, want, nv, 1e-10 * scale, 1e-10, ctx);
+    salto_dca_destroy(a);
+    free(fext), free(want);
+}
+
+
+// DCA equals ABA on the sweep's models (random trees of each root type, a chain, the
+// shipped characters) at random states
+START_TEST(dca_equals_aba) {
+    setup_model(_i);
+    char what[64];
+    snprintf(what, sizeof what, "model %d", _i % NMODEL);
+    dca_against_aba(m, d, 900u + (unsigned)_i, what);
+    teardown_model();
+}
+END_TEST
+
+
+// every character file shipped in data/characters (the folder read, so that a new one is
+// covered), at random states
+START_TEST(dca_equals_aba_shipped) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/data/characters", salto_test_root());
+    DIR* dp = opendir(dir);
+    ck_assert_msg(dp != NULL, "cannot open %s", dir);
+    int n = 0;
+    for (struct dirent* e; (e = readdir(dp)) != NULL;) {
+        const size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0) continue;
+        char rel[512];
+        snprintf(rel, sizeof rel, "data/characters/%s", e->d_name);
+        salto_model* mm = salto_test_model_file(rel);
+        salto_data* dd = salto_data_create(mm);
+        ck_assert_ptr_nonnull(dd);
+        for (unsigned k = 0; k < 4; k++) {
+            salto_test_random_state(mm, dd, 31u * k + (unsigned)n, 1.5);
+            dca_against_aba(mm, dd, 77u + k, rel);
+        }
+        salto_data_destroy(dd);
+        salto_model_destroy(mm);
+        n++;
+    }
+    closedir(dp);
+    ck_assert_int_ge(n, 5);
+}
+END_TEST
+
+
+// long chains (the adaptive benchmarks' pendulums) and large random trees; a chain's tree is
+// balanced: its height is about log2 of its bodies
+START_TEST(dca_equals_aba_large) {
+    static const int sizes[] = {1, 2, 3, 50, 300};
+    for (int k = 0; k < 5; k++) {
+        salto_model* mm = salto_test_model_chain(sizes[k]);
+        salto_data* dd = salto_data_create(mm);
+        ck_assert_ptr_nonnull(dd);
+        salto_test_random_state(mm, dd, 5u + (unsigned)k, 1.0);
+        char what[64];
+        snprintf(what, sizeof what, "chain of %d", sizes[k]);
+        dca_against_aba(mm, dd, 11u + (unsigned)k, what);
+        salto_dca* a = salto_dca_create(mm);
+        ck_assert_ptr_nonnull(a);
+        // n bodies and the world: n + 1 leaves, ceil(log2(n + 1)) levels above them
+        ck_assert_int_eq(salto_dca_nodes(a), 2 * (sizes[k] + 1) - 1);
+        ck_assert_int_eq(salto_dca_height(a), (int)ceil(log2((double)(sizes[k] + 1))));
+        salto_dca_destroy(a);
+        salto_data_destroy(dd);
+        salto_model_destroy(mm);
+    }
+    for (int k = 0; k < 6; k++) {
+        salto_model* mm = salto_test_model_random(40 + 10 * k, k % 3 == 0 ? SALTO_ROOT_FREE : k % 3 == 1 ? SALTO_ROOT_PLANAR : SALTO_ROOT_FIXED, 4242u + (unsigned)k);
+        salto_data* dd = salto_data_create(mm);
+        ck_assert_ptr_nonnull(dd);
+        salto_test_random_state(mm, dd, 17u + (unsigned)k, 1.0);
+        char what[64];
+        snprintf(what, sizeof what, "random tree of %d bodies, root type %d", 40 + 10 * k, k % 3);
+        dca_against_aba(mm, dd, 23u + (unsigned)k, what);
+        salto_data_destroy(dd);
+        salto_model_destroy(mm);
+    }
+}
+END_TEST
+
+
 Suite* dynamics_suite(void) {
     Suite* s = suite_create("dynamics");
     TCase* tc = tcase_create("consistency");
@@ -473,5 +594,12 @@ Suite* dynamics_suite(void) {
     tcase_add_test(ph, energy_conserved_passive_chain);
     tcase_add_loop_test(ph, equivariant_under_change_of_world_frame, 0, 10);
     suite_add_tcase(s, ph);
+
+    TCase* dc = tcase_create("dca");
+    tcase_set_timeout(dc, 120);
+    tcase_add_loop_test(dc, dca_equals_aba, 0, 3 * NMODEL);
+    tcase_add_test(dc, dca_equals_aba_shipped);
+    tcase_add_test(dc, dca_equals_aba_large);
+    suite_add_tcase(s, dc);
     return s;
 }

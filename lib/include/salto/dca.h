@@ -1,0 +1,40 @@
+// dca.h: forward dynamics by Featherstone's divide-and-conquer algorithm (DCA), the base of
+// Redon et al.'s adaptive dynamics
+//
+// The character is cut into an assembly tree: each leaf is a body (or the world), each
+// internal node joins two subassemblies through one joint, its principal joint (a body's
+// whole joint chain, 1 to 6 DOFs). The tree is balanced: every node is cut at the joint that
+// best halves its bodies (Redon et al. 2005, section 7.3), so a chain of N bodies has depth
+// about log2 N. A subassembly's handles are the joints that join it to the rest; its
+// articulated-body equations give its handles' accelerations as affine functions of the
+// forces on them (a = Phi f + b). In salto's world-frame form, about the world origin, every
+// body's acceleration is the same spatial vector wherever a force acts on it, so a handle is
+// just the body a joint pulls on, and a rigid body's coefficients are I^-1 for every pair of
+// its handles. The main pass assembles the coefficients from the leaves up (Featherstone
+// 1999; Redon et al. eq. 2, 3); the back-substitution gives each joint's accelerations and
+// constraint force from the root down (eq. 4, 5). Gravity enters as the world's acceleration
+// (-g), as in salto_aba.
+#ifndef SALTO_DCA_H
+#define SALTO_DCA_H
+
+#include "salto/data.h"
+
+typedef struct salto_dca salto_dca;
+
+// The assembly tree of m and the workspace of a pass (release with salto_dca_destroy); NULL
+// when out of memory. The model must outlive it; one per thread.
+salto_dca* salto_dca_create(const salto_model* m);
+void salto_dca_destroy(salto_dca* a); // accepts NULL
+
+// Forward dynamics: reads d->q, d->qd, d->tau and optional external forces fext (nv x 6,
+// world-frame spatial forces about the origin; those on a body's link, body_link, act on the
+// body; entries of the massless links inside a joint chain must be zero), writes d->qdd, the
+// same as salto_aba's. SALTO_ERR_NUMERIC when an inverse inertia is not positive definite or a
+// result is not finite.
+salto_status salto_dca_forward(salto_dca* a, salto_data* d, const double* fext);
+
+// The tree's shape: its height (a leaf's is 0) and node count (2 x leaves - 1).
+int salto_dca_height(const salto_dca* a);
+int salto_dca_nodes(const salto_dca* a);
+
+#endif

@@ -1,0 +1,669 @@
+// dca.c: forward dynamics by Featherstone's divide-and-conquer algorithm (dca.h)
+//
+// Notation as Redon et al. 2005, section 3. A node C joins A (the parent side: the world's, or
+// the one holding the joint's parent body) and B (the child body's side) through its principal
+// joint J, the child body's chain of one-DOF links (S: 6 x nd, the links' world axes). With
+// Phi_2^A, Phi_1^B the inverse inertias of the handles J joins and f the force J puts on B
+// (-f on A), a_B = a_A + S qdd + c (c: the chain's velocity-product terms) and S' f = Q (the
+// chain's joint forces) give
+//   V = (Phi_2^A + Phi_1^B)^-1, beta = b_2^A - b_1^B + c,
+//   W = V - V S (S' V S)^-1 S' V, gamma = W beta + V S (S' V S)^-1 Q,
+//   qdd = (S' V S)^-1 (Q - S' V x), f = W (x - beta) + gamma,
+// where x = Phi_21^A f_1^A - Phi_12^B f_2^B + beta, and C's coefficients over the handles that
+// remain (A's others, then B's others): Phi_1^C = Phi_1^A - Phi_12^A W Phi_21^A,
+// Phi_2^C = Phi_2^B - Phi_21^B W Phi_12^B, Phi_21^C = Phi_21^B W Phi_21^A,
+// b_1^C = b_1^A - Phi_12^A gamma, b_2^C = b_2^B + Phi_21^B gamma (eq. 2, 4, 5).
+// A body leaf: Phi = I^-1 for every pair of its handles, b = I^-1 (f_ext - V x* I V) (eq. 3);
+// the world leaf: Phi = 0, b = -g (the world accelerates at -g, as in salto_aba).
+#include "salto/dca.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linalg.h"
+#include "salto/kinematics.h"
+#include "salto/spatial.h"
+
+typedef struct dca_node {
+    int body;   // leaf: its body, or -1 for the world; internal: the principal joint's child body
+    int a, b;   // internal: the children (a: the parent side); leaf: -1
+    int nh;     // handles
+    int h;      // offset of the handles' joints (child bodies of the joints) in hjoint
+    int phi;    // offset of Phi (6 nh x 6 nh, row-major) in the pool, of b and of F (6 nh)
+    int vec;
+    int ia, ib; // internal: the principal joint's handle in a and in b
+    int j0, nd; // internal: the joint's links j0 .. j0 + nd - 1
+    int ws;     // internal: offset of its workspace (W, VS, the factor of S'VS, beta, gamma)
+    int height;
+} dca_node;
+
+enum { WS = 36 + 36 + 36 + 6 + 6 }; // W, VS (6 x nd), L (nd x nd), beta, gamma
+
+struct salto_dca {
+    const salto_model* m;
+    int nnode, root;
+    dca_node* node;
+    int* hjoint;
+    double* phi;   // Phi of every node
+    double* vec;   // b of every node, then F (handle forces) of every node
+    double* force;
+    double* ws;
+    double* scratch; // 36 x (max handles) x 2
+};
+
+
+// ---- building the assembly tree ----
+
+typedef struct builder {
+    const salto_model* m;
+    int nvert, world;     // vertices: the bodies that move (body_link >= 0) and the world
+    int* vpar;            // a vertex's parent vertex (-1 for the world)
+    int* cstart;          // children of vertex v: child[cstart[v] .. cstart[v + 1])
+    int* child;
+    int* mark;            // membership stamps
+    int stamp;
+    int* size;            // subtree sizes within the set being cut
+    int* order;           // scratch
+    dca_node* node;
+    int nnode, cap;
+    int* hj;
+    int nh, hcap;
+    int failed;
+} builder;
+
+
+static int push_node(builder* b, const dca_node* n) {
+    if (b->nnode == b->cap) {
+        const int cap = 2 * b->cap + 16;
+        dca_node* p = realloc(b->node, sizeof(dca_node) * (size_t)cap);
+        if (!p) return -1;
+        b->node = p, b->cap = cap;
+    }
+    b->node[b->nnode] = *n;
+    return b->nnode++;
+}
+
+
+static int push_handle(builder* b, int joint) {
+    if (b->nh == b->hcap) {
+        const int cap = 2 * b->hcap + 16;
+        int* p = realloc(b->hj, sizeof(int) * (size_t)cap);
+        if (!p) return -1;
+        b->hj = p, b->hcap = cap;
+    }
+    b->hj[b->nh++] = joint;
+    return 0;
+}
+
+
+// the node for the connected set of n vertices in set[] (which it may reorder); -1 when out
+// of memory
+static int build(builder* b, int* set, int n) {
+    dca_node nd;
+    memset(&nd, 0, sizeof nd);
+    nd.a = nd.b = -1;
+    if (n == 1) {
+        // a leaf: its handles are every joint it takes part in
+        const int v = set[0];
+        nd.body = v == b->world ? -1 : v;
+        nd.h = b->nh;
+        for (int k = b->cstart[v]; k < b->cstart[v + 1]; k++) {
+            if (push_handle(b, b->child[k]) != 0) return -1;
+        }
+        if (v != b->world && push_handle(b, v) != 0) return -1;
+        nd.nh = b->nh - nd.h;
+        return push_node(b, &nd);
+    }
+    // the set's root: the vertex whose parent is outside it
+    const int stamp = ++b->stamp;
+    for (int k = 0; k < n; k++) b->mark[set[k]] = stamp;
+    int r = -1;
+    for (int k = 0; k < n && r < 0; k++) {
+        const int p = b->vpar[set[k]];
+        if (p < 0 || b->mark[p] != stamp) r = set[k];
+    }
+    // preorder of the set from r, then subtree sizes from the leaves up
+    int no = 0;
+    b->order[no++] = r;
+    for (int i = 0; i < no; i++) {
+        const int v = b->order[i];
+        for (int k = b->cstart[v]; k < b->cstart[v + 1]; k++) {
+            if (b->mark[b->child[k]] == stamp) b->order[no++] = b->child[k];
+        }
+    }
+    for (int i = 0; i < no; i++) b->size[b->order[i]] = 1;
+    for (int i = no - 1; i > 0; i--) b->size[b->vpar[b->order[i]]] += b->size[b->order[i]];
+    // the joint that best halves the set: the child side's size nearest n / 2
+    int cut = -1, best = n + 1;
+    for (int i = 1; i < no; i++) {
+        const int v = b->order[i];
+        const int big = b->size[v] > n - b->size[v] ? b->size[v] : n - b->size[v];
+        if (big < best) best = big, cut = v;
+    }
+    // B: the subtree of cut within the set, A: the rest
+    const int stampB = ++b->stamp;
+    int nb = 0;
+    b->order[nb++] = cut;
+    b->mark[cut] = stampB;
+    for (int i = 0; i < nb; i++) {
+        const int v = b->order[i];
+        for (int k = b->cstart[v]; k < b->cstart[v + 1]; k++) {
+            const int c = b->child[k];
+            if (b->mark[c] == stamp) b->mark[c] = stampB, b->order[nb++] = c;
+        }
+    }
+    int* setA = malloc(sizeof(int) * (size_t)(n - nb));
+    int* setB = malloc(sizeof(int) * (size_t)nb);
+    if (!setA || !setB) {
+        free(setA), free(setB);
+        return -1;
+    }
+    int ka = 0, kb = 0;
+    for (int k = 0; k < n; k++) {
+        if (b->mark[set[k]] == stampB) {
+            setB[kb++] = set[k];
+        } else {
+            setA[ka++] = set[k];
+        }
+    }
+    const int ia = build(b, setA, ka);
+    const int ib = ia < 0 ? -1 : build(b, setB, kb);
+    free(setA), free(setB);
+    if (ib < 0) return -1;
+    // the node's handles: A's others, then B's others
+    nd.body = cut;
+    nd.a = ia, nd.b = ib;
+    nd.h = b->nh;
+    const dca_node A = b->node[ia], B = b->node[ib];
+    nd.ia = nd.ib = -1;
+    for (int k = 0; k < A.nh; k++) {
+        if (b->hj[A.h + k] == cut) {
+            nd.ia = k;
+        } else if (push_handle(b, b->hj[A.h + k]) != 0) {
+            return -1;
+        }
+    }
+    for (int k = 0; k < B.nh; k++) {
+        if (b->hj[B.h + k] == cut) {
+            nd.ib = k;
+        } else if (push_handle(b, b->hj[B.h + k]) != 0) {
+            return -1;
+        }
+    }
+    nd.nh = b->nh - nd.h;
+    nd.height = 1 + (A.height > B.height ? A.height : B.height);
+    // the joint: the chain of links that moves the child body
+    const salto_model* m = b->m;
+    const int last = m->body_link[cut];
+    int first = last;
+    while (m->link_parent[first] >= 0 && m->link_body[m->link_parent[first]] == cut) first--;
+    nd.j0 = first, nd.nd = last - first + 1;
+    return push_node(b, &nd);
+}
+
+
+salto_dca* salto_dca_create(const salto_model* m) {
+    const int nb = m->nbody;
+    builder b;
+    memset(&b, 0, sizeof b);
+    b.m = m;
+    b.world = nb;
+    b.nvert = nb + 1;
+    salto_dca* a = calloc(1, sizeof *a);
+    b.vpar = malloc(sizeof(int) * (size_t)b.nvert);
+    b.cstart = calloc((size_t)b.nvert + 1, sizeof(int));
+    b.child = malloc(sizeof(int) * (size_t)b.nvert);
+    b.mark = calloc((size_t)b.nvert, sizeof(int));
+    b.size = malloc(sizeof(int) * (size_t)b.nvert);
+    b.order = malloc(sizeof(int) * (size_t)b.nvert);
+    int* set = malloc(sizeof(int) * (size_t)b.nvert);
+    int ok = a && b.vpar && b.cstart && b.child && b.mark && b.size && b.order && set;
+    int n = 0;
+    if (ok) {
+        // vertices: the world and the bodies that move; a body welded to the world is the world's
+        b.vpar[b.world] = -1;
+        for (int k = 0; k < nb; k++) {
+            if (m->body_link[k] < 0) {
+                b.vpar[k] = -2; // not a vertex
+                continue;
+            }
+            const int p = m->body_parent[k];
+            b.vpar[k] = p < 0 || m->body_link[p] < 0 ? b.world : p;
+        }
+        for (int k = 0; k < nb; k++) {
+            if (b.vpar[k] >= 0) b.cstart[b.vpar[k] + 1]++;
+        }
+        for (int v = 0; v < b.nvert; v++) b.cstart[v + 1] += b.cstart[v];
+        int* fill = b.size; // scratch: the next slot of each vertex's children
+        for (int v = 0; v < b.nvert; v++) fill[v] = b.cstart[v];
+        for (int k = 0; k < nb; k++) {
+            if (b.vpar[k] >= 0) b.child[fill[b.vpar[k]]++] = k;
+        }
+        set[n++] = b.world;
+        for (int k = 0; k < nb; k++) {
+            if (b.vpar[k] >= 0) set[n++] = k;
+        }
+        a->root = build(&b, set, n);
+        ok = a->root >= 0;
+    }
+    free(b.vpar), free(b.cstart), free(b.child), free(b.mark), free(b.size), free(b.order);
+    free(set);
+    if (!ok) {
+        free(b.node), free(b.hj);
+        free(a);
+        return NULL;
+    }
+    a->m = m;
+    a->node = b.node, a->nnode = b.nnode;
+    a->hjoint = b.hj;
+    // the pools: Phi, b and F per node, a workspace per internal node
+    size_t nphi = 0, nvec = 0, nws = 0;
+    int maxh = 1;
+    for (int i = 0; i < a->nnode; i++) {
+        dca_node* d = &a->node[i];
+        d->phi = (int)nphi, d->vec = (int)nvec;
+        nphi += 36 * (size_t)d->nh * (size_t)d->nh;
+        nvec += 6 * (size_t)d->nh;
+        if (d->a >= 0) d->ws = (int)nws, nws += WS;
+        if (d->nh > maxh) maxh = d->nh;
+    }
+    a->phi = malloc(sizeof(double) * (nphi + 1));
+    a->vec = malloc(sizeof(double) * (2 * nvec + 1));
+    a->ws = malloc(sizeof(double) * (nws + 1));
+    a->scratch = malloc(sizeof(double) * 72 * (size_t)(maxh + 1));
+    if (!a->phi || !a->vec || !a->ws || !a->scratch) {
+        salto_dca_destroy(a);
+        return NULL;
+    }
+    a->force = a->vec + nvec;
+    return a;
+}
+
+
+void salto_dca_destroy(salto_dca* a) {
+    if (!a) return;
+    free(a->node), free(a->hjoint), free(a->phi), free(a->vec), free(a->ws), free(a->scratch);
+    free(a);
+}
+
+
+int salto_dca_height(const salto_dca* a) {
+    return a->node[a->root].height;
+}
+
+
+int salto_dca_nodes(const salto_dca* a) {
+    return a->nnode;
+}
+
+
+// ---- small dense products ----
+
+// C (r x 6) = A (r x 6, row stride lda) B (6 x 6)
+static void mul_r6_66(double* C, int ldc, const double* A, int lda, const double* B, int r) {
+    for (int i = 0; i < r; i++) {
+        for (int j = 0; j < 6; j++) {
+            double s = 0.0;
+            for (int k = 0; k < 6; k++) s += A[lda * i + k] * B[6 * k + j];
+            C[ldc * i + j] = s;
+        }
+    }
+}
+
+
+// C (6 x 6, row stride ldc) += alpha A (6 x 6) B (6 x 6, row stride ldb)
+static void mul_66_66_acc(double* C, int ldc, double alpha, const double* A, const double* B,
+                          int ldb) {
+    for (int i = 0; i < 6; i++) {
+        for (int j = 0; j < 6; j++) {
+            double s = 0.0;
+            for (int k = 0; k < 6; k++) s += A[6 * i + k] * B[ldb * k + j];
+            C[ldc * i + j] += alpha * s;
+        }
+    }
+}
+
+
+// y (6) += alpha A (6 x 6, row stride lda) x (6)
+static void mul_6_acc(double* y, double alpha, const double* A, int lda, const double* x) {
+    for (int i = 0; i < 6; i++) {
+        double s = 0.0;
+        for (int k = 0; k < 6; k++) s += A[lda * i + k] * x[k];
+        y[i] += alpha * s;
+    }
+}
+
+
+// the inverse of the symmetric positive definite 6 x 6 A into Ainv; 0 if A is not
+static int inv6(const double* A, double* Ainv) {
+    double L[36];
+    memcpy(L, A, sizeof L);
+    if (!salto_chol(L, 6)) return 0;
+    for (int j = 0; j < 6; j++) {
+        double e[6] = {0, 0, 0, 0, 0, 0};
+        e[j] = 1.0;
+        salto_chol_solve(L, 6, e);
+        for (int i = 0; i < 6; i++) Ainv[6 * i + j] = e[i];
+    }
+    // exactly symmetric
+    for (int i = 0; i < 6; i++) {
+        for (int j = 0; j < i; j++) Ainv[6 * i + j] = Ainv[6 * j + i] = 0.5 * (Ainv[6 * i + j] + Ainv[6 * j + i]);
+    }
+    return 1;
+}
+
+
+// ---- reference points ----
+//
+// In world coordinates about the origin, a body far from the origin has an inertia whose
+// entries grow with its distance squared, and inverting it and its sums loses the digits of
+// its small rotational part (on a 50-link chain, RNEA of DCA's accelerations missed the
+// torques by 7e-4 N m). So every handle's coefficients are kept about the joint's centre, and
+// each body's inertia is formed and inverted about its own origin. A motion vector [w; v]
+// about point P is [w; v + w x r] about P + r (T_r), a force [n; f] is [n - r x f; f]; the
+// handle equations a = Phi f + b about points p_i read Phi_ij -> T_i Phi_ij T_j', b_i -> T_i b_i,
+// which leaves the assembly formulas as they are.
+
+// x about P -> about P + r (a motion vector)
+static void shift_m(double* x, const double* r) {
+    double t[3];
+    salto_v3_cross(t, x, r);
+    x[3] += t[0], x[4] += t[1], x[5] += t[2];
+}
+
+
+// Phi (row stride ld) := T_ri Phi T_rj': each column shifted by ri, then each row by rj
+static void shift_phi(double* P, int ld, const double* ri, const double* rj) {
+    for (int j = 0; j < 6; j++) {
+        double col[6];
+        for (int i = 0; i < 6; i++) col[i] = P[ld * i + j];
+        shift_m(col, ri);
+        for (int i = 0; i < 6; i++) P[ld * i + j] = col[i];
+    }
+    for (int i = 0; i < 6; i++) shift_m(P + ld * i, rj);
+}
+
+
+// ---- the passes ----
+
+// Phi block (i, j) of node n, and its row stride
+static double* block(const salto_dca* a, const dca_node* n, int i, int j) {
+    return a->phi + n->phi + 36 * (size_t)n->nh * (size_t)i + 6 * (size_t)j;
+}
+
+
+static salto_status leaf(salto_dca* a, dca_node* n, const salto_data* d, const double* fext) {
+    const int ld = 6 * n->nh;
+    double* bv = a->vec + n->vec;
+    if (n->body < 0) { // the world: immovable, accelerating at -g
+        memset(a->phi + n->phi, 0, sizeof(double) * 36 * (size_t)n->nh * (size_t)n->nh);
+        for (int h = 0; h < n->nh; h++) memcpy(bv + 6 * h, d->A - 6, 6 * sizeof(double));
+        return SALTO_OK;
+    }
+    // the body's inertia about its origin pb: (m, m r, I_com + m (|r|^2 1 - r r')), r = R c
+    const salto_model* m = a->m;
+    const int l = m->body_link[n->body];
+    const double* L = m->link_inertia + 10 * l;
+    const double* R = d->R + 9 * l;
+    const double* pb = d->p + 3 * l;
+    const double mass = L[0];
+    double r[3], Ib[10];
+    salto_m3_mul_v3(r, R, L + 1);
+    const double J[9] = {L[4], L[7], L[8], L[7], L[5], L[9], L[8], L[9], L[6]};
+    double RJ[9], RJR[9];
+    salto_m3_mul(RJ, R, J);
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) RJR[3 * i + j] = RJ[3 * i] * R[3 * j] + RJ[3 * i + 1] * R[3 * j + 1] + RJ[3 * i + 2] * R[3 * j + 2];
+    }
+    const double rr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+    Ib[0] = mass;
+    Ib[1] = mass * r[0], Ib[2] = mass * r[1], Ib[3] = mass * r[2];
+    Ib[4] = RJR[0] + mass * (rr - r[0] * r[0]);
+    Ib[5] = RJR[4] + mass * (rr - r[1] * r[1]);
+    Ib[6] = RJR[8] + mass * (rr - r[2] * r[2]);
+    Ib[7] = RJR[1] - mass * r[0] * r[1];
+    Ib[8] = RJR[2] - mass * r[0] * r[2];
+    Ib[9] = RJR[5] - mass * r[1] * r[2];
+    double P[21], D[36], Dinv[36], h[6], p[6], V[6], fb[6];
+    salto_s6_from_si(P, Ib);
+    for (int i = 0, k = 0; i < 6; i++) {
+        for (int j = i; j < 6; j++, k++) D[6 * i + j] = D[6 * j + i] = P[k];
+    }
+    if (!inv6(D, Dinv)) return SALTO_ERR_NUMERIC;
+    // about pb: the velocity, the external force; b = I^-1 (f_ext - V x* I V)
+    memcpy(V, d->V + 6 * l, sizeof V);
+    shift_m(V, pb);
+    salto_si_mul(h, Ib, V);
+    salto_sv_crossf(p, V, h);
+    if (fext) {
+        const double* f = fext + 6 * l;
+        double t[3];
+        salto_v3_cross(t, pb, f + 3);
+        fb[0] = f[0] - t[0], fb[1] = f[1] - t[1], fb[2] = f[2] - t[2];
+        fb[3] = f[3], fb[4] = f[4], fb[5] = f[5];
+    } else {
+        memset(fb, 0, sizeof fb);
+    }
+    for (int t = 0; t < 6; t++) p[t] = fb[t] - p[t];
+    double b0[6] = {0, 0, 0, 0, 0, 0};
+    mul_6_acc(b0, 1.0, Dinv, 6, p);
+    // each handle about its joint's centre
+    double* rh = a->scratch; // 3 per handle: its point less pb
+    for (int i = 0; i < n->nh; i++) {
+        const double* pj = d->p + 3 * m->body_link[a->hjoint[n->h + i]];
+        for (int t = 0; t < 3; t++) rh[3 * i + t] = pj[t] - pb[t];
+    }
+    for (int i = 0; i < n->nh; i++) {
+        memcpy(bv + 6 * i, b0, sizeof b0);
+        shift_m(bv + 6 * i, rh + 3 * i);
+        for (int j = 0; j < n->nh; j++) {
+            double* B = a->phi + n->phi + (size_t)ld * 6 * (size_t)i + 6 * (size_t)j;
+            for (int q = 0; q < 6; q++) memcpy(B + (size_t)ld * q, Dinv + 6 * q, 6 * sizeof(double));
+            shift_phi(B, ld, rh + 3 * i, rh + 3 * j);
+        }
+    }
+    return SALTO_OK;
+}
+
+
+static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
+    const dca_node* A = &a->node[n->a];
+    const dca_node* B = &a->node[n->b];
+    const int ldA = 6 * A->nh, ldB = 6 * B->nh, ldC = 6 * n->nh, nd = n->nd;
+    double* w = a->ws + n->ws;
+    double* W = w;
+    double* VS = w + 36;
+    double* L = w + 72;
+    double* beta = w + 108;
+    double* gamma = w + 114;
+    // V = (Phi_2^A + Phi_1^B)^-1
+    const double* PA = block(a, A, n->ia, n->ia);
+    const double* PB = block(a, B, n->ib, n->ib);
+    double Vs[36], V[36];
+    for (int i = 0; i < 6; i++) {
+        for (int j = 0; j < 6; j++) Vs[6 * i + j] = PA[ldA * i + j] + PB[ldB * i + j];
+    }
+    if (!inv6(Vs, V)) return SALTO_ERR_NUMERIC;
+    // VS, L = chol(S' V S), W = V - VS (S'VS)^-1 VS'
+    // the joint's axes and velocity-product term about its centre pe
+    const double* pe = d->p + 3 * a->m->body_link[n->body];
+    double S[36], c[6] = {0, 0, 0, 0, 0, 0};
+    for (int k = 0; k < nd; k++) {
+        memcpy(S + 6 * k, d->S + 6 * (n->j0 + k), 6 * sizeof(double));
+        shift_m(S + 6 * k, pe);
+        salto_sv_add_to(c, d->c + 6 * (n->j0 + k));
+    }
+    shift_m(c, pe);
+    for (int i = 0; i < 6; i++) {
+        for (int k = 0; k < nd; k++) {
+            double s = 0.0;
+            for (int t = 0; t < 6; t++) s += V[6 * i + t] * S[6 * k + t];
+            VS[nd * i + k] = s;
+        }
+    }
+    for (int k = 0; k < nd; k++) {
+        for (int j = 0; j < nd; j++) {
+            double s = 0.0;
+            for (int t = 0; t < 6; t++) s += S[6 * k + t] * VS[nd * t + j];
+            L[nd * k + j] = s;
+        }
+    }
+    if (!salto_chol(L, nd)) return SALTO_ERR_NUMERIC;
+    memcpy(W, V, sizeof V);
+    for (int j = 0; j < 6; j++) {
+        double col[6]; // (S'VS)^-1 VS' e_j = (S'VS)^-1 (row j of VS)'
+        for (int k = 0; k < nd; k++) col[k] = VS[nd * j + k];
+        salto_chol_solve(L, nd, col);
+        for (int i = 0; i < 6; i++) {
+            double s = 0.0;
+            for (int k = 0; k < nd; k++) s += VS[nd * i + k] * col[k];
+            W[6 * i + j] -= s;
+        }
+    }
+    // beta = b_2^A - b_1^B + c; gamma = W beta + VS (S'VS)^-1 Q
+    const double* bA = a->vec + A->vec;
+    const double* bB = a->vec + B->vec;
+    double q[6];
+    for (int k = 0; k < nd; k++) q[k] = d->tau[n->j0 + k];
+    for (int t = 0; t < 6; t++) beta[t] = bA[6 * n->ia + t] - bB[6 * n->ib + t] + c[t];
+    salto_chol_solve(L, nd, q);
+    for (int i = 0; i < 6; i++) {
+        double s = 0.0;
+        for (int k = 0; k < nd; k++) s += VS[nd * i + k] * q[k];
+        gamma[i] = s;
+    }
+    mul_6_acc(gamma, 1.0, W, 6, beta);
+    // C's coefficients: A's other handles first (rows/columns 0 .. nA - 2), then B's
+    const int na1 = A->nh - 1, nb2 = B->nh - 1;
+    double* bC = a->vec + n->vec;
+    double* PW = a->scratch;                      // Phi_A[j, ia] W for A's others (6 na1 x 6)
+    double* QW = a->scratch + 36 * (size_t)(na1 + 1); // Phi_B[j, ib] W for B's others
+    for (int j = 0, r = 0; j < A->nh; j++) {
+        if (j == n->ia) continue;
+        mul_r6_66(PW + 36 * r, 6, block(a, A, j, n->ia), ldA, W, 6);
+        r++;
+    }
+    for (int j = 0, r = 0; j < B->nh; j++) {
+        if (j == n->ib) continue;
+        mul_r6_66(QW + 36 * r, 6, block(a, B, j, n->ib), ldB, W, 6);
+        r++;
+    }
+    for (int j = 0, rj = 0; j < A->nh; j++) {
+        if (j == n->ia) continue;
+        // b_1^C = b_1^A - Phi_12^A gamma
+        for (int t = 0; t < 6; t++) bC[6 * rj + t] = bA[6 * j + t];
+        mul_6_acc(bC + 6 * rj, -1.0, block(a, A, j, n->ia), ldA, gamma);
+        for (int k = 0, rk = 0; k < A->nh; k++) {
+            if (k == n->ia) continue;
+            double* Cb = block(a, n, rj, rk);
+            const double* Ab = block(a, A, j, k);
+            for (int r = 0; r < 6; r++) memcpy(Cb + (size_t)ldC * r, Ab + (size_t)ldA * r, 6 * sizeof(double));
+            mul_66_66_acc(Cb, ldC, -1.0, PW + 36 * rj, block(a, A, n->ia, k), ldA);
+            rk++;
+        }
+        rj++;
+    }
+    for (int j = 0, rj = 0; j < B->nh; j++) {
+        if (j == n->ib) continue;
+        const int cj = na1 + rj;
+        for (int t = 0; t < 6; t++) bC[6 * cj + t] = bB[6 * j + t];
+        mul_6_acc(bC + 6 * cj, 1.0, block(a, B, j, n->ib), ldB, gamma);
+        for (int k = 0, rk = 0; k < B->nh; k++) {
+            if (k == n->ib) continue;
+            double* Cb = block(a, n, cj, na1 + rk);
+            const double* Bb = block(a, B, j, k);
+            for (int r = 0; r < 6; r++) memcpy(Cb + (size_t)ldC * r, Bb + (size_t)ldB * r, 6 * sizeof(double));
+            mul_66_66_acc(Cb, ldC, -1.0, QW + 36 * rj, block(a, B, n->ib, k), ldB);
+            rk++;
+        }
+        // Phi_21^C = Phi_21^B W Phi_21^A, and its transpose
+        for (int k = 0, rk = 0; k < A->nh; k++) {
+            if (k == n->ia) continue;
+            double* Cb = block(a, n, cj, rk);
+            for (int r = 0; r < 6; r++) memset(Cb + (size_t)ldC * r, 0, 6 * sizeof(double));
+            mul_66_66_acc(Cb, ldC, 1.0, QW + 36 * rj, block(a, A, n->ia, k), ldA);
+            double* Ct = block(a, n, rk, cj);
+            for (int r = 0; r < 6; r++) {
+                for (int t = 0; t < 6; t++) Ct[(size_t)ldC * r + t] = Cb[(size_t)ldC * t + r];
+            }
+            rk++;
+        }
+        rj++;
+    }
+    (void)nb2;
+    return SALTO_OK;
+}
+
+
+// the principal joint's accelerations and force from the forces on n's handles
+static salto_status split(salto_dca* a, const dca_node* n, salto_data* d) {
+    const dca_node* A = &a->node[n->a];
+    const dca_node* B = &a->node[n->b];
+    const int ldA = 6 * A->nh, ldB = 6 * B->nh, nd = n->nd;
+    const double* w = a->ws + n->ws;
+    const double* W = w;
+    const double* VS = w + 36;
+    const double* L = w + 72;
+    const double* beta = w + 108;
+    const double* gamma = w + 114;
+    const double* fC = a->force + n->vec;
+    double* fA = a->force + A->vec;
+    double* fB = a->force + B->vec;
+    // x - beta = Phi_21^A f_1^A - Phi_12^B f_2^B
+    double xb[6] = {0, 0, 0, 0, 0, 0};
+    const int na1 = A->nh - 1;
+    for (int k = 0, r = 0; k < A->nh; k++) {
+        if (k == n->ia) continue;
+        mul_6_acc(xb, 1.0, block(a, A, n->ia, k), ldA, fC + 6 * r);
+        memcpy(fA + 6 * k, fC + 6 * r, 6 * sizeof(double));
+        r++;
+    }
+    for (int k = 0, r = 0; k < B->nh; k++) {
+        if (k == n->ib) continue;
+        mul_6_acc(xb, -1.0, block(a, B, n->ib, k), ldB, fC + 6 * (na1 + r));
+        memcpy(fB + 6 * k, fC + 6 * (na1 + r), 6 * sizeof(double));
+        r++;
+    }
+    // qdd = (S'VS)^-1 (Q - VS' x)
+    double q[6];
+    for (int k = 0; k < nd; k++) {
+        double s = 0.0;
+        for (int t = 0; t < 6; t++) s += VS[nd * t + k] * (xb[t] + beta[t]);
+        q[k] = d->tau[n->j0 + k] - s;
+    }
+    salto_chol_solve(L, nd, q);
+    for (int k = 0; k < nd; k++) {
+        if (!isfinite(q[k])) return SALTO_ERR_NUMERIC;
+        d->qdd[n->j0 + k] = q[k];
+    }
+    // f = W (x - beta) + gamma: on B's handle, -f on A's
+    double f[6];
+    memcpy(f, gamma, sizeof f);
+    mul_6_acc(f, 1.0, W, 6, xb);
+    for (int t = 0; t < 6; t++) {
+        fB[6 * n->ib + t] = f[t];
+        fA[6 * n->ia + t] = -f[t];
+    }
+    return SALTO_OK;
+}
+
+
+salto_status salto_dca_forward(salto_dca* a, salto_data* d, const double* fext) {
+    salto_fk(a->m, d, SALTO_FK_VEL);
+    salto_link_inertias(a->m, d);
+    // main pass, leaves to root (children precede their parents in node[])
+    for (int i = 0; i < a->nnode; i++) {
+        dca_node* n = &a->node[i];
+        const salto_status s = n->a < 0 ? leaf(a, n, d, fext) : join(a, n, d);
+        if (s != SALTO_OK) return s;
+    }
+    // back-substitution, root to leaves: the root has no handles
+    for (int i = a->nnode - 1; i >= 0; i--) {
+        const dca_node* n = &a->node[i];
+        if (n->a < 0) continue;
+        const salto_status s = split(a, n, d);
+        if (s != SALTO_OK) return s;
+    }
+    return SALTO_OK;
+}
