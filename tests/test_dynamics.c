@@ -576,6 +576,27 @@ START_TEST(dca_equals_aba_large) {
 END_TEST
 
 
+// building the assembly tree fails cleanly at every allocation, with nothing leaked
+START_TEST(dca_survives_allocation_failure) {
+    salto_model* mm = salto_test_model_random(12, SALTO_ROOT_FREE, 5u);
+    int succeeded = 0, n = 1;
+    for (; n < 400 && !succeeded; n++) {
+        salto_test_counter cnt = {0, 0, n};
+        salto_alloc_hooks h = {salto_test_counting_malloc, salto_test_counting_free, &cnt};
+        salto_set_alloc_hooks(&h);
+        salto_dca* a = salto_dca_create(mm);
+        succeeded = a != NULL;
+        salto_dca_destroy(a);
+        salto_set_alloc_hooks(NULL);
+        ck_assert_msg(cnt.live == 0, "allocation %d failing leaked %ld blocks", n, cnt.live);
+    }
+    ck_assert_msg(succeeded, "no success within %d allocations", n);
+    ck_assert_int_gt(n, 5); // it did fail at the first few
+    salto_model_destroy(mm);
+}
+END_TEST
+
+
 Suite* dynamics_suite(void) {
     Suite* s = suite_create("dynamics");
     TCase* tc = tcase_create("consistency");
@@ -600,6 +621,7 @@ Suite* dynamics_suite(void) {
     tcase_add_loop_test(dc, dca_equals_aba, 0, 3 * NMODEL);
     tcase_add_test(dc, dca_equals_aba_shipped);
     tcase_add_test(dc, dca_equals_aba_large);
+    tcase_add_test(dc, dca_survives_allocation_failure);
     suite_add_tcase(s, dc);
     return s;
 }

@@ -18,7 +18,6 @@
 #include "salto/dca.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "linalg.h"
@@ -73,25 +72,28 @@ typedef struct builder {
 } builder;
 
 
+// room for one more element in a growing array (*p of *cap elements of size sz, n used)
+static int grow(void** p, int* cap, int n, size_t sz) {
+    if (n < *cap) return 0;
+    const int ncap = 2 * *cap + 16;
+    void* q = salto_malloc(sz * (size_t)ncap);
+    if (!q) return -1;
+    if (*p) memcpy(q, *p, sz * (size_t)n);
+    salto_free(*p);
+    *p = q, *cap = ncap;
+    return 0;
+}
+
+
 static int push_node(builder* b, const dca_node* n) {
-    if (b->nnode == b->cap) {
-        const int cap = 2 * b->cap + 16;
-        dca_node* p = realloc(b->node, sizeof(dca_node) * (size_t)cap);
-        if (!p) return -1;
-        b->node = p, b->cap = cap;
-    }
+    if (grow((void**)&b->node, &b->cap, b->nnode, sizeof(dca_node)) != 0) return -1;
     b->node[b->nnode] = *n;
     return b->nnode++;
 }
 
 
 static int push_handle(builder* b, int joint) {
-    if (b->nh == b->hcap) {
-        const int cap = 2 * b->hcap + 16;
-        int* p = realloc(b->hj, sizeof(int) * (size_t)cap);
-        if (!p) return -1;
-        b->hj = p, b->hcap = cap;
-    }
+    if (grow((void**)&b->hj, &b->hcap, b->nh, sizeof(int)) != 0) return -1;
     b->hj[b->nh++] = joint;
     return 0;
 }
@@ -153,10 +155,10 @@ static int build(builder* b, int* set, int n) {
             if (b->mark[c] == stamp) b->mark[c] = stampB, b->order[nb++] = c;
         }
     }
-    int* setA = malloc(sizeof(int) * (size_t)(n - nb));
-    int* setB = malloc(sizeof(int) * (size_t)nb);
+    int* setA = salto_malloc(sizeof(int) * (size_t)(n - nb));
+    int* setB = salto_malloc(sizeof(int) * (size_t)nb);
     if (!setA || !setB) {
-        free(setA), free(setB);
+        salto_free(setA), salto_free(setB);
         return -1;
     }
     int ka = 0, kb = 0;
@@ -169,7 +171,7 @@ static int build(builder* b, int* set, int n) {
     }
     const int ia = build(b, setA, ka);
     const int ib = ia < 0 ? -1 : build(b, setB, kb);
-    free(setA), free(setB);
+    salto_free(setA), salto_free(setB);
     if (ib < 0) return -1;
     // the node's handles: A's others, then B's others
     nd.body = cut;
@@ -210,14 +212,14 @@ salto_dca* salto_dca_create(const salto_model* m) {
     b.m = m;
     b.world = nb;
     b.nvert = nb + 1;
-    salto_dca* a = calloc(1, sizeof *a);
-    b.vpar = malloc(sizeof(int) * (size_t)b.nvert);
-    b.cstart = calloc((size_t)b.nvert + 1, sizeof(int));
-    b.child = malloc(sizeof(int) * (size_t)b.nvert);
-    b.mark = calloc((size_t)b.nvert, sizeof(int));
-    b.size = malloc(sizeof(int) * (size_t)b.nvert);
-    b.order = malloc(sizeof(int) * (size_t)b.nvert);
-    int* set = malloc(sizeof(int) * (size_t)b.nvert);
+    salto_dca* a = salto_calloc(1, sizeof *a);
+    b.vpar = salto_malloc(sizeof(int) * (size_t)b.nvert);
+    b.cstart = salto_calloc((size_t)b.nvert + 1, sizeof(int));
+    b.child = salto_malloc(sizeof(int) * (size_t)b.nvert);
+    b.mark = salto_calloc((size_t)b.nvert, sizeof(int));
+    b.size = salto_malloc(sizeof(int) * (size_t)b.nvert);
+    b.order = salto_malloc(sizeof(int) * (size_t)b.nvert);
+    int* set = salto_malloc(sizeof(int) * (size_t)b.nvert);
     int ok = a && b.vpar && b.cstart && b.child && b.mark && b.size && b.order && set;
     int n = 0;
     if (ok) {
@@ -247,11 +249,11 @@ salto_dca* salto_dca_create(const salto_model* m) {
         a->root = build(&b, set, n);
         ok = a->root >= 0;
     }
-    free(b.vpar), free(b.cstart), free(b.child), free(b.mark), free(b.size), free(b.order);
-    free(set);
+    salto_free(b.vpar), salto_free(b.cstart), salto_free(b.child), salto_free(b.mark);
+    salto_free(b.size), salto_free(b.order), salto_free(set);
     if (!ok) {
-        free(b.node), free(b.hj);
-        free(a);
+        salto_free(b.node), salto_free(b.hj);
+        salto_free(a);
         return NULL;
     }
     a->m = m;
@@ -268,10 +270,10 @@ salto_dca* salto_dca_create(const salto_model* m) {
         if (d->a >= 0) d->ws = (int)nws, nws += WS;
         if (d->nh > maxh) maxh = d->nh;
     }
-    a->phi = malloc(sizeof(double) * (nphi + 1));
-    a->vec = malloc(sizeof(double) * (2 * nvec + 1));
-    a->ws = malloc(sizeof(double) * (nws + 1));
-    a->scratch = malloc(sizeof(double) * 72 * (size_t)(maxh + 1));
+    a->phi = salto_malloc(sizeof(double) * (nphi + 1));
+    a->vec = salto_malloc(sizeof(double) * (2 * nvec + 1));
+    a->ws = salto_malloc(sizeof(double) * (nws + 1));
+    a->scratch = salto_malloc(sizeof(double) * 72 * (size_t)(maxh + 1));
     if (!a->phi || !a->vec || !a->ws || !a->scratch) {
         salto_dca_destroy(a);
         return NULL;
@@ -283,8 +285,9 @@ salto_dca* salto_dca_create(const salto_model* m) {
 
 void salto_dca_destroy(salto_dca* a) {
     if (!a) return;
-    free(a->node), free(a->hjoint), free(a->phi), free(a->vec), free(a->ws), free(a->scratch);
-    free(a);
+    salto_free(a->node), salto_free(a->hjoint), salto_free(a->phi), salto_free(a->vec);
+    salto_free(a->ws), salto_free(a->scratch);
+    salto_free(a);
 }
 
 
