@@ -576,6 +576,91 @@ START_TEST(dca_equals_aba_large) {
 END_TEST
 
 
+// a hybrid body: with the joints outside the active region held rigid (at rest), DCA's
+// accelerations are the locked character's: M_aa qdd_a = tau_a - h_a (h: RNEA at qdd = 0, with
+// the external forces), zero on the rigid DOFs; with every joint active, ABA's
+START_TEST(dca_hybrid_equals_locked_joints) {
+    setup_model(_i);
+    const int nv = m->nv;
+    salto_dca* a = salto_dca_create(m);
+    ck_assert_ptr_nonnull(a);
+    double fext[6 * MAXV], h[MAXV], M[MAXV * MAXV], Mr[MAXV * MAXV], rhs[MAXV], want[MAXV];
+    unsigned char act[MAXV];
+    int idx[MAXV];
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 1300u + (unsigned)_i);
+    memset(fext, 0, sizeof fext);
+    for (int k = 0; k < m->nbody; k++) {
+        const int l = m->body_link[k];
+        for (int t = 0; l >= 0 && t < 6; t++) fext[6 * l + t] = salto_test_uniform(&rng, -3.0, 3.0);
+    }
+    const int joints = m->nbody; // at most
+    for (int top = 0; top <= joints; top++) {
+        const int dofs = salto_dca_activate_top(a, top);
+        ck_assert_int_eq(dofs, salto_dca_active_dofs(a));
+        salto_dca_active_links(a, act);
+        int na = 0;
+        for (int j = 0; j < nv; j++) {
+            if (act[j]) {
+                idx[na++] = j;
+            } else {
+                d->qd[j] = 0.0; // rigid joints at rest
+            }
+        }
+        ck_assert_int_eq(na, dofs);
+        // the locked character's accelerations
+        memset(d->qdd, 0, sizeof(double) * (size_t)nv);
+        double tau[MAXV];
+        memcpy(tau, d->tau, sizeof(double) * (size_t)nv);
+        salto_rnea_ext(m, d, fext, h);
+        memcpy(d->tau, tau, sizeof(double) * (size_t)nv);
+        salto_crba(m, d, M);
+        for (int r = 0; r < na; r++) {
+            rhs[r] = tau[idx[r]] - h[idx[r]];
+            for (int c = 0; c < na; c++) Mr[na * r + c] = M[nv * idx[r] + idx[c]];
+        }
+        ck_assert(na == 0 || cholesky_solve(na, Mr, rhs));
+        memset(want, 0, sizeof(double) * (size_t)nv);
+        for (int r = 0; r < na; r++) want[idx[r]] = rhs[r];
+        ck_assert_int_eq(salto_dca_forward(a, d, fext), SALTO_OK);
+        char ctx[128];
+        snprintf(ctx, sizeof ctx, "model %d seed %d, %d joints active (%d DOFs)", _i % NMODEL, _i, top, dofs);
+        const double scale = fmax(1.0, salto_test_maxabs(want, nv));
+        ck_assert_vec_close(d->qdd, want, nv, 1e-9 * scale, 1e-9, ctx);
+    }
+    // every joint active: ABA's
+    salto_dca_activate_top(a, joints);
+    ck_assert_int_eq(salto_dca_active_dofs(a), nv);
+    ck_assert_int_eq(salto_aba(m, d, fext), SALTO_OK);
+    memcpy(want, d->qdd, sizeof(double) * (size_t)nv);
+    ck_assert_int_eq(salto_dca_forward(a, d, fext), SALTO_OK);
+    ck_assert_vec_close(d->qdd, want, nv, 1e-10 * fmax(1.0, salto_test_maxabs(want, nv)), 1e-10, "all active");
+    // the top node's joint rigid under every other active one: refused, nothing changed
+    salto_dca_activate_top(a, 1);
+    salto_dca_active_links(a, act);
+    int top_body = -1;
+    for (int j = 0; j < nv; j++) {
+        if (act[j]) top_body = m->link_body[j];
+    }
+    ck_assert_int_ge(top_body, 0);
+    unsigned char body_act[MAXV];
+    for (int k = 0; k < m->nbody; k++) body_act[k] = k != top_body;
+    const int before = salto_dca_active_dofs(a);
+    int joints_moving = 0;
+    for (int k = 0; k < m->nbody; k++) joints_moving += m->body_link[k] >= 0;
+    if (joints_moving >= 2) {
+        ck_assert_int_eq(salto_dca_set_active(a, body_act), -1);
+        ck_assert_int_eq(salto_dca_active_dofs(a), before);
+    }
+    // and the same set with the top active is taken
+    body_act[top_body] = 1;
+    ck_assert_int_eq(salto_dca_set_active(a, body_act), 0);
+    ck_assert_int_eq(salto_dca_active_dofs(a), nv);
+    salto_dca_destroy(a);
+    teardown_model();
+}
+END_TEST
+
 // building the assembly tree fails cleanly at every allocation, with nothing leaked
 START_TEST(dca_survives_allocation_failure) {
     salto_model* mm = salto_test_model_random(12, SALTO_ROOT_FREE, 5u);
@@ -622,6 +707,7 @@ Suite* dynamics_suite(void) {
     tcase_add_test(dc, dca_equals_aba_shipped);
     tcase_add_test(dc, dca_equals_aba_large);
     tcase_add_test(dc, dca_survives_allocation_failure);
+    tcase_add_loop_test(dc, dca_hybrid_equals_locked_joints, 0, 2 * NMODEL);
     suite_add_tcase(s, dc);
     return s;
 }

@@ -29,9 +29,31 @@ void salto_dca_destroy(salto_dca* a); // accepts NULL
 // Forward dynamics: reads d->q, d->qd, d->tau and optional external forces fext (nv x 6,
 // world-frame spatial forces about the origin; those on a body's link, body_link, act on the
 // body; entries of the massless links inside a joint chain must be zero), writes d->qdd, the
-// same as salto_aba's. SALTO_ERR_NUMERIC when an inverse inertia is not positive definite or a
+// same as salto_aba's (with rigid joints: the accelerations of the character with those joints
+// locked, zero on them). SALTO_ERR_NUMERIC when an inverse inertia is not positive definite or a
 // result is not finite.
 salto_status salto_dca_forward(salto_dca* a, salto_data* d, const double* fext);
+
+// ---- hybrid bodies (Redon et al. 2005, section 4) ----
+//
+// A joint (the chain that moves a body) is active when it is simulated, rigid when it is held:
+// its accelerations are zero and its velocity is taken as zero (it should be: rigidifying a
+// moving joint is an impulse's job). The active joints are those of a top part of the
+// assembly tree: a node's joint is active only if the joint of the node above it is. A rigid
+// node's coefficients are those of a joint with no motion subspace (S = 0, section 4.2), so
+// that a subassembly whose joints are all rigid moves as one rigid body. Every joint is active
+// after salto_dca_create.
+
+// active[b] (one per body, for the joint that moves body b; bodies welded to the world are not
+// read): 1 active, 0 rigid; NULL: every joint active. Returns 0, or -1 (nothing changed) when
+// an active joint's node lies under a rigid one's.
+int salto_dca_set_active(salto_dca* a, const unsigned char* active);
+// The first n joints of the assembly tree, breadth-first from its root, active, the rest
+// rigid; returns the active DOFs.
+int salto_dca_activate_top(salto_dca* a, int n);
+int salto_dca_active_dofs(const salto_dca* a);
+// Whether each DOF (link) is active, into active (nv).
+void salto_dca_active_links(const salto_dca* a, unsigned char* active);
 
 // The tree's shape: its height (a leaf's is 0) and node count (2 x leaves - 1).
 int salto_dca_height(const salto_dca* a);

@@ -35,6 +35,8 @@ typedef struct dca_node {
     int j0, nd; // internal: the joint's links j0 .. j0 + nd - 1
     int ws;     // internal: offset of its workspace (W, VS, the factor of S'VS, beta, gamma)
     int height;
+    int parent; // the node above (-1 for the root)
+    int active; // internal: its joint is simulated (1), or held rigid (0)
 } dca_node;
 
 enum { WS = 36 + 36 + 36 + 6 + 6 }; // W, VS (6 x nd), L (nd x nd), beta, gamma
@@ -42,6 +44,8 @@ enum { WS = 36 + 36 + 36 + 6 + 6 }; // W, VS (6 x nd), L (nd x nd), beta, gamma
 struct salto_dca {
     const salto_model* m;
     int nnode, root;
+    int* order;     // internal nodes, breadth-first from the root
+    int ninternal;
     dca_node* node;
     int* hjoint;
     double* phi;   // Phi of every node
@@ -279,6 +283,25 @@ salto_dca* salto_dca_create(const salto_model* m) {
         return NULL;
     }
     a->force = a->vec + nvec;
+    a->order = salto_malloc(sizeof(int) * (size_t)a->nnode);
+    if (!a->order) {
+        salto_dca_destroy(a);
+        return NULL;
+    }
+    for (int i = 0; i < a->nnode; i++) a->node[i].parent = -1, a->node[i].active = 1;
+    for (int i = 0; i < a->nnode; i++) {
+        if (a->node[i].a >= 0) a->node[a->node[i].a].parent = i;
+        if (a->node[i].b >= 0) a->node[a->node[i].b].parent = i;
+    }
+    // breadth-first order of the internal nodes
+    int no = 0;
+    if (a->node[a->root].a >= 0) a->order[no++] = a->root;
+    for (int i = 0; i < no; i++) {
+        const dca_node* up = &a->node[a->order[i]];
+        if (a->node[up->a].a >= 0) a->order[no++] = up->a;
+        if (a->node[up->b].a >= 0) a->order[no++] = up->b;
+    }
+    a->ninternal = no;
     return a;
 }
 
@@ -286,7 +309,7 @@ salto_dca* salto_dca_create(const salto_model* m) {
 void salto_dca_destroy(salto_dca* a) {
     if (!a) return;
     salto_free(a->node), salto_free(a->hjoint), salto_free(a->phi), salto_free(a->vec);
-    salto_free(a->ws), salto_free(a->scratch);
+    salto_free(a->ws), salto_free(a->scratch), salto_free(a->order);
     salto_free(a);
 }
 
@@ -298,6 +321,49 @@ int salto_dca_height(const salto_dca* a) {
 
 int salto_dca_nodes(const salto_dca* a) {
     return a->nnode;
+}
+
+
+int salto_dca_set_active(salto_dca* a, const unsigned char* active) {
+    // a joint active only where the joint of the node above is
+    for (int i = 0; i < a->nnode; i++) {
+        const dca_node* n = &a->node[i];
+        if (n->a < 0 || !active || !active[n->body] || n->parent < 0) continue;
+        if (!active[a->node[n->parent].body]) return -1;
+    }
+    for (int i = 0; i < a->nnode; i++) {
+        dca_node* n = &a->node[i];
+        if (n->a >= 0) n->active = !active || active[n->body];
+    }
+    return 0;
+}
+
+
+int salto_dca_activate_top(salto_dca* a, int n) {
+    int dofs = 0;
+    for (int k = 0; k < a->ninternal; k++) {
+        dca_node* nd = &a->node[a->order[k]];
+        nd->active = k < n;
+        if (nd->active) dofs += nd->nd;
+    }
+    return dofs;
+}
+
+
+void salto_dca_active_links(const salto_dca* a, unsigned char* active) {
+    for (int i = 0; i < a->nnode; i++) {
+        const dca_node* n = &a->node[i];
+        for (int k = 0; n->a >= 0 && k < n->nd; k++) active[n->j0 + k] = (unsigned char)n->active;
+    }
+}
+
+
+int salto_dca_active_dofs(const salto_dca* a) {
+    int dofs = 0;
+    for (int i = 0; i < a->nnode; i++) {
+        if (a->node[i].a >= 0 && a->node[i].active) dofs += a->node[i].nd;
+    }
+    return dofs;
 }
 
 
@@ -473,7 +539,8 @@ static salto_status leaf(salto_dca* a, dca_node* n, const salto_data* d, const d
 static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
     const dca_node* A = &a->node[n->a];
     const dca_node* B = &a->node[n->b];
-    const int ldA = 6 * A->nh, ldB = 6 * B->nh, ldC = 6 * n->nh, nd = n->nd;
+    // a rigid joint: no motion subspace (S = 0, Redon et al. 4.2): W = V, gamma = V beta
+    const int ldA = 6 * A->nh, ldB = 6 * B->nh, ldC = 6 * n->nh, nd = n->active ? n->nd : 0;
     double* w = a->ws + n->ws;
     double* W = w;
     double* VS = w + 36;
@@ -603,7 +670,7 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
 static salto_status split(salto_dca* a, const dca_node* n, salto_data* d) {
     const dca_node* A = &a->node[n->a];
     const dca_node* B = &a->node[n->b];
-    const int ldA = 6 * A->nh, ldB = 6 * B->nh, nd = n->nd;
+    const int ldA = 6 * A->nh, ldB = 6 * B->nh, nd = n->active ? n->nd : 0;
     const double* w = a->ws + n->ws;
     const double* W = w;
     const double* VS = w + 36;
@@ -640,6 +707,7 @@ static salto_status split(salto_dca* a, const dca_node* n, salto_data* d) {
         if (!isfinite(q[k])) return SALTO_ERR_NUMERIC;
         d->qdd[n->j0 + k] = q[k];
     }
+    for (int k = nd; k < n->nd; k++) d->qdd[n->j0 + k] = 0.0; // held rigid
     // f = W (x - beta) + gamma: on B's handle, -f on A's
     double f[6];
     memcpy(f, gamma, sizeof f);
