@@ -661,6 +661,93 @@ START_TEST(dca_hybrid_equals_locked_joints) {
 }
 END_TEST
 
+// the acceleration metric from its coefficients (Theorems 1 and 2) equals the metric summed
+// from the joints' accelerations, at the whole character and at every node, with identity
+// and with random SPD weights, with every joint active and in hybrid bodies
+START_TEST(dca_metric_equals_summed_accelerations) {
+    setup_model(_i);
+    const int nv = m->nv;
+    salto_dca* a = salto_dca_create(m);
+    ck_assert_ptr_nonnull(a);
+    salto_dca_track_metric(a, 1);
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 1700u + (unsigned)_i);
+    double fext[6 * MAXV];
+    memset(fext, 0, sizeof fext);
+    for (int k = 0; k < m->nbody; k++) {
+        const int l = m->body_link[k];
+        for (int t = 0; l >= 0 && t < 6; t++) fext[6 * l + t] = salto_test_uniform(&rng, -3.0, 3.0);
+    }
+    // weights: a full SPD matrix B B' + 0.1 for each joint in the second round
+    double wt[MAXV][36];
+    int first[MAXV], ndof[MAXV];
+    for (int k = 0; k < m->nbody; k++) {
+        const int last = m->body_link[k];
+        first[k] = last, ndof[k] = 0;
+        if (last < 0) continue;
+        while (m->link_parent[first[k]] >= 0 && m->link_body[m->link_parent[first[k]]] == k) first[k]--;
+        ndof[k] = last - first[k] + 1;
+    }
+    unsigned char in[MAXV], act[MAXV];
+    for (int round = 0; round < 4; round++) {
+        if (round == 2) {
+            for (int k = 0; k < m->nbody; k++) {
+                const int nd = ndof[k];
+                if (nd == 0) continue;
+                double B[36];
+                for (int t = 0; t < nd * nd; t++) B[t] = salto_test_uniform(&rng, -1.0, 1.0);
+                for (int r = 0; r < nd; r++) {
+                    for (int c = 0; c < nd; c++) {
+                        double x = r == c ? 0.1 : 0.0;
+                        for (int t = 0; t < nd; t++) x += B[nd * r + t] * B[nd * c + t];
+                        wt[k][nd * r + c] = x;
+                    }
+                }
+                ck_assert_int_eq(salto_dca_set_weight(a, k, wt[k]), 0);
+            }
+        }
+        // rounds 1 and 3: a hybrid body, half the joints active, the others at rest
+        salto_dca_activate_top(a, round % 2 ? m->nbody / 2 : m->nbody);
+        salto_dca_active_links(a, act);
+        for (int j = 0; j < nv; j++) {
+            if (!act[j]) d->qd[j] = 0.0;
+        }
+        ck_assert_int_eq(salto_dca_forward(a, d, fext), SALTO_OK);
+        for (int body = -1; body < m->nbody; body++) {
+            if (body >= 0 && ndof[body] == 0) continue;
+            const int cnt = salto_dca_subtree_links(a, body, in);
+            ck_assert_int_ge(cnt, 1);
+            double want = 0.0, scale = 0.0;
+            for (int k = 0; k < m->nbody; k++) {
+                const int nd = ndof[k];
+                if (nd == 0 || !in[first[k]]) continue;
+                const double* q = d->qdd + first[k];
+                for (int r = 0; r < nd; r++) {
+                    for (int c = 0; c < nd; c++) {
+                        const double w = round >= 2 ? wt[k][nd * r + c] : (r == c);
+                        want += q[r] * w * q[c];
+                        scale += fabs(q[r] * w * q[c]);
+                    }
+                }
+            }
+            const double got = salto_dca_metric(a, body);
+            char ctx[160];
+            snprintf(ctx, sizeof ctx, "model %d seed %d round %d node of body %d (%d DOFs)", _i % NMODEL, _i, round, body, cnt);
+            ck_assert_vec_close(&got, &want, 1, 1e-9 * fmax(1.0, scale), 1e-9, ctx);
+        }
+    }
+    // a weight that is not SPD is refused
+    const double bad[36] = {-1.0};
+    int some = -1;
+    for (int k = 0; k < m->nbody && some < 0; k++) {
+        if (ndof[k] == 1) some = k;
+    }
+    if (some >= 0) ck_assert_int_eq(salto_dca_set_weight(a, some, bad), -1);
+    salto_dca_destroy(a);
+    teardown_model();
+}
+END_TEST
+
 // building the assembly tree fails cleanly at every allocation, with nothing leaked
 START_TEST(dca_survives_allocation_failure) {
     salto_model* mm = salto_test_model_random(12, SALTO_ROOT_FREE, 5u);
@@ -708,6 +795,7 @@ Suite* dynamics_suite(void) {
     tcase_add_test(dc, dca_equals_aba_large);
     tcase_add_test(dc, dca_survives_allocation_failure);
     tcase_add_loop_test(dc, dca_hybrid_equals_locked_joints, 0, 2 * NMODEL);
+    tcase_add_loop_test(dc, dca_metric_equals_summed_accelerations, 0, 2 * NMODEL);
     suite_add_tcase(s, dc);
     return s;
 }

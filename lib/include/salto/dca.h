@@ -55,6 +55,26 @@ int salto_dca_active_dofs(const salto_dca* a);
 // Whether each DOF (link) is active, into active (nv).
 void salto_dca_active_links(const salto_dca* a, unsigned char* active);
 
+// ---- the acceleration metric (Redon et al. 2005, section 5.2) ----
+//
+// A node's acceleration metric is the sum over the joints under it of qdd' A_i qdd (A_i: the
+// joint's SPD weight, identity unless set). Its coefficients are assembled from the leaves up
+// with the inverse inertias (Theorems 1 and 2), so that a node's value is known from the forces
+// on its handles alone, before any joint under it is solved.
+
+// Whether salto_dca_forward assembles the metric's coefficients and each node's value (off
+// after salto_dca_create: it costs more than the dynamics).
+void salto_dca_track_metric(salto_dca* a, int on);
+// After a forward pass with the metric tracked: the value of the node whose principal joint
+// moves body (body < 0: the whole character's); NAN for a body no joint moves.
+double salto_dca_metric(const salto_dca* a, int body);
+// The weight of the joint that moves body: w (nd x nd, row-major) symmetric positive definite.
+// Returns 0, or -1 (nothing changed) when it is not, or no joint moves body.
+int salto_dca_set_weight(salto_dca* a, int body, const double* w);
+// Marks in in (nv) the DOFs of the joints under the node of the joint that moves body (body <
+// 0: every joint); returns their count, or -1 when no joint moves body.
+int salto_dca_subtree_links(const salto_dca* a, int body, unsigned char* in);
+
 // The tree's shape: its height (a leaf's is 0) and node count (2 x leaves - 1).
 int salto_dca_height(const salto_dca* a);
 int salto_dca_nodes(const salto_dca* a);

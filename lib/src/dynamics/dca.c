@@ -53,6 +53,17 @@ struct salto_dca {
     double* force;
     double* ws;
     double* scratch; // 36 x (max handles) x 2
+    // the acceleration metric (Redon et al. 5.2): per node Psi (laid out as Phi), p (as b),
+    // eta, the principal joint's weight (nd x nd, identity unless set), the node's value
+    double* psi;
+    double* pm;
+    double* eta;
+    double* weight;
+    double* value;
+    double* mscratch; // 4 (6 maxh)^2 + 6 (6 maxh) + 36
+    int maxh;
+    int metric_on;
+    int* body_node; // the node whose principal joint moves each body (-1 none)
 };
 
 
@@ -278,7 +289,16 @@ salto_dca* salto_dca_create(const salto_model* m) {
     a->vec = salto_malloc(sizeof(double) * (2 * nvec + 1));
     a->ws = salto_malloc(sizeof(double) * (nws + 1));
     a->scratch = salto_malloc(sizeof(double) * 72 * (size_t)(maxh + 1));
-    if (!a->phi || !a->vec || !a->ws || !a->scratch) {
+    const size_t mh = 6 * (size_t)maxh;
+    a->maxh = maxh;
+    a->psi = salto_malloc(sizeof(double) * (nphi + 1));
+    a->pm = salto_malloc(sizeof(double) * (nvec + 1));
+    a->eta = salto_malloc(sizeof(double) * (size_t)a->nnode);
+    a->weight = salto_malloc(sizeof(double) * 36 * (size_t)a->nnode);
+    a->value = salto_malloc(sizeof(double) * (size_t)a->nnode);
+    a->mscratch = salto_malloc(sizeof(double) * (5 * mh * mh + 18 * mh + 128));
+    if (!a->phi || !a->vec || !a->ws || !a->scratch || !a->psi || !a->pm || !a->eta ||
+        !a->weight || !a->value || !a->mscratch) {
         salto_dca_destroy(a);
         return NULL;
     }
@@ -289,6 +309,11 @@ salto_dca* salto_dca_create(const salto_model* m) {
         return NULL;
     }
     for (int i = 0; i < a->nnode; i++) a->node[i].parent = -1, a->node[i].active = 1;
+    // identity weights
+    memset(a->weight, 0, sizeof(double) * 36 * (size_t)a->nnode);
+    for (int i = 0; i < a->nnode; i++) {
+        for (int k = 0; k < 6; k++) a->weight[36 * i + 7 * k] = 1.0;
+    }
     for (int i = 0; i < a->nnode; i++) {
         if (a->node[i].a >= 0) a->node[a->node[i].a].parent = i;
         if (a->node[i].b >= 0) a->node[a->node[i].b].parent = i;
@@ -302,6 +327,15 @@ salto_dca* salto_dca_create(const salto_model* m) {
         if (a->node[up->b].a >= 0) a->order[no++] = up->b;
     }
     a->ninternal = no;
+    a->body_node = salto_malloc(sizeof(int) * (size_t)(m->nbody + 1));
+    if (!a->body_node) {
+        salto_dca_destroy(a);
+        return NULL;
+    }
+    for (int k = 0; k < m->nbody; k++) a->body_node[k] = -1;
+    for (int i = 0; i < a->nnode; i++) {
+        if (a->node[i].a >= 0) a->body_node[a->node[i].body] = i;
+    }
     return a;
 }
 
@@ -310,6 +344,8 @@ void salto_dca_destroy(salto_dca* a) {
     if (!a) return;
     salto_free(a->node), salto_free(a->hjoint), salto_free(a->phi), salto_free(a->vec);
     salto_free(a->ws), salto_free(a->scratch), salto_free(a->order);
+    salto_free(a->psi), salto_free(a->pm), salto_free(a->eta), salto_free(a->weight);
+    salto_free(a->value), salto_free(a->mscratch), salto_free(a->body_node);
     salto_free(a);
 }
 
@@ -666,6 +702,178 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
 }
 
 
+// ---- the acceleration metric's coefficients (Redon et al. 5.2, Theorems 1 and 2) ----
+//
+// A(C) = sum over the joints in C of qdd' A_i qdd, as a quadratic in the forces g on C's
+// handles: A(C) = g' Psi g + g' p + eta. Derived here from the node's own equations rather
+// than transcribed: with y = Phi_21^A f_1^A - Phi_12^B f_2^B = G g, the principal joint's
+// qdd = R - U y (U = (S'VS)^-1 S'V, R = (S'VS)^-1 (Q - S'V beta)), its force f = W y + gamma,
+// and the children's handle forces affine in g: F_A = M_A g + m_A (f_1^A in place, -f at the
+// joint), F_B = M_B g + m_B (f at the joint, f_2^B in place). Then
+//   Psi_C = G' U'A_o U G + M_A' Psi_A M_A + M_B' Psi_B M_B
+//   p_C   = -2 G' U'A_o R + M_A' (2 Psi_A m_A + p_A) + M_B' (2 Psi_B m_B + p_B)
+//   eta_C = R'A_o R + m_A' Psi_A m_A + m_A' p_A + eta_A + (the same for B),
+// the paper's equation (8) in another arrangement; a leaf's are zero.
+
+// C (r x c) = op(A) op(B) with A r x k (or k x r transposed), B k x c (or c x k), dense
+static void gemm(int r, int c, int k, const double* A, int lda, int ta, const double* B, int ldb,
+                 int tb, double* C, int ldc, double beta) {
+    for (int i = 0; i < r; i++) {
+        for (int j = 0; j < c; j++) {
+            double s = 0.0;
+            for (int t = 0; t < k; t++) {
+                s += (ta ? A[lda * t + i] : A[lda * i + t]) * (tb ? B[ldb * j + t] : B[ldb * t + j]);
+            }
+            C[ldc * i + j] = beta * C[ldc * i + j] + s;
+        }
+    }
+}
+
+
+static void metric_join(salto_dca* a, const dca_node* n, const salto_data* d) {
+    const int i = (int)(n - a->node);
+    const dca_node* A = &a->node[n->a];
+    const dca_node* B = &a->node[n->b];
+    const int nA = 6 * A->nh, nB = 6 * B->nh, nC = 6 * n->nh, nd = n->active ? n->nd : 0;
+    const int na1 = A->nh - 1;
+    const double* w = a->ws + n->ws;
+    const double* W = w;
+    const double* VS = w + 36;
+    const double* L = w + 72;
+    const double* beta = w + 108;
+    const double* gamma = w + 114;
+    const size_t mh = 6 * (size_t)a->maxh;
+    double* G = a->mscratch;       // 6 x nC
+    double* MA = G + 6 * mh;       // nA x nC
+    double* MB = MA + mh * mh;     // nB x nC
+    double* T = MB + mh * mh;      // scratch, up to mh x mh
+    double* v = T + mh * mh;       // vectors
+    double* mA = v, *mB = v + mh, *tA = v + 2 * mh, *tB = v + 3 * mh;
+    // G = [Phi_A(ia, A1), -Phi_B(ib, B2)]
+    for (int r = 0; r < 6; r++) {
+        for (int k = 0, c = 0; k < A->nh; k++) {
+            if (k == n->ia) continue;
+            for (int t = 0; t < 6; t++) G[nC * r + 6 * c + t] = block(a, A, n->ia, k)[nA * r + t];
+            c++;
+        }
+        for (int k = 0, c = 0; k < B->nh; k++) {
+            if (k == n->ib) continue;
+            for (int t = 0; t < 6; t++) G[nC * r + 6 * (na1 + c) + t] = -block(a, B, n->ib, k)[nB * r + t];
+            c++;
+        }
+    }
+    // WG = W G (6 x nC), in T
+    gemm(6, nC, 6, W, 6, 0, G, nC, 0, T, nC, 0.0);
+    // M_A = P_A - I_a W G, m_A = -I_a gamma; M_B = P_B + I_b W G, m_B = I_b gamma
+    memset(MA, 0, sizeof(double) * (size_t)nA * (size_t)nC);
+    memset(MB, 0, sizeof(double) * (size_t)nB * (size_t)nC);
+    for (int k = 0, c = 0; k < A->nh; k++) {
+        if (k == n->ia) {
+            for (int r = 0; r < 6; r++) {
+                for (int t = 0; t < nC; t++) MA[nC * (6 * k + r) + t] = -T[nC * r + t];
+                mA[6 * k + r] = -gamma[r];
+            }
+            continue;
+        }
+        for (int r = 0; r < 6; r++) MA[nC * (6 * k + r) + 6 * c + r] = 1.0, mA[6 * k + r] = 0.0;
+        c++;
+    }
+    for (int k = 0, c = 0; k < B->nh; k++) {
+        if (k == n->ib) {
+            for (int r = 0; r < 6; r++) {
+                for (int t = 0; t < nC; t++) MB[nC * (6 * k + r) + t] = T[nC * r + t];
+                mB[6 * k + r] = gamma[r];
+            }
+            continue;
+        }
+        for (int r = 0; r < 6; r++) MB[nC * (6 * k + r) + 6 * (na1 + c) + r] = 1.0, mB[6 * k + r] = 0.0;
+        c++;
+    }
+    double* psiC = a->psi + n->phi;
+    double* pC = a->pm + n->vec;
+    const double* psiA = a->psi + A->phi;
+    const double* psiB = a->psi + B->phi;
+    const double* pA = a->pm + A->vec;
+    const double* pB = a->pm + B->vec;
+    double eta = a->eta[n->a] + a->eta[n->b];
+    memset(psiC, 0, sizeof(double) * (size_t)nC * (size_t)nC);
+    memset(pC, 0, sizeof(double) * (size_t)nC);
+    // the principal joint: U (nd x 6) = (S'VS)^-1 VS', R = (S'VS)^-1 (Q - VS' beta)
+    if (nd > 0) {
+        double U[36], Rv[6], AU[36], AR[6];
+        for (int j = 0; j < 6; j++) {
+            double col[6];
+            for (int k = 0; k < nd; k++) col[k] = VS[nd * j + k];
+            salto_chol_solve(L, nd, col);
+            for (int k = 0; k < nd; k++) U[6 * k + j] = col[k];
+        }
+        for (int k = 0; k < nd; k++) {
+            double s = 0.0;
+            for (int t = 0; t < 6; t++) s += VS[nd * t + k] * beta[t];
+            Rv[k] = d->tau[n->j0 + k] - s;
+        }
+        salto_chol_solve(L, nd, Rv);
+        const double* Ao = a->weight + 36 * i;
+        // AU = A_o U (nd x 6), AR = A_o R; UG = U G (nd x nC) into T
+        gemm(nd, 6, nd, Ao, 6, 0, U, 6, 0, AU, 6, 0.0);
+        for (int k = 0; k < nd; k++) {
+            double s = 0.0;
+            for (int t = 0; t < nd; t++) s += Ao[6 * k + t] * Rv[t];
+            AR[k] = s;
+            eta += Rv[k] * s;
+        }
+        gemm(nd, nC, 6, U, 6, 0, G, nC, 0, T, nC, 0.0);          // U G
+        double* AUG = T + 6 * (size_t)nC;                         // A_o U G
+        gemm(nd, nC, 6, AU, 6, 0, G, nC, 0, AUG, nC, 0.0);
+        gemm(nC, nC, nd, T, nC, 1, AUG, nC, 0, psiC, nC, 1.0);    // += (UG)' A_o (UG)
+        for (int t = 0; t < nC; t++) {
+            double s = 0.0;
+            for (int k = 0; k < nd; k++) s += T[nC * k + t] * AR[k];
+            pC[t] -= 2.0 * s;                                     // -2 (UG)' A_o R
+        }
+    }
+    // the children: M' Psi M, M' (2 Psi m + p), m' Psi m + m' p
+    for (int side = 0; side < 2; side++) {
+        const int nX = side ? nB : nA;
+        const double* M = side ? MB : MA;
+        const double* m = side ? mB : mA;
+        const double* psi = side ? psiB : psiA;
+        const double* px = side ? pB : pA;
+        double* t = side ? tB : tA;
+        gemm(nX, nC, nX, psi, nX, 0, M, nC, 0, T, nC, 0.0);       // Psi M
+        gemm(nC, nC, nX, M, nC, 1, T, nC, 0, psiC, nC, 1.0);      // += M' Psi M
+        for (int r = 0; r < nX; r++) {                            // t = 2 Psi m + p
+            double s = 0.0;
+            for (int c = 0; c < nX; c++) s += psi[nX * r + c] * m[c];
+            t[r] = 2.0 * s + px[r];
+            eta += m[r] * (s + px[r]);
+        }
+        for (int c = 0; c < nC; c++) {
+            double s = 0.0;
+            for (int r = 0; r < nX; r++) s += M[nC * r + c] * t[r];
+            pC[c] += s;
+        }
+    }
+    a->eta[i] = eta;
+}
+
+
+// A(C) from the forces on its handles
+static double metric_value(const salto_dca* a, const dca_node* n) {
+    const int i = (int)(n - a->node), nC = 6 * n->nh;
+    const double* psi = a->psi + n->phi;
+    const double* p = a->pm + n->vec;
+    const double* f = a->force + n->vec;
+    double v = a->eta[i];
+    for (int r = 0; r < nC; r++) {
+        double s = 0.0;
+        for (int c = 0; c < nC; c++) s += psi[nC * r + c] * f[c];
+        v += f[r] * (s + p[r]);
+    }
+    return v;
+}
+
+
 // the principal joint's accelerations and force from the forces on n's handles
 static salto_status split(salto_dca* a, const dca_node* n, salto_data* d) {
     const dca_node* A = &a->node[n->a];
@@ -728,13 +936,76 @@ salto_status salto_dca_forward(salto_dca* a, salto_data* d, const double* fext) 
         dca_node* n = &a->node[i];
         const salto_status s = n->a < 0 ? leaf(a, n, d, fext) : join(a, n, d);
         if (s != SALTO_OK) return s;
+        if (!a->metric_on) continue;
+        if (n->a < 0) {
+            memset(a->psi + n->phi, 0, sizeof(double) * 36 * (size_t)n->nh * (size_t)n->nh);
+            memset(a->pm + n->vec, 0, sizeof(double) * 6 * (size_t)n->nh);
+            a->eta[i] = 0.0;
+        } else {
+            metric_join(a, n, d);
+        }
     }
     // back-substitution, root to leaves: the root has no handles
+    if (a->metric_on) a->value[a->root] = a->eta[a->root];
     for (int i = a->nnode - 1; i >= 0; i--) {
         const dca_node* n = &a->node[i];
         if (n->a < 0) continue;
         const salto_status s = split(a, n, d);
         if (s != SALTO_OK) return s;
+        if (a->metric_on) {
+            a->value[n->a] = metric_value(a, &a->node[n->a]);
+            a->value[n->b] = metric_value(a, &a->node[n->b]);
+        }
     }
     return SALTO_OK;
+}
+
+
+void salto_dca_track_metric(salto_dca* a, int on) {
+    a->metric_on = on != 0;
+}
+
+
+double salto_dca_metric(const salto_dca* a, int body) {
+    if (body < 0) return a->value[a->root];
+    const int i = body < a->m->nbody ? a->body_node[body] : -1;
+    return i >= 0 ? a->value[i] : NAN;
+}
+
+
+int salto_dca_set_weight(salto_dca* a, int body, const double* w) {
+    const int i = body >= 0 && body < a->m->nbody ? a->body_node[body] : -1;
+    if (i < 0) return -1;
+    const int nd = a->node[i].nd;
+    double L[36];
+    for (int r = 0; r < nd; r++) {
+        for (int c = 0; c < nd; c++) {
+            if (w[nd * r + c] != w[nd * c + r] || !isfinite(w[nd * r + c])) return -1;
+            L[nd * r + c] = w[nd * r + c];
+        }
+    }
+    if (!salto_chol(L, nd)) return -1; // not positive definite
+    for (int r = 0; r < nd; r++) {
+        for (int c = 0; c < nd; c++) a->weight[36 * i + 6 * r + c] = w[nd * r + c];
+    }
+    return 0;
+}
+
+
+int salto_dca_subtree_links(const salto_dca* a, int body, unsigned char* in) {
+    const int top = body < 0 ? a->root : body < a->m->nbody ? a->body_node[body] : -1;
+    if (top < 0) return -1;
+    memset(in, 0, (size_t)a->m->nv);
+    // each internal node under top (up its parents to top: the tree's height steps at most)
+    int count = 0;
+    for (int i = 0; i < a->nnode; i++) {
+        const dca_node* n = &a->node[i];
+        if (n->a < 0) continue;
+        int up = i;
+        while (up >= 0 && up != top) up = a->node[up].parent;
+        if (up != top) continue;
+        for (int k = 0; k < n->nd; k++) in[n->j0 + k] = 1;
+        count += n->nd;
+    }
+    return count;
 }
