@@ -107,6 +107,13 @@ expect 2 "$salto" gen chain 5x -o "$tmp/c0.yaml"
 grep_in "$tmp/err" "salto gen: N must be an integer from 1 to 1000, not '5x'"
 expect 2 "$salto" gen chain 5 -o "$tmp/no/such/dir/c.yaml"
 if [ ! -e "$tmp/no/such/dir/c.yaml" ]; then ok; else fail "partial file written"; fi
+# --axes: a planar pendulum (every axis y), and letters other than x, y, z refused
+expect 0 "$salto" gen chain 4 -o "$tmp/planar4.yaml" --axes y
+if [ "$(grep -c 'axis: \[0, 1, 0\]' "$tmp/planar4.yaml")" -eq 4 ]; then ok; else fail "--axes y: not every axis is y"; fi
+expect 0 "$salto" check "$tmp/planar4.yaml"
+grep_in "$tmp/out" "planar"
+expect 2 "$salto" gen chain 4 -o "$tmp/bad_axes.yaml" --axes yq
+grep_in "$tmp/err" "--axes must be letters x, y and z"
 
 # ---- check PROBLEM: set-up warnings ----
 cat >"$tmp/twice.yaml" <<YAML

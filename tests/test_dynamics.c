@@ -748,6 +748,139 @@ START_TEST(dca_metric_equals_summed_accelerations) {
 }
 END_TEST
 
+// the full semi-implicit Euler step by ABA, for the adaptive step's tests
+static void full_step(const salto_model* mm, salto_data* dd, const double* fext, double h) {
+    ck_assert_int_eq(salto_aba(mm, dd, fext), SALTO_OK);
+    for (int j = 0; j < mm->nv; j++) dd->qd[j] += h * dd->qdd[j], dd->q[j] += h * dd->qd[j];
+}
+
+
+// with every joint in the budget and no thresholds, the adaptive step is the full step
+START_TEST(dca_adaptive_all_active_is_the_full_step) {
+    setup_model(_i);
+    const int nv = m->nv;
+    salto_data* e = salto_data_create(m);
+    ck_assert_ptr_nonnull(e);
+    salto_data_copy_inputs(m, e, d);
+    salto_dca* a = salto_dca_create(m);
+    ck_assert_ptr_nonnull(a);
+    const salto_adaptive_opts o = {m->nbody, 0.0, 0.0};
+    for (int step = 0; step < 5; step++) {
+        salto_adaptive_stats st;
+        ck_assert_int_eq(salto_dca_adaptive_step(a, d, NULL, 1e-3, &o, &st), SALTO_OK);
+        full_step(m, e, NULL, 1e-3);
+        char ctx[96];
+        snprintf(ctx, sizeof ctx, "model %d seed %d step %d", _i % NMODEL, _i, step);
+        ck_assert_vec_close(d->qd, e->qd, nv, 1e-9 * fmax(1.0, salto_test_maxabs(e->qd, nv)), 1e-9, ctx);
+        ck_assert_vec_close(d->q, e->q, nv, 1e-10 * fmax(1.0, salto_test_maxabs(e->q, nv)), 1e-10, ctx);
+    }
+    salto_dca_destroy(a);
+    salto_data_destroy(e);
+    teardown_model();
+}
+END_TEST
+
+
+// rigidification by impulses: the stopped joints at rest, the momentum of the others' directions
+// kept ((M dqd)_A = 0: the impulses act on the stopped joints only), and the kinetic energy
+// never rises
+START_TEST(dca_rigidify_keeps_momentum_and_never_adds_energy) {
+    setup_model(_i);
+    const int nv = m->nv;
+    salto_dca* a = salto_dca_create(m);
+    ck_assert_ptr_nonnull(a);
+    double qd0[MAXV], M[MAXV * MAXV], k0, k1, pe;
+    unsigned char act[MAXV], rigid[MAXV];
+    for (int top = 0; top < m->nbody; top++) {
+        salto_test_random_state(m, d, 2000u + 37u * (unsigned)_i + (unsigned)top, 1.2);
+        salto_dca_set_active(a, NULL);
+        memcpy(qd0, d->qd, sizeof(double) * (size_t)nv);
+        salto_fk(m, d, SALTO_FK_VEL);
+        salto_link_inertias(m, d);
+        salto_energy(m, d, &k0, &pe);
+        // keep the first top joints, stop the rest
+        salto_dca_activate_top(a, top);
+        salto_dca_active_links(a, act);
+        salto_dca_set_active(a, NULL);
+        for (int k = 0; k < m->nbody; k++) rigid[k] = m->body_link[k] >= 0 && !act[m->body_link[k]];
+        ck_assert_int_eq(salto_dca_rigidify(a, d, rigid), SALTO_OK);
+        salto_fk(m, d, SALTO_FK_VEL);
+        salto_link_inertias(m, d);
+        salto_energy(m, d, &k1, &pe);
+        char ctx[96];
+        snprintf(ctx, sizeof ctx, "model %d seed %d, %d joints kept", _i % NMODEL, _i, top);
+        ck_assert_msg(k1 <= k0 * (1.0 + 1e-12) + 1e-12, "%s: kinetic energy %.17g -> %.17g", ctx, k0, k1);
+        salto_crba(m, d, M);
+        for (int r = 0; r < nv; r++) {
+            if (!act[r]) {
+                ck_assert_msg(d->qd[r] == 0.0, "%s: DOF %d still moves (%g)", ctx, r, d->qd[r]);
+                continue;
+            }
+            double s = 0.0, sc = 0.0;
+            for (int c = 0; c < nv; c++) s += M[nv * r + c] * (d->qd[c] - qd0[c]), sc += fabs(M[nv * r + c] * qd0[c]);
+            ck_assert_msg(fabs(s) <= 1e-9 * fmax(1.0, sc), "%s: (M dqd)_%d = %g", ctx, r, s);
+        }
+        ck_assert_int_eq(salto_dca_active_joints(a), top);
+    }
+    salto_dca_destroy(a);
+    teardown_model();
+}
+END_TEST
+
+
+// a budget of N joints leaves exactly N active while more move; the pendulum's error against
+// the full simulation (its tip's place after 0.3 s: a planar pendulum of 30 links released
+// straight with its first joint at 1.5 rad) falls as the budget grows, and vanishes with every joint in it
+START_TEST(dca_adaptive_budget_and_error) {
+    salto_error berr = {0};
+    salto_character_desc* c = salto_character_chain_axes(30, 0.3, 1.0, "y");
+    ck_assert_ptr_nonnull(c);
+    salto_model* mm = salto_model_build(c, NULL, &berr);
+    salto_character_destroy(c);
+    ck_assert_ptr_nonnull(mm);
+    salto_data* d0 = salto_data_create(mm);
+    ck_assert_ptr_nonnull(d0);
+    d0->q[0] = 1.5;
+    const int steps = 300, tip = mm->nv - 1;
+    const double h = 1e-3;
+    salto_data* ref = salto_data_create(mm);
+    salto_data_copy_inputs(mm, ref, d0);
+    for (int k = 0; k < steps; k++) full_step(mm, ref, NULL, h);
+    salto_fk(mm, ref, SALTO_FK_POS);
+    static const int budgets[] = {1, 5, 10, 30};
+    double err[4];
+    for (int b = 0; b < 4; b++) {
+        salto_data* dd = salto_data_create(mm);
+        salto_data_copy_inputs(mm, dd, d0);
+        salto_dca* a = salto_dca_create(mm);
+        ck_assert_ptr_nonnull(a);
+        const salto_adaptive_opts o = {budgets[b], 0.0, 0.0};
+        for (int k = 0; k < steps; k++) {
+            salto_adaptive_stats st;
+            ck_assert_int_eq(salto_dca_adaptive_step(a, dd, NULL, h, &o, &st), SALTO_OK);
+            ck_assert_msg(st.active_joints == budgets[b], "budget %d: %d joints active at step %d",
+                          budgets[b], st.active_joints, k);
+            ck_assert_msg(st.rigidified_energy <= 1e-9, "budget %d step %d: rigidification added %g J",
+                          budgets[b], k, st.rigidified_energy);
+        }
+        salto_fk(mm, dd, SALTO_FK_POS);
+        const double* x = dd->p + 3 * tip;
+        const double* y = ref->p + 3 * tip;
+        err[b] = sqrt((x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) + (x[2] - y[2]) * (x[2] - y[2]));
+        salto_dca_destroy(a);
+        salto_data_destroy(dd);
+    }
+    for (int b = 1; b < 4; b++) {
+        ck_assert_msg(err[b] < err[b - 1], "the tip %g m off with %d joints, %g m with %d", err[b],
+                      budgets[b], err[b - 1], budgets[b - 1]);
+    }
+    ck_assert_msg(err[3] < 1e-9, "every joint active: %g m from the full simulation", err[3]);
+    salto_data_destroy(ref);
+    salto_data_destroy(d0);
+    salto_model_destroy(mm);
+}
+END_TEST
+
 // building the assembly tree fails cleanly at every allocation, with nothing leaked
 START_TEST(dca_survives_allocation_failure) {
     salto_model* mm = salto_test_model_random(12, SALTO_ROOT_FREE, 5u);
@@ -796,6 +929,9 @@ Suite* dynamics_suite(void) {
     tcase_add_test(dc, dca_survives_allocation_failure);
     tcase_add_loop_test(dc, dca_hybrid_equals_locked_joints, 0, 2 * NMODEL);
     tcase_add_loop_test(dc, dca_metric_equals_summed_accelerations, 0, 2 * NMODEL);
+    tcase_add_loop_test(dc, dca_adaptive_all_active_is_the_full_step, 0, NMODEL);
+    tcase_add_loop_test(dc, dca_rigidify_keeps_momentum_and_never_adds_energy, 0, NMODEL);
+    tcase_add_test(dc, dca_adaptive_budget_and_error);
     suite_add_tcase(s, dc);
     return s;
 }

@@ -124,6 +124,10 @@ void salto_character_destroy(salto_character_desc* c); // accepts NULL
 // and mass mass, joined by revolute joints whose axes alternate y, x, z (so that the chain
 // is fully 3-D); used by tests and benchmarks (Fang & Pollard 2003, Figure 5).
 salto_character_desc* salto_character_chain(int n, double len, double mass);
+// The same with the joints' axes cycling through axes, a string of 'x', 'y', 'z' ("yxz" is
+// salto_character_chain's; "y" a planar pendulum swinging in the x-z plane); NULL when axes is
+// empty or holds anything else, or as salto_character_chain.
+salto_character_desc* salto_character_chain_axes(int n, double len, double mass, const char* axes);
 
 // A random tree of n bodies with branches, random axes (revolute and prismatic), random
 // masses, inertias and offsets, and the given root type; deterministic in seed.

@@ -75,6 +75,47 @@ int salto_dca_set_weight(salto_dca* a, int body, const double* w);
 // 0: every joint); returns their count, or -1 when no joint moves body.
 int salto_dca_subtree_links(const salto_dca* a, int body, unsigned char* in);
 
+// ---- adaptive dynamics (Redon et al. 2005, sections 5.3, 5.4) ----
+
+// The acceleration update region: from the fully articulated state, the back-substitution
+// visits the nodes by a priority queue on their acceleration metric, the largest first, and
+// stops once the metric left (the whole character's less the visited joints' qdd' A qdd) is at
+// most eps (eps > 0; else the budget alone decides) or budget joints are visited. region (nv) marks the visited joints' DOFs, whose
+// accelerations are in d->qdd (zero elsewhere); *error (may be NULL) receives the metric left.
+// The activity of the joints is kept.
+salto_status salto_dca_accel_region(salto_dca* a, salto_data* d, const double* fext, double eps,
+                                    int budget, unsigned char* region, double* error);
+
+// Stops the active joints of the bodies marked in rigid (nbody) by impulses on those joints
+// (K^R Q^R = -qd^R, K^R from a unit impulse on each, section 5.4.2): their velocities become
+// zero, the other active joints' change, the kinetic energy does not rise; then they are rigid.
+// The active joints left must stay a top part of the assembly tree (the caller's choice).
+salto_status salto_dca_rigidify(salto_dca* a, salto_data* d, const unsigned char* rigid);
+
+typedef struct salto_adaptive_opts {
+    int budget;          // joints active at most (and visited by each region's search)
+    double accel_eps;    // the acceleration metric left that is small enough (0: the budget)
+    double vel_eps;      // the velocity metric left that is small enough (0: the budget)
+} salto_adaptive_opts;
+
+typedef struct salto_adaptive_stats {
+    int active_joints, active_dofs; // after the step
+    int transient_joints;           // active during it (the last ones and the region's)
+    double accel_error;             // the acceleration metric left out
+    double vel_error;               // the velocity metric left out
+    double rigidified_energy;       // the kinetic energy's change by the rigidification (<= 0)
+} salto_adaptive_stats;
+
+// One step of h of adaptive dynamics (semi-implicit Euler), section 5.1: the acceleration
+// update region (budget, accel_eps); the transient active region (the last active joints and
+// that region) solved as a hybrid body; its velocities updated and the velocity metric (the same
+// weights) summed up the tree; the new active region chosen from the root by it (budget,
+// vel_eps); the transient joints outside it stopped by impulses and made rigid; positions
+// updated. With a budget of every joint and zero thresholds it is the full step. out may be NULL.
+salto_status salto_dca_adaptive_step(salto_dca* a, salto_data* d, const double* fext, double h,
+                                     const salto_adaptive_opts* o, salto_adaptive_stats* out);
+int salto_dca_active_joints(const salto_dca* a);
+
 // The tree's shape: its height (a leaf's is 0) and node count (2 x leaves - 1).
 int salto_dca_height(const salto_dca* a);
 int salto_dca_nodes(const salto_dca* a);

@@ -63,6 +63,8 @@ struct salto_dca {
     double* mscratch; // 4 (6 maxh)^2 + 6 (6 maxh) + 36
     int maxh;
     int metric_on;
+    int impulse;    // a pass for impulses: no gravity, no velocity terms, no external forces
+    int* heap;      // node indices, a max-heap on value[]
     int* body_node; // the node whose principal joint moves each body (-1 none)
 };
 
@@ -328,7 +330,8 @@ salto_dca* salto_dca_create(const salto_model* m) {
     }
     a->ninternal = no;
     a->body_node = salto_malloc(sizeof(int) * (size_t)(m->nbody + 1));
-    if (!a->body_node) {
+    a->heap = salto_malloc(sizeof(int) * (size_t)a->nnode);
+    if (!a->body_node || !a->heap) {
         salto_dca_destroy(a);
         return NULL;
     }
@@ -346,6 +349,7 @@ void salto_dca_destroy(salto_dca* a) {
     salto_free(a->ws), salto_free(a->scratch), salto_free(a->order);
     salto_free(a->psi), salto_free(a->pm), salto_free(a->eta), salto_free(a->weight);
     salto_free(a->value), salto_free(a->mscratch), salto_free(a->body_node);
+    salto_free(a->heap);
     salto_free(a);
 }
 
@@ -503,7 +507,13 @@ static salto_status leaf(salto_dca* a, dca_node* n, const salto_data* d, const d
     double* bv = a->vec + n->vec;
     if (n->body < 0) { // the world: immovable, accelerating at -g
         memset(a->phi + n->phi, 0, sizeof(double) * 36 * (size_t)n->nh * (size_t)n->nh);
-        for (int h = 0; h < n->nh; h++) memcpy(bv + 6 * h, d->A - 6, 6 * sizeof(double));
+        for (int h = 0; h < n->nh; h++) {
+            if (a->impulse) {
+                memset(bv + 6 * h, 0, 6 * sizeof(double));
+            } else {
+                memcpy(bv + 6 * h, d->A - 6, 6 * sizeof(double));
+            }
+        }
         return SALTO_OK;
     }
     // the body's inertia about its origin pb: (m, m r, I_com + m (|r|^2 1 - r r')), r = R c
@@ -550,7 +560,7 @@ static salto_status leaf(salto_dca* a, dca_node* n, const salto_data* d, const d
     } else {
         memset(fb, 0, sizeof fb);
     }
-    for (int t = 0; t < 6; t++) p[t] = fb[t] - p[t];
+    for (int t = 0; t < 6; t++) p[t] = a->impulse ? 0.0 : fb[t] - p[t];
     double b0[6] = {0, 0, 0, 0, 0, 0};
     mul_6_acc(b0, 1.0, Dinv, 6, p);
     // each handle about its joint's centre
@@ -598,7 +608,7 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
     for (int k = 0; k < nd; k++) {
         memcpy(S + 6 * k, d->S + 6 * (n->j0 + k), 6 * sizeof(double));
         shift_m(S + 6 * k, pe);
-        salto_sv_add_to(c, d->c + 6 * (n->j0 + k));
+        if (!a->impulse) salto_sv_add_to(c, d->c + 6 * (n->j0 + k));
     }
     shift_m(c, pe);
     for (int i = 0; i < 6; i++) {
@@ -1008,4 +1018,245 @@ int salto_dca_subtree_links(const salto_dca* a, int body, unsigned char* in) {
         count += n->nd;
     }
     return count;
+}
+
+
+// ---- the adaptive parts: regions by the metrics, rigidification, the step ----
+
+// a max-heap of node indices on key[]
+static void heap_push(int* heap, int* n, int x, const double* key) {
+    int i = (*n)++;
+    heap[i] = x;
+    while (i > 0 && key[heap[(i - 1) / 2]] < key[heap[i]]) {
+        const int p = (i - 1) / 2, t = heap[p];
+        heap[p] = heap[i], heap[i] = t, i = p;
+    }
+}
+
+
+static int heap_pop(int* heap, int* n, const double* key) {
+    const int top = heap[0];
+    heap[0] = heap[--*n];
+    for (int i = 0;;) {
+        const int l = 2 * i + 1, r = l + 1;
+        int big = i;
+        if (l < *n && key[heap[l]] > key[heap[big]]) big = l;
+        if (r < *n && key[heap[r]] > key[heap[big]]) big = r;
+        if (big == i) break;
+        const int t = heap[big];
+        heap[big] = heap[i], heap[i] = t, i = big;
+    }
+    return top;
+}
+
+
+// q' W q for the joint of node n (W: its weight) over its nd values q
+static double weighted(const salto_dca* a, const dca_node* n, const double* q) {
+    const double* W = a->weight + 36 * (n - a->node);
+    double v = 0.0;
+    for (int r = 0; r < n->nd; r++) {
+        for (int c = 0; c < n->nd; c++) v += q[r] * W[6 * r + c] * q[c];
+    }
+    return v;
+}
+
+
+salto_status salto_dca_accel_region(salto_dca* a, salto_data* d, const double* fext, double eps,
+                                    int budget, unsigned char* region, double* error) {
+    // the fully articulated state, its coefficients and the metric's
+    const int metric = a->metric_on;
+    int* was = salto_malloc(sizeof(int) * (size_t)a->nnode);
+    if (!was) return SALTO_ERR_NOMEM;
+    for (int i = 0; i < a->nnode; i++) was[i] = a->node[i].active, a->node[i].active = 1;
+    a->metric_on = 1;
+    salto_fk(a->m, d, SALTO_FK_VEL);
+    salto_link_inertias(a->m, d);
+    salto_status st = SALTO_OK;
+    for (int i = 0; i < a->nnode && st == SALTO_OK; i++) {
+        dca_node* n = &a->node[i];
+        st = n->a < 0 ? leaf(a, n, d, fext) : join(a, n, d);
+        if (st != SALTO_OK) break;
+        if (n->a < 0) {
+            memset(a->psi + n->phi, 0, sizeof(double) * 36 * (size_t)n->nh * (size_t)n->nh);
+            memset(a->pm + n->vec, 0, sizeof(double) * 6 * (size_t)n->nh);
+            a->eta[i] = 0.0;
+        } else {
+            metric_join(a, n, d);
+        }
+    }
+    // the priority-queue back-substitution: the node that matters most first, until the
+    // error left is at most eps or the budget of joints is spent
+    memset(region, 0, (size_t)a->m->nv);
+    memset(d->qdd, 0, sizeof(double) * (size_t)a->m->nv);
+    double left = a->eta[a->root];
+    a->value[a->root] = left;
+    int nheap = 0, used = 0;
+    if (st == SALTO_OK && a->node[a->root].a >= 0) heap_push(a->heap, &nheap, a->root, a->value);
+    // (eps <= 0: the budget alone decides; the metric left may round below zero)
+    while (st == SALTO_OK && nheap > 0 && (eps <= 0.0 || left > eps) && used < budget) {
+        const dca_node* n = &a->node[heap_pop(a->heap, &nheap, a->value)];
+        st = split(a, n, d);
+        if (st != SALTO_OK) break;
+        left -= weighted(a, n, d->qdd + n->j0);
+        for (int k = 0; k < n->nd; k++) region[n->j0 + k] = 1;
+        used++;
+        for (int side = 0; side < 2; side++) {
+            const int c = side ? n->b : n->a;
+            if (a->node[c].a < 0) continue;
+            a->value[c] = metric_value(a, &a->node[c]);
+            heap_push(a->heap, &nheap, c, a->value);
+        }
+    }
+    if (error) *error = left > 0.0 ? left : 0.0;
+    for (int i = 0; i < a->nnode; i++) a->node[i].active = was[i];
+    a->metric_on = metric;
+    salto_free(was);
+    return st;
+}
+
+
+salto_status salto_dca_rigidify(salto_dca* a, salto_data* d, const unsigned char* rigid) {
+    const salto_model* m = a->m;
+    const int nv = m->nv;
+    // the DOFs to stop: active now, rigid next
+    int nr = 0;
+    int* idx = salto_malloc(sizeof(int) * (size_t)(nv + 1));
+    double* save = salto_malloc(sizeof(double) * 2 * (size_t)(nv + 1));
+    double* K = NULL;
+    if (!idx || !save) {
+        salto_free(idx), salto_free(save);
+        return SALTO_ERR_NOMEM;
+    }
+    for (int i = 0; i < a->nnode; i++) {
+        const dca_node* n = &a->node[i];
+        if (n->a < 0 || !n->active || !rigid[n->body]) continue;
+        for (int k = 0; k < n->nd; k++) idx[nr++] = n->j0 + k;
+    }
+    salto_status st = SALTO_OK;
+    if (nr > 0) {
+        K = salto_malloc(sizeof(double) * (size_t)nr * (size_t)(nr + 1));
+        if (!K) st = SALTO_ERR_NOMEM;
+    }
+    memcpy(save, d->tau, sizeof(double) * (size_t)nv);
+    memcpy(save + nv, d->qd, sizeof(double) * (size_t)nv);
+    // impulses meet no velocity terms, gravity or external forces: K^R's columns are the DOFs'
+    // velocity changes for a unit impulse on each (Kokkevis's test impulses), at rest
+    a->impulse = 1;
+    memset(d->qd, 0, sizeof(double) * (size_t)nv);
+    for (int c = 0; c < nr && st == SALTO_OK; c++) {
+        memset(d->tau, 0, sizeof(double) * (size_t)nv);
+        d->tau[idx[c]] = 1.0;
+        st = salto_dca_forward(a, d, NULL);
+        for (int r = 0; r < nr && st == SALTO_OK; r++) K[nr * r + c] = d->qdd[idx[r]];
+    }
+    double* Q = K ? K + (size_t)nr * (size_t)nr : NULL;
+    if (st == SALTO_OK && nr > 0) {
+        // K^R Q^R = -qd^R; K^R is SPD (the inverse of the inertia matrix's R block)
+        for (int r = 0; r < nr; r++) {
+            for (int c = 0; c < r; c++) K[nr * r + c] = K[nr * c + r] = 0.5 * (K[nr * r + c] + K[nr * c + r]);
+            Q[r] = -save[nv + idx[r]];
+        }
+        if (!salto_chol(K, nr)) {
+            st = SALTO_ERR_NUMERIC;
+        } else {
+            salto_chol_solve(K, nr, Q);
+            memset(d->tau, 0, sizeof(double) * (size_t)nv);
+            for (int r = 0; r < nr; r++) d->tau[idx[r]] = Q[r];
+            st = salto_dca_forward(a, d, NULL);
+        }
+    }
+    a->impulse = 0;
+    // the velocity change on every active DOF; the stopped ones exactly at rest
+    memcpy(d->tau, save, sizeof(double) * (size_t)nv);
+    for (int j = 0; j < nv; j++) d->qd[j] = save[nv + j] + (st == SALTO_OK && nr > 0 ? d->qdd[j] : 0.0);
+    for (int r = 0; r < nr; r++) d->qd[idx[r]] = 0.0;
+    salto_free(idx), salto_free(save), salto_free(K);
+    if (st != SALTO_OK) return st;
+    // and those joints rigid from now on
+    for (int i = 0; i < a->nnode; i++) {
+        dca_node* n = &a->node[i];
+        if (n->a >= 0 && rigid[n->body]) n->active = 0;
+    }
+    return SALTO_OK;
+}
+
+
+int salto_dca_active_joints(const salto_dca* a) {
+    int n = 0;
+    for (int i = 0; i < a->nnode; i++) n += a->node[i].a >= 0 && a->node[i].active;
+    return n;
+}
+
+
+salto_status salto_dca_adaptive_step(salto_dca* a, salto_data* d, const double* fext, double h,
+                                     const salto_adaptive_opts* o, salto_adaptive_stats* out) {
+    const salto_model* m = a->m;
+    const int nv = m->nv;
+    salto_adaptive_stats st;
+    memset(&st, 0, sizeof st);
+    unsigned char* region = salto_malloc((size_t)nv + (size_t)m->nbody + 2);
+    if (!region) return SALTO_ERR_NOMEM;
+    unsigned char* rigid = region + nv;
+    // 1. the acceleration update region, from the fully articulated state
+    salto_status s = salto_dca_accel_region(a, d, fext, o->accel_eps, o->budget, region,
+                                            &st.accel_error);
+    // 2. the transient active region: the previous one and that one; its accelerations
+    int was_active = 0;
+    for (int i = 0; i < a->nnode && s == SALTO_OK; i++) {
+        dca_node* n = &a->node[i];
+        if (n->a < 0) continue;
+        was_active += n->active;
+        if (region[n->j0]) n->active = 1;
+    }
+    if (s == SALTO_OK) s = salto_dca_forward(a, d, fext);
+    // 3. the velocities of the transient region (the rigid ones are at rest); the velocity
+    // metric bottom up, then the new active region from the root, the fastest first
+    if (s == SALTO_OK) {
+        for (int j = 0; j < nv; j++) d->qd[j] += h * d->qdd[j];
+        for (int i = 0; i < a->nnode; i++) {
+            const dca_node* n = &a->node[i];
+            a->value[i] = n->a < 0 ? 0.0
+                                   : a->value[n->a] + a->value[n->b] +
+                                         (n->active ? weighted(a, n, d->qd + n->j0) : 0.0);
+        }
+        double left = a->value[a->root];
+        st.transient_joints = salto_dca_active_joints(a);
+        memset(rigid, 1, (size_t)m->nbody);
+        int nheap = 0, used = 0;
+        if (a->node[a->root].a >= 0) heap_push(a->heap, &nheap, a->root, a->value);
+        while (nheap > 0 && (o->vel_eps <= 0.0 || left > o->vel_eps) && used < o->budget) {
+            const dca_node* n = &a->node[heap_pop(a->heap, &nheap, a->value)];
+            if (!n->active) continue; // at rest and rigid: nothing under it moves
+            left -= weighted(a, n, d->qd + n->j0);
+            rigid[n->body] = 0;
+            used++;
+            for (int side = 0; side < 2; side++) {
+                const int c = side ? n->b : n->a;
+                if (a->node[c].a >= 0) heap_push(a->heap, &nheap, c, a->value);
+            }
+        }
+        st.vel_error = left > 0.0 ? left : 0.0;
+        // 4. rigidification: the transient joints left out stopped by impulses
+        double k0 = 0.0, k1 = 0.0, pe;
+        salto_fk(m, d, SALTO_FK_VEL);
+        salto_link_inertias(m, d);
+        salto_energy(m, d, &k0, &pe);
+        s = salto_dca_rigidify(a, d, rigid);
+        if (s == SALTO_OK) {
+            salto_fk(m, d, SALTO_FK_VEL);
+            salto_link_inertias(m, d);
+            salto_energy(m, d, &k1, &pe);
+            st.rigidified_energy = k1 - k0;
+        }
+    }
+    // 5. positions
+    if (s == SALTO_OK) {
+        for (int j = 0; j < nv; j++) d->q[j] += h * d->qd[j];
+        st.active_joints = salto_dca_active_joints(a);
+        st.active_dofs = salto_dca_active_dofs(a);
+    }
+    (void)was_active;
+    salto_free(region);
+    if (out) *out = st;
+    return s;
 }

@@ -73,7 +73,14 @@ static char* name_of(const char* fmt, int a, int b) {
 // ---- chain ----
 
 salto_character_desc* salto_character_chain(int n, double len, double mass) {
+    return salto_character_chain_axes(n, len, mass, "yxz");
+}
+
+
+salto_character_desc* salto_character_chain_axes(int n, double len, double mass, const char* pattern) {
     if (n < 0 || !(len > 0) || !(mass > 0) || !isfinite(len) || !isfinite(mass)) return NULL;
+    const size_t np = pattern ? strlen(pattern) : 0;
+    if (np == 0 || strspn(pattern, "xyz") != np) return NULL;
     salto_character_desc* c = salto_character_alloc(n + 1);
     if (!c) return NULL;
     c->name = name_of("chain%d", n, 0);
@@ -94,7 +101,7 @@ salto_character_desc* salto_character_chain(int n, double len, double mass) {
     const double r = fmin(0.05, 0.25 * len);
     const double It = mass * len * len / 12.0;
     const double Ia = mass * r * r / 2.0;
-    static const double axes[3][3] = {{0, 1, 0}, {1, 0, 0}, {0, 0, 1}};
+    static const double axes[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}; // x, y, z
     for (int i = 1; i <= n; i++) {
         salto_body_desc* b = &c->bodies[i];
         b->name = name_of("link%d", i, 0);
@@ -106,7 +113,7 @@ salto_character_desc* salto_character_chain(int n, double len, double mass) {
         a->name = name_of("q%d", i, 0);
         if (!a->name) goto fail;
         a->type = SALTO_AXIS_REVOLUTE;
-        memcpy(a->axis, axes[(i - 1) % 3], sizeof a->axis);
+        memcpy(a->axis, axes[pattern[(size_t)(i - 1) % np] - 'x'], sizeof a->axis);
         b->mass = mass;
         b->com[2] = -0.5 * len;
         b->inertia[0] = It;
