@@ -10,6 +10,7 @@
 //   bench_sim.c       salto bench sim: the stepping simulator beside MuJoCo
 //   bench_batch.c     salto bench batch (declared in cmds.h)
 //   bench_zoo.c       salto bench zoo: a folder of problems solved and judged as users run them
+//   bench_adaptive.c  salto bench adaptive: Redon et al.'s pendulum, ABA, DCA, adaptive, MuJoCo
 #ifndef SALTO_APPS_BENCH_H
 #define SALTO_APPS_BENCH_H
 
@@ -73,5 +74,6 @@ int bench_paper(int argc, char** argv);
 int bench_validate(int argc, char** argv);
 int bench_sim(int argc, char** argv);
 int bench_zoo(int argc, char** argv);
+int bench_adaptive(int argc, char** argv);
 
 #endif

@@ -113,7 +113,7 @@ int bench_shared_opt(int argc, char** argv, int* i, int* quick, int* reps, const
 int cmd_bench(int argc, char** argv) {
     if (argc < 2 || app_is_help(argv[1])) {
         if (argc < 2) {
-            fprintf(stderr, "usage: salto bench dynamics|nlp|paper|validate|sim|batch|zoo [options] (see 'salto bench --help')\n");
+            fprintf(stderr, "usage: salto bench dynamics|nlp|paper|validate|sim|batch|zoo|adaptive [options] (see 'salto bench --help')\n");
             return 2;
         }
         bench_help();
@@ -126,7 +126,8 @@ int cmd_bench(int argc, char** argv) {
     if (strcmp(argv[1], "sim") == 0) return bench_sim(argc - 1, argv + 1);
     if (strcmp(argv[1], "batch") == 0) return bench_batch(argc - 1, argv + 1);
     if (strcmp(argv[1], "zoo") == 0) return bench_zoo(argc - 1, argv + 1);
-    fprintf(stderr, "salto bench: unknown benchmark '%s' (available: dynamics, nlp, paper, validate, sim, batch, zoo)\n",
+    if (strcmp(argv[1], "adaptive") == 0) return bench_adaptive(argc - 1, argv + 1);
+    fprintf(stderr, "salto bench: unknown benchmark '%s' (available: dynamics, nlp, paper, validate, sim, batch, zoo, adaptive)\n",
             argv[1]);
     return 2;
 }

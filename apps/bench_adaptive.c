@@ -1,0 +1,201 @@
+// bench_adaptive.c: salto bench adaptive: Redon et al.'s 300-link pendulum, stepped by ABA, by
+// the divide-and-conquer algorithm and by adaptive dynamics with 300 to 1 active joints, beside
+// MuJoCo stepping the same chain
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mujoco/mujoco.h>
+
+#include "bench.h"
+#include "cmds.h"
+#include "salto/character.h"
+#include "salto/dca.h"
+#include "salto/dynamics.h"
+#include "salto/export.h"
+#include "salto/kinematics.h"
+#include "salto/model.h"
+
+enum { ABA = 0, DCA, ADAPTIVE, MUJOCO };
+
+typedef struct pend_ctx {
+    const salto_model* m;
+    salto_data* d;
+    salto_dca* a;
+    int method, budget, steps;
+    mjModel* mm;
+    mjData* md;
+    double h;
+    salto_status status;
+} pend_ctx;
+
+
+// the pendulum released straight, its first joint at 1.5 rad, every joint active
+static void pend_start(pend_ctx* c) {
+    memset(c->d->q, 0, sizeof(double) * (size_t)c->m->nv);
+    memset(c->d->qd, 0, sizeof(double) * (size_t)c->m->nv);
+    memset(c->d->tau, 0, sizeof(double) * (size_t)c->m->nv);
+    c->d->q[0] = 1.5;
+    if (c->a) salto_dca_set_active(c->a, NULL);
+    if (c->md) {
+        mj_resetData(c->mm, c->md);
+        c->md->qpos[0] = 1.5;
+    }
+}
+
+
+static void pend_step(pend_ctx* c) {
+    const int nv = c->m->nv;
+    salto_data* d = c->d;
+    if (c->method == MUJOCO) {
+        mj_step(c->mm, c->md);
+        return;
+    }
+    if (c->method == ADAPTIVE) {
+        const salto_adaptive_opts o = {c->budget, 0.0, 0.0};
+        c->status = salto_dca_adaptive_step(c->a, d, NULL, c->h, &o, NULL);
+        return;
+    }
+    c->status = c->method == ABA ? salto_aba(c->m, d, NULL) : salto_dca_forward(c->a, d, NULL);
+    for (int j = 0; j < nv; j++) d->qd[j] += c->h * d->qdd[j], d->q[j] += c->h * d->qd[j];
+}
+
+
+// a timed call: from the release, steps steps
+static void pend_run(void* ctx) {
+    pend_ctx* c = ctx;
+    pend_start(c);
+    for (int k = 0; k < c->steps; k++) pend_step(c);
+}
+
+
+// the tip's place after n steps from the release
+static void pend_tip(pend_ctx* c, int n, double tip[3]) {
+    pend_start(c);
+    for (int k = 0; k < n; k++) pend_step(c);
+    if (c->method == MUJOCO) {
+        for (int j = 0; j < c->m->nv; j++) c->d->q[j] = c->md->qpos[j];
+    }
+    salto_fk(c->m, c->d, SALTO_FK_POS);
+    memcpy(tip, c->d->p + 3 * (c->m->nv - 1), 3 * sizeof(double));
+}
+
+
+int bench_adaptive(int argc, char** argv) {
+    int quick = 0, reps = -1, n = 300;
+    const char* root = ".";
+    for (int i = 1; i < argc; i++) {
+        if (app_is_help(argv[i])) {
+            printf("usage: salto bench adaptive [--quick] [--reps N] [--links N]\n\n"
+                   "Redon et al.'s pendulum (2005, section 7.2): a planar chain of N links (default\n"
+                   "300; 'salto gen chain N --axes y', 0.3 m and 1 kg each) hanging from a fixed base,\n"
+                   "released straight with its first joint at 1.5 rad, stepped passively at 1 ms by\n"
+                   "semi-implicit Euler: by the articulated-body algorithm (ABA), by the divide-and-\n"
+                   "conquer algorithm (DCA), by adaptive dynamics with 300, 100, 50, 20 and 1 active\n"
+                   "joints (salto_dca_adaptive_step, a budget of joints and no thresholds), and by\n"
+                   "MuJoCo (the chain exported by 'salto export --format mjcf', contacts off, its\n"
+                   "Euler integrator). Prints microseconds per step (median of N timed batches\n"
+                   "after a warm-up, one thread, each batch 100 steps from the release), the ratio\n"
+                   "to ABA, and how far the tip is after 0.3 s from where ABA's full simulation has\n"
+                   "it.\n\n"
+                   "  --quick     short batches and a 60-link chain (a smoke test)\n"
+                   "  --reps N    timed batches (default 7; --quick: 1)\n"
+                   "  --links N   the chain's links (2 to 1000)\n");
+            return 0;
+        }
+        if (strcmp(argv[i], "--links") == 0 && i + 1 < argc) {
+            if (app_parse_int("bench adaptive", "--links", argv[++i], 2, 1000, &n) != 0) return 2;
+            continue;
+        }
+        const int taken = bench_shared_opt(argc, argv, &i, &quick, &reps, &root);
+        if (taken < 0) return 2;
+        if (!taken) {
+            fprintf(stderr, "salto bench adaptive: unknown or incomplete option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (quick && n == 300) n = 60;
+    if (reps < 0) reps = quick ? 1 : 7;
+    const double batch_s = quick ? 0.02 : 0.3;
+    salto_error err = {0};
+    salto_character_desc* cd = salto_character_chain_axes(n, 0.3, 1.0, "y");
+    salto_model* m = cd ? salto_model_build(cd, NULL, &err) : NULL;
+    salto_character_destroy(cd);
+    salto_data* d = m ? salto_data_create(m) : NULL;
+    salto_dca* a = m ? salto_dca_create(m) : NULL;
+    if (!m || !d || !a) {
+        fprintf(stderr, "salto bench adaptive: out of memory\n");
+        salto_dca_destroy(a);
+        salto_data_destroy(d);
+        salto_model_destroy(m);
+        return 1;
+    }
+    char xml[64], mjerr[1000] = "";
+    snprintf(xml, sizeof xml, "/tmp/salto_bench_adaptive_XXXXXX");
+    const int fd = mkstemp(xml);
+    mjModel* mm = NULL;
+    if (fd >= 0) {
+        close(fd);
+        if (salto_export_mjcf(m, xml, &err) == SALTO_OK) mm = mj_loadXML(xml, NULL, mjerr, sizeof mjerr);
+        remove(xml);
+    }
+    mjData* md = mm ? mj_makeData(mm) : NULL;
+    if (mm) mm->opt.disableflags |= mjDSBL_CONTACT; // the chain hangs below the exported floor
+    printf("salto bench adaptive: a planar pendulum of %d links, 1 ms steps, median of %d batch(es) "
+           "of at least %.2f s, one thread\n", n, reps, batch_s);
+    printf("%-26s %8s %10s %10s %10s %14s\n", "method", "active", "us/step", "x realtime",
+           "vs ABA", "tip off (m)");
+    const int steps = quick ? 20 : 100, settle = 300;
+    pend_ctx ref = {m, d, NULL, ABA, 0, steps, NULL, NULL, 1e-3, SALTO_OK};
+    double tip_ref[3];
+    pend_tip(&ref, settle, tip_ref);
+    int budgets[] = {300, 100, 50, 20, 1};
+    if (n != 300) budgets[0] = n, budgets[1] = n / 3, budgets[2] = n / 6, budgets[3] = n / 15;
+    double aba_us = 0.0;
+    int status = 0;
+    for (int row = 0; row < 8; row++) {
+        pend_ctx c = {m, d, NULL, ABA, 0, steps, NULL, NULL, 1e-3, SALTO_OK};
+        char name[64];
+        int active = n;
+        if (row == 0) {
+            snprintf(name, sizeof name, "ABA (full)");
+        } else if (row == 1) {
+            c.method = DCA, c.a = a;
+            snprintf(name, sizeof name, "DCA (full)");
+        } else if (row < 7) {
+            c.method = ADAPTIVE, c.a = a, c.budget = budgets[row - 2];
+            if (c.budget < 1) continue;
+            active = c.budget;
+            snprintf(name, sizeof name, "adaptive, %d joints", c.budget);
+        } else {
+            if (!md) {
+                printf("%-26s (MuJoCo could not load the chain: %s)\n", "MuJoCo", mjerr);
+                continue;
+            }
+            c.method = MUJOCO, c.mm = mm, c.md = md;
+            snprintf(name, sizeof name, "MuJoCo %s", mj_versionString());
+        }
+        const timing t = bench_measure(pend_run, &c, reps, batch_s);
+        if (c.status != SALTO_OK) {
+            printf("%-26s failed (status %d)\n", name, (int)c.status);
+            status = 1;
+            continue;
+        }
+        const double us = t.median_ns * 1e-3 / steps;
+        if (row == 0) aba_us = us;
+        double tip[3];
+        pend_tip(&c, settle, tip);
+        const double off = sqrt((tip[0] - tip_ref[0]) * (tip[0] - tip_ref[0]) +
+                                (tip[1] - tip_ref[1]) * (tip[1] - tip_ref[1]) +
+                                (tip[2] - tip_ref[2]) * (tip[2] - tip_ref[2]));
+        printf("%-26s %8d %10.2f %10.1f %10.2f %14.3g\n", name, active, us, 1e3 / us, us / aba_us, off);
+    }
+    if (md) mj_deleteData(md);
+    if (mm) mj_deleteModel(mm);
+    salto_dca_destroy(a);
+    salto_data_destroy(d);
+    salto_model_destroy(m);
+    return status;
+}
