@@ -31,8 +31,10 @@ void bench_help(void) {
            "usage: salto bench sim [--quick] [--reps N] [--root DIR]\n"
            "usage: salto bench batch [--quick] [--reps N] [--workers N] [--root DIR]\n"
            "usage: salto bench zoo [DIR] [--timeout S] [-o OUT]\n"
+           "usage: salto bench adaptive [--quick] [--reps N] [--links N]\n"
            "(see 'salto bench nlp --help', 'salto bench paper --help', 'salto bench validate --help',\n"
-           "'salto bench sim --help', 'salto bench batch --help', 'salto bench zoo --help')\n");
+           "'salto bench sim --help', 'salto bench batch --help', 'salto bench zoo --help',\n"
+           "'salto bench adaptive --help')\n");
 }
 
 
