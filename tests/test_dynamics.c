@@ -460,6 +460,16 @@ END_TEST
 
 // ---- divide and conquer (dca.h) ----
 
+// random forces on the bodies (their massive links), as contacts and pushes put them; the
+// massless links' entries zero
+static void random_body_forces(const salto_model* mm, salto_test_rng* rng, double* fext) {
+    memset(fext, 0, sizeof(double) * 6 * (size_t)mm->nv);
+    for (int k = 0; k < mm->nbody; k++) {
+        const int l = mm->body_link[k];
+        for (int t = 0; l >= 0 && t < 6; t++) fext[6 * l + t] = salto_test_uniform(rng, -3.0, 3.0);
+    }
+}
+
 // DCA's accelerations against ABA's at m's state in d, with random forces on the bodies
 static void dca_against_aba(salto_model* mm, salto_data* dd, unsigned seed, const char* what) {
     const int nv = mm->nv;
@@ -469,12 +479,7 @@ static void dca_against_aba(salto_model* mm, salto_data* dd, unsigned seed, cons
     ck_assert_ptr_nonnull(want);
     salto_test_rng rng;
     salto_test_rng_seed(&rng, seed);
-    // forces act on the bodies (their massive links), as contacts and pushes put them
-    for (int k = 0; k < mm->nbody; k++) {
-        const int l = mm->body_link[k];
-        if (l < 0) continue;
-        for (int t = 0; t < 6; t++) fext[6 * l + t] = salto_test_uniform(&rng, -3.0, 3.0);
-    }
+    random_body_forces(mm, &rng, fext);
     ck_assert_int_eq(salto_aba(mm, dd, fext), SALTO_OK);
     memcpy(want, dd->qdd, sizeof(double) * (size_t)nv);
     memset(dd->qdd, 0, sizeof(double) * (size_t)nv);
@@ -589,11 +594,7 @@ START_TEST(dca_hybrid_equals_locked_joints) {
     int idx[MAXV];
     salto_test_rng rng;
     salto_test_rng_seed(&rng, 1300u + (unsigned)_i);
-    memset(fext, 0, sizeof fext);
-    for (int k = 0; k < m->nbody; k++) {
-        const int l = m->body_link[k];
-        for (int t = 0; l >= 0 && t < 6; t++) fext[6 * l + t] = salto_test_uniform(&rng, -3.0, 3.0);
-    }
+    random_body_forces(m, &rng, fext);
     const int joints = m->nbody; // at most
     for (int top = 0; top <= joints; top++) {
         const int dofs = salto_dca_activate_top(a, top);
@@ -673,11 +674,7 @@ START_TEST(dca_metric_equals_summed_accelerations) {
     salto_test_rng rng;
     salto_test_rng_seed(&rng, 1700u + (unsigned)_i);
     double fext[6 * MAXV];
-    memset(fext, 0, sizeof fext);
-    for (int k = 0; k < m->nbody; k++) {
-        const int l = m->body_link[k];
-        for (int t = 0; l >= 0 && t < 6; t++) fext[6 * l + t] = salto_test_uniform(&rng, -3.0, 3.0);
-    }
+    random_body_forces(m, &rng, fext);
     // weights: a full SPD matrix B B' + 0.1 for each joint in the second round
     double wt[MAXV][36];
     int first[MAXV], ndof[MAXV];

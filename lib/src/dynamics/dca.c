@@ -41,6 +41,15 @@ typedef struct dca_node {
 
 enum { WS = 36 + 36 + 36 + 6 + 6 }; // W, VS (6 x nd), L (nd x nd), beta, gamma
 
+// an internal node's workspace, unpacked
+typedef struct node_ws {
+    double* W;     // 6 x 6
+    double* VS;    // 6 x nd
+    double* L;     // nd x nd, the factor of S'VS
+    double* beta;  // 6
+    double* gamma; // 6
+} node_ws;
+
 struct salto_dca {
     const salto_model* m;
     int nnode, root;
@@ -502,6 +511,12 @@ static double* block(const salto_dca* a, const dca_node* n, int i, int j) {
 }
 
 
+static node_ws ws_of(const salto_dca* a, const dca_node* n) {
+    double* w = a->ws + n->ws;
+    return (node_ws){w, w + 36, w + 72, w + 108, w + 114};
+}
+
+
 static salto_status leaf(salto_dca* a, dca_node* n, const salto_data* d, const double* fext) {
     const int ld = 6 * n->nh;
     double* bv = a->vec + n->vec;
@@ -587,12 +602,12 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
     const dca_node* B = &a->node[n->b];
     // a rigid joint: no motion subspace (S = 0, Redon et al. 4.2): W = V, gamma = V beta
     const int ldA = 6 * A->nh, ldB = 6 * B->nh, ldC = 6 * n->nh, nd = n->active ? n->nd : 0;
-    double* w = a->ws + n->ws;
-    double* W = w;
-    double* VS = w + 36;
-    double* L = w + 72;
-    double* beta = w + 108;
-    double* gamma = w + 114;
+    const node_ws ws = ws_of(a, n);
+    double* W = ws.W;
+    double* VS = ws.VS;
+    double* L = ws.L;
+    double* beta = ws.beta;
+    double* gamma = ws.gamma;
     // V = (Phi_2^A + Phi_1^B)^-1
     const double* PA = block(a, A, n->ia, n->ia);
     const double* PB = block(a, B, n->ib, n->ib);
@@ -746,12 +761,12 @@ static void metric_join(salto_dca* a, const dca_node* n, const salto_data* d) {
     const dca_node* B = &a->node[n->b];
     const int nA = 6 * A->nh, nB = 6 * B->nh, nC = 6 * n->nh, nd = n->active ? n->nd : 0;
     const int na1 = A->nh - 1;
-    const double* w = a->ws + n->ws;
-    const double* W = w;
-    const double* VS = w + 36;
-    const double* L = w + 72;
-    const double* beta = w + 108;
-    const double* gamma = w + 114;
+    const node_ws ws = ws_of(a, n);
+    const double* W = ws.W;
+    const double* VS = ws.VS;
+    const double* L = ws.L;
+    const double* beta = ws.beta;
+    const double* gamma = ws.gamma;
     const size_t mh = 6 * (size_t)a->maxh;
     double* G = a->mscratch;       // 6 x nC
     double* MA = G + 6 * mh;       // nA x nC
@@ -889,12 +904,12 @@ static salto_status split(salto_dca* a, const dca_node* n, salto_data* d) {
     const dca_node* A = &a->node[n->a];
     const dca_node* B = &a->node[n->b];
     const int ldA = 6 * A->nh, ldB = 6 * B->nh, nd = n->active ? n->nd : 0;
-    const double* w = a->ws + n->ws;
-    const double* W = w;
-    const double* VS = w + 36;
-    const double* L = w + 72;
-    const double* beta = w + 108;
-    const double* gamma = w + 114;
+    const node_ws ws = ws_of(a, n);
+    const double* W = ws.W;
+    const double* VS = ws.VS;
+    const double* L = ws.L;
+    const double* beta = ws.beta;
+    const double* gamma = ws.gamma;
     const double* fC = a->force + n->vec;
     double* fA = a->force + A->vec;
     double* fB = a->force + B->vec;
