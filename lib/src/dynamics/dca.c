@@ -603,11 +603,6 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
     // a rigid joint: no motion subspace (S = 0, Redon et al. 4.2): W = V, gamma = V beta
     const int ldA = 6 * A->nh, ldB = 6 * B->nh, ldC = 6 * n->nh, nd = n->active ? n->nd : 0;
     const node_ws ws = ws_of(a, n);
-    double* W = ws.W;
-    double* VS = ws.VS;
-    double* L = ws.L;
-    double* beta = ws.beta;
-    double* gamma = ws.gamma;
     // V = (Phi_2^A + Phi_1^B)^-1
     const double* PA = block(a, A, n->ia, n->ia);
     const double* PB = block(a, B, n->ib, n->ib);
@@ -630,26 +625,26 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
         for (int k = 0; k < nd; k++) {
             double s = 0.0;
             for (int t = 0; t < 6; t++) s += V[6 * i + t] * S[6 * k + t];
-            VS[nd * i + k] = s;
+            ws.VS[nd * i + k] = s;
         }
     }
     for (int k = 0; k < nd; k++) {
         for (int j = 0; j < nd; j++) {
             double s = 0.0;
-            for (int t = 0; t < 6; t++) s += S[6 * k + t] * VS[nd * t + j];
-            L[nd * k + j] = s;
+            for (int t = 0; t < 6; t++) s += S[6 * k + t] * ws.VS[nd * t + j];
+            ws.L[nd * k + j] = s;
         }
     }
-    if (!salto_chol(L, nd)) return SALTO_ERR_NUMERIC;
-    memcpy(W, V, sizeof V);
+    if (!salto_chol(ws.L, nd)) return SALTO_ERR_NUMERIC;
+    memcpy(ws.W, V, sizeof V);
     for (int j = 0; j < 6; j++) {
         double col[6]; // (S'VS)^-1 VS' e_j = (S'VS)^-1 (row j of VS)'
-        for (int k = 0; k < nd; k++) col[k] = VS[nd * j + k];
-        salto_chol_solve(L, nd, col);
+        for (int k = 0; k < nd; k++) col[k] = ws.VS[nd * j + k];
+        salto_chol_solve(ws.L, nd, col);
         for (int i = 0; i < 6; i++) {
             double s = 0.0;
-            for (int k = 0; k < nd; k++) s += VS[nd * i + k] * col[k];
-            W[6 * i + j] -= s;
+            for (int k = 0; k < nd; k++) s += ws.VS[nd * i + k] * col[k];
+            ws.W[6 * i + j] -= s;
         }
     }
     // beta = b_2^A - b_1^B + c; gamma = W beta + VS (S'VS)^-1 Q
@@ -657,14 +652,14 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
     const double* bB = a->vec + B->vec;
     double q[6];
     for (int k = 0; k < nd; k++) q[k] = d->tau[n->j0 + k];
-    for (int t = 0; t < 6; t++) beta[t] = bA[6 * n->ia + t] - bB[6 * n->ib + t] + c[t];
-    salto_chol_solve(L, nd, q);
+    for (int t = 0; t < 6; t++) ws.beta[t] = bA[6 * n->ia + t] - bB[6 * n->ib + t] + c[t];
+    salto_chol_solve(ws.L, nd, q);
     for (int i = 0; i < 6; i++) {
         double s = 0.0;
-        for (int k = 0; k < nd; k++) s += VS[nd * i + k] * q[k];
-        gamma[i] = s;
+        for (int k = 0; k < nd; k++) s += ws.VS[nd * i + k] * q[k];
+        ws.gamma[i] = s;
     }
-    mul_6_acc(gamma, 1.0, W, 6, beta);
+    mul_6_acc(ws.gamma, 1.0, ws.W, 6, ws.beta);
     // C's coefficients: A's other handles first (rows/columns 0 .. nA - 2), then B's
     const int na1 = A->nh - 1, nb2 = B->nh - 1;
     double* bC = a->vec + n->vec;
@@ -672,19 +667,19 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
     double* QW = a->scratch + 36 * (size_t)(na1 + 1); // Phi_B[j, ib] W for B's others
     for (int j = 0, r = 0; j < A->nh; j++) {
         if (j == n->ia) continue;
-        mul_r6_66(PW + 36 * r, 6, block(a, A, j, n->ia), ldA, W, 6);
+        mul_r6_66(PW + 36 * r, 6, block(a, A, j, n->ia), ldA, ws.W, 6);
         r++;
     }
     for (int j = 0, r = 0; j < B->nh; j++) {
         if (j == n->ib) continue;
-        mul_r6_66(QW + 36 * r, 6, block(a, B, j, n->ib), ldB, W, 6);
+        mul_r6_66(QW + 36 * r, 6, block(a, B, j, n->ib), ldB, ws.W, 6);
         r++;
     }
     for (int j = 0, rj = 0; j < A->nh; j++) {
         if (j == n->ia) continue;
         // b_1^C = b_1^A - Phi_12^A gamma
         for (int t = 0; t < 6; t++) bC[6 * rj + t] = bA[6 * j + t];
-        mul_6_acc(bC + 6 * rj, -1.0, block(a, A, j, n->ia), ldA, gamma);
+        mul_6_acc(bC + 6 * rj, -1.0, block(a, A, j, n->ia), ldA, ws.gamma);
         for (int k = 0, rk = 0; k < A->nh; k++) {
             if (k == n->ia) continue;
             double* Cb = block(a, n, rj, rk);
@@ -699,7 +694,7 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
         if (j == n->ib) continue;
         const int cj = na1 + rj;
         for (int t = 0; t < 6; t++) bC[6 * cj + t] = bB[6 * j + t];
-        mul_6_acc(bC + 6 * cj, 1.0, block(a, B, j, n->ib), ldB, gamma);
+        mul_6_acc(bC + 6 * cj, 1.0, block(a, B, j, n->ib), ldB, ws.gamma);
         for (int k = 0, rk = 0; k < B->nh; k++) {
             if (k == n->ib) continue;
             double* Cb = block(a, n, cj, na1 + rk);
@@ -762,11 +757,6 @@ static void metric_join(salto_dca* a, const dca_node* n, const salto_data* d) {
     const int nA = 6 * A->nh, nB = 6 * B->nh, nC = 6 * n->nh, nd = n->active ? n->nd : 0;
     const int na1 = A->nh - 1;
     const node_ws ws = ws_of(a, n);
-    const double* W = ws.W;
-    const double* VS = ws.VS;
-    const double* L = ws.L;
-    const double* beta = ws.beta;
-    const double* gamma = ws.gamma;
     const size_t mh = 6 * (size_t)a->maxh;
     double* G = a->mscratch;       // 6 x nC
     double* MA = G + 6 * mh;       // nA x nC
@@ -788,7 +778,7 @@ static void metric_join(salto_dca* a, const dca_node* n, const salto_data* d) {
         }
     }
     // WG = W G (6 x nC), in T
-    gemm(6, nC, 6, W, 6, 0, G, nC, 0, T, nC, 0.0);
+    gemm(6, nC, 6, ws.W, 6, 0, G, nC, 0, T, nC, 0.0);
     // M_A = P_A - I_a W G, m_A = -I_a gamma; M_B = P_B + I_b W G, m_B = I_b gamma
     memset(MA, 0, sizeof(double) * (size_t)nA * (size_t)nC);
     memset(MB, 0, sizeof(double) * (size_t)nB * (size_t)nC);
@@ -796,7 +786,7 @@ static void metric_join(salto_dca* a, const dca_node* n, const salto_data* d) {
         if (k == n->ia) {
             for (int r = 0; r < 6; r++) {
                 for (int t = 0; t < nC; t++) MA[nC * (6 * k + r) + t] = -T[nC * r + t];
-                mA[6 * k + r] = -gamma[r];
+                mA[6 * k + r] = -ws.gamma[r];
             }
             continue;
         }
@@ -807,7 +797,7 @@ static void metric_join(salto_dca* a, const dca_node* n, const salto_data* d) {
         if (k == n->ib) {
             for (int r = 0; r < 6; r++) {
                 for (int t = 0; t < nC; t++) MB[nC * (6 * k + r) + t] = T[nC * r + t];
-                mB[6 * k + r] = gamma[r];
+                mB[6 * k + r] = ws.gamma[r];
             }
             continue;
         }
@@ -828,16 +818,16 @@ static void metric_join(salto_dca* a, const dca_node* n, const salto_data* d) {
         double U[36], Rv[6], AU[36], AR[6];
         for (int j = 0; j < 6; j++) {
             double col[6];
-            for (int k = 0; k < nd; k++) col[k] = VS[nd * j + k];
-            salto_chol_solve(L, nd, col);
+            for (int k = 0; k < nd; k++) col[k] = ws.VS[nd * j + k];
+            salto_chol_solve(ws.L, nd, col);
             for (int k = 0; k < nd; k++) U[6 * k + j] = col[k];
         }
         for (int k = 0; k < nd; k++) {
             double s = 0.0;
-            for (int t = 0; t < 6; t++) s += VS[nd * t + k] * beta[t];
+            for (int t = 0; t < 6; t++) s += ws.VS[nd * t + k] * ws.beta[t];
             Rv[k] = d->tau[n->j0 + k] - s;
         }
-        salto_chol_solve(L, nd, Rv);
+        salto_chol_solve(ws.L, nd, Rv);
         const double* Ao = a->weight + 36 * i;
         // AU = A_o U (nd x 6), AR = A_o R; UG = U G (nd x nC) into T
         gemm(nd, 6, nd, Ao, 6, 0, U, 6, 0, AU, 6, 0.0);
@@ -905,11 +895,6 @@ static salto_status split(salto_dca* a, const dca_node* n, salto_data* d) {
     const dca_node* B = &a->node[n->b];
     const int ldA = 6 * A->nh, ldB = 6 * B->nh, nd = n->active ? n->nd : 0;
     const node_ws ws = ws_of(a, n);
-    const double* W = ws.W;
-    const double* VS = ws.VS;
-    const double* L = ws.L;
-    const double* beta = ws.beta;
-    const double* gamma = ws.gamma;
     const double* fC = a->force + n->vec;
     double* fA = a->force + A->vec;
     double* fB = a->force + B->vec;
@@ -932,10 +917,10 @@ static salto_status split(salto_dca* a, const dca_node* n, salto_data* d) {
     double q[6];
     for (int k = 0; k < nd; k++) {
         double s = 0.0;
-        for (int t = 0; t < 6; t++) s += VS[nd * t + k] * (xb[t] + beta[t]);
+        for (int t = 0; t < 6; t++) s += ws.VS[nd * t + k] * (xb[t] + ws.beta[t]);
         q[k] = d->tau[n->j0 + k] - s;
     }
-    salto_chol_solve(L, nd, q);
+    salto_chol_solve(ws.L, nd, q);
     for (int k = 0; k < nd; k++) {
         if (!isfinite(q[k])) return SALTO_ERR_NUMERIC;
         d->qdd[n->j0 + k] = q[k];
@@ -943,8 +928,8 @@ static salto_status split(salto_dca* a, const dca_node* n, salto_data* d) {
     for (int k = nd; k < n->nd; k++) d->qdd[n->j0 + k] = 0.0; // held rigid
     // f = W (x - beta) + gamma: on B's handle, -f on A's
     double f[6];
-    memcpy(f, gamma, sizeof f);
-    mul_6_acc(f, 1.0, W, 6, xb);
+    memcpy(f, ws.gamma, sizeof f);
+    mul_6_acc(f, 1.0, ws.W, 6, xb);
     for (int t = 0; t < 6; t++) {
         fB[6 * n->ib + t] = f[t];
         fA[6 * n->ia + t] = -f[t];
@@ -953,15 +938,14 @@ static salto_status split(salto_dca* a, const dca_node* n, salto_data* d) {
 }
 
 
-salto_status salto_dca_forward(salto_dca* a, salto_data* d, const double* fext) {
-    salto_fk(a->m, d, SALTO_FK_VEL);
-    salto_link_inertias(a->m, d);
-    // main pass, leaves to root (children precede their parents in node[])
+// the main pass, leaves to root (children precede their parents in node[]), and with metric
+// the acceleration metric's coefficients (a leaf's zero)
+static salto_status main_pass(salto_dca* a, const salto_data* d, const double* fext, int metric) {
     for (int i = 0; i < a->nnode; i++) {
         dca_node* n = &a->node[i];
         const salto_status s = n->a < 0 ? leaf(a, n, d, fext) : join(a, n, d);
         if (s != SALTO_OK) return s;
-        if (!a->metric_on) continue;
+        if (!metric) continue;
         if (n->a < 0) {
             memset(a->psi + n->phi, 0, sizeof(double) * 36 * (size_t)n->nh * (size_t)n->nh);
             memset(a->pm + n->vec, 0, sizeof(double) * 6 * (size_t)n->nh);
@@ -970,6 +954,15 @@ salto_status salto_dca_forward(salto_dca* a, salto_data* d, const double* fext) 
             metric_join(a, n, d);
         }
     }
+    return SALTO_OK;
+}
+
+
+salto_status salto_dca_forward(salto_dca* a, salto_data* d, const double* fext) {
+    salto_fk(a->m, d, SALTO_FK_VEL);
+    salto_link_inertias(a->m, d);
+    const salto_status s0 = main_pass(a, d, fext, a->metric_on);
+    if (s0 != SALTO_OK) return s0;
     // back-substitution, root to leaves: the root has no handles
     if (a->metric_on) a->value[a->root] = a->eta[a->root];
     for (int i = a->nnode - 1; i >= 0; i--) {
@@ -1086,19 +1079,7 @@ salto_status salto_dca_accel_region(salto_dca* a, salto_data* d, const double* f
     a->metric_on = 1;
     salto_fk(a->m, d, SALTO_FK_VEL);
     salto_link_inertias(a->m, d);
-    salto_status st = SALTO_OK;
-    for (int i = 0; i < a->nnode && st == SALTO_OK; i++) {
-        dca_node* n = &a->node[i];
-        st = n->a < 0 ? leaf(a, n, d, fext) : join(a, n, d);
-        if (st != SALTO_OK) break;
-        if (n->a < 0) {
-            memset(a->psi + n->phi, 0, sizeof(double) * 36 * (size_t)n->nh * (size_t)n->nh);
-            memset(a->pm + n->vec, 0, sizeof(double) * 6 * (size_t)n->nh);
-            a->eta[i] = 0.0;
-        } else {
-            metric_join(a, n, d);
-        }
-    }
+    salto_status st = main_pass(a, d, fext, 1);
     // the priority-queue back-substitution: the node that matters most first, until the
     // error left is at most eps or the budget of joints is spent
     memset(region, 0, (size_t)a->m->nv);
