@@ -478,7 +478,7 @@ static int inv6(const double* A, double* Ainv) {
 // entries grow with its distance squared, and inverting it and its sums loses the digits of
 // its small rotational part (on a 50-link chain, RNEA of DCA's accelerations missed the
 // torques by 7e-4 N m). So every handle's coefficients are kept about the joint's centre, and
-// each body's inertia is formed and inverted about its own origin. A motion vector [w; v]
+// each body's inverse inertia is formed in closed form about its centre of mass. A motion vector [w; v]
 // about point P is [w; v + w x r] about P + r (T_r), a force [n; f] is [n - r x f; f]; the
 // handle equations a = Phi f + b about points p_i read Phi_ij -> T_i Phi_ij T_j', b_i -> T_i b_i,
 // which leaves the assembly formulas as they are.
@@ -531,45 +531,53 @@ static salto_status leaf(salto_dca* a, dca_node* n, const salto_data* d, const d
         }
         return SALTO_OK;
     }
-    // the body's inertia about its origin pb: (m, m r, I_com + m (|r|^2 1 - r r')), r = R c
+    // the body's inverse inertia about its centre of mass c, in closed form: blockdiag(Jc^-1,
+    // 1/m 1) with Jc^-1 = R J^-1 R' (J: the inertia about the centre in the link's frame)
     const salto_model* m = a->m;
     const int l = m->body_link[n->body];
     const double* L = m->link_inertia + 10 * l;
     const double* R = d->R + 9 * l;
-    const double* pb = d->p + 3 * l;
     const double mass = L[0];
-    double r[3], Ib[10];
-    salto_m3_mul_v3(r, R, L + 1);
-    const double J[9] = {L[4], L[7], L[8], L[7], L[5], L[9], L[8], L[9], L[6]};
-    double RJ[9], RJR[9];
-    salto_m3_mul(RJ, R, J);
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) RJR[3 * i + j] = RJ[3 * i] * R[3 * j] + RJ[3 * i + 1] * R[3 * j + 1] + RJ[3 * i + 2] * R[3 * j + 2];
+    double c[3];
+    salto_m3_mul_v3(c, R, L + 1);
+    for (int t = 0; t < 3; t++) c[t] += d->p[3 * l + t];
+    // J^-1 by the adjugate (J symmetric: xx yy zz xy xz yz)
+    const double jxx = L[4], jyy = L[5], jzz = L[6], jxy = L[7], jxz = L[8], jyz = L[9];
+    const double a00 = jyy * jzz - jyz * jyz, a01 = jxz * jyz - jxy * jzz, a02 = jxy * jyz - jxz * jyy;
+    const double a11 = jxx * jzz - jxz * jxz, a12 = jxy * jxz - jxx * jyz, a22 = jxx * jyy - jxy * jxy;
+    const double det = jxx * a00 + jxy * a01 + jxz * a02;
+    if (!(det > 0.0) || !(mass > 0.0)) return SALTO_ERR_NUMERIC;
+    const double Ji[9] = {a00 / det, a01 / det, a02 / det, a01 / det, a11 / det,
+                          a12 / det, a02 / det, a12 / det, a22 / det};
+    double RJi[9], Jci[9], RJ[9], Jc[9];
+    salto_m3_mul(RJi, R, Ji);
+    const double Jl[9] = {jxx, jxy, jxz, jxy, jyy, jyz, jxz, jyz, jzz};
+    salto_m3_mul(RJ, R, Jl);
+    for (int r = 0; r < 3; r++) {
+        for (int q = 0; q < 3; q++) {
+            Jci[3 * r + q] = RJi[3 * r] * R[3 * q] + RJi[3 * r + 1] * R[3 * q + 1] + RJi[3 * r + 2] * R[3 * q + 2];
+            Jc[3 * r + q] = RJ[3 * r] * R[3 * q] + RJ[3 * r + 1] * R[3 * q + 1] + RJ[3 * r + 2] * R[3 * q + 2];
+        }
     }
-    const double rr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-    Ib[0] = mass;
-    Ib[1] = mass * r[0], Ib[2] = mass * r[1], Ib[3] = mass * r[2];
-    Ib[4] = RJR[0] + mass * (rr - r[0] * r[0]);
-    Ib[5] = RJR[4] + mass * (rr - r[1] * r[1]);
-    Ib[6] = RJR[8] + mass * (rr - r[2] * r[2]);
-    Ib[7] = RJR[1] - mass * r[0] * r[1];
-    Ib[8] = RJR[2] - mass * r[0] * r[2];
-    Ib[9] = RJR[5] - mass * r[1] * r[2];
-    double P[21], D[36], Dinv[36], h[6], p[6], V[6], fb[6];
-    salto_s6_from_si(P, Ib);
-    for (int i = 0, k = 0; i < 6; i++) {
-        for (int j = i; j < 6; j++, k++) D[6 * i + j] = D[6 * j + i] = P[k];
+    double Dinv[36];
+    memset(Dinv, 0, sizeof Dinv);
+    for (int r = 0; r < 3; r++) {
+        for (int q = 0; q < 3; q++) Dinv[6 * r + q] = 0.5 * (Jci[3 * r + q] + Jci[3 * q + r]);
+        Dinv[6 * (r + 3) + r + 3] = 1.0 / mass;
     }
-    if (!inv6(D, Dinv)) return SALTO_ERR_NUMERIC;
-    // about pb: the velocity, the external force; b = I^-1 (f_ext - V x* I V)
+    // about c: V = [w; v], the bias force V x* I V = [w x Jc w; m w x v], the external force
+    // [n - c x f; f]; b = I^-1 (f_ext - V x* I V)
+    double V[6], p[6], fb[6], Jw[3];
     memcpy(V, d->V + 6 * l, sizeof V);
-    shift_m(V, pb);
-    salto_si_mul(h, Ib, V);
-    salto_sv_crossf(p, V, h);
-    if (fext) {
+    shift_m(V, c);
+    salto_m3_mul_v3(Jw, Jc, V);
+    salto_v3_cross(p, V, Jw);
+    salto_v3_cross(p + 3, V, V + 3);
+    p[3] *= mass, p[4] *= mass, p[5] *= mass;
+    if (fext && !a->impulse) {
         const double* f = fext + 6 * l;
         double t[3];
-        salto_v3_cross(t, pb, f + 3);
+        salto_v3_cross(t, c, f + 3);
         fb[0] = f[0] - t[0], fb[1] = f[1] - t[1], fb[2] = f[2] - t[2];
         fb[3] = f[3], fb[4] = f[4], fb[5] = f[5];
     } else {
@@ -579,10 +587,10 @@ static salto_status leaf(salto_dca* a, dca_node* n, const salto_data* d, const d
     double b0[6] = {0, 0, 0, 0, 0, 0};
     mul_6_acc(b0, 1.0, Dinv, 6, p);
     // each handle about its joint's centre
-    double* rh = a->scratch; // 3 per handle: its point less pb
+    double* rh = a->scratch; // 3 per handle: its point less c
     for (int i = 0; i < n->nh; i++) {
         const double* pj = d->p + 3 * m->body_link[a->hjoint[n->h + i]];
-        for (int t = 0; t < 3; t++) rh[3 * i + t] = pj[t] - pb[t];
+        for (int t = 0; t < 3; t++) rh[3 * i + t] = pj[t] - c[t];
     }
     for (int i = 0; i < n->nh; i++) {
         memcpy(bv + 6 * i, b0, sizeof b0);
