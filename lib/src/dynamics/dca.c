@@ -478,10 +478,10 @@ static int inv6(const double* A, double* Ainv) {
 // entries grow with its distance squared, and inverting it and its sums loses the digits of
 // its small rotational part (on a 50-link chain, RNEA of DCA's accelerations missed the
 // torques by 7e-4 N m). So every handle's coefficients are kept about the joint's centre, and
-// each body's inverse inertia is formed in closed form about its centre of mass. A motion vector [w; v]
-// about point P is [w; v + w x r] about P + r (T_r), a force [n; f] is [n - r x f; f]; the
-// handle equations a = Phi f + b about points p_i read Phi_ij -> T_i Phi_ij T_j', b_i -> T_i b_i,
-// which leaves the assembly formulas as they are.
+// each body's inverse inertia is formed in closed form about its centre of mass. A motion
+// vector [w; v] about point P is [w; v + w x r] about P + r (T_r), a force [n; f] is
+// [n - r x f; f]; the handle equations a = Phi f + b about points p_i read
+// Phi_ij -> T_i Phi_ij T_j', b_i -> T_i b_i, which leaves the assembly formulas as they are.
 
 // x about P -> about P + r (a motion vector)
 static void shift_m(double* x, const double* r) {
