@@ -83,6 +83,150 @@ static void pend_tip(pend_ctx* c, int n, double tip[3]) {
 }
 
 
+// a planar pendulum of n links (0.3 m, 1 kg), its DCA and data; NULL members when out of memory
+typedef struct pendulum {
+    salto_model* m;
+    salto_data* d;
+    salto_dca* a;
+} pendulum;
+
+
+static int pendulum_make(pendulum* p, int n) {
+    salto_error err = {0};
+    salto_character_desc* cd = salto_character_chain_axes(n, 0.3, 1.0, "y");
+    p->m = cd ? salto_model_build(cd, NULL, &err) : NULL;
+    salto_character_destroy(cd);
+    p->d = p->m ? salto_data_create(p->m) : NULL;
+    p->a = p->m ? salto_dca_create(p->m) : NULL;
+    if (p->m && p->d && p->a) return 0;
+    fprintf(stderr, "salto bench adaptive: out of memory\n");
+    return 1;
+}
+
+
+static void pendulum_free(pendulum* p) {
+    salto_dca_destroy(p->a);
+    salto_data_destroy(p->d);
+    salto_model_destroy(p->m);
+}
+
+
+enum { FULL = 0, TOP, ADAPT };
+
+// Redon et al.'s Figure 6: a 50-link pendulum hanging straight, its joints damped (0.5 N m s),
+// pulled at link 30 by a spring (200 N/m) towards a point 1 m to the side; 3 s at 1 ms, by ABA,
+// by DCA with the first 5 joints of the assembly tree active (breadth-first, fixed), and by
+// adaptive dynamics with a budget of 5 joints. How far link 30 and the links on average end up
+// from where the full simulation has them.
+static int spring_experiment(int quick) {
+    const int n = 50, k = 29, steps = quick ? 300 : 3000, budget = 5;
+    const double h = 1e-3, stiff = 200.0, damp = 0.5;
+    printf("\nRedon et al.'s Figure 6: a %d-link pendulum held by a spring at link %d, %.1f s\n", n,
+           k + 1, steps * h);
+    printf("%-34s %14s %16s\n", "method", "link 30 off (m)", "links off (m, rms)");
+    double end[3][3 * 50];
+    for (int method = 0; method < 3; method++) {
+        pendulum p;
+        if (pendulum_make(&p, n) != 0) {
+            pendulum_free(&p);
+            return 1;
+        }
+        const salto_model* m = p.m;
+        salto_data* d = p.d;
+        double anchor[3], fext[6 * 50];
+        salto_fk(m, d, SALTO_FK_POS);
+        memcpy(anchor, d->p + 3 * k, sizeof anchor);
+        anchor[0] += 1.0;
+        if (method == TOP) salto_dca_activate_top(p.a, budget);
+        const salto_adaptive_opts o = {budget, 0.0, 0.0};
+        salto_status st = SALTO_OK;
+        for (int s = 0; s < steps && st == SALTO_OK; s++) {
+            salto_fk(m, d, SALTO_FK_POS);
+            const double* x = d->p + 3 * k;
+            const double f[3] = {stiff * (anchor[0] - x[0]), stiff * (anchor[1] - x[1]),
+                                 stiff * (anchor[2] - x[2])};
+            memset(fext, 0, sizeof fext);
+            salto_point_force(fext + 6 * k, x, f);
+            for (int j = 0; j < m->nv; j++) d->tau[j] = -damp * d->qd[j];
+            if (method == ADAPT) {
+                st = salto_dca_adaptive_step(p.a, d, fext, h, &o, NULL);
+                continue;
+            }
+            st = method == FULL ? salto_aba(m, d, fext) : salto_dca_forward(p.a, d, fext);
+            for (int j = 0; j < m->nv; j++) d->qd[j] += h * d->qdd[j], d->q[j] += h * d->qd[j];
+        }
+        if (st != SALTO_OK) {
+            fprintf(stderr, "salto bench adaptive: the spring experiment failed (status %d)\n", (int)st);
+            pendulum_free(&p);
+            return 1;
+        }
+        salto_fk(m, d, SALTO_FK_POS);
+        memcpy(end[method], d->p, sizeof(double) * 3 * (size_t)n);
+        pendulum_free(&p);
+        static const char* const names[3] = {"ABA (full)", "DCA, 5 joints breadth-first", "adaptive, 5 joints"};
+        double off = 0.0, rms = 0.0;
+        for (int i = 0; i < n; i++) {
+            double e = 0.0;
+            for (int t = 0; t < 3; t++) e += (end[method][3 * i + t] - end[FULL][3 * i + t]) * (end[method][3 * i + t] - end[FULL][3 * i + t]);
+            rms += e;
+            if (i == k) off = sqrt(e);
+        }
+        printf("%-34s %14.4f %16.4f\n", names[method], off, sqrt(rms / n));
+    }
+    return 0;
+}
+
+
+// Redon et al.'s Table 1: how many joints adaptive dynamics keeps active as more forces act, at
+// a fixed acceleration error: the 300-link pendulum at rest, N_F constant horizontal forces of
+// 20 N on links spread along it, an error threshold and no budget; the mean of the active
+// joints over 0.1 s
+static int forces_experiment(int quick) {
+    const int n = quick ? 60 : 300, steps = quick ? 20 : 100;
+    const double h = 1e-3, eps = 1e-2;
+    printf("\nRedon et al.'s Table 1: active joints against applied forces, %d links, acceleration and "
+           "velocity metric thresholds %g and %g, %.2f s\n", n, eps, eps * 1e-3, steps * h);
+    printf("%6s %14s %14s\n", "forces", "active (mean)", "active (last)");
+    static const int nforces[] = {1, 2, 4, 8, 16};
+    for (int c = 0; c < 5; c++) {
+        pendulum p;
+        if (pendulum_make(&p, n) != 0) {
+            pendulum_free(&p);
+            return 1;
+        }
+        double* fext = calloc(6 * (size_t)n, sizeof(double));
+        if (!fext) {
+            pendulum_free(&p);
+            return 1;
+        }
+        const salto_adaptive_opts o = {n, eps, eps * 1e-3};
+        double sum = 0.0;
+        salto_adaptive_stats st;
+        memset(&st, 0, sizeof st);
+        salto_status s = SALTO_OK;
+        for (int step = 0; step < steps && s == SALTO_OK; step++) {
+            salto_fk(p.m, p.d, SALTO_FK_POS);
+            memset(fext, 0, 6 * (size_t)n * sizeof(double));
+            for (int f = 0; f < nforces[c]; f++) {
+                const int l = (int)(((double)f + 0.5) / nforces[c] * n); // spread along the chain
+                const double force[3] = {20.0, 0.0, 0.0};
+                salto_point_force(fext + 6 * l, p.d->p + 3 * l, force);
+            }
+            s = salto_dca_adaptive_step(p.a, p.d, fext, h, &o, &st);
+            sum += st.active_joints;
+        }
+        free(fext);
+        pendulum_free(&p);
+        if (s != SALTO_OK) {
+            fprintf(stderr, "salto bench adaptive: the forces experiment failed (status %d)\n", (int)s);
+            return 1;
+        }
+        printf("%6d %14.1f %14d\n", nforces[c], sum / steps, st.active_joints);
+    }
+    return 0;
+}
+
+
 int bench_adaptive(int argc, char** argv) {
     int quick = 0, reps = -1, n = 300;
     const char* root = ".";
@@ -197,5 +341,7 @@ int bench_adaptive(int argc, char** argv) {
     salto_dca_destroy(a);
     salto_data_destroy(d);
     salto_model_destroy(m);
+    if (status == 0) status = spring_experiment(quick);
+    if (status == 0) status = forces_experiment(quick);
     return status;
 }
