@@ -878,6 +878,36 @@ START_TEST(dca_adaptive_budget_and_error) {
 }
 END_TEST
 
+// armature: (M + diag(arm)) qdd = tau - h, by CRBA and RNEA; negative armature refused
+START_TEST(dca_armature_adds_to_the_inertia_matrix) {
+    setup_model(_i);
+    const int nv = m->nv;
+    salto_dca* a = salto_dca_create(m);
+    ck_assert_ptr_nonnull(a);
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 2500u + (unsigned)_i);
+    double arm[MAXV], fext[6 * MAXV], h[MAXV], M[MAXV * MAXV], rhs[MAXV], tau[MAXV];
+    for (int j = 0; j < nv; j++) arm[j] = salto_test_uniform(&rng, 0.0, 2.0);
+    random_body_forces(m, &rng, fext);
+    ck_assert_int_eq(salto_dca_set_armature(a, arm), 0);
+    memcpy(tau, d->tau, sizeof(double) * (size_t)nv);
+    memset(d->qdd, 0, sizeof(double) * (size_t)nv);
+    salto_rnea_ext(m, d, fext, h);
+    memcpy(d->tau, tau, sizeof(double) * (size_t)nv);
+    salto_crba(m, d, M);
+    for (int j = 0; j < nv; j++) M[nv * j + j] += arm[j], rhs[j] = tau[j] - h[j];
+    ck_assert(cholesky_solve(nv, M, rhs));
+    ck_assert_int_eq(salto_dca_forward(a, d, fext), SALTO_OK);
+    char ctx[96];
+    snprintf(ctx, sizeof ctx, "model %d seed %d", _i % NMODEL, _i);
+    ck_assert_vec_close(d->qdd, rhs, nv, 1e-9 * fmax(1.0, salto_test_maxabs(rhs, nv)), 1e-9, ctx);
+    arm[0] = -1.0;
+    ck_assert_int_eq(salto_dca_set_armature(a, arm), -1);
+    salto_dca_destroy(a);
+    teardown_model();
+}
+END_TEST
+
 // building the assembly tree fails cleanly at every allocation, with nothing leaked
 START_TEST(dca_survives_allocation_failure) {
     salto_model* mm = salto_test_model_random(12, SALTO_ROOT_FREE, 5u);
@@ -929,6 +959,7 @@ Suite* dynamics_suite(void) {
     tcase_add_loop_test(dc, dca_adaptive_all_active_is_the_full_step, 0, NMODEL);
     tcase_add_loop_test(dc, dca_rigidify_keeps_momentum_and_never_adds_energy, 0, NMODEL);
     tcase_add_test(dc, dca_adaptive_budget_and_error);
+    tcase_add_loop_test(dc, dca_armature_adds_to_the_inertia_matrix, 0, NMODEL);
     suite_add_tcase(s, dc);
     return s;
 }

@@ -34,6 +34,12 @@ void salto_dca_destroy(salto_dca* a); // accepts NULL
 // result is not finite.
 salto_status salto_dca_forward(salto_dca* a, salto_data* d, const double* fext);
 
+// Armature: arm[j] >= 0 added to DOF j's inertia (M + diag(arm)) qdd = tau - h: a rotor's
+// inertia, or implicit joint damping c (tau = -c qd_next = -c qd - c h qdd: arm = c h, tau =
+// -c qd). NULL: none (the default). Returns 0, or -1 (nothing changed) for a negative or
+// non-finite entry.
+int salto_dca_set_armature(salto_dca* a, const double* arm);
+
 // ---- hybrid bodies (Redon et al. 2005, section 4) ----
 //
 // A joint (the chain that moves a body) is active when it is simulated, rigid when it is held:

@@ -74,6 +74,7 @@ struct salto_dca {
     int metric_on;
     int impulse;    // a pass for impulses: no gravity, no velocity terms, no external forces
     int* heap;      // node indices, a max-heap on value[]
+    double* armature; // per DOF, added to the joint's inertia (nv; zero unless set)
     int* body_node; // the node whose principal joint moves each body (-1 none)
 };
 
@@ -340,7 +341,8 @@ salto_dca* salto_dca_create(const salto_model* m) {
     a->ninternal = no;
     a->body_node = salto_malloc(sizeof(int) * (size_t)(m->nbody + 1));
     a->heap = salto_malloc(sizeof(int) * (size_t)a->nnode);
-    if (!a->body_node || !a->heap) {
+    a->armature = salto_calloc((size_t)m->nv + 1, sizeof(double));
+    if (!a->body_node || !a->heap || !a->armature) {
         salto_dca_destroy(a);
         return NULL;
     }
@@ -358,7 +360,7 @@ void salto_dca_destroy(salto_dca* a) {
     salto_free(a->ws), salto_free(a->scratch), salto_free(a->order);
     salto_free(a->psi), salto_free(a->pm), salto_free(a->eta), salto_free(a->weight);
     salto_free(a->value), salto_free(a->mscratch), salto_free(a->body_node);
-    salto_free(a->heap);
+    salto_free(a->heap), salto_free(a->armature);
     salto_free(a);
 }
 
@@ -642,6 +644,8 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
             for (int t = 0; t < 6; t++) s += S[6 * k + t] * ws.VS[nd * t + j];
             ws.L[nd * k + j] = s;
         }
+        // a DOF's armature: S' f = Q - a qdd, so (S'VS + a) qdd = Q - S'V x
+        ws.L[nd * k + k] += a->armature[n->j0 + k];
     }
     if (!salto_chol(ws.L, nd)) return SALTO_ERR_NUMERIC;
     memcpy(ws.W, V, sizeof V);
@@ -1263,4 +1267,14 @@ salto_status salto_dca_adaptive_step(salto_dca* a, salto_data* d, const double* 
     salto_free(region);
     if (out) *out = st;
     return s;
+}
+
+
+int salto_dca_set_armature(salto_dca* a, const double* arm) {
+    const int nv = a->m->nv;
+    for (int j = 0; arm && j < nv; j++) {
+        if (!(arm[j] >= 0.0) || !isfinite(arm[j])) return -1;
+    }
+    for (int j = 0; j < nv; j++) a->armature[j] = arm ? arm[j] : 0.0;
+    return 0;
 }
