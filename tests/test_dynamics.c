@@ -581,6 +581,34 @@ START_TEST(dca_equals_aba_large) {
 END_TEST
 
 
+// the reference for the hybrid and armature tests: the accelerations of the character with
+// the DOFs outside act (NULL: none) locked and arm (NULL: none) added to the inertia,
+// (M + diag(arm))_aa qdd_a = tau_a - h_a (h: RNEA at qdd = 0 with fext), zero on locked DOFs,
+// into want (nv); d's state is kept
+static void locked_reference(const salto_model* mm, salto_data* dd, const double* fext,
+                             const unsigned char* act, const double* arm, double* want) {
+    const int nv = mm->nv;
+    double tau[MAXV], h[MAXV], M[MAXV * MAXV], Mr[MAXV * MAXV], rhs[MAXV];
+    int idx[MAXV], na = 0;
+    for (int j = 0; j < nv; j++) {
+        if (!act || act[j]) idx[na++] = j;
+    }
+    memcpy(tau, dd->tau, sizeof(double) * (size_t)nv);
+    memset(dd->qdd, 0, sizeof(double) * (size_t)nv);
+    salto_rnea_ext(mm, dd, fext, h);
+    memcpy(dd->tau, tau, sizeof(double) * (size_t)nv);
+    salto_crba(mm, dd, M);
+    for (int r = 0; r < na; r++) {
+        rhs[r] = tau[idx[r]] - h[idx[r]];
+        for (int c = 0; c < na; c++) Mr[na * r + c] = M[nv * idx[r] + idx[c]];
+        if (arm) Mr[na * r + r] += arm[idx[r]];
+    }
+    ck_assert(na == 0 || cholesky_solve(na, Mr, rhs));
+    memset(want, 0, sizeof(double) * (size_t)nv);
+    for (int r = 0; r < na; r++) want[idx[r]] = rhs[r];
+}
+
+
 // a hybrid body: with the joints outside the active region held rigid (at rest), DCA's
 // accelerations are the locked character's: M_aa qdd_a = tau_a - h_a (h: RNEA at qdd = 0, with
 // the external forces), zero on the rigid DOFs; with every joint active, ABA's
@@ -589,9 +617,8 @@ START_TEST(dca_hybrid_equals_locked_joints) {
     const int nv = m->nv;
     salto_dca* a = salto_dca_create(m);
     ck_assert_ptr_nonnull(a);
-    double fext[6 * MAXV], h[MAXV], M[MAXV * MAXV], Mr[MAXV * MAXV], rhs[MAXV], want[MAXV];
+    double fext[6 * MAXV], want[MAXV];
     unsigned char act[MAXV];
-    int idx[MAXV];
     salto_test_rng rng;
     salto_test_rng_seed(&rng, 1300u + (unsigned)_i);
     random_body_forces(m, &rng, fext);
@@ -602,27 +629,11 @@ START_TEST(dca_hybrid_equals_locked_joints) {
         salto_dca_active_links(a, act);
         int na = 0;
         for (int j = 0; j < nv; j++) {
-            if (act[j]) {
-                idx[na++] = j;
-            } else {
-                d->qd[j] = 0.0; // rigid joints at rest
-            }
+            na += act[j];
+            if (!act[j]) d->qd[j] = 0.0; // rigid joints at rest
         }
         ck_assert_int_eq(na, dofs);
-        // the locked character's accelerations
-        memset(d->qdd, 0, sizeof(double) * (size_t)nv);
-        double tau[MAXV];
-        memcpy(tau, d->tau, sizeof(double) * (size_t)nv);
-        salto_rnea_ext(m, d, fext, h);
-        memcpy(d->tau, tau, sizeof(double) * (size_t)nv);
-        salto_crba(m, d, M);
-        for (int r = 0; r < na; r++) {
-            rhs[r] = tau[idx[r]] - h[idx[r]];
-            for (int c = 0; c < na; c++) Mr[na * r + c] = M[nv * idx[r] + idx[c]];
-        }
-        ck_assert(na == 0 || cholesky_solve(na, Mr, rhs));
-        memset(want, 0, sizeof(double) * (size_t)nv);
-        for (int r = 0; r < na; r++) want[idx[r]] = rhs[r];
+        locked_reference(m, d, fext, act, NULL, want); // the locked character's accelerations
         ck_assert_int_eq(salto_dca_forward(a, d, fext), SALTO_OK);
         char ctx[128];
         snprintf(ctx, sizeof ctx, "model %d seed %d, %d joints active (%d DOFs)", _i % NMODEL, _i, top, dofs);
@@ -886,17 +897,11 @@ START_TEST(dca_armature_adds_to_the_inertia_matrix) {
     ck_assert_ptr_nonnull(a);
     salto_test_rng rng;
     salto_test_rng_seed(&rng, 2500u + (unsigned)_i);
-    double arm[MAXV], fext[6 * MAXV], h[MAXV], M[MAXV * MAXV], rhs[MAXV], tau[MAXV];
+    double arm[MAXV], fext[6 * MAXV], rhs[MAXV];
     for (int j = 0; j < nv; j++) arm[j] = salto_test_uniform(&rng, 0.0, 2.0);
     random_body_forces(m, &rng, fext);
     ck_assert_int_eq(salto_dca_set_armature(a, arm), 0);
-    memcpy(tau, d->tau, sizeof(double) * (size_t)nv);
-    memset(d->qdd, 0, sizeof(double) * (size_t)nv);
-    salto_rnea_ext(m, d, fext, h);
-    memcpy(d->tau, tau, sizeof(double) * (size_t)nv);
-    salto_crba(m, d, M);
-    for (int j = 0; j < nv; j++) M[nv * j + j] += arm[j], rhs[j] = tau[j] - h[j];
-    ck_assert(cholesky_solve(nv, M, rhs));
+    locked_reference(m, d, fext, NULL, arm, rhs);
     ck_assert_int_eq(salto_dca_forward(a, d, fext), SALTO_OK);
     char ctx[96];
     snprintf(ctx, sizeof ctx, "model %d seed %d", _i % NMODEL, _i);
