@@ -61,7 +61,7 @@ struct salto_dca {
     double* vec;   // b of every node, then F (handle forces) of every node
     double* force;
     double* ws;
-    double* scratch; // 36 x (max handles) x 2
+    double* scratch; // 72 (max handles + 1): the join's Phi W products, a leaf's handle points
     // the acceleration metric (Redon et al. 5.2): per node Psi (laid out as Phi), p (as b),
     // eta, the principal joint's weight (nd x nd, identity unless set), the node's value
     double* psi;
@@ -69,12 +69,21 @@ struct salto_dca {
     double* eta;
     double* weight;
     double* value;
-    double* mscratch; // 4 (6 maxh)^2 + 6 (6 maxh) + 36
+    double* mscratch; // the metric's join: G, M_A, M_B, a product (each up to (6 maxh)^2), vectors
     int maxh;
     int metric_on;
     int impulse;    // a pass for impulses: no gravity, no velocity terms, no external forces
     int* heap;      // node indices, a max-heap on value[]
     double* armature; // per DOF, added to the joint's inertia (nv; zero unless set)
+    // the adaptive step's buffers, allocated once: activity kept across a region's search
+    // (nnode), the region's DOFs and the bodies to stop (nv + nbody), the DOFs to stop (nv),
+    // tau and qd kept across the impulses (2 nv), K^R and Q^R (grown to the largest nr)
+    int* was;
+    unsigned char* region;
+    int* idx;
+    double* save;
+    double* K;
+    int kcap;
     int* body_node; // the node whose principal joint moves each body (-1 none)
 };
 
@@ -95,7 +104,6 @@ typedef struct builder {
     int nnode, cap;
     int* hj;
     int nh, hcap;
-    int failed;
 } builder;
 
 
@@ -342,7 +350,11 @@ salto_dca* salto_dca_create(const salto_model* m) {
     a->body_node = salto_malloc(sizeof(int) * (size_t)(m->nbody + 1));
     a->heap = salto_malloc(sizeof(int) * (size_t)a->nnode);
     a->armature = salto_calloc((size_t)m->nv + 1, sizeof(double));
-    if (!a->body_node || !a->heap || !a->armature) {
+    a->was = salto_malloc(sizeof(int) * (size_t)a->nnode);
+    a->region = salto_malloc((size_t)m->nv + (size_t)m->nbody + 1);
+    a->idx = salto_malloc(sizeof(int) * ((size_t)m->nv + 1));
+    a->save = salto_malloc(sizeof(double) * 2 * ((size_t)m->nv + 1));
+    if (!a->body_node || !a->heap || !a->armature || !a->was || !a->region || !a->idx || !a->save) {
         salto_dca_destroy(a);
         return NULL;
     }
@@ -360,7 +372,8 @@ void salto_dca_destroy(salto_dca* a) {
     salto_free(a->ws), salto_free(a->scratch), salto_free(a->order);
     salto_free(a->psi), salto_free(a->pm), salto_free(a->eta), salto_free(a->weight);
     salto_free(a->value), salto_free(a->mscratch), salto_free(a->body_node);
-    salto_free(a->heap), salto_free(a->armature);
+    salto_free(a->heap), salto_free(a->armature), salto_free(a->was), salto_free(a->region);
+    salto_free(a->idx), salto_free(a->save), salto_free(a->K);
     salto_free(a);
 }
 
@@ -505,6 +518,18 @@ static void shift_phi(double* P, int ld, const double* ri, const double* rj) {
 }
 
 
+// out = R J R' (3 x 3, J symmetric): a body's inertia, or its inverse, turned into the world
+static void rot_sym(double* out, const double* R, const double* J) {
+    double RJ[9];
+    salto_m3_mul(RJ, R, J);
+    for (int r = 0; r < 3; r++) {
+        for (int q = 0; q < 3; q++) {
+            out[3 * r + q] = RJ[3 * r] * R[3 * q] + RJ[3 * r + 1] * R[3 * q + 1] + RJ[3 * r + 2] * R[3 * q + 2];
+        }
+    }
+}
+
+
 // ---- the passes ----
 
 // Phi block (i, j) of node n, and its row stride
@@ -551,16 +576,10 @@ static salto_status leaf(salto_dca* a, dca_node* n, const salto_data* d, const d
     if (!(det > 0.0) || !(mass > 0.0)) return SALTO_ERR_NUMERIC;
     const double Ji[9] = {a00 / det, a01 / det, a02 / det, a01 / det, a11 / det,
                           a12 / det, a02 / det, a12 / det, a22 / det};
-    double RJi[9], Jci[9], RJ[9], Jc[9];
-    salto_m3_mul(RJi, R, Ji);
     const double Jl[9] = {jxx, jxy, jxz, jxy, jyy, jyz, jxz, jyz, jzz};
-    salto_m3_mul(RJ, R, Jl);
-    for (int r = 0; r < 3; r++) {
-        for (int q = 0; q < 3; q++) {
-            Jci[3 * r + q] = RJi[3 * r] * R[3 * q] + RJi[3 * r + 1] * R[3 * q + 1] + RJi[3 * r + 2] * R[3 * q + 2];
-            Jc[3 * r + q] = RJ[3 * r] * R[3 * q] + RJ[3 * r + 1] * R[3 * q + 1] + RJ[3 * r + 2] * R[3 * q + 2];
-        }
-    }
+    double Jci[9], Jc[9];
+    rot_sym(Jci, R, Ji);
+    rot_sym(Jc, R, Jl);
     double Dinv[36];
     memset(Dinv, 0, sizeof Dinv);
     for (int r = 0; r < 3; r++) {
@@ -673,7 +692,7 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
     }
     mul_6_acc(ws.gamma, 1.0, ws.W, 6, ws.beta);
     // C's coefficients: A's other handles first (rows/columns 0 .. nA - 2), then B's
-    const int na1 = A->nh - 1, nb2 = B->nh - 1;
+    const int na1 = A->nh - 1;
     double* bC = a->vec + n->vec;
     double* PW = a->scratch;                      // Phi_A[j, ia] W for A's others (6 na1 x 6)
     double* QW = a->scratch + 36 * (size_t)(na1 + 1); // Phi_B[j, ib] W for B's others
@@ -729,7 +748,6 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
         }
         rj++;
     }
-    (void)nb2;
     return SALTO_OK;
 }
 
@@ -972,7 +990,6 @@ static salto_status main_pass(salto_dca* a, const salto_data* d, const double* f
 
 salto_status salto_dca_forward(salto_dca* a, salto_data* d, const double* fext) {
     salto_fk(a->m, d, SALTO_FK_VEL);
-    salto_link_inertias(a->m, d);
     const salto_status s0 = main_pass(a, d, fext, a->metric_on);
     if (s0 != SALTO_OK) return s0;
     // back-substitution, root to leaves: the root has no handles
@@ -982,9 +999,9 @@ salto_status salto_dca_forward(salto_dca* a, salto_data* d, const double* fext) 
         if (n->a < 0) continue;
         const salto_status s = split(a, n, d);
         if (s != SALTO_OK) return s;
-        if (a->metric_on) {
-            a->value[n->a] = metric_value(a, &a->node[n->a]);
-            a->value[n->b] = metric_value(a, &a->node[n->b]);
+        for (int side = 0; a->metric_on && side < 2; side++) { // a leaf holds no joint: 0
+            const int c = side ? n->b : n->a;
+            a->value[c] = a->node[c].a < 0 ? 0.0 : metric_value(a, &a->node[c]);
         }
     }
     return SALTO_OK;
@@ -1085,12 +1102,10 @@ salto_status salto_dca_accel_region(salto_dca* a, salto_data* d, const double* f
                                     int budget, unsigned char* region, double* error) {
     // the fully articulated state, its coefficients and the metric's
     const int metric = a->metric_on;
-    int* was = salto_malloc(sizeof(int) * (size_t)a->nnode);
-    if (!was) return SALTO_ERR_NOMEM;
+    int* was = a->was;
     for (int i = 0; i < a->nnode; i++) was[i] = a->node[i].active, a->node[i].active = 1;
     a->metric_on = 1;
     salto_fk(a->m, d, SALTO_FK_VEL);
-    salto_link_inertias(a->m, d);
     salto_status st = main_pass(a, d, fext, 1);
     // the priority-queue back-substitution: the node that matters most first, until the
     // error left is at most eps or the budget of joints is spent
@@ -1118,7 +1133,6 @@ salto_status salto_dca_accel_region(salto_dca* a, salto_data* d, const double* f
     if (error) *error = left > 0.0 ? left : 0.0;
     for (int i = 0; i < a->nnode; i++) a->node[i].active = was[i];
     a->metric_on = metric;
-    salto_free(was);
     return st;
 }
 
@@ -1128,23 +1142,22 @@ salto_status salto_dca_rigidify(salto_dca* a, salto_data* d, const unsigned char
     const int nv = m->nv;
     // the DOFs to stop: active now, rigid next
     int nr = 0;
-    int* idx = salto_malloc(sizeof(int) * (size_t)(nv + 1));
-    double* save = salto_malloc(sizeof(double) * 2 * (size_t)(nv + 1));
-    double* K = NULL;
-    if (!idx || !save) {
-        salto_free(idx), salto_free(save);
-        return SALTO_ERR_NOMEM;
-    }
+    int* idx = a->idx;
+    double* save = a->save;
     for (int i = 0; i < a->nnode; i++) {
         const dca_node* n = &a->node[i];
         if (n->a < 0 || !n->active || !rigid[n->body]) continue;
         for (int k = 0; k < n->nd; k++) idx[nr++] = n->j0 + k;
     }
-    salto_status st = SALTO_OK;
-    if (nr > 0) {
-        K = salto_malloc(sizeof(double) * (size_t)nr * (size_t)(nr + 1));
-        if (!K) st = SALTO_ERR_NOMEM;
+    if (nr == 0) return SALTO_OK; // nothing to stop
+    if (nr > a->kcap) { // K^R (nr x nr) and Q^R (nr), grown to the largest seen
+        double* K = salto_malloc(sizeof(double) * (size_t)nr * (size_t)(nr + 1));
+        if (!K) return SALTO_ERR_NOMEM;
+        salto_free(a->K);
+        a->K = K, a->kcap = nr;
     }
+    double* K = a->K;
+    salto_status st = SALTO_OK;
     memcpy(save, d->tau, sizeof(double) * (size_t)nv);
     memcpy(save + nv, d->qd, sizeof(double) * (size_t)nv);
     // impulses meet no velocity terms, gravity or external forces: K^R's columns are the DOFs'
@@ -1157,8 +1170,8 @@ salto_status salto_dca_rigidify(salto_dca* a, salto_data* d, const unsigned char
         st = salto_dca_forward(a, d, NULL);
         for (int r = 0; r < nr && st == SALTO_OK; r++) K[nr * r + c] = d->qdd[idx[r]];
     }
-    double* Q = K ? K + (size_t)nr * (size_t)nr : NULL;
-    if (st == SALTO_OK && nr > 0) {
+    double* Q = K + (size_t)nr * (size_t)nr;
+    if (st == SALTO_OK) {
         // K^R Q^R = -qd^R; K^R is SPD (the inverse of the inertia matrix's R block)
         for (int r = 0; r < nr; r++) {
             for (int c = 0; c < r; c++) K[nr * r + c] = K[nr * c + r] = 0.5 * (K[nr * r + c] + K[nr * c + r]);
@@ -1176,9 +1189,8 @@ salto_status salto_dca_rigidify(salto_dca* a, salto_data* d, const unsigned char
     a->impulse = 0;
     // the velocity change on every active DOF; the stopped ones exactly at rest
     memcpy(d->tau, save, sizeof(double) * (size_t)nv);
-    for (int j = 0; j < nv; j++) d->qd[j] = save[nv + j] + (st == SALTO_OK && nr > 0 ? d->qdd[j] : 0.0);
+    for (int j = 0; j < nv; j++) d->qd[j] = save[nv + j] + (st == SALTO_OK ? d->qdd[j] : 0.0);
     for (int r = 0; r < nr; r++) d->qd[idx[r]] = 0.0;
-    salto_free(idx), salto_free(save), salto_free(K);
     if (st != SALTO_OK) return st;
     // and those joints rigid from now on
     for (int i = 0; i < a->nnode; i++) {
@@ -1202,19 +1214,15 @@ salto_status salto_dca_adaptive_step(salto_dca* a, salto_data* d, const double* 
     const int nv = m->nv;
     salto_adaptive_stats st;
     memset(&st, 0, sizeof st);
-    unsigned char* region = salto_malloc((size_t)nv + (size_t)m->nbody + 2);
-    if (!region) return SALTO_ERR_NOMEM;
+    unsigned char* region = a->region;
     unsigned char* rigid = region + nv;
     // 1. the acceleration update region, from the fully articulated state
     salto_status s = salto_dca_accel_region(a, d, fext, o->accel_eps, o->budget, region,
                                             &st.accel_error);
     // 2. the transient active region: the previous one and that one; its accelerations
-    int was_active = 0;
     for (int i = 0; i < a->nnode && s == SALTO_OK; i++) {
         dca_node* n = &a->node[i];
-        if (n->a < 0) continue;
-        was_active += n->active;
-        if (region[n->j0]) n->active = 1;
+        if (n->a >= 0 && region[n->j0]) n->active = 1;
     }
     if (s == SALTO_OK) s = salto_dca_forward(a, d, fext);
     // 3. the velocities of the transient region (the rigid ones are at rest); the velocity
@@ -1244,17 +1252,24 @@ salto_status salto_dca_adaptive_step(salto_dca* a, salto_data* d, const double* 
             }
         }
         st.vel_error = left > 0.0 ? left : 0.0;
-        // 4. rigidification: the transient joints left out stopped by impulses
-        double k0 = 0.0, k1 = 0.0, pe;
-        salto_fk(m, d, SALTO_FK_VEL);
-        salto_link_inertias(m, d);
-        salto_energy(m, d, &k0, &pe);
-        s = salto_dca_rigidify(a, d, rigid);
-        if (s == SALTO_OK) {
+        // 4. rigidification: the transient joints left out stopped by impulses (and the kinetic
+        // energy that took, measured only when there are some)
+        int stops = 0;
+        for (int i = 0; i < a->nnode; i++) {
+            stops |= a->node[i].a >= 0 && a->node[i].active && rigid[a->node[i].body];
+        }
+        if (stops) {
+            double k0, k1, pe;
             salto_fk(m, d, SALTO_FK_VEL);
             salto_link_inertias(m, d);
-            salto_energy(m, d, &k1, &pe);
-            st.rigidified_energy = k1 - k0;
+            salto_energy(m, d, &k0, &pe);
+            s = salto_dca_rigidify(a, d, rigid);
+            if (s == SALTO_OK) {
+                salto_fk(m, d, SALTO_FK_VEL);
+                salto_link_inertias(m, d);
+                salto_energy(m, d, &k1, &pe);
+                st.rigidified_energy = k1 - k0;
+            }
         }
     }
     // 5. positions
@@ -1263,8 +1278,6 @@ salto_status salto_dca_adaptive_step(salto_dca* a, salto_data* d, const double* 
         st.active_joints = salto_dca_active_joints(a);
         st.active_dofs = salto_dca_active_dofs(a);
     }
-    (void)was_active;
-    salto_free(region);
     if (out) *out = st;
     return s;
 }
