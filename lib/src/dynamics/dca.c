@@ -626,6 +626,45 @@ static salto_status leaf(salto_dca* a, dca_node* n, const salto_data* d, const d
 }
 
 
+// The node's bias terms, given its coefficients (W, VS, the factor of S'VS) and its children's
+// biases: beta = b_2^A - b_1^B + c, gamma = W beta + VS (S'VS)^-1 Q (Q: the joint's entries of
+// tau), b_1^C = b_1^A - Phi_12^A gamma, b_2^C = b_2^B + Phi_21^B gamma. The joint's forces and
+// the velocity terms enter here only, so that impulses, which change neither the positions nor
+// the coefficients, need this pass alone.
+static void join_bias(salto_dca* a, const dca_node* n, const double* c, const double* tau) {
+    const dca_node* A = &a->node[n->a];
+    const dca_node* B = &a->node[n->b];
+    const int ldA = 6 * A->nh, ldB = 6 * B->nh, nd = n->active ? n->nd : 0;
+    const node_ws ws = ws_of(a, n);
+    const double* bA = a->vec + A->vec;
+    const double* bB = a->vec + B->vec;
+    double* bC = a->vec + n->vec;
+    double q[6];
+    for (int k = 0; k < nd; k++) q[k] = tau[n->j0 + k];
+    for (int t = 0; t < 6; t++) ws.beta[t] = bA[6 * n->ia + t] - bB[6 * n->ib + t] + c[t];
+    salto_chol_solve(ws.L, nd, q);
+    for (int i = 0; i < 6; i++) {
+        double s = 0.0;
+        for (int k = 0; k < nd; k++) s += ws.VS[nd * i + k] * q[k];
+        ws.gamma[i] = s;
+    }
+    mul_6_acc(ws.gamma, 1.0, ws.W, 6, ws.beta);
+    int r = 0;
+    for (int j = 0; j < A->nh; j++) {
+        if (j == n->ia) continue;
+        for (int t = 0; t < 6; t++) bC[6 * r + t] = bA[6 * j + t];
+        mul_6_acc(bC + 6 * r, -1.0, block(a, A, j, n->ia), ldA, ws.gamma);
+        r++;
+    }
+    for (int j = 0; j < B->nh; j++) {
+        if (j == n->ib) continue;
+        for (int t = 0; t < 6; t++) bC[6 * r + t] = bB[6 * j + t];
+        mul_6_acc(bC + 6 * r, 1.0, block(a, B, j, n->ib), ldB, ws.gamma);
+        r++;
+    }
+}
+
+
 static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
     const dca_node* A = &a->node[n->a];
     const dca_node* B = &a->node[n->b];
@@ -678,22 +717,8 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
             ws.W[6 * i + j] -= s;
         }
     }
-    // beta = b_2^A - b_1^B + c; gamma = W beta + VS (S'VS)^-1 Q
-    const double* bA = a->vec + A->vec;
-    const double* bB = a->vec + B->vec;
-    double q[6];
-    for (int k = 0; k < nd; k++) q[k] = d->tau[n->j0 + k];
-    for (int t = 0; t < 6; t++) ws.beta[t] = bA[6 * n->ia + t] - bB[6 * n->ib + t] + c[t];
-    salto_chol_solve(ws.L, nd, q);
-    for (int i = 0; i < 6; i++) {
-        double s = 0.0;
-        for (int k = 0; k < nd; k++) s += ws.VS[nd * i + k] * q[k];
-        ws.gamma[i] = s;
-    }
-    mul_6_acc(ws.gamma, 1.0, ws.W, 6, ws.beta);
     // C's coefficients: A's other handles first (rows/columns 0 .. nA - 2), then B's
     const int na1 = A->nh - 1;
-    double* bC = a->vec + n->vec;
     double* PW = a->scratch;                      // Phi_A[j, ia] W for A's others (6 na1 x 6)
     double* QW = a->scratch + 36 * (size_t)(na1 + 1); // Phi_B[j, ib] W for B's others
     for (int j = 0, r = 0; j < A->nh; j++) {
@@ -708,9 +733,6 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
     }
     for (int j = 0, rj = 0; j < A->nh; j++) {
         if (j == n->ia) continue;
-        // b_1^C = b_1^A - Phi_12^A gamma
-        for (int t = 0; t < 6; t++) bC[6 * rj + t] = bA[6 * j + t];
-        mul_6_acc(bC + 6 * rj, -1.0, block(a, A, j, n->ia), ldA, ws.gamma);
         for (int k = 0, rk = 0; k < A->nh; k++) {
             if (k == n->ia) continue;
             double* Cb = block(a, n, rj, rk);
@@ -724,8 +746,6 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
     for (int j = 0, rj = 0; j < B->nh; j++) {
         if (j == n->ib) continue;
         const int cj = na1 + rj;
-        for (int t = 0; t < 6; t++) bC[6 * cj + t] = bB[6 * j + t];
-        mul_6_acc(bC + 6 * cj, 1.0, block(a, B, j, n->ib), ldB, ws.gamma);
         for (int k = 0, rk = 0; k < B->nh; k++) {
             if (k == n->ib) continue;
             double* Cb = block(a, n, cj, na1 + rk);
@@ -748,6 +768,7 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
         }
         rj++;
     }
+    join_bias(a, n, c, d->tau);
     return SALTO_OK;
 }
 
@@ -988,11 +1009,9 @@ static salto_status main_pass(salto_dca* a, const salto_data* d, const double* f
 }
 
 
-salto_status salto_dca_forward(salto_dca* a, salto_data* d, const double* fext) {
-    salto_fk(a->m, d, SALTO_FK_VEL);
-    const salto_status s0 = main_pass(a, d, fext, a->metric_on);
-    if (s0 != SALTO_OK) return s0;
-    // back-substitution, root to leaves: the root has no handles
+// the back-substitution, root to leaves (the root has no handles), and with the metric
+// tracked each node's value
+static salto_status back_substitute(salto_dca* a, salto_data* d) {
     if (a->metric_on) a->value[a->root] = a->eta[a->root];
     for (int i = a->nnode - 1; i >= 0; i--) {
         const dca_node* n = &a->node[i];
@@ -1005,6 +1024,13 @@ salto_status salto_dca_forward(salto_dca* a, salto_data* d, const double* fext) 
         }
     }
     return SALTO_OK;
+}
+
+
+salto_status salto_dca_forward(salto_dca* a, salto_data* d, const double* fext) {
+    salto_fk(a->m, d, SALTO_FK_VEL);
+    const salto_status s = main_pass(a, d, fext, a->metric_on);
+    return s != SALTO_OK ? s : back_substitute(a, d);
 }
 
 
@@ -1137,6 +1163,22 @@ salto_status salto_dca_accel_region(salto_dca* a, salto_data* d, const double* f
 }
 
 
+// the velocity changes d->qdd for joint impulses d->tau, after a main pass in impulse mode at
+// the same positions: the leaves' biases zero, the bias pass up the tree, the back-substitution
+static salto_status impulse_response(salto_dca* a, salto_data* d) {
+    static const double zero[6] = {0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < a->nnode; i++) {
+        const dca_node* n = &a->node[i];
+        if (n->a < 0) {
+            memset(a->vec + n->vec, 0, sizeof(double) * 6 * (size_t)n->nh);
+        } else {
+            join_bias(a, n, zero, d->tau);
+        }
+    }
+    return back_substitute(a, d);
+}
+
+
 salto_status salto_dca_rigidify(salto_dca* a, salto_data* d, const unsigned char* rigid) {
     const salto_model* m = a->m;
     const int nv = m->nv;
@@ -1157,17 +1199,20 @@ salto_status salto_dca_rigidify(salto_dca* a, salto_data* d, const unsigned char
         a->K = K, a->kcap = nr;
     }
     double* K = a->K;
-    salto_status st = SALTO_OK;
     memcpy(save, d->tau, sizeof(double) * (size_t)nv);
     memcpy(save + nv, d->qd, sizeof(double) * (size_t)nv);
     // impulses meet no velocity terms, gravity or external forces: K^R's columns are the DOFs'
-    // velocity changes for a unit impulse on each (Kokkevis's test impulses), at rest
-    a->impulse = 1;
-    memset(d->qd, 0, sizeof(double) * (size_t)nv);
+    // velocity changes for a unit impulse on each (Kokkevis's test impulses). The positions do
+    // not change, so the coefficients are assembled once and each impulse takes the bias pass
+    // and the back-substitution alone.
+    const int metric = a->metric_on;
+    a->impulse = 1, a->metric_on = 0;
+    salto_fk(m, d, SALTO_FK_POS);
+    salto_status st = main_pass(a, d, NULL, 0);
     for (int c = 0; c < nr && st == SALTO_OK; c++) {
         memset(d->tau, 0, sizeof(double) * (size_t)nv);
         d->tau[idx[c]] = 1.0;
-        st = salto_dca_forward(a, d, NULL);
+        st = impulse_response(a, d);
         for (int r = 0; r < nr && st == SALTO_OK; r++) K[nr * r + c] = d->qdd[idx[r]];
     }
     double* Q = K + (size_t)nr * (size_t)nr;
@@ -1183,9 +1228,10 @@ salto_status salto_dca_rigidify(salto_dca* a, salto_data* d, const unsigned char
             salto_chol_solve(K, nr, Q);
             memset(d->tau, 0, sizeof(double) * (size_t)nv);
             for (int r = 0; r < nr; r++) d->tau[idx[r]] = Q[r];
-            st = salto_dca_forward(a, d, NULL);
+            st = impulse_response(a, d);
         }
     }
+    a->metric_on = metric;
     a->impulse = 0;
     // the velocity change on every active DOF; the stopped ones exactly at rest
     memcpy(d->tau, save, sizeof(double) * (size_t)nv);
