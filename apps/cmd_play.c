@@ -9,7 +9,6 @@
 #include "app_motion.h"
 #include "cmds.h"
 #include "json_out.h"
-#include "salto/orient.h"
 #include "salto/atomic.h"
 #include "salto/kinematics.h"
 #include "salto/sim.h"
@@ -198,25 +197,29 @@ static int record_frame(record* r, double t, const double* q, double err, int nc
 }
 
 
-static salto_status write_csv(const salto_problem_desc* p, const record* r, const char* path,
-                              salto_error* err) {
+// the recorded frames as a motion on p's model, in its chart (a turned problem's root angles
+// in the turned chart, salto_problem_turn_root); the frames borrowed
+static salto_motion record_motion(const salto_problem_desc* p, const record* r, double rate) {
+    salto_motion mo = {0};
+    mo.nv = p->model->nv, mo.nframe = r->n, mo.frame_rate = rate;
+    mo.duration = r->n > 0 ? r->t[r->n - 1] : 0.0;
+    mo.dof_name = p->model->link_name;
+    mo.q = r->q;
+    mo.converged = -1;
+    mo.root_turned = p->root_turned;
+    memcpy(mo.root_ref, p->root_ref, sizeof mo.root_ref);
+    memcpy(mo.root_anchor, p->root_anchor, sizeof mo.root_anchor);
+    return mo;
+}
+
+
+// sim.csv; q: the frames in the character's chart (salto_motion_character_q)
+static salto_status write_csv(const salto_problem_desc* p, const record* r, const double* q,
+                              const char* path, salto_error* err) {
     const salto_model* m = p->model;
-    // a turned chart's root angles (salto_problem_turn_root) written in the character's,
-    // continuous from the problem's anchor
-    int o[3];
-    double* q = r->q;
-    if (p->root_turned && salto_root_order(m, o)) {
-        q = malloc(sizeof(double) * (size_t)(r->n > 0 ? r->n : 1) * (size_t)r->nv);
-        if (!q) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory writing '%s'", path);
-        memcpy(q, r->q, sizeof(double) * (size_t)r->n * (size_t)r->nv);
-        salto_euler_frames_rechart(o, p->root_ref, NULL, p->root_anchor, q, r->n, r->nv);
-    }
     salto_atomic a;
     salto_status s = salto_atomic_open(&a, path, 1, err);
-    if (s) {
-        if (q != r->q) free(q);
-        return s;
-    }
+    if (s) return s;
     fputs("t", a.f);
     for (int j = 0; j < m->nv; j++) {
         fputc(',', a.f);
@@ -229,7 +232,6 @@ static salto_status write_csv(const salto_problem_desc* p, const record* r, cons
         fprintf(a.f, ",%.6g,%d,%.6g,%.6g,%.6g,%.6g\n", r->err[k], r->contacts[k], r->force[3 * k],
                 r->force[3 * k + 1], r->force[3 * k + 2], r->grip[k]);
     }
-    if (q != r->q) free(q);
     return salto_atomic_commit(&a, err);
 }
 
@@ -260,9 +262,10 @@ static void json_event(FILE* f, double time, const char* cause) {
     fputs("}", f);
 }
 
-static salto_status write_json(const salto_model* m, const record* r, const summary* sm,
-                               const char* motion_path, const char* problem_path,
-                               const char* path, salto_error* err) {
+// sim.json; q: the frames in the character's chart, as sim.csv's
+static salto_status write_json(const salto_model* m, const record* r, const double* q,
+                               const summary* sm, const char* motion_path,
+                               const char* problem_path, const char* path, salto_error* err) {
     salto_atomic a;
     salto_status s = salto_atomic_open(&a, path, 1, err);
     if (s) return s;
@@ -318,7 +321,7 @@ static salto_status write_json(const salto_model* m, const record* r, const summ
     fputs(",\n    \"grip_torque\": ", f);
     salto_json_nums(f, r->grip, r->n, 1);
     fputs(",\n    \"q\": ", f);
-    salto_json_rows(f, r->q, r->n, r->nv, ",\n      ");
+    salto_json_rows(f, q, r->n, r->nv, ",\n      ");
     fputs("\n  }\n}\n", f);
     return salto_atomic_commit(&a, err);
 }
@@ -328,13 +331,7 @@ static salto_status write_json(const salto_model* m, const record* r, const summ
 static salto_status write_filmstrip(const salto_problem_desc* p, const record* r, double rate,
                                     salto_filmstrip_view view, const char* path,
                                     salto_error* err) {
-    const salto_model* m = p->model;
-    salto_motion mo = {0};
-    mo.nv = m->nv, mo.nframe = r->n, mo.frame_rate = rate;
-    mo.duration = r->n > 0 ? r->t[r->n - 1] : 0.0;
-    mo.dof_name = m->link_name;
-    mo.q = r->q;
-    mo.converged = -1;
+    const salto_motion mo = record_motion(p, r, rate);
     return salto_motion_write_filmstrip(p, &mo, p->output.filmstrip_frames, view, path, err);
 }
 
@@ -679,13 +676,19 @@ int cmd_play(int argc, char** argv) {
     snprintf(jpath, sizeof jpath, "%s/sim.json", dir);
     snprintf(cpath, sizeof cpath, "%s/sim.csv", dir);
     snprintf(fpath, sizeof fpath, "%s/filmstrip.png", dir);
+    // the frames in the character's chart, as sim.json and sim.csv give them
+    const salto_motion rm = record_motion(p, &rec, rate);
+    double* qc = rec.n > 0 ? salto_motion_character_q(&rm) : NULL;
     if (rec.n == 0) {
         // nothing to write
+    } else if (!qc) {
+        fprintf(stderr, "salto play: out of memory\n");
+        status = 1;
     } else if (app_make_dirs(dir) != 0) {
         fprintf(stderr, "salto play: cannot create '%s': %s\n", dir, strerror(errno));
         status = 2;
-    } else if (write_json(m, &rec, &sm, motion_path, p->path, jpath, &err) != SALTO_OK ||
-               write_csv(p, &rec, cpath, &err) != SALTO_OK ||
+    } else if (write_json(m, &rec, qc, &sm, motion_path, p->path, jpath, &err) != SALTO_OK ||
+               write_csv(p, &rec, qc, cpath, &err) != SALTO_OK ||
                write_filmstrip(p, &rec, rate, view >= 0 ? view : p->output.filmstrip_view,
                                fpath, &err) != SALTO_OK) {
         app_print_error(&err);
@@ -709,6 +712,7 @@ int cmd_play(int argc, char** argv) {
                1e3 * fmax(st->max_depth, 0.0));
         printf("wrote %s, %s and %s\n", jpath, cpath, fpath);
     }
+    salto_free(qc);
     free(rec.t), free(rec.q), free(rec.err), free(rec.force), free(rec.contacts), free(rec.grip);
     salto_data_destroy(dm);
     free(contact_body);

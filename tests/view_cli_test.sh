@@ -34,6 +34,33 @@ grep_in "$tmp/g3.html" "\"compare\":\{\"label\":\"$tmp/luxo/motion.json\""
 # CSV frames with their problem
 expect 0 "$salto" view "$tmp/luxo/motion.csv" --problem "$tmp/luxo.yaml" -o "$tmp/csv.html"
 
+# a motion in a turned root chart (motion.json's root_chart): salto play writes its frames in
+# the character's chart in sim.json as in sim.csv, and salto view's ghost (the play result)
+# starts in the motion's pose (the fixture's frames are its unturned solve's: the commands read
+# its control points)
+cp -r "$root/tests/data/view/turned" "$tmp/turned"
+cd "$tmp/turned" || exit 2 # the motion names its problem relative to here
+expect 0 "$salto" play motion.json --quiet
+node -e '
+const fs = require("fs");
+const j = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+const rows = fs.readFileSync(process.argv[2], "utf8").trim().split("\n").slice(1).map((l) => l.split(",").map(Number));
+let worst = 0;
+j.frames.q.forEach((q, k) => q.forEach((v, i) => { worst = Math.max(worst, Math.abs(v - rows[k][1 + i])); }));
+if (j.frames.q.length !== rows.length || worst > 1e-12) { console.log("sim.json and sim.csv differ by " + worst); process.exit(1); }
+' "$tmp/turned/play/sim.json" "$tmp/turned/play/sim.csv" && ok || fail "a turned motion's sim.json is not in sim.csv's chart"
+expect 0 "$salto" view motion.json
+cd "$root" || exit 2
+node -e '
+const fs = require("fs");
+const html = fs.readFileSync(process.argv[1], "utf8");
+const start = html.indexOf("type=\"application/json\">") + 24, end = html.indexOf("</script>", start);
+const d = JSON.parse(html.slice(start, end));
+const a = d.motion.bodies[0], b = d.compare.bodies[0];
+const worst = Math.max(...a.map((v, i) => Math.abs(v - b[i])));
+if (worst > 1e-5) { console.log("the ghost starts " + worst + " from the motion"); process.exit(1); }
+' "$tmp/turned/view.html" && ok || fail "a turned motion's ghost does not start in its pose"
+
 # ---- bad input: nothing written ----
 expect 2 "$salto" view "$tmp/no_such.json" -o "$tmp/bad.html"
 grep_in "$tmp/err" "no_such.json"
