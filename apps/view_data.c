@@ -238,11 +238,8 @@ static void write_scene(FILE* f, const salto_problem_desc* p) {
             nums(f, c->normal, 3);
             fputs(",\"height\":", f);
             num(f, c->height);
-            // whether the contact's plane is the ground at all: not when every site stands on
-            // a box (its top face is the ground there)
-            int plane = c->box < 0;
-            for (int s = 0; s < c->nsite && plane; s++) plane = c->site_box[s] < 0;
-            fprintf(f, ",\"plane\":%s", plane ? "true" : "false");
+            // whether the contact's plane is ground under a site (a box's top is the box)
+            fprintf(f, ",\"plane\":%s", salto_contact_uses_plane(c) ? "true" : "false");
         }
         fputc('}', f);
     }

@@ -2014,6 +2014,30 @@ START_TEST(turn_root_refusals) {
 END_TEST
 
 
+// which ground contacts stand on their plane: any site off a box, or no site; not a contact on a
+// box as a whole, not every site on boxes, not a bar or a flight
+START_TEST(contact_uses_plane) {
+    salto_contact_desc c;
+    memset(&c, 0, sizeof c);
+    c.type = SALTO_CONTACT_GROUND, c.box = -1, c.nsite = 2;
+    c.site_box[0] = -1, c.site_box[1] = -1;
+    ck_assert_int_eq(salto_contact_uses_plane(&c), 1);
+    c.site_box[0] = 0; // one foot on a box, one on the floor
+    ck_assert_int_eq(salto_contact_uses_plane(&c), 1);
+    c.site_box[1] = 1; // both on boxes
+    ck_assert_int_eq(salto_contact_uses_plane(&c), 0);
+    c.nsite = 0;
+    ck_assert_int_eq(salto_contact_uses_plane(&c), 1);
+    c.box = 0; // the contact on a box
+    ck_assert_int_eq(salto_contact_uses_plane(&c), 0);
+    c.box = -1, c.type = SALTO_CONTACT_BAR;
+    ck_assert_int_eq(salto_contact_uses_plane(&c), 0);
+    c.type = SALTO_CONTACT_NONE;
+    ck_assert_int_eq(salto_contact_uses_plane(&c), 0);
+}
+END_TEST
+
+
 Suite* problem_suite(void) {
     Suite* s = suite_create("problem");
     TCase* tc = tcase_create("examples");
@@ -2052,6 +2076,7 @@ Suite* problem_suite(void) {
     tcase_add_loop_test(tc, bad_file, 0, NBAD);
     tcase_add_test(tc, character_error_passes_through);
     tcase_add_test(tc, missing_file);
+    tcase_add_test(tc, contact_uses_plane);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -401,6 +401,11 @@ int salto_problem_phase_formulation(const salto_problem_desc* p, int i, char* bu
 
 // Box i's centre and half sizes, the axes its distances use (a planar character's y not) and its
 // yaw, for salto_box_segment_distance_turned (obstacle.h)
+// Whether a ground contact's plane (normal . x = height) is ground under some of its sites: it
+// stands on no box as a whole, and a site is on the plane (site_box < 0) or it has none. The
+// filmstrip and salto view draw that plane; 0 for other contacts.
+int salto_contact_uses_plane(const salto_contact_desc* c);
+
 void salto_problem_box_geometry(const salto_problem_desc* p, int i, double c[3], double h[3],
                                 int use[3], double* yaw);
 

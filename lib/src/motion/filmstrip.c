@@ -130,10 +130,7 @@ static int collect_grounds(const salto_problem_desc* p, ground_plane* g) {
     add_ground(g, &ng, up, 0.0);
     for (int i = 0; i < p->nphase; i++) {
         const salto_contact_desc* c = &p->phases[i].contact;
-        if (c->type != SALTO_CONTACT_GROUND || c->box >= 0) continue;
-        int on_plane = c->nsite == 0;
-        for (int k = 0; k < c->nsite; k++) on_plane |= c->site_box[k] < 0;
-        if (on_plane) add_ground(g, &ng, c->normal, c->height);
+        if (salto_contact_uses_plane(c)) add_ground(g, &ng, c->normal, c->height);
     }
     for (int k = 0; k < p->ncon; k++) {
         if (p->cons[k].type == SALTO_CON_ABOVE_GROUND) add_ground(g, &ng, up, p->cons[k].height);

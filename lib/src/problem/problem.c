@@ -128,6 +128,14 @@ int salto_problem_ground_hold(const salto_problem_desc* p, int i, int body, int*
 }
 
 
+int salto_contact_uses_plane(const salto_contact_desc* c) {
+    if (c->type != SALTO_CONTACT_GROUND || c->box >= 0) return 0;
+    int on_plane = c->nsite == 0;
+    for (int k = 0; k < c->nsite; k++) on_plane |= c->site_box[k] < 0;
+    return on_plane;
+}
+
+
 void salto_problem_box_geometry(const salto_problem_desc* p, int i, double c[3], double h[3],
                                 int use[3], double* yaw) {
     const salto_box_desc* b = &p->boxes[i];
