@@ -108,23 +108,28 @@ int cmd_view(int argc, char** argv) {
         snprintf(outbuf, sizeof outbuf, "%s/view.html", dir);
         out = outbuf;
     }
+    int found = 0; // the ghost: a play result found beside the motion, not asked for
     if (!compare_path && !no_play) {
         snprintf(playbuf, sizeof playbuf, "%s/play/sim.json", dir);
         struct stat st;
-        if (stat(playbuf, &st) == 0) compare_path = playbuf;
+        if (stat(playbuf, &st) == 0) compare_path = playbuf, found = 1;
     }
 
-    view_libs libs;
-    int status = view_libs_load(&libs, "salto view");
-    if (status != 0) return status;
+    view_libs libs = {0};
     app_motion am, cam;
     memset(&cam, 0, sizeof cam);
     view_motion main_motion = {.label = "motion", .am = &am}, compare = {0};
     char* data = NULL;
     size_t ndata = 0;
-    status = app_motion_open(&am, "salto view", motion_path, problem_path);
+    int status = app_motion_open(&am, "salto view", motion_path, problem_path);
     if (status == 0 && compare_path) {
         status = open_compare(&compare, &cam, am.p, compare_path, problem_path);
+        if (status == 2 && found) { // a stale or broken play result: the page without it
+            fprintf(stderr, "salto view: warning: the play result '%s' is left out (above)\n",
+                    compare_path);
+            view_motion_free(&compare);
+            compare_path = NULL, status = 0;
+        }
     }
     if (status == 0) {
         FILE* mem = open_memstream(&data, &ndata);
@@ -139,6 +144,8 @@ int cmd_view(int argc, char** argv) {
             }
         }
     }
+    // the libraries (2 MB) once the data is made
+    if (status == 0) status = view_libs_load(&libs, "salto view");
     if (status == 0) {
         char title[600];
         const char* name = strrchr(am.p->path, '/');
@@ -163,7 +170,7 @@ int cmd_view(int argc, char** argv) {
         }
     }
     free(data);
-    if (cam.p || cam.nlp || cam.mo || cam.f) app_motion_close(&cam);
+    app_motion_close(&cam);
     view_motion_free(&compare);
     app_motion_close(&am);
     view_libs_free(&libs);

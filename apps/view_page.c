@@ -5,50 +5,17 @@
 // (web/node_modules, or SALTO_WEB_MODULES); nothing of theirs is in the repository. The page
 // links nothing: it opens offline, from disk or from a mail.
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cmds.h"
 #include "view.h"
 
 extern const char view_asset_html[];
 extern const char view_asset_css[];
 extern const char view_asset_js[];
-
-// the whole file at path, NUL-terminated; NULL with errno set
-static char* read_all(const char* path) {
-    FILE* f = fopen(path, "rb");
-    if (!f) return NULL;
-    char* buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n + 65536 + 1 > cap) {
-            cap = 2 * cap + 65536 + 1;
-            char* b = realloc(buf, cap);
-            if (!b) {
-                free(buf);
-                fclose(f);
-                errno = ENOMEM;
-                return NULL;
-            }
-            buf = b;
-        }
-        const size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) break;
-    }
-    const int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        errno = EIO;
-        return NULL;
-    }
-    buf[n] = '\0';
-    return buf;
-}
-
 
 // whether s holds "</script" in any case (it would end the inline script that holds it)
 static int ends_script(const char* s) {
@@ -72,18 +39,20 @@ int view_libs_load(view_libs* l, const char* who) {
     for (int k = 0; k < 4; k++) {
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", dir, rel[k]);
-        *slot[k] = read_all(path);
+        salto_error err = {0};
+        size_t len;
+        *slot[k] = salto_read_file(path, &len, &err);
         if (!*slot[k]) {
-            const int e = errno;
-            fprintf(stderr, "%s: cannot read '%s': %s\n", who, path, strerror(e));
-            if (e == ENOENT) {
+            app_print_error(&err);
+            if (access(path, F_OK) != 0) {
                 fprintf(stderr, "%s: the page inlines three.js and uPlot from npm: run 'bash "
                                 "scripts/setup.sh build' (it installs them into web/node_modules), "
                                 "or set SALTO_WEB_MODULES to a node_modules folder that has three "
                                 "and uplot\n", who);
             }
+            const int status = err.status == SALTO_ERR_NOMEM ? 1 : 2;
             view_libs_free(l);
-            return e == ENOMEM ? 1 : 2;
+            return status;
         }
         if (ends_script(*slot[k])) {
             fprintf(stderr, "%s: '%s' holds '</script', which would end the page's script: not "
@@ -92,12 +61,20 @@ int view_libs_load(view_libs* l, const char* who) {
             return 2;
         }
     }
+    // the page imports three.js's module with its import of the core redirected (viewer.js)
+    if (!strstr(l->three_module, "'./three.core.js'")) {
+        fprintf(stderr, "%s: three.js's module does not import './three.core.js' as the page "
+                        "expects (another three.js version than web/package-lock.json's?)\n", who);
+        view_libs_free(l);
+        return 2;
+    }
     return 0;
 }
 
 
 void view_libs_free(view_libs* l) {
-    free(l->three_core), free(l->three_module), free(l->uplot_js), free(l->uplot_css);
+    salto_free(l->three_core), salto_free(l->three_module), salto_free(l->uplot_js);
+    salto_free(l->uplot_css);
     memset(l, 0, sizeof *l);
 }
 

@@ -27,6 +27,13 @@ grep_in "$tmp/out" "the ghost: $tmp/luxo/play/sim.json"
 grep_in "$tmp/ghost.html" '"compare":\{"label":"salto play"'
 expect 0 "$salto" view "$tmp/luxo/motion.json" --no-play -o "$tmp/alone.html"
 if grep -q '"compare":' "$tmp/alone.html"; then fail "--no-play drew the play result"; else ok; fi
+# a broken play result found beside the motion (not asked for): a warning, the page without it
+mkdir -p "$tmp/stale/play"
+cp "$tmp/luxo/motion.json" "$tmp/stale/motion.json"
+printf '{"dofs": ["root_x"]}\n' >"$tmp/stale/play/sim.json"
+expect 0 "$salto" view "$tmp/stale/motion.json"
+grep_in "$tmp/err" "warning: the play result '.*stale/play/sim.json' is left out"
+if grep -q '"compare":' "$tmp/stale/view.html"; then fail "a broken play result drawn"; else ok; fi
 # a ghost named outright: the play's folder, or another motion of the character
 expect 0 "$salto" view "$tmp/luxo/motion.json" --compare "$tmp/luxo/play" -o "$tmp/g2.html"
 expect 0 "$salto" view "$tmp/luxo/motion.json" --compare "$tmp/luxo/motion.json" -o "$tmp/g3.html"
@@ -99,6 +106,23 @@ done
 SALTO_WEB_MODULES="$tmp/none" "$salto" view "$tmp/luxo/motion.json" -o "$tmp/bad.html" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && ok || fail "a missing npm folder: exit not 2"
 grep_in "$tmp/err" "scripts/setup.sh"
+
+# npm files the page cannot take: one that would end its script, a three.js module that does not
+# import its core as the page expects
+mods="$tmp/mods"
+mkdir -p "$mods/three/build" "$mods/uplot/dist"
+cp "$root/web/node_modules/three/build/three.core.js" "$root/web/node_modules/three/build/three.module.js" "$mods/three/build/"
+cp "$root/web/node_modules/uplot/dist/uPlot.iife.min.js" "$root/web/node_modules/uplot/dist/uPlot.min.css" "$mods/uplot/dist/"
+printf '\n// </SCRIPT>\n' >>"$mods/uplot/dist/uPlot.iife.min.js"
+SALTO_WEB_MODULES="$mods" "$salto" view "$tmp/luxo/motion.json" -o "$tmp/bad.html" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && ok || fail "a library holding </script: exit not 2"
+grep_in "$tmp/err" "uPlot.iife.min.js' holds '</script'"
+cp "$root/web/node_modules/uplot/dist/uPlot.iife.min.js" "$mods/uplot/dist/"
+sed "s#'./three.core.js'#'./three.core.min.js'#g" "$root/web/node_modules/three/build/three.module.js" >"$mods/three/build/three.module.js"
+SALTO_WEB_MODULES="$mods" "$salto" view "$tmp/luxo/motion.json" -o "$tmp/bad.html" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && ok || fail "a three.js module of another shape: exit not 2"
+grep_in "$tmp/err" "does not import './three.core.js'"
+[ -e "$tmp/bad.html" ] && fail "a page was written for unusable libraries" || ok
 
 # ---- salto watch's bad input ----
 expect 2 "$salto" watch "$tmp/no_such.yaml" --port 0

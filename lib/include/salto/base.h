@@ -64,7 +64,8 @@ char* salto_strdup(const char* s);   // NULL if s is NULL or allocation fails
 int salto_strs_dup(int n, const char* const* src, char*** out);
 void salto_strs_free(char** v, int n); // the n strings and the array; accepts NULL
 
-// The whole of a file (*len bytes, not terminated; release with salto_free), or NULL with
+// The whole of a file (*len bytes and a terminating NUL not counted in them; release with
+// salto_free), or NULL with
 // err filled: SALTO_ERR_IO naming the file (cannot open, cannot read), SALTO_ERR_NOMEM.
 char* salto_read_file(const char* path, size_t* len, salto_error* err);
 

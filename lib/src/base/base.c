@@ -182,6 +182,7 @@ char* salto_read_file(const char* path, size_t* len, salto_error* err) {
         return NULL;
     }
     fclose(f);
+    buf[n] = '\0'; // the last read found room and nothing to put in it: n < cap
     *len = n;
     return buf;
 
