@@ -37,8 +37,7 @@ kkt_mumps* kkt_mumps_analyse(int n, int ne, const int* irn, const int* jcn) {
         return NULL;
     }
     memcpy(m->irn, irn, sizeof(int) * (size_t)ne);
-    memcpy(m->jcn, jcn, sizeof(int) * (size_t)ne);
-    memset(m->a, 0, sizeof(double) * NE);
+    memcpy(m->jcn, jcn, sizeof(int) * (size_t)ne); // a: each factorisation's values
     m->ne = ne;
     m->id.job = -1, m->id.par = 1, m->id.sym = 2, m->id.comm_fortran = -987654; // USE_COMM_WORLD
     dmumps_c(&m->id);

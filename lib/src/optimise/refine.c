@@ -811,7 +811,6 @@ static int adopt_retry(salto_problem_desc** pp, salto_nlp** pn, double** px, sal
             keep = !result->converged || f2 < failing || (f2 == failing && w2 < worst);
         }
     }
-    if (st == SALTO_ERR_NOMEM) keep = 0;
     add_result(result, r);
     if (keep) {
         take_verdict(result, r);

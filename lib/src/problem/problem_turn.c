@@ -89,12 +89,9 @@ salto_status salto_problem_turn_root(salto_problem_desc* p, const double B[9], c
         const int n = (c->type == SALTO_CON_POSE || c->type == SALTO_CON_VELOCITY ||
                        c->type == SALTO_CON_JOINT_RANGE) ? root_slots(c, slot) : 0;
         if (n == 0) continue;
+        // (poses and velocities always have a time: the loader requires it)
         if (c->type == SALTO_CON_JOINT_RANGE) {
             return SALTO_FAIL(err, SALTO_ERR_INVALID, c->loc, "a joint range on the root's angles");
-        }
-        if (!c->has_time) {
-            return SALTO_FAIL(err, SALTO_ERR_INVALID, c->loc, "a %s of the root's angles through a phase",
-                              salto_constraint_name(c->type));
         }
     }
     for (int k = 0; k < p->nobj; k++) {
