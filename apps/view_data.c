@@ -18,24 +18,7 @@
 #include "salto/orient.h"
 #include "view.h"
 
-static void num(FILE* f, double v) {
-    if (isfinite(v)) {
-        fprintf(f, "%.7g", fabs(v) < 1e-12 ? 0.0 : v);
-    } else {
-        fputs("null", f);
-    }
-}
-
-
-static void nums(FILE* f, const double* v, int n) {
-    fputc('[', f);
-    for (int k = 0; k < n; k++) {
-        if (k) fputc(',', f);
-        num(f, v[k]);
-    }
-    fputc(']', f);
-}
-
+enum { DIGITS = 7 }; // significant digits: a micrometre on a 10 m scene
 
 // ---- a play result's frames ----
 
@@ -187,12 +170,12 @@ static void write_scene(FILE* f, const salto_problem_desc* p) {
     fputs(",\"problem\":", f);
     salto_json_str(f, p->path);
     fputs(",\"duration\":", f);
-    num(f, p->duration);
+    salto_json_num_g(f, p->duration, DIGITS);
     fprintf(f, ",\"planar\":%s", salto_model_is_planar(m) ? "true" : "false");
     fputs(",\"mass\":", f);
-    num(f, m->mass);
+    salto_json_num_g(f, m->mass, DIGITS);
     fputs(",\"gravity\":", f);
-    nums(f, m->gravity, 3);
+    salto_json_nums_g(f, m->gravity, 3, 1, DIGITS);
     fputs(",\"bodies\":", f);
     salto_json_strs(f, m->body_name, m->nbody);
     fputs(",\"geoms\":[", f);
@@ -201,11 +184,11 @@ static void write_scene(FILE* f, const salto_problem_desc* p) {
         const double* gd = m->geom_data + 7 * g;
         fprintf(f, "%s{\"shape\":\"%s\",\"body\":%d,\"a\":", g ? "," : "",
                 shape[m->geom_shape[g]], m->geom_body[g]);
-        nums(f, gd, 3);
+        salto_json_nums_g(f, gd, 3, 1, DIGITS);
         fputs(",\"b\":", f);
-        nums(f, gd + 3, 3);
+        salto_json_nums_g(f, gd + 3, 3, 1, DIGITS);
         fputs(",\"r\":", f);
-        num(f, gd[6]);
+        salto_json_num_g(f, gd[6], DIGITS);
         fputc('}', f);
     }
     fputs("],\"sites\":", f);
@@ -223,21 +206,21 @@ static void write_scene(FILE* f, const salto_problem_desc* p) {
         fprintf(f, "%s{\"name\":", i ? "," : "");
         salto_json_str(f, ph->name);
         fputs(",\"start\":", f);
-        num(f, ph->start);
+        salto_json_num_g(f, ph->start, DIGITS);
         fputs(",\"end\":", f);
-        num(f, ph->start + ph->duration);
+        salto_json_num_g(f, ph->start + ph->duration, DIGITS);
         fprintf(f, ",\"kind\":\"%s\",\"sites\":", kind[c->type]);
         salto_json_ints(f, c->site, c->nsite);
         if (c->type == SALTO_CONTACT_BAR) {
             fputs(",\"barPoint\":", f);
-            nums(f, c->bar_point, 3);
+            salto_json_nums_g(f, c->bar_point, 3, 1, DIGITS);
             fputs(",\"barAxis\":", f);
-            nums(f, c->bar_axis, 3);
+            salto_json_nums_g(f, c->bar_axis, 3, 1, DIGITS);
         } else if (c->type == SALTO_CONTACT_GROUND) {
             fputs(",\"normal\":", f);
-            nums(f, c->normal, 3);
+            salto_json_nums_g(f, c->normal, 3, 1, DIGITS);
             fputs(",\"height\":", f);
-            num(f, c->height);
+            salto_json_num_g(f, c->height, DIGITS);
             // whether the contact's plane is ground under a site (a box's top is the box)
             fprintf(f, ",\"plane\":%s", salto_contact_uses_plane(c) ? "true" : "false");
         }
@@ -249,11 +232,11 @@ static void write_scene(FILE* f, const salto_problem_desc* p) {
         fprintf(f, "%s{\"name\":", b ? "," : "");
         salto_json_str(f, bx->name);
         fputs(",\"lo\":", f);
-        nums(f, bx->lo, 3);
+        salto_json_nums_g(f, bx->lo, 3, 1, DIGITS);
         fputs(",\"hi\":", f);
-        nums(f, bx->hi, 3);
+        salto_json_nums_g(f, bx->hi, 3, 1, DIGITS);
         fputs(",\"yaw\":", f);
-        num(f, bx->yaw);
+        salto_json_num_g(f, bx->yaw, DIGITS);
         fputc('}', f);
     }
     fputs("],\"bars\":[", f);
@@ -263,11 +246,11 @@ static void write_scene(FILE* f, const salto_problem_desc* p) {
         const salto_constraint_desc* cd = &p->cons[k];
         if (cd->type != SALTO_CON_CLEAR_BAR) continue;
         fprintf(f, "%s{\"point\":", nb++ ? "," : "");
-        nums(f, cd->point, 3);
+        salto_json_nums_g(f, cd->point, 3, 1, DIGITS);
         fputs(",\"axis\":", f);
-        nums(f, cd->dir, 3);
+        salto_json_nums_g(f, cd->dir, 3, 1, DIGITS);
         fputs(",\"radius\":", f);
-        num(f, cd->height);
+        salto_json_num_g(f, cd->height, DIGITS);
         fputc('}', f);
     }
     fputc(']', f);
@@ -276,163 +259,183 @@ static void write_scene(FILE* f, const salto_problem_desc* p) {
 
 // ---- a motion's frames ----
 
+// A motion sampled at its frames, everything the page draws of it computed in one pass over
+// them (each frame's state evaluated and its kinematics run once)
+typedef struct sampled {
+    int nf, nbody, nv, ncs;
+    double* t;      // frame times (nf)
+    double* q;      // (nf x nv)
+    double* bodies; // body frames: origin, rotation row-major (nf x 12 nbody)
+    double* com;    // (nf x 3); the root's origin is the first body frame's
+    double* sites;  // the contact sites (nf x 3 ncs)
+    double* forces; // each contact link's force at its sites' centroid: point, force (nf x 48)
+    int* nforce;    // (nf)
+} sampled;
+
+
+static void sampled_free(sampled* s) {
+    free(s->t), free(s->q), free(s->bodies), free(s->com), free(s->sites), free(s->forces);
+    free(s->nforce);
+    memset(s, 0, sizeof *s);
+}
+
+
 // contact forces at frame state d (after salto_rnea): each contact link's force at its sites'
-// centroid, 6 numbers (point, force) each
-static void write_forces(FILE* f, const salto_problem_desc* p, int phase, const salto_data* d) {
+// centroid, 6 numbers (point, force) each, into out; returns their number (at most 8)
+static int frame_forces(const salto_problem_desc* p, int phase, const salto_data* d, double* out) {
     const salto_model* m = p->model;
     int link[8];
     double w[8 * 6];
     const int nb = phase >= 0 ? salto_contact_wrenches(p, phase, d, link, w) : 0;
     const salto_contact_desc* c = phase >= 0 ? &p->phases[phase].contact : NULL;
-    fputc('[', f);
-    for (int b = 0, out = 0; b < nb; b++) {
+    int n = 0;
+    for (int b = 0; b < nb; b++) {
         double ctr[3] = {0, 0, 0};
-        int n = 0;
+        int ns = 0;
         for (int s = 0; s < c->nsite; s++) {
             if (m->site_link[c->site[s]] != link[b]) continue;
             double x[3];
             salto_site_pos(m, d, c->site[s], x);
             for (int a = 0; a < 3; a++) ctr[a] += x[a];
-            n++;
+            ns++;
         }
-        if (n == 0) continue;
-        for (int a = 0; a < 3; a++) ctr[a] /= n;
-        fputs(out++ ? "," : "", f);
-        const double pf[6] = {ctr[0], ctr[1], ctr[2], w[6 * b + 3], w[6 * b + 4], w[6 * b + 5]};
-        nums(f, pf, 6);
+        if (ns == 0) continue;
+        double* o = out + 6 * n++;
+        for (int a = 0; a < 3; a++) o[a] = ctr[a] / ns, o[3 + a] = w[6 * b + 3 + a];
     }
-    fputc(']', f);
+    return n;
 }
 
 
-static int write_motion(FILE* f, const view_motion* v, const salto_problem_desc* scene, int full) {
-    // a motion with a problem of its own (a compared motion.json) is sampled and posed on it
+// samples v on p (its own problem when it has one): the contact sites and forces when full;
+// 0, or 1 when out of memory
+static int sample(const view_motion* v, const salto_problem_desc* scene, int full, sampled* out) {
     const salto_problem_desc* p = v->am ? v->am->p : scene;
     const salto_model* m = p->model;
-    const int nv = m->nv;
-    const int nf = frame_count(v, p);
-    salto_data* d = salto_data_create(m);
-    double* tau = malloc(sizeof(double) * (size_t)nv);
-    double* rows = malloc(sizeof(double) * 12 * (size_t)m->nbody);
+    sampled s = {frame_count(v, p), m->nbody, m->nv, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    const size_t nf = (size_t)s.nf, nv = (size_t)m->nv;
     int* cs = malloc(sizeof(int) * (size_t)(m->nsite + 1));
-    if (!d || !tau || !rows || !cs) {
-        salto_data_destroy(d);
-        free(tau), free(rows), free(cs);
-        return 1;
+    salto_data* d = salto_data_create(m);
+    double* tau = malloc(sizeof(double) * nv);
+    s.ncs = cs ? contact_sites(p, cs) : 0;
+    s.t = malloc(sizeof(double) * nf);
+    s.q = malloc(sizeof(double) * nf * nv);
+    s.bodies = malloc(sizeof(double) * nf * 12 * (size_t)m->nbody);
+    s.com = malloc(sizeof(double) * nf * 3);
+    s.sites = malloc(sizeof(double) * (nf * 3 * (size_t)s.ncs + 1));
+    s.forces = malloc(sizeof(double) * nf * 48);
+    s.nforce = calloc(nf, sizeof(int));
+    int status = 0;
+    if (!cs || !d || !tau || !s.t || !s.q || !s.bodies || !s.com || !s.sites || !s.forces || !s.nforce) {
+        status = 1;
+        sampled_free(&s);
     }
-    const int ncs = contact_sites(p, cs);
-    fputs("{\"label\":", f);
-    salto_json_str(f, v->label);
-    fputs(",\"t\":[", f);
-    for (int k = 0; k < nf; k++) {
-        if (k) fputc(',', f);
-        num(f, frame_time(v, p, k));
-    }
-    // body frames, root and centre of mass (and for the main motion, the contact sites and
-    // forces and the joint angles), frame by frame
-    for (int pass = 0; pass < (full ? 5 : 3); pass++) {
-        static const char* const key[] = {"bodies", "root", "com", "sites", "forces"};
-        fprintf(f, "],\"%s\":[", key[pass]);
-        for (int k = 0; k < nf; k++) {
-            frame_state(v, p, k, d);
-            salto_fk(m, d, pass == 4 ? SALTO_FK_ACC : SALTO_FK_VEL);
-            if (pass == 2) salto_link_inertias(m, d); // for the centre of mass
-            if (k) fputc(',', f);
-            if (pass == 0) {
-                for (int b = 0; b < m->nbody; b++) {
-                    const double* R;
-                    const double* o;
-                    salto_body_frame(m, d, b, &R, &o);
-                    memcpy(rows + 12 * b, o, 3 * sizeof(double));
-                    memcpy(rows + 12 * b + 3, R, 9 * sizeof(double));
-                }
-                nums(f, rows, 12 * m->nbody);
-            } else if (pass == 1) {
-                const double* R;
-                const double* o;
-                salto_body_frame(m, d, 0, &R, &o);
-                nums(f, o, 3);
-            } else if (pass == 2) {
-                double com[3], comv[3];
-                salto_com(m, d, com, comv);
-                nums(f, com, 3);
-            } else if (pass == 3) {
-                fputc('[', f);
-                for (int s = 0; s < ncs; s++) {
-                    double x[3];
-                    salto_site_pos(m, d, cs[s], x);
-                    if (s) fputc(',', f);
-                    nums(f, x, 3);
-                }
-                fputc(']', f);
-            } else {
-                salto_rnea(m, d, tau);
-                const double t = frame_time(v, p, k);
-                write_forces(f, p, salto_problem_phase_at(p, t > p->duration ? p->duration : t), d);
-            }
+    for (int k = 0; status == 0 && k < s.nf; k++) {
+        s.t[k] = frame_time(v, p, k);
+        frame_state(v, p, k, d);
+        memcpy(s.q + (size_t)k * nv, d->q, sizeof(double) * nv);
+        if (full) {
+            salto_rnea(m, d, tau); // the kinematics up to accelerations, and f0
+        } else {
+            salto_fk(m, d, SALTO_FK_POS);
+        }
+        salto_link_inertias(m, d);
+        for (int b = 0; b < m->nbody; b++) {
+            const double* R;
+            const double* o;
+            salto_body_frame(m, d, b, &R, &o);
+            double* row = s.bodies + ((size_t)k * (size_t)m->nbody + (size_t)b) * 12;
+            memcpy(row, o, 3 * sizeof(double));
+            memcpy(row + 3, R, 9 * sizeof(double));
+        }
+        salto_com(m, d, s.com + 3 * k, NULL);
+        for (int c = 0; c < s.ncs; c++) salto_site_pos(m, d, cs[c], s.sites + ((size_t)k * (size_t)s.ncs + (size_t)c) * 3);
+        if (full) {
+            const double t = s.t[k];
+            s.nforce[k] = frame_forces(p, salto_problem_phase_at(p, t > p->duration ? p->duration : t), d,
+                                       s.forces + 48 * (size_t)k);
         }
     }
-    fputs("]}", f);
+    free(cs), free(tau);
     salto_data_destroy(d);
-    free(tau), free(rows), free(cs);
-    return 0;
+    *out = s;
+    return status;
+}
+
+
+static void write_motion(FILE* f, const view_motion* v, const sampled* s, int full) {
+    fputs("{\"label\":", f);
+    salto_json_str(f, v->label);
+    fputs(",\"t\":", f);
+    salto_json_nums_g(f, s->t, s->nf, 1, DIGITS);
+    // body frames, root and centre of mass (and for the main motion, the contact sites and
+    // forces), frame by frame
+    for (int key = 0; key < (full ? 5 : 3); key++) {
+        static const char* const name[] = {"bodies", "root", "com", "sites", "forces"};
+        fprintf(f, ",\"%s\":[", name[key]);
+        for (int k = 0; k < s->nf; k++) {
+            if (k) fputc(',', f);
+            const double* body = s->bodies + (size_t)k * 12 * (size_t)s->nbody;
+            if (key == 0) {
+                salto_json_nums_g(f, body, 12 * s->nbody, 1, DIGITS);
+            } else if (key == 1) {
+                salto_json_nums_g(f, body, 3, 1, DIGITS); // body 0's origin
+            } else if (key == 2) {
+                salto_json_nums_g(f, s->com + 3 * k, 3, 1, DIGITS);
+            } else {
+                const int n = key == 3 ? s->ncs : s->nforce[k];
+                const int w = key == 3 ? 3 : 6;
+                const double* x = key == 3 ? s->sites + (size_t)k * 3 * (size_t)s->ncs : s->forces + 48 * (size_t)k;
+                fputc('[', f);
+                for (int i = 0; i < n; i++) {
+                    if (i) fputc(',', f);
+                    salto_json_nums_g(f, x + w * i, w, 1, DIGITS);
+                }
+                fputc(']', f);
+            }
+        }
+        fputc(']', f);
+    }
+    fputc('}', f);
 }
 
 
 // ---- plots ----
 
-static void write_series(FILE* f, const double* v, int n, int stride) {
-    fputc('[', f);
-    for (int k = 0; k < n; k++) {
-        if (k) fputc(',', f);
-        num(f, v[(size_t)k * (size_t)stride]);
-    }
-    fputc(']', f);
-}
-
-
 // the joint angles at the frames, the validation's series at its samples
-static int write_plots(FILE* f, const view_motion* v, const salto_problem_desc* p,
+static void write_plots(FILE* f, const sampled* smp, const salto_problem_desc* p,
                        const salto_validation* val) {
     const salto_model* m = p->model;
-    const int nv = m->nv, r = m->nroot;
-    const int nf = frame_count(v, p);
-    double* q = malloc(sizeof(double) * (size_t)nf * (size_t)nv);
-    if (!q) return 1;
-    for (int k = 0; k < nf; k++) v->am->state(v->am->ctx, frame_time(v, p, k), q + (size_t)k * nv, NULL, NULL);
-    fputs("{\"angles\":{\"unit\":\"rad\",\"t\":[", f);
-    for (int k = 0; k < nf; k++) {
-        if (k) fputc(',', f);
-        num(f, frame_time(v, p, k));
-    }
-    fputs("],\"names\":", f);
-    salto_json_strs(f, m->link_name + r, nv - r);
-    fputs(",\"series\":[", f);
-    for (int j = r; j < nv; j++) {
-        if (j > r) fputc(',', f);
-        write_series(f, q + j, nf, nv);
-    }
-    free(q);
-    const int ns = val->nsample;
-    fputs("]},\"torques\":{\"unit\":\"N m\",\"t\":", f);
-    nums(f, val->t, ns);
+    const int nv = m->nv, r = m->nroot, nf = smp->nf;
+    fputs("{\"angles\":{\"unit\":\"rad\",\"t\":", f);
+    salto_json_nums_g(f, smp->t, nf, 1, DIGITS);
     fputs(",\"names\":", f);
     salto_json_strs(f, m->link_name + r, nv - r);
     fputs(",\"series\":[", f);
     for (int j = r; j < nv; j++) {
         if (j > r) fputc(',', f);
-        write_series(f, val->tau + j, ns, nv);
+        salto_json_nums_g(f, smp->q + j, nf, nv, DIGITS);
+    }
+    const int ns = val->nsample;
+    fputs("]},\"torques\":{\"unit\":\"N m\",\"t\":", f);
+    salto_json_nums_g(f, val->t, ns, 1, DIGITS);
+    fputs(",\"names\":", f);
+    salto_json_strs(f, m->link_name + r, nv - r);
+    fputs(",\"series\":[", f);
+    for (int j = r; j < nv; j++) {
+        if (j > r) fputc(',', f);
+        salto_json_nums_g(f, val->tau + j, ns, nv, DIGITS);
     }
     fputs("]},\"forces\":{\"unit\":\"N\",\"t\":", f);
-    nums(f, val->t, ns);
+    salto_json_nums_g(f, val->t, ns, 1, DIGITS);
     fputs(",\"names\":[\"x\",\"y\",\"z\"],\"series\":[", f);
     for (int a = 0; a < 3; a++) {
         if (a) fputc(',', f);
-        write_series(f, val->f0 + 3 + a, ns, 6);
+        salto_json_nums_g(f, val->f0 + 3 + a, ns, 6, DIGITS);
     }
     // each check that applies somewhere: its violation over the threshold of the sample's phase
     fputs("]},\"residuals\":{\"unit\":\"violation / threshold\",\"t\":", f);
-    nums(f, val->t, ns);
+    salto_json_nums_g(f, val->t, ns, 1, DIGITS);
     fputs(",\"names\":[", f);
     int kinds[SALTO_CHECK_COUNT], nk = 0;
     for (int c = 0; c < SALTO_CHECK_COUNT; c++) {
@@ -454,7 +457,7 @@ static int write_plots(FILE* f, const view_motion* v, const salto_problem_desc* 
             }
             const double x = val->violation[(size_t)s * SALTO_CHECK_COUNT + kinds[k]];
             if (s) fputc(',', f);
-            num(f, thr > 0 ? x / thr : NAN);
+            salto_json_num_g(f, thr > 0 ? x / thr : NAN, DIGITS);
         }
         fputc(']', f);
     }
@@ -468,18 +471,17 @@ static int write_plots(FILE* f, const view_motion* v, const salto_problem_desc* 
         fputs(",\"unit\":", f);
         salto_json_str(f, salto_check_unit(ck->kind));
         fputs(",\"worst\":", f);
-        num(f, ck->worst);
+        salto_json_num_g(f, ck->worst, DIGITS);
         fputs(",\"time\":", f);
-        num(f, ck->worst_time);
+        salto_json_num_g(f, ck->worst_time, DIGITS);
         fputs(",\"threshold\":", f);
-        num(f, ck->threshold);
+        salto_json_num_g(f, ck->threshold, DIGITS);
         fprintf(f, ",\"pass\":%s,\"judged\":%s}", ck->pass ? "true" : "false",
                 ck->judged ? "true" : "false");
     }
     fprintf(f, "],\"passed\":%d,\"judged\":%d,\"verdict\":", val->npassed, val->njudged);
     salto_json_str(f, salto_validation_verdict(p, val));
     fputc('}', f);
-    return 0;
 }
 
 
@@ -495,19 +497,23 @@ int view_write_data(FILE* f, const char* who, const view_motion* main_motion,
         app_print_error(&err);
         return err.status == SALTO_ERR_NOMEM ? 1 : 2;
     }
-    fputs("{\"format\":\"salto view 1\",", f);
-    write_scene(f, p);
-    fputs(",\"motion\":", f);
-    int status = write_motion(f, main_motion, p, 1);
-    if (status == 0 && compare) {
-        fputs(",\"compare\":", f);
-        status = write_motion(f, compare, p, 0);
-    }
+    sampled sm = {0}, sc = {0};
+    int status = sample(main_motion, p, 1, &sm);
+    if (status == 0 && compare) status = sample(compare, p, 0, &sc);
     if (status == 0) {
+        fputs("{\"format\":\"salto view 1\",", f);
+        write_scene(f, p);
+        fputs(",\"motion\":", f);
+        write_motion(f, main_motion, &sm, 1);
+        if (compare) {
+            fputs(",\"compare\":", f);
+            write_motion(f, compare, &sc, 0);
+        }
         fputs(",\"plots\":", f);
-        status = write_plots(f, main_motion, p, &val);
+        write_plots(f, &sm, p, &val);
+        fputs("}\n", f);
     }
-    fputs("}\n", f);
+    sampled_free(&sm), sampled_free(&sc);
     salto_validation_free(&val);
     if (status) fprintf(stderr, "%s: out of memory\n", who);
     return status;

@@ -1,8 +1,14 @@
-// test_base.c: error formatting, first-error-wins, notes and allocation hooks
+// test_base.c: error formatting, first-error-wins, notes and allocation hooks; the short JSON
+// numbers and whole-file reads
+#define _POSIX_C_SOURCE 200809L // open_memstream
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+#include <stdio.h>
+
+#include "json_out.h"
 #include "salto/base.h"
 #include "test_suites.h"
 #include "test_util.h"
@@ -198,6 +204,36 @@ START_TEST(version_string) {
 END_TEST
 
 
+// the short JSON numbers of pages: digits significant digits, tiny magnitudes as 0, non-finite
+// values as null, no spaces; and salto_read_file's NUL after the text
+START_TEST(json_short_numbers_and_read_file) {
+    char* buf = NULL;
+    size_t n = 0;
+    FILE* f = open_memstream(&buf, &n);
+    ck_assert_ptr_nonnull(f);
+    const double v[5] = {1.23456789, -2e-13, NAN, 1234567.89, 0.5};
+    salto_json_nums_g(f, v, 5, 1, 7);
+    fputc(' ', f);
+    salto_json_nums_g(f, v, 3, 2, 3); // every other one
+    fputc(' ', f);
+    salto_json_num_g(f, INFINITY, 7);
+    fclose(f);
+    ck_assert_str_eq(buf, "[1.234568,0,null,1234568,0.5] [1.23,null,0.5] null");
+    free(buf);
+    // salto_read_file: the text and a terminating NUL not counted
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/data/view/turned/p.yaml", salto_test_root());
+    salto_error err = {0};
+    size_t len = 0;
+    char* text = salto_read_file(path, &len, &err);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_uint_gt(len, 0);
+    ck_assert_uint_eq(strlen(text), len);
+    salto_free(text);
+}
+END_TEST
+
+
 Suite* base_suite(void) {
     Suite* s = suite_create("base");
     TCase* tc = tcase_create("errors");
@@ -209,6 +245,7 @@ Suite* base_suite(void) {
     tcase_add_test(tc, null_error_object);
     tcase_add_test(tc, error_outlives_file_name);
     tcase_add_test(tc, format_truncates);
+    tcase_add_test(tc, json_short_numbers_and_read_file);
     suite_add_tcase(s, tc);
     tc = tcase_create("memory");
     tcase_add_test(tc, alloc_hooks);

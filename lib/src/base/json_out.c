@@ -56,6 +56,25 @@ void salto_json_nums(FILE* f, const double* v, int n, int stride) {
 }
 
 
+void salto_json_num_g(FILE* f, double v, int digits) {
+    if (isfinite(v)) {
+        fprintf(f, "%.*g", digits, fabs(v) < 1e-12 ? 0.0 : v);
+    } else {
+        fputs("null", f);
+    }
+}
+
+
+void salto_json_nums_g(FILE* f, const double* v, int n, int stride, int digits) {
+    fputc('[', f);
+    for (int k = 0; k < n; k++) {
+        if (k) fputc(',', f);
+        salto_json_num_g(f, v[(size_t)k * (size_t)stride], digits);
+    }
+    fputc(']', f);
+}
+
+
 void salto_json_rows(FILE* f, const double* v, int n, int width, const char* sep) {
     fputc('[', f);
     for (int k = 0; k < n; k++) {

@@ -10,6 +10,10 @@ void salto_json_str(FILE* f, const char* s);
 void salto_json_num(FILE* f, double v);
 // a JSON array of n numbers v[0], v[stride], ... as salto_json_num writes them
 void salto_json_nums(FILE* f, const double* v, int n, int stride);
+// the same shortened for pictures and pages: digits significant digits, magnitudes under 1e-12
+// as 0, no spaces (salto view's data: 7 digits, a micrometre on a 10 m scene)
+void salto_json_num_g(FILE* f, double v, int digits);
+void salto_json_nums_g(FILE* f, const double* v, int n, int stride, int digits);
 // a JSON array of n rows of width numbers each (row-major v), rows separated by sep
 void salto_json_rows(FILE* f, const double* v, int n, int width, const char* sep);
 // a JSON array of n strings
