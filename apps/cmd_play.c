@@ -468,16 +468,19 @@ int cmd_play(int argc, char** argv) {
     am.state(am.ctx, eps, q, qd, qdd);
     salto_sim_set_state(sim, q, qd);
 
-    // the motion's largest kinetic energy (at 200 times): a simulation whose kinetic energy
-    // passes 100 times it plus the weight falling 1 m is blowing up
-    double ke_ref = 0.0;
+    // at 200 times along the motion: its largest kinetic energy (a simulation whose kinetic
+    // energy passes 100 times it plus the weight falling 1 m is blowing up) and the lowest its
+    // centre of mass goes (the default fall height is half that)
+    double ke_ref = 0.0, lowest = INFINITY;
     for (int k = 0; k <= 200; k++) {
         am.state(am.ctx, fmin(fmax(T * k / 200.0, eps), T - eps), d->q, d->qd, d->qdd);
         salto_fk(m, d, SALTO_FK_VEL);
         salto_link_inertias(m, d);
-        double ke = 0.0;
+        double ke = 0.0, c[3];
         salto_energy(m, d, &ke, NULL);
+        salto_com(m, d, c, NULL);
         ke_ref = fmax(ke_ref, ke);
+        lowest = fmin(lowest, c[2]);
     }
     const double g = sqrt(m->gravity[0] * m->gravity[0] + m->gravity[1] * m->gravity[1] + m->gravity[2] * m->gravity[2]);
     const double ke_limit = 100.0 * (ke_ref + m->mass * g * 1.0);
@@ -495,18 +498,7 @@ int cmd_play(int argc, char** argv) {
     for (int i = 0; i < p->nphase; i++) {
         for (int c = 0; c < p->phases[i].contact.nsite; c++) contact_body[m->site_body[p->phases[i].contact.site[c]]] = 1;
     }
-    if (isnan(fall_height)) {
-        double lowest = INFINITY;
-        for (int k = 0; k <= 200; k++) {
-            am.state(am.ctx, fmin(fmax(T * k / 200.0, eps), T - eps), dm->q, dm->qd, dm->qdd);
-            salto_fk(m, dm, SALTO_FK_POS);
-            salto_link_inertias(m, dm);
-            double c[3];
-            salto_com(m, dm, c, NULL);
-            lowest = fmin(lowest, c[2]);
-        }
-        fall_height = 0.5 * lowest;
-    }
+    if (isnan(fall_height)) fall_height = 0.5 * lowest;
     summary sm = {dt, duration, kp, kd, 0.0, 0.0, 0.0, 0, salto_sim_get_stats(sim), NAN, "",
                   0.0, 0.0, 0.0, 0.0, fall_height, NAN, ""};
     // d: the simulation's state's kinematics and inertias (kept so after every step)
