@@ -37,6 +37,7 @@ let data = null;
 const view = { t: 0, playing: false, speed: 1, last: 0, follow: true,
                orbit: { az: -Math.PI / 2, el: 0.12, r: 4, target: new THREE.Vector3(0, 0, 1) } };
 
+const scratch = new THREE.Vector3(); // showTime's force, reused frame after frame
 const colours = { near: 0x3c5a99, far: 0x93a9d6, trunk: 0x46536b, ghost: 0xe07a2f,
                   site: 0xd62728, force: 0x1a9641, com: 0x111111, bar: 0x555555, box: 0xb59a74 };
 
@@ -99,9 +100,13 @@ function frameAt(ts, t) {
     return [lo, span > 0 ? (t - ts[lo]) / span : 0];
 }
 
+function mix3(p, q, a) {
+    return [(1 - a) * p[0] + a * q[0], (1 - a) * p[1] + a * q[1], (1 - a) * p[2] + a * q[2]];
+}
+
+// row k of rows moved a of the way to row k + 1
 function lerp3(rows, k, a) {
-    const p = rows[k], q = rows[Math.min(k + 1, rows.length - 1)];
-    return [0, 1, 2].map((i) => (1 - a) * p[i] + a * q[i]);
+    return mix3(rows[k], rows[Math.min(k + 1, rows.length - 1)], a);
 }
 
 function makeFigure(d, m, ghost) {
@@ -120,10 +125,9 @@ function makeFigure(d, m, ghost) {
     }
     for (const g of d.geoms) {
         const name = d.bodies[g.body] || '';
-        const key = b0(g.body) ? 'trunk' : farSide(name) ? 'far' : 'near';
+        const key = g.body === 0 ? 'trunk' : farSide(name) ? 'far' : 'near';
         bodies[g.body].add(geomMesh(g, mat(key)));
     }
-    function b0(b) { return b === 0; }
     const tracks = bodyTracks(m, nbody);
     const q0 = new THREE.Quaternion(), q1 = new THREE.Quaternion(), p = new THREE.Vector3(), one = new THREE.Vector3(1, 1, 1);
     function pose(t) {
@@ -167,19 +171,21 @@ function buildWorld(d) {
     const m = d.motion;
     // the character's size (its bodies' origins at the start) and the motion's extent (every
     // body's origin over the motion) frame the camera and scale the force arrows
-    const blo = [Infinity, Infinity, Infinity], bhi = [-Infinity, -Infinity, -Infinity];
-    let size = 0;
-    m.bodies.forEach((row, k) => {
-        const flo = [Infinity, Infinity, Infinity], fhi = [-Infinity, -Infinity, -Infinity];
-        for (let b = 0; 12 * b < row.length; b++) {
-            for (let i = 0; i < 3; i++) {
-                const x = row[12 * b + i];
-                blo[i] = Math.min(blo[i], x); bhi[i] = Math.max(bhi[i], x);
-                flo[i] = Math.min(flo[i], x); fhi[i] = Math.max(fhi[i], x);
+    const box = (rows) => {
+        const lo3 = [Infinity, Infinity, Infinity], hi3 = [-Infinity, -Infinity, -Infinity];
+        for (const row of rows) {
+            for (let b = 0; 12 * b < row.length; b++) {
+                for (let i = 0; i < 3; i++) {
+                    lo3[i] = Math.min(lo3[i], row[12 * b + i]);
+                    hi3[i] = Math.max(hi3[i], row[12 * b + i]);
+                }
             }
         }
-        if (k === 0) size = Math.max(Math.hypot(fhi[0] - flo[0], fhi[1] - flo[1], fhi[2] - flo[2]), 0.3);
-    });
+        return [lo3, hi3];
+    };
+    const [blo, bhi] = box(m.bodies);
+    const [flo, fhi] = box([m.bodies[0]]);
+    const size = Math.max(Math.hypot(fhi[0] - flo[0], fhi[1] - flo[1], fhi[2] - flo[2]), 0.3);
     // the floor: a grid at z = 0 around where the motion goes
     const lo = [Infinity, Infinity], hi = [-Infinity, -Infinity];
     for (const c of m.com.concat(m.root)) {
@@ -284,18 +290,19 @@ function showTime(t) {
     world.comGroup.visible = $('show-com').checked;
     const i = phaseAt(d, view.t);
     const active = i >= 0 ? d.phases[i].sites : [];
+    const k1 = Math.min(k + 1, m.t.length - 1);
     d.contactSites.forEach((s, j) => {
         world.siteDots[j].visible = active.includes(s);
-        if (world.siteDots[j].visible) world.siteDots[j].position.set(...lerp3(m.sites.map((r) => r[j]), k, a));
+        if (world.siteDots[j].visible) world.siteDots[j].position.set(...mix3(m.sites[k][j], m.sites[k1][j], a));
     });
-    // the nearer frame's forces: each arrow 1 m per body weight
-    const fk = a < 0.5 ? k : Math.min(k + 1, m.t.length - 1);
-    const forces = m.forces[fk] || [];
+    // the nearer frame's forces: a body weight as long as half the character's size
+    const forces = m.forces[a < 0.5 ? k : k1] || [];
+    const showForces = $('show-forces').checked;
     world.arrows.forEach((arrow, j) => {
         const f = forces[j];
-        arrow.visible = !!f && $('show-forces').checked;
+        arrow.visible = !!f && showForces;
         if (!arrow.visible) return;
-        const v = new THREE.Vector3(f[3], f[4], f[5]);
+        const v = scratch.set(f[3], f[4], f[5]);
         const len = (0.5 * world.size * v.length()) / world.weight; // a weight: half the character's size
         if (len < 1e-4) { arrow.visible = false; return; }
         arrow.position.set(f[0], f[1], f[2]);
@@ -432,8 +439,9 @@ function buildTimeline(d) {
         bands.appendChild(b);
     }
     $('scrub').max = d.duration;
-    const legend = [`<i style="background:#3c5a99"></i>${esc(d.motion.label)}`];
-    if (d.compare) legend.push(`<i style="background:#e07a2f;opacity:.6"></i>${esc(d.compare.label)}`);
+    const css = (c) => `#${c.toString(16).padStart(6, '0')}`;
+    const legend = [`<i style="background:${css(colours.near)}"></i>${esc(d.motion.label)}`];
+    if (d.compare) legend.push(`<i style="background:${css(colours.ghost)};opacity:.6"></i>${esc(d.compare.label)}`);
     $('legend').innerHTML = legend.join('');
     $('show-compare').parentElement.hidden = !d.compare;
 }
