@@ -1991,6 +1991,60 @@ END_TEST
 
 
 // what cannot be converted is refused at the constraint's place, the problem unchanged
+// the root's partial lists made whole all or nothing: with every allocation failing in turn,
+// salto_problem_turn_root and salto_problem_inherit_turn either succeed or leave the problem
+// as it was (its constraints' DOF lists and values, its chart), with nothing leaked
+START_TEST(turn_root_survives_allocation_failure) {
+    const char* set[] = {
+        "constraints.4={type: pose, time: 0.2, dofs: {knee_l: 0.3, root_rx: 0.5}}",
+        "constraints.5={type: velocity, time: 0.5, dofs: {root_rz: 0.7, root_ry: -0.4}}"};
+    const double ax[3] = {0.0, 0.6, 0.8}, anchor[3] = {0, 0, 0}, path[3] = {0.2, -0.3, 0.4};
+    double B[9];
+    salto_m3_axis_angle(B, ax, 0.9);
+    salto_problem_desc* turned = load_set_ok("tests/data/nlp/all3d.yaml", 2, set);
+    salto_error err = {0};
+    ck_assert_int_eq(salto_problem_turn_root(turned, B, anchor, turn_path_shifted, (void*)path, &err), SALTO_OK);
+    for (int which = 0; which < 2; which++) {
+        int done = 0, n = 1;
+        for (; n < 200 && !done; n++) {
+            salto_problem_desc* p = load_set_ok("tests/data/nlp/all3d.yaml", 2, set);
+            salto_problem_desc* before = load_set_ok("tests/data/nlp/all3d.yaml", 2, set);
+            salto_test_counter cnt = {0, 0, n};
+            salto_alloc_hooks h = {salto_test_counting_malloc, salto_test_counting_free, &cnt};
+            salto_set_alloc_hooks(&h);
+            salto_error e = {0};
+            const int failed = which == 0
+                                   ? salto_problem_turn_root(p, B, anchor, turn_path_shifted, (void*)path, &e) != SALTO_OK
+                                   : salto_problem_inherit_turn(p, turned) != 0;
+            salto_set_alloc_hooks(NULL);
+            ck_assert_msg(cnt.live == 0 || !failed, "allocation %d failing leaked %ld blocks", n, cnt.live);
+            if (failed) {
+                if (which == 0) ck_assert_int_eq(e.status, SALTO_ERR_NOMEM);
+                ck_assert_int_eq(p->root_turned, 0);
+                for (int i = 0; i < p->ncon; i++) {
+                    const salto_constraint_desc *c = p->cons + i, *b = before->cons + i;
+                    ck_assert_msg(c->ndof == b->ndof, "allocation %d: constraint %d has %d DOFs, not %d",
+                                  n, i, c->ndof, b->ndof);
+                    for (int k = 0; k < c->ndof && (c->type == SALTO_CON_POSE || c->type == SALTO_CON_VELOCITY); k++) {
+                        ck_assert_int_eq(c->dof[k], b->dof[k]);
+                        ck_assert(c->value[k] == b->value[k]);
+                    }
+                }
+            } else {
+                done = 1;
+                ck_assert_int_eq(p->root_turned, 1);
+            }
+            salto_problem_destroy(p);
+            salto_problem_destroy(before);
+        }
+        ck_assert_msg(done, "%s never succeeded", which ? "inherit" : "turn");
+        ck_assert_int_gt(n, 2); // it did fail at the first allocation
+    }
+    salto_problem_destroy(turned);
+}
+END_TEST
+
+
 START_TEST(turn_root_refusals) {
     static const struct {
         const char* set;
@@ -2077,6 +2131,7 @@ Suite* problem_suite(void) {
     tcase_add_test(tc, character_error_passes_through);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, contact_uses_plane);
+    tcase_add_test(tc, turn_root_survives_allocation_failure);
     suite_add_tcase(s, tc);
     return s;
 }

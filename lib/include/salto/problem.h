@@ -358,8 +358,9 @@ salto_status salto_problem_turn_root(salto_problem_desc* p, const double B[9], c
                                      void* ctx, salto_error* err);
 
 // q, loaded from the same file and overrides as p (a stage's reload), in p's turned chart too:
-// the model's reference and the converted values copied. Nothing when p is not turned.
-void salto_problem_inherit_turn(salto_problem_desc* q, const salto_problem_desc* p);
+// the model's reference and the converted values copied. Nothing when p is not turned. Returns
+// 0, or -1 when memory runs out (q then unchanged, in the character's chart).
+int salto_problem_inherit_turn(salto_problem_desc* q, const salto_problem_desc* p);
 
 // Reads a problem file and the character it names. Returns a new description owned by the
 // caller (release with salto_problem_destroy), or NULL with err filled, pointing at the

@@ -376,7 +376,10 @@ static salto_status warmup(const salto_problem_desc* p, const salto_nlp* nlp, do
     salto_problem_desc* pc = salto_problem_load_set(p->path, nset, set, &ignored);
     salto_free(set);
     salto_free(phases);
-    if (pc) salto_problem_inherit_turn(pc, p); // a turned solve's chart
+    if (pc && salto_problem_inherit_turn(pc, p) != 0) { // a turned solve's chart
+        salto_problem_destroy(pc); // out of memory: as if it could not be loaded
+        pc = NULL;
+    }
     // free durations pinned at their initial values in the coarse solve: its motion is the
     // fixed-duration one, from which the fine solve frees them (a coarse solve with them free
     // took the lamp's hop to an objective of 9816 at a 0.479 s flight, against 3879 at 0.4 s
@@ -860,7 +863,10 @@ static salto_status finer(salto_problem_desc** pp, salto_nlp** pn, double** px,
     salto_problem_desc* q = salto_problem_load_set(p->path, ns, set, &ignored);
     salto_free(set);
     if (!q) return ignored.status == SALTO_ERR_NOMEM ? SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory") : SALTO_OK;
-    salto_problem_inherit_turn(q, p); // a turned solve's chart, kept
+    if (salto_problem_inherit_turn(q, p) != 0) { // a turned solve's chart, kept
+        salto_problem_destroy(q);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
     for (int i = 0; i < p->nphase; i++) q->phases[i].dur_lo = p->phases[i].dur_lo, q->phases[i].dur_hi = p->phases[i].dur_hi;
     q->skip_warmup = 1;
     salto_nlp* nq = salto_nlp_build(q, &ignored);

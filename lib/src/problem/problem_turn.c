@@ -41,25 +41,48 @@ static const salto_constraint_desc* full_pose_at(const salto_problem_desc* p, do
 
 // c's DOF list with the root's three angles (appended where missing, value 0); 0, or -1 when
 // memory runs out (c unchanged)
-static int grow_to_three(salto_constraint_desc* c) {
-    int slot[3];
-    const int n = root_slots(c, slot);
-    if (n == 3) return 0;
-    int* dof = salto_malloc(sizeof(int) * (size_t)(c->ndof + 3 - n));
-    double* value = salto_malloc(sizeof(double) * (size_t)(c->ndof + 3 - n));
-    if (!dof || !value) {
-        salto_free(dof), salto_free(value);
-        return -1;
+// Gives every pose and velocity of q that constrains some of the root's angles in p (q's
+// constraint i matched to p's i; p may be q) all three, all or nothing: the widened lists are
+// made first and swapped in only when each could be (the added angles' values 0, to be set).
+// Returns 0, or -1 when memory runs out (q unchanged).
+static int widen_root_angles(salto_problem_desc* q, const salto_problem_desc* p) {
+    const int nc = q->ncon;
+    int** dof = salto_calloc((size_t)(nc > 0 ? nc : 1), sizeof *dof);
+    double** value = salto_calloc((size_t)(nc > 0 ? nc : 1), sizeof *value);
+    int ok = dof && value;
+    for (int i = 0; ok && i < nc; i++) {
+        const salto_constraint_desc* a = p->cons + i;
+        const salto_constraint_desc* c = q->cons + i;
+        int slot[3];
+        if ((a->type != SALTO_CON_POSE && a->type != SALTO_CON_VELOCITY) || root_slots(a, slot) == 0) continue;
+        const int n = root_slots(c, slot);
+        if (n == 3) continue;
+        dof[i] = salto_malloc(sizeof(int) * (size_t)(c->ndof + 3 - n));
+        value[i] = salto_malloc(sizeof(double) * (size_t)(c->ndof + 3 - n));
+        if (!dof[i] || !value[i]) {
+            ok = 0;
+            break;
+        }
+        memcpy(dof[i], c->dof, sizeof(int) * (size_t)c->ndof);
+        memcpy(value[i], c->value, sizeof(double) * (size_t)c->ndof);
+        int k = c->ndof;
+        for (int r = 0; r < 3; r++) {
+            if (slot[r] < 0) dof[i][k] = 3 + r, value[i][k] = 0.0, k++;
+        }
     }
-    memcpy(dof, c->dof, sizeof(int) * (size_t)c->ndof);
-    memcpy(value, c->value, sizeof(double) * (size_t)c->ndof);
-    int k = c->ndof;
-    for (int a = 0; a < 3; a++) {
-        if (slot[a] < 0) dof[k] = 3 + a, value[k] = 0.0, k++;
+    for (int i = 0; dof && value && i < nc; i++) {
+        salto_constraint_desc* c = q->cons + i;
+        if (!ok || !dof[i]) {
+            salto_free(dof[i]), salto_free(value[i]);
+            continue;
+        }
+        int slot[3];
+        c->ndof += 3 - root_slots(c, slot);
+        salto_free(c->dof), salto_free(c->value);
+        c->dof = dof[i], c->value = value[i];
     }
-    salto_free(c->dof), salto_free(c->value);
-    c->dof = dof, c->value = value, c->ndof = k;
-    return 0;
+    salto_free(dof), salto_free(value);
+    return ok ? 0 : -1;
 }
 
 
@@ -145,15 +168,15 @@ salto_status salto_problem_turn_root(salto_problem_desc* p, const double B[9], c
             salto_euler_rechart(o, NULL, B, phi, phid, zero3, qpn, qn, out, dd);
         }
     }
+    // every list of the root's angles made whole (or none), then the values written
+    if (widen_root_angles(p, p) != 0) {
+        salto_free(tq);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    }
     for (int i = 0; i < nc; i++) {
         salto_constraint_desc* c = p->cons + i;
         int slot[3];
         if ((c->type != SALTO_CON_POSE && c->type != SALTO_CON_VELOCITY) || root_slots(c, slot) == 0) continue;
-        if (grow_to_three(c)) {
-            salto_free(tq);
-            return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
-        }
-        root_slots(c, slot);
         for (int a = 0; a < 3; a++) c->value[slot[a]] = tq[3 * i + a];
     }
     salto_free(tq);
@@ -165,19 +188,19 @@ salto_status salto_problem_turn_root(salto_problem_desc* p, const double B[9], c
 }
 
 
-void salto_problem_inherit_turn(salto_problem_desc* q, const salto_problem_desc* p) {
-    if (!p->root_turned || q->ncon != p->ncon) return;
+int salto_problem_inherit_turn(salto_problem_desc* q, const salto_problem_desc* p) {
+    if (!p->root_turned || q->ncon != p->ncon) return 0;
     for (int i = 0; i < p->ncon; i++) {
         const salto_constraint_desc *a = p->cons + i, *b = q->cons + i;
-        if (a->type != b->type) return;
+        if (a->type != b->type) return 0;
     }
+    if (widen_root_angles(q, p) != 0) return -1; // q stays in the character's chart, whole
     for (int i = 0; i < p->ncon; i++) {
         const salto_constraint_desc* a = p->cons + i;
         salto_constraint_desc* b = q->cons + i;
         if (a->type != SALTO_CON_POSE && a->type != SALTO_CON_VELOCITY) continue;
         int slot[3];
         if (root_slots(a, slot) == 0) continue;
-        if (grow_to_three(b)) return; // out of memory: q stays in the character's chart
         int bs[3];
         root_slots(b, bs);
         for (int k = 0; k < 3; k++) b->value[bs[k]] = a->value[slot[k]];
@@ -186,4 +209,5 @@ void salto_problem_inherit_turn(salto_problem_desc* q, const salto_problem_desc*
     q->root_turned = 1;
     memcpy(q->root_ref, p->root_ref, sizeof q->root_ref);
     memcpy(q->root_anchor, p->root_anchor, sizeof q->root_anchor);
+    return 0;
 }
