@@ -961,8 +961,8 @@ static salto_status turned(salto_problem_desc** pp, salto_nlp** pn, double** px,
     double anchor[3];
     memcpy(anchor, qt, sizeof anchor);
     for (int k = 0; k < n; k++) {
-        double a[3], ad[3], zero3[3] = {0, 0, 0};
-        salto_euler_rechart(o, NULL, B, qt + 3 * k, cq + 3 * k, zero3, k ? qt + 3 * (k - 1) : NULL, a, ad, NULL);
+        double a[3], ad[3];
+        salto_euler_rechart(o, NULL, B, qt + 3 * k, cq + 3 * k, NULL, k ? qt + 3 * (k - 1) : NULL, a, ad, NULL);
         memcpy(qt + 3 * k, a, sizeof a);
         memcpy(qdt + 3 * k, ad, sizeof ad);
     }

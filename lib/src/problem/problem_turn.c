@@ -149,7 +149,7 @@ salto_status salto_problem_turn_root(salto_problem_desc* p, const double B[9], c
         } else {
             // the character's angles at this time: its pose's where the file gives them all, the
             // path's otherwise; the rates the given ones and the path's others
-            double phi[3], phid[3], e[3], ed[3], zero3[3] = {0, 0, 0};
+            double phi[3], phid[3], e[3], ed[3];
             const salto_constraint_desc* pose = full_pose_at(p, c->time);
             if (pose) {
                 int ps[3];
@@ -157,15 +157,16 @@ salto_status salto_problem_turn_root(salto_problem_desc* p, const double B[9], c
                 for (int a = 0; a < 3; a++) phi[a] = pose->value[ps[a]];
             } else {
                 const int none[3] = {0, 0, 0};
-                character_angles(o, B, qp, none, zero3, phi);
+                const double none_v[3] = {0, 0, 0};
+                character_angles(o, B, qp, none, none_v, phi);
             }
             // the path's rates in the character's chart at phi's orientation
             double qpn[3];
             salto_euler_rechart(o, NULL, B, phi, NULL, NULL, qp, qpn, NULL, NULL);
-            salto_euler_rechart(o, B, NULL, qp, qdp, zero3, phi, e, ed, NULL);
+            salto_euler_rechart(o, B, NULL, qp, qdp, NULL, phi, e, ed, NULL);
             for (int a = 0; a < 3; a++) phid[a] = given[a] ? v[a] : ed[a];
-            double qn[3], dd[3];
-            salto_euler_rechart(o, NULL, B, phi, phid, zero3, qpn, qn, out, dd);
+            double qn[3];
+            salto_euler_rechart(o, NULL, B, phi, phid, NULL, qpn, qn, out, NULL);
         }
     }
     // every list of the root's angles made whole (or none), then the values written
