@@ -1,4 +1,4 @@
-// draw.h: what salto's pictures share (filmstrip.c): labels in a built-in stroke font (no
+// draw.h: what salto's pictures share (draw.c): labels in a built-in stroke font (no
 // dependence on installed fonts; fontconfig is never loaded) and the atomic PNG writer
 #ifndef SALTO_DRAW_H
 #define SALTO_DRAW_H
@@ -10,6 +10,8 @@
 // text of height size px (digits and ascenders), centred at u, baseline v, in the current
 // source colour; characters without a glyph as spaces
 void salto_draw_text(cairo_t* cr, const char* s, double size, double u, double v);
+// the width salto_draw_text gives s at size px, px
+double salto_draw_text_width(const char* s, double size);
 
 // A round step for ticks on an axis: the smallest of 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10,
 // 20, 50 and 100 that is at least least (100 when none is)
