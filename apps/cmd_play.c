@@ -262,6 +262,16 @@ static void json_event(FILE* f, double time, const char* cause) {
     fputs("}", f);
 }
 
+// {"worst": w, "time": t}
+static void json_worst(FILE* f, double w, double t) {
+    fputs("{\"worst\": ", f);
+    salto_json_num(f, w);
+    fputs(", \"time\": ", f);
+    salto_json_num(f, t);
+    fputc('}', f);
+}
+
+
 // sim.json; q: the frames in the character's chart, as sim.csv's
 static salto_status write_json(const salto_model* m, const record* r, const double* q,
                                const summary* sm, const char* motion_path,
@@ -294,15 +304,11 @@ static salto_status write_json(const salto_model* m, const record* r, const doub
             sm->stats->steps, sm->stats->substeps, sm->stats->halvings, sm->stats->impacts,
             sm->stats->limit_events, sm->stats->pgs_sweeps, sm->max_contacts);
     salto_json_num(f, sm->stats->max_depth);
-    fputs("},\n  \"deviation\": {\"root\": {\"worst\": ", f);
-    salto_json_num(f, sm->root_dev);
-    fputs(", \"time\": ", f);
-    salto_json_num(f, sm->root_dev_time);
-    fputs("}, \"com\": {\"worst\": ", f);
-    salto_json_num(f, sm->com_dev);
-    fputs(", \"time\": ", f);
-    salto_json_num(f, sm->com_dev_time);
-    fputs("}},\n  \"fall_height\": ", f);
+    fputs("},\n  \"deviation\": {\"root\": ", f);
+    json_worst(f, sm->root_dev, sm->root_dev_time);
+    fputs(", \"com\": ", f);
+    json_worst(f, sm->com_dev, sm->com_dev_time);
+    fputs("},\n  \"fall_height\": ", f);
     salto_json_num(f, sm->fall_height);
     fputs(", \"fell\": ", f);
     json_event(f, sm->fall_time, sm->fall_cause);

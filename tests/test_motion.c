@@ -569,6 +569,18 @@ static void write_all(const char* path, const char* buf, size_t len) {
 }
 
 
+// buf := text (len bytes) with one byte, at a random place, changed to a random byte (half the
+// time) or one of the npool characters of pool (the other half)
+static void mutate_byte(salto_test_rng* rng, char* buf, const char* text, size_t len,
+                        const char* pool, int npool) {
+    memcpy(buf, text, len);
+    size_t at = (size_t)salto_test_uniform(rng, 0, (double)len);
+    if (at >= len) at = len - 1;
+    const int r = (int)salto_test_uniform(rng, 0, 512);
+    buf[at] = r < 256 ? (char)r : pool[r % npool];
+}
+
+
 // loads path: either a motion that is consistent with itself, or a located error
 static int fuzz_one(const char* path, const char* what, long trial) {
     salto_error err = {0};
@@ -1185,11 +1197,7 @@ START_TEST(frames_fuzz) {
         }
         static const char pool[] = ",.-+e0123456789 \n\t\"{}:#XYZabc\x01\xff";
         for (long trial = 0; trial < 600; trial++) {
-            memcpy(buf, text, len);
-            size_t at = (size_t)salto_test_uniform(&rng, 0, (double)len);
-            if (at >= len) at = len - 1;
-            const int r = (int)salto_test_uniform(&rng, 0, 512);
-            buf[at] = r < 256 ? (char)r : pool[r % (int)(sizeof pool - 1)];
+            mutate_byte(&rng, buf, text, len, pool, sizeof pool - 1);
             write_all(fz, buf, len);
             fuzz_frames(fz, bvh, p->model, "byte changed, trial", trial);
         }
@@ -1245,11 +1253,7 @@ START_TEST(fuzz) {
     static const char pool[] = "{}[],:\"\\ -+.e0123456789nultrfa\n\t\x01\x7f\xc3\xff";
     enum { NCHANGE = 1500 };
     for (long trial = 0; trial < NCHANGE; trial++) {
-        memcpy(buf, text, len);
-        size_t at = (size_t)salto_test_uniform(&rng, 0, (double)len);
-        if (at >= len) at = len - 1;
-        const int r = (int)salto_test_uniform(&rng, 0, 512);
-        buf[at] = r < 256 ? (char)r : pool[r % (int)(sizeof pool - 1)];
+        mutate_byte(&rng, buf, text, len, pool, sizeof pool - 1);
         write_all(path, buf, len);
         nloaded += fuzz_one(path, "byte changed, trial", trial);
     }
@@ -1565,11 +1569,7 @@ START_TEST(root_chart_fuzz) {
     static const char pool[] = "{}[],:\"\\ -+.e0123456789nultrfa\n";
     int nloaded = 0;
     for (long trial = 0; trial < 600; trial++) {
-        memcpy(buf, text, len);
-        size_t at = (size_t)salto_test_uniform(&rng, 0, (double)len);
-        if (at >= len) at = len - 1;
-        const int r = (int)salto_test_uniform(&rng, 0, 512);
-        buf[at] = r < 256 ? (char)r : pool[r % (int)(sizeof pool - 1)];
+        mutate_byte(&rng, buf, text, len, pool, sizeof pool - 1);
         write_all(path, buf, len);
         salto_error err = {0};
         salto_motion* mo = salto_motion_load_json(path, &err);
