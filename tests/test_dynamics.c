@@ -639,6 +639,15 @@ START_TEST(dca_hybrid_equals_locked_joints) {
         snprintf(ctx, sizeof ctx, "model %d seed %d, %d joints active (%d DOFs)", _i % NMODEL, _i, top, dofs);
         const double scale = fmax(1.0, salto_test_maxabs(want, nv));
         ck_assert_vec_close(d->qdd, want, nv, 1e-9 * scale, 1e-9, ctx);
+        // the hybrid body as a model of its own, by ABA: the same accelerations; the rigid
+        // DOFs' entries not written
+        for (int j = 0; j < nv; j++) d->qdd[j] = act[j] ? NAN : 0.0;
+        ck_assert_int_eq(salto_dca_hybrid_forward(a, d, fext), SALTO_OK);
+        snprintf(ctx, sizeof ctx, "model %d seed %d, %d joints active (%d DOFs), reduced model", _i % NMODEL, _i, top, dofs);
+        ck_assert_vec_close(d->qdd, want, nv, 1e-9 * scale, 1e-9, ctx);
+        // a second call reuses the model (and without forces, its own bias)
+        ck_assert_int_eq(salto_dca_hybrid_forward(a, d, fext), SALTO_OK);
+        ck_assert_vec_close(d->qdd, want, nv, 1e-9 * scale, 1e-9, ctx);
     }
     // every joint active: ABA's
     salto_dca_activate_top(a, joints);
@@ -772,7 +781,7 @@ START_TEST(dca_adaptive_all_active_is_the_full_step) {
     salto_data_copy_inputs(m, e, d);
     salto_dca* a = salto_dca_create(m);
     ck_assert_ptr_nonnull(a);
-    const salto_adaptive_opts o = {m->nbody, 0.0, 0.0};
+    const salto_adaptive_opts o = {m->nbody, 0.0, 0.0, 1};
     for (int step = 0; step < 5; step++) {
         salto_adaptive_stats st;
         ck_assert_int_eq(salto_dca_adaptive_step(a, d, NULL, 1e-3, &o, &st), SALTO_OK);
@@ -862,7 +871,7 @@ START_TEST(dca_adaptive_budget_and_error) {
         salto_data_copy_inputs(mm, dd, d0);
         salto_dca* a = salto_dca_create(mm);
         ck_assert_ptr_nonnull(a);
-        const salto_adaptive_opts o = {budgets[b], 0.0, 0.0};
+        const salto_adaptive_opts o = {budgets[b], 0.0, 0.0, 1};
         for (int k = 0; k < steps; k++) {
             salto_adaptive_stats st;
             ck_assert_int_eq(salto_dca_adaptive_step(a, dd, NULL, h, &o, &st), SALTO_OK);
@@ -885,6 +894,64 @@ START_TEST(dca_adaptive_budget_and_error) {
     ck_assert_msg(err[3] < 1e-9, "every joint active: %g m from the full simulation", err[3]);
     salto_data_destroy(ref);
     salto_data_destroy(d0);
+    salto_model_destroy(mm);
+}
+END_TEST
+
+// with an update period, the steps between updates are the hybrid body's: the same as DCA with
+// the active joints the update left (their set unchanged), stepped by semi-implicit Euler; the
+// update comes back every period steps; and a change of activity restarts the count
+START_TEST(dca_adaptive_period_steps_the_hybrid_body) {
+    salto_error berr = {0};
+    salto_character_desc* c = salto_character_chain_axes(40, 0.3, 1.0, "y");
+    ck_assert_ptr_nonnull(c);
+    salto_model* mm = salto_model_build(c, NULL, &berr);
+    salto_character_destroy(c);
+    ck_assert_ptr_nonnull(mm);
+    const int nv = mm->nv, period = 7;
+    const double h = 1e-3;
+    salto_data* dd = salto_data_create(mm);
+    salto_data* ref = salto_data_create(mm);
+    salto_dca* a = salto_dca_create(mm);
+    salto_dca* b = salto_dca_create(mm);
+    ck_assert(dd && ref && a && b);
+    dd->q[0] = 1.5, dd->q[3] = -0.4;
+    double fext[6 * 40];
+    memset(fext, 0, sizeof fext);
+    fext[6 * 25 + 3] = 5.0; // a push on link 26 (its entries about the origin: a force along x)
+    const salto_adaptive_opts o = {6, 0.0, 0.0, period};
+    unsigned char act[40], body_act[41];
+    for (int k = 0; k < 3 * period; k++) {
+        salto_adaptive_stats st;
+        ck_assert_int_eq(salto_dca_adaptive_step(a, dd, fext, h, &o, &st), SALTO_OK);
+        ck_assert_msg(st.updated == (k % period == 0), "step %d: updated %d", k, st.updated);
+        ck_assert_int_eq(st.active_joints, 6);
+        salto_dca_active_links(a, act);
+        if (k % period == 0) { // the reference takes the state and the active set here
+            salto_data_copy_inputs(mm, ref, dd);
+            for (int t = 0; t < mm->nbody; t++) body_act[t] = mm->body_link[t] >= 0 && act[mm->body_link[t]];
+            ck_assert_int_eq(salto_dca_set_active(b, body_act), 0);
+            continue;
+        }
+        ck_assert_int_eq(salto_dca_forward(b, ref, fext), SALTO_OK);
+        for (int j = 0; j < nv; j++) ref->qd[j] += h * ref->qdd[j], ref->q[j] += h * ref->qd[j];
+        unsigned char now[40];
+        salto_dca_active_links(b, now);
+        ck_assert_msg(memcmp(now, act, (size_t)nv) == 0, "step %d: the active set changed between updates", k);
+        char ctx[64];
+        snprintf(ctx, sizeof ctx, "step %d (period %d)", k, period);
+        ck_assert_vec_close(dd->qd, ref->qd, nv, 1e-10 * fmax(1.0, salto_test_maxabs(ref->qd, nv)), 1e-10, ctx);
+        ck_assert_vec_close(dd->q, ref->q, nv, 1e-12 * fmax(1.0, salto_test_maxabs(ref->q, nv)), 1e-12, ctx);
+    }
+    // a change of activity: the next step updates the region
+    salto_dca_set_active(a, NULL);
+    salto_adaptive_stats st;
+    ck_assert_int_eq(salto_dca_adaptive_step(a, dd, fext, h, &o, &st), SALTO_OK);
+    ck_assert_int_eq(st.updated, 1);
+    salto_dca_destroy(b);
+    salto_dca_destroy(a);
+    salto_data_destroy(ref);
+    salto_data_destroy(dd);
     salto_model_destroy(mm);
 }
 END_TEST
@@ -964,6 +1031,7 @@ Suite* dynamics_suite(void) {
     tcase_add_loop_test(dc, dca_adaptive_all_active_is_the_full_step, 0, NMODEL);
     tcase_add_loop_test(dc, dca_rigidify_keeps_momentum_and_never_adds_energy, 0, NMODEL);
     tcase_add_test(dc, dca_adaptive_budget_and_error);
+    tcase_add_test(dc, dca_adaptive_period_steps_the_hybrid_body);
     tcase_add_loop_test(dc, dca_armature_adds_to_the_inertia_matrix, 0, NMODEL);
     suite_add_tcase(s, dc);
     return s;

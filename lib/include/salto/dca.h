@@ -102,6 +102,8 @@ typedef struct salto_adaptive_opts {
     int budget;          // joints active at most (and visited by each region's search)
     double accel_eps;    // the acceleration metric left that is small enough (0: the budget)
     double vel_eps;      // the velocity metric left that is small enough (0: the budget)
+    int period;          // steps from one update of the active region to the next (1/f; 0 or
+                         // 1: every step); the steps between are the hybrid body's alone
 } salto_adaptive_opts;
 
 typedef struct salto_adaptive_stats {
@@ -110,14 +112,29 @@ typedef struct salto_adaptive_stats {
     double accel_error;             // the acceleration metric left out
     double vel_error;               // the velocity metric left out
     double rigidified_energy;       // the kinetic energy's change by the rigidification (<= 0)
+    int updated;                    // 1 if the active region was updated in this step
 } salto_adaptive_stats;
+
+// The hybrid body's accelerations into d->qdd (active DOFs; the rigid ones' entries are not
+// written): the character's with the rigid joints locked, as salto_dca_forward's, but by the
+// articulated-body algorithm over the hybrid body as a model of its own (one link per active
+// DOF, each rigid part's bodies one inertia, the rigid joints' transforms folded into the tree;
+// Redon et al. 4.3 and 6: only the active region is touched). The model is built at d's
+// positions when the active joints have changed since the last call (O(N)); after that a call
+// costs O(N_A) without fext (O(N) with it, for the sum over the links). The rigid joints'
+// positions must not change in between (change the activity, even to the same set, to rebuild
+// it). With armature on an active DOF it is salto_dca_forward.
+salto_status salto_dca_hybrid_forward(salto_dca* a, salto_data* d, const double* fext);
 
 // One step of h of adaptive dynamics (semi-implicit Euler), section 5.1: the acceleration
 // update region (budget, accel_eps); the transient active region (the last active joints and
 // that region) solved as a hybrid body; its velocities updated and the velocity metric (the same
 // weights) summed up the tree; the new active region chosen from the root by it (budget,
 // vel_eps); the transient joints outside it stopped by impulses and made rigid; positions
-// updated. With a budget of every joint and zero thresholds it is the full step. out may be NULL.
+// updated. Every o->period-th step does that (the first after a change of activity always);
+// the steps between are the hybrid body's (salto_dca_hybrid_forward, its DOFs integrated
+// alone): O(N_A) each. With a budget of every joint and zero thresholds there is nothing to
+// choose: every joint is made active and the step is the full one. out may be NULL.
 salto_status salto_dca_adaptive_step(salto_dca* a, salto_data* d, const double* fext, double h,
                                      const salto_adaptive_opts* o, salto_adaptive_stats* out);
 int salto_dca_active_joints(const salto_dca* a);

@@ -20,6 +20,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hybrid.h"
 #include "linalg.h"
 #include "salto/kinematics.h"
 #include "salto/spatial.h"
@@ -85,6 +86,12 @@ struct salto_dca {
     double* K;
     int kcap;
     int* body_node; // the node whose principal joint moves each body (-1 none)
+    // the hybrid body as a model of its own, between the active region's updates (section 4.3)
+    salto_hybrid* hy;
+    int hy_valid;   // built for the current active joints and the rigid joints' positions
+    int since;      // adaptive steps since the last update of the active region (0: none yet)
+    int hy_joints, hy_dofs; // the hybrid body's active joints and DOFs
+    unsigned char* links; // scratch: the active links (nv)
 };
 
 
@@ -354,7 +361,10 @@ salto_dca* salto_dca_create(const salto_model* m) {
     a->region = salto_malloc((size_t)m->nv + (size_t)m->nbody + 1);
     a->idx = salto_malloc(sizeof(int) * ((size_t)m->nv + 1));
     a->save = salto_malloc(sizeof(double) * 2 * ((size_t)m->nv + 1));
-    if (!a->body_node || !a->heap || !a->armature || !a->was || !a->region || !a->idx || !a->save) {
+    a->hy = salto_hybrid_create(m);
+    a->links = salto_malloc((size_t)m->nv + 1);
+    if (!a->body_node || !a->heap || !a->armature || !a->was || !a->region || !a->idx || !a->save ||
+        !a->hy || !a->links) {
         salto_dca_destroy(a);
         return NULL;
     }
@@ -374,6 +384,7 @@ void salto_dca_destroy(salto_dca* a) {
     salto_free(a->value), salto_free(a->mscratch), salto_free(a->body_node);
     salto_free(a->heap), salto_free(a->armature), salto_free(a->was), salto_free(a->region);
     salto_free(a->idx), salto_free(a->save), salto_free(a->K);
+    salto_hybrid_destroy(a->hy), salto_free(a->links);
     salto_free(a);
 }
 
@@ -399,6 +410,7 @@ int salto_dca_set_active(salto_dca* a, const unsigned char* active) {
         dca_node* n = &a->node[i];
         if (n->a >= 0) n->active = !active || active[n->body];
     }
+    a->hy_valid = 0, a->since = 0;
     return 0;
 }
 
@@ -410,6 +422,7 @@ int salto_dca_activate_top(salto_dca* a, int n) {
         nd->active = k < n;
         if (nd->active) dofs += nd->nd;
     }
+    a->hy_valid = 0, a->since = 0;
     return dofs;
 }
 
@@ -1243,6 +1256,7 @@ salto_status salto_dca_rigidify(salto_dca* a, salto_data* d, const unsigned char
         dca_node* n = &a->node[i];
         if (n->a >= 0 && rigid[n->body]) n->active = 0;
     }
+    a->hy_valid = 0;
     return SALTO_OK;
 }
 
@@ -1254,12 +1268,36 @@ int salto_dca_active_joints(const salto_dca* a) {
 }
 
 
-salto_status salto_dca_adaptive_step(salto_dca* a, salto_data* d, const double* fext, double h,
-                                     const salto_adaptive_opts* o, salto_adaptive_stats* out) {
+// builds the hybrid body as a model of its own when the active joints changed (O(N)); 1 when
+// it serves, 0 when an active DOF has armature (which salto_aba does not take)
+static int hybrid_ready(salto_dca* a, salto_data* d) {
+    if (a->hy_valid) return 1;
+    salto_dca_active_links(a, a->links);
+    for (int j = 0; j < a->m->nv; j++) {
+        if (a->links[j] && a->armature[j] != 0.0) return 0;
+    }
+    salto_fk(a->m, d, SALTO_FK_POS);
+    a->hy_dofs = salto_hybrid_set(a->hy, d, a->links);
+    a->hy_joints = salto_dca_active_joints(a);
+    a->hy_valid = 1;
+    return 1;
+}
+
+
+salto_status salto_dca_hybrid_forward(salto_dca* a, salto_data* d, const double* fext) {
+    return hybrid_ready(a, d) ? salto_hybrid_forward(a->hy, d, fext) : salto_dca_forward(a, d, fext);
+}
+
+
+// an adaptive step that updates the active region (section 5.1)
+static salto_status region_step(salto_dca* a, salto_data* d, const double* fext, double h,
+                                const salto_adaptive_opts* o, salto_adaptive_stats* out) {
     const salto_model* m = a->m;
     const int nv = m->nv;
     salto_adaptive_stats st;
     memset(&st, 0, sizeof st);
+    st.updated = 1;
+    a->hy_valid = 0;
     unsigned char* region = a->region;
     unsigned char* rigid = region + nv;
     // 1. the acceleration update region, from the fully articulated state
@@ -1329,11 +1367,46 @@ salto_status salto_dca_adaptive_step(salto_dca* a, salto_data* d, const double* 
 }
 
 
+salto_status salto_dca_adaptive_step(salto_dca* a, salto_data* d, const double* fext, double h,
+                                     const salto_adaptive_opts* o, salto_adaptive_stats* out) {
+    const int period = o->period > 1 ? o->period : 1;
+    const int all = o->budget >= a->ninternal && !(o->accel_eps > 0.0) && !(o->vel_eps > 0.0);
+    if (!all && (a->since == 0 || a->since >= period)) {
+        const salto_status s = region_step(a, d, fext, h, o, out);
+        a->since = 1;
+        return s;
+    }
+    // between updates (or with every joint kept, when there is nothing to choose): the hybrid
+    // body's step, its active joints only
+    salto_adaptive_stats st;
+    memset(&st, 0, sizeof st);
+    if (all && !(a->hy_valid && a->hy_joints == a->ninternal) && salto_dca_active_joints(a) < a->ninternal) {
+        salto_dca_set_active(a, NULL);
+    }
+    st.updated = a->since == 0;
+    a->since++;
+    salto_status s;
+    if (hybrid_ready(a, d)) {
+        s = salto_hybrid_step(a->hy, d, fext, h);
+        st.active_joints = a->hy_joints, st.active_dofs = a->hy_dofs;
+    } else {
+        s = salto_dca_forward(a, d, fext); // rigid joints: qdd = 0 and qd = 0
+        for (int j = 0; s == SALTO_OK && j < a->m->nv; j++) d->qd[j] += h * d->qdd[j], d->q[j] += h * d->qd[j];
+        st.active_joints = salto_dca_active_joints(a);
+        st.active_dofs = salto_dca_active_dofs(a);
+    }
+    st.transient_joints = st.active_joints;
+    if (out) *out = st;
+    return s;
+}
+
+
 int salto_dca_set_armature(salto_dca* a, const double* arm) {
     const int nv = a->m->nv;
     for (int j = 0; arm && j < nv; j++) {
         if (!(arm[j] >= 0.0) || !isfinite(arm[j])) return -1;
     }
     for (int j = 0; j < nv; j++) a->armature[j] = arm ? arm[j] : 0.0;
+    a->hy_valid = 0;
     return 0;
 }

@@ -1,0 +1,238 @@
+// hybrid.c: a hybrid body as a small model of its own (hybrid.h)
+//
+// The reduced model keeps the character's link order (a preorder stays one when links are
+// dropped). Active link i becomes link k; its parent is the link that carries the rigid part
+// holding i's parent link (part[p], -1 for the world's part). When i's parent link is active
+// the tree transform is i's own; otherwise it is i's joint frame seen from the part's link:
+// R_tree' = R_k' R_p R_tree, r_tree' = R_k' (p_p + R_p r_tree - p_k) at the positions given.
+// A part's inertia is the sum of its links', about the carrying link's origin (not the world's,
+// so that characters far from the origin lose no digits), then moved to its centre of mass and
+// into the carrying link's frame.
+#include "hybrid.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "salto/dynamics.h"
+#include "salto/kinematics.h"
+#include "salto/spatial.h"
+
+struct salto_hybrid {
+    const salto_model* m;
+    salto_model r;    // the reduced model (arrays sized for m's nv links)
+    salto_data* d;    // its data
+    int* map;         // reduced link -> the character's (nv)
+    int* part;        // the character's link -> the reduced link carrying its part, -1 (nv)
+    double* fext;     // the reduced model's external forces (nv x 6)
+    double* acc;      // per reduced link: mass, first moment (3), second moment (9) (nv x 13)
+    int built;
+};
+
+
+salto_hybrid* salto_hybrid_create(const salto_model* m) {
+    const size_t nv = (size_t)m->nv + 1;
+    salto_hybrid* h = salto_calloc(1, sizeof *h);
+    if (!h) return NULL;
+    h->m = m;
+    salto_model* r = &h->r;
+    r->link_parent = salto_malloc(sizeof(int) * nv);
+    r->link_subtree_end = salto_malloc(sizeof(int) * nv);
+    r->link_type = salto_malloc(sizeof(int) * nv);
+    r->link_body = salto_malloc(sizeof(int) * nv);
+    r->link_massive = salto_malloc(sizeof(int) * nv);
+    r->link_axis_k = salto_malloc(sizeof(int) * nv);
+    r->link_tree_rot = salto_malloc(sizeof(int) * nv);
+    r->link_offset = salto_malloc(sizeof(int) * nv);
+    r->link_Rtree = salto_malloc(sizeof(double) * 9 * nv);
+    r->link_rtree = salto_malloc(sizeof(double) * 3 * nv);
+    r->link_axis = salto_malloc(sizeof(double) * 3 * nv);
+    r->link_inertia = salto_malloc(sizeof(double) * 10 * nv);
+    h->map = salto_malloc(sizeof(int) * nv);
+    h->part = salto_malloc(sizeof(int) * nv);
+    h->fext = salto_malloc(sizeof(double) * 6 * nv);
+    h->acc = salto_malloc(sizeof(double) * 13 * nv);
+    memcpy(r->gravity, m->gravity, sizeof r->gravity);
+    r->nv = m->nv; // the data sized for every link
+    h->d = salto_data_create(r);
+    r->nv = 0;
+    if (!r->link_parent || !r->link_subtree_end || !r->link_type || !r->link_body ||
+        !r->link_massive || !r->link_axis_k || !r->link_tree_rot || !r->link_offset ||
+        !r->link_Rtree || !r->link_rtree || !r->link_axis || !r->link_inertia || !h->map ||
+        !h->part || !h->fext || !h->acc || !h->d) {
+        salto_hybrid_destroy(h);
+        return NULL;
+    }
+    return h;
+}
+
+
+void salto_hybrid_destroy(salto_hybrid* h) {
+    if (!h) return;
+    salto_model* r = &h->r;
+    salto_free(r->link_parent), salto_free(r->link_subtree_end), salto_free(r->link_type);
+    salto_free(r->link_body), salto_free(r->link_massive), salto_free(r->link_axis_k);
+    salto_free(r->link_tree_rot), salto_free(r->link_offset), salto_free(r->link_Rtree);
+    salto_free(r->link_rtree), salto_free(r->link_axis), salto_free(r->link_inertia);
+    salto_free(h->map), salto_free(h->part), salto_free(h->fext), salto_free(h->acc);
+    salto_data_destroy(h->d);
+    salto_free(h);
+}
+
+
+// adds link i's inertia (world orientation) to the accumulator of the part carried by link k:
+// its mass, first moment and second moment about k's origin
+static void accumulate(double* acc, const salto_model* m, const salto_data* d, int i, int k) {
+    const double* L = m->link_inertia + 10 * i;
+    const double* R = d->R + 9 * i;
+    const double mass = L[0];
+    double c[3];
+    salto_m3_mul_v3(c, R, L + 1);
+    for (int t = 0; t < 3; t++) c[t] += d->p[3 * i + t] - d->p[3 * k + t];
+    // R J R' (J: xx yy zz xy xz yz)
+    const double J[9] = {L[4], L[7], L[8], L[7], L[5], L[9], L[8], L[9], L[6]};
+    double RJ[9];
+    salto_m3_mul(RJ, R, J);
+    const double cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
+    acc[0] += mass;
+    for (int t = 0; t < 3; t++) acc[1 + t] += mass * c[t];
+    for (int r = 0; r < 3; r++) {
+        for (int q = 0; q < 3; q++) {
+            double s = 0.0;
+            for (int t = 0; t < 3; t++) s += RJ[3 * r + t] * R[3 * q + t];
+            acc[4 + 3 * r + q] += s + mass * ((r == q ? cc : 0.0) - c[r] * c[q]);
+        }
+    }
+}
+
+
+int salto_hybrid_set(salto_hybrid* h, const salto_data* d, const unsigned char* active) {
+    const salto_model* m = h->m;
+    salto_model* r = &h->r;
+    static const double eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    static const double zero[3] = {0, 0, 0};
+    int n = 0;
+    for (int i = 0; i < m->nv; i++) {
+        const int p = m->link_parent[i];
+        if (!active[i]) {
+            h->part[i] = p < 0 ? -1 : h->part[p];
+            if (h->part[i] >= 0 && m->link_massive[i]) accumulate(h->acc + 13 * h->part[i], m, d, i, h->map[h->part[i]]);
+            continue;
+        }
+        const int k = n++;
+        h->map[k] = i;
+        h->part[i] = k;
+        const int pk = p < 0 ? -1 : h->part[p];
+        r->link_parent[k] = pk;
+        r->link_type[k] = m->link_type[i];
+        r->link_body[k] = m->link_body[i];
+        r->link_axis_k[k] = m->link_axis_k[i];
+        memcpy(r->link_axis + 3 * k, m->link_axis + 3 * i, 3 * sizeof(double));
+        double* Rt = r->link_Rtree + 9 * k;
+        double* rt = r->link_rtree + 3 * k;
+        if (p < 0 || active[p]) {
+            memcpy(Rt, m->link_Rtree + 9 * i, 9 * sizeof(double));
+            memcpy(rt, m->link_rtree + 3 * i, 3 * sizeof(double));
+            r->link_tree_rot[k] = m->link_tree_rot[i];
+            r->link_offset[k] = m->link_offset[i];
+        } else {
+            // i's joint frame in the world, then in the frame of the link carrying p's part
+            const double* Rp = d->R + 9 * p;
+            double RJ[9], pJ[3], dp[3];
+            salto_m3_mul(RJ, Rp, m->link_Rtree + 9 * i);
+            salto_m3_mul_v3(pJ, Rp, m->link_rtree + 3 * i);
+            const double* Rk = pk < 0 ? eye : d->R + 9 * h->map[pk];
+            const double* pkp = pk < 0 ? zero : d->p + 3 * h->map[pk];
+            for (int t = 0; t < 3; t++) dp[t] = d->p[3 * p + t] + pJ[t] - pkp[t];
+            for (int a = 0; a < 3; a++) {
+                for (int b = 0; b < 3; b++) {
+                    double s = 0.0;
+                    for (int t = 0; t < 3; t++) s += Rk[3 * t + a] * RJ[3 * t + b];
+                    Rt[3 * a + b] = s;
+                }
+            }
+            salto_m3t_mul_v3(rt, Rk, dp);
+            r->link_tree_rot[k] = memcmp(Rt, eye, sizeof eye) != 0;
+            r->link_offset[k] = rt[0] != 0.0 || rt[1] != 0.0 || rt[2] != 0.0;
+        }
+        memset(h->acc + 13 * k, 0, 13 * sizeof(double));
+        if (m->link_massive[i]) accumulate(h->acc + 13 * k, m, d, i, i);
+    }
+    // each part's inertia: about its centre of mass, in its link's frame
+    for (int k = 0; k < n; k++) {
+        const double* acc = h->acc + 13 * k;
+        double* L = r->link_inertia + 10 * k;
+        const double mass = acc[0];
+        r->link_massive[k] = mass > 0.0;
+        memset(L, 0, 10 * sizeof(double));
+        if (!(mass > 0.0)) continue;
+        const double* R = d->R + 9 * h->map[k];
+        double c[3], J[9], RtJ[9], Jl[9];
+        for (int t = 0; t < 3; t++) c[t] = acc[1 + t] / mass;
+        const double cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
+        for (int a = 0; a < 3; a++) {
+            for (int b = 0; b < 3; b++) J[3 * a + b] = acc[4 + 3 * a + b] - mass * ((a == b ? cc : 0.0) - c[a] * c[b]);
+        }
+        // R' J R
+        for (int a = 0; a < 3; a++) {
+            for (int b = 0; b < 3; b++) {
+                double s = 0.0;
+                for (int t = 0; t < 3; t++) s += R[3 * t + a] * J[3 * t + b];
+                RtJ[3 * a + b] = s;
+            }
+        }
+        salto_m3_mul(Jl, RtJ, R);
+        L[0] = mass;
+        salto_m3t_mul_v3(L + 1, R, c);
+        L[4] = Jl[0], L[5] = Jl[4], L[6] = Jl[8];
+        L[7] = 0.5 * (Jl[1] + Jl[3]), L[8] = 0.5 * (Jl[2] + Jl[6]), L[9] = 0.5 * (Jl[5] + Jl[7]);
+    }
+    // subtrees: a preorder's subtree keeps its active links together, after the subtree's root
+    for (int k = 0; k < n; k++) r->link_subtree_end[k] = k + 1;
+    for (int k = n - 1; k >= 0; k--) {
+        const int pk = r->link_parent[k];
+        if (pk >= 0 && r->link_subtree_end[k] > r->link_subtree_end[pk]) r->link_subtree_end[pk] = r->link_subtree_end[k];
+    }
+    r->nv = n;
+    h->built = 1;
+    return n;
+}
+
+
+int salto_hybrid_dofs(const salto_hybrid* h) {
+    return h->built ? h->r.nv : 0;
+}
+
+
+salto_status salto_hybrid_forward(salto_hybrid* h, salto_data* d, const double* fext) {
+    const salto_model* r = &h->r;
+    salto_data* e = h->d;
+    const int n = r->nv;
+    for (int k = 0; k < n; k++) {
+        const int i = h->map[k];
+        e->q[k] = d->q[i], e->qd[k] = d->qd[i], e->tau[k] = d->tau[i];
+    }
+    if (fext) {
+        // in the world frame about the origin a part's force is the sum of its links'
+        memset(h->fext, 0, sizeof(double) * 6 * (size_t)n);
+        for (int i = 0; i < h->m->nv; i++) {
+            const int k = h->part[i];
+            if (k >= 0) salto_sv_add_to(h->fext + 6 * k, fext + 6 * i);
+        }
+    }
+    const salto_status s = salto_aba(r, e, fext ? h->fext : NULL);
+    if (s != SALTO_OK) return s;
+    for (int k = 0; k < n; k++) d->qdd[h->map[k]] = e->qdd[k];
+    return SALTO_OK;
+}
+
+
+salto_status salto_hybrid_step(salto_hybrid* h, salto_data* d, const double* fext, double dt) {
+    const salto_status s = salto_hybrid_forward(h, d, fext);
+    if (s != SALTO_OK) return s;
+    for (int k = 0; k < h->r.nv; k++) {
+        const int i = h->map[k];
+        d->qd[i] += dt * d->qdd[i];
+        d->q[i] += dt * d->qd[i];
+    }
+    return SALTO_OK;
+}
