@@ -7,6 +7,7 @@
 
 #include "salto/aggregate.h"
 #include "salto/character.h"
+#include "hybrid.h"
 #include "salto/dca.h"
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
@@ -808,6 +809,9 @@ START_TEST(dca_rigidify_keeps_momentum_and_never_adds_energy) {
     ck_assert_ptr_nonnull(a);
     double qd0[MAXV], M[MAXV * MAXV], k0, k1, pe;
     unsigned char act[MAXV], rigid[MAXV];
+    salto_data* e = salto_data_create(m);
+    salto_hybrid* hy = salto_hybrid_create(m);
+    ck_assert(e && hy);
     for (int top = 0; top < m->nbody; top++) {
         salto_test_random_state(m, d, 2000u + 37u * (unsigned)_i + (unsigned)top, 1.2);
         salto_dca_set_active(a, NULL);
@@ -820,6 +824,14 @@ START_TEST(dca_rigidify_keeps_momentum_and_never_adds_energy) {
         salto_dca_active_links(a, act);
         salto_dca_set_active(a, NULL);
         for (int k = 0; k < m->nbody; k++) rigid[k] = m->body_link[k] >= 0 && !act[m->body_link[k]];
+        // the same stop on the hybrid body's joint-space inertia (every joint active), on a copy
+        salto_data_copy_inputs(m, e, d);
+        salto_fk(m, e, SALTO_FK_POS);
+        unsigned char all[MAXV], stop[MAXV];
+        for (int j = 0; j < nv; j++) all[j] = 1, stop[j] = !act[j];
+        ck_assert_int_eq(salto_hybrid_set(hy, e, all), nv);
+        double dke = 1.0;
+        ck_assert_int_eq(salto_hybrid_stop(hy, e, stop, &dke), SALTO_OK);
         ck_assert_int_eq(salto_dca_rigidify(a, d, rigid), SALTO_OK);
         salto_fk(m, d, SALTO_FK_VEL);
         salto_link_inertias(m, d);
@@ -827,6 +839,9 @@ START_TEST(dca_rigidify_keeps_momentum_and_never_adds_energy) {
         char ctx[96];
         snprintf(ctx, sizeof ctx, "model %d seed %d, %d joints kept", _i % NMODEL, _i, top);
         ck_assert_msg(k1 <= k0 * (1.0 + 1e-12) + 1e-12, "%s: kinetic energy %.17g -> %.17g", ctx, k0, k1);
+        ck_assert_vec_close(e->qd, d->qd, nv, 1e-9 * fmax(1.0, salto_test_maxabs(qd0, nv)), 1e-9, ctx);
+        ck_assert_msg(fabs(dke - (k1 - k0)) <= 1e-9 * fmax(1.0, k0), "%s: the energy change %g, by the hybrid body %g",
+                      ctx, k1 - k0, dke);
         salto_crba(m, d, M);
         for (int r = 0; r < nv; r++) {
             if (!act[r]) {
@@ -839,6 +854,8 @@ START_TEST(dca_rigidify_keeps_momentum_and_never_adds_energy) {
         }
         ck_assert_int_eq(salto_dca_active_joints(a), top);
     }
+    salto_hybrid_destroy(hy);
+    salto_data_destroy(e);
     salto_dca_destroy(a);
     teardown_model();
 }

@@ -1308,7 +1308,10 @@ static salto_status region_step(salto_dca* a, salto_data* d, const double* fext,
         dca_node* n = &a->node[i];
         if (n->a >= 0 && region[n->j0]) n->active = 1;
     }
-    if (s == SALTO_OK) s = salto_dca_forward(a, d, fext);
+    // (by the transient hybrid body as a model of its own: the rigid DOFs' qdd stay the zeros
+    // the region's search left)
+    const int small = s == SALTO_OK && hybrid_ready(a, d);
+    if (s == SALTO_OK) s = small ? salto_hybrid_forward(a->hy, d, fext) : salto_dca_forward(a, d, fext);
     // 3. the velocities of the transient region (the rigid ones are at rest); the velocity
     // metric bottom up, then the new active region from the root, the fastest first
     if (s == SALTO_OK) {
@@ -1342,7 +1345,21 @@ static salto_status region_step(salto_dca* a, salto_data* d, const double* fext,
         for (int i = 0; i < a->nnode; i++) {
             stops |= a->node[i].a >= 0 && a->node[i].active && rigid[a->node[i].body];
         }
-        if (stops) {
+        if (stops && small) {
+            // on the transient hybrid body's joint-space inertia: O(N_T^3), not O(N_R N)
+            unsigned char* stop = a->links;
+            memset(stop, 0, (size_t)nv);
+            for (int i = 0; i < a->nnode; i++) {
+                const dca_node* n = &a->node[i];
+                for (int k = 0; n->a >= 0 && n->active && rigid[n->body] && k < n->nd; k++) stop[n->j0 + k] = 1;
+            }
+            s = salto_hybrid_stop(a->hy, d, stop, &st.rigidified_energy);
+            for (int i = 0; s == SALTO_OK && i < a->nnode; i++) {
+                dca_node* n = &a->node[i];
+                if (n->a >= 0 && rigid[n->body]) n->active = 0;
+            }
+            a->hy_valid = 0;
+        } else if (stops) {
             double k0, k1, pe;
             salto_fk(m, d, SALTO_FK_VEL);
             salto_link_inertias(m, d);

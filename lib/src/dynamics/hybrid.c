@@ -15,6 +15,7 @@
 
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
+#include "linalg.h"
 #include "salto/spatial.h"
 
 struct salto_hybrid {
@@ -26,6 +27,9 @@ struct salto_hybrid {
     double* fext;     // the reduced model's external forces (nv x 6)
     double* acc;      // per reduced link: mass, first moment (3), second moment (9) (nv x 13)
     int built;
+    double* work;     // salto_hybrid_stop's matrices, grown to the largest seen
+    size_t wcap;
+    int* sidx;        // salto_hybrid_stop's DOFs, reduced indices (nv)
 };
 
 
@@ -51,6 +55,7 @@ salto_hybrid* salto_hybrid_create(const salto_model* m) {
     h->part = salto_malloc(sizeof(int) * nv);
     h->fext = salto_malloc(sizeof(double) * 6 * nv);
     h->acc = salto_malloc(sizeof(double) * 13 * nv);
+    h->sidx = salto_malloc(sizeof(int) * nv);
     memcpy(r->gravity, m->gravity, sizeof r->gravity);
     r->nv = m->nv; // the data sized for every link
     h->d = salto_data_create(r);
@@ -58,7 +63,7 @@ salto_hybrid* salto_hybrid_create(const salto_model* m) {
     if (!r->link_parent || !r->link_subtree_end || !r->link_type || !r->link_body ||
         !r->link_massive || !r->link_axis_k || !r->link_tree_rot || !r->link_offset ||
         !r->link_Rtree || !r->link_rtree || !r->link_axis || !r->link_inertia || !h->map ||
-        !h->part || !h->fext || !h->acc || !h->d) {
+        !h->part || !h->fext || !h->acc || !h->sidx || !h->d) {
         salto_hybrid_destroy(h);
         return NULL;
     }
@@ -74,6 +79,7 @@ void salto_hybrid_destroy(salto_hybrid* h) {
     salto_free(r->link_tree_rot), salto_free(r->link_offset), salto_free(r->link_Rtree);
     salto_free(r->link_rtree), salto_free(r->link_axis), salto_free(r->link_inertia);
     salto_free(h->map), salto_free(h->part), salto_free(h->fext), salto_free(h->acc);
+    salto_free(h->work), salto_free(h->sidx);
     salto_data_destroy(h->d);
     salto_free(h);
 }
@@ -234,5 +240,77 @@ salto_status salto_hybrid_step(salto_hybrid* h, salto_data* d, const double* fex
         d->qd[i] += dt * d->qdd[i];
         d->q[i] += dt * d->qd[i];
     }
+    return SALTO_OK;
+}
+
+
+// v' M v for the n x n matrix M
+static double quad(const double* M, const double* v, int n) {
+    double s = 0.0;
+    for (int r = 0; r < n; r++) {
+        double t = 0.0;
+        for (int c = 0; c < n; c++) t += M[(size_t)n * r + c] * v[c];
+        s += v[r] * t;
+    }
+    return s;
+}
+
+
+salto_status salto_hybrid_stop(salto_hybrid* h, salto_data* d, const unsigned char* stop, double* dke) {
+    const salto_model* r = &h->r;
+    salto_data* e = h->d;
+    const int n = r->nv;
+    if (dke) *dke = 0.0;
+    int nr = 0;
+    for (int k = 0; k < n; k++) nr += stop[h->map[k]] != 0;
+    if (nr == 0) return SALTO_OK;
+    // M (n x n), its factor, X = M^-1 E_R (n x nr), K (nr x nr), v, Q, a column
+    const size_t need = 2 * (size_t)n * n + (size_t)n * nr + (size_t)nr * nr + 2 * (size_t)n + nr;
+    if (need > h->wcap) {
+        double* w = salto_malloc(sizeof(double) * need);
+        if (!w) return SALTO_ERR_NOMEM;
+        salto_free(h->work);
+        h->work = w, h->wcap = need;
+    }
+    double* M = h->work;
+    double* L = M + (size_t)n * n;
+    double* X = L + (size_t)n * n;
+    double* K = X + (size_t)n * nr;
+    double* v = K + (size_t)nr * nr;
+    double* Q = v + n;
+    double* x = Q + nr;
+    int* idx = h->sidx;
+    for (int k = 0; k < n; k++) e->q[k] = d->q[h->map[k]], v[k] = d->qd[h->map[k]];
+    salto_crba(r, e, M);
+    memcpy(L, M, sizeof(double) * (size_t)n * n);
+    if (!salto_chol(L, n)) return SALTO_ERR_NUMERIC;
+    for (int k = 0, c = 0; k < n; k++) {
+        if (stop[h->map[k]]) idx[c++] = k;
+    }
+    // K^R = (M^-1)_RR, the DOFs' velocity changes for unit impulses on them (section 5.4.2)
+    for (int c = 0; c < nr; c++) {
+        memset(x, 0, sizeof(double) * (size_t)n);
+        x[idx[c]] = 1.0;
+        salto_chol_solve(L, n, x);
+        for (int k = 0; k < n; k++) X[(size_t)nr * k + c] = x[k];
+    }
+    for (int a = 0; a < nr; a++) {
+        for (int b = 0; b < nr; b++) {
+            K[nr * a + b] = 0.5 * (X[(size_t)nr * idx[a] + b] + X[(size_t)nr * idx[b] + a]);
+        }
+        Q[a] = -v[idx[a]];
+    }
+    if (!salto_chol(K, nr)) return SALTO_ERR_NUMERIC;
+    salto_chol_solve(K, nr, Q); // K^R Q^R = -qd^R
+    const double k0 = 0.5 * quad(M, v, n);
+    for (int k = 0; k < n; k++) {
+        double s = 0.0;
+        for (int c = 0; c < nr; c++) s += X[(size_t)nr * k + c] * Q[c];
+        if (!isfinite(s)) return SALTO_ERR_NUMERIC;
+        v[k] += s;
+    }
+    for (int c = 0; c < nr; c++) v[idx[c]] = 0.0; // exactly at rest
+    if (dke) *dke = 0.5 * quad(M, v, n) - k0;
+    for (int k = 0; k < n; k++) d->qd[h->map[k]] = v[k];
     return SALTO_OK;
 }

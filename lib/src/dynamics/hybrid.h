@@ -34,6 +34,12 @@ salto_status salto_hybrid_forward(salto_hybrid* h, salto_data* d, const double* 
 // One semi-implicit Euler step of h seconds of the active DOFs (d->qdd, d->qd, d->q).
 salto_status salto_hybrid_step(salto_hybrid* h, salto_data* d, const double* fext, double dt);
 
+// Stops the hybrid body's DOFs marked in stop (nv, the character's indexing) by impulses on
+// them (K^R Q^R = -qd^R, K^R = (M^-1)_RR from the hybrid body's joint-space inertia, Redon et
+// al. 5.4.2): their velocities become exactly zero, the other active DOFs' change (d->qd), the
+// kinetic energy does not rise; its change into *dke (may be NULL). O(N_A^3), at d->q.
+salto_status salto_hybrid_stop(salto_hybrid* h, salto_data* d, const unsigned char* stop, double* dke);
+
 // The DOFs of the hybrid body built last (0 before any).
 int salto_hybrid_dofs(const salto_hybrid* h);
 
