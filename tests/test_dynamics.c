@@ -11,6 +11,7 @@
 #include "salto/dca.h"
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
+#include "salto/sim.h"
 #include "salto/spatial.h"
 #include "test_suites.h"
 #include "test_util.h"
@@ -683,6 +684,119 @@ START_TEST(dca_hybrid_equals_locked_joints) {
 }
 END_TEST
 
+// the locked character as a model of its own (salto_model_locked): its accelerations the locked
+// character's; its sites, geometry, kinetic energy and momentum where the character's are;
+// its limits and names the active DOFs'; and the simulator steps it (no contacts: ABA and
+// semi-implicit Euler, as the hybrid body's own step)
+START_TEST(dca_locked_model_is_the_locked_character) {
+    setup_model(_i);
+    const int nv = m->nv;
+    salto_dca* a = salto_dca_create(m);
+    ck_assert_ptr_nonnull(a);
+    double fext[6 * MAXV], want[MAXV];
+    unsigned char act[MAXV];
+    int map[MAXV], part[MAXV];
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 4100u + (unsigned)_i);
+    random_body_forces(m, &rng, fext);
+    for (int top = 0; top <= m->nbody; top++) {
+        salto_dca_activate_top(a, top);
+        salto_dca_active_links(a, act);
+        for (int j = 0; j < nv; j++) {
+            if (!act[j]) d->qd[j] = 0.0;
+        }
+        char ctx[128];
+        snprintf(ctx, sizeof ctx, "model %d seed %d, %d joints active", _i % NMODEL, _i, top);
+        locked_reference(m, d, fext, act, NULL, want);
+        salto_fk(m, d, SALTO_FK_VEL);
+        salto_model* r = salto_model_locked(m, d, act, map, part);
+        ck_assert_ptr_nonnull(r);
+        salto_data* e = salto_data_create(r);
+        ck_assert_ptr_nonnull(e);
+        double rf[6 * MAXV], got[MAXV];
+        memset(rf, 0, sizeof rf);
+        for (int i = 0; i < nv; i++) {
+            if (part[i] >= 0) salto_sv_add_to(rf + 6 * part[i], fext + 6 * i);
+        }
+        int na = 0;
+        for (int k = 0; k < r->nv; k++) {
+            ck_assert_int_eq(act[map[k]], 1);
+            ck_assert_int_eq(part[map[k]], k);
+            e->q[k] = d->q[map[k]], e->qd[k] = d->qd[map[k]], e->tau[k] = d->tau[map[k]];
+            ck_assert_str_eq(r->link_name[k], m->link_name[map[k]]);
+            ck_assert_int_eq(r->link_has_limits[k], m->link_has_limits[map[k]]);
+        }
+        for (int j = 0; j < nv; j++) na += act[j];
+        ck_assert_int_eq(r->nv, na);
+        // the accelerations
+        ck_assert_int_eq(salto_aba(r, e, rf), SALTO_OK);
+        memset(got, 0, sizeof got);
+        for (int k = 0; k < r->nv; k++) got[map[k]] = e->qdd[k];
+        const double scale = fmax(1.0, salto_test_maxabs(want, nv));
+        ck_assert_vec_close(got, want, nv, 1e-9 * scale, 1e-9, ctx);
+        // sites
+        salto_fk(r, e, SALTO_FK_VEL);
+        ck_assert_int_eq(r->nsite, m->nsite);
+        for (int t = 0; t < m->nsite; t++) {
+            double x[3], y[3];
+            salto_site_pos(m, d, t, x);
+            salto_site_pos(r, e, t, y);
+            ck_assert_vec_close(y, x, 3, 1e-12, 1e-12, ctx);
+        }
+        // geometry: a capsule's and a sphere's points, a box's corners, on the moving parts
+        int rg = 0;
+        for (int g = 0; g < m->ngeom; g++) {
+            if (m->geom_link[g] < 0 || part[m->geom_link[g]] < 0) continue;
+            double x[8][3], y[8][3], rx, ry;
+            const int n = salto_geom_points(m, d, g, x, &rx);
+            const int corners = m->geom_shape[g] == SALTO_GEOM_BOX;
+            for (int c = 0; c < (corners ? n : 1); c++, rg++) {
+                ck_assert_int_lt(rg, r->ngeom);
+                const int ny = salto_geom_points(r, e, rg, y, &ry);
+                ck_assert_int_eq(ny, corners ? 1 : n);
+                ck_assert_vec_close(y[0], x[c], 3, 1e-12, 1e-12, ctx);
+                if (!corners && n == 2) ck_assert_vec_close(y[1], x[1], 3, 1e-12, 1e-12, ctx);
+                ck_assert_double_eq_tol(ry, corners ? 0.0 : rx, 1e-15);
+            }
+        }
+        ck_assert_int_eq(rg, r->ngeom);
+        // kinetic energy and momentum (the rigid joints at rest)
+        double k0, k1, pe0, pe1;
+        salto_link_inertias(m, d);
+        salto_link_inertias(r, e);
+        salto_energy(m, d, &k0, &pe0);
+        salto_energy(r, e, &k1, &pe1);
+        ck_assert_msg(fabs(k1 - k0) <= 1e-10 * fmax(1.0, k0), "%s: kinetic energy %.17g, locked %.17g", ctx, k0, k1);
+        double mm = 0.0; // the moving bodies' mass
+        for (int i = 0; i < nv; i++) {
+            if (part[i] >= 0 && m->link_massive[i]) mm += m->link_inertia[10 * i];
+        }
+        ck_assert_double_eq_tol(r->mass, mm, 1e-12 * fmax(1.0, mm));
+        // the simulator on it, contacts and limits off: ABA and semi-implicit Euler
+        if (r->nv > 0) {
+            salto_sim_opts so;
+            salto_sim_opts_default(&so);
+            so.ground = 0, so.joint_limits = 0;
+            salto_sim* sim = salto_sim_create(r, &so);
+            ck_assert_ptr_nonnull(sim);
+            salto_sim_set_state(sim, e->q, e->qd);
+            salto_sim_set_torques(sim, e->tau);
+            salto_error serr = {0};
+            ck_assert_int_eq(salto_sim_step(sim, &serr), SALTO_OK);
+            ck_assert_int_eq(salto_aba(r, e, NULL), SALTO_OK);
+            double q1[MAXV];
+            for (int k = 0; k < r->nv; k++) q1[k] = e->q[k] + so.dt * (e->qd[k] + so.dt * e->qdd[k]);
+            ck_assert_vec_close(salto_sim_q(sim), q1, r->nv, 1e-12, 1e-12, ctx);
+            salto_sim_destroy(sim);
+        }
+        salto_data_destroy(e);
+        salto_model_destroy(r);
+    }
+    salto_dca_destroy(a);
+    teardown_model();
+}
+END_TEST
+
 // the acceleration metric from its coefficients (Theorems 1 and 2) equals the metric summed
 // from the joints' accelerations, at the whole character and at every node, with identity
 // and with random SPD weights, with every joint active and in hybrid bodies
@@ -1044,6 +1158,7 @@ Suite* dynamics_suite(void) {
     tcase_add_test(dc, dca_equals_aba_large);
     tcase_add_test(dc, dca_survives_allocation_failure);
     tcase_add_loop_test(dc, dca_hybrid_equals_locked_joints, 0, 2 * NMODEL);
+    tcase_add_loop_test(dc, dca_locked_model_is_the_locked_character, 0, 2 * NMODEL);
     tcase_add_loop_test(dc, dca_metric_equals_summed_accelerations, 0, 2 * NMODEL);
     tcase_add_loop_test(dc, dca_adaptive_all_active_is_the_full_step, 0, NMODEL);
     tcase_add_loop_test(dc, dca_rigidify_keeps_momentum_and_never_adds_energy, 0, NMODEL);

@@ -126,6 +126,20 @@ typedef struct salto_adaptive_stats {
 // it). With armature on an active DOF it is salto_dca_forward.
 salto_status salto_dca_hybrid_forward(salto_dca* a, salto_data* d, const double* fext);
 
+// The character with the joints outside active (nv) locked at d's positions (d after
+// salto_fk at SALTO_FK_POS), as a complete model of its own, for the simulator: one link per
+// active DOF (its limits, torque bounds and name kept), each rigid part one body on the link
+// that carries it (its inertia the sum of its bodies'; body 0 the world's part, welded), the
+// rigid joints' transforms folded into the tree, sites on their part's link (on the world's
+// part: at their place in the world), geometry re-expressed in its part's frame (a box as its
+// eight corners, zero-radius spheres; the world's part's left out). The root keeps its type
+// when its DOFs are all active, else it is fixed. map (its nv, may be NULL) receives each of
+// its links' link in m, part (m's nv, may be NULL) each of m's links' link in it (-1: the
+// world's part). m must outlive it (the names are m's); release with salto_model_destroy.
+// NULL when out of memory.
+salto_model* salto_model_locked(const salto_model* m, const salto_data* d,
+                                const unsigned char* active, int* map, int* part);
+
 // One step of h of adaptive dynamics (semi-implicit Euler), section 5.1: the acceleration
 // update region (budget, accel_eps); the transient active region (the last active joints and
 // that region) solved as a hybrid body; its velocities updated and the velocity metric (the same

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "salto/dynamics.h"
+#include "salto/dca.h"
 #include "salto/kinematics.h"
 #include "linalg.h"
 #include "salto/spatial.h"
@@ -111,23 +112,25 @@ static void accumulate(double* acc, const salto_model* m, const salto_data* d, i
 }
 
 
-int salto_hybrid_set(salto_hybrid* h, const salto_data* d, const unsigned char* active) {
-    const salto_model* m = h->m;
-    salto_model* r = &h->r;
+// The reduced model's links into r's link arrays (sized for m's nv): map (reduced -> m's link),
+// part (m's link -> the reduced link carrying its part, -1 the world's), acc (13 per link,
+// scratch); returns the links
+static int reduce_links(const salto_model* m, const salto_data* d, const unsigned char* active,
+                        salto_model* r, int* map, int* part, double* acc) {
     static const double eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     static const double zero[3] = {0, 0, 0};
     int n = 0;
     for (int i = 0; i < m->nv; i++) {
         const int p = m->link_parent[i];
         if (!active[i]) {
-            h->part[i] = p < 0 ? -1 : h->part[p];
-            if (h->part[i] >= 0 && m->link_massive[i]) accumulate(h->acc + 13 * h->part[i], m, d, i, h->map[h->part[i]]);
+            part[i] = p < 0 ? -1 : part[p];
+            if (part[i] >= 0 && m->link_massive[i]) accumulate(acc + 13 * part[i], m, d, i, map[part[i]]);
             continue;
         }
         const int k = n++;
-        h->map[k] = i;
-        h->part[i] = k;
-        const int pk = p < 0 ? -1 : h->part[p];
+        map[k] = i;
+        part[i] = k;
+        const int pk = p < 0 ? -1 : part[p];
         r->link_parent[k] = pk;
         r->link_type[k] = m->link_type[i];
         r->link_body[k] = m->link_body[i];
@@ -146,8 +149,8 @@ int salto_hybrid_set(salto_hybrid* h, const salto_data* d, const unsigned char* 
             double RJ[9], pJ[3], dp[3];
             salto_m3_mul(RJ, Rp, m->link_Rtree + 9 * i);
             salto_m3_mul_v3(pJ, Rp, m->link_rtree + 3 * i);
-            const double* Rk = pk < 0 ? eye : d->R + 9 * h->map[pk];
-            const double* pkp = pk < 0 ? zero : d->p + 3 * h->map[pk];
+            const double* Rk = pk < 0 ? eye : d->R + 9 * map[pk];
+            const double* pkp = pk < 0 ? zero : d->p + 3 * map[pk];
             for (int t = 0; t < 3; t++) dp[t] = d->p[3 * p + t] + pJ[t] - pkp[t];
             for (int a = 0; a < 3; a++) {
                 for (int b = 0; b < 3; b++) {
@@ -160,23 +163,23 @@ int salto_hybrid_set(salto_hybrid* h, const salto_data* d, const unsigned char* 
             r->link_tree_rot[k] = memcmp(Rt, eye, sizeof eye) != 0;
             r->link_offset[k] = rt[0] != 0.0 || rt[1] != 0.0 || rt[2] != 0.0;
         }
-        memset(h->acc + 13 * k, 0, 13 * sizeof(double));
-        if (m->link_massive[i]) accumulate(h->acc + 13 * k, m, d, i, i);
+        memset(acc + 13 * k, 0, 13 * sizeof(double));
+        if (m->link_massive[i]) accumulate(acc + 13 * k, m, d, i, i);
     }
     // each part's inertia: about its centre of mass, in its link's frame
     for (int k = 0; k < n; k++) {
-        const double* acc = h->acc + 13 * k;
+        const double* ak = acc + 13 * k;
         double* L = r->link_inertia + 10 * k;
-        const double mass = acc[0];
+        const double mass = ak[0];
         r->link_massive[k] = mass > 0.0;
         memset(L, 0, 10 * sizeof(double));
         if (!(mass > 0.0)) continue;
-        const double* R = d->R + 9 * h->map[k];
+        const double* R = d->R + 9 * map[k];
         double c[3], J[9], RtJ[9], Jl[9];
-        for (int t = 0; t < 3; t++) c[t] = acc[1 + t] / mass;
+        for (int t = 0; t < 3; t++) c[t] = ak[1 + t] / mass;
         const double cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
         for (int a = 0; a < 3; a++) {
-            for (int b = 0; b < 3; b++) J[3 * a + b] = acc[4 + 3 * a + b] - mass * ((a == b ? cc : 0.0) - c[a] * c[b]);
+            for (int b = 0; b < 3; b++) J[3 * a + b] = ak[4 + 3 * a + b] - mass * ((a == b ? cc : 0.0) - c[a] * c[b]);
         }
         // R' J R
         for (int a = 0; a < 3; a++) {
@@ -199,6 +202,12 @@ int salto_hybrid_set(salto_hybrid* h, const salto_data* d, const unsigned char* 
         if (pk >= 0 && r->link_subtree_end[k] > r->link_subtree_end[pk]) r->link_subtree_end[pk] = r->link_subtree_end[k];
     }
     r->nv = n;
+    return n;
+}
+
+
+int salto_hybrid_set(salto_hybrid* h, const salto_data* d, const unsigned char* active) {
+    const int n = reduce_links(h->m, d, active, &h->r, h->map, h->part, h->acc);
     h->built = 1;
     return n;
 }
@@ -313,4 +322,180 @@ salto_status salto_hybrid_stop(salto_hybrid* h, salto_data* d, const unsigned ch
     if (dke) *dke = 0.5 * quad(M, v, n) - k0;
     for (int k = 0; k < n; k++) d->qd[h->map[k]] = v[k];
     return SALTO_OK;
+}
+
+
+// ---- the locked character as a complete model ----
+
+// x (in link l's frame) into the frame of link k, at d's positions
+static void relink(const salto_data* d, int l, int k, const double* x, double* out) {
+    double w[3];
+    salto_m3_mul_v3(w, d->R + 9 * l, x);
+    for (int t = 0; t < 3; t++) w[t] += d->p[3 * l + t] - d->p[3 * k + t];
+    salto_m3t_mul_v3(out, d->R + 9 * k, w);
+}
+
+
+// the place for n elements of size sz at *off in buf (NULL while sizing), 16-byte aligned
+static void* take(char* buf, size_t* off, size_t n, size_t sz) {
+    void* p = buf ? buf + *off : NULL;
+    *off += (n * sz + 15) / 16 * 16;
+    return p;
+}
+
+
+salto_model* salto_model_locked(const salto_model* m, const salto_data* d,
+                                const unsigned char* active, int* map, int* part) {
+    int nv = 0;
+    for (int i = 0; i < m->nv; i++) nv += active[i] != 0;
+    int nbox = 0;
+    for (int g = 0; g < m->ngeom; g++) nbox += m->geom_shape[g] == SALTO_GEOM_BOX;
+    const size_t n = (size_t)nv + 1, nb = n + 1, ng = (size_t)m->ngeom + 7 * (size_t)nbox + 1;
+    const size_t ns = (size_t)m->nsite + 1;
+    // the layout, twice: once to size the buffer, once to place the arrays
+    salto_model* r = salto_calloc(1, sizeof *r);
+    double* acc = salto_malloc(sizeof(double) * 13 * n);
+    int* own_map = salto_malloc(sizeof(int) * ((size_t)m->nv + 1));
+    int* own_part = salto_malloc(sizeof(int) * ((size_t)m->nv + 1));
+    int* bk = salto_malloc(sizeof(int) * n); // reduced link -> its body (-1 none)
+    char* buf = NULL;
+    for (int pass = 0; pass < 2 && r && acc && own_map && own_part && bk; pass++) {
+        size_t off = 0;
+        r->link_parent = take(buf, &off, n, sizeof(int));
+        r->link_subtree_end = take(buf, &off, n, sizeof(int));
+        r->link_type = take(buf, &off, n, sizeof(int));
+        r->link_body = take(buf, &off, n, sizeof(int));
+        r->link_massive = take(buf, &off, n, sizeof(int));
+        r->link_axis_k = take(buf, &off, n, sizeof(int));
+        r->link_tree_rot = take(buf, &off, n, sizeof(int));
+        r->link_offset = take(buf, &off, n, sizeof(int));
+        r->link_Rtree = take(buf, &off, 9 * n, sizeof(double));
+        r->link_rtree = take(buf, &off, 3 * n, sizeof(double));
+        r->link_axis = take(buf, &off, 3 * n, sizeof(double));
+        r->link_inertia = take(buf, &off, 10 * n, sizeof(double));
+        r->link_Iorigin = take(buf, &off, 10 * n, sizeof(double));
+        r->link_has_limits = take(buf, &off, n, sizeof(int));
+        r->link_limits = take(buf, &off, 2 * n, sizeof(double));
+        r->link_has_torque = take(buf, &off, n, sizeof(int));
+        r->link_torque = take(buf, &off, 2 * n, sizeof(double));
+        r->link_torque_slope = take(buf, &off, n, sizeof(double));
+        r->link_name = take(buf, &off, n, sizeof(char*));
+        r->body_name = take(buf, &off, nb, sizeof(char*));
+        r->body_parent = take(buf, &off, nb, sizeof(int));
+        r->body_link = take(buf, &off, nb, sizeof(int));
+        r->body_mass = take(buf, &off, nb, sizeof(double));
+        r->body_world = take(buf, &off, 12 * nb, sizeof(double));
+        r->site_name = take(buf, &off, ns, sizeof(char*));
+        r->site_body = take(buf, &off, ns, sizeof(int));
+        r->site_link = take(buf, &off, ns, sizeof(int));
+        r->site_pos = take(buf, &off, 3 * ns, sizeof(double));
+        r->geom_shape = take(buf, &off, ng, sizeof(int));
+        r->geom_body = take(buf, &off, ng, sizeof(int));
+        r->geom_link = take(buf, &off, ng, sizeof(int));
+        r->geom_data = take(buf, &off, 7 * ng, sizeof(double));
+        if (!pass) buf = salto_calloc(1, off);
+        if (!buf) break;
+    }
+    if (!r || !acc || !own_map || !own_part || !bk || !buf) {
+        salto_free(r), salto_free(acc), salto_free(own_map), salto_free(own_part), salto_free(bk);
+        salto_free(buf);
+        return NULL;
+    }
+    r->buffer = buf;
+    if (!map) map = own_map;
+    if (!part) part = own_part;
+    reduce_links(m, d, active, r, map, part, acc);
+    memcpy(r->gravity, m->gravity, sizeof r->gravity);
+    r->name = m->name;
+    // the links' own data
+    for (int k = 0; k < nv; k++) {
+        const int i = map[k];
+        const double* L = r->link_inertia + 10 * k;
+        double* I = r->link_Iorigin + 10 * k;
+        const double mass = L[0], cx = L[1], cy = L[2], cz = L[3];
+        const double cc = cx * cx + cy * cy + cz * cz;
+        I[0] = mass, I[1] = mass * cx, I[2] = mass * cy, I[3] = mass * cz;
+        I[4] = L[4] + mass * (cc - cx * cx), I[5] = L[5] + mass * (cc - cy * cy);
+        I[6] = L[6] + mass * (cc - cz * cz), I[7] = L[7] - mass * cx * cy;
+        I[8] = L[8] - mass * cx * cz, I[9] = L[9] - mass * cy * cz;
+        r->link_has_limits[k] = m->link_has_limits[i];
+        memcpy(r->link_limits + 2 * k, m->link_limits + 2 * i, 2 * sizeof(double));
+        r->link_has_torque[k] = m->link_has_torque[i];
+        memcpy(r->link_torque + 2 * k, m->link_torque + 2 * i, 2 * sizeof(double));
+        r->link_torque_slope[k] = m->link_torque_slope[i];
+        r->link_name[k] = m->link_name[i];
+        r->ntorque += m->link_has_torque[i] != 0;
+    }
+    // bodies: 0 the world's part (welded, its frame the world's), then one per moving part
+    static const double eye12[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    static char world_name[] = "world";
+    int nbody = 1;
+    r->body_name[0] = world_name;
+    r->body_parent[0] = -1, r->body_link[0] = -1, r->body_mass[0] = 0.0;
+    memcpy(r->body_world, eye12, sizeof eye12);
+    for (int k = 0; k < nv; k++) {
+        bk[k] = -1;
+        if (!r->link_massive[k]) continue;
+        const int b = nbody++;
+        bk[k] = b;
+        r->body_name[b] = m->body_name[m->link_body[map[k]]];
+        r->body_link[b] = k;
+        r->body_mass[b] = r->link_inertia[10 * k];
+        r->mass += r->body_mass[b];
+        int up = r->link_parent[k];
+        while (up >= 0 && bk[up] < 0) up = r->link_parent[up];
+        r->body_parent[b] = up < 0 ? 0 : bk[up];
+    }
+    // a massless link belongs to the body its chain ends at (the next massive link down)
+    for (int k = nv - 1; k >= 0; k--) {
+        r->link_body[k] = bk[k];
+        if (bk[k] < 0 && k + 1 < nv && r->link_parent[k + 1] == k) r->link_body[k] = r->link_body[k + 1];
+    }
+    r->nbody = nbody;
+    // the root: the character's root DOFs if they are all active, else none (welded)
+    int root_active = 1;
+    for (int i = 0; i < m->nroot; i++) root_active &= active[i] != 0;
+    r->root_type = root_active ? m->root_type : SALTO_ROOT_FIXED;
+    r->nroot = root_active ? m->nroot : 0;
+    // sites: on their part's link, or on the world's part in world coordinates
+    r->nsite = m->nsite;
+    for (int t = 0; t < m->nsite; t++) {
+        r->site_name[t] = m->site_name[t];
+        const int l = m->site_link[t];
+        double w[3];
+        salto_site_pos(m, d, t, w);
+        const int k = l < 0 ? -1 : part[l];
+        if (k < 0) {
+            r->site_link[t] = -1, r->site_body[t] = 0;
+            memcpy(r->site_pos + 3 * t, w, sizeof w);
+        } else {
+            r->site_link[t] = k, r->site_body[t] = r->link_body[k];
+            relink(d, l, map[k], m->site_pos + 3 * t, r->site_pos + 3 * t);
+        }
+    }
+    // geometry on the moving parts (the world's part's does not move and is left out): capsules
+    // and spheres re-expressed in their part's frame, a box as its eight corners (zero spheres:
+    // the simulator's contacts with a box are its corners')
+    int ngeom = 0;
+    for (int g = 0; g < m->ngeom; g++) {
+        const int l = m->geom_link[g];
+        const int k = l < 0 ? -1 : part[l];
+        if (k < 0) continue;
+        double pts[8][3], rad = 0.0;
+        const int np = salto_geom_local_points(m, g, pts, &rad);
+        const int shape = m->geom_shape[g];
+        for (int c = 0; c < (shape == SALTO_GEOM_BOX ? np : 1); c++) {
+            double* gd = r->geom_data + 7 * ngeom;
+            r->geom_shape[ngeom] = shape == SALTO_GEOM_CAPSULE ? SALTO_GEOM_CAPSULE : SALTO_GEOM_SPHERE;
+            r->geom_link[ngeom] = k;
+            r->geom_body[ngeom] = r->link_body[k];
+            relink(d, l, map[k], pts[c], gd);
+            if (shape == SALTO_GEOM_CAPSULE) relink(d, l, map[k], pts[1], gd + 3);
+            gd[6] = rad;
+            ngeom++;
+        }
+    }
+    r->ngeom = ngeom;
+    salto_free(acc), salto_free(own_map), salto_free(own_part), salto_free(bk);
+    return r;
 }
