@@ -709,7 +709,8 @@ START_TEST(dca_locked_model_is_the_locked_character) {
         snprintf(ctx, sizeof ctx, "model %d seed %d, %d joints active", _i % NMODEL, _i, top);
         locked_reference(m, d, fext, act, NULL, want);
         salto_fk(m, d, SALTO_FK_VEL);
-        salto_model* r = salto_model_locked(m, d, act, map, part);
+        int gmap[8 * MAXV];
+        salto_model* r = salto_model_locked(m, d, act, map, part, gmap);
         ck_assert_ptr_nonnull(r);
         salto_data* e = salto_data_create(r);
         ck_assert_ptr_nonnull(e);
@@ -752,6 +753,7 @@ START_TEST(dca_locked_model_is_the_locked_character) {
             const int corners = m->geom_shape[g] == SALTO_GEOM_BOX;
             for (int c = 0; c < (corners ? n : 1); c++, rg++) {
                 ck_assert_int_lt(rg, r->ngeom);
+                ck_assert_int_eq(gmap[rg], g);
                 const int ny = salto_geom_points(r, e, rg, y, &ry);
                 ck_assert_int_eq(ny, corners ? 1 : n);
                 ck_assert_vec_close(y[0], x[c], 3, 1e-12, 1e-12, ctx);

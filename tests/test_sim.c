@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "salto/character.h"
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
 #include "salto/model.h"
@@ -768,6 +769,112 @@ START_TEST(deterministic) {
 END_TEST
 
 
+// Adaptive dynamics with every joint in the budget is the full simulation: a 20-link pendulum
+// released at 1.2 rad swings 0.3 s, ground off, the same states to rounding; and bad settings
+// are refused
+START_TEST(adaptive_all_joints_is_the_full_simulation) {
+    salto_error berr = {0};
+    salto_character_desc* c = salto_character_chain_axes(20, 0.3, 1.0, "y");
+    ck_assert_ptr_nonnull(c);
+    salto_model* m = salto_model_build(c, NULL, &berr);
+    salto_character_destroy(c);
+    ck_assert_ptr_nonnull(m);
+    salto_sim_opts o;
+    salto_sim_opts_default(&o);
+    o.ground = 0;
+    salto_sim* a = salto_sim_create(m, &o);
+    salto_sim* b = salto_sim_create(m, &o);
+    ck_assert(a && b);
+    double q[20] = {1.2}, qd[20] = {0};
+    salto_sim_set_state(a, q, qd);
+    salto_sim_set_state(b, q, qd);
+    const salto_adaptive_opts bad[3] = {{0, 0.0, 0.0, 5}, {5, -1.0, 0.0, 5}, {5, 0.0, 0.0, -1}};
+    for (int k = 0; k < 3; k++) ck_assert_int_eq(salto_sim_set_adaptive(b, &bad[k]), -1);
+    const salto_adaptive_opts all = {20, 0.0, 0.0, 7};
+    ck_assert_int_eq(salto_sim_set_adaptive(b, &all), 0);
+    const double f[3] = {3.0, 0.0, 1.0}, x[3] = {0.2, 0.0, -2.0};
+    salto_sim_apply_force(a, 9, f, x); // a push on link 10, held
+    salto_sim_apply_force(b, 9, f, x);
+    run(a, 300);
+    run(b, 300);
+    ck_assert_vec_close(salto_sim_q(b), salto_sim_q(a), 20, 1e-9, 1e-9, "q after 0.3 s");
+    ck_assert_vec_close(salto_sim_qd(b), salto_sim_qd(a), 20, 1e-8, 1e-8, "qd after 0.3 s");
+    ck_assert_double_eq_tol(salto_sim_time(b), salto_sim_time(a), 1e-12);
+    ck_assert_int_eq(salto_sim_active_joints(b), 20);
+    ck_assert_int_eq(salto_sim_get_stats(b)->steps, 300);
+    salto_sim_destroy(a);
+    salto_sim_destroy(b);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
+// The humanoid gone limp 0.3 m above the ground with 6 of its joints simulated (chosen every
+// 10 steps): it falls, lands and settles on the ground (after 2 s its kinetic energy under 2%
+// of the fall's largest; the full simulation's limbs still twitch on the ground then, too)
+// without sinking into it, never with more than 6 joints active, its contacts named in its own
+// geometry, and its energy (kinetic and potential) never above where it started
+START_TEST(adaptive_humanoid_falls_limp) {
+    salto_model* m = load("data/characters/humanoid22.yaml");
+    const int nv = m->nv;
+    salto_sim* s = salto_sim_create(m, NULL);
+    ck_assert_ptr_nonnull(s);
+    double q[32] = {0}, qd[32] = {0};
+    ck_assert_int_le(nv, 32);
+    q[2] = 0.3;                  // the root 0.3 m up (its z translation)
+    for (int j = m->nroot; j < nv; j++) q[j] = 0.3 * sin(1.7 * j); // a pose, not a pose at rest
+    salto_sim_set_state(s, q, qd);
+    const salto_adaptive_opts o = {6, 0.0, 0.0, 10};
+    ck_assert_int_eq(salto_sim_set_adaptive(s, &o), 0);
+    salto_data* d = salto_data_create(m);
+    ck_assert_ptr_nonnull(d);
+    double e0 = NAN, kmax = 0.0, kend = 0.0;
+    salto_error err = {0};
+    for (int k = 0; k <= 2000; k++) {
+        memcpy(d->q, salto_sim_q(s), sizeof(double) * (size_t)nv);
+        memcpy(d->qd, salto_sim_qd(s), sizeof(double) * (size_t)nv);
+        salto_fk(m, d, SALTO_FK_VEL);
+        salto_link_inertias(m, d);
+        double ke, pe;
+        salto_energy(m, d, &ke, &pe);
+        if (k == 0) e0 = ke + pe;
+        ck_assert_msg(ke + pe <= e0 + 1e-6 * fabs(e0) + 1e-3, "step %d: energy %.9g J, started at %.9g J", k, ke + pe, e0);
+        kmax = fmax(kmax, ke), kend = ke;
+        if (k == 2000) break;
+        ck_assert_msg(salto_sim_step(s, &err) == SALTO_OK, "step %d: %s", k, err.msg);
+        ck_assert_int_le(salto_sim_active_joints(s), 6);
+        const salto_sim_contact* c;
+        const int nc = salto_sim_contacts(s, &c);
+        for (int i = 0; i < nc; i++) { // each contact at its geometry (d: the step's start)
+            ck_assert(c[i].geom >= 0 && c[i].geom < m->ngeom);
+            ck_assert(c[i].link >= 0 && c[i].link < nv);
+            double pts[8][3], r = 0.0, best = INFINITY;
+            const int np = salto_geom_points(m, d, c[i].geom, pts, &r);
+            const int seg = m->geom_shape[c[i].geom] == SALTO_GEOM_CAPSULE;
+            for (int a = 0; a < (seg ? 1 : np); a++) {
+                double u = 0.0, ab[3], ap[3], x[3];
+                for (int t = 0; t < 3; t++) ab[t] = seg ? pts[1][t] - pts[0][t] : 0.0, ap[t] = c[i].point[t] - pts[a][t];
+                const double l2 = salto_v3_dot(ab, ab);
+                if (l2 > 0.0) u = fmin(fmax(salto_v3_dot(ap, ab) / l2, 0.0), 1.0);
+                for (int t = 0; t < 3; t++) x[t] = ap[t] - u * ab[t];
+                best = fmin(best, salto_v3_norm(x));
+            }
+            ck_assert_msg(fabs(best - r) < 0.02, "step %d: contact %d is %.3g m from geometry %d (radius %.3g)", k, i, best, c[i].geom, r);
+        }
+    }
+    const salto_sim_stats* st = salto_sim_get_stats(s);
+    ck_assert_int_gt(st->impacts, 0); // it landed
+    ck_assert_msg(st->max_depth < 5e-3, "sank %.3g m into the ground", st->max_depth);
+    const salto_sim_contact* c;
+    ck_assert_int_gt(salto_sim_contacts(s, &c), 0); // and lies on it
+    ck_assert_msg(kend < 0.02 * kmax, "after 2 s the kinetic energy is %.3g J, at most %.3g J in the fall", kend, kmax);
+    salto_data_destroy(d);
+    salto_sim_destroy(s);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
 Suite* sim_suite(void) {
     Suite* s = suite_create("sim");
     TCase* tc = tcase_create("sim");
@@ -786,6 +893,8 @@ Suite* sim_suite(void) {
     tcase_add_loop_test(tc, grip_holds_and_slips, 0, 2);
     tcase_add_test(tc, holds_and_grips_refused);
     tcase_add_loop_test(tc, grip_velocity_product_3d, 0, 2);
+    tcase_add_test(tc, adaptive_all_joints_is_the_full_simulation);
+    tcase_add_test(tc, adaptive_humanoid_falls_limp);
     suite_add_tcase(s, tc);
     return s;
 }

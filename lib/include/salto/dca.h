@@ -135,10 +135,11 @@ salto_status salto_dca_hybrid_forward(salto_dca* a, salto_data* d, const double*
 // eight corners, zero-radius spheres; the world's part's left out). The root keeps its type
 // when its DOFs are all active, else it is fixed. map (its nv, may be NULL) receives each of
 // its links' link in m, part (m's nv, may be NULL) each of m's links' link in it (-1: the
-// world's part). m must outlive it (the names are m's); release with salto_model_destroy.
+// world's part), geom (its ngeom, at most m's ngeom + 7 boxes; may be NULL) each of its
+// geometries' in m. m must outlive it (the names are m's); release with salto_model_destroy.
 // NULL when out of memory.
 salto_model* salto_model_locked(const salto_model* m, const salto_data* d,
-                                const unsigned char* active, int* map, int* part);
+                                const unsigned char* active, int* map, int* part, int* geom);
 
 // One step of h of adaptive dynamics (semi-implicit Euler), section 5.1: the acceleration
 // update region (budget, accel_eps); the transient active region (the last active joints and
@@ -152,6 +153,15 @@ salto_model* salto_model_locked(const salto_model* m, const salto_data* d,
 salto_status salto_dca_adaptive_step(salto_dca* a, salto_data* d, const double* fext, double h,
                                      const salto_adaptive_opts* o, salto_adaptive_stats* out);
 int salto_dca_active_joints(const salto_dca* a);
+
+// The active region's update alone, for a simulator that steps the hybrid body itself (with
+// contacts): the acceleration update region (o's budget and accel_eps, fext: the external
+// forces, the contacts' of the last step among them), the transient hybrid body's
+// accelerations, the new active region by the velocities a step of h would reach (budget,
+// vel_eps), and the transient joints left out stopped by impulses at d's velocities (d->qd
+// changes; d->q does not). The active joints are then a top part of the assembly tree.
+salto_status salto_dca_adaptive_select(salto_dca* a, salto_data* d, const double* fext, double h,
+                                       const salto_adaptive_opts* o, salto_adaptive_stats* out);
 
 // The tree's shape: its height (a leaf's is 0) and node count (2 x leaves - 1).
 int salto_dca_height(const salto_dca* a);

@@ -12,6 +12,7 @@
 #define SALTO_SIM_H
 
 #include "salto/data.h"
+#include "salto/dca.h"      // salto_adaptive_opts
 #include "salto/validate.h" // salto_constraint_method
 
 enum { SALTO_SIM_MAX_BARS = 4, SALTO_SIM_MAX_HOLDS = 8, SALTO_SIM_MAX_BOXES = 8 }; // bars; holds, and
@@ -122,6 +123,21 @@ double salto_sim_grip_torque(const salto_sim* s, int k);
 void salto_sim_release_all(salto_sim* s);
 // The geometry of link does not collide with the bars (a gripping hand wraps round the bar).
 void salto_sim_ignore_bars(salto_sim* s, int link);
+
+// Adaptive dynamics (Redon et al. 2005, dca.h) for passive motion: while no joint is tracked,
+// the character steps as a hybrid body, the joints that matter active and the others locked:
+// every o->period steps (0 or 1: every step) the active region is chosen again on the whole
+// character (o->budget joints at most, and the thresholds accel_eps and vel_eps; the user's
+// forces and the last step's contact forces among the external forces; the joints left out
+// stopped by impulses that add no kinetic energy), and the steps between simulate the locked
+// character (salto_model_locked) with the contacts, limits, impacts and holds as usual. The
+// state, contacts and counts read as the character's. A step with tracking is a full one, and
+// the region is chosen again after it, or after salto_sim_set_state. o NULL: off (the
+// default). Returns 0, or -1 (nothing changed) for a budget below 1, a negative threshold or
+// period, or out of memory.
+int salto_sim_set_adaptive(salto_sim* s, const salto_adaptive_opts* o);
+// The joints active in the last step (every moving body's joint when not adaptive).
+int salto_sim_active_joints(const salto_sim* s);
 
 // Advances by opts.dt. SALTO_ERR_NUMERIC when the state stops being finite or the
 // articulated-body algorithm fails (the state is left at the last good step).

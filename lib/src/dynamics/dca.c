@@ -92,6 +92,7 @@ struct salto_dca {
     int since;      // adaptive steps since the last update of the active region (0: none yet)
     int hy_joints, hy_dofs; // the hybrid body's active joints and DOFs
     unsigned char* links; // scratch: the active links (nv)
+    double* keep;   // salto_dca_adaptive_select's velocities (nv)
 };
 
 
@@ -363,8 +364,9 @@ salto_dca* salto_dca_create(const salto_model* m) {
     a->save = salto_malloc(sizeof(double) * 2 * ((size_t)m->nv + 1));
     a->hy = salto_hybrid_create(m);
     a->links = salto_malloc((size_t)m->nv + 1);
+    a->keep = salto_malloc(sizeof(double) * ((size_t)m->nv + 1));
     if (!a->body_node || !a->heap || !a->armature || !a->was || !a->region || !a->idx || !a->save ||
-        !a->hy || !a->links) {
+        !a->hy || !a->links || !a->keep) {
         salto_dca_destroy(a);
         return NULL;
     }
@@ -384,7 +386,7 @@ void salto_dca_destroy(salto_dca* a) {
     salto_free(a->value), salto_free(a->mscratch), salto_free(a->body_node);
     salto_free(a->heap), salto_free(a->armature), salto_free(a->was), salto_free(a->region);
     salto_free(a->idx), salto_free(a->save), salto_free(a->K);
-    salto_hybrid_destroy(a->hy), salto_free(a->links);
+    salto_hybrid_destroy(a->hy), salto_free(a->links), salto_free(a->keep);
     salto_free(a);
 }
 
@@ -1290,8 +1292,11 @@ salto_status salto_dca_hybrid_forward(salto_dca* a, salto_data* d, const double*
 
 
 // an adaptive step that updates the active region (section 5.1)
+// advance 0: the active region chosen (by the velocities a step of h would reach) and the
+// joints left out stopped at the current velocities; nothing integrated
 static salto_status region_step(salto_dca* a, salto_data* d, const double* fext, double h,
-                                const salto_adaptive_opts* o, salto_adaptive_stats* out) {
+                                const salto_adaptive_opts* o, salto_adaptive_stats* out,
+                                int advance) {
     const salto_model* m = a->m;
     const int nv = m->nv;
     salto_adaptive_stats st;
@@ -1315,6 +1320,7 @@ static salto_status region_step(salto_dca* a, salto_data* d, const double* fext,
     // 3. the velocities of the transient region (the rigid ones are at rest); the velocity
     // metric bottom up, then the new active region from the root, the fastest first
     if (s == SALTO_OK) {
+        if (!advance) memcpy(a->keep, d->qd, sizeof(double) * (size_t)nv);
         for (int j = 0; j < nv; j++) d->qd[j] += h * d->qdd[j];
         for (int i = 0; i < a->nnode; i++) {
             const dca_node* n = &a->node[i];
@@ -1339,6 +1345,7 @@ static salto_status region_step(salto_dca* a, salto_data* d, const double* fext,
             }
         }
         st.vel_error = left > 0.0 ? left : 0.0;
+        if (!advance) memcpy(d->qd, a->keep, sizeof(double) * (size_t)nv);
         // 4. rigidification: the transient joints left out stopped by impulses (and the kinetic
         // energy that took, measured only when there are some)
         int stops = 0;
@@ -1375,7 +1382,7 @@ static salto_status region_step(salto_dca* a, salto_data* d, const double* fext,
     }
     // 5. positions
     if (s == SALTO_OK) {
-        for (int j = 0; j < nv; j++) d->q[j] += h * d->qd[j];
+        for (int j = 0; advance && j < nv; j++) d->q[j] += h * d->qd[j];
         st.active_joints = salto_dca_active_joints(a);
         st.active_dofs = salto_dca_active_dofs(a);
     }
@@ -1389,7 +1396,7 @@ salto_status salto_dca_adaptive_step(salto_dca* a, salto_data* d, const double* 
     const int period = o->period > 1 ? o->period : 1;
     const int all = o->budget >= a->ninternal && !(o->accel_eps > 0.0) && !(o->vel_eps > 0.0);
     if (!all && (a->since == 0 || a->since >= period)) {
-        const salto_status s = region_step(a, d, fext, h, o, out);
+        const salto_status s = region_step(a, d, fext, h, o, out, 1);
         a->since = 1;
         return s;
     }
@@ -1414,6 +1421,14 @@ salto_status salto_dca_adaptive_step(salto_dca* a, salto_data* d, const double* 
     }
     st.transient_joints = st.active_joints;
     if (out) *out = st;
+    return s;
+}
+
+
+salto_status salto_dca_adaptive_select(salto_dca* a, salto_data* d, const double* fext, double h,
+                                       const salto_adaptive_opts* o, salto_adaptive_stats* out) {
+    const salto_status s = region_step(a, d, fext, h, o, out, 0);
+    a->since = 1;
     return s;
 }
 

@@ -345,7 +345,7 @@ static void* take(char* buf, size_t* off, size_t n, size_t sz) {
 
 
 salto_model* salto_model_locked(const salto_model* m, const salto_data* d,
-                                const unsigned char* active, int* map, int* part) {
+                                const unsigned char* active, int* map, int* part, int* geom) {
     int nv = 0;
     for (int i = 0; i < m->nv; i++) nv += active[i] != 0;
     int nbox = 0;
@@ -492,6 +492,7 @@ salto_model* salto_model_locked(const salto_model* m, const salto_data* d,
             relink(d, l, map[k], pts[c], gd);
             if (shape == SALTO_GEOM_CAPSULE) relink(d, l, map[k], pts[1], gd + 3);
             gd[6] = rad;
+            if (geom) geom[ngeom] = g;
             ngeom++;
         }
     }

@@ -61,6 +61,7 @@ void salto_sim_destroy(salto_sim* s) {
     salto_free(s->lambda), salto_free(s->target), salto_free(s->now), salto_free(s->vel), salto_free(s->contacts);
     salto_free(s->prev_key), salto_free(s->prev_lambda);
     salto_free(s->work), salto_free(s->work2), salto_free(s->iwork);
+    sim_adaptive_free(s->ad);
     salto_free(s);
 }
 
@@ -141,6 +142,7 @@ void salto_sim_set_state(salto_sim* s, const double* q, const double* qd) {
     memcpy(s->q, q, (size_t)s->m->nv * sizeof(double));
     memcpy(s->qd, qd, (size_t)s->m->nv * sizeof(double));
     s->synced = 0;
+    sim_adaptive_reset(s->ad);
 }
 
 const double* salto_sim_q(const salto_sim* s) { return s->q; }
@@ -301,6 +303,8 @@ static void sync(salto_sim* s) {
 
 
 salto_status salto_sim_step(salto_sim* s, salto_error* err) {
+    if (s->ad && !s->tracking) return sim_adaptive_step(s, err);
+    sim_adaptive_reset(s->ad); // a full step: the hybrid body is chosen again after it
     const salto_model* m = s->m;
     const int nv = m->nv;
     double remaining = s->o.dt;

@@ -5,6 +5,8 @@
 //   sim.c           options, creation, state, inputs (torques, forces, tracking, holds, grips)
 //                   and the step
 //   sim_contacts.c  finding contacts: geometry points against the ground and the bars
+//   sim_adaptive.c  adaptive dynamics: the character stepped as a hybrid body, its locked
+//                   joints' model simulated by a simulator of its own
 //   sim_solve.c     the constraint rows, their matrix K by test forces or the delta method,
 //                   projected Gauss-Seidel, impacts, and the accelerations (tracked or free)
 #ifndef SALTO_SIM_PRIV_H
@@ -71,6 +73,7 @@ struct salto_sim {
     double grip_axis[max_holds][3];
     double grip_max[max_holds];
     salto_sim_stats stats;
+    struct sim_adaptive* ad;          // adaptive dynamics while no joint is tracked (NULL: off)
 };
 
 // Row keys: the contacts' first (the ground and the bars), then from row_key_base two per DOF
@@ -96,6 +99,11 @@ int sim_nearest_inside(const salto_sim* s, int b, const double p0[3], const doub
 double sim_box_distance(const salto_sim* s, int b, const double p0[3], const double p1[3],
                         double* u);
 void sim_collect(salto_sim* s, double h);
+
+// sim_adaptive.c: the hybrid body's step (salto_sim_set_adaptive), and its release
+salto_status sim_adaptive_step(salto_sim* s, salto_error* err);
+void sim_adaptive_free(struct sim_adaptive* ad);
+void sim_adaptive_reset(struct sim_adaptive* ad);
 
 // sim_solve.c: the constraint rows, K, projected Gauss-Seidel, impacts and accelerations
 double sim_last_multiplier(const salto_sim* s, long key);

@@ -1,0 +1,200 @@
+// sim_adaptive.c: adaptive dynamics in the simulator (Redon et al. 2005; dca.h): while no joint
+// is tracked, the character steps as a hybrid body, the joints that matter active and the
+// rest locked
+//
+// Every period steps the active region is chosen again on the whole character
+// (salto_dca_adaptive_select: the acceleration metric with the user's forces and the last
+// step's contact forces, the velocity metric a step ahead, impulses that stop the joints left
+// out), and the locked character is built as a model of its own (salto_model_locked) with a
+// simulator of its own, the same options, the holds and the bars' exceptions carried over. The
+// steps between are that simulator's: contacts, limits and impacts on the hybrid body. Its
+// state, contacts (in the character's geometry and links) and counts are copied back after
+// every step, so that the caller sees the character's.
+#include "sim_priv.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "salto/dca.h"
+#include "salto/dynamics.h"
+#include "salto/kinematics.h"
+#include "salto/spatial.h"
+
+typedef struct sim_adaptive {
+    salto_adaptive_opts o;
+    salto_dca* dca;
+    salto_data* d;       // the character's state for the choice
+    salto_model* r;      // the locked character (NULL until the first choice)
+    salto_sim* in;       // its simulator
+    int *map, *part, *geom;
+    unsigned char* act;
+    double* f;           // the choice's external forces (nv x 6)
+    double *rq, *rqd, *rtau;
+    int since;           // steps since the last choice (0: choose at the next step)
+    int joints;          // active joints
+    salto_sim_stats seen; // the inner simulator's counts already added
+} sim_adaptive;
+
+
+void sim_adaptive_free(sim_adaptive* ad) {
+    if (!ad) return;
+    salto_dca_destroy(ad->dca);
+    salto_data_destroy(ad->d);
+    salto_sim_destroy(ad->in);
+    salto_model_destroy(ad->r);
+    salto_free(ad->map), salto_free(ad->part), salto_free(ad->geom), salto_free(ad->act);
+    salto_free(ad->f), salto_free(ad->rq), salto_free(ad->rqd), salto_free(ad->rtau);
+    salto_free(ad);
+}
+
+
+int salto_sim_set_adaptive(salto_sim* s, const salto_adaptive_opts* o) {
+    if (!o) {
+        sim_adaptive_free(s->ad);
+        s->ad = NULL;
+        return 0;
+    }
+    if (o->budget < 1 || !(o->accel_eps >= 0.0) || !(o->vel_eps >= 0.0) || o->period < 0) return -1;
+    if (s->ad) {
+        s->ad->o = *o, s->ad->since = 0;
+        return 0;
+    }
+    const salto_model* m = s->m;
+    const size_t nv = (size_t)m->nv + 1;
+    int nbox = 0;
+    for (int g = 0; g < m->ngeom; g++) nbox += m->geom_shape[g] == SALTO_GEOM_BOX;
+    sim_adaptive* ad = salto_calloc(1, sizeof *ad);
+    if (!ad) return -1;
+    ad->o = *o;
+    ad->dca = salto_dca_create(m);
+    ad->d = salto_data_create(m);
+    ad->map = salto_malloc(sizeof(int) * nv);
+    ad->part = salto_malloc(sizeof(int) * nv);
+    ad->geom = salto_malloc(sizeof(int) * ((size_t)m->ngeom + 7 * (size_t)nbox + 1));
+    ad->act = salto_malloc(nv);
+    ad->f = salto_malloc(sizeof(double) * 6 * nv);
+    ad->rq = salto_malloc(sizeof(double) * nv);
+    ad->rqd = salto_malloc(sizeof(double) * nv);
+    ad->rtau = salto_malloc(sizeof(double) * nv);
+    if (!ad->dca || !ad->d || !ad->map || !ad->part || !ad->geom || !ad->act || !ad->f || !ad->rq ||
+        !ad->rqd || !ad->rtau) {
+        sim_adaptive_free(ad);
+        return -1;
+    }
+    ad->joints = salto_dca_active_joints(ad->dca);
+    s->ad = ad;
+    return 0;
+}
+
+
+// the next adaptive step chooses again (the state changed by other means)
+void sim_adaptive_reset(sim_adaptive* ad) {
+    if (ad) ad->since = -1;
+}
+
+
+int salto_sim_active_joints(const salto_sim* s) {
+    if (s->ad && s->ad->in) return s->ad->joints;
+    int n = 0;
+    for (int k = 0; k < s->m->nbody; k++) n += s->m->body_link[k] >= 0;
+    return n;
+}
+
+
+// the active region chosen again, and the locked character's simulator built for it
+static salto_status choose(salto_sim* s, salto_error* err) {
+    sim_adaptive* ad = s->ad;
+    const salto_model* m = s->m;
+    const int nv = m->nv;
+    salto_data* d = ad->d;
+    memcpy(d->q, s->q, sizeof(double) * (size_t)nv);
+    memcpy(d->qd, s->qd, sizeof(double) * (size_t)nv);
+    memcpy(d->tau, s->tau, sizeof(double) * (size_t)nv);
+    // the external forces: the user's and the last step's contacts'
+    memcpy(ad->f, s->fuser, sizeof(double) * 6 * (size_t)nv);
+    for (int c = 0; c < s->ncontact; c++) {
+        const salto_sim_contact* ct = &s->contacts[c];
+        double w[6];
+        salto_point_force(w, ct->point, ct->force);
+        salto_sv_add_to(ad->f + 6 * ct->link, w);
+    }
+    salto_adaptive_stats st;
+    salto_status status = salto_dca_adaptive_select(ad->dca, d, ad->f, s->o.dt, &ad->o, &st);
+    if (status != SALTO_OK) {
+        return SALTO_FAIL(err, status, salto_loc_none(),
+                          "adaptive dynamics: choosing the active joints failed at t = %.6f s", s->t);
+    }
+    memcpy(s->qd, d->qd, sizeof(double) * (size_t)nv); // the left-out joints stopped
+    salto_dca_active_links(ad->dca, ad->act);
+    ad->joints = st.active_joints;
+    salto_fk(m, d, SALTO_FK_POS);
+    salto_model* r = salto_model_locked(m, d, ad->act, ad->map, ad->part, ad->geom);
+    salto_sim* in = r ? salto_sim_create(r, &s->o) : NULL;
+    if (!in) {
+        salto_model_destroy(r);
+        return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "adaptive dynamics: out of memory");
+    }
+    salto_sim_destroy(ad->in);
+    salto_model_destroy(ad->r);
+    ad->r = r, ad->in = in;
+    memset(&ad->seen, 0, sizeof ad->seen);
+    for (int k = 0; k < s->nhold; k++) salto_sim_hold(in, s->hold_site[k], s->hold_point[k]);
+    for (int l = 0; l < nv; l++) {
+        if (s->no_bars[l] && ad->part[l] >= 0) salto_sim_ignore_bars(in, ad->part[l]);
+    }
+    for (int k = 0; k < r->nv; k++) ad->rq[k] = s->q[ad->map[k]], ad->rqd[k] = s->qd[ad->map[k]];
+    salto_sim_set_state(in, ad->rq, ad->rqd);
+    in->t = s->t;
+    ad->since = 0;
+    return SALTO_OK;
+}
+
+
+salto_status sim_adaptive_step(salto_sim* s, salto_error* err) {
+    sim_adaptive* ad = s->ad;
+    const salto_model* m = s->m;
+    const int nv = m->nv;
+    const int period = ad->o.period > 1 ? ad->o.period : 1;
+    if (!ad->in || ad->since < 0 || ad->since >= period) {
+        const salto_status st = choose(s, err);
+        if (st != SALTO_OK) return st;
+    }
+    salto_sim* in = ad->in;
+    const salto_model* r = ad->r;
+    // the inputs: torques on the active DOFs, each link's force on its part's link
+    for (int k = 0; k < r->nv; k++) ad->rtau[k] = s->tau[ad->map[k]];
+    salto_sim_set_torques(in, ad->rtau);
+    memset(in->fuser, 0, sizeof(double) * 6 * (size_t)r->nv);
+    for (int l = 0; l < nv; l++) {
+        if (ad->part[l] >= 0) salto_sv_add_to(in->fuser + 6 * ad->part[l], s->fuser + 6 * l);
+    }
+    const salto_status st = salto_sim_step(in, err);
+    // the state, time, contacts and counts back in the character's terms
+    const double* q = salto_sim_q(in);
+    const double* qd = salto_sim_qd(in);
+    for (int k = 0; k < r->nv; k++) s->q[ad->map[k]] = q[k], s->qd[ad->map[k]] = qd[k];
+    s->t = in->t;
+    s->ncontact = 0;
+    for (int c = 0; c < in->ncontact && s->ncontact < s->ccap; c++) {
+        salto_sim_contact* ct = &s->contacts[s->ncontact++];
+        *ct = in->contacts[c];
+        ct->geom = ad->geom[ct->geom];
+        ct->link = ad->map[ct->link];
+    }
+    const salto_sim_stats* is = &in->stats;
+    s->stats.steps++;
+    s->stats.substeps += is->substeps - ad->seen.substeps;
+    s->stats.halvings += is->halvings - ad->seen.halvings;
+    s->stats.impacts += is->impacts - ad->seen.impacts;
+    s->stats.limit_events += is->limit_events - ad->seen.limit_events;
+    s->stats.pgs_sweeps += is->pgs_sweeps - ad->seen.pgs_sweeps;
+    s->stats.max_depth = fmax(s->stats.max_depth, is->max_depth);
+    ad->seen = *is;
+    memcpy(s->d->q, s->q, sizeof(double) * (size_t)nv);
+    memcpy(s->d->qd, s->qd, sizeof(double) * (size_t)nv);
+    salto_fk(m, s->d, SALTO_FK_VEL);
+    s->depth = in->depth;
+    s->synced = 1;
+    ad->since++;
+    return st;
+}
