@@ -17,7 +17,8 @@ static void help(void) {
     printf("usage: salto play MOTION [--problem P] [-o DIR] [--dt S] [--duration S]\n"
            "                  [--push BODY:FX,FY,FZ@T[:DURATION]]... [--ragdoll-after T]\n"
            "                  [--kp K] [--kd D] [--method delta|test-forces] [--no-grip]\n"
-           "                  [--fall-height H] [--view side|front|top] [--quiet]\n\n"
+           "                  [--fall-height H] [--view side|front|top] [--quiet]\n"
+           "                  [--adaptive N] [--adaptive-error EPS] [--adaptive-period P]\n\n"
            "Plays a motion (motion.json from 'salto solve', or CSV or BVH frames with --problem)\n"
            "under physics in the stepping simulator: the character starts in the motion's first\n"
            "state, its joints follow the motion through acceleration constraints (qdd = qdd_m +\n"
@@ -57,7 +58,16 @@ static void help(void) {
            "                     fallen (default: half the lowest the motion's goes)\n"
            "  --view V           filmstrip.png seen from the side, the front or above (default:\n"
            "                     the problem's output.filmstrip_view, side unless it says)\n"
-           "  --quiet            no summary\n");
+           "  --quiet            no summary\n"
+           "  --adaptive N       after --ragdoll-after, adaptive dynamics (Redon et al. 2005):\n"
+           "                     at most N joints simulated (a joint: the 1 to 6 DOFs that\n"
+           "                     move a body), the others locked, the active ones chosen again\n"
+           "                     every P steps by how much their accelerations and velocities\n"
+           "                     matter (the contact forces among the forces)\n"
+           "  --adaptive-error EPS  the same, the joints chosen until the acceleration metric\n"
+           "                     left out (sum of qdd^2, rad^2/s^4) is at most EPS, and the\n"
+           "                     velocity metric at most EPS dt^2 (with --adaptive: both bounds)\n"
+           "  --adaptive-period P  steps between the choices (default 10)\n");
 }
 
 enum { max_push = 32 };
@@ -240,6 +250,9 @@ typedef struct summary {
     double dt, duration, kp, kd, rms, worst, worst_time;
     int max_contacts;
     const salto_sim_stats* stats;
+    int adaptive, budget, period, joints; // adaptive dynamics: on, its settings, the joints
+    double eps, active_sum;               //   the character has; the active joints summed
+    long active_steps;                    //   over the steps after the ragdoll time
     double stop_time;      // NAN when it ran through
     char stop_cause[480];
     double root_dev, root_dev_time; // the root's and the centre of mass's largest distance
@@ -304,7 +317,19 @@ static salto_status write_json(const salto_model* m, const record* r, const doub
             sm->stats->steps, sm->stats->substeps, sm->stats->halvings, sm->stats->impacts,
             sm->stats->limit_events, sm->stats->pgs_sweeps, sm->max_contacts);
     salto_json_num(f, sm->stats->max_depth);
-    fputs("},\n  \"deviation\": {\"root\": ", f);
+    fputs("},\n  \"adaptive\": ", f);
+    if (!sm->adaptive) {
+        fputs("null", f);
+    } else {
+        fputs("{\"budget\": ", f);
+        if (sm->budget > 0) fprintf(f, "%d", sm->budget); else fputs("null", f);
+        fputs(", \"error\": ", f);
+        if (sm->eps > 0.0) salto_json_num(f, sm->eps); else fputs("null", f);
+        fprintf(f, ", \"period\": %d, \"joints\": %d, \"active_joints_mean\": ", sm->period, sm->joints);
+        salto_json_num(f, sm->active_steps > 0 ? sm->active_sum / (double)sm->active_steps : NAN);
+        fputs("}", f);
+    }
+    fputs(",\n  \"deviation\": {\"root\": ", f);
     json_worst(f, sm->root_dev, sm->root_dev_time);
     fputs(", \"com\": ", f);
     json_worst(f, sm->com_dev, sm->com_dev_time);
@@ -348,6 +373,8 @@ int cmd_play(int argc, char** argv) {
     const char* dir = NULL;
     int quiet = 0, npush = 0, no_grip = 0, view = -1; // view: -1 the problem's
     double dt = 1e-3, duration = -1.0, ragdoll = INFINITY, kp = 400.0, kd = 40.0, fall_height = NAN;
+    int adaptive = 0, budget = 0, period = 10; // adaptive dynamics (budget 0: every joint)
+    double adaptive_eps = 0.0;
     salto_constraint_method method = SALTO_CONSTRAINT_ABA_DELTA;
     push pushes[max_push];
     char push_name[max_push][128];
@@ -387,6 +414,14 @@ int cmd_play(int argc, char** argv) {
                 fprintf(stderr, "salto play: --fall-height needs a height in metres, not '%s'\n", argv[i]);
                 return 2;
             }
+        } else if (strcmp(argv[i], "--adaptive") == 0 && i + 1 < argc) {
+            if (app_parse_int("play", "--adaptive", argv[++i], 1, 1000000, &budget) != 0) return 2;
+            adaptive = 1;
+        } else if (strcmp(argv[i], "--adaptive-error") == 0 && i + 1 < argc) {
+            if (!parse_pos("--adaptive-error", argv[++i], &adaptive_eps)) return 2;
+            adaptive = 1;
+        } else if (strcmp(argv[i], "--adaptive-period") == 0 && i + 1 < argc) {
+            if (app_parse_int("play", "--adaptive-period", argv[++i], 1, 1000000, &period) != 0) return 2;
         } else if (strcmp(argv[i], "--kp") == 0 && i + 1 < argc) {
             if (!parse_pos("--kp", argv[++i], &kp)) return 2;
         } else if (strcmp(argv[i], "--kd") == 0 && i + 1 < argc) {
@@ -418,6 +453,11 @@ int cmd_play(int argc, char** argv) {
     }
     if (!motion_path) {
         fprintf(stderr, "usage: salto play MOTION [options] (see 'salto play --help')\n");
+        return 2;
+    }
+    if (adaptive && ragdoll == INFINITY) {
+        fprintf(stderr, "salto play: --adaptive and --adaptive-error simulate passive motion: they "
+                        "need --ragdoll-after T (the character limp from time T)\n");
         return 2;
     }
     app_motion am;
@@ -505,8 +545,25 @@ int cmd_play(int argc, char** argv) {
         for (int c = 0; c < p->phases[i].contact.nsite; c++) contact_body[m->site_body[p->phases[i].contact.site[c]]] = 1;
     }
     if (isnan(fall_height)) fall_height = 0.5 * lowest;
-    summary sm = {dt, duration, kp, kd, 0.0, 0.0, 0.0, 0, salto_sim_get_stats(sim), NAN, "",
-                  0.0, 0.0, 0.0, 0.0, fall_height, NAN, ""};
+    summary sm;
+    memset(&sm, 0, sizeof sm);
+    sm.dt = dt, sm.duration = duration, sm.kp = kp, sm.kd = kd;
+    sm.stats = salto_sim_get_stats(sim);
+    sm.stop_time = NAN, sm.fall_height = fall_height, sm.fall_time = NAN;
+    sm.root_dev_time = sm.com_dev_time = 0.0;
+    if (adaptive) {
+        // the budget (every joint when only the error bounds it) and the thresholds
+        for (int b = 0; b < m->nbody; b++) sm.joints += m->body_link[b] >= 0;
+        const salto_adaptive_opts ao = {budget > 0 ? budget : sm.joints, adaptive_eps,
+                                        adaptive_eps * dt * dt, period};
+        if (salto_sim_set_adaptive(sim, &ao) != 0) {
+            fprintf(stderr, "salto play: out of memory\n");
+            salto_data_destroy(dm), free(contact_body), free(q), salto_data_destroy(d), salto_sim_destroy(sim);
+            app_motion_close(&am);
+            return 1;
+        }
+        sm.adaptive = 1, sm.budget = budget, sm.eps = adaptive_eps, sm.period = period;
+    }
     // d: the simulation's state's kinematics and inertias (kept so after every step)
     memcpy(d->q, salto_sim_q(sim), (size_t)nv * sizeof(double));
     memcpy(d->qd, salto_sim_qd(sim), (size_t)nv * sizeof(double));
@@ -631,7 +688,9 @@ int cmd_play(int argc, char** argv) {
             salto_body_frame(m, salto_sim_data(sim), pushes[a].body, &R, &x);
             salto_sim_apply_force(sim, m->body_link[pushes[a].body], pushes[a].f, x);
         }
-        if (salto_sim_step(sim, &err) != SALTO_OK) {
+        const salto_status stepped = salto_sim_step(sim, &err);
+        if (sm.adaptive && t >= ragdoll) sm.active_sum += salto_sim_active_joints(sim), sm.active_steps++;
+        if (stepped != SALTO_OK) {
             sm.stop_time = t;
             snprintf(sm.stop_cause, sizeof sm.stop_cause, "%s", err.msg);
         } else {
@@ -708,6 +767,11 @@ int cmd_play(int argc, char** argv) {
         printf("contacts: up to %d at once; impacts: %ld; joint limit events: %ld; deepest "
                "penetration %.2f mm\n", sm.max_contacts, st->impacts, st->limit_events,
                1e3 * fmax(st->max_depth, 0.0));
+        if (sm.adaptive && sm.active_steps > 0) {
+            printf("adaptive dynamics from t = %.3f s: %.1f of the %d joints active on average "
+                   "(chosen every %d steps)\n", ragdoll, sm.active_sum / (double)sm.active_steps,
+                   sm.joints, sm.period);
+        }
         printf("wrote %s, %s and %s\n", jpath, cpath, fpath);
     }
     salto_free(qc);

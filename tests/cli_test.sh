@@ -624,6 +624,23 @@ if cmp -s "$tmp/pl1/sim.csv" "$tmp/pl2/sim.csv"; then ok; else fail "play is not
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl3" --quiet --push trunk:0,300,0@0.5:0.1
 if ! cmp -s "$tmp/pl1/sim.csv" "$tmp/pl3/sim.csv"; then ok; else fail "a push changed nothing"; fi
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4" --quiet --ragdoll-after 0.5
+# limp with adaptive dynamics: 2 joints active of the 11, said in the summary and sim.json;
+# bad settings are refused
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4a" --ragdoll-after 0.5 --adaptive 2 --adaptive-period 5
+grep_in "$tmp/out" "^adaptive dynamics from t = 0\.500 s: 2\.0 of the 11 joints active on average \(chosen every 5 steps\)"
+grep_in "$tmp/pl4a/sim.json" '"adaptive": \{"budget": 2, "error": null, "period": 5, "joints": 11, "active_joints_mean": 2\}'
+grep_in "$tmp/pl4/sim.json" '"adaptive": null'
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4e" --quiet --ragdoll-after 0.5 --adaptive-error 1
+grep_in "$tmp/pl4e/sim.json" '"adaptive": \{"budget": null, "error": 1, "period": 10'
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4b" --adaptive 3
+grep_in "$tmp/err" "salto play: --adaptive and --adaptive-error simulate passive motion: they need --ragdoll-after T"
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4b" --ragdoll-after 0.5 --adaptive 0
+grep_in "$tmp/err" "--adaptive"
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4b" --ragdoll-after 0.5 --adaptive-error -1
+grep_in "$tmp/err" "--adaptive-error needs a number > 0, not '-1'"
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4b" --ragdoll-after 0.5 --adaptive 2 --adaptive-period 0
+grep_in "$tmp/err" "--adaptive-period"
+if [ ! -e "$tmp/pl4b" ]; then ok; else fail "play with bad adaptive settings wrote output"; fi
 # a fall height above the bars' hang: it "falls" at once, said with the time and the cause
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4f" --fall-height 5 --duration 0.2
 grep_in "$tmp/out" "^fell: at t = 0\.000 s: the centre of mass at [0-9.]+ m, under the fall height 5\.000 m"

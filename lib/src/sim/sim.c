@@ -302,6 +302,20 @@ static void sync(salto_sim* s) {
 }
 
 
+// joints arriving at a limit (within 1e-4 rad of it, or past it) since the last step
+void sim_count_limit_events(salto_sim* s) {
+    const salto_model* m = s->m;
+    for (int j = 0; j < m->nv; j++) {
+        int at = 0;
+        if (s->o.joint_limits && m->link_has_limits[j]) {
+            at = s->q[j] < m->link_limits[2 * j] + 1e-4 || s->q[j] > m->link_limits[2 * j + 1] - 1e-4;
+        }
+        if (at && !s->at_limit[j]) s->stats.limit_events++;
+        s->at_limit[j] = at;
+    }
+}
+
+
 salto_status salto_sim_step(salto_sim* s, salto_error* err) {
     if (s->ad && !s->tracking) return sim_adaptive_step(s, err);
     sim_adaptive_reset(s->ad); // a full step: the hybrid body is chosen again after it
@@ -369,14 +383,6 @@ salto_status salto_sim_step(salto_sim* s, salto_error* err) {
         remaining -= h;
         s->t += h;
     }
-    // joints arriving at a limit (within 1e-4 rad of it, or past it) since the last step
-    for (int j = 0; j < nv; j++) {
-        int at = 0;
-        if (s->o.joint_limits && m->link_has_limits[j]) {
-            at = s->q[j] < m->link_limits[2 * j] + 1e-4 || s->q[j] > m->link_limits[2 * j + 1] - 1e-4;
-        }
-        if (at && !s->at_limit[j]) s->stats.limit_events++;
-        s->at_limit[j] = at;
-    }
+    sim_count_limit_events(s);
     return SALTO_OK;
 }

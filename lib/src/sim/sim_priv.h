@@ -104,6 +104,8 @@ void sim_collect(salto_sim* s, double h);
 salto_status sim_adaptive_step(salto_sim* s, salto_error* err);
 void sim_adaptive_free(struct sim_adaptive* ad);
 void sim_adaptive_reset(struct sim_adaptive* ad);
+// sim.c: the joints arriving at a limit since the last step, counted
+void sim_count_limit_events(salto_sim* s);
 
 // sim_solve.c: the constraint rows, K, projected Gauss-Seidel, impacts and accelerations
 double sim_last_multiplier(const salto_sim* s, long key);
