@@ -561,9 +561,18 @@ START_TEST(dca_equals_aba_large) {
         dca_against_aba(mm, dd, 11u + (unsigned)k, what);
         salto_dca* a = salto_dca_create(mm);
         ck_assert_ptr_nonnull(a);
-        // n bodies and the world: n + 1 leaves, ceil(log2(n + 1)) levels above them
+        // n bodies and the world: n + 1 leaves, ceil(log2(n + 1)) levels above them; a floating
+        // root's joint at the top (the world alone on one side), then ceil(log2(n)) levels
         ck_assert_int_eq(salto_dca_nodes(a), 2 * (sizes[k] + 1) - 1);
-        ck_assert_int_eq(salto_dca_height(a), (int)ceil(log2((double)(sizes[k] + 1))));
+        const int floating = mm->root_type != SALTO_ROOT_FIXED;
+        const int height = floating ? 1 + (int)ceil(log2((double)sizes[k])) : (int)ceil(log2((double)(sizes[k] + 1)));
+        ck_assert_msg(salto_dca_height(a) == height, "chain of %d (root type %d): height %d, not %d", sizes[k], mm->root_type, salto_dca_height(a), height);
+        if (floating) { // the first joint to be active is the root's
+            unsigned char act[301];
+            ck_assert_int_eq(salto_dca_activate_top(a, 1), mm->nroot);
+            salto_dca_active_links(a, act);
+            for (int j = 0; j < mm->nv; j++) ck_assert_int_eq(act[j], j < mm->nroot);
+        }
         salto_dca_destroy(a);
         salto_data_destroy(dd);
         salto_model_destroy(mm);
@@ -576,6 +585,18 @@ START_TEST(dca_equals_aba_large) {
         char what[64];
         snprintf(what, sizeof what, "random tree of %d bodies, root type %d", 40 + 10 * k, k % 3);
         dca_against_aba(mm, dd, 23u + (unsigned)k, what);
+        // a floating root's joint first at the top of the tree
+        salto_dca* a = salto_dca_create(mm);
+        ck_assert_ptr_nonnull(a);
+        const int floating = mm->root_type != SALTO_ROOT_FIXED;
+        unsigned char act[512];
+        ck_assert_int_le(mm->nv, 512);
+        if (floating) {
+            ck_assert_int_eq(salto_dca_activate_top(a, 1), mm->nroot);
+            salto_dca_active_links(a, act);
+            for (int j = 0; j < mm->nv; j++) ck_assert_msg(act[j] == (j < mm->nroot), "%s: DOF %d", what, j);
+        }
+        salto_dca_destroy(a);
         salto_data_destroy(dd);
         salto_model_destroy(mm);
     }

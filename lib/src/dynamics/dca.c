@@ -179,13 +179,19 @@ static int build(builder* b, int* set, int n) {
     }
     for (int i = 0; i < no; i++) b->size[b->order[i]] = 1;
     for (int i = no - 1; i > 0; i--) b->size[b->vpar[b->order[i]]] += b->size[b->order[i]];
-    // the joint that best halves the set: the child side's size nearest n / 2
+    // the joint that best halves the set: the child side's size nearest n / 2; but a floating
+    // character's root joint (free or planar) at the top, the world alone on one side: the
+    // active joints are a top part of the tree, and with the root joint active first a limp
+    // character is never held in the air by its root while a limb moves
     int cut = -1, best = n + 1;
-    for (int i = 1; i < no; i++) {
+    const int root_first = r == b->world && b->m->root_type != SALTO_ROOT_FIXED &&
+                           b->cstart[r + 1] - b->cstart[r] == 1;
+    for (int i = 1; i < no && !root_first; i++) {
         const int v = b->order[i];
         const int big = b->size[v] > n - b->size[v] ? b->size[v] : n - b->size[v];
         if (big < best) best = big, cut = v;
     }
+    if (root_first) cut = b->child[b->cstart[r]];
     // B: the subtree of cut within the set, A: the rest
     const int stampB = ++b->stamp;
     int nb = 0;
