@@ -18,6 +18,9 @@
 #include "salto/export.h"
 #include "salto/kinematics.h"
 #include "salto/model.h"
+#include "salto/sim.h"
+#include "salto/spatial.h"
+#include <time.h>
 
 enum { ABA = 0, DCA, ADAPTIVE, MUJOCO };
 
@@ -258,6 +261,121 @@ static int forces_experiment(int quick) {
 }
 
 
+static double thread_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+
+// A crowd: n humanoids (data/characters/humanoid22.yaml) standing 1.5 m apart in rows of 20,
+// each tracking its standing pose until pushed (300 N along y on its trunk for 0.1 s, the
+// times spread over the first 0.5 s) and limp from then on; the whole crowd stepped at 1 ms,
+// each character by a simulator of its own, by the full simulation and with adaptive dynamics
+// (a budget of joints a character, chosen every 10 steps; salto_sim_set_adaptive). One
+// thread; the CPU time of the run, the active joints (mean over the limp characters' steps),
+// and how far the centres of mass end from the full simulation's (mean over the crowd).
+static int crowd_experiment(int quick, const char* root) {
+    const int n = quick ? 6 : 200, steps = quick ? 400 : 2000;
+    const double dt = 1e-3;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/data/characters/humanoid22.yaml", root);
+    salto_error err = {0};
+    salto_model* m = salto_model_load(path, &err);
+    if (!m) {
+        fprintf(stderr, "salto bench adaptive: %s\n", err.msg);
+        return 2;
+    }
+    const int nv = m->nv, trunk = salto_model_body(m, "trunk");
+    int tdof[3];
+    double axes[3][3];
+    const int nt = salto_model_root_translation(m, tdof, axes);
+    int joints = 0;
+    for (int b = 0; b < m->nbody; b++) joints += m->body_link[b] >= 0;
+    printf("\nA crowd: %d humanoids (%d joints, %d DOFs each) standing 1.5 m apart, each pushed "
+           "(300 N, 0.1 s, in the first 0.5 s) and limp from then, %.1f s at 1 ms, one thread\n",
+           n, joints, nv, steps * dt);
+    printf("%-30s %14s %10s %11s %15s\n", "method", "active joints", "CPU (s)", "x realtime",
+           "COM off (m)");
+    salto_sim** sims = calloc((size_t)n, sizeof *sims);
+    double* q0 = calloc((size_t)n * nv, sizeof(double));
+    double* zero = calloc((size_t)nv, sizeof(double));
+    double* com_full = calloc(3 * (size_t)n, sizeof(double));
+    salto_data* d = salto_data_create(m);
+    int status = sims && q0 && zero && com_full && d && trunk >= 0 && nt >= 2 ? 0 : 1;
+    if (status) fprintf(stderr, "salto bench adaptive: the crowd could not be set up\n");
+    static const int budgets[3] = {0, 6, 3}; // 0: the full simulation
+    for (int row = 0; row < 3 && status == 0; row++) {
+        for (int c = 0; c < n && status == 0; c++) {
+            double* q = q0 + (size_t)c * nv;
+            // the grid, x along the rows, y across, through the root's translation axes
+            const double at[3] = {1.5 * (c % 20), 1.5 * (c / 20), 0.0};
+            for (int k = 0; k < nt; k++) q[tdof[k]] = salto_v3_dot(axes[k], at);
+            sims[c] = salto_sim_create(m, NULL);
+            if (!sims[c]) {
+                status = 1;
+                break;
+            }
+            salto_sim_set_state(sims[c], q, zero);
+            salto_sim_track(sims[c], q, zero, zero, 400.0, 40.0);
+            const salto_adaptive_opts o = {budgets[row], 0.0, 0.0, 10};
+            if (budgets[row] > 0 && salto_sim_set_adaptive(sims[c], &o) != 0) status = 1;
+        }
+        double active = 0.0;
+        long limp_steps = 0;
+        const double t0 = thread_s();
+        for (int k = 0; k < steps && status == 0; k++) {
+            const double t = k * dt;
+            for (int c = 0; c < n; c++) {
+                const double push_at = 0.5 * (double)c / n;
+                salto_sim_clear_forces(sims[c]);
+                if (t >= push_at && t < push_at + 0.1) {
+                    const double *R, *x;
+                    salto_body_frame(m, salto_sim_data(sims[c]), trunk, &R, &x);
+                    const double f[3] = {0.0, 300.0, 0.0};
+                    salto_sim_apply_force(sims[c], m->body_link[trunk], f, x);
+                }
+                if (t >= push_at) salto_sim_track(sims[c], NULL, NULL, NULL, 0.0, 0.0);
+                if (salto_sim_step(sims[c], &err) != SALTO_OK) {
+                    fprintf(stderr, "salto bench adaptive: crowd member %d: %s\n", c, err.msg);
+                    status = 1;
+                    break;
+                }
+                if (t >= push_at) active += salto_sim_active_joints(sims[c]), limp_steps++;
+            }
+        }
+        const double cpu = thread_s() - t0;
+        double off = 0.0;
+        for (int c = 0; c < n && status == 0; c++) {
+            memcpy(d->q, salto_sim_q(sims[c]), sizeof(double) * (size_t)nv);
+            salto_fk(m, d, SALTO_FK_POS);
+            salto_link_inertias(m, d);
+            double com[3];
+            salto_com(m, d, com, NULL);
+            if (row == 0) memcpy(com_full + 3 * c, com, sizeof com);
+            off += sqrt((com[0] - com_full[3 * c]) * (com[0] - com_full[3 * c]) +
+                        (com[1] - com_full[3 * c + 1]) * (com[1] - com_full[3 * c + 1]) +
+                        (com[2] - com_full[3 * c + 2]) * (com[2] - com_full[3 * c + 2]));
+        }
+        for (int c = 0; c < n; c++) salto_sim_destroy(sims[c]), sims[c] = NULL;
+        memset(q0, 0, sizeof(double) * (size_t)n * nv);
+        if (status) break;
+        char name[64];
+        if (budgets[row] == 0) {
+            snprintf(name, sizeof name, "full");
+        } else {
+            snprintf(name, sizeof name, "adaptive, %d joints each", budgets[row]);
+        }
+        printf("%-30s %14.2f %10.2f %11.2f %15.3f\n", name, limp_steps ? active / limp_steps : 0.0, cpu,
+               steps * dt / cpu, off / n);
+    }
+    free(sims), free(q0), free(zero), free(com_full);
+    salto_data_destroy(d);
+    salto_model_destroy(m);
+    return status;
+}
+
+
 int bench_adaptive(int argc, char** argv) {
     int quick = 0, reps = -1, n = 300;
     const char* root = ".";
@@ -410,5 +528,6 @@ int bench_adaptive(int argc, char** argv) {
     salto_model_destroy(m);
     if (status == 0) status = spring_experiment(quick);
     if (status == 0) status = forces_experiment(quick);
+    if (status == 0) status = crowd_experiment(quick, root);
     return status;
 }

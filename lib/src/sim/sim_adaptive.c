@@ -71,7 +71,7 @@ int salto_sim_set_adaptive(salto_sim* s, const salto_adaptive_opts* o) {
     ad->map = salto_malloc(sizeof(int) * nv);
     ad->part = salto_malloc(sizeof(int) * nv);
     ad->geom = salto_malloc(sizeof(int) * ((size_t)m->ngeom + 7 * (size_t)nbox + 1));
-    ad->act = salto_malloc(nv);
+    ad->act = salto_malloc(2 * nv); // the active links, and the newly chosen ones
     ad->f = salto_malloc(sizeof(double) * 6 * nv);
     ad->rq = salto_malloc(sizeof(double) * nv);
     ad->rqd = salto_malloc(sizeof(double) * nv);
@@ -125,8 +125,18 @@ static salto_status choose(salto_sim* s, salto_error* err) {
                           "adaptive dynamics: choosing the active joints failed at t = %.6f s", s->t);
     }
     memcpy(s->qd, d->qd, sizeof(double) * (size_t)nv); // the left-out joints stopped
-    salto_dca_active_links(ad->dca, ad->act);
     ad->joints = st.active_joints;
+    // the same joints active: the locked character is the same model (its rigid joints have
+    // not moved), and its simulator goes on from the state (its warm start kept)
+    unsigned char* now = ad->act + nv;
+    salto_dca_active_links(ad->dca, now);
+    if (ad->in && memcmp(now, ad->act, (size_t)nv) == 0) {
+        for (int k = 0; k < ad->r->nv; k++) ad->rq[k] = s->q[ad->map[k]], ad->rqd[k] = s->qd[ad->map[k]];
+        salto_sim_set_state(ad->in, ad->rq, ad->rqd);
+        ad->since = 0;
+        return SALTO_OK;
+    }
+    memcpy(ad->act, now, (size_t)nv);
     salto_fk(m, d, SALTO_FK_POS);
     salto_model* r = salto_model_locked(m, d, ad->act, ad->map, ad->part, ad->geom);
     salto_sim* in = r ? salto_sim_create(r, &s->o) : NULL;
