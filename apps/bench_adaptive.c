@@ -270,14 +270,16 @@ static double thread_s(void) {
 
 
 // A crowd: n humanoids (data/characters/humanoid22.yaml) standing 1.5 m apart in rows of 20,
-// each tracking its standing pose until pushed (300 N along y on its trunk for 0.1 s, the
-// times spread over the first 0.5 s) and limp from then on; the whole crowd stepped at 1 ms,
+// each tracking its standing pose until pushed (300 N along x on its trunk for 0.1 s, the
+// times spread over the first 0.5 s) and limp from then on (pushed forward: the root's Euler
+// angles, about y, x and z, meet their singularity at a roll of 90 degrees, where a body
+// lying on its side can come to rest; the simulation then fails, full or adaptive); the whole crowd stepped at 1 ms,
 // each character by a simulator of its own, by the full simulation and with adaptive dynamics
 // (a budget of joints a character, chosen every 10 steps; salto_sim_set_adaptive). One
 // thread; the CPU time of the run, the active joints (mean over the limp characters' steps),
 // and how far the centres of mass end from the full simulation's (mean over the crowd).
-static int crowd_experiment(int quick, const char* root) {
-    const int n = quick ? 6 : 200, steps = quick ? 400 : 2000;
+static int crowd_experiment(int quick, const char* root, int crowd) {
+    const int n = crowd > 0 ? crowd : quick ? 6 : 200, steps = quick ? 400 : 2000;
     const double dt = 1e-3;
     char path[4096];
     snprintf(path, sizeof path, "%s/data/characters/humanoid22.yaml", root);
@@ -293,8 +295,8 @@ static int crowd_experiment(int quick, const char* root) {
     const int nt = salto_model_root_translation(m, tdof, axes);
     int joints = 0;
     for (int b = 0; b < m->nbody; b++) joints += m->body_link[b] >= 0;
-    printf("\nA crowd: %d humanoids (%d joints, %d DOFs each) standing 1.5 m apart, each pushed "
-           "(300 N, 0.1 s, in the first 0.5 s) and limp from then, %.1f s at 1 ms, one thread\n",
+    printf("\nA crowd: %d humanoid(s) (%d joints, %d DOFs each) standing 1.5 m apart, each pushed "
+           "forward (300 N, 0.1 s, in the first 0.5 s) and limp from then, %.1f s at 1 ms, one thread\n",
            n, joints, nv, steps * dt);
     printf("%-30s %14s %10s %11s %15s\n", "method", "active joints", "CPU (s)", "x realtime",
            "COM off (m)");
@@ -314,13 +316,17 @@ static int crowd_experiment(int quick, const char* root) {
             for (int k = 0; k < nt; k++) q[tdof[k]] = salto_v3_dot(axes[k], at);
             sims[c] = salto_sim_create(m, NULL);
             if (!sims[c]) {
+                fprintf(stderr, "salto bench adaptive: crowd member %d: out of memory\n", c);
                 status = 1;
                 break;
             }
             salto_sim_set_state(sims[c], q, zero);
             salto_sim_track(sims[c], q, zero, zero, 400.0, 40.0);
             const salto_adaptive_opts o = {budgets[row], 0.0, 0.0, 10};
-            if (budgets[row] > 0 && salto_sim_set_adaptive(sims[c], &o) != 0) status = 1;
+            if (budgets[row] > 0 && salto_sim_set_adaptive(sims[c], &o) != 0) {
+                fprintf(stderr, "salto bench adaptive: crowd member %d: out of memory\n", c);
+                status = 1;
+            }
         }
         double active = 0.0;
         long limp_steps = 0;
@@ -333,7 +339,7 @@ static int crowd_experiment(int quick, const char* root) {
                 if (t >= push_at && t < push_at + 0.1) {
                     const double *R, *x;
                     salto_body_frame(m, salto_sim_data(sims[c]), trunk, &R, &x);
-                    const double f[3] = {0.0, 300.0, 0.0};
+                    const double f[3] = {300.0, 0.0, 0.0};
                     salto_sim_apply_force(sims[c], m->body_link[trunk], f, x);
                 }
                 if (t >= push_at) salto_sim_track(sims[c], NULL, NULL, NULL, 0.0, 0.0);
@@ -471,6 +477,7 @@ int bench_adaptive(int argc, char** argv) {
     int quick = 0, reps = -1, n = 300;
     const char* root = ".";
     const char* fig5 = NULL;
+    int crowd = 0; // the crowd's size (0: 200, or 6 with --quick)
     for (int i = 1; i < argc; i++) {
         if (app_is_help(argv[i])) {
             printf("usage: salto bench adaptive [--quick] [--reps N] [--links N] [--figure5 FILE.png]\n\n"
@@ -492,9 +499,14 @@ int bench_adaptive(int argc, char** argv) {
                    "  --quick     short batches, a 60-link chain and a crowd of 6 (a smoke test)\n"
                    "  --reps N    timed batches (default 7; --quick: 1)\n"
                    "  --links N   the chain's links (2 to 1000)\n"
+                   "  --crowd N   the crowd's humanoids (1 to 1000; default 200, --quick 6)\n"
                    "  --figure5 FILE.png  also draws the paper's Figure 5: the pendulum at six\n"
                    "              times with every joint, 50 and 5 active (the active ones red)\n");
             return 0;
+        }
+        if (strcmp(argv[i], "--crowd") == 0 && i + 1 < argc) {
+            if (app_parse_int("bench adaptive", "--crowd", argv[++i], 1, 1000, &crowd) != 0) return 2;
+            continue;
         }
         if (strcmp(argv[i], "--figure5") == 0 && i + 1 < argc) {
             fig5 = argv[++i];
@@ -630,7 +642,7 @@ int bench_adaptive(int argc, char** argv) {
     salto_model_destroy(m);
     if (status == 0) status = spring_experiment(quick);
     if (status == 0) status = forces_experiment(quick);
-    if (status == 0) status = crowd_experiment(quick, root);
+    if (status == 0) status = crowd_experiment(quick, root, crowd);
     if (status == 0 && fig5) status = figure5(fig5, quick);
     return status;
 }
