@@ -390,7 +390,7 @@ static int crowd_experiment(int quick, const char* root, int crowd) {
 static int figure5(const char* path, int quick) {
     const int n = quick ? 60 : 300, nshot = 6, rows = 3;
     const int budgets[3] = {n, quick ? 10 : 50, 5};
-    const int every = quick ? 60 : 300; // steps between pictures (1 ms steps)
+    const int every = quick ? 60 : 1500; // steps between pictures (1 ms steps)
     const int pw = 260, ph = 300, left = 70, top = 40;
     salto_error err = {0};
     cairo_t* cr = salto_draw_canvas(left + nshot * pw, top + rows * ph, path, &err);
