@@ -1003,12 +1003,7 @@ END_TEST
 // the full simulation (its tip's place after 0.3 s: a planar pendulum of 30 links released
 // straight with its first joint at 1.5 rad) falls as the budget grows, and vanishes with every joint in it
 START_TEST(dca_adaptive_budget_and_error) {
-    salto_error berr = {0};
-    salto_character_desc* c = salto_character_chain_axes(30, 0.3, 1.0, "y");
-    ck_assert_ptr_nonnull(c);
-    salto_model* mm = salto_model_build(c, NULL, &berr);
-    salto_character_destroy(c);
-    ck_assert_ptr_nonnull(mm);
+    salto_model* mm = salto_test_model_chain_axes(30, "y");
     salto_data* d0 = salto_data_create(mm);
     ck_assert_ptr_nonnull(d0);
     d0->q[0] = 1.5;
@@ -1056,12 +1051,7 @@ END_TEST
 // the active joints the update left (their set unchanged), stepped by semi-implicit Euler; the
 // update comes back every period steps; and a change of activity restarts the count
 START_TEST(dca_adaptive_period_steps_the_hybrid_body) {
-    salto_error berr = {0};
-    salto_character_desc* c = salto_character_chain_axes(40, 0.3, 1.0, "y");
-    ck_assert_ptr_nonnull(c);
-    salto_model* mm = salto_model_build(c, NULL, &berr);
-    salto_character_destroy(c);
-    ck_assert_ptr_nonnull(mm);
+    salto_model* mm = salto_test_model_chain_axes(40, "y");
     const int nv = mm->nv, period = 7;
     const double h = 1e-3;
     salto_data* dd = salto_data_create(mm);

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "salto/character.h"
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
 #include "salto/model.h"
@@ -773,12 +772,7 @@ END_TEST
 // released at 1.2 rad swings 0.3 s, ground off, the same states to rounding; and bad settings
 // are refused
 START_TEST(adaptive_all_joints_is_the_full_simulation) {
-    salto_error berr = {0};
-    salto_character_desc* c = salto_character_chain_axes(20, 0.3, 1.0, "y");
-    ck_assert_ptr_nonnull(c);
-    salto_model* m = salto_model_build(c, NULL, &berr);
-    salto_character_destroy(c);
-    ck_assert_ptr_nonnull(m);
+    salto_model* m = salto_test_model_chain_axes(20, "y");
     salto_sim_opts o;
     salto_sim_opts_default(&o);
     o.ground = 0;

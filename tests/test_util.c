@@ -73,6 +73,11 @@ salto_model* salto_test_model_chain(int n) {
 }
 
 
+salto_model* salto_test_model_chain_axes(int n, const char* axes) {
+    return build_or_abort(salto_character_chain_axes(n, 0.3, 1.0, axes), "chain");
+}
+
+
 salto_model* salto_test_model_file(const char* rel) {
     salto_error err = {0};
     salto_model* m = salto_model_load(salto_test_path(rel), &err);

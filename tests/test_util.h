@@ -30,6 +30,8 @@ double salto_test_uniform(salto_test_rng* r, double lo, double hi);
 // fixture models; each aborts the test (ck_abort) if it cannot be built
 salto_model* salto_test_model_random(int nbody, int root_type, unsigned seed);
 salto_model* salto_test_model_chain(int n);
+// a chain of n links (0.3 m, 1 kg) whose axes follow the pattern ("y": a planar pendulum)
+salto_model* salto_test_model_chain_axes(int n, const char* axes);
 salto_model* salto_test_model_file(const char* rel); // path relative to the root
 
 // the models the consistency and derivative tests sweep: random trees with branches of each
