@@ -872,6 +872,47 @@ START_TEST(adaptive_humanoid_falls_limp) {
 END_TEST
 
 
+// Adaptive dynamics follows the caller's holds and holds still when nothing matters: the
+// humanoid falling free (ground off, every joint in the budget, a choice every 200 steps)
+// takes a hold on its right hand between choices and hangs from it at once; with an error
+// threshold nothing reaches, no joint is active and it stays where it is
+START_TEST(adaptive_follows_holds_and_holds_still) {
+    salto_model* m = load("data/characters/humanoid22.yaml");
+    const int nv = m->nv, hand = site(m, "hand_r");
+    salto_sim_opts o;
+    salto_sim_opts_default(&o);
+    o.ground = 0;
+    salto_sim* s = salto_sim_create(m, &o);
+    ck_assert_ptr_nonnull(s);
+    double q[32] = {0}, qd[32] = {0}, x[3], y[3];
+    salto_sim_set_state(s, q, qd);
+    const salto_adaptive_opts all = {m->nbody, 0.0, 0.0, 200};
+    ck_assert_int_eq(salto_sim_set_adaptive(s, &all), 0);
+    run(s, 10);
+    salto_site_pos(m, salto_sim_data(s), hand, x);
+    ck_assert_int_eq(salto_sim_hold(s, hand, x), 1);
+    run(s, 150); // (no choice in between)
+    salto_site_pos(m, salto_sim_data(s), hand, y);
+    const double off = sqrt((x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) + (x[2] - y[2]) * (x[2] - y[2]));
+    ck_assert_msg(off < 2e-3, "the held hand moved %.3g m", off);
+    // nothing matters: no joint active, nothing moves, time goes on
+    const salto_adaptive_opts none = {m->nbody, 1e12, 1e12, 10};
+    salto_sim_release_all(s);
+    ck_assert_int_eq(salto_sim_set_adaptive(s, &none), 0);
+    double q0[32];
+    memcpy(q0, salto_sim_q(s), sizeof(double) * (size_t)nv);
+    const double t0 = salto_sim_time(s);
+    run(s, 30);
+    ck_assert_int_eq(salto_sim_active_joints(s), 0);
+    ck_assert_int_eq(memcmp(q0, salto_sim_q(s), sizeof(double) * (size_t)nv), 0);
+    ck_assert_double_eq_tol(salto_sim_time(s), t0 + 0.03, 1e-12);
+    ck_assert_double_eq(salto_test_maxabs(salto_sim_qd(s), nv), 0.0);
+    salto_sim_destroy(s);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
 Suite* sim_suite(void) {
     Suite* s = suite_create("sim");
     TCase* tc = tcase_create("sim");
@@ -892,6 +933,7 @@ Suite* sim_suite(void) {
     tcase_add_loop_test(tc, grip_velocity_product_3d, 0, 2);
     tcase_add_test(tc, adaptive_all_joints_is_the_full_simulation);
     tcase_add_test(tc, adaptive_humanoid_falls_limp);
+    tcase_add_test(tc, adaptive_follows_holds_and_holds_still);
     suite_add_tcase(s, tc);
     return s;
 }

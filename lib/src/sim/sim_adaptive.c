@@ -30,8 +30,12 @@ typedef struct sim_adaptive {
     unsigned char* act;
     double* f;           // the choice's external forces (nv x 6)
     double *rq, *rqd, *rtau;
-    int since;           // steps since the last choice (0: choose at the next step)
-    int joints;          // active joints
+    int since;           // steps since the last choice (-1: choose at the next step)
+    int joints;          // active joints (after the first choice)
+    int chosen;          // a choice made: r (and in, when a joint is active) hold it
+    int nhold;           // the holds given to in (its sites and points), to follow the caller's
+    int hold_site[SALTO_SIM_MAX_HOLDS];
+    double hold_point[SALTO_SIM_MAX_HOLDS][3];
     salto_sim_stats seen; // the inner simulator's counts already added
 } sim_adaptive;
 
@@ -56,7 +60,7 @@ int salto_sim_set_adaptive(salto_sim* s, const salto_adaptive_opts* o) {
     }
     if (o->budget < 1 || !(o->accel_eps >= 0.0) || !(o->vel_eps >= 0.0) || o->period < 0) return -1;
     if (s->ad) {
-        s->ad->o = *o, s->ad->since = 0;
+        s->ad->o = *o, s->ad->since = -1; // chosen again at the next step
         return 0;
     }
     const salto_model* m = s->m;
@@ -94,7 +98,7 @@ void sim_adaptive_reset(sim_adaptive* ad) {
 
 
 int salto_sim_active_joints(const salto_sim* s) {
-    if (s->ad && s->ad->in) return s->ad->joints;
+    if (s->ad && s->ad->chosen && !s->tracking) return s->ad->joints;
     int n = 0;
     for (int k = 0; k < s->m->nbody; k++) n += s->m->body_link[k] >= 0;
     return n;
@@ -130,32 +134,34 @@ static salto_status choose(salto_sim* s, salto_error* err) {
     // not moved), and its simulator goes on from the state (its warm start kept)
     unsigned char* now = ad->act + nv;
     salto_dca_active_links(ad->dca, now);
-    if (ad->in && memcmp(now, ad->act, (size_t)nv) == 0) {
-        for (int k = 0; k < ad->r->nv; k++) ad->rq[k] = s->q[ad->map[k]], ad->rqd[k] = s->qd[ad->map[k]];
-        salto_sim_set_state(ad->in, ad->rq, ad->rqd);
+    if (ad->chosen && memcmp(now, ad->act, (size_t)nv) == 0) {
+        for (int k = 0; ad->in && k < ad->r->nv; k++) ad->rq[k] = s->q[ad->map[k]], ad->rqd[k] = s->qd[ad->map[k]];
+        if (ad->in) salto_sim_set_state(ad->in, ad->rq, ad->rqd);
         ad->since = 0;
         return SALTO_OK;
     }
     memcpy(ad->act, now, (size_t)nv);
     salto_fk(m, d, SALTO_FK_POS);
     salto_model* r = salto_model_locked(m, d, ad->act, ad->map, ad->part, ad->geom);
-    salto_sim* in = r ? salto_sim_create(r, &s->o) : NULL;
-    if (!in) {
+    // (no joint active: the character held still where it is, nothing to simulate)
+    salto_sim* in = r && r->nv > 0 ? salto_sim_create(r, &s->o) : NULL;
+    if (!r || (r->nv > 0 && !in)) {
         salto_model_destroy(r);
         return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "adaptive dynamics: out of memory");
     }
     salto_sim_destroy(ad->in);
     salto_model_destroy(ad->r);
-    ad->r = r, ad->in = in;
+    ad->r = r, ad->in = in, ad->chosen = 1;
     memset(&ad->seen, 0, sizeof ad->seen);
-    for (int k = 0; k < s->nhold; k++) salto_sim_hold(in, s->hold_site[k], s->hold_point[k]);
-    for (int l = 0; l < nv; l++) {
+    ad->nhold = -1; // the holds given at the first step
+    for (int l = 0; in && l < nv; l++) {
         if (s->no_bars[l] && ad->part[l] >= 0) salto_sim_ignore_bars(in, ad->part[l]);
     }
+    ad->since = 0;
+    if (!in) return SALTO_OK;
     for (int k = 0; k < r->nv; k++) ad->rq[k] = s->q[ad->map[k]], ad->rqd[k] = s->qd[ad->map[k]];
     salto_sim_set_state(in, ad->rq, ad->rqd);
     in->t = s->t;
-    ad->since = 0;
     return SALTO_OK;
 }
 
@@ -165,12 +171,31 @@ salto_status sim_adaptive_step(salto_sim* s, salto_error* err) {
     const salto_model* m = s->m;
     const int nv = m->nv;
     const int period = ad->o.period > 1 ? ad->o.period : 1;
-    if (!ad->in || ad->since < 0 || ad->since >= period) {
+    if (!ad->chosen || ad->since < 0 || ad->since >= period) {
         const salto_status st = choose(s, err);
         if (st != SALTO_OK) return st;
     }
     salto_sim* in = ad->in;
     const salto_model* r = ad->r;
+    if (!in) { // no joint active: held still
+        s->t += s->o.dt;
+        s->ncontact = 0;
+        s->stats.steps++, s->stats.substeps++;
+        ad->since++;
+        return SALTO_OK;
+    }
+    // the caller's holds (a phase's hands on a bar), when they changed
+    int same = ad->nhold == s->nhold;
+    for (int k = 0; same && k < s->nhold; k++) {
+        same = ad->hold_site[k] == s->hold_site[k] && memcmp(ad->hold_point[k], s->hold_point[k], sizeof s->hold_point[k]) == 0;
+    }
+    if (!same) {
+        salto_sim_release_all(in);
+        for (int k = 0; k < s->nhold; k++) salto_sim_hold(in, s->hold_site[k], s->hold_point[k]);
+        ad->nhold = s->nhold;
+        memcpy(ad->hold_site, s->hold_site, sizeof ad->hold_site);
+        memcpy(ad->hold_point, s->hold_point, sizeof ad->hold_point);
+    }
     // the inputs: torques on the active DOFs, each link's force on its part's link
     for (int k = 0; k < r->nv; k++) ad->rtau[k] = s->tau[ad->map[k]];
     salto_sim_set_torques(in, ad->rtau);
