@@ -632,6 +632,9 @@ grep_in "$tmp/pl4a/sim.json" '"adaptive": \{"budget": 2, "error": null, "period"
 grep_in "$tmp/pl4/sim.json" '"adaptive": null'
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4e" --quiet --ragdoll-after 0.5 --adaptive-error 1
 grep_in "$tmp/pl4e/sim.json" '"adaptive": \{"budget": null, "error": 1, "period": 10'
+# a threshold nothing reaches: no joint active, the limp character held where it is
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4z" --ragdoll-after 0.5 --adaptive-error 1e12 --duration 0.8
+grep_in "$tmp/out" "^adaptive dynamics from t = 0\.500 s: 0\.0 of the 11 joints active on average"
 expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4b" --adaptive 3
 grep_in "$tmp/err" "salto play: --adaptive and --adaptive-error simulate passive motion: they need --ragdoll-after T"
 expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4b" --ragdoll-after 0.5 --adaptive 0
