@@ -807,18 +807,94 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
 //   eta_C = R'A_o R + m_A' Psi_A m_A + m_A' p_A + eta_A + (the same for B),
 // the paper's equation (8) in another arrangement; a leaf's are zero.
 
-// C (r x c) = op(A) op(B) with A r x k (or k x r transposed), B k x c (or c x k), dense
+// C (r x c) = beta C + op(A) B with A r x k (ta = 0) or k x r (ta = 1), B k x c, dense (the two
+// cases apart, so that no branch sits in the inner loop)
 static void gemm(int r, int c, int k, const double* A, int lda, int ta, const double* B, int ldb,
-                 int tb, double* C, int ldc, double beta) {
+                 double* C, int ldc, double beta) {
     for (int i = 0; i < r; i++) {
         for (int j = 0; j < c; j++) {
             double s = 0.0;
-            for (int t = 0; t < k; t++) {
-                s += (ta ? A[lda * t + i] : A[lda * i + t]) * (tb ? B[ldb * j + t] : B[ldb * t + j]);
+            if (ta) {
+                for (int t = 0; t < k; t++) s += A[lda * t + i] * B[ldb * t + j];
+            } else {
+                for (int t = 0; t < k; t++) s += A[lda * i + t] * B[ldb * t + j];
             }
             C[ldc * i + j] = beta * C[ldc * i + j] + s;
         }
     }
+}
+
+
+// A child X's terms of C's metric coefficients (X = A: sign -1, its other handles at C's
+// columns from 0; X = B: sign +1, after A's), with F_X = M g + m: M's rows are the identity
+// into C's columns for X's other handles and sign WG for its principal one (ix), m is sign
+// gamma there and zero elsewhere. The products are taken block by block, not through M:
+//   M' P M = the other-other blocks of P, + sign (Q_j into rows c(j) and Q_j' into columns
+//   c(j)) with Q_j = P_{j,ix} WG, + WG' P_{ix,ix} WG;  with t = 2 P m + p (t_j = p_j + 2 sign
+//   P_{j,ix} gamma): M' t = t_j at c(j), + sign WG' t_ix;  m' P m + m' p = gamma' P_{ix,ix}
+//   gamma + sign p_ix' gamma.
+static double metric_side(const salto_dca* a, const dca_node* X, int ix, int col0, double sign,
+                          const double* WG, const double* gamma, int nC, double* psiC, double* pC,
+                          double* Q) {
+    const int nX = 6 * X->nh;
+    const double* P = a->psi + X->phi;
+    const double* p = a->pm + X->vec;
+    const double* Pii = P + (size_t)nX * 6 * ix + 6 * ix;
+    double eta = 0.0, t[6], Pg[6];
+    // the other-other blocks, and each other handle's Q_j and t_j
+    for (int j = 0, cj = col0; j < X->nh; j++) {
+        if (j == ix) continue;
+        for (int k = 0, ck = col0; k < X->nh; k++) {
+            if (k == ix) continue;
+            const double* Pjk = P + (size_t)nX * 6 * j + 6 * k;
+            for (int r = 0; r < 6; r++) {
+                for (int c = 0; c < 6; c++) psiC[(size_t)nC * (cj + r) + ck + c] += Pjk[(size_t)nX * r + c];
+            }
+            ck += 6;
+        }
+        const double* Pji = P + (size_t)nX * 6 * j + 6 * ix;
+        for (int r = 0; r < 6; r++) {
+            double sg = 0.0;
+            for (int c = 0; c < 6; c++) sg += Pji[(size_t)nX * r + c] * gamma[c];
+            pC[cj + r] += p[6 * j + r] + 2.0 * sign * sg;
+            for (int col = 0; col < nC; col++) {
+                double q = 0.0;
+                for (int c = 0; c < 6; c++) q += Pji[(size_t)nX * r + c] * WG[(size_t)nC * c + col];
+                Q[(size_t)nC * r + col] = sign * q;
+            }
+        }
+        for (int r = 0; r < 6; r++) {
+            for (int col = 0; col < nC; col++) {
+                psiC[(size_t)nC * (cj + r) + col] += Q[(size_t)nC * r + col];
+                psiC[(size_t)nC * col + cj + r] += Q[(size_t)nC * r + col];
+            }
+        }
+        cj += 6;
+    }
+    // the principal handle: R = P_ii WG (in Q), WG' R; t_ix = p_ix + 2 sign P_ii gamma
+    for (int r = 0; r < 6; r++) {
+        double sg = 0.0;
+        for (int c = 0; c < 6; c++) sg += Pii[(size_t)nX * r + c] * gamma[c];
+        Pg[r] = sg;
+        t[r] = p[6 * ix + r] + 2.0 * sign * sg;
+        for (int col = 0; col < nC; col++) {
+            double q = 0.0;
+            for (int c = 0; c < 6; c++) q += Pii[(size_t)nX * r + c] * WG[(size_t)nC * c + col];
+            Q[(size_t)nC * r + col] = q;
+        }
+    }
+    for (int r = 0; r < nC; r++) {
+        double tr = 0.0;
+        for (int c = 0; c < 6; c++) tr += WG[(size_t)nC * c + r] * t[c];
+        pC[r] += sign * tr;
+        for (int col = 0; col < nC; col++) {
+            double q = 0.0;
+            for (int c = 0; c < 6; c++) q += WG[(size_t)nC * c + r] * Q[(size_t)nC * c + col];
+            psiC[(size_t)nC * r + col] += q;
+        }
+    }
+    for (int r = 0; r < 6; r++) eta += gamma[r] * Pg[r] + sign * p[6 * ix + r] * gamma[r];
+    return eta;
 }
 
 
@@ -831,11 +907,8 @@ static void metric_join(salto_dca* a, const dca_node* n, const salto_data* d) {
     const node_ws ws = ws_of(a, n);
     const size_t mh = 6 * (size_t)a->maxh;
     double* G = a->mscratch;       // 6 x nC
-    double* MA = G + 6 * mh;       // nA x nC
-    double* MB = MA + mh * mh;     // nB x nC
-    double* T = MB + mh * mh;      // scratch, up to mh x mh
-    double* v = T + mh * mh;       // vectors
-    double* mA = v, *mB = v + mh, *tA = v + 2 * mh, *tB = v + 3 * mh;
+    double* WG = G + 6 * mh;       // 6 x nC
+    double* T = WG + 6 * mh;       // scratch, up to mh x mh
     // G = [Phi_A(ia, A1), -Phi_B(ib, B2)]
     for (int r = 0; r < 6; r++) {
         for (int k = 0, c = 0; k < A->nh; k++) {
@@ -849,39 +922,9 @@ static void metric_join(salto_dca* a, const dca_node* n, const salto_data* d) {
             c++;
         }
     }
-    // WG = W G (6 x nC), in T
-    gemm(6, nC, 6, ws.W, 6, 0, G, nC, 0, T, nC, 0.0);
-    // M_A = P_A - I_a W G, m_A = -I_a gamma; M_B = P_B + I_b W G, m_B = I_b gamma
-    memset(MA, 0, sizeof(double) * (size_t)nA * (size_t)nC);
-    memset(MB, 0, sizeof(double) * (size_t)nB * (size_t)nC);
-    for (int k = 0, c = 0; k < A->nh; k++) {
-        if (k == n->ia) {
-            for (int r = 0; r < 6; r++) {
-                for (int t = 0; t < nC; t++) MA[nC * (6 * k + r) + t] = -T[nC * r + t];
-                mA[6 * k + r] = -ws.gamma[r];
-            }
-            continue;
-        }
-        for (int r = 0; r < 6; r++) MA[nC * (6 * k + r) + 6 * c + r] = 1.0, mA[6 * k + r] = 0.0;
-        c++;
-    }
-    for (int k = 0, c = 0; k < B->nh; k++) {
-        if (k == n->ib) {
-            for (int r = 0; r < 6; r++) {
-                for (int t = 0; t < nC; t++) MB[nC * (6 * k + r) + t] = T[nC * r + t];
-                mB[6 * k + r] = ws.gamma[r];
-            }
-            continue;
-        }
-        for (int r = 0; r < 6; r++) MB[nC * (6 * k + r) + 6 * (na1 + c) + r] = 1.0, mB[6 * k + r] = 0.0;
-        c++;
-    }
+    gemm(6, nC, 6, ws.W, 6, 0, G, nC, WG, nC, 0.0); // WG = W G
     double* psiC = a->psi + n->phi;
     double* pC = a->pm + n->vec;
-    const double* psiA = a->psi + A->phi;
-    const double* psiB = a->psi + B->phi;
-    const double* pA = a->pm + A->vec;
-    const double* pB = a->pm + B->vec;
     double eta = a->eta[n->a] + a->eta[n->b];
     memset(psiC, 0, sizeof(double) * (size_t)nC * (size_t)nC);
     memset(pC, 0, sizeof(double) * (size_t)nC);
@@ -902,45 +945,26 @@ static void metric_join(salto_dca* a, const dca_node* n, const salto_data* d) {
         salto_chol_solve(ws.L, nd, Rv);
         const double* Ao = a->weight + 36 * i;
         // AU = A_o U (nd x 6), AR = A_o R; UG = U G (nd x nC) into T
-        gemm(nd, 6, nd, Ao, 6, 0, U, 6, 0, AU, 6, 0.0);
+        gemm(nd, 6, nd, Ao, 6, 0, U, 6, AU, 6, 0.0);
         for (int k = 0; k < nd; k++) {
             double s = 0.0;
             for (int t = 0; t < nd; t++) s += Ao[6 * k + t] * Rv[t];
             AR[k] = s;
             eta += Rv[k] * s;
         }
-        gemm(nd, nC, 6, U, 6, 0, G, nC, 0, T, nC, 0.0);          // U G
-        double* AUG = T + 6 * (size_t)nC;                         // A_o U G
-        gemm(nd, nC, 6, AU, 6, 0, G, nC, 0, AUG, nC, 0.0);
-        gemm(nC, nC, nd, T, nC, 1, AUG, nC, 0, psiC, nC, 1.0);    // += (UG)' A_o (UG)
+        gemm(nd, nC, 6, U, 6, 0, G, nC, T, nC, 0.0);          // U G
+        double* AUG = T + 6 * (size_t)nC;                     // A_o U G
+        gemm(nd, nC, 6, AU, 6, 0, G, nC, AUG, nC, 0.0);
+        gemm(nC, nC, nd, T, nC, 1, AUG, nC, psiC, nC, 1.0);   // += (UG)' A_o (UG)
         for (int t = 0; t < nC; t++) {
             double s = 0.0;
             for (int k = 0; k < nd; k++) s += T[nC * k + t] * AR[k];
-            pC[t] -= 2.0 * s;                                     // -2 (UG)' A_o R
+            pC[t] -= 2.0 * s;                                 // -2 (UG)' A_o R
         }
     }
-    // the children: M' Psi M, M' (2 Psi m + p), m' Psi m + m' p
-    for (int side = 0; side < 2; side++) {
-        const int nX = side ? nB : nA;
-        const double* M = side ? MB : MA;
-        const double* m = side ? mB : mA;
-        const double* psi = side ? psiB : psiA;
-        const double* px = side ? pB : pA;
-        double* t = side ? tB : tA;
-        gemm(nX, nC, nX, psi, nX, 0, M, nC, 0, T, nC, 0.0);       // Psi M
-        gemm(nC, nC, nX, M, nC, 1, T, nC, 0, psiC, nC, 1.0);      // += M' Psi M
-        for (int r = 0; r < nX; r++) {                            // t = 2 Psi m + p
-            double s = 0.0;
-            for (int c = 0; c < nX; c++) s += psi[nX * r + c] * m[c];
-            t[r] = 2.0 * s + px[r];
-            eta += m[r] * (s + px[r]);
-        }
-        for (int c = 0; c < nC; c++) {
-            double s = 0.0;
-            for (int r = 0; r < nX; r++) s += M[nC * r + c] * t[r];
-            pC[c] += s;
-        }
-    }
+    // the children's terms
+    eta += metric_side(a, A, n->ia, 0, -1.0, WG, ws.gamma, nC, psiC, pC, T);
+    eta += metric_side(a, B, n->ib, 6 * na1, 1.0, WG, ws.gamma, nC, psiC, pC, T);
     a->eta[i] = eta;
 }
 
