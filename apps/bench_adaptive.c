@@ -401,11 +401,11 @@ static int figure5(const char* path, int quick) {
     // the base at the top of each panel: the chain reaches 0.3 n to either side and below
     const double reach = 0.3 * n, sx = 0.9 * pw / (2.0 * reach), sz = 0.9 * (ph - 30) / reach;
     const double scale = sx < sz ? sx : sz;
-    int status = 0;
     unsigned char* act = malloc((size_t)n);
+    int status = act ? 0 : 1;
     for (int row = 0; row < rows && status == 0; row++) {
         pendulum p;
-        if (!act || pendulum_make(&p, n) != 0) {
+        if (pendulum_make(&p, n) != 0) {
             pendulum_free(&p);
             status = 1;
             break;

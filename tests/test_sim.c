@@ -843,7 +843,7 @@ START_TEST(adaptive_humanoid_falls_limp) {
         const int nc = salto_sim_contacts(s, &c);
         for (int i = 0; i < nc; i++) { // each contact at its geometry (d: the step's start)
             ck_assert(c[i].geom >= 0 && c[i].geom < m->ngeom);
-            ck_assert(c[i].link >= 0 && c[i].link < nv);
+            ck_assert_int_eq(c[i].link, m->geom_link[c[i].geom]); // its own link, not its part's
             double pts[8][3], r = 0.0, best = INFINITY;
             const int np = salto_geom_points(m, d, c[i].geom, pts, &r);
             const int seg = m->geom_shape[c[i].geom] == SALTO_GEOM_CAPSULE;
@@ -913,6 +913,51 @@ START_TEST(adaptive_follows_holds_and_holds_still) {
 END_TEST
 
 
+// After the state is set, or after tracked steps, the adaptive simulator starts afresh: a
+// planar chain stepped adaptively, then set to a bent pose, goes on exactly as a new adaptive
+// simulator from that pose (the locked joints' new angles in the model, the time running on);
+// and the tracked steps' torques and grips' torques read zero once it is limp
+START_TEST(adaptive_starts_afresh_after_set_state) {
+    salto_model* m = salto_test_model_chain_axes(6, "y");
+    salto_sim_opts o;
+    salto_sim_opts_default(&o);
+    o.ground = 0;
+    salto_sim* a = salto_sim_create(m, &o);
+    salto_sim* b = salto_sim_create(m, &o);
+    ck_assert(a && b);
+    const salto_adaptive_opts ao = {1, 0.0, 0.0, 1000};
+    ck_assert_int_eq(salto_sim_set_adaptive(a, &ao), 0);
+    ck_assert_int_eq(salto_sim_set_adaptive(b, &ao), 0);
+    double q[6] = {0.3}, qd[6] = {0}, bent[6] = {0.8, 0.8, 0.8, 0.8, 0.8, 0.8};
+    salto_sim_set_state(a, q, qd);
+    run(a, 20);
+    salto_sim_set_state(a, bent, qd);
+    salto_sim_set_state(b, bent, qd);
+    run(a, 200);
+    run(b, 200);
+    ck_assert_vec_close(salto_sim_q(a), salto_sim_q(b), 6, 1e-12, 1e-12, "q after set_state");
+    ck_assert_double_eq_tol(salto_sim_time(a), 0.22, 1e-12);
+    // tracked, then limp: the full steps' torques do not stay
+    double zero[6] = {0};
+    salto_sim_track(a, bent, zero, zero, 400.0, 40.0);
+    const double axis[3] = {0, 1, 0};
+    ck_assert_int_eq(salto_sim_grip(a, 5, axis, 50.0), 1);
+    run(a, 20);
+    ck_assert_double_eq_tol(salto_sim_time(a), 0.24, 1e-12);
+    ck_assert_double_gt(salto_test_maxabs(salto_sim_tracking_torques(a), 6), 1.0); // holding the bent chain up
+    salto_sim_track(a, NULL, NULL, NULL, 0.0, 0.0);
+    run(a, 5);
+    ck_assert_double_eq_tol(salto_sim_time(a), 0.245, 1e-12);
+    ck_assert_double_eq(salto_test_maxabs(salto_sim_tracking_torques(a), 6), 0.0);
+    ck_assert_double_eq(salto_sim_grip_torque(a, 0), 0.0);
+    ck_assert_int_le(salto_sim_active_joints(a), 1);
+    salto_sim_destroy(a);
+    salto_sim_destroy(b);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
 Suite* sim_suite(void) {
     Suite* s = suite_create("sim");
     TCase* tc = tcase_create("sim");
@@ -934,6 +979,7 @@ Suite* sim_suite(void) {
     tcase_add_test(tc, adaptive_all_joints_is_the_full_simulation);
     tcase_add_test(tc, adaptive_humanoid_falls_limp);
     tcase_add_test(tc, adaptive_follows_holds_and_holds_still);
+    tcase_add_test(tc, adaptive_starts_afresh_after_set_state);
     suite_add_tcase(s, tc);
     return s;
 }

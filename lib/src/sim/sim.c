@@ -252,7 +252,7 @@ void salto_sim_release_all(salto_sim* s) {
 }
 
 void salto_sim_ignore_bars(salto_sim* s, int link) {
-    if (link >= 0 && link < s->m->nv) s->no_bars[link] = 1;
+    if (link >= 0 && link < s->m->nv) s->no_bars[link] = 1, s->bars_version++;
 }
 
 
@@ -274,7 +274,7 @@ static void sync(salto_sim* s) {
         if (link < 0) continue;
         double pts[8][3], r = 0.0;
         const int npt = salto_geom_points(m, s->d, g, pts, &r);
-        const int nbar = s->no_bars[link] ? 0 : s->o.nbar;
+        const int nbar = (s->no_bars_geom ? s->no_bars_geom[g] : s->no_bars[link]) ? 0 : s->o.nbar;
         for (int k = 0; k < npt; k++) {
             if (s->o.ground) {
                 worst = fmax(worst, s->o.ground_height - (salto_v3_dot(s->o.ground_normal, pts[k]) - r));

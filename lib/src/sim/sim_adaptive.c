@@ -33,6 +33,10 @@ typedef struct sim_adaptive {
     int since;           // steps since the last choice (-1: choose at the next step)
     int joints;          // active joints (after the first choice)
     int chosen;          // a choice made: r (and in, when a joint is active) hold it
+    int dirty;           // the state changed by other means (salto_sim_set_state, full steps):
+                         //   the locked joints may have moved, the locked model is stale
+    unsigned char* nbg;  // in's geometries that do not meet the bars (each its own geometry's)
+    long bars_seen;      // the caller's bars_version nbg follows
     int nhold;           // the holds given to in (its sites and points), to follow the caller's
     int hold_site[SALTO_SIM_MAX_HOLDS];
     double hold_point[SALTO_SIM_MAX_HOLDS][3];
@@ -48,6 +52,7 @@ void sim_adaptive_free(sim_adaptive* ad) {
     salto_model_destroy(ad->r);
     salto_free(ad->map), salto_free(ad->part), salto_free(ad->geom), salto_free(ad->act);
     salto_free(ad->f), salto_free(ad->rq), salto_free(ad->rqd), salto_free(ad->rtau);
+    salto_free(ad->nbg);
     salto_free(ad);
 }
 
@@ -60,7 +65,7 @@ int salto_sim_set_adaptive(salto_sim* s, const salto_adaptive_opts* o) {
     }
     if (o->budget < 1 || !(o->accel_eps >= 0.0) || !(o->vel_eps >= 0.0) || o->period < 0) return -1;
     if (s->ad) {
-        s->ad->o = *o, s->ad->since = -1; // chosen again at the next step
+        s->ad->o = *o, s->ad->since = -1, s->ad->dirty = 1; // chosen again at the next step
         return 0;
     }
     const salto_model* m = s->m;
@@ -80,8 +85,9 @@ int salto_sim_set_adaptive(salto_sim* s, const salto_adaptive_opts* o) {
     ad->rq = salto_malloc(sizeof(double) * nv);
     ad->rqd = salto_malloc(sizeof(double) * nv);
     ad->rtau = salto_malloc(sizeof(double) * nv);
+    ad->nbg = salto_malloc((size_t)m->ngeom + 7 * (size_t)nbox + 1);
     if (!ad->dca || !ad->d || !ad->map || !ad->part || !ad->geom || !ad->act || !ad->f || !ad->rq ||
-        !ad->rqd || !ad->rtau) {
+        !ad->rqd || !ad->rtau || !ad->nbg) {
         sim_adaptive_free(ad);
         return -1;
     }
@@ -93,7 +99,7 @@ int salto_sim_set_adaptive(salto_sim* s, const salto_adaptive_opts* o) {
 
 // the next adaptive step chooses again (the state changed by other means)
 void sim_adaptive_reset(sim_adaptive* ad) {
-    if (ad) ad->since = -1;
+    if (ad) ad->since = -1, ad->dirty = 1;
 }
 
 
@@ -114,7 +120,9 @@ static salto_status choose(salto_sim* s, salto_error* err) {
     memcpy(d->q, s->q, sizeof(double) * (size_t)nv);
     memcpy(d->qd, s->qd, sizeof(double) * (size_t)nv);
     memcpy(d->tau, s->tau, sizeof(double) * (size_t)nv);
-    // the external forces: the user's and the last step's contacts'
+    // the external forces: the user's, and the last step's contacts' and holds' (a hold's
+    // multipliers, of the locked character's simulator, are the force along each world axis
+    // at the held site)
     memcpy(ad->f, s->fuser, sizeof(double) * 6 * (size_t)nv);
     for (int c = 0; c < s->ncontact; c++) {
         const salto_sim_contact* ct = &s->contacts[c];
@@ -122,6 +130,17 @@ static salto_status choose(salto_sim* s, salto_error* err) {
         salto_point_force(w, ct->point, ct->force);
         salto_sv_add_to(ad->f + 6 * ct->link, w);
     }
+    if (ad->in && !ad->dirty && ad->nhold > 0) salto_fk(m, d, SALTO_FK_POS);
+    for (int k = 0; ad->in && !ad->dirty && k < ad->nhold; k++) {
+        double x[3], f[3] = {0, 0, 0}, w[6];
+        salto_site_pos(m, d, ad->hold_site[k], x);
+        for (int a = 0; a < 3; a++) f[a] = sim_last_multiplier(ad->in, hold_key(ad->r, k, a));
+        salto_point_force(w, x, f);
+        salto_sv_add_to(ad->f + 6 * m->site_link[ad->hold_site[k]], w);
+    }
+    // after the state changed by other means every joint may move: the choice starts from the
+    // fully active character, so that the joints left out are stopped by impulses
+    if (ad->dirty) salto_dca_set_active(ad->dca, NULL);
     salto_adaptive_stats st;
     salto_status status = salto_dca_adaptive_select(ad->dca, d, ad->f, s->o.dt, &ad->o, &st);
     if (status != SALTO_OK) {
@@ -134,15 +153,17 @@ static salto_status choose(salto_sim* s, salto_error* err) {
     // not moved), and its simulator goes on from the state (its warm start kept)
     unsigned char* now = ad->act + nv;
     salto_dca_active_links(ad->dca, now);
-    if (ad->chosen && memcmp(now, ad->act, (size_t)nv) == 0) {
+    if (ad->chosen && !ad->dirty && memcmp(now, ad->act, (size_t)nv) == 0) {
         for (int k = 0; ad->in && k < ad->r->nv; k++) ad->rq[k] = s->q[ad->map[k]], ad->rqd[k] = s->qd[ad->map[k]];
-        if (ad->in) salto_sim_set_state(ad->in, ad->rq, ad->rqd);
+        if (ad->in) {
+            salto_sim_set_state(ad->in, ad->rq, ad->rqd);
+            ad->in->t = s->t;
+        }
         ad->since = 0;
         return SALTO_OK;
     }
-    memcpy(ad->act, now, (size_t)nv);
     salto_fk(m, d, SALTO_FK_POS);
-    salto_model* r = salto_model_locked(m, d, ad->act, ad->map, ad->part, ad->geom);
+    salto_model* r = salto_model_locked(m, d, now, ad->map, ad->part, ad->geom);
     // (no joint active: the character held still where it is, nothing to simulate)
     salto_sim* in = r && r->nv > 0 ? salto_sim_create(r, &s->o) : NULL;
     if (!r || (r->nv > 0 && !in)) {
@@ -151,14 +172,15 @@ static salto_status choose(salto_sim* s, salto_error* err) {
     }
     salto_sim_destroy(ad->in);
     salto_model_destroy(ad->r);
-    ad->r = r, ad->in = in, ad->chosen = 1;
+    memcpy(ad->act, now, (size_t)nv);
+    ad->r = r, ad->in = in, ad->chosen = 1, ad->dirty = 0;
     memset(&ad->seen, 0, sizeof ad->seen);
-    ad->nhold = -1; // the holds given at the first step
-    for (int l = 0; in && l < nv; l++) {
-        if (s->no_bars[l] && ad->part[l] >= 0) salto_sim_ignore_bars(in, ad->part[l]);
-    }
+    ad->nhold = -1;           // the holds given at the first step
+    ad->bars_seen = -1;       // and the bars' exceptions
     ad->since = 0;
     if (!in) return SALTO_OK;
+    in->planar = s->planar;   // (its folded tree turns about y, which salto_model_is_planar refuses)
+    in->no_bars_geom = ad->nbg;
     for (int k = 0; k < r->nv; k++) ad->rq[k] = s->q[ad->map[k]], ad->rqd[k] = s->qd[ad->map[k]];
     salto_sim_set_state(in, ad->rq, ad->rqd);
     in->t = s->t;
@@ -177,12 +199,20 @@ salto_status sim_adaptive_step(salto_sim* s, salto_error* err) {
     }
     salto_sim* in = ad->in;
     const salto_model* r = ad->r;
-    if (!in) { // no joint active: held still
+    // no tracking here: no grip torques, no tracking torques (the last full step's would stay)
+    s->nprev = 0;
+    memset(s->ttau, 0, sizeof(double) * (size_t)nv);
+    s->ttau_stale = 0;
+    if (!in) { // no joint active: held still (its last contacts kept for the next choice)
         s->t += s->o.dt;
-        s->ncontact = 0;
         s->stats.steps++, s->stats.substeps++;
         ad->since++;
         return SALTO_OK;
+    }
+    // the caller's exceptions from the bars, each geometry's own (not its whole part's)
+    if (ad->bars_seen != s->bars_version) {
+        for (int g = 0; g < ad->r->ngeom; g++) ad->nbg[g] = (unsigned char)(s->no_bars[m->geom_link[ad->geom[g]]] != 0);
+        ad->bars_seen = s->bars_version;
     }
     // the caller's holds (a phase's hands on a bar), when they changed
     int same = ad->nhold == s->nhold;
@@ -214,7 +244,7 @@ salto_status sim_adaptive_step(salto_sim* s, salto_error* err) {
         salto_sim_contact* ct = &s->contacts[s->ncontact++];
         *ct = in->contacts[c];
         ct->geom = ad->geom[ct->geom];
-        ct->link = ad->map[ct->link];
+        ct->link = m->geom_link[ct->geom]; // the geometry's own link (the part moves as one)
     }
     const salto_sim_stats* is = &in->stats;
     s->stats.steps++;

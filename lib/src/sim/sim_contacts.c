@@ -162,7 +162,7 @@ void sim_collect(salto_sim* s, double h) {
         const int npt = salto_geom_points(m, d, g, pts, &r);
         // a capsule crossing a bar touches it between its ends: its segment's point nearest
         // the bar's axis is one more point (k = 2)
-        const int nbar = s->no_bars[link] ? 0 : s->o.nbar;
+        const int nbar = (s->no_bars_geom ? s->no_bars_geom[g] : s->no_bars[link]) ? 0 : s->o.nbar;
         for (int b = 0; b < nbar && m->geom_shape[g] == SALTO_GEOM_CAPSULE; b++) {
             double c[3];
             if (sim_nearest_inside(s, b, pts[0], pts[1], c)) add_bar_contact(s, h, g, 2, b, link, c, r);

@@ -53,6 +53,9 @@ struct salto_sim {
     double *tq, *tqd, *tqdd, *ttau;
     int* at_limit;                    // per DOF: at a limit at the end of the last step
     int* no_bars;                     // per link: 1 if it does not collide with the bars
+    long bars_version;                //   (counts salto_sim_ignore_bars calls)
+    const unsigned char* no_bars_geom; // per geometry instead, when set (adaptive dynamics'
+                                      //   locked character: a part's geometries differ)
     int synced;                       // d holds (q, qd) at the velocity level, depth is its
     double depth;                     //   deepest penetration
     int ttau_stale;                   // the reduced solve's tracking torques wait for a reader:
