@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "salto/character.h"
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
 #include "salto/model.h"
@@ -958,6 +959,51 @@ START_TEST(adaptive_starts_afresh_after_set_state) {
 END_TEST
 
 
+// A planar character's locked model is stepped as planar: a free planar chain of 8 links,
+// limp with 2 joints simulated (the middle joint of the balanced tree: the locked joints above
+// it fold into its tree transform, which turns about y), dropped onto a box whose y extent (1 to
+// 2 m) would miss it in 3-D, lies on the box after 1.5 s as the full simulation does (a planar
+// character's boxes span every y)
+START_TEST(adaptive_planar_stays_planar) {
+    salto_character_desc* c = salto_character_chain_axes(8, 0.3, 1.0, "y");
+    ck_assert_ptr_nonnull(c);
+    c->root_type = SALTO_ROOT_PLANAR;
+    salto_error berr = {0};
+    salto_model* m = salto_model_build(c, NULL, &berr);
+    salto_character_destroy(c);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_int_eq(salto_model_is_planar(m), 1);
+    salto_sim_opts o;
+    salto_sim_opts_default(&o);
+    o.nbox = 1;
+    const double lo[3] = {-5, 1, 0}, hi[3] = {5, 2, 0.5};
+    memcpy(o.box_lo[0], lo, sizeof lo);
+    memcpy(o.box_hi[0], hi, sizeof hi);
+    for (int adaptive = 0; adaptive < 2; adaptive++) {
+        salto_sim* s = salto_sim_create(m, &o);
+        ck_assert_ptr_nonnull(s);
+        double q[16] = {0}, qd[16] = {0};
+        ck_assert_int_le(m->nv, 16);
+        q[1] = 3.0, q[2] = 1.4; // root_z, root_ry: 3 m up, lying nearly flat
+        for (int j = 3; j < m->nv; j++) q[j] = 0.2;
+        salto_sim_set_state(s, q, qd);
+        const salto_adaptive_opts ao = {2, 0.0, 0.0, 10};
+        if (adaptive) ck_assert_int_eq(salto_sim_set_adaptive(s, &ao), 0);
+        run(s, 1500);
+        double low = INFINITY; // the lowest point of the geometry: 0.5 m on the box, 0 on the ground
+        for (int g = 0; g < m->ngeom; g++) {
+            double pts[8][3], r = 0.0;
+            const int np = salto_geom_points(m, salto_sim_data(s), g, pts, &r);
+            for (int k = 0; k < np; k++) low = fmin(low, pts[k][2] - r);
+        }
+        ck_assert_msg(low > 0.45, "%s: its lowest point at %.3f m, not on the 0.5 m box", adaptive ? "adaptive" : "full", low);
+        salto_sim_destroy(s);
+    }
+    salto_model_destroy(m);
+}
+END_TEST
+
+
 Suite* sim_suite(void) {
     Suite* s = suite_create("sim");
     TCase* tc = tcase_create("sim");
@@ -980,6 +1026,7 @@ Suite* sim_suite(void) {
     tcase_add_test(tc, adaptive_humanoid_falls_limp);
     tcase_add_test(tc, adaptive_follows_holds_and_holds_still);
     tcase_add_test(tc, adaptive_starts_afresh_after_set_state);
+    tcase_add_test(tc, adaptive_planar_stays_planar);
     suite_add_tcase(s, tc);
     return s;
 }
