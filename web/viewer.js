@@ -475,7 +475,9 @@ window.addEventListener('keydown', (e) => {
 });
 
 function tick(now) {
-    const dt = view.last ? (now - view.last) / 1000 : 0;
+    // (at most 0.1 s a frame: after a stall, a hidden tab or a busy machine, play goes on where
+    // it was rather than jumping, or looping back to the start)
+    const dt = view.last ? Math.min((now - view.last) / 1000, 0.1) : 0;
     view.last = now;
     if (data && view.playing) {
         let t = view.t + dt * view.speed;
