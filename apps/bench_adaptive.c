@@ -21,9 +21,14 @@
 #include "salto/model.h"
 #include "salto/sim.h"
 #include "salto/spatial.h"
-#include <time.h>
 
 enum { ABA = 0, DCA, ADAPTIVE, MUJOCO };
+
+// |x - y| of two points
+static double dist3(const double* x, const double* y) {
+    const double v[3] = {x[0] - y[0], x[1] - y[1], x[2] - y[2]};
+    return salto_v3_norm(v);
+}
 
 typedef struct pend_ctx {
     const salto_model* m;
@@ -201,9 +206,7 @@ static int spring_experiment(int quick) {
     for (int method = 1; method < 3; method++) {
         printf("%-30s", names[method]);
         for (int mark = 0; mark < 3; mark++) {
-            double e = 0.0;
-            for (int t = 0; t < 3; t++) e += (at[method][mark][t] - at[FULL][mark][t]) * (at[method][mark][t] - at[FULL][mark][t]);
-            printf(" %11.4f", sqrt(e));
+            printf(" %11.4f", dist3(at[method][mark], at[FULL][mark]));
         }
         printf("\n");
     }
@@ -259,13 +262,6 @@ static int forces_experiment(int quick) {
         printf("%6d %14.1f %14d\n", nforces[c], sum / steps, st.active_joints);
     }
     return 0;
-}
-
-
-static double thread_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 
@@ -330,7 +326,7 @@ static int crowd_experiment(int quick, const char* root, int crowd) {
         }
         double active = 0.0;
         long limp_steps = 0;
-        const double t0 = thread_s();
+        const double t0 = salto_cpu_now();
         for (int k = 0; k < steps && status == 0; k++) {
             const double t = k * dt;
             for (int c = 0; c < n; c++) {
@@ -351,7 +347,7 @@ static int crowd_experiment(int quick, const char* root, int crowd) {
                 if (t >= push_at) active += salto_sim_active_joints(sims[c]), limp_steps++;
             }
         }
-        const double cpu = thread_s() - t0;
+        const double cpu = salto_cpu_now() - t0;
         double off = 0.0;
         for (int c = 0; c < n && status == 0; c++) {
             memcpy(d->q, salto_sim_q(sims[c]), sizeof(double) * (size_t)nv);
@@ -360,9 +356,7 @@ static int crowd_experiment(int quick, const char* root, int crowd) {
             double com[3];
             salto_com(m, d, com, NULL);
             if (row == 0) memcpy(com_full + 3 * c, com, sizeof com);
-            off += sqrt((com[0] - com_full[3 * c]) * (com[0] - com_full[3 * c]) +
-                        (com[1] - com_full[3 * c + 1]) * (com[1] - com_full[3 * c + 1]) +
-                        (com[2] - com_full[3 * c + 2]) * (com[2] - com_full[3 * c + 2]));
+            off += dist3(com, com_full + 3 * c);
         }
         for (int c = 0; c < n; c++) salto_sim_destroy(sims[c]), sims[c] = NULL;
         memset(q0, 0, sizeof(double) * (size_t)n * nv);
@@ -628,9 +622,7 @@ int bench_adaptive(int argc, char** argv) {
             double tip[3];
             c.q1 = NULL;
             pend_tip(&c, settle, tip);
-            const double off = sqrt((tip[0] - tip_ref[0]) * (tip[0] - tip_ref[0]) +
-                                    (tip[1] - tip_ref[1]) * (tip[1] - tip_ref[1]) +
-                                    (tip[2] - tip_ref[2]) * (tip[2] - tip_ref[2]));
+            const double off = dist3(tip, tip_ref);
             printf("%-34s %8d %10.2f %10.1f %10.3f %14.3g\n", label, active, us, 1e3 / us, us / aba_us, off);
         }
     }

@@ -169,6 +169,20 @@ static inline void salto_sv_axpy(double* restrict r, double s, const double* res
 
 // ---- spatial inertia (m, h, Ibar) ----
 
+// A body's inertia given as (m, c (3), I about c (6: xx yy zz xy xz yz)) in some frame, in the
+// (m, h, Ibar) form about that frame's origin: h = m c, Ibar = I + m (|c|^2 1 - c c')
+static inline void salto_si_from_com(double* I, const double* L) {
+    const double mass = L[0], cx = L[1], cy = L[2], cz = L[3];
+    const double cc = cx * cx + cy * cy + cz * cz;
+    I[0] = mass, I[1] = mass * cx, I[2] = mass * cy, I[3] = mass * cz;
+    I[4] = L[4] + mass * (cc - cx * cx);
+    I[5] = L[5] + mass * (cc - cy * cy);
+    I[6] = L[6] + mass * (cc - cz * cz);
+    I[7] = L[7] - mass * cx * cy;
+    I[8] = L[8] - mass * cx * cz;
+    I[9] = L[9] - mass * cy * cz;
+}
+
 // r = I m
 static inline void salto_si_mul(double* r, const double* I, const double* x) {
     const double* h = I + 1;

@@ -27,7 +27,6 @@ struct salto_hybrid {
     int* part;        // the character's link -> the reduced link carrying its part, -1 (nv)
     double* fext;     // the reduced model's external forces (nv x 6)
     double* acc;      // per reduced link: mass, first moment (3), second moment (9) (nv x 13)
-    int built;
     double* work;     // salto_hybrid_stop's matrices, grown to the largest seen
     size_t wcap;
     int* sidx;        // salto_hybrid_stop's DOFs, reduced indices (nv)
@@ -202,14 +201,7 @@ static int reduce_links(const salto_model* m, const salto_data* d, const unsigne
 
 
 int salto_hybrid_set(salto_hybrid* h, const salto_data* d, const unsigned char* active) {
-    const int n = reduce_links(h->m, d, active, &h->r, h->map, h->part, h->acc);
-    h->built = 1;
-    return n;
-}
-
-
-int salto_hybrid_dofs(const salto_hybrid* h) {
-    return h->built ? h->r.nv : 0;
+    return reduce_links(h->m, d, active, &h->r, h->map, h->part, h->acc);
 }
 
 
@@ -405,14 +397,7 @@ salto_model* salto_model_locked(const salto_model* m, const salto_data* d,
     // the links' own data
     for (int k = 0; k < nv; k++) {
         const int i = map[k];
-        const double* L = r->link_inertia + 10 * k;
-        double* I = r->link_Iorigin + 10 * k;
-        const double mass = L[0], cx = L[1], cy = L[2], cz = L[3];
-        const double cc = cx * cx + cy * cy + cz * cz;
-        I[0] = mass, I[1] = mass * cx, I[2] = mass * cy, I[3] = mass * cz;
-        I[4] = L[4] + mass * (cc - cx * cx), I[5] = L[5] + mass * (cc - cy * cy);
-        I[6] = L[6] + mass * (cc - cz * cz), I[7] = L[7] - mass * cx * cy;
-        I[8] = L[8] - mass * cx * cz, I[9] = L[9] - mass * cy * cz;
+        salto_si_from_com(r->link_Iorigin + 10 * k, r->link_inertia + 10 * k);
         r->link_has_limits[k] = m->link_has_limits[i];
         memcpy(r->link_limits + 2 * k, m->link_limits + 2 * i, 2 * sizeof(double));
         r->link_has_torque[k] = m->link_has_torque[i];

@@ -40,7 +40,5 @@ salto_status salto_hybrid_step(salto_hybrid* h, salto_data* d, const double* fex
 // kinetic energy does not rise; its change into *dke (may be NULL). O(N_A^3), at d->q.
 salto_status salto_hybrid_stop(salto_hybrid* h, salto_data* d, const unsigned char* stop, double* dke);
 
-// The DOFs of the hybrid body built last (0 before any).
-int salto_hybrid_dofs(const salto_hybrid* h);
 
 #endif

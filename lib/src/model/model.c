@@ -316,19 +316,7 @@ salto_model* salto_model_build(const salto_character_desc* c, const salto_model_
     SALTO_ASSERT(nl == nv);
 
     // inertia about the link origin: h = m c, Ibar = I_com + m (|c|^2 1 - c c')
-    for (int i = 0; i < nv; i++) {
-        const double* Li = m->link_inertia + 10 * i;
-        double* I = m->link_Iorigin + 10 * i;
-        const double mass = Li[0], cx = Li[1], cy = Li[2], cz = Li[3];
-        const double cc = cx * cx + cy * cy + cz * cz;
-        I[0] = mass, I[1] = mass * cx, I[2] = mass * cy, I[3] = mass * cz;
-        I[4] = Li[4] + mass * (cc - cx * cx);
-        I[5] = Li[5] + mass * (cc - cy * cy);
-        I[6] = Li[6] + mass * (cc - cz * cz);
-        I[7] = Li[7] - mass * cx * cy;
-        I[8] = Li[8] - mass * cx * cz;
-        I[9] = Li[9] - mass * cy * cz;
-    }
+    for (int i = 0; i < nv; i++) salto_si_from_com(m->link_Iorigin + 10 * i, m->link_inertia + 10 * i);
 
     for (int i = 0; i < nv; i++) {
         const double* r = m->link_rtree + 3 * i;
