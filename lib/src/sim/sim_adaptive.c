@@ -30,11 +30,12 @@ typedef struct sim_adaptive {
     unsigned char* act;
     double* f;           // the choice's external forces (nv x 6)
     double *rq, *rqd, *rtau;
-    int since;           // steps since the last choice (-1: choose at the next step)
+    int since;           // steps since the last choice
     int joints;          // active joints (after the first choice)
     int chosen;          // a choice made: r (and in, when a joint is active) hold it
-    int dirty;           // the state changed by other means (salto_sim_set_state, full steps):
-                         //   the locked joints may have moved, the locked model is stale
+    int dirty;           // the state or the settings changed by other means (salto_sim_set_state,
+                         //   full steps, salto_sim_set_adaptive): the locked joints may have
+                         //   moved, the locked model is stale; choose at the next step
     unsigned char* nbg;  // in's geometries that do not meet the bars (each its own geometry's)
     long bars_seen;      // the caller's bars_version nbg follows
     int nhold;           // the holds given to in (its sites and points), to follow the caller's
@@ -65,7 +66,7 @@ int salto_sim_set_adaptive(salto_sim* s, const salto_adaptive_opts* o) {
     }
     if (o->budget < 1 || !(o->accel_eps >= 0.0) || !(o->vel_eps >= 0.0) || o->period < 0) return -1;
     if (s->ad) {
-        s->ad->o = *o, s->ad->since = -1, s->ad->dirty = 1; // chosen again at the next step
+        s->ad->o = *o, s->ad->dirty = 1; // chosen again at the next step
         return 0;
     }
     const salto_model* m = s->m;
@@ -99,7 +100,7 @@ int salto_sim_set_adaptive(salto_sim* s, const salto_adaptive_opts* o) {
 
 // the next adaptive step chooses again (the state changed by other means)
 void sim_adaptive_reset(sim_adaptive* ad) {
-    if (ad) ad->since = -1, ad->dirty = 1;
+    if (ad) ad->dirty = 1;
 }
 
 
@@ -108,6 +109,15 @@ int salto_sim_active_joints(const salto_sim* s) {
     int n = 0;
     for (int k = 0; k < s->m->nbody; k++) n += s->m->body_link[k] >= 0;
     return n;
+}
+
+
+// the character's state (active DOFs) and time to the locked character's simulator
+static void hand_over(salto_sim* s) {
+    sim_adaptive* ad = s->ad;
+    for (int k = 0; k < ad->r->nv; k++) ad->rq[k] = s->q[ad->map[k]], ad->rqd[k] = s->qd[ad->map[k]];
+    salto_sim_set_state(ad->in, ad->rq, ad->rqd);
+    ad->in->t = s->t;
 }
 
 
@@ -154,11 +164,7 @@ static salto_status choose(salto_sim* s, salto_error* err) {
     unsigned char* now = ad->act + nv;
     salto_dca_active_links(ad->dca, now);
     if (ad->chosen && !ad->dirty && memcmp(now, ad->act, (size_t)nv) == 0) {
-        for (int k = 0; ad->in && k < ad->r->nv; k++) ad->rq[k] = s->q[ad->map[k]], ad->rqd[k] = s->qd[ad->map[k]];
-        if (ad->in) {
-            salto_sim_set_state(ad->in, ad->rq, ad->rqd);
-            ad->in->t = s->t;
-        }
+        if (ad->in) hand_over(s);
         ad->since = 0;
         return SALTO_OK;
     }
@@ -181,9 +187,7 @@ static salto_status choose(salto_sim* s, salto_error* err) {
     if (!in) return SALTO_OK;
     in->planar = s->planar;   // (its folded tree turns about y, which salto_model_is_planar refuses)
     in->no_bars_geom = ad->nbg;
-    for (int k = 0; k < r->nv; k++) ad->rq[k] = s->q[ad->map[k]], ad->rqd[k] = s->qd[ad->map[k]];
-    salto_sim_set_state(in, ad->rq, ad->rqd);
-    in->t = s->t;
+    hand_over(s);
     return SALTO_OK;
 }
 
@@ -193,7 +197,7 @@ salto_status sim_adaptive_step(salto_sim* s, salto_error* err) {
     const salto_model* m = s->m;
     const int nv = m->nv;
     const int period = ad->o.period > 1 ? ad->o.period : 1;
-    if (!ad->chosen || ad->since < 0 || ad->since >= period) {
+    if (!ad->chosen || ad->dirty || ad->since >= period) {
         const salto_status st = choose(s, err);
         if (st != SALTO_OK) return st;
     }
