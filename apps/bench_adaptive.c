@@ -1,6 +1,7 @@
 // bench_adaptive.c: salto bench adaptive: Redon et al.'s 300-link pendulum, stepped by ABA, by
 // the divide-and-conquer algorithm and by adaptive dynamics with 300 to 1 active joints, beside
 // MuJoCo stepping the same chain
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -514,6 +515,14 @@ int bench_adaptive(int argc, char** argv) {
         if (taken < 0) return 2;
         if (!taken) {
             fprintf(stderr, "salto bench adaptive: unknown or incomplete option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (fig5) { // its folder checked now, not after minutes of benchmarks
+        char dir[4096];
+        app_folder_of(fig5, dir, sizeof dir);
+        if (access(dir, W_OK) != 0) {
+            fprintf(stderr, "salto bench adaptive: --figure5: cannot write in '%s': %s\n", dir, strerror(errno));
             return 2;
         }
     }

@@ -178,6 +178,12 @@ grep_in "$tmp/err" "salto bench batch: --reps must be an integer from 1 to 100"
 expect 2 "$salto" bench batch --workers 0
 grep_in "$tmp/err" "salto bench batch: --workers must be an integer from 1 to 64"
 expect 2 "$salto" bench dynamics --reps 0
+# bench adaptive: a crowd out of range, a picture nowhere writable (refused before any work)
+expect 2 "$salto" bench adaptive --crowd 0
+grep_in "$tmp/err" "salto bench adaptive: --crowd must be an integer from 1 to 1000, not '0'"
+expect 2 "$salto" bench adaptive --quick --figure5 "$tmp/no_such_dir/f5.png"
+grep_in "$tmp/err" "salto bench adaptive: --figure5: cannot write in '.*no_such_dir'"
+if [ ! -s "$tmp/out" ]; then ok; else fail "bench adaptive ran before refusing its --figure5 path"; fi
 expect 2 "$salto" bench nlp "$root/problems/reach.yaml" --reps ""
 expect 2 "$salto" bench nlp "$tmp/missing.yaml"
 grep_in "$tmp/err" "missing.yaml"
