@@ -903,6 +903,89 @@ START_TEST(dca_metric_equals_summed_accelerations) {
 }
 END_TEST
 
+// the acceleration update region two ways: by every joint's acceleration (ABA, the adaptive
+// step's) and by the paper's search on the metric's coefficients, which solves only the joints
+// it visits: the same joints, the same metric left, and the visited joints' accelerations the
+// fully articulated ones (ABA's), zero elsewhere; each with the budget or the threshold
+// deciding, identity and full SPD weights, and the joints' activity kept
+START_TEST(dca_accel_region_two_ways) {
+    setup_model(_i);
+    const int nv = m->nv;
+    salto_dca* a = salto_dca_create(m);
+    ck_assert_ptr_nonnull(a);
+    const int joints = (salto_dca_nodes(a) - 1) / 2;
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 5100u + (unsigned)_i);
+    double fext[6 * MAXV], full[MAXV];
+    random_body_forces(m, &rng, fext);
+    ck_assert_int_eq(salto_aba(m, d, fext), SALTO_OK);
+    memcpy(full, d->qdd, sizeof(double) * (size_t)nv);
+    const double scale = fmax(1.0, salto_test_maxabs(full, nv));
+    for (int round = 0; round < 2; round++) {
+        if (round == 1) { // full SPD weights B B' + 0.1
+            for (int k = 0; k < m->nbody; k++) {
+                const int last = m->body_link[k];
+                if (last < 0) continue;
+                int first = last;
+                while (m->link_parent[first] >= 0 && m->link_body[m->link_parent[first]] == k) first--;
+                const int nd = last - first + 1;
+                double B[36], w[36];
+                for (int t = 0; t < nd * nd; t++) B[t] = salto_test_uniform(&rng, -1.0, 1.0);
+                for (int r = 0; r < nd; r++) {
+                    for (int c = 0; c < nd; c++) {
+                        double x = r == c ? 0.1 : 0.0;
+                        for (int t = 0; t < nd; t++) x += B[nd * r + t] * B[nd * c + t];
+                        w[nd * r + c] = x;
+                    }
+                }
+                ck_assert_int_eq(salto_dca_set_weight(a, k, w), 0);
+            }
+        }
+        // the whole metric: nothing visited
+        unsigned char r1[MAXV], r2[MAXV];
+        double total, e2;
+        ck_assert_int_eq(salto_dca_accel_region(a, d, fext, 0.0, 0, r1, &total), SALTO_OK);
+        ck_assert_int_eq(salto_dca_accel_region_coef(a, d, fext, 0.0, 0, r2, &e2), SALTO_OK);
+        char ctx[160];
+        snprintf(ctx, sizeof ctx, "model %d seed %d round %d: the whole metric", _i % NMODEL, _i, round);
+        ck_assert_vec_close(&total, &e2, 1, 1e-9 * fmax(1.0, total), 1e-9, ctx);
+        ck_assert_msg(total > 0.0, "%s is %g", ctx, total);
+        const int budgets[5] = {1, 2, joints / 2, joints, joints};
+        for (int k = 0; k < 5; k++) {
+            const double eps = k == 4 ? 0.3 * total : 0.0; // the last: the threshold decides
+            salto_dca_activate_top(a, 1 + k % 2);
+            const int act = salto_dca_active_joints(a);
+            double err1, err2, q1[MAXV];
+            memset(d->qdd, 0x7f, sizeof(double) * (size_t)nv);
+            ck_assert_int_eq(salto_dca_accel_region(a, d, fext, eps, budgets[k], r1, &err1), SALTO_OK);
+            memcpy(q1, d->qdd, sizeof(double) * (size_t)nv);
+            memset(d->qdd, 0x7f, sizeof(double) * (size_t)nv);
+            ck_assert_int_eq(salto_dca_accel_region_coef(a, d, fext, eps, budgets[k], r2, &err2), SALTO_OK);
+            snprintf(ctx, sizeof ctx, "model %d seed %d round %d budget %d eps %g", _i % NMODEL, _i, round,
+                     budgets[k], eps);
+            ck_assert_int_eq(salto_dca_active_joints(a), act);
+            int visited = 0;
+            for (int j = 0; j < nv; j++) {
+                ck_assert_msg(r1[j] == r2[j], "%s: DOF %d %s by ABA, %s by the coefficients", ctx, j,
+                              r1[j] ? "visited" : "not visited", r2[j] ? "visited" : "not visited");
+                const double want = r1[j] ? full[j] : 0.0;
+                ck_assert_vec_close(&q1[j], &want, 1, 1e-9 * scale, 1e-9, ctx);
+                ck_assert_vec_close(&d->qdd[j], &want, 1, 1e-9 * scale, 1e-9, ctx);
+                visited += r1[j] && (j == 0 || m->link_body[j] != m->link_body[j - 1]);
+            }
+            ck_assert_vec_close(&err1, &err2, 1, 1e-9 * fmax(1.0, total), 1e-9, ctx);
+            if (eps > 0.0) {
+                ck_assert_msg(err1 <= eps, "%s: %g left", ctx, err1);
+            } else {
+                ck_assert_msg(visited == budgets[k], "%s: %d joints visited", ctx, visited);
+            }
+        }
+    }
+    salto_dca_destroy(a);
+    teardown_model();
+}
+END_TEST
+
 // the full semi-implicit Euler step by ABA, for the adaptive step's tests
 static void full_step(const salto_model* mm, salto_data* dd, const double* fext, double h) {
     ck_assert_int_eq(salto_aba(mm, dd, fext), SALTO_OK);
@@ -1173,6 +1256,7 @@ Suite* dynamics_suite(void) {
     tcase_add_loop_test(dc, dca_hybrid_equals_locked_joints, 0, 2 * NMODEL);
     tcase_add_loop_test(dc, dca_locked_model_is_the_locked_character, 0, 2 * NMODEL);
     tcase_add_loop_test(dc, dca_metric_equals_summed_accelerations, 0, 2 * NMODEL);
+    tcase_add_loop_test(dc, dca_accel_region_two_ways, 0, 2 * NMODEL);
     tcase_add_loop_test(dc, dca_adaptive_all_active_is_the_full_step, 0, NMODEL);
     tcase_add_loop_test(dc, dca_rigidify_keeps_momentum_and_never_adds_energy, 0, NMODEL);
     tcase_add_test(dc, dca_adaptive_budget_and_error);

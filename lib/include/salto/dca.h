@@ -88,9 +88,17 @@ int salto_dca_subtree_links(const salto_dca* a, int body, unsigned char* in);
 // stops once the metric left (the whole character's less the visited joints' qdd' A qdd) is at
 // most eps (eps > 0; else the budget alone decides) or budget joints are visited. region (nv) marks the visited joints' DOFs, whose
 // accelerations are in d->qdd (zero elsewhere); *error (may be NULL) receives the metric left.
-// The activity of the joints is kept.
+// The activity of the joints is kept. The nodes' metrics are summed from every joint's
+// acceleration by salto_aba (O(N) at about ABA's cost; with armature set, by the coefficients).
 salto_status salto_dca_accel_region(salto_dca* a, salto_data* d, const double* fext, double eps,
                                     int budget, unsigned char* region, double* error);
+// The same region by the paper's search: the metric's coefficients assembled with the DCA pass
+// (Theorems 1 and 2), and only the visited joints solved. The same region, error and
+// accelerations up to rounding, at many times the cost (the coefficients cost more than the
+// dynamics); kept as the method's reference.
+salto_status salto_dca_accel_region_coef(salto_dca* a, salto_data* d, const double* fext,
+                                         double eps, int budget, unsigned char* region,
+                                         double* error);
 
 // Stops the active joints of the bodies marked in rigid (nbody) by impulses on those joints
 // (K^R Q^R = -qd^R, K^R from a unit impulse on each, section 5.4.2): their velocities become

@@ -22,6 +22,7 @@
 
 #include "hybrid.h"
 #include "linalg.h"
+#include "salto/dynamics.h"
 #include "salto/kinematics.h"
 #include "salto/spatial.h"
 
@@ -1161,6 +1162,7 @@ static int heap_pop(int* heap, int* n, const double* key) {
 // q' W q for the joint of node n (W: its weight) over its nd values q
 static double weighted(const salto_dca* a, const dca_node* n, const double* q) {
     const double* W = a->weight + 36 * (n - a->node);
+    if (n->nd == 1) return W[0] * q[0] * q[0];
     double v = 0.0;
     for (int r = 0; r < n->nd; r++) {
         for (int c = 0; c < n->nd; c++) v += q[r] * W[6 * r + c] * q[c];
@@ -1169,8 +1171,63 @@ static double weighted(const salto_dca* a, const dca_node* n, const double* q) {
 }
 
 
+// The search of salto_dca_accel_region from the accelerations of every joint (value[]: each
+// node's metric, the sum of qdd' A qdd over its joints; the fully articulated ones in d->qdd):
+// the node that matters most first, until the metric left is at most eps or budget joints are
+// visited. On return d->qdd holds the visited joints' accelerations, zero elsewhere.
+static void search_region(salto_dca* a, salto_data* d, double eps, int budget,
+                          unsigned char* region, double* error) {
+    memset(region, 0, (size_t)a->m->nv);
+    double left = a->value[a->root];
+    int nheap = 0, used = 0;
+    if (a->node[a->root].a >= 0) heap_push(a->heap, &nheap, a->root, a->value);
+    // (eps <= 0: the budget alone decides; the metric left may round below zero)
+    while (nheap > 0 && (eps <= 0.0 || left > eps) && used < budget) {
+        const dca_node* n = &a->node[heap_pop(a->heap, &nheap, a->value)];
+        left -= weighted(a, n, d->qdd + n->j0);
+        for (int k = 0; k < n->nd; k++) region[n->j0 + k] = 1;
+        used++;
+        for (int side = 0; side < 2; side++) {
+            const int c = side ? n->b : n->a;
+            if (a->node[c].a >= 0) heap_push(a->heap, &nheap, c, a->value);
+        }
+    }
+    for (int j = 0; j < a->m->nv; j++) {
+        if (!region[j]) d->qdd[j] = 0.0;
+    }
+    if (error) *error = left > 0.0 ? left : 0.0;
+}
+
+
+// The acceleration update region by the articulated-body algorithm: every joint's acceleration in
+// O(N) by salto_aba, then each node's metric summed up the tree, then the search. The metric's
+// coefficients (salto_dca_accel_region_coef) serve a search that solves only the joints it
+// visits, but assembling them is a DCA pass and more, far dearer per node than ABA per link (on
+// the 300-link pendulum an update of the region cost 0.8 ms by them, 50 us this way): on the
+// characters and chains salto meets, every joint's acceleration is the cheaper way to the same
+// values. Armature, which salto_aba does not take, falls back to the coefficients.
 salto_status salto_dca_accel_region(salto_dca* a, salto_data* d, const double* fext, double eps,
                                     int budget, unsigned char* region, double* error) {
+    for (int j = 0; j < a->m->nv; j++) {
+        if (a->armature[j] != 0.0) return salto_dca_accel_region_coef(a, d, fext, eps, budget, region, error);
+    }
+    const salto_status st = salto_aba(a->m, d, fext);
+    if (st != SALTO_OK) return st;
+    for (int j = 0; j < a->m->nv; j++) {
+        if (!isfinite(d->qdd[j])) return SALTO_ERR_NUMERIC;
+    }
+    for (int i = 0; i < a->nnode; i++) {
+        const dca_node* n = &a->node[i];
+        a->value[i] = n->a < 0 ? 0.0 : a->value[n->a] + a->value[n->b] + weighted(a, n, d->qdd + n->j0);
+    }
+    search_region(a, d, eps, budget, region, error);
+    return SALTO_OK;
+}
+
+
+salto_status salto_dca_accel_region_coef(salto_dca* a, salto_data* d, const double* fext,
+                                         double eps, int budget, unsigned char* region,
+                                         double* error) {
     // the fully articulated state, its coefficients and the metric's
     const int metric = a->metric_on;
     int* was = a->was;
@@ -1301,14 +1358,15 @@ int salto_dca_active_joints(const salto_dca* a) {
 
 
 // builds the hybrid body as a model of its own when the active joints changed (O(N)); 1 when
-// it serves, 0 when an active DOF has armature (which salto_aba does not take)
-static int hybrid_ready(salto_dca* a, salto_data* d) {
+// it serves, 0 when an active DOF has armature (which salto_aba does not take); fk: d's
+// kinematics are not known to be at d->q
+static int hybrid_ready(salto_dca* a, salto_data* d, int fk) {
     if (a->hy_valid) return 1;
     salto_dca_active_links(a, a->links);
     for (int j = 0; j < a->m->nv; j++) {
         if (a->links[j] && a->armature[j] != 0.0) return 0;
     }
-    salto_fk(a->m, d, SALTO_FK_POS);
+    if (fk) salto_fk(a->m, d, SALTO_FK_POS);
     a->hy_dofs = salto_hybrid_set(a->hy, d, a->links);
     a->hy_joints = salto_dca_active_joints(a);
     a->hy_valid = 1;
@@ -1317,7 +1375,7 @@ static int hybrid_ready(salto_dca* a, salto_data* d) {
 
 
 salto_status salto_dca_hybrid_forward(salto_dca* a, salto_data* d, const double* fext) {
-    return hybrid_ready(a, d) ? salto_hybrid_forward(a->hy, d, fext) : salto_dca_forward(a, d, fext);
+    return hybrid_ready(a, d, 1) ? salto_hybrid_forward(a->hy, d, fext) : salto_dca_forward(a, d, fext);
 }
 
 
@@ -1336,8 +1394,7 @@ static salto_status region_step(salto_dca* a, salto_data* d, const double* fext,
     unsigned char* region = a->region;
     unsigned char* rigid = region + nv;
     // 1. the acceleration update region, from the fully articulated state
-    salto_status s = salto_dca_accel_region(a, d, fext, o->accel_eps, o->budget, region,
-                                            &st.accel_error);
+    salto_status s = salto_dca_accel_region(a, d, fext, o->accel_eps, o->budget, region, &st.accel_error);
     // 2. the transient active region: the previous one and that one; its accelerations
     for (int i = 0; i < a->nnode && s == SALTO_OK; i++) {
         dca_node* n = &a->node[i];
@@ -1345,7 +1402,8 @@ static salto_status region_step(salto_dca* a, salto_data* d, const double* fext,
     }
     // (by the transient hybrid body as a model of its own: the rigid DOFs' qdd stay the zeros
     // the region's search left)
-    const int small = s == SALTO_OK && hybrid_ready(a, d);
+    // (the search's kinematics are at d->q)
+    const int small = s == SALTO_OK && hybrid_ready(a, d, 0);
     if (s == SALTO_OK) s = small ? salto_hybrid_forward(a->hy, d, fext) : salto_dca_forward(a, d, fext);
     // 3. the velocities of the transient region (the rigid ones are at rest); the velocity
     // metric bottom up, then the new active region from the root, the fastest first
@@ -1440,7 +1498,7 @@ salto_status salto_dca_adaptive_step(salto_dca* a, salto_data* d, const double* 
     st.updated = a->since == 0;
     a->since++;
     salto_status s;
-    if (hybrid_ready(a, d)) {
+    if (hybrid_ready(a, d, 1)) {
         s = salto_hybrid_step(a->hy, d, fext, h);
         st.active_joints = a->hy_joints, st.active_dofs = a->hy_dofs;
     } else {
