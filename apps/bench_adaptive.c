@@ -482,6 +482,77 @@ static int figure5(const char* path, int quick) {
 }
 
 
+// m as MuJoCo's model (exported to MJCF and read back; contacts off: the chain hangs below the
+// exported floor); NULL with MuJoCo's message in err when it cannot read it
+static mjModel* mujoco_model(const salto_model* m, char* err, int len) {
+    char xml[64];
+    salto_error e = {0};
+    snprintf(xml, sizeof xml, "/tmp/salto_bench_adaptive_XXXXXX");
+    const int fd = mkstemp(xml);
+    mjModel* mm = NULL;
+    snprintf(err, (size_t)len, "cannot write a temporary file");
+    if (fd >= 0) {
+        close(fd);
+        if (salto_export_mjcf(m, xml, &e) == SALTO_OK) mm = mj_loadXML(xml, NULL, err, len);
+        remove(xml);
+    }
+    if (mm) mm->opt.disableflags |= mjDSBL_CONTACT;
+    return mm;
+}
+
+
+// When MuJoCo cannot read the chain (its XML reader's nesting limit): the longest chain it
+// reads (by bisection), timed by ABA and by MuJoCo in the same run
+static void mujoco_longest(int n, int reps, double batch_s, int steps) {
+    int lo = 1, hi = n; // MuJoCo reads lo links (or none), not hi
+    salto_model* best = NULL;
+    mjModel* bm = NULL;
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        salto_error err = {0};
+        salto_character_desc* cd = salto_character_chain_axes(mid, 0.3, 1.0, "y");
+        salto_model* m = cd ? salto_model_build(cd, NULL, &err) : NULL;
+        salto_character_destroy(cd);
+        char mjerr[1000];
+        mjModel* mm = m ? mujoco_model(m, mjerr, sizeof mjerr) : NULL;
+        if (mm) {
+            salto_model_destroy(best);
+            if (bm) mj_deleteModel(bm);
+            best = m, bm = mm, lo = mid;
+        } else {
+            salto_model_destroy(m);
+            hi = mid;
+        }
+    }
+    salto_data* d = best ? salto_data_create(best) : NULL;
+    mjData* md = bm ? mj_makeData(bm) : NULL;
+    if (!d || !md) {
+        printf("%-34s (nor a shorter chain)\n", "MuJoCo");
+    } else {
+        printf("the longest chain MuJoCo reads, %d links, in the same run:\n", lo);
+        double aba_us = 0.0;
+        for (int row = 0; row < 2; row++) {
+            pend_ctx c = {best, d, NULL, row ? MUJOCO : ABA, 0, steps, 1, row ? bm : NULL, row ? md : NULL, 1e-3,
+                          SALTO_OK, NULL, NULL, NULL};
+            const timing t = bench_measure(pend_run, &c, reps, batch_s);
+            const double us = t.median_ns * 1e-3 / steps;
+            if (row == 0) aba_us = us;
+            char label[64];
+            if (row) {
+                snprintf(label, sizeof label, "MuJoCo %s, %d links", mj_versionString(), lo);
+            } else {
+                snprintf(label, sizeof label, "ABA (full), %d links", lo);
+            }
+            printf("%-34s %8d %10.2f %10.1f %10.3f\n", label, lo, us, 1e3 / us, us / aba_us);
+        }
+    }
+    if (md) mj_deleteData(md);
+    if (bm) mj_deleteModel(bm);
+    salto_data_destroy(d);
+    salto_model_destroy(best);
+}
+
+
 int bench_adaptive(int argc, char** argv) {
     int quick = 0, reps = -1, n = 300;
     const char* root = ".";
@@ -556,17 +627,9 @@ int bench_adaptive(int argc, char** argv) {
         salto_model_destroy(m);
         return 1;
     }
-    char xml[64], mjerr[1000] = "";
-    snprintf(xml, sizeof xml, "/tmp/salto_bench_adaptive_XXXXXX");
-    const int fd = mkstemp(xml);
-    mjModel* mm = NULL;
-    if (fd >= 0) {
-        close(fd);
-        if (salto_export_mjcf(m, xml, &err) == SALTO_OK) mm = mj_loadXML(xml, NULL, mjerr, sizeof mjerr);
-        remove(xml);
-    }
+    char mjerr[1000] = "";
+    mjModel* mm = mujoco_model(m, mjerr, sizeof mjerr);
     mjData* md = mm ? mj_makeData(mm) : NULL;
-    if (mm) mm->opt.disableflags |= mjDSBL_CONTACT; // the chain hangs below the exported floor
     printf("salto bench adaptive: a planar pendulum of %d links, 1 ms steps, median of %d batch(es) "
            "of at least %.2f s, one thread\n", n, reps, batch_s);
     printf("%-34s %8s %10s %10s %10s %14s\n", "method (f: region updates a step)", "active",
@@ -607,6 +670,7 @@ int bench_adaptive(int argc, char** argv) {
         } else {
             if (!md) {
                 printf("%-34s (MuJoCo could not load the chain: %s)\n", "MuJoCo", mjerr);
+                mujoco_longest(n, reps, batch_s, steps);
                 continue;
             }
             c.method = MUJOCO, c.mm = mm, c.md = md;
