@@ -986,6 +986,66 @@ START_TEST(dca_accel_region_two_ways) {
 }
 END_TEST
 
+// leftovers: memory the DCA reuses (its scratch from the heap, a join's arrays on the stack)
+// may hold NaN from earlier work; no coefficient may depend on it. Found by Figure 6's runs:
+// a product "0 C + A B" read a scratch that a freed pendulum had left NaN, and the metric's
+// coefficients, hence the region chosen, were NaN in a release build and right under the
+// sanitizers. Here the heap's free blocks and the stack below this frame are filled with NaN
+// first (blocks of the DCA's sizes, freed just before it is created, are what malloc hands
+// out again).
+static double __attribute__((noinline)) poison_stack(void) {
+    volatile double x[16384];
+    for (int i = 0; i < 16384; i++) x[i] = NAN;
+    return x[16383];
+}
+
+static void __attribute__((noinline)) poison_heap(void) {
+    enum { NB = 528 };
+    void* blk[NB];
+    for (int i = 0; i < NB; i++) { // small blocks of many sizes, then 16 of 120 kB (below
+        // glibc's threshold for mapping fresh, zeroed pages)
+        const size_t sz = i < 512 ? 16 * (size_t)(1 + i % 64) * (size_t)(1 + i / 64) : 120000;
+        double* b = malloc(sz);
+        for (size_t t = 0; b && t < sz / sizeof(double); t++) b[t] = NAN;
+        blk[i] = b;
+    }
+    for (int i = 0; i < NB; i++) free(blk[i]);
+}
+
+START_TEST(dca_metric_ignores_leftover_memory) {
+    salto_model* mm = salto_test_model_chain_axes(50, "y");
+    salto_data* dd = salto_data_create(mm);
+    ck_assert_ptr_nonnull(dd);
+    salto_test_random_state(mm, dd, 4100u, 1.0);
+    const int nv = mm->nv;
+    double arm[64];
+    for (int j = 0; j < nv; j++) arm[j] = 0.02;
+    unsigned char r[64];
+    for (int round = 0; round < 2; round++) { // without armature, then with
+        // the whole metric (identity weights, one DOF a joint): the sum of the squared fully
+        // articulated accelerations, by the DCA's own pass (no metric)
+        salto_dca* ref = salto_dca_create(mm);
+        ck_assert_ptr_nonnull(ref);
+        if (round) salto_dca_set_armature(ref, arm);
+        ck_assert_int_eq(salto_dca_forward(ref, dd, NULL), SALTO_OK);
+        salto_dca_destroy(ref);
+        double want = 0.0, got = -1.0;
+        for (int j = 0; j < nv; j++) want += dd->qdd[j] * dd->qdd[j];
+        poison_heap();
+        salto_dca* a = salto_dca_create(mm);
+        ck_assert_ptr_nonnull(a);
+        if (round) salto_dca_set_armature(a, arm);
+        ck_assert_msg(isnan(poison_stack()), "the stack not poisoned");
+        ck_assert_int_eq(salto_dca_accel_region_coef(a, dd, NULL, 0.0, 0, r, &got), SALTO_OK);
+        ck_assert_msg(isfinite(got) && want > 0.0, "round %d: the metric %g, want %g", round, got, want);
+        ck_assert_vec_close(&got, &want, 1, 1e-9 * want, 1e-9, round ? "with armature" : "without");
+        salto_dca_destroy(a);
+    }
+    salto_data_destroy(dd);
+    salto_model_destroy(mm);
+}
+END_TEST
+
 // the full semi-implicit Euler step by ABA, for the adaptive step's tests
 static void full_step(const salto_model* mm, salto_data* dd, const double* fext, double h) {
     ck_assert_int_eq(salto_aba(mm, dd, fext), SALTO_OK);
@@ -1257,6 +1317,7 @@ Suite* dynamics_suite(void) {
     tcase_add_loop_test(dc, dca_locked_model_is_the_locked_character, 0, 2 * NMODEL);
     tcase_add_loop_test(dc, dca_metric_equals_summed_accelerations, 0, 2 * NMODEL);
     tcase_add_loop_test(dc, dca_accel_region_two_ways, 0, 2 * NMODEL);
+    tcase_add_test(dc, dca_metric_ignores_leftover_memory);
     tcase_add_loop_test(dc, dca_adaptive_all_active_is_the_full_step, 0, NMODEL);
     tcase_add_loop_test(dc, dca_rigidify_keeps_momentum_and_never_adds_energy, 0, NMODEL);
     tcase_add_test(dc, dca_adaptive_budget_and_error);

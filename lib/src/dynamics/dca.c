@@ -808,10 +808,12 @@ static salto_status join(salto_dca* a, dca_node* n, const salto_data* d) {
 //   eta_C = R'A_o R + m_A' Psi_A m_A + m_A' p_A + eta_A + (the same for B),
 // the paper's equation (8) in another arrangement; a leaf's are zero.
 
-// C (r x c) = beta C + op(A) B with A r x k (ta = 0) or k x r (ta = 1), B k x c, dense (the two
-// cases apart, so that no branch sits in the inner loop)
+// C (r x c) = op(A) B, or C + op(A) B with acc, with A r x k (ta = 0) or k x r (ta = 1), B k x c,
+// dense (the two cases apart, so that no branch sits in the inner loop). Without acc C is not
+// read: it may hold anything (a scratch's or the stack's leftovers, NaN among them, which 0 C
+// would carry into the result)
 static void gemm(int r, int c, int k, const double* A, int lda, int ta, const double* B, int ldb,
-                 double* C, int ldc, double beta) {
+                 double* C, int ldc, int acc) {
     for (int i = 0; i < r; i++) {
         for (int j = 0; j < c; j++) {
             double s = 0.0;
@@ -820,7 +822,7 @@ static void gemm(int r, int c, int k, const double* A, int lda, int ta, const do
             } else {
                 for (int t = 0; t < k; t++) s += A[lda * i + t] * B[ldb * t + j];
             }
-            C[ldc * i + j] = beta * C[ldc * i + j] + s;
+            C[ldc * i + j] = acc ? C[ldc * i + j] + s : s;
         }
     }
 }
@@ -923,7 +925,7 @@ static void metric_join(salto_dca* a, const dca_node* n, const salto_data* d) {
             c++;
         }
     }
-    gemm(6, nC, 6, ws.W, 6, 0, G, nC, WG, nC, 0.0); // WG = W G
+    gemm(6, nC, 6, ws.W, 6, 0, G, nC, WG, nC, 0); // WG = W G
     double* psiC = a->psi + n->phi;
     double* pC = a->pm + n->vec;
     double eta = a->eta[n->a] + a->eta[n->b];
@@ -946,17 +948,17 @@ static void metric_join(salto_dca* a, const dca_node* n, const salto_data* d) {
         salto_chol_solve(ws.L, nd, Rv);
         const double* Ao = a->weight + 36 * i;
         // AU = A_o U (nd x 6), AR = A_o R; UG = U G (nd x nC) into T
-        gemm(nd, 6, nd, Ao, 6, 0, U, 6, AU, 6, 0.0);
+        gemm(nd, 6, nd, Ao, 6, 0, U, 6, AU, 6, 0);
         for (int k = 0; k < nd; k++) {
             double s = 0.0;
             for (int t = 0; t < nd; t++) s += Ao[6 * k + t] * Rv[t];
             AR[k] = s;
             eta += Rv[k] * s;
         }
-        gemm(nd, nC, 6, U, 6, 0, G, nC, T, nC, 0.0);          // U G
+        gemm(nd, nC, 6, U, 6, 0, G, nC, T, nC, 0);            // U G
         double* AUG = T + 6 * (size_t)nC;                     // A_o U G
-        gemm(nd, nC, 6, AU, 6, 0, G, nC, AUG, nC, 0.0);
-        gemm(nC, nC, nd, T, nC, 1, AUG, nC, psiC, nC, 1.0);   // += (UG)' A_o (UG)
+        gemm(nd, nC, 6, AU, 6, 0, G, nC, AUG, nC, 0);
+        gemm(nC, nC, nd, T, nC, 1, AUG, nC, psiC, nC, 1);     // += (UG)' A_o (UG)
         for (int t = 0; t < nC; t++) {
             double s = 0.0;
             for (int k = 0; k < nd; k++) s += T[nC * k + t] * AR[k];
