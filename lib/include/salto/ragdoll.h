@@ -1,0 +1,71 @@
+// ragdoll.h: a particle ragdoll with angular constraints (Rosen 2007), built from any character
+//
+// Each body becomes points: four that carry its mass (placed so that with the others it has the
+// body's mass, centre of mass and inertia), the centres of its joints, shared with the
+// neighbouring bodies, for a one-DOF revolute joint a second point on the hinge's axis, also
+// shared (Rosen's two triangles sharing an edge; a joint of more DOFs shares its centre alone),
+// and its geometry's points (a capsule's ends, a sphere's centre, a box's corners; the four mass
+// points when it has no geometry), which meet the ground. Points move by Verlet integration and
+// constraint passes (ragdoll.c says which); angular constraints keep each joint within the
+// character's limits and, for a joint of two axes, on its axes; rotational friction takes back
+// a share of each joint's turn in a step; the ground (z = 0) with friction. Each body's
+// orientation is the rotation that fits its rest shape to its points (all of them, not only a
+// triangle), and the results are read back on the character's own DOFs (each joint's
+// coordinates from its two bodies), so that a ragdoll's fall is a motion like any other.
+#ifndef SALTO_RAGDOLL_H
+#define SALTO_RAGDOLL_H
+
+#include "salto/base.h"
+#include "salto/data.h"
+#include "salto/model.h"
+
+typedef struct salto_ragdoll salto_ragdoll;
+
+typedef struct salto_ragdoll_opts {
+    int iterations;         // constraint passes a step (>= 1; default 10)
+    double joint_friction;  // share of a joint's turn in a step taken back, in [0, 1) (0.02)
+    double static_friction; // a joint turning less than this in a step is held, rad (0: none)
+    double ground_friction; // share of a grounded point's sliding in a step taken back, [0, 1]
+                            //   (default 0.8)
+    int ground;             // a ground plane at z = 0 (default 1)
+} salto_ragdoll_opts;
+
+void salto_ragdoll_default_opts(salto_ragdoll_opts* o);
+
+// The ragdoll of m (which must outlive it). NULL with err filled (SALTO_ERR_INVALID) when m has
+// a prismatic joint below the root, a joint chain with an offset after its first link, or a
+// planar root; SALTO_ERR_NOMEM when out of memory.
+salto_ragdoll* salto_ragdoll_create(const salto_model* m, const salto_ragdoll_opts* o,
+                                    salto_error* err);
+void salto_ragdoll_destroy(salto_ragdoll* r); // accepts NULL
+
+// Places the points at d's q and gives them d's velocities (the previous positions at q - h qd,
+// Verlet's velocity; h the step to be taken). d is left after salto_fk at SALTO_FK_VEL.
+salto_status salto_ragdoll_set_state(salto_ragdoll* r, salto_data* d, double h);
+
+// One step of h (the h of salto_ragdoll_set_state).
+salto_status salto_ragdoll_step(salto_ragdoll* r);
+
+// The character's q from the points (each joint's coordinates from its two triangles, by
+// Gauss-Newton from the last ones, so that angles stay continuous), and qd from the last step
+// (the change of q over h). SALTO_ERR_NUMERIC when a joint's coordinates cannot be found.
+salto_status salto_ragdoll_get_state(salto_ragdoll* r, salto_data* d);
+
+// Every joint's coordinates as the points have them now (each body's fit to its rest shape,
+// each joint by Gauss-Newton from q's values, which it replaces: nv); returns the largest error
+// left (rad, m): how far the bodies are from a pose of the character. (salto_ragdoll_step reads
+// them so from the last step's, for continuous angles; salto_ragdoll_get_state returns those.)
+double salto_ragdoll_read(salto_ragdoll* r, double* q);
+
+// The points: how many, their world positions (3 each) and masses; the pairs of points within
+// a body: how many, their points (2 each) and rest distances (how rigid the bodies stay).
+int salto_ragdoll_npoints(const salto_ragdoll* r);
+const double* salto_ragdoll_positions(const salto_ragdoll* r);
+const double* salto_ragdoll_masses(const salto_ragdoll* r);
+// each point's radius on the body's surface (its geometry's), negative for a point inside
+const double* salto_ragdoll_radii(const salto_ragdoll* r);
+int salto_ragdoll_nlinks(const salto_ragdoll* r);
+const int* salto_ragdoll_link_points(const salto_ragdoll* r);
+const double* salto_ragdoll_link_lengths(const salto_ragdoll* r);
+
+#endif
