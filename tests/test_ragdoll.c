@@ -115,6 +115,32 @@ static void momentum(const salto_ragdoll* r, const double* xold, double h, doubl
 }
 
 
+// how far a body's points are from their rest distances at most, m
+static double worst_distance(const salto_ragdoll* r) {
+    const double* x = salto_ragdoll_positions(r);
+    const int* lp = salto_ragdoll_link_points(r);
+    const double* len = salto_ragdoll_link_lengths(r);
+    double worst = 0.0;
+    for (int k = 0; k < salto_ragdoll_nlinks(r); k++) {
+        const double* a = x + 3 * lp[2 * k];
+        const double* b = x + 3 * lp[2 * k + 1];
+        const double dd[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        worst = fmax(worst, fabs(sqrt(dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2]) - len[k]));
+    }
+    return worst;
+}
+
+
+// how far a joint of q is past its limit at most, rad
+static double worst_overrun(const salto_model* m, const double* q) {
+    double worst = 0.0;
+    for (int j = 0; j < m->nv; j++) {
+        if (m->link_has_limits[j]) worst = fmax(worst, fmax(m->link_limits[2 * j] - q[j], q[j] - m->link_limits[2 * j + 1]));
+    }
+    return worst;
+}
+
+
 // in flight (no ground) every pass keeps the linear momentum: the centre of mass follows the
 // parabola of its start to rounding, however the limbs tumble against their limits; the
 // bodies stay rigid and the joints within their limits
@@ -169,19 +195,9 @@ START_TEST(ragdoll_momentum_in_flight) {
             for (int a = 0; a < 3; a++) pw[a] = p0[a] + M * m->gravity[a] * t;
             ck_assert_vec_close(p, pw, 3, 1e-7 * M, 0.0, "the momentum at the end");
         }
-        const int* lp = salto_ragdoll_link_points(r);
-        const double* len = salto_ragdoll_link_lengths(r);
-        for (int k = 0; k < salto_ragdoll_nlinks(r); k++) {
-            const double* a = x + 3 * lp[2 * k];
-            const double* b = x + 3 * lp[2 * k + 1];
-            const double dd[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-            worst_len = fmax(worst_len, fabs(sqrt(dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2]) - len[k]));
-        }
+        worst_len = fmax(worst_len, worst_distance(r));
         ck_assert_int_eq(salto_ragdoll_get_state(r, d), SALTO_OK);
-        for (int j = 0; j < m->nv; j++) {
-            if (!m->link_has_limits[j]) continue;
-            worst_lim = fmax(worst_lim, fmax(m->link_limits[2 * j] - d->q[j], d->q[j] - m->link_limits[2 * j + 1]));
-        }
+        worst_lim = fmax(worst_lim, worst_overrun(m, d->q));
     }
     printf("ragdoll in flight: worst distance change %.3g m, worst limit overrun %.3g rad\n", worst_len, worst_lim);
     ck_assert_msg(worst_len < 1e-3, "a body's points moved %g m apart", worst_len);
@@ -218,19 +234,9 @@ START_TEST(ragdoll_falls_and_settles) {
     for (int s = 1; s <= 3000; s++) {
         memcpy(xold, x, sizeof(double) * 3 * (size_t)np);
         ck_assert_int_eq(salto_ragdoll_step(r), SALTO_OK);
-        const int* lp = salto_ragdoll_link_points(r);
-        const double* len = salto_ragdoll_link_lengths(r);
-        for (int k = 0; k < salto_ragdoll_nlinks(r); k++) {
-            const double* a = x + 3 * lp[2 * k];
-            const double* b = x + 3 * lp[2 * k + 1];
-            const double dd[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-            worst_len = fmax(worst_len, fabs(sqrt(dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2]) - len[k]));
-        }
+        worst_len = fmax(worst_len, worst_distance(r));
         ck_assert_int_eq(salto_ragdoll_get_state(r, d), SALTO_OK);
-        for (int j = 0; j < m->nv; j++) {
-            if (!m->link_has_limits[j]) continue;
-            worst_lim = fmax(worst_lim, fmax(m->link_limits[2 * j] - d->q[j], d->q[j] - m->link_limits[2 * j + 1]));
-        }
+        worst_lim = fmax(worst_lim, worst_overrun(m, d->q));
         // the surface: the geometry's lowest points at the read-back pose
         salto_fk(m, d, SALTO_FK_POS);
         for (int g = 0; g < m->ngeom; g++) {

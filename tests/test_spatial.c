@@ -142,6 +142,45 @@ START_TEST(rotations) {
 END_TEST
 
 
+// quaternions: a rotation's quaternion gives its matrix back (angles up to a half turn, so
+// that every branch of the conversion is taken: loop i picks the axis along which the angle
+// is near pi every fourth time), the product is the matrices' product, and a turn by the
+// rotation vector t u is the axis-angle rotation applied first
+START_TEST(quaternions) {
+    salto_test_rng r;
+    salto_test_rng_seed(&r, 400u + (uint64_t)_i);
+    double u[3], v[3], A[9], B[9], AB[9], qa[4], qb[4], qab[4], back[9];
+    rand_vec(&r, u, 3);
+    if (_i % 4 != 3) { // a half turn (or near it) about an axis near x, y or z
+        for (int k = 0; k < 3; k++) u[k] = (k == _i % 4 ? 1.0 : 0.0) + 0.01 * u[k];
+    }
+    double n = salto_v3_norm(u);
+    for (int k = 0; k < 3; k++) u[k] /= n;
+    const double t = _i % 4 != 3 ? 3.14159 : salto_test_uniform(&r, -3, 3);
+    salto_m3_axis_angle(A, u, t);
+    salto_m3_to_quat(qa, A);
+    ck_assert_double_eq_tol(qa[0] * qa[0] + qa[1] * qa[1] + qa[2] * qa[2] + qa[3] * qa[3], 1.0, 1e-14);
+    salto_quat_to_m3(back, qa);
+    ck_assert_vec_close(back, A, 9, 1e-14, 0, "the matrix from its quaternion");
+    rand_vec(&r, v, 3);
+    n = salto_v3_norm(v);
+    for (int k = 0; k < 3; k++) v[k] /= n;
+    const double s = salto_test_uniform(&r, -3, 3);
+    salto_m3_axis_angle(B, v, s);
+    salto_m3_to_quat(qb, B);
+    salto_quat_mul(qab, qa, qb);
+    salto_m3_mul(AB, A, B);
+    salto_quat_to_m3(back, qab);
+    ck_assert_vec_close(back, AB, 9, 1e-13, 0, "the product");
+    const double tv[3] = {s * v[0], s * v[1], s * v[2]};
+    salto_quat_turn(qa, tv); // qa <- exp(s v) qa: B A
+    salto_m3_mul(AB, B, A);
+    salto_quat_to_m3(back, qa);
+    ck_assert_vec_close(back, AB, 9, 1e-13, 0, "the turn");
+}
+END_TEST
+
+
 // the inline sine and cosine agree with libm to a few ulps over joint angles and beyond
 START_TEST(sincos_matches_libm) {
     salto_test_rng r;
@@ -172,6 +211,7 @@ Suite* spatial_suite(void) {
     tcase_add_loop_test(tc, cross_products, 0, 20);
     tcase_add_loop_test(tc, inertia_kernels, 0, 20);
     tcase_add_loop_test(tc, rotations, 0, 20);
+    tcase_add_loop_test(tc, quaternions, 0, 16);
     tcase_add_loop_test(tc, sincos_matches_libm, 0, 12);
     suite_add_tcase(s, tc);
     return s;

@@ -117,6 +117,54 @@ static inline void salto_m3_axis_angle(double* R, const double* u, double t) {
     R[8] = c + k * u[2] * u[2];
 }
 
+// ---- unit quaternions (w, x, y, z) ----
+
+// the rotation matrix of q (row-major; its columns the rotated axes)
+static inline void salto_quat_to_m3(double* R, const double* q) {
+    const double w = q[0], x = q[1], y = q[2], z = q[3];
+    R[0] = 1 - 2 * (y * y + z * z), R[1] = 2 * (x * y - w * z), R[2] = 2 * (x * z + w * y);
+    R[3] = 2 * (x * y + w * z), R[4] = 1 - 2 * (x * x + z * z), R[5] = 2 * (y * z - w * x);
+    R[6] = 2 * (x * z - w * y), R[7] = 2 * (y * z + w * x), R[8] = 1 - 2 * (x * x + y * y);
+}
+
+// the quaternion of the rotation matrix R (Shepperd's method: from the largest of the trace
+// and the diagonal, so that no division is by a small number)
+static inline void salto_m3_to_quat(double* q, const double* R) {
+    const double tr = R[0] + R[4] + R[8];
+    if (tr > 0.0) {
+        const double s = 2.0 * sqrt(1.0 + tr);
+        q[0] = 0.25 * s, q[1] = (R[7] - R[5]) / s, q[2] = (R[2] - R[6]) / s, q[3] = (R[3] - R[1]) / s;
+    } else if (R[0] > R[4] && R[0] > R[8]) {
+        const double s = 2.0 * sqrt(1.0 + R[0] - R[4] - R[8]);
+        q[0] = (R[7] - R[5]) / s, q[1] = 0.25 * s, q[2] = (R[1] + R[3]) / s, q[3] = (R[2] + R[6]) / s;
+    } else if (R[4] > R[8]) {
+        const double s = 2.0 * sqrt(1.0 + R[4] - R[0] - R[8]);
+        q[0] = (R[2] - R[6]) / s, q[1] = (R[1] + R[3]) / s, q[2] = 0.25 * s, q[3] = (R[5] + R[7]) / s;
+    } else {
+        const double s = 2.0 * sqrt(1.0 + R[8] - R[0] - R[4]);
+        q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s, q[3] = 0.25 * s;
+    }
+}
+
+// r = a b (the rotation b, then a), normalized
+static inline void salto_quat_mul(double* r, const double* a, const double* b) {
+    const double n[4] = {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+                         a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+                         a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+                         a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
+    const double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] + n[3] * n[3]);
+    for (int k = 0; k < 4; k++) r[k] = n[k] / nn;
+}
+
+// q turned by the rotation vector v first (q <- exp(v) q), normalized
+static inline void salto_quat_turn(double* q, const double* v) {
+    const double t = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(t > 0.0)) return;
+    const double s = sin(0.5 * t) / t, c = cos(0.5 * t);
+    const double d[4] = {c, s * v[0], s * v[1], s * v[2]};
+    salto_quat_mul(q, d, q);
+}
+
 // symmetric 3x3 (xx yy zz xy xz yz) times vector
 static inline void salto_sym3_mul_v3(double* r, const double* S, const double* x) {
     const double a = S[0] * x[0] + S[3] * x[1] + S[4] * x[2];

@@ -15,25 +15,6 @@
 #include "salto/atomic.h"
 #include "salto/spatial.h"
 
-// (w, x, y, z) of the rotation whose matrix has the given columns (row-major R)
-static void quat_of(const double R[9], double q[4]) {
-    const double tr = R[0] + R[4] + R[8];
-    if (tr > 0.0) {
-        const double s = 2.0 * sqrt(1.0 + tr);
-        q[0] = 0.25 * s, q[1] = (R[7] - R[5]) / s, q[2] = (R[2] - R[6]) / s, q[3] = (R[3] - R[1]) / s;
-    } else if (R[0] > R[4] && R[0] > R[8]) {
-        const double s = 2.0 * sqrt(1.0 + R[0] - R[4] - R[8]);
-        q[0] = (R[7] - R[5]) / s, q[1] = 0.25 * s, q[2] = (R[1] + R[3]) / s, q[3] = (R[2] + R[6]) / s;
-    } else if (R[4] > R[8]) {
-        const double s = 2.0 * sqrt(1.0 + R[4] - R[0] - R[8]);
-        q[0] = (R[2] - R[6]) / s, q[1] = (R[1] + R[3]) / s, q[2] = 0.25 * s, q[3] = (R[5] + R[7]) / s;
-    } else {
-        const double s = 2.0 * sqrt(1.0 + R[8] - R[0] - R[4]);
-        q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s, q[3] = 0.25 * s;
-    }
-}
-
-
 // roll, pitch, yaw (URDF: R = Rz(yaw) Ry(pitch) Rx(roll)) of R
 static void rpy_of(const double R[9], double rpy[3]) {
     rpy[1] = atan2(-R[6], sqrt(R[0] * R[0] + R[3] * R[3]));
@@ -106,7 +87,7 @@ static void mjcf_body(FILE* f, const salto_model* m, int k, int depth) {
         const double* r = m->link_rtree + 3 * first;
         const double* R = m->link_Rtree + 9 * first;
         double q[4];
-        quat_of(R, q);
+        salto_m3_to_quat(q, R);
         fprintf(f, "\" pos=\"%.17g %.17g %.17g\" quat=\"%.17g %.17g %.17g %.17g\">\n", r[0], r[1],
                 r[2], q[0], q[1], q[2], q[3]);
     } else { // welded to the world: salto keeps its geometry, sites and children's joint

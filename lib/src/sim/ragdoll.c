@@ -101,38 +101,12 @@ void salto_ragdoll_destroy(salto_ragdoll* r) {
 
 // ---- rotations ----
 
-static void quat_to_mat(double* R, const double* q) {
-    const double w = q[0], x = q[1], y = q[2], z = q[3];
-    R[0] = 1 - 2 * (y * y + z * z), R[1] = 2 * (x * y - w * z), R[2] = 2 * (x * z + w * y);
-    R[3] = 2 * (x * y + w * z), R[4] = 1 - 2 * (x * x + z * z), R[5] = 2 * (y * z - w * x);
-    R[6] = 2 * (x * z - w * y), R[7] = 2 * (y * z + w * x), R[8] = 1 - 2 * (x * x + y * y);
-}
-
-
-static void mat_to_quat(double* q, const double* R) {
-    const double tr = R[0] + R[4] + R[8];
-    if (tr > 0.0) {
-        const double s = 2.0 * sqrt(tr + 1.0);
-        q[0] = 0.25 * s, q[1] = (R[7] - R[5]) / s, q[2] = (R[2] - R[6]) / s, q[3] = (R[3] - R[1]) / s;
-    } else if (R[0] > R[4] && R[0] > R[8]) {
-        const double s = 2.0 * sqrt(1.0 + R[0] - R[4] - R[8]);
-        q[0] = (R[7] - R[5]) / s, q[1] = 0.25 * s, q[2] = (R[1] + R[3]) / s, q[3] = (R[2] + R[6]) / s;
-    } else if (R[4] > R[8]) {
-        const double s = 2.0 * sqrt(1.0 + R[4] - R[0] - R[8]);
-        q[0] = (R[2] - R[6]) / s, q[1] = (R[1] + R[3]) / s, q[2] = 0.25 * s, q[3] = (R[5] + R[7]) / s;
-    } else {
-        const double s = 2.0 * sqrt(1.0 + R[8] - R[0] - R[4]);
-        q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s, q[3] = 0.25 * s;
-    }
-}
-
-
 // The rotation part of A (3 x 3), by Mueller et al.'s iteration ("A robust method to extract
 // the rotational part of deformations", 2016) from the quaternion q, which it updates
 static void extract_rotation(const double* A, double* q) {
     for (int it = 0; it < 30; it++) {
         double R[9], om[3] = {0, 0, 0}, dot = 0.0;
-        quat_to_mat(R, q);
+        salto_quat_to_m3(R, q);
         for (int c = 0; c < 3; c++) {
             const double r[3] = {R[c], R[3 + c], R[6 + c]}, a[3] = {A[c], A[3 + c], A[6 + c]};
             salto_v3_cross_add(om, r, a);
@@ -142,14 +116,7 @@ static void extract_rotation(const double* A, double* q) {
         for (int k = 0; k < 3; k++) om[k] *= scale;
         const double t = salto_v3_norm(om);
         if (!(t > 1e-14)) break;
-        const double s = sin(0.5 * t) / t, c = cos(0.5 * t);
-        const double dq[4] = {c, s * om[0], s * om[1], s * om[2]};
-        const double n[4] = {dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3],
-                             dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2],
-                             dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1],
-                             dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0]};
-        const double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] + n[3] * n[3]);
-        for (int k = 0; k < 4; k++) q[k] = n[k] / nn;
+        salto_quat_turn(q, om);
         if (t < 1e-13) break;
     }
 }
@@ -303,7 +270,7 @@ static void body_frame(const salto_ragdoll* r, int b, double* R, double* p) {
         memcpy(p, m->body_world + 12 * b + 9, 3 * sizeof(double));
         return;
     }
-    quat_to_mat(R, r->quat + 4 * b);
+    salto_quat_to_m3(R, r->quat + 4 * b);
     salto_m3_mul_v3(p, R, r->cbar + 3 * b);
     for (int a = 0; a < 3; a++) p[a] = r->ctr[3 * b + a] - p[a];
 }
@@ -677,7 +644,7 @@ salto_status salto_ragdoll_set_state(salto_ragdoll* r, salto_data* d, double h) 
     }
     for (int b = 0; b < m->nbody; b++) {
         if (m->body_link[b] < 0) continue;
-        mat_to_quat(r->quat + 4 * b, d->R + 9 * m->body_link[b]);
+        salto_m3_to_quat(r->quat + 4 * b, d->R + 9 * m->body_link[b]);
         fit(r, b);
     }
     for (int j = 0; j < m->nv; j++) r->q[j] = d->q[j], r->qprev[j] = d->q[j] - h * d->qd[j];
@@ -721,7 +688,7 @@ const double* salto_ragdoll_link_lengths(const salto_ragdoll* r) { return r->len
 // where body b's fit has its point k (a cluster entry)
 static void fitted(const salto_ragdoll* r, int b, int k, double* g) {
     double R[9];
-    quat_to_mat(R, r->quat + 4 * b);
+    salto_quat_to_m3(R, r->quat + 4 * b);
     const double* l = r->cloc + 3 * k;
     const double* cb = r->cbar + 3 * b;
     const double y[3] = {l[0] - cb[0], l[1] - cb[1], l[2] - cb[2]};
@@ -756,7 +723,7 @@ static void place_points(salto_ragdoll* r) {
 static int body_mass(const salto_ragdoll* r, int b, double* c, double* M, double* L) {
     if (b < 0 || r->m->body_link[b] < 0 || r->held[b]) return 0;
     double R[9], T[9];
-    quat_to_mat(R, r->quat + 4 * b);
+    salto_quat_to_m3(R, r->quat + 4 * b);
     salto_m3_mul(T, R, r->Irest + 9 * b);
     for (int i = 0; i < 3; i++) { // R I R'
         for (int j = 0; j < 3; j++) L[3 * i + j] = T[3 * i] * R[3 * j] + T[3 * i + 1] * R[3 * j + 1] + T[3 * i + 2] * R[3 * j + 2];
@@ -781,17 +748,7 @@ static double inv_mass_at(const double* c, double M, const double* L, const doub
 
 // body b's fit turned by the rotation vector v about its centroid
 static void turn_fit(salto_ragdoll* r, int b, const double* v) {
-    const double t = salto_v3_norm(v);
-    if (!(t > 0.0)) return;
-    const double s = sin(0.5 * t) / t, c = cos(0.5 * t);
-    const double dq[4] = {c, s * v[0], s * v[1], s * v[2]};
-    double* q = r->quat + 4 * b;
-    const double n[4] = {dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3],
-                         dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2],
-                         dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1],
-                         dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0]};
-    const double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] + n[3] * n[3]);
-    for (int k = 0; k < 4; k++) q[k] = n[k] / nn;
+    salto_quat_turn(r->quat + 4 * b, v);
 }
 
 
