@@ -11,6 +11,7 @@
 #include "json_out.h"
 #include "salto/atomic.h"
 #include "salto/kinematics.h"
+#include "salto/ragdoll.h"
 #include "salto/sim.h"
 
 static void help(void) {
@@ -18,7 +19,8 @@ static void help(void) {
            "                  [--push BODY:FX,FY,FZ@T[:DURATION]]... [--ragdoll-after T]\n"
            "                  [--kp K] [--kd D] [--method delta|test-forces] [--no-grip]\n"
            "                  [--fall-height H] [--view side|front|top] [--quiet]\n"
-           "                  [--adaptive N] [--adaptive-error EPS] [--adaptive-period P]\n\n"
+           "                  [--adaptive N] [--adaptive-error EPS] [--adaptive-period P]\n"
+           "                  [--ragdoll articulated|particles]\n\n"
            "Plays a motion (motion.json from 'salto solve', or CSV or BVH frames with --problem)\n"
            "under physics in the stepping simulator: the character starts in the motion's first\n"
            "state, its joints follow the motion through acceleration constraints (qdd = qdd_m +\n"
@@ -58,8 +60,8 @@ static void help(void) {
            "                     fallen (default: half the lowest the motion's goes)\n"
            "  --view V           filmstrip.png seen from the side, the front or above (default:\n"
            "                     the problem's output.filmstrip_view, side unless it says)\n"
-           "  --quiet            no summary\n"
-           "  --adaptive N       after --ragdoll-after, adaptive dynamics (Redon et al. 2005):\n"
+           "  --quiet            no summary\n");
+    printf("  --adaptive N       after --ragdoll-after, adaptive dynamics (Redon et al. 2005):\n"
            "                     at most N joints simulated (a joint: the 1 to 6 DOFs that\n"
            "                     move a body), the others locked, the active ones chosen again\n"
            "                     every P steps by how much their accelerations and velocities\n"
@@ -67,7 +69,13 @@ static void help(void) {
            "  --adaptive-error EPS  the same, the joints chosen until the acceleration metric\n"
            "                     left out (sum of qdd^2, rad^2/s^4) is at most EPS, and the\n"
            "                     velocity metric at most EPS dt^2 (with --adaptive: both bounds)\n"
-           "  --adaptive-period P  steps between the choices (default 10)\n");
+           "  --adaptive-period P  steps between the choices (default 10)\n"
+           "  --ragdoll MODEL    after --ragdoll-after, the limp character as the simulator's\n"
+           "                     articulated bodies (articulated, the default) or as Rosen's\n"
+           "                     particle ragdoll (particles: points, Verlet steps and angular\n"
+           "                     constraints, docs/simulation.md; three-dimensional characters\n"
+           "                     with revolute joints; it meets the ground alone: no holds,\n"
+           "                     pushes or boxes after the switch)\n");
 }
 
 enum { max_push = 32 };
@@ -250,6 +258,8 @@ typedef struct summary {
     double dt, duration, kp, kd, rms, worst, worst_time;
     int max_contacts;
     const salto_sim_stats* stats;
+    double ragdoll;                       // the limp time (infinite: none)
+    int particles, points;                // the particle ragdoll: on, its points
     int adaptive, budget, period, joints; // adaptive dynamics: on, its settings, the joints
     double eps, active_sum;               //   the character has; the active joints summed
     long active_steps;                    //   over the steps after the ragdoll time
@@ -329,6 +339,15 @@ static salto_status write_json(const salto_model* m, const record* r, const doub
         salto_json_num(f, sm->active_steps > 0 ? sm->active_sum / (double)sm->active_steps : NAN);
         fputs("}", f);
     }
+    fputs(",\n  \"ragdoll\": ", f);
+    if (!isfinite(sm->ragdoll)) {
+        fputs("null", f);
+    } else {
+        fprintf(f, "{\"model\": \"%s\", \"time\": ", sm->particles ? "particles" : "articulated");
+        salto_json_num(f, sm->ragdoll);
+        if (sm->particles) fprintf(f, ", \"points\": %d", sm->points);
+        fputs("}", f);
+    }
     fputs(",\n  \"deviation\": {\"root\": ", f);
     json_worst(f, sm->root_dev, sm->root_dev_time);
     fputs(", \"com\": ", f);
@@ -374,6 +393,7 @@ int cmd_play(int argc, char** argv) {
     int quiet = 0, npush = 0, no_grip = 0, view = -1; // view: -1 the problem's
     double dt = 1e-3, duration = -1.0, ragdoll = INFINITY, kp = 400.0, kd = 40.0, fall_height = NAN;
     int adaptive = 0, budget = 0, period = 10; // adaptive dynamics (budget 0: every joint)
+    int particles = 0;                         // --ragdoll particles
     double adaptive_eps = 0.0;
     salto_constraint_method method = SALTO_CONSTRAINT_ABA_DELTA;
     push pushes[max_push];
@@ -422,6 +442,14 @@ int cmd_play(int argc, char** argv) {
             adaptive = 1;
         } else if (strcmp(argv[i], "--adaptive-period") == 0 && i + 1 < argc) {
             if (app_parse_int("play", "--adaptive-period", argv[++i], 1, 1000000, &period) != 0) return 2;
+        } else if (strcmp(argv[i], "--ragdoll") == 0 && i + 1 < argc) {
+            const char* model = argv[++i];
+            if (strcmp(model, "particles") == 0 || strcmp(model, "articulated") == 0) {
+                particles = model[0] == 'p';
+            } else {
+                fprintf(stderr, "salto play: --ragdoll needs articulated or particles, not '%s'\n", model);
+                return 2;
+            }
         } else if (strcmp(argv[i], "--kp") == 0 && i + 1 < argc) {
             if (!parse_pos("--kp", argv[++i], &kp)) return 2;
         } else if (strcmp(argv[i], "--kd") == 0 && i + 1 < argc) {
@@ -458,6 +486,15 @@ int cmd_play(int argc, char** argv) {
     if (adaptive && ragdoll == INFINITY) {
         fprintf(stderr, "salto play: --adaptive and --adaptive-error simulate passive motion: they "
                         "need --ragdoll-after T (the character limp from time T)\n");
+        return 2;
+    }
+    if (particles && ragdoll == INFINITY) {
+        fprintf(stderr, "salto play: --ragdoll particles is the limp character: it needs "
+                        "--ragdoll-after T\n");
+        return 2;
+    }
+    if (particles && adaptive) {
+        fprintf(stderr, "salto play: --adaptive is the articulated ragdoll's: not with --ragdoll particles\n");
         return 2;
     }
     app_motion am;
@@ -499,13 +536,32 @@ int cmd_play(int argc, char** argv) {
             salto_sim_ignore_bars(sim, m->site_link[c->site[k]]);
         }
     }
+    // the particle ragdoll, from the ragdoll time on (on the problem's floor, level)
+    salto_ragdoll* rd = NULL;
+    if (particles && sim) {
+        salto_ragdoll_opts ro;
+        salto_ragdoll_default_opts(&ro);
+        ro.ground_height = o.ground_height;
+        salto_error rerr = {0};
+        rd = salto_ragdoll_create(m, &ro, &rerr);
+        if (!rd) {
+            fprintf(stderr, "salto play: --ragdoll particles: %s\n", rerr.msg);
+            salto_sim_destroy(sim);
+            app_motion_close(&am);
+            return rerr.status == SALTO_ERR_NOMEM ? 1 : 2;
+        }
+        if (fabs(o.ground_normal[2]) < 1.0 - 1e-12) {
+            fprintf(stderr, "salto play: warning: the problem's ground is tilted; the particle "
+                            "ragdoll's is level at the same height\n");
+        }
+    }
     const int nv = m->nv;
     double* q = calloc((size_t)nv * 3, sizeof(double));
     salto_data* d = salto_data_create(m);
     record rec = {0, 0, nv, NULL, NULL, NULL, NULL, NULL, NULL};
     if (!sim || !q || !d) {
         fprintf(stderr, "salto play: out of memory\n");
-        salto_sim_destroy(sim), free(q), salto_data_destroy(d), app_motion_close(&am);
+        salto_sim_destroy(sim), salto_ragdoll_destroy(rd), free(q), salto_data_destroy(d), app_motion_close(&am);
         return 1;
     }
     double* qd = q + nv;
@@ -537,7 +593,7 @@ int cmd_play(int argc, char** argv) {
     unsigned char* contact_body = calloc((size_t)m->nbody + 1, 1);
     if (!dm || !contact_body) {
         fprintf(stderr, "salto play: out of memory\n");
-        salto_data_destroy(dm), free(contact_body), free(q), salto_data_destroy(d), salto_sim_destroy(sim);
+        salto_data_destroy(dm), free(contact_body), free(q), salto_data_destroy(d), salto_sim_destroy(sim), salto_ragdoll_destroy(rd);
         app_motion_close(&am);
         return 1;
     }
@@ -551,6 +607,7 @@ int cmd_play(int argc, char** argv) {
     sm.stats = salto_sim_get_stats(sim);
     sm.stop_time = NAN, sm.fall_height = fall_height, sm.fall_time = NAN;
     sm.root_dev_time = sm.com_dev_time = 0.0;
+    sm.ragdoll = ragdoll, sm.particles = rd != NULL, sm.points = rd ? salto_ragdoll_npoints(rd) : 0;
     if (adaptive) {
         // the budget (every joint when only the error bounds it) and the thresholds
         for (int b = 0; b < m->nbody; b++) sm.joints += m->body_link[b] >= 0;
@@ -558,7 +615,7 @@ int cmd_play(int argc, char** argv) {
                                         adaptive_eps * dt * dt, period};
         if (salto_sim_set_adaptive(sim, &ao) != 0) {
             fprintf(stderr, "salto play: out of memory\n");
-            salto_data_destroy(dm), free(contact_body), free(q), salto_data_destroy(d), salto_sim_destroy(sim);
+            salto_data_destroy(dm), free(contact_body), free(q), salto_data_destroy(d), salto_sim_destroy(sim), salto_ragdoll_destroy(rd);
             app_motion_close(&am);
             return 1;
         }
@@ -576,8 +633,10 @@ int cmd_play(int argc, char** argv) {
     long nerr = 0;
     double next_frame = 0.0;
     salto_error err = {0};
+    int limp = 0;     // the particle ragdoll steps (from the ragdoll time)
+    double tp = 0.0;  //   and its time
     for (long k = 0; k <= nstep; k++) {
-        const double t = salto_sim_time(sim);
+        const double t = limp ? tp : salto_sim_time(sim);
         // the phase at t: its bar holds (hands where the motion has them at its start)
         int ph = p->nphase - 1; // (after the motion, its last phase's holds stay)
         while (ph > 0 && t < p->phases[ph].start) ph--;
@@ -632,8 +691,8 @@ int cmd_play(int argc, char** argv) {
             sum2 += e * e, nerr++;
             if (e > sm.worst) sm.worst = e, sm.worst_time = t;
         }
-        const salto_sim_contact* cs;
-        const int nc = salto_sim_contacts(sim, &cs);
+        const salto_sim_contact* cs = NULL;
+        const int nc = limp ? 0 : salto_sim_contacts(sim, &cs);
         if (nc > sm.max_contacts) sm.max_contacts = nc;
         // how far the root and the centre of mass are from the motion's (its last pose after
         // it ends), and whether the character fell
@@ -688,7 +747,34 @@ int cmd_play(int argc, char** argv) {
             salto_body_frame(m, salto_sim_data(sim), pushes[a].body, &R, &x);
             salto_sim_apply_force(sim, m->body_link[pushes[a].body], pushes[a].f, x);
         }
-        const salto_status stepped = salto_sim_step(sim, &err);
+        salto_status stepped;
+        if (rd && t >= ragdoll) {
+            // the particle ragdoll from the simulation's state at the ragdoll time; its state
+            // handed back to the simulator each step, for what follows and the frames
+            if (!limp) {
+                memcpy(dm->q, salto_sim_q(sim), (size_t)nv * sizeof(double));
+                memcpy(dm->qd, salto_sim_qd(sim), (size_t)nv * sizeof(double));
+                stepped = salto_ragdoll_set_state(rd, dm, dt);
+                limp = 1, tp = t;
+                for (int a = 0; a < npush; a++) {
+                    if (pushes[a].t0 + pushes[a].dur > t) {
+                        fprintf(stderr, "salto play: warning: --push %s@%g: the particle ragdoll takes "
+                                        "no pushes; from t = %.3f s it is left out\n",
+                                m->body_name[pushes[a].body], pushes[a].t0, t);
+                    }
+                }
+            }
+            stepped = salto_ragdoll_step(rd);
+            if (stepped == SALTO_OK) stepped = salto_ragdoll_get_state(rd, dm);
+            if (stepped == SALTO_OK) {
+                salto_sim_set_state(sim, dm->q, dm->qd);
+                tp += dt;
+            } else {
+                snprintf(err.msg, sizeof err.msg, "the particle ragdoll's state is not finite");
+            }
+        } else {
+            stepped = salto_sim_step(sim, &err);
+        }
         if (sm.adaptive && t >= ragdoll) sm.active_sum += salto_sim_active_joints(sim), sm.active_steps++;
         if (stepped != SALTO_OK) {
             sm.stop_time = t;
@@ -697,7 +783,7 @@ int cmd_play(int argc, char** argv) {
             const double* v = salto_sim_qd(sim);
             for (int j = 0; j < nv && isnan(sm.stop_time); j++) {
                 if (fabs(v[j]) > 1e3) {
-                    sm.stop_time = salto_sim_time(sim);
+                    sm.stop_time = limp ? tp : salto_sim_time(sim);
                     snprintf(sm.stop_cause, sizeof sm.stop_cause, "DOF '%s' spins at %.3g (rad or m)/s: "
                              "the simulation is blowing up", m->link_name[j], v[j]);
                 }
@@ -709,7 +795,7 @@ int cmd_play(int argc, char** argv) {
             double ke = 0.0;
             salto_energy(m, d, &ke, NULL);
             if (isnan(sm.stop_time) && !(ke <= ke_limit)) {
-                sm.stop_time = salto_sim_time(sim);
+                sm.stop_time = limp ? tp : salto_sim_time(sim);
                 snprintf(sm.stop_cause, sizeof sm.stop_cause, "the kinetic energy, %.3g J, passes 100 "
                          "times the motion's largest plus the weight falling 1 m (%.3g J): the "
                          "simulation is blowing up", ke, ke_limit);
@@ -753,7 +839,7 @@ int cmd_play(int argc, char** argv) {
     } else if (!quiet) {
         const salto_sim_stats* st = salto_sim_get_stats(sim);
         printf("played %s for %.3f s at dt = %g s (%ld steps, %ld halved)\n", motion_path,
-               salto_sim_time(sim), dt, st->steps, st->halvings);
+               limp ? tp : salto_sim_time(sim), dt, st->steps, st->halvings);
         printf("tracking error (joints' RMS): %.4f rad on average, %.4f rad at worst (t = %.3f s)\n",
                sm.rms, sm.worst, sm.worst_time);
         printf("strayed from the motion: the root %.3f m at worst (t = %.3f s), the centre of mass "
@@ -767,6 +853,10 @@ int cmd_play(int argc, char** argv) {
         printf("contacts: up to %d at once; impacts: %ld; joint limit events: %ld; deepest "
                "penetration %.2f mm\n", sm.max_contacts, st->impacts, st->limit_events,
                1e3 * fmax(st->max_depth, 0.0));
+        if (limp) {
+            printf("particle ragdoll (Rosen) from t = %.3f s: %d points, %ld steps\n", ragdoll,
+                   sm.points, lround((tp - ragdoll) / dt));
+        }
         if (sm.adaptive && sm.active_steps > 0) {
             printf("adaptive dynamics from t = %.3f s: %.1f of the %d joints active on average "
                    "(chosen every %d steps)\n", ragdoll, sm.active_sum / (double)sm.active_steps,
@@ -780,7 +870,7 @@ int cmd_play(int argc, char** argv) {
     free(contact_body);
     salto_data_destroy(d);
     free(q);
-    salto_sim_destroy(sim);
+    salto_sim_destroy(sim), salto_ragdoll_destroy(rd);
     app_motion_close(&am);
     return status;
 }

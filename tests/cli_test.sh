@@ -650,6 +650,26 @@ grep_in "$tmp/err" "--adaptive-error needs a number > 0, not '-1'"
 expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4b" --ragdoll-after 0.5 --adaptive 2 --adaptive-period 0
 grep_in "$tmp/err" "--adaptive-period"
 if [ ! -e "$tmp/pl4b" ]; then ok; else fail "play with bad adaptive settings wrote output"; fi
+# limp as Rosen's particle ragdoll: the summary, sim.json's ragdoll object (and the other runs'),
+# the same frames twice; refused without a ragdoll time, with adaptive dynamics, for a bad model
+# name and for a planar character (nothing written)
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plr" --ragdoll-after 0.5 --ragdoll particles
+grep_in "$tmp/out" "^particle ragdoll \(Rosen\) from t = 0\.500 s: [0-9]+ points, 2100 steps"
+grep_in "$tmp/plr/sim.json" '"ragdoll": \{"model": "particles", "time": 0\.5, "points": [0-9]+\}'
+grep_in "$tmp/pl4/sim.json" '"ragdoll": \{"model": "articulated", "time": 0\.5\}'
+grep_in "$tmp/pl1/sim.json" '"ragdoll": null'
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plr2" --quiet --ragdoll-after 0.5 --ragdoll particles
+if cmp -s "$tmp/plr/sim.csv" "$tmp/plr2/sim.csv"; then ok; else fail "the particle ragdoll is not deterministic"; fi
+if ! cmp -s "$tmp/plr/sim.csv" "$tmp/pl4/sim.csv"; then ok; else fail "the particle ragdoll is the articulated one"; fi
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plrb" --ragdoll particles
+grep_in "$tmp/err" "salto play: --ragdoll particles is the limp character: it needs --ragdoll-after T"
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plrb" --ragdoll-after 0.5 --ragdoll particles --adaptive 2
+grep_in "$tmp/err" "--adaptive is the articulated ragdoll's: not with --ragdoll particles"
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plrb" --ragdoll-after 0.5 --ragdoll cloth
+grep_in "$tmp/err" "salto play: --ragdoll needs articulated or particles, not 'cloth'"
+expect 2 "$salto" play "$tmp/reach/motion.json" -o "$tmp/plrb" --ragdoll-after 0.1 --ragdoll particles
+grep_in "$tmp/err" "salto play: --ragdoll particles: the particle ragdoll is three-dimensional: '.*' has a planar root"
+if [ ! -e "$tmp/plrb" ]; then ok; else fail "play refused a ragdoll and wrote output"; fi
 # a fall height above the bars' hang: it "falls" at once, said with the time and the cause
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4f" --fall-height 5 --duration 0.2
 grep_in "$tmp/out" "^fell: at t = 0\.000 s: the centre of mass at [0-9.]+ m, under the fall height 5\.000 m"

@@ -8,7 +8,7 @@
 // points when it has no geometry), which meet the ground. Points move by Verlet integration and
 // constraint passes (ragdoll.c says which); angular constraints keep each joint within the
 // character's limits and, for a joint of two axes, on its axes; rotational friction takes back
-// a share of each joint's turn in a step; the ground (z = 0) with friction. Each body's
+// a share of each joint's turn in a step; the level ground with friction. Each body's
 // orientation is the rotation that fits its rest shape to its points (all of them, not only a
 // triangle), and the results are read back on the character's own DOFs (each joint's
 // coordinates from its two bodies), so that a ragdoll's fall is a motion like any other.
@@ -27,7 +27,8 @@ typedef struct salto_ragdoll_opts {
     double static_friction; // a joint turning less than this in a step is held, rad (0: none)
     double ground_friction; // share of a grounded point's sliding in a step taken back, [0, 1]
                             //   (default 0.8)
-    int ground;             // a ground plane at z = 0 (default 1)
+    int ground;             // a ground plane, level (default 1)
+    double ground_height;   // its height z, m (default 0)
 } salto_ragdoll_opts;
 
 void salto_ragdoll_default_opts(salto_ragdoll_opts* o);

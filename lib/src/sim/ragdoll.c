@@ -83,6 +83,7 @@ void salto_ragdoll_default_opts(salto_ragdoll_opts* o) {
     o->static_friction = 0.0;
     o->ground_friction = 0.8;
     o->ground = 1;
+    o->ground_height = 0.0;
 }
 
 
@@ -397,10 +398,11 @@ salto_ragdoll* salto_ragdoll_create(const salto_model* m, const salto_ragdoll_op
     salto_ragdoll_default_opts(&def);
     if (!o) o = &def;
     if (o->iterations < 1 || !(o->joint_friction >= 0.0 && o->joint_friction < 1.0) ||
-        !(o->static_friction >= 0.0) || !(o->ground_friction >= 0.0 && o->ground_friction <= 1.0)) {
+        !(o->static_friction >= 0.0) || !(o->ground_friction >= 0.0 && o->ground_friction <= 1.0) ||
+        !isfinite(o->ground_height)) {
         SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(), "ragdoll options out of range "
                    "(iterations >= 1, joint friction in [0, 1), static friction >= 0, ground "
-                   "friction in [0, 1])");
+                   "friction in [0, 1], a finite ground height)");
         return NULL;
     }
     if (!check_model(m, err)) return NULL;
@@ -900,7 +902,8 @@ static void ground_pass(salto_ragdoll* r, int friction) {
                 if (r->rad[i] < 0.0) continue;
                 double g[3];
                 fitted(r, b, k, g);
-                if (r->rad[i] - g[2] > depth) depth = r->rad[i] - g[2], memcpy(at, g, sizeof at), deep = 1;
+                const double dd = r->rad[i] + r->o.ground_height - g[2];
+                if (dd > depth) depth = dd, memcpy(at, g, sizeof at), deep = 1;
             }
             if (!deep) break;
             const double up[3] = {0.0, 0.0, depth};
@@ -914,7 +917,7 @@ static void ground_pass(salto_ragdoll* r, int friction) {
             if (r->rad[i] < 0.0) continue;
             double g[3];
             fitted(r, b, k, g);
-            if (g[2] > r->rad[i] + 1e-6) continue;
+            if (g[2] > r->rad[i] + r->o.ground_height + 1e-6) continue;
             for (int a = 0; a < 2; a++) slide[a] += g[a] - r->xold[3 * i + a];
             for (int a = 0; a < 3; a++) at[a] += g[a];
             n++;
