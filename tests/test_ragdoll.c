@@ -272,6 +272,32 @@ START_TEST(ragdoll_falls_and_settles) {
 END_TEST
 
 
+// a floor at 0.7 m: the ragdoll comes to rest on it, not on z = 0
+START_TEST(ragdoll_floor_height) {
+    salto_model* m = salto_test_model_file(CHARACTERS[0]);
+    salto_data* d = salto_data_create(m);
+    salto_ragdoll_opts o;
+    salto_ragdoll_default_opts(&o);
+    o.ground_height = 0.7;
+    salto_ragdoll* r = salto_ragdoll_create(m, &o, NULL);
+    ck_assert_ptr_nonnull(r);
+    random_pose(m, d, 7u, 0.5, 2.0);
+    ck_assert_int_eq(salto_ragdoll_set_state(r, d, 1e-3), SALTO_OK);
+    for (int s = 0; s < 2500; s++) ck_assert_int_eq(salto_ragdoll_step(r), SALTO_OK);
+    const double* x = salto_ragdoll_positions(r);
+    const double* rad = salto_ragdoll_radii(r);
+    double low = INFINITY;
+    for (int i = 0; i < salto_ragdoll_npoints(r); i++) {
+        if (rad[i] >= 0.0) low = fmin(low, x[3 * i + 2] - rad[i]);
+    }
+    ck_assert_msg(low > 0.7 - 0.01 && low < 0.7 + 0.01, "resting %g m from the floor at 0.7", low - 0.7);
+    salto_ragdoll_destroy(r);
+    salto_data_destroy(d);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
 // a chain on a fixed base hangs from its anchor: the first joint's centre does not move
 START_TEST(ragdoll_fixed_base_hangs) {
     salto_model* m = salto_test_model_chain_axes(6, "yxz");
@@ -338,6 +364,7 @@ Suite* ragdoll_suite(void) {
     tcase_add_loop_test(tc, ragdoll_reads_back_its_pose, 0, 6);
     tcase_add_test(tc, ragdoll_momentum_in_flight);
     tcase_add_loop_test(tc, ragdoll_falls_and_settles, 0, 4);
+    tcase_add_test(tc, ragdoll_floor_height);
     tcase_add_test(tc, ragdoll_fixed_base_hangs);
     tcase_add_test(tc, ragdoll_refusals);
     suite_add_tcase(s, tc);
