@@ -259,6 +259,8 @@ typedef struct summary {
     int max_contacts;
     const salto_sim_stats* stats;
     double ragdoll;                       // the limp time (infinite: none)
+    double ragdoll_start;                 // when the particle ragdoll took over (NAN: never)
+    long ragdoll_steps;                   //   and its steps
     int particles, points;                // the particle ragdoll: on, its points
     int adaptive, budget, period, joints; // adaptive dynamics: on, its settings, the joints
     double eps, active_sum;               //   the character has; the active joints summed
@@ -345,7 +347,11 @@ static salto_status write_json(const salto_model* m, const record* r, const doub
     } else {
         fprintf(f, "{\"model\": \"%s\", \"time\": ", sm->particles ? "particles" : "articulated");
         salto_json_num(f, sm->ragdoll);
-        if (sm->particles) fprintf(f, ", \"points\": %d", sm->points);
+        if (sm->particles) {
+            fprintf(f, ", \"points\": %d, \"start\": ", sm->points);
+            salto_json_num(f, sm->ragdoll_start); // (null when the time never came)
+            fprintf(f, ", \"steps\": %ld", sm->ragdoll_steps);
+        }
         fputs("}", f);
     }
     fputs(",\n  \"deviation\": {\"root\": ", f);
@@ -608,6 +614,7 @@ int cmd_play(int argc, char** argv) {
     sm.stop_time = NAN, sm.fall_height = fall_height, sm.fall_time = NAN;
     sm.root_dev_time = sm.com_dev_time = 0.0;
     sm.ragdoll = ragdoll, sm.particles = rd != NULL, sm.points = rd ? salto_ragdoll_npoints(rd) : 0;
+    sm.ragdoll_start = NAN;
     if (adaptive) {
         // the budget (every joint when only the error bounds it) and the thresholds
         for (int b = 0; b < m->nbody; b++) sm.joints += m->body_link[b] >= 0;
@@ -640,7 +647,7 @@ int cmd_play(int argc, char** argv) {
         // the phase at t: its bar holds (hands where the motion has them at its start)
         int ph = p->nphase - 1; // (after the motion, its last phase's holds stay)
         while (ph > 0 && t < p->phases[ph].start) ph--;
-        if (ph != phase) {
+        if (ph != phase && !limp) {
             salto_sim_release_all(sim);
             if (ph >= 0 && p->phases[ph].contact.type == SALTO_CONTACT_BAR && p->phases[ph].contact.hold) {
                 am.state(am.ctx, p->phases[ph].start + eps, dm->q, dm->qd, dm->qdd);
@@ -729,8 +736,8 @@ int cmd_play(int argc, char** argv) {
             for (int c = 0; c < nc; c++) {
                 for (int a = 0; a < 3; a++) f[a] += cs[c].force[a];
             }
-            double grip = 0.0; // the bar's torque on the hands in the last step
-            for (int k2 = 0; k2 < SALTO_SIM_MAX_HOLDS; k2++) grip += salto_sim_grip_torque(sim, k2);
+            double grip = 0.0; // the bar's torque on the hands in the last step (none limp)
+            for (int k2 = 0; k2 < SALTO_SIM_MAX_HOLDS && !limp; k2++) grip += salto_sim_grip_torque(sim, k2);
             if (!record_frame(&rec, t, qs, e, nc, f, grip)) {
                 fprintf(stderr, "salto play: out of memory\n");
                 status = 1;
@@ -751,11 +758,13 @@ int cmd_play(int argc, char** argv) {
         if (rd && t >= ragdoll) {
             // the particle ragdoll from the simulation's state at the ragdoll time; its state
             // handed back to the simulator each step, for what follows and the frames
+            stepped = SALTO_OK;
             if (!limp) {
                 memcpy(dm->q, salto_sim_q(sim), (size_t)nv * sizeof(double));
                 memcpy(dm->qd, salto_sim_qd(sim), (size_t)nv * sizeof(double));
                 stepped = salto_ragdoll_set_state(rd, dm, dt);
-                limp = 1, tp = t;
+                limp = 1, tp = t, sm.ragdoll_start = t;
+                salto_sim_release_all(sim); // no holds or grips limp
                 for (int a = 0; a < npush; a++) {
                     if (pushes[a].t0 + pushes[a].dur > t) {
                         fprintf(stderr, "salto play: warning: --push %s@%g: the particle ragdoll takes "
@@ -764,11 +773,11 @@ int cmd_play(int argc, char** argv) {
                     }
                 }
             }
-            stepped = salto_ragdoll_step(rd);
+            if (stepped == SALTO_OK) stepped = salto_ragdoll_step(rd);
             if (stepped == SALTO_OK) stepped = salto_ragdoll_get_state(rd, dm);
             if (stepped == SALTO_OK) {
                 salto_sim_set_state(sim, dm->q, dm->qd);
-                tp += dt;
+                tp += dt, sm.ragdoll_steps++;
             } else {
                 snprintf(err.msg, sizeof err.msg, "the particle ragdoll's state is not finite");
             }
@@ -839,7 +848,7 @@ int cmd_play(int argc, char** argv) {
     } else if (!quiet) {
         const salto_sim_stats* st = salto_sim_get_stats(sim);
         printf("played %s for %.3f s at dt = %g s (%ld steps, %ld halved)\n", motion_path,
-               limp ? tp : salto_sim_time(sim), dt, st->steps, st->halvings);
+               limp ? tp : salto_sim_time(sim), dt, st->steps + sm.ragdoll_steps, st->halvings);
         printf("tracking error (joints' RMS): %.4f rad on average, %.4f rad at worst (t = %.3f s)\n",
                sm.rms, sm.worst, sm.worst_time);
         printf("strayed from the motion: the root %.3f m at worst (t = %.3f s), the centre of mass "
@@ -854,8 +863,8 @@ int cmd_play(int argc, char** argv) {
                "penetration %.2f mm\n", sm.max_contacts, st->impacts, st->limit_events,
                1e3 * fmax(st->max_depth, 0.0));
         if (limp) {
-            printf("particle ragdoll (Rosen) from t = %.3f s: %d points, %ld steps\n", ragdoll,
-                   sm.points, lround((tp - ragdoll) / dt));
+            printf("particle ragdoll (Rosen) from t = %.3f s: %d points, %ld steps\n",
+                   sm.ragdoll_start, sm.points, sm.ragdoll_steps);
         }
         if (sm.adaptive && sm.active_steps > 0) {
             printf("adaptive dynamics from t = %.3f s: %.1f of the %d joints active on average "

@@ -655,7 +655,13 @@ if [ ! -e "$tmp/pl4b" ]; then ok; else fail "play with bad adaptive settings wro
 # name and for a planar character (nothing written)
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plr" --ragdoll-after 0.5 --ragdoll particles
 grep_in "$tmp/out" "^particle ragdoll \(Rosen\) from t = 0\.500 s: [0-9]+ points, 2100 steps"
-grep_in "$tmp/plr/sim.json" '"ragdoll": \{"model": "particles", "time": 0\.5, "points": [0-9]+\}'
+grep_in "$tmp/plr/sim.json" '"ragdoll": \{"model": "particles", "time": 0\.5, "points": [0-9]+, "start": 0\.5[0-9]*, "steps": 2100\}'
+grep_in "$tmp/out" "^played .* for 2\.600 s at dt = 0\.001 s \(2600 steps, 0 halved\)"
+# the bar's grip torque is zero from the switch on (the simulator's last grip not carried)
+if awk -F, 'NR > 1 && $1 > 0.5 && $NF != 0 { bad = 1 } END { exit bad }' "$tmp/plr/sim.csv"; then ok; else fail "a grip torque after the particle ragdoll took over"; fi
+# a ragdoll time never reached: no start, no steps
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plr3" --quiet --ragdoll-after 5 --ragdoll particles --duration 0.05
+grep_in "$tmp/plr3/sim.json" '"ragdoll": \{"model": "particles", "time": 5, "points": [0-9]+, "start": null, "steps": 0\}'
 grep_in "$tmp/pl4/sim.json" '"ragdoll": \{"model": "articulated", "time": 0\.5\}'
 grep_in "$tmp/pl1/sim.json" '"ragdoll": null'
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plr2" --quiet --ragdoll-after 0.5 --ragdoll particles

@@ -33,9 +33,13 @@ typedef struct salto_ragdoll_opts {
 
 void salto_ragdoll_default_opts(salto_ragdoll_opts* o);
 
-// The ragdoll of m (which must outlive it). NULL with err filled (SALTO_ERR_INVALID) when m has
-// a prismatic joint below the root, a joint chain with an offset after its first link, or a
-// planar root; SALTO_ERR_NOMEM when out of memory.
+// The ragdoll of m (which must outlive it). NULL with err filled: SALTO_ERR_INVALID when o is
+// out of range (iterations < 1, joint friction outside [0, 1), static friction < 0, ground
+// friction outside [0, 1], a ground height not finite), when m has a prismatic joint below the
+// root, a joint chain with an offset after its first link, a planar root, a body before its
+// parent, or a body whose inertia its points cannot carry (much flatter than its joints'
+// spread: the four mass points need the rest of its second moment positive); SALTO_ERR_NOMEM
+// when out of memory.
 salto_ragdoll* salto_ragdoll_create(const salto_model* m, const salto_ragdoll_opts* o,
                                     salto_error* err);
 void salto_ragdoll_destroy(salto_ragdoll* r); // accepts NULL
@@ -47,9 +51,11 @@ salto_status salto_ragdoll_set_state(salto_ragdoll* r, salto_data* d, double h);
 // One step of h (the h of salto_ragdoll_set_state).
 salto_status salto_ragdoll_step(salto_ragdoll* r);
 
-// The character's q from the points (each joint's coordinates from its two triangles, by
-// Gauss-Newton from the last ones, so that angles stay continuous), and qd from the last step
-// (the change of q over h). SALTO_ERR_NUMERIC when a joint's coordinates cannot be found.
+// The character's q as the last step read it from the points (each joint's coordinates from its
+// two bodies' orientations, by damped Gauss-Newton from the step before's, so that angles stay
+// continuous; a floating root's Euler angles near their singularity, a roll of 90 degrees, may
+// still turn fast there) and qd, the change of q over the step. SALTO_ERR_NUMERIC when they are
+// not finite.
 salto_status salto_ragdoll_get_state(salto_ragdoll* r, salto_data* d);
 
 // Every joint's coordinates as the points have them now (each body's fit to its rest shape,

@@ -156,7 +156,7 @@ static inline void salto_quat_mul(double* r, const double* a, const double* b) {
     for (int k = 0; k < 4; k++) r[k] = n[k] / nn;
 }
 
-// q turned by the rotation vector v first (q <- exp(v) q), normalized
+// q turned by the world rotation vector v (q <- exp(v) q: q's rotation, then v's), normalized
 static inline void salto_quat_turn(double* q, const double* v) {
     const double t = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     if (!(t > 0.0)) return;

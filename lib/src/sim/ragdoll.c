@@ -63,7 +63,6 @@ struct salto_ragdoll {
     double* quat;
     double* ctr;
     double* Irest; // per body: its points' inertia about their centroid, body frame (9)
-    int* held;     // per body: it holds one of the world's points (a joint to a welded root)
     int* centre; // the point at the centre of body b's own joint (-1: none)
     int* owner;  // a body whose points include each point, and the point in its frame
     double* oloc;
@@ -93,7 +92,7 @@ void salto_ragdoll_destroy(salto_ragdoll* r) {
     salto_free(r->rad), salto_free(r->acc), salto_free(r->wsum), salto_free(r->lp);
     salto_free(r->len), salto_free(r->cstart), salto_free(r->cpt), salto_free(r->cloc);
     salto_free(r->cw), salto_free(r->cbar), salto_free(r->cmass), salto_free(r->quat);
-    salto_free(r->ctr), salto_free(r->Irest), salto_free(r->held), salto_free(r->centre), salto_free(r->owner), salto_free(r->oloc);
+    salto_free(r->ctr), salto_free(r->Irest), salto_free(r->centre), salto_free(r->owner), salto_free(r->oloc);
     salto_free(r->q), salto_free(r->qprev), salto_free(r->Rrel), salto_free(r->qscratch);
     salto_data_destroy(r->d);
     salto_free(r);
@@ -222,18 +221,28 @@ static double chain_ik(const salto_model* m, int b, const double* Rp, const doub
                 memcpy(c + 3, u[k], 3 * sizeof(double));
             }
         }
+        // damped by 1e-9 of J'J's trace (near a chain's singularity, as a root's Euler angles at
+        // a roll of 90 degrees, the undamped step goes almost anywhere), each step at most 0.5
+        // rad, so that the coordinates stay near the last ones
+        double tr = 0.0;
+        for (int i = 0; i < n; i++) {
+            for (int a = 0; a < rows; a++) tr += J[6 * i + a] * J[6 * i + a];
+        }
         for (int i = 0; i < n; i++) {
             g[i] = 0.0;
             for (int a = 0; a < rows; a++) g[i] -= J[6 * i + a] * res[a];
             for (int j = 0; j < n; j++) {
-                double s = i == j ? 1e-12 : 0.0;
+                double s = i == j ? 1e-9 * tr + 1e-300 : 0.0;
                 for (int a = 0; a < rows; a++) s += J[6 * i + a] * J[6 * j + a];
                 A[n * i + j] = s;
             }
         }
         if (!salto_chol(A, n)) break;
         salto_chol_solve(A, n, g);
-        for (int k = 0; k < n; k++) q[l[k]] += g[k];
+        double big = 0.0;
+        for (int k = 0; k < n; k++) big = fmax(big, fabs(g[k]));
+        const double scale = big > 0.5 ? 0.5 / big : 1.0;
+        for (int k = 0; k < n; k++) q[l[k]] += scale * g[k];
     }
     return err;
 }
@@ -557,10 +566,9 @@ salto_ragdoll* salto_ragdoll_create(const salto_model* m, const salto_ragdoll_op
     }
     salto_free(axis);
     axis = NULL;
-    // each body's inertia about its points' centroid in its frame, and whether it is held
+    // each body's inertia about its points' centroid in its frame
     r->Irest = salto_calloc(9 * (size_t)nb + 1, sizeof(double));
-    r->held = salto_calloc((size_t)nb + 1, sizeof(int));
-    if (!r->Irest || !r->held) goto nomem;
+    if (!r->Irest) goto nomem;
     for (int b = 0; b < nb; b++) {
         double* I = r->Irest + 9 * b;
         for (int k = r->cstart[b]; k < r->cstart[b + 1]; k++) {
@@ -571,7 +579,6 @@ salto_ragdoll* salto_ragdoll_create(const salto_model* m, const salto_ragdoll_op
             for (int a = 0; a < 3; a++) {
                 for (int c = 0; c < 3; c++) I[3 * a + c] += r->cw[k] * ((a == c ? yy : 0.0) - y[a] * y[c]);
             }
-            r->held[b] |= r->w[r->cpt[k]] == 0.0;
         }
     }
     // the pairs of points within a body, once, and their rest distances
@@ -723,7 +730,7 @@ static void place_points(salto_ragdoll* r) {
 
 // body b's centroid, mass and the factor of its inertia there (world); 0 when it cannot move
 static int body_mass(const salto_ragdoll* r, int b, double* c, double* M, double* L) {
-    if (b < 0 || r->m->body_link[b] < 0 || r->held[b]) return 0;
+    if (b < 0 || r->m->body_link[b] < 0) return 0;
     double R[9], T[9];
     salto_quat_to_m3(R, r->quat + 4 * b);
     salto_m3_mul(T, R, r->Irest + 9 * b);
@@ -779,9 +786,10 @@ static int rigid_push(salto_ragdoll* r, int b, const double* x, const double* dx
 
 
 // The turn v (a world rotation vector) of body b against its parent P, taken by the two as rigid
-// bodies (Mueller et al. 2020's angular correction): each turns about its own centroid, b by
-// w_b / (w_b + w_P) of v and P back by the rest, w = n' I^-1 n their inverse inertias about v's
-// axis n (0 for the world's); the joint's gap this opens is the joints' pass's to close.
+// bodies (Mueller et al. 2020's angular correction): each turns about its own centroid by
+// I^-1 n |v| / (w_b + w_P), P the other way, w = n' I^-1 n their inverse inertias about v's
+// axis n (0 for the world's): equal and opposite angular impulses; the joint's gap this opens
+// is the joints' pass's to close.
 static void angular_pair(salto_ragdoll* r, int b, const double* v) {
     const int P = r->m->body_parent[b];
     const double t = salto_v3_norm(v);
@@ -794,8 +802,21 @@ static void angular_pair(salto_ragdoll* r, int b, const double* v) {
     if (mb) memcpy(tb, n, sizeof tb), salto_chol_solve(Lb, 3, tb), wb = salto_v3_dot(n, tb);
     if (mp) memcpy(tp, n, sizeof tp), salto_chol_solve(Lp, 3, tp), wp = salto_v3_dot(n, tp);
     if (!(wb + wp > 0.0)) return;
+    if (mb && !mp && r->centre[b] >= 0) {
+        // against the world: b turns by all of v about its joint's centre (pinned there)
+        int kc = r->cstart[b];
+        while (r->cpt[kc] != r->centre[b]) kc++;
+        double c[3], R[9], y[3], z[3];
+        fitted(r, b, kc, c);
+        salto_m3_axis_angle(R, n, t);
+        for (int a = 0; a < 3; a++) y[a] = r->ctr[3 * b + a] - c[a];
+        salto_m3_mul_v3(z, R, y);
+        for (int a = 0; a < 3; a++) r->ctr[3 * b + a] = c[a] + z[a];
+        turn_fit(r, b, v);
+        return;
+    }
     double vb[3], vp[3];
-    for (int a = 0; a < 3; a++) vb[a] = wb / (wb + wp) * v[a], vp[a] = -wp / (wb + wp) * v[a];
+    for (int a = 0; a < 3; a++) vb[a] = t / (wb + wp) * tb[a], vp[a] = -t / (wb + wp) * tp[a];
     if (mb) turn_fit(r, b, vb);
     if (mp) turn_fit(r, P, vp);
 }
@@ -961,7 +982,7 @@ salto_status salto_ragdoll_step(salto_ragdoll* r) {
     // rotational friction: a share of each joint's turn in the step taken back (all of it
     // below the static threshold); the ground's friction; the joints once more
     for (int b = 0; b < m->nbody; b++) fit(r, b);
-    for (int b = 0; r->o.joint_friction > 0.0 && b < m->nbody; b++) {
+    for (int b = 0; (r->o.joint_friction > 0.0 || r->o.static_friction > 0.0) && b < m->nbody; b++) {
         if (m->body_link[b] < 0 || m->body_parent[b] < 0) continue;
         double Rn[9], T[9], Rp[9], pp[3], Tw[9], v[3], tmp[9];
         relative(r, b, Rn);
