@@ -11,6 +11,7 @@
 //   bench_batch.c     salto bench batch (declared in cmds.h)
 //   bench_zoo.c       salto bench zoo: a folder of problems solved and judged as users run them
 //   bench_adaptive.c  salto bench adaptive: Redon et al.'s pendulum, ABA, DCA, adaptive, MuJoCo
+//   bench_ragdoll.c   salto bench ragdoll: the particle ragdoll against the articulated one
 #ifndef SALTO_APPS_BENCH_H
 #define SALTO_APPS_BENCH_H
 
@@ -75,5 +76,6 @@ int bench_validate(int argc, char** argv);
 int bench_sim(int argc, char** argv);
 int bench_zoo(int argc, char** argv);
 int bench_adaptive(int argc, char** argv);
+int bench_ragdoll(int argc, char** argv);
 
 #endif

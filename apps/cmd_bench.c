@@ -32,9 +32,10 @@ void bench_help(void) {
            "usage: salto bench batch [--quick] [--reps N] [--workers N] [--root DIR]\n"
            "usage: salto bench zoo [DIR] [--timeout S] [-o OUT]\n"
            "usage: salto bench adaptive [--quick] [--reps N] [--links N]\n"
+           "usage: salto bench ragdoll [--quick] [--crowd N]\n"
            "(see 'salto bench nlp --help', 'salto bench paper --help', 'salto bench validate --help',\n"
            "'salto bench sim --help', 'salto bench batch --help', 'salto bench zoo --help',\n"
-           "'salto bench adaptive --help')\n");
+           "'salto bench adaptive --help', 'salto bench ragdoll --help')\n");
 }
 
 
@@ -115,7 +116,7 @@ int bench_shared_opt(int argc, char** argv, int* i, int* quick, int* reps, const
 int cmd_bench(int argc, char** argv) {
     if (argc < 2 || app_is_help(argv[1])) {
         if (argc < 2) {
-            fprintf(stderr, "usage: salto bench dynamics|nlp|paper|validate|sim|batch|zoo|adaptive [options] (see 'salto bench --help')\n");
+            fprintf(stderr, "usage: salto bench dynamics|nlp|paper|validate|sim|batch|zoo|adaptive|ragdoll [options] (see 'salto bench --help')\n");
             return 2;
         }
         bench_help();
@@ -129,7 +130,8 @@ int cmd_bench(int argc, char** argv) {
     if (strcmp(argv[1], "batch") == 0) return bench_batch(argc - 1, argv + 1);
     if (strcmp(argv[1], "zoo") == 0) return bench_zoo(argc - 1, argv + 1);
     if (strcmp(argv[1], "adaptive") == 0) return bench_adaptive(argc - 1, argv + 1);
-    fprintf(stderr, "salto bench: unknown benchmark '%s' (available: dynamics, nlp, paper, validate, sim, batch, zoo, adaptive)\n",
+    if (strcmp(argv[1], "ragdoll") == 0) return bench_ragdoll(argc - 1, argv + 1);
+    fprintf(stderr, "salto bench: unknown benchmark '%s' (available: dynamics, nlp, paper, validate, sim, batch, zoo, adaptive, ragdoll)\n",
             argv[1]);
     return 2;
 }

@@ -243,6 +243,7 @@ static double chain_ik(const salto_model* m, int b, const double* Rp, const doub
         for (int k = 0; k < n; k++) big = fmax(big, fabs(g[k]));
         const double scale = big > 0.5 ? 0.5 / big : 1.0;
         for (int k = 0; k < n; k++) q[l[k]] += scale * g[k];
+        if (big < 1e-12) break; // at the least-squares answer (a residual the axes cannot take)
     }
     return err;
 }
