@@ -676,6 +676,11 @@ grep_in "$tmp/err" "salto play: --ragdoll needs articulated or particles, not 'c
 expect 2 "$salto" play "$tmp/reach/motion.json" -o "$tmp/plrb" --ragdoll-after 0.1 --ragdoll particles
 grep_in "$tmp/err" "salto play: --ragdoll particles: the particle ragdoll is three-dimensional: '.*' has a planar root"
 if [ ! -e "$tmp/plrb" ]; then ok; else fail "play refused a ragdoll and wrote output"; fi
+# the ragdolls' benchmark refuses a crowd out of range and an unknown option
+expect 2 "$salto" bench ragdoll --crowd 0
+grep_in "$tmp/err" "salto bench ragdoll: --crowd must be an integer from 1 to 1000, not '0'"
+expect 2 "$salto" bench ragdoll --frobnicate
+grep_in "$tmp/err" "salto bench ragdoll: unknown or incomplete option '--frobnicate'"
 # a fall height above the bars' hang: it "falls" at once, said with the time and the cause
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl4f" --fall-height 5 --duration 0.2
 grep_in "$tmp/out" "^fell: at t = 0\.000 s: the centre of mass at [0-9.]+ m, under the fall height 5\.000 m"
