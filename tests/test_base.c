@@ -198,6 +198,35 @@ START_TEST(string_lists) {
 END_TEST
 
 
+// a growing array keeps its elements as it grows, never shrinks, and on failure is left as it
+// was (nothing leaked)
+START_TEST(growing_arrays) {
+    int* a = NULL;
+    size_t cap = 0;
+    for (int n = 1; n <= 1000; n++) {
+        ck_assert_int_eq(salto_grow((void**)&a, &cap, (size_t)n, sizeof(int)), 0);
+        ck_assert_uint_ge(cap, (size_t)n);
+        a[n - 1] = 7 * n;
+    }
+    for (int n = 1; n <= 1000; n++) ck_assert_int_eq(a[n - 1], 7 * n);
+    const size_t was = cap;
+    ck_assert_int_eq(salto_grow((void**)&a, &cap, 10, sizeof(int)), 0);
+    ck_assert_uint_eq(cap, was);
+    salto_test_counter cnt = {0, 0, 1};
+    salto_alloc_hooks h = {salto_test_counting_malloc, salto_test_counting_free, &cnt};
+    salto_set_alloc_hooks(&h);
+    int* keep = a;
+    ck_assert_int_eq(salto_grow((void**)&a, &cap, was + 1, sizeof(int)), -1);
+    ck_assert_ptr_eq(a, keep);
+    ck_assert_uint_eq(cap, was);
+    ck_assert_int_eq(cnt.live, 0);
+    salto_set_alloc_hooks(NULL);
+    ck_assert_int_eq(a[999], 7000);
+    salto_free(a);
+}
+END_TEST
+
+
 START_TEST(version_string) {
     ck_assert_str_eq(salto_version(), "0.1");
 }
@@ -250,6 +279,7 @@ Suite* base_suite(void) {
     tc = tcase_create("memory");
     tcase_add_test(tc, alloc_hooks);
     tcase_add_test(tc, string_lists);
+    tcase_add_test(tc, growing_arrays);
     tcase_add_test(tc, version_string);
     suite_add_tcase(s, tc);
     return s;

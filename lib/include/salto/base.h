@@ -63,6 +63,10 @@ char* salto_strdup(const char* s);   // NULL if s is NULL or allocation fails
 // out (*out then NULL, nothing kept)
 int salto_strs_dup(int n, const char* const* src, char*** out);
 void salto_strs_free(char** v, int n); // the n strings and the array; accepts NULL
+// A growing array: *p (of *cap elements of elem bytes) given room for at least need, its
+// first *cap elements kept (the room doubled, from 16 at least). 0, or -1 when memory runs
+// out (*p and *cap then unchanged).
+int salto_grow(void** p, size_t* cap, size_t need, size_t elem);
 
 // The whole of a file (*len bytes and a terminating NUL not counted in them; release with
 // salto_free), or NULL with

@@ -130,6 +130,19 @@ int salto_strs_dup(int n, const char* const* src, char*** out) {
 }
 
 
+int salto_grow(void** p, size_t* cap, size_t need, size_t elem) {
+    if (need <= *cap) return 0;
+    size_t c = *cap > 8 ? 2 * *cap : 16;
+    while (c < need) c *= 2;
+    void* q = salto_malloc(c * elem);
+    if (!q) return -1;
+    if (*p && *cap) memcpy(q, *p, *cap * elem);
+    salto_free(*p);
+    *p = q, *cap = c;
+    return 0;
+}
+
+
 void salto_strs_free(char** v, int n) {
     for (int i = 0; v && i < n; i++) salto_free(v[i]);
     salto_free(v);

@@ -110,34 +110,23 @@ typedef struct builder {
     int* size;            // subtree sizes within the set being cut
     int* order;           // scratch
     dca_node* node;
-    int nnode, cap;
+    int nnode;
+    size_t cap;
     int* hj;
-    int nh, hcap;
+    int nh;
+    size_t hcap;
 } builder;
 
 
-// room for one more element in a growing array (*p of *cap elements of size sz, n used)
-static int grow(void** p, int* cap, int n, size_t sz) {
-    if (n < *cap) return 0;
-    const int ncap = 2 * *cap + 16;
-    void* q = salto_malloc(sz * (size_t)ncap);
-    if (!q) return -1;
-    if (*p) memcpy(q, *p, sz * (size_t)n);
-    salto_free(*p);
-    *p = q, *cap = ncap;
-    return 0;
-}
-
-
 static int push_node(builder* b, const dca_node* n) {
-    if (grow((void**)&b->node, &b->cap, b->nnode, sizeof(dca_node)) != 0) return -1;
+    if (salto_grow((void**)&b->node, &b->cap, (size_t)b->nnode + 1, sizeof(dca_node)) != 0) return -1;
     b->node[b->nnode] = *n;
     return b->nnode++;
 }
 
 
 static int push_handle(builder* b, int joint) {
-    if (grow((void**)&b->hj, &b->hcap, b->nh, sizeof(int)) != 0) return -1;
+    if (salto_grow((void**)&b->hj, &b->hcap, (size_t)b->nh + 1, sizeof(int)) != 0) return -1;
     b->hj[b->nh++] = joint;
     return 0;
 }

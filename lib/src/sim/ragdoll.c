@@ -314,20 +314,6 @@ static void relative(const salto_ragdoll* r, int b, double* Rrel) {
 
 // ---- building ----
 
-// room for n elements of size sz in *a (cap: its room), grown by doubling
-static int grow(void** a, int* cap, int n, size_t sz) {
-    if (n <= *cap) return 1;
-    int nc = *cap ? 2 * *cap : 64;
-    while (nc < n) nc *= 2;
-    void* b = salto_malloc(sz * (size_t)nc);
-    if (!b) return 0;
-    if (*a) memcpy(b, *a, sz * (size_t)*cap);
-    salto_free(*a);
-    *a = b, *cap = nc;
-    return 1;
-}
-
-
 static int check_model(const salto_model* m, salto_error* err) {
     if (m->root_type == SALTO_ROOT_PLANAR) {
         SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(),
@@ -421,7 +407,8 @@ salto_ragdoll* salto_ragdoll_create(const salto_model* m, const salto_ragdoll_op
     int* axis = salto_malloc(sizeof(int) * ((size_t)nb + 1));
     double* X = NULL;  // the points at q = 0, world
     double* RAD = NULL;
-    int cap = 0, rcap = 0, ccap = 0, np = 0, nc = 0;
+    size_t cap = 0, rcap = 0, ccap = 0;
+    int np = 0, nc = 0;
     if (!r || !axis) goto nomem;
     r->m = m, r->o = *o, r->h = 1e-3;
     r->d = salto_data_create(m);
@@ -445,7 +432,8 @@ salto_ragdoll* salto_ragdoll_create(const salto_model* m, const salto_ragdoll_op
         r->centre[b] = axis[b] = -1;
         const int L = m->body_link[b];
         if (L < 0 || m->body_parent[b] < 0) continue;
-        if (!grow((void**)&X, &cap, np + 2, 3 * sizeof(double)) || !grow((void**)&RAD, &rcap, np + 2, sizeof(double))) goto nomem;
+        if (salto_grow((void**)&X, &cap, (size_t)(np + 2), 3 * sizeof(double)) != 0 ||
+            salto_grow((void**)&RAD, &rcap, (size_t)(np + 2), sizeof(double)) != 0) goto nomem;
         memcpy(X + 3 * np, d->p + 3 * L, 3 * sizeof(double));
         RAD[np] = -1.0;
         r->centre[b] = np++;
@@ -470,9 +458,9 @@ salto_ragdoll* salto_ragdoll_create(const salto_model* m, const salto_ragdoll_op
         if (L < 0) continue;
         int ng = 0;
         for (int g = 0; g < m->ngeom; g++) ng += m->geom_body[g] == b && m->geom_link[g] >= 0;
-        if (!grow((void**)&r->cpt, &ccap, nc + 2 * nb + 8 * ng + 4, sizeof(int)) ||
-            !grow((void**)&X, &cap, np + 8 * ng + 4, 3 * sizeof(double)) ||
-            !grow((void**)&RAD, &rcap, np + 8 * ng + 4, sizeof(double))) goto nomem;
+        if (salto_grow((void**)&r->cpt, &ccap, (size_t)(nc + 2 * nb + 8 * ng + 4), sizeof(int)) != 0 ||
+            salto_grow((void**)&X, &cap, (size_t)(np + 8 * ng + 4), 3 * sizeof(double)) != 0 ||
+            salto_grow((void**)&RAD, &rcap, (size_t)(np + 8 * ng + 4), sizeof(double)) != 0) goto nomem;
         if (r->centre[b] >= 0) r->cpt[nc++] = r->centre[b];
         if (axis[b] >= 0) r->cpt[nc++] = axis[b];
         for (int c = b + 1; c < nb; c++) {
