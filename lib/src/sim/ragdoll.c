@@ -72,7 +72,6 @@ struct salto_ragdoll {
     double* qprev;
     double* Rrel;
     double* qscratch;
-    salto_data* d; // scratch
 };
 
 
@@ -94,7 +93,6 @@ void salto_ragdoll_destroy(salto_ragdoll* r) {
     salto_free(r->cw), salto_free(r->cbar), salto_free(r->cmass), salto_free(r->quat);
     salto_free(r->ctr), salto_free(r->Irest), salto_free(r->centre), salto_free(r->owner), salto_free(r->oloc);
     salto_free(r->q), salto_free(r->qprev), salto_free(r->Rrel), salto_free(r->qscratch);
-    salto_data_destroy(r->d);
     salto_free(r);
 }
 
@@ -405,13 +403,13 @@ salto_ragdoll* salto_ragdoll_create(const salto_model* m, const salto_ragdoll_op
     const int nb = m->nbody;
     salto_ragdoll* r = salto_calloc(1, sizeof *r);
     int* axis = salto_malloc(sizeof(int) * ((size_t)nb + 1));
+    salto_data* d = salto_data_create(m); // the character at q = 0, while building
     double* X = NULL;  // the points at q = 0, world
     double* RAD = NULL;
     size_t cap = 0, rcap = 0, ccap = 0;
     int np = 0, nc = 0;
-    if (!r || !axis) goto nomem;
+    if (!r || !axis || !d) goto nomem;
     r->m = m, r->o = *o, r->h = 1e-3;
-    r->d = salto_data_create(m);
     r->centre = salto_malloc(sizeof(int) * ((size_t)nb + 1));
     r->cstart = salto_malloc(sizeof(int) * ((size_t)nb + 1));
     r->cbar = salto_calloc(3 * (size_t)nb + 1, sizeof(double));
@@ -422,9 +420,8 @@ salto_ragdoll* salto_ragdoll_create(const salto_model* m, const salto_ragdoll_op
     r->qprev = salto_calloc((size_t)m->nv + 1, sizeof(double));
     r->qscratch = salto_calloc((size_t)m->nv + 1, sizeof(double));
     r->Rrel = salto_calloc(9 * (size_t)nb + 1, sizeof(double));
-    if (!r->d || !r->centre || !r->cstart || !r->cbar || !r->cmass || !r->quat || !r->ctr ||
+    if (!r->centre || !r->cstart || !r->cbar || !r->cmass || !r->quat || !r->ctr ||
         !r->q || !r->qprev || !r->qscratch || !r->Rrel) goto nomem;
-    salto_data* d = r->d;
     memset(d->q, 0, sizeof(double) * (size_t)m->nv);
     salto_fk(m, d, SALTO_FK_POS);
     // the joints' points: each joint's centre, and a hinge's second point on its axis
@@ -514,6 +511,7 @@ salto_ragdoll* salto_ragdoll_create(const salto_model* m, const salto_ragdoll_op
             SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(), "'%s': the inertia of body '%s' "
                        "cannot be carried by its points", m->name, m->body_name[b]);
             salto_free(axis);
+            salto_data_destroy(d);
             salto_ragdoll_destroy(r);
             return NULL;
         }
@@ -596,9 +594,11 @@ salto_ragdoll* salto_ragdoll_create(const salto_model* m, const salto_ragdoll_op
     }
     memcpy(r->xold, r->x, sizeof(double) * 3 * (size_t)np);
     for (int b = 0; b < nb; b++) fit(r, b);
+    salto_data_destroy(d);
     return r;
 nomem:
     salto_free(X), salto_free(RAD), salto_free(axis);
+    salto_data_destroy(d);
     salto_ragdoll_destroy(r);
     SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
     return NULL;
