@@ -71,7 +71,7 @@ struct salto_dca {
     double* eta;
     double* weight;
     double* value;
-    double* mscratch; // the metric's join: G, M_A, M_B, a product (each up to (6 maxh)^2), vectors
+    double* mscratch; // the metric's join: G and W G (6 x 6 maxh each), products (12 x 6 maxh)
     int maxh;
     int metric_on;
     int impulse;    // a pass for impulses: no gravity, no velocity terms, no external forces
@@ -320,7 +320,7 @@ salto_dca* salto_dca_create(const salto_model* m) {
     a->eta = salto_malloc(sizeof(double) * (size_t)a->nnode);
     a->weight = salto_malloc(sizeof(double) * 36 * (size_t)a->nnode);
     a->value = salto_malloc(sizeof(double) * (size_t)a->nnode);
-    a->mscratch = salto_malloc(sizeof(double) * (5 * mh * mh + 18 * mh + 128));
+    a->mscratch = salto_malloc(sizeof(double) * (24 * mh + 1));
     if (!a->phi || !a->vec || !a->ws || !a->scratch || !a->psi || !a->pm || !a->eta ||
         !a->weight || !a->value || !a->mscratch) {
         salto_dca_destroy(a);
