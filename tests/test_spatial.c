@@ -127,6 +127,15 @@ START_TEST(rotations) {
     ck_assert_vec_close(x, c2, 3, 1e-14, 0, "det");
     salto_m3_mul_v3(x, R, u);
     ck_assert_vec_close(x, u, 3, 1e-14, 0, "axis");
+    // the transposed products: R' B and B R' against the product with R' written out
+    double Bm[9], P[9], want[9];
+    rand_vec(&r, Bm, 9);
+    salto_m3t_mul(P, R, Bm);
+    salto_m3_mul(want, Rt, Bm);
+    ck_assert_vec_close(P, want, 9, 1e-14, 0, "R' B");
+    salto_m3_mul_t(P, Bm, R);
+    salto_m3_mul(want, Bm, Rt);
+    ck_assert_vec_close(P, want, 9, 1e-14, 0, "B R'");
     // dR/dt = [u] R
     const double h = 1e-6;
     salto_m3_axis_angle(Rp, u, t + h);

@@ -103,6 +103,22 @@ static inline void salto_m3_mul(double* r, const double* A, const double* B) {
     }
 }
 
+// r = A' B (3 x 3)
+static inline void salto_m3t_mul(double* r, const double* A, const double* B) {
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) r[3 * i + j] = A[i] * B[j] + A[3 + i] * B[3 + j] + A[6 + i] * B[6 + j];
+    }
+}
+
+// r = A B' (3 x 3)
+static inline void salto_m3_mul_t(double* r, const double* A, const double* B) {
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+            r[3 * i + j] = A[3 * i] * B[3 * j] + A[3 * i + 1] * B[3 * j + 1] + A[3 * i + 2] * B[3 * j + 2];
+        }
+    }
+}
+
 // rotation matrix about unit axis u by angle t (Rodrigues)
 static inline void salto_m3_axis_angle(double* R, const double* u, double t) {
     const double c = cos(t), s = sin(t), k = 1.0 - c;

@@ -85,14 +85,6 @@ void salto_hybrid_destroy(salto_hybrid* h) {
 }
 
 
-// out = A' B (3 x 3, row-major)
-static void m3t_mul(double* out, const double* A, const double* B) {
-    for (int a = 0; a < 3; a++) {
-        for (int b = 0; b < 3; b++) out[3 * a + b] = A[a] * B[b] + A[3 + a] * B[3 + b] + A[6 + a] * B[6 + b];
-    }
-}
-
-
 // adds link i's inertia (world orientation) to the accumulator of the part carried by link k:
 // its mass, first moment and second moment about k's origin
 static void accumulate(double* acc, const salto_model* m, const salto_data* d, int i, int k) {
@@ -159,7 +151,7 @@ static int reduce_links(const salto_model* m, const salto_data* d, const unsigne
             const double* Rk = pk < 0 ? eye : d->R + 9 * map[pk];
             const double* pkp = pk < 0 ? zero : d->p + 3 * map[pk];
             for (int t = 0; t < 3; t++) dp[t] = d->p[3 * p + t] + pJ[t] - pkp[t];
-            m3t_mul(Rt, Rk, RJ);
+            salto_m3t_mul(Rt, Rk, RJ);
             salto_m3t_mul_v3(rt, Rk, dp);
             r->link_tree_rot[k] = memcmp(Rt, eye, sizeof eye) != 0;
             r->link_offset[k] = rt[0] != 0.0 || rt[1] != 0.0 || rt[2] != 0.0;
@@ -182,7 +174,7 @@ static int reduce_links(const salto_model* m, const salto_data* d, const unsigne
         for (int a = 0; a < 3; a++) {
             for (int b = 0; b < 3; b++) J[3 * a + b] = ak[4 + 3 * a + b] - mass * ((a == b ? cc : 0.0) - c[a] * c[b]);
         }
-        m3t_mul(RtJ, R, J); // R' J R
+        salto_m3t_mul(RtJ, R, J); // R' J R
         salto_m3_mul(Jl, RtJ, R);
         L[0] = mass;
         salto_m3t_mul_v3(L + 1, R, c);

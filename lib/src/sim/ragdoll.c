@@ -198,9 +198,7 @@ static double chain_ik(const salto_model* m, int b, const double* Rp, const doub
         double Rc[9], pc[3], u[MAXCHAIN][3], o[MAXCHAIN][3], E[9], res[6];
         chain_fk(m, l, n, Rp, pp, q, Rc, pc, u, o);
         // E = Rc R' (the world rotation from where it should be to where it is)
-        for (int i = 0; i < 3; i++) {
-            for (int j = 0; j < 3; j++) E[3 * i + j] = Rc[3 * i] * R[3 * j] + Rc[3 * i + 1] * R[3 * j + 1] + Rc[3 * i + 2] * R[3 * j + 2];
-        }
+        salto_m3_mul_t(E, Rc, R);
         rot_log(res, E);
         for (int a = 0; lin && a < 3; a++) res[3 + a] = pc[a] - p[a];
         err = 0.0;
@@ -304,9 +302,7 @@ static void relative(const salto_ragdoll* r, int b, double* Rrel) {
     double Rp[9], pp[3], R[9], p[3];
     parent_frame(r, b, Rp, pp);
     body_frame(r, b, R, p);
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) Rrel[3 * i + j] = Rp[i] * R[j] + Rp[3 + i] * R[3 + j] + Rp[6 + i] * R[6 + j];
-    }
+    salto_m3t_mul(Rrel, Rp, R);
 }
 
 
@@ -723,9 +719,7 @@ static int body_mass(const salto_ragdoll* r, int b, double* c, double* M, double
     double R[9], T[9];
     salto_quat_to_m3(R, r->quat + 4 * b);
     salto_m3_mul(T, R, r->Irest + 9 * b);
-    for (int i = 0; i < 3; i++) { // R I R'
-        for (int j = 0; j < 3; j++) L[3 * i + j] = T[3 * i] * R[3 * j] + T[3 * i + 1] * R[3 * j + 1] + T[3 * i + 2] * R[3 * j + 2];
-    }
+    salto_m3_mul_t(L, T, R); // R I R'
     memcpy(c, r->ctr + 3 * b, 3 * sizeof(double));
     *M = r->cmass[b];
     return salto_chol(L, 3);
@@ -840,9 +834,7 @@ static void limit_joint(salto_ragdoll* r, int b, double* q) {
                                     // joint's, which the bodies' one shared point does not hold)
     double Rc[9], pc[3], u[MAXCHAIN][3], o[MAXCHAIN][3], E[9], v[3];
     chain_fk(m, l, n, Rp, pp, q, Rc, pc, u, o);
-    for (int i = 0; i < 3; i++) { // the world turn taking R to Rc: Rc R'
-        for (int j = 0; j < 3; j++) E[3 * i + j] = Rc[3 * i] * R[3 * j] + Rc[3 * i + 1] * R[3 * j + 1] + Rc[3 * i + 2] * R[3 * j + 2];
-    }
+    salto_m3_mul_t(E, Rc, R); // the world turn taking R to Rc: Rc R'
     rot_log(v, E);
     if (n == 1) { // a hinge turns about its axis alone
         const double a = salto_v3_dot(v, u[0]);
@@ -976,14 +968,10 @@ salto_status salto_ragdoll_step(salto_ragdoll* r) {
         double Rn[9], T[9], Rp[9], pp[3], Tw[9], v[3], tmp[9];
         relative(r, b, Rn);
         const double* R0 = r->Rrel + 9 * b;
-        for (int i = 0; i < 3; i++) { // the turn in the step, in the parent's frame: Rn R0'
-            for (int j = 0; j < 3; j++) T[3 * i + j] = Rn[3 * i] * R0[3 * j] + Rn[3 * i + 1] * R0[3 * j + 1] + Rn[3 * i + 2] * R0[3 * j + 2];
-        }
+        salto_m3_mul_t(T, Rn, R0); // the turn in the step, in the parent's frame: Rn R0'
         parent_frame(r, b, Rp, pp);
         salto_m3_mul(tmp, Rp, T);
-        for (int i = 0; i < 3; i++) { // and in the world's: Rp T Rp'
-            for (int j = 0; j < 3; j++) Tw[3 * i + j] = tmp[3 * i] * Rp[3 * j] + tmp[3 * i + 1] * Rp[3 * j + 1] + tmp[3 * i + 2] * Rp[3 * j + 2];
-        }
+        salto_m3_mul_t(Tw, tmp, Rp); // and in the world's: Rp T Rp'
         rot_log(v, Tw);
         const double k = salto_v3_norm(v) < r->o.static_friction ? 1.0 : r->o.joint_friction;
         for (int a = 0; a < 3; a++) v[a] *= -k;
