@@ -7,6 +7,8 @@
 #include "salto/kinematics.h"
 #include "salto/model.h"
 #include "salto/ragdoll.h"
+#include "salto/spatial.h"
+#include "ragdoll_priv.h"
 #include "test_suites.h"
 #include "test_util.h"
 
@@ -68,6 +70,50 @@ START_TEST(ragdoll_points_carry_the_bodies) {
     ck_assert_double_eq_tol(got[0], m->mass, 1e-9 * m->mass);
     salto_ragdoll_destroy(r);
     salto_data_destroy(d);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
+// the joint chains' Jacobian (the read-back's Gauss-Newton) against central differences of the
+// chains' frames: every body of both humanoids (the root's chain of slides and hinges among
+// them), random coordinates and a random parent frame; h = 1e-6
+START_TEST(ragdoll_chain_jacobian) {
+    salto_model* m = salto_test_model_file(CHARACTERS[_i % 2]);
+    salto_test_rng rng;
+    const unsigned seed = 600u + (unsigned)_i;
+    salto_test_rng_seed(&rng, seed);
+    double q[128], Rp[9], pp[3], u[3];
+    for (int j = 0; j < m->nv; j++) q[j] = salto_test_uniform(&rng, -1.5, 1.5);
+    for (int a = 0; a < 3; a++) u[a] = salto_test_uniform(&rng, -1, 1), pp[a] = salto_test_uniform(&rng, -1, 1);
+    const double nu = salto_v3_norm(u);
+    for (int a = 0; a < 3; a++) u[a] /= nu;
+    salto_m3_axis_angle(Rp, u, salto_test_uniform(&rng, -3, 3));
+    const double h = 1e-6;
+    for (int b = 0; b < m->nbody; b++) {
+        if (m->body_link[b] < 0) continue;
+        double R[9], p[3], J[36];
+        const int n = salto_ragdoll_chain(m, b, Rp, pp, q, R, p, J);
+        int l = m->body_link[b];
+        for (int k = n - 1; k >= 0; k--, l = m->link_parent[l]) { // the chain's links, last first
+            double Rq[2][9], pq[2][3], fd[6];
+            const double q0 = q[l];
+            for (int sgn = 0; sgn < 2; sgn++) {
+                q[l] = q0 + (sgn ? -h : h);
+                salto_ragdoll_chain(m, b, Rp, pp, q, Rq[sgn], pq[sgn], NULL);
+            }
+            q[l] = q0;
+            double Rd[9], W[9]; // the angular velocity: vee((R+ - R-) / 2h R')
+            for (int t = 0; t < 9; t++) Rd[t] = (Rq[0][t] - Rq[1][t]) / (2 * h);
+            salto_m3_mul_t(W, Rd, R);
+            fd[0] = 0.5 * (W[7] - W[5]), fd[1] = 0.5 * (W[2] - W[6]), fd[2] = 0.5 * (W[3] - W[1]);
+            for (int a = 0; a < 3; a++) fd[3 + a] = (pq[0][a] - pq[1][a]) / (2 * h);
+            char ctx[160];
+            snprintf(ctx, sizeof ctx, "%s seed %u body %s link %s", CHARACTERS[_i % 2], seed,
+                     m->body_name[b], m->link_name[l]);
+            ck_assert_vec_close(J + 6 * k, fd, 6, 1e-7, 1e-7, ctx);
+        }
+    }
     salto_model_destroy(m);
 }
 END_TEST
@@ -457,6 +503,7 @@ Suite* ragdoll_suite(void) {
     Suite* s = suite_create("ragdoll");
     TCase* tc = tcase_create("ragdoll");
     tcase_add_loop_test(tc, ragdoll_points_carry_the_bodies, 0, 2);
+    tcase_add_loop_test(tc, ragdoll_chain_jacobian, 0, 4);
     tcase_add_loop_test(tc, ragdoll_reads_back_its_pose, 0, 6);
     tcase_add_test(tc, ragdoll_momentum_in_flight);
     tcase_add_loop_test(tc, ragdoll_falls_and_settles, 0, 4);

@@ -23,6 +23,7 @@
 // ankle's limit. With the rigid corrections it lands and settles (worst joint gap 6 mm, limit
 // overrun 0.03 rad over six random falls).
 #include "salto/ragdoll.h"
+#include "ragdoll_priv.h"
 
 #include <math.h>
 #include <string.h>
@@ -183,6 +184,36 @@ static void chain_fk(const salto_model* m, const int* l, int n, const double* Rp
 }
 
 
+// The chain's frame's velocity per coordinate (6 x n, column k at J + 6 k: the world angular
+// velocity, then the velocity of its origin pc): a revolute link turns the frame about its
+// world axis u and moves pc by u x (pc - o), a prismatic one moves it along u
+static void chain_jacobian(const salto_model* m, const int* l, int n, const double* pc,
+                           const double (*u)[3], const double (*o)[3], double* J) {
+    for (int k = 0; k < n; k++) {
+        double* c = J + 6 * k;
+        if (m->link_type[l[k]] == SALTO_AXIS_REVOLUTE) {
+            const double r3[3] = {pc[0] - o[k][0], pc[1] - o[k][1], pc[2] - o[k][2]};
+            memcpy(c, u[k], 3 * sizeof(double));
+            salto_v3_cross(c + 3, u[k], r3);
+        } else {
+            c[0] = c[1] = c[2] = 0.0;
+            memcpy(c + 3, u[k], 3 * sizeof(double));
+        }
+    }
+}
+
+
+int salto_ragdoll_chain(const salto_model* m, int b, const double* Rp, const double* pp,
+                        const double* q, double* R, double* p, double* J) {
+    int l[MAXCHAIN];
+    const int n = chain_of(m, b, l);
+    double u[MAXCHAIN][3], o[MAXCHAIN][3];
+    chain_fk(m, l, n, Rp, pp, q, R, p, u, o);
+    if (J) chain_jacobian(m, l, n, p, (const double(*)[3])u, (const double(*)[3])o, J);
+    return n;
+}
+
+
 // The chain's coordinates in q (its links' entries, from their values there) that put its
 // last frame at (R, p) from the parent's (Rp, pp): Gauss-Newton on the rotation's error (and
 // the position's, when the chain has a prismatic link). Returns the error left (rad, m).
@@ -204,19 +235,8 @@ static double chain_ik(const salto_model* m, int b, const double* Rp, const doub
         err = 0.0;
         for (int a = 0; a < rows; a++) err = fmax(err, fabs(res[a]));
         if (err < 1e-13) break;
-        // J (rows x n): a revolute link turns the frame about u and moves pc by u x (pc - o)
         double J[6 * MAXCHAIN], A[MAXCHAIN * MAXCHAIN], g[MAXCHAIN];
-        for (int k = 0; k < n; k++) {
-            double* c = J + 6 * k;
-            if (m->link_type[l[k]] == SALTO_AXIS_REVOLUTE) {
-                double r3[3] = {pc[0] - o[k][0], pc[1] - o[k][1], pc[2] - o[k][2]};
-                memcpy(c, u[k], 3 * sizeof(double));
-                salto_v3_cross(c + 3, u[k], r3);
-            } else {
-                c[0] = c[1] = c[2] = 0.0;
-                memcpy(c + 3, u[k], 3 * sizeof(double));
-            }
-        }
+        chain_jacobian(m, l, n, pc, (const double(*)[3])u, (const double(*)[3])o, J);
         // damped by 1e-9 of J'J's trace (near a chain's singularity, as a root's Euler angles at
         // a roll of 90 degrees, the undamped step goes almost anywhere), each step at most 0.5
         // rad, so that the coordinates stay near the last ones
