@@ -77,7 +77,9 @@ END_TEST
 
 // the joint chains' Jacobian (the read-back's Gauss-Newton) against central differences of the
 // chains' frames: every body of both humanoids (the root's chain of slides and hinges among
-// them), random coordinates and a random parent frame; h = 1e-6
+// them), random coordinates and a random parent frame; h = 1e-6. (A revolute column's lever
+// term u x (p - o) is zero on every chain the ragdoll takes, whose axes all pass through the
+// frame's origin; the differences check it as zero: a wrong sign there would go unseen.)
 START_TEST(ragdoll_chain_jacobian) {
     salto_model* m = salto_test_model_file(CHARACTERS[_i % 2]);
     salto_test_rng rng;
