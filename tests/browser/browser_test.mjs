@@ -262,6 +262,11 @@ try {
     before = await loads();
     fs.appendFileSync(wchar, '\n# saved again\n');
     await w.page.waitForFunction((n) => saltoView.loads() > n, { timeout: 60000 }, before);
+    // (the status is waited for, not read once: a save may reach the watcher as two changes,
+    // and the second solve's "solving: ..." can stand there when the first motion has loaded;
+    // a clean clone's run failed so once)
+    await w.page.waitForFunction(() => /updated .* after the save/.test(saltoView.status()),
+                                 { timeout: 60000 }).catch(() => {});
     await check('a save of the character file re-solves too', async () => {
         assert.match(await w.page.evaluate(() => saltoView.status()), /updated .* after the save/);
     });
