@@ -67,6 +67,47 @@ START_TEST(aba_inverts_rnea_ext) {
 END_TEST
 
 
+// hybrid dynamics (some joints' motion given, the others' torques) agrees with inverse
+// dynamics: RNEA_ext(q, qd, qdd, fext) gives back the free joints' torques and the given
+// joints' torques that salto_aba_hybrid computed, on random masks (none given: salto_aba's
+// accelerations; all given: RNEA's torques)
+START_TEST(aba_hybrid_inverts_rnea) {
+    setup_model(_i);
+    const int nv = m->nv;
+    double tau[MAXV], qdd[MAXV], back[MAXV], fext[6 * MAXV];
+    unsigned char given[MAXV];
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 700u + (uint64_t)_i);
+    for (int k = 0; k < 6 * nv; k++) fext[k] = salto_test_uniform(&rng, -3.0, 3.0);
+    const int mode = (_i / NMODEL) % 4; // 0 none given, 1 all, 2 the root's DOFs, 3 random
+    for (int j = 0; j < nv; j++) {
+        given[j] = mode == 1 || (mode == 2 && j < m->nroot) ||
+                   (mode == 3 && salto_test_uniform(&rng, 0.0, 1.0) < 0.5);
+    }
+    memcpy(tau, d->tau, (size_t)nv * sizeof(double));
+    memcpy(qdd, d->qdd, (size_t)nv * sizeof(double));
+    char ctx[128];
+    snprintf(ctx, sizeof ctx, "model %d seed %d mode %d", _i % NMODEL, _i, mode);
+    ck_assert_int_eq(salto_aba_hybrid(m, d, fext, given), SALTO_OK);
+    for (int j = 0; j < nv; j++) {
+        if (given[j]) ck_assert_msg(d->qdd[j] == qdd[j], "%s: given qdd[%d] changed", ctx, j);
+        else ck_assert_msg(d->tau[j] == tau[j], "%s: free tau[%d] changed", ctx, j);
+    }
+    double hq[MAXV], ht[MAXV];
+    memcpy(hq, d->qdd, (size_t)nv * sizeof(double));
+    memcpy(ht, d->tau, (size_t)nv * sizeof(double));
+    salto_rnea_ext(m, d, fext, back);
+    ck_assert_vec_close(back, ht, nv, 1e-9, 1e-9, ctx);
+    if (mode == 0) { // none given: salto_aba's accelerations, bit for bit
+        memcpy(d->tau, tau, (size_t)nv * sizeof(double));
+        ck_assert_int_eq(salto_aba(m, d, fext), SALTO_OK);
+        for (int j = 0; j < nv; j++) ck_assert_msg(d->qdd[j] == hq[j], "%s: qdd[%d] %.17g vs ABA %.17g", ctx, j, hq[j], d->qdd[j]);
+    }
+    teardown_model();
+}
+END_TEST
+
+
 // dense Cholesky solve of M x = b (M symmetric positive definite), for the tests only
 static int cholesky_solve(int n, double* M, double* b) {
     for (int j = 0; j < n; j++) {
@@ -1294,6 +1335,7 @@ Suite* dynamics_suite(void) {
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, aba_inverts_rnea, 0, 3 * NMODEL);
     tcase_add_loop_test(tc, aba_inverts_rnea_ext, 0, 2 * NMODEL);
+    tcase_add_loop_test(tc, aba_hybrid_inverts_rnea, 0, 8 * NMODEL);
     tcase_add_loop_test(tc, aba_equals_crba_solve, 0, 2 * NMODEL);
     tcase_add_loop_test(tc, aba_external_force_equals_generalised_force, 0, 2 * NMODEL);
     tcase_add_loop_test(tc, aba_delta_equals_two_passes, 0, 2 * NMODEL);

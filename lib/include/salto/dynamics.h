@@ -31,6 +31,16 @@ void salto_crba(const salto_model* m, salto_data* d, double* M);
 // not finite.
 salto_status salto_aba(const salto_model* m, salto_data* d, const double* fext);
 
+// Hybrid dynamics (RBDA section 9.2): the joints marked in given (nv) move as d->qdd says
+// (prescribed motion), the others under d->tau. Writes the free joints' accelerations into
+// d->qdd and the given joints' torques (what they must exert for that motion) into d->tau; a
+// given floating root is a base that follows its motion. All given: inverse dynamics; none:
+// salto_aba. fext as salto_aba's. Returns SALTO_ERR_NUMERIC as salto_aba does (a free joint's
+// articulated inertia singular, or a result not finite). Does not leave d->U or d->Dinv of
+// the given joints meaningful: salto_aba_delta does not follow it.
+salto_status salto_aba_hybrid(const salto_model* m, salto_data* d, const double* fext,
+                              const unsigned char* given);
+
 // The articulated-body delta method (Kokkevis 4.3): the change of the accelerations dqdd (nv)
 // that a spatial force f (world frame, about the origin) added on link `link` causes, after
 // salto_aba at the same state (which it reads: U, D, the joint axes; nothing is changed). The

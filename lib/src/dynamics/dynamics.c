@@ -190,6 +190,99 @@ salto_status salto_aba(const salto_model* m, salto_data* d, const double* fext) 
 }
 
 
+salto_status salto_aba_hybrid(const salto_model* m, salto_data* d, const double* fext,
+                               const unsigned char* given) {
+    const int nv = m->nv;
+    salto_fk(m, d, SALTO_FK_VEL);
+    salto_link_inertias(m, d);
+
+    // pass 1 as salto_aba's
+    for (int i = 0; i < nv; i++) {
+        double* IA = d->IA + 21 * i;
+        double* pA = d->pA + 6 * i;
+        if (m->link_massive[i]) {
+            const double* I = d->I + 10 * i;
+            const double* V = d->V + 6 * i;
+            double h[6];
+            salto_s6_from_si(IA, I);
+            salto_si_mul(h, I, V);
+            salto_sv_crossf(pA, V, h);
+        } else {
+            memset(IA, 0, 21 * sizeof(double));
+            memset(pA, 0, 6 * sizeof(double));
+        }
+        if (fext) {
+            for (int t = 0; t < 6; t++) pA[t] -= fext[6 * i + t];
+        }
+    }
+
+    // pass 2, leaf to base. A free joint as salto_aba's; a given one passes its whole
+    // articulated inertia on (nothing is free across it) with the bias of its known motion:
+    // IA_p += IA, pA_p += pA + IA (c + S qdd) (RBDA 9.2, Table 9.6). IA and pA of a given
+    // joint stay its own, for its torque in pass 3.
+    for (int t = 0; t < 21; t++) d->IA[t - 21] = 0.0;
+    for (int t = 0; t < 6; t++) d->pA[t - 6] = 0.0;
+    for (int i = nv - 1; i >= 0; i--) {
+        double* restrict IA = d->IA + 21 * i;
+        const double* restrict pA = d->pA + 6 * i;
+        const double* restrict S = d->S + 6 * i;
+        const int par = m->link_parent[i];
+        double* restrict IAp = d->IA + 21 * par;
+        double* restrict pAp = d->pA + 6 * par;
+        if (given[i]) {
+            double a[6], Ia[6];
+            for (int t = 0; t < 6; t++) a[t] = d->c[6 * i + t] + S[t] * d->qdd[i];
+            salto_s6_mul(Ia, IA, a);
+            for (int k = 0; k < 21; k++) IAp[k] += IA[k];
+            for (int t = 0; t < 6; t++) pAp[t] += pA[t] + Ia[t];
+            continue;
+        }
+        double* restrict U = d->U + 6 * i;
+        salto_s6_mul(U, IA, S);
+        const double D = salto_sv_dot(S, U);
+        if (!(D > 0.0) || !isfinite(D)) return SALTO_ERR_NUMERIC;
+        const double Dinv = 1.0 / D;
+        const double u = d->tau[i] - salto_sv_dot(S, pA);
+        d->Dinv[i] = Dinv;
+        d->u[i] = u;
+        double Ud[6];
+        for (int t = 0; t < 6; t++) Ud[t] = U[t] * Dinv;
+        int k = 0;
+        for (int r = 0; r < 6; r++) {
+            for (int c = r; c < 6; c++, k++) IA[k] -= Ud[r] * U[c];
+        }
+        for (int k2 = 0; k2 < 21; k2++) IAp[k2] += IA[k2];
+        double Iac[6];
+        salto_s6_mul(Iac, IA, d->c + 6 * i);
+        for (int t = 0; t < 6; t++) pAp[t] += pA[t] + Iac[t] + Ud[t] * u;
+    }
+
+    // pass 3, base to leaf: a free joint's qdd as salto_aba's; a given joint's motion known,
+    // its torque tau = S . (IA A + pA), the force its articulated body needs
+    for (int i = 0; i < nv; i++) {
+        const double* Ap = d->A + 6 * m->link_parent[i];
+        const double* S = d->S + 6 * i;
+        const double* c = d->c + 6 * i;
+        double* A = d->A + 6 * i;
+        for (int t = 0; t < 6; t++) A[t] = Ap[t] + c[t];
+        if (given[i]) {
+            for (int t = 0; t < 6; t++) A[t] += S[t] * d->qdd[i];
+            double f[6];
+            salto_s6_mul(f, d->IA + 21 * i, A);
+            for (int t = 0; t < 6; t++) f[t] += d->pA[6 * i + t];
+            d->tau[i] = salto_sv_dot(S, f);
+            if (!isfinite(d->tau[i])) return SALTO_ERR_NUMERIC;
+            continue;
+        }
+        const double qdd = (d->u[i] - salto_sv_dot(d->U + 6 * i, A)) * d->Dinv[i];
+        if (!isfinite(qdd)) return SALTO_ERR_NUMERIC;
+        d->qdd[i] = qdd;
+        for (int t = 0; t < 6; t++) A[t] += S[t] * qdd;
+    }
+    return SALTO_OK;
+}
+
+
 void salto_aba_delta(const salto_model* m, const salto_data* d, int link, const double f[6],
                      double* dqdd, double* dA) {
     const int nv = m->nv;
