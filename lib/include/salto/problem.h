@@ -283,6 +283,31 @@ typedef struct salto_output_desc {
     int filmstrip_view;     // a salto_filmstrip_view (default SALTO_FILMSTRIP_SIDE)
 } salto_output_desc;
 
+// A reaction (de Heras 2002, chapter 4: a "dynamic situation"), for salto play --react: from
+// `time` a force on a body (or an impulse at `time`), the simulated bodies' joints moving under
+// it from the motion's state, their base and every other joint following the motion, pulled
+// back toward it by joint torques; what they do is blended into the motion per body, the weight
+// ramped in over blend_in, held until time + duration, ramped out over blend_out.
+typedef struct salto_reaction_desc {
+    double time;            // s: when the force starts, the impulse acts, the blend-in starts
+    int body;               // the body pushed
+    double point[3];        // where, in the body's frame, m (default: its centre of mass)
+    double force[3];        // N, world frame, over `push` s; with impulse 1, N s at `time`
+    int impulse;
+    double push;            // s (a force's; default 0.05)
+    unsigned char* simulated; // (nbody) 1 for the bodies whose joints are simulated (default:
+                            //   the bodies from the root's child down to the pushed body, and
+                            //   the pushed body's subtree)
+    double* importance;     // (nbody) each simulated body's blend weight in [0, 1] (default 1;
+                            //   0 for the others): de Heras's bone importance
+    double duration;        // s from `time` until the blend-out starts (default 0.3)
+    double blend_in;        // s, the attack (default 0.05, at most duration)
+    double blend_out;       // s, the relaxation (default 0.5)
+    double stiffness;       // 1/s^2: the pull back toward the motion, scaled by each joint's
+    double damping;         //   inertia (defaults 36 and 12: critically damped at 6 rad/s)
+    int line;               // where it was written (0: not from a file)
+} salto_reaction_desc;
+
 // A problem description. Owns its strings and arrays; path owns the file name every loc
 // points at; the model is built from the character file.
 typedef struct salto_problem_desc {
@@ -335,6 +360,8 @@ typedef struct salto_problem_desc {
     salto_solver_desc solver;
     salto_output_desc output;
     salto_validation_desc validation;
+    int nreaction;
+    salto_reaction_desc* reactions; // (nreaction): the file's `reactions` (salto play --react)
     int root_turned;        // 1: the free root's angles are in a turned chart (salto_problem_
     double root_ref[9];     //   turn_root), its reference B (model built so, the root's poses
     double root_anchor[3];  //   and velocities converted) and the character chart's angles at
@@ -513,5 +540,16 @@ void salto_problem_knot_counts(const salto_problem_desc* p, int* counts);
 // salto_problem_knots with the knots inside each phase given (counts, nphase, adding up to
 // what phase_knots must; NULL: as salto_problem_knots).
 int salto_problem_knots_from(const salto_problem_desc* p, const int* counts, double* knots);
+
+// Reactions for p's motion (salto play --react): from a YAML file whose `reactions` list is
+// read (a problem file's own, or a file holding that list; other top-level keys are left
+// alone), or from spec: a YAML flow map ("{body: hand_r, force: [0, 200, 0], time: 0.5}") or
+// the short form BODY:FX,FY,FZ@T[:PUSH] (every other setting its default). Errors name the
+// file (or "--react"), line, column and field. *out (owned; salto_reactions_free) and *n.
+salto_status salto_reactions_load(const salto_problem_desc* p, const char* path,
+                                  salto_reaction_desc** out, int* n, salto_error* err);
+salto_status salto_reactions_parse(const salto_problem_desc* p, const char* spec,
+                                   salto_reaction_desc** out, int* n, salto_error* err);
+void salto_reactions_free(salto_reaction_desc* r, int n); // accepts NULL
 
 #endif

@@ -59,6 +59,7 @@ void salto_problem_destroy(salto_problem_desc* p) {
     salto_free(p->phase_knots);
     salto_free(p->extra_t);
     salto_free(p->extra_ph);
+    salto_reactions_free(p->reactions, p->nreaction);
     salto_model_destroy(p->model);
     salto_free(p->character);
     salto_free(p->path);
@@ -450,7 +451,7 @@ static salto_status read_problem(reader* R, const salto_cfg* cfg) {
     static const char* const keys[] = {"character", "gravity",       "physics", "phases", "boxes",
                                        "spline",    "constraints",   "objective",
                                        "initial_guess", "solver",    "output",  "validation",
-                                       NULL};
+                                       "reactions", NULL};
     salto_status s = salto_cfg_check_keys(top, keys, R->err);
     if (s) return s;
     R->p->physics = 1;
@@ -475,6 +476,8 @@ static salto_status read_problem(reader* R, const salto_cfg* cfg) {
     s = problem_read_solver(R, top);
     if (s) return s;
     s = problem_read_validation(R, top);
+    if (s) return s;
+    s = problem_read_reactions(R, top);
     if (s) return s;
     return problem_read_output(R, top);
 }

@@ -7,6 +7,7 @@
 //   problem_phases.c       phases and their contacts
 //   problem_constraints.c  constraints, and the holds a contact adds
 //   problem_settings.c     objectives, the initial guess, solver, output, validation, the spline
+//   problem_react.c        reactions for salto play --react
 //   checks.c               the check kinds' names, units and thresholds (checks.h)
 #ifndef SALTO_PROBLEM_PRIV_H
 #define SALTO_PROBLEM_PRIV_H
@@ -129,6 +130,9 @@ salto_status problem_read_solver(reader* R, const salto_cfg_node* top);
 salto_status problem_read_output(reader* R, const salto_cfg_node* top);
 salto_status problem_read_validation(reader* R, const salto_cfg_node* top);
 salto_status problem_read_spline(reader* R, const salto_cfg_node* top);
+
+// problem_react.c: the reactions (salto play --react)
+salto_status problem_read_reactions(reader* R, const salto_cfg_node* top);
 
 salto_status problem_read_name(reader* R, const salto_cfg_node* n, char* out, size_t cap,
                                const char* kind, const salto_cfg_node** node);
