@@ -20,7 +20,8 @@ static void help(void) {
            "                  [--kp K] [--kd D] [--method delta|test-forces] [--no-grip]\n"
            "                  [--fall-height H] [--view side|front|top] [--quiet]\n"
            "                  [--adaptive N] [--adaptive-error EPS] [--adaptive-period P]\n"
-           "                  [--ragdoll articulated|particles]\n\n"
+           "                  [--ragdoll articulated|particles] [--limp T]\n"
+           "       salto play MOTION --react FILE|SPEC [--problem P] [-o DIR] [--dt S] [--view V]\n\n"
            "Plays a motion (motion.json from 'salto solve', or CSV or BVH frames with --problem)\n"
            "under physics in the stepping simulator: the character starts in the motion's first\n"
            "state, its joints follow the motion through acceleration constraints (qdd = qdd_m +\n"
@@ -49,7 +50,8 @@ static void help(void) {
            "  --duration S       how long to play (default: the motion's duration + 0.5 s)\n"
            "  --push BODY:FX,FY,FZ@T[:DURATION]   a force (N, world) on the body's origin from\n"
            "                     time T for DURATION s (default 0.1)\n"
-           "  --ragdoll-after T  tracking off from time T: the character goes limp\n"
+           "  --ragdoll-after T  tracking off from time T: the character goes limp (--limp T\n"
+           "                     says the same)\n"
            "  --kp K, --kd D     tracking gains (default 400 /s^2, 40 /s: critically damped at\n"
            "                     20 rad/s)\n"
            "  --method M         the constraint matrix by the delta method (default) or by a\n"
@@ -75,7 +77,23 @@ static void help(void) {
            "                     particle ragdoll (particles: points, Verlet steps and angular\n"
            "                     constraints, docs/simulation.md; three-dimensional characters\n"
            "                     with revolute joints; it meets the ground alone: no holds,\n"
-           "                     pushes or boxes after the switch)\n");
+           "                     pushes or boxes after the switch); without --ragdoll-after,\n"
+           "                     limp when the motion ends\n");
+    printf("\nWith --react, simulated reactions blended into the motion (de Heras 2002,\n"
+           "docs/simulation.md) instead of the stepping simulator: from each reaction's time a\n"
+           "force or an impulse on a body, the bodies it simulates moving under it by hybrid\n"
+           "dynamics (their base and every other joint following the motion, pulled back toward\n"
+           "it), blended into the motion per body with weights ramped in and out. FILE: a YAML\n"
+           "file with a 'reactions' list (the problem file's own, or a file of its own); SPEC:\n"
+           "one reaction as a YAML map, '{body: hand_r, force: [0, 300, 0], time: 0.5,\n"
+           "simulate: upper_arm_r}', or BODY:FX,FY,FZ@T[:PUSH] with the other settings'\n"
+           "defaults. Writes DIR/motion.csv (the blended motion, on the character's DOFs, for\n"
+           "salto validate and salto view), DIR/react.json (the settings, what each reaction\n"
+           "did, the frames and weights) and DIR/filmstrip.png; DIR defaults to react/ beside\n"
+           "the motion.\n"
+           "  --react FILE|SPEC  the reactions (the option may not be combined with the\n"
+           "                     simulator's: --push, --ragdoll*, --limp, --adaptive*, --kp,\n"
+           "                     --kd, --method, --no-grip, --duration, --fall-height)\n");
 }
 
 enum { max_push = 32 };
@@ -404,7 +422,17 @@ int cmd_play(int argc, char** argv) {
     salto_constraint_method method = SALTO_CONSTRAINT_ABA_DELTA;
     push pushes[max_push];
     char push_name[max_push][128];
+    const char* react_arg = NULL; // --react
+    const char* sim_only = NULL;  // the first simulator-only option given (not with --react)
+    int ragdoll_set = 0;          // --ragdoll given
     for (int i = 1; i < argc; i++) {
+        static const char* const sim_opts[] = {"--push", "--ragdoll-after", "--limp", "--ragdoll",
+                                               "--adaptive", "--adaptive-error", "--adaptive-period",
+                                               "--kp", "--kd", "--method", "--no-grip", "--duration",
+                                               "--fall-height", NULL};
+        for (int k = 0; sim_opts[k] && !sim_only; k++) {
+            if (strcmp(argv[i], sim_opts[k]) == 0) sim_only = sim_opts[k];
+        }
         if (app_is_help(argv[i])) {
             help();
             return 0;
@@ -426,11 +454,14 @@ int cmd_play(int argc, char** argv) {
             if (!parse_pos("--dt", argv[++i], &dt)) return 2;
         } else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc) {
             if (!parse_pos("--duration", argv[++i], &duration)) return 2;
-        } else if (strcmp(argv[i], "--ragdoll-after") == 0 && i + 1 < argc) {
+        } else if (strcmp(argv[i], "--react") == 0 && i + 1 < argc) {
+            react_arg = argv[++i];
+        } else if ((strcmp(argv[i], "--ragdoll-after") == 0 || strcmp(argv[i], "--limp") == 0) && i + 1 < argc) {
+            const char* opt = argv[i];
             char* end = NULL;
             ragdoll = strtod(argv[++i], &end);
             if (end == argv[i] || *end || !(ragdoll >= 0.0) || !isfinite(ragdoll)) {
-                fprintf(stderr, "salto play: --ragdoll-after needs a time >= 0 in seconds, not '%s'\n", argv[i]);
+                fprintf(stderr, "salto play: %s needs a time >= 0 in seconds, not '%s'\n", opt, argv[i]);
                 return 2;
             }
         } else if (strcmp(argv[i], "--fall-height") == 0 && i + 1 < argc) {
@@ -451,7 +482,7 @@ int cmd_play(int argc, char** argv) {
         } else if (strcmp(argv[i], "--ragdoll") == 0 && i + 1 < argc) {
             const char* model = argv[++i];
             if (strcmp(model, "particles") == 0 || strcmp(model, "articulated") == 0) {
-                particles = model[0] == 'p';
+                particles = model[0] == 'p', ragdoll_set = 1;
             } else {
                 fprintf(stderr, "salto play: --ragdoll needs articulated or particles, not '%s'\n", model);
                 return 2;
@@ -489,14 +520,17 @@ int cmd_play(int argc, char** argv) {
         fprintf(stderr, "usage: salto play MOTION [options] (see 'salto play --help')\n");
         return 2;
     }
-    if (adaptive && ragdoll == INFINITY) {
-        fprintf(stderr, "salto play: --adaptive and --adaptive-error simulate passive motion: they "
-                        "need --ragdoll-after T (the character limp from time T)\n");
-        return 2;
+    if (react_arg) {
+        if (sim_only) {
+            fprintf(stderr, "salto play: %s is the stepping simulator's: not with --react (the "
+                            "reactions are blended into the motion itself)\n", sim_only);
+            return 2;
+        }
+        return play_react(motion_path, problem_path, dir, react_arg, dt, view, quiet);
     }
-    if (particles && ragdoll == INFINITY) {
-        fprintf(stderr, "salto play: --ragdoll particles is the limp character: it needs "
-                        "--ragdoll-after T\n");
+    if (adaptive && ragdoll == INFINITY && !ragdoll_set) {
+        fprintf(stderr, "salto play: --adaptive and --adaptive-error simulate passive motion: they "
+                        "need --ragdoll-after T (the character limp from time T) or --ragdoll\n");
         return 2;
     }
     if (particles && adaptive) {
@@ -527,6 +561,7 @@ int cmd_play(int argc, char** argv) {
     }
     const double T = p->duration;
     if (duration < 0.0) duration = T + 0.5;
+    if (ragdoll_set && ragdoll == INFINITY) ragdoll = T; // limp when the motion ends
 
     salto_sim_opts o;
     salto_sim_opts_default(&o);

@@ -23,14 +23,16 @@ static void help(void) {
            "    joint angles, joint torques and the aggregate contact force by the validation's\n"
            "    inverse dynamics, and each check's residual over its threshold; the checks' table\n"
            "  - a second motion in a ghost colour: by default the 'salto play' result in the\n"
-           "    motion's folder (play/sim.json) when there is one\n"
+           "    motion's folder when there is one (play/sim.json, or react/react.json from\n"
+           "    'salto play --react': the newer of the two)\n"
            "The validation runs as 'salto validate' runs it, with the problem's settings.\n"
            "three.js and uPlot are inlined from the npm folder the set-up installs\n"
            "(web/node_modules; SALTO_WEB_MODULES names another). Exit status 0, 1 when out of\n"
            "memory, 2 for bad input.\n\n"
            "  --problem P      the problem (default: the one the motion names)\n"
            "  --compare OTHER  the ghost: a motion.json, CSV or BVH frames (on P), or a 'salto\n"
-           "                   play' result (its sim.json or its folder), on the same character\n"
+           "                   play' result (its sim.json or react.json, or its folder), on the\n"
+           "                   same character\n"
            "  --no-play        no ghost, even when a 'salto play' result is beside the motion\n"
            "  -o FILE.html     where to write (default: view.html in the motion's folder);\n"
            "                   written atomically\n");
@@ -53,9 +55,9 @@ static int is_dir(const char* path) {
 // problem (a CSV's or BVH's on problem_path)
 static int open_compare(view_motion* v, app_motion* am, const salto_problem_desc* p,
                         const char* path, const char* problem_path) {
-    if (ends_with(path, "sim.json") || is_dir(path)) {
+    if (ends_with(path, "sim.json") || ends_with(path, "react.json") || is_dir(path)) {
         const int s = view_motion_load_play(v, p, path);
-        v->label = "salto play";
+        v->label = ends_with(path, "react.json") ? "salto play --react" : "salto play";
         return s;
     }
     const int s = app_motion_open(am, "salto view", path, problem_path);
@@ -110,9 +112,17 @@ int cmd_view(int argc, char** argv) {
     }
     int found = 0; // the ghost: a play result found beside the motion, not asked for
     if (!compare_path && !no_play) {
+        // play/sim.json or react/react.json beside the motion, the newer when both are there
+        char reactbuf[4200];
         snprintf(playbuf, sizeof playbuf, "%s/play/sim.json", dir);
-        struct stat st;
-        if (stat(playbuf, &st) == 0) compare_path = playbuf, found = 1;
+        snprintf(reactbuf, sizeof reactbuf, "%s/react/react.json", dir);
+        struct stat st, sr;
+        const int has_play = stat(playbuf, &st) == 0, has_react = stat(reactbuf, &sr) == 0;
+        if (has_react && (!has_play || sr.st_mtime > st.st_mtime ||
+                          (sr.st_mtime == st.st_mtime && sr.st_mtim.tv_nsec > st.st_mtim.tv_nsec))) {
+            memcpy(playbuf, reactbuf, sizeof playbuf);
+        }
+        if (has_play || has_react) compare_path = playbuf, found = 1;
     }
 
     view_libs libs = {0};

@@ -12,6 +12,10 @@ int cmd_gen(int argc, char** argv);
 int cmd_solve(int argc, char** argv);
 int cmd_validate(int argc, char** argv);
 int cmd_play(int argc, char** argv);
+// salto play MOTION --react FILE|SPEC (play_react.c): the reactions blended into the motion,
+// written into dir (NULL: react/ beside the motion); view -1: the problem's
+int play_react(const char* motion_path, const char* problem_path, const char* dir,
+               const char* react_arg, double dt, int view, int quiet);
 int cmd_export(int argc, char** argv);
 int cmd_batch(int argc, char** argv);
 int cmd_view(int argc, char** argv);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "json_out.h"
 #include "salto/config.h"
 #include "salto/dynamics.h"
@@ -27,7 +29,10 @@ int view_motion_load_play(view_motion* out, const salto_problem_desc* p, const c
     char buf[4200];
     const size_t n = strlen(path);
     if (n < 5 || strcmp(path + n - 5, ".json") != 0) {
-        snprintf(buf, sizeof buf, "%s/sim.json", path); // a folder
+        // a folder: salto play's sim.json, else salto play --react's react.json
+        struct stat st;
+        snprintf(buf, sizeof buf, "%s/sim.json", path);
+        if (stat(buf, &st) != 0) snprintf(buf, sizeof buf, "%s/react.json", path);
         path = buf;
     }
     salto_error err = {0};

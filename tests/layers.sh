@@ -25,7 +25,7 @@ dynamics : kinematics dynamics aggregate obstacle dca
 problem  : problem checks
 motion   : bspline motion
 validate : validate
-sim      : sim ragdoll
+sim      : sim ragdoll react
 optimise : nlp solver
 batch    : sweep batch
 '

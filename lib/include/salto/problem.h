@@ -303,8 +303,9 @@ typedef struct salto_reaction_desc {
     double duration;        // s from `time` until the blend-out starts (default 0.3)
     double blend_in;        // s, the attack (default 0.05, at most duration)
     double blend_out;       // s, the relaxation (default 0.5)
-    double stiffness;       // 1/s^2: the pull back toward the motion, scaled by each joint's
-    double damping;         //   inertia (defaults 36 and 12: critically damped at 6 rad/s)
+    double stiffness;       // 1/s^2 and 1/s: the pull back toward the motion, each simulated
+    double damping;         //   joint's deviation e obeying e'' = -stiffness e - damping e'
+                            //   besides the force (defaults 36, 12: critically damped, 6 rad/s)
     int line;               // where it was written (0: not from a file)
 } salto_reaction_desc;
 

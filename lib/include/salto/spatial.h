@@ -181,6 +181,29 @@ static inline void salto_quat_turn(double* q, const double* v) {
     salto_quat_mul(q, d, q);
 }
 
+// The spherical linear interpolation of unit quaternions from a (t = 0) to b (t = 1) along the
+// short arc (b negated when a . b < 0: the same rotation; de Heras 2002, eq. 3.20), normalized.
+// The angle by 2 atan2(|a - b|, |a + b|), accurate at every angle (acos is not near 0); below
+// 1e-9 rad the weights are linear.
+static inline void salto_quat_slerp(double* r, const double* a, const double* b, double t) {
+    const double sg = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0.0 ? -1.0 : 1.0;
+    double dm = 0.0, dp = 0.0;
+    for (int k = 0; k < 4; k++) {
+        dm += (a[k] - sg * b[k]) * (a[k] - sg * b[k]);
+        dp += (a[k] + sg * b[k]) * (a[k] + sg * b[k]);
+    }
+    const double om = 2.0 * atan2(sqrt(dm), sqrt(dp)); // the angle between a and sg b on the sphere
+    double wa = 1.0 - t, wb = t;
+    if (om > 1e-9) {
+        const double so = sin(om);
+        wa = sin((1.0 - t) * om) / so, wb = sin(t * om) / so;
+    }
+    double n = 0.0;
+    for (int k = 0; k < 4; k++) r[k] = wa * a[k] + wb * sg * b[k], n += r[k] * r[k];
+    n = sqrt(n);
+    for (int k = 0; k < 4; k++) r[k] /= n;
+}
+
 // symmetric 3x3 (xx yy zz xy xz yz) times vector
 static inline void salto_sym3_mul_v3(double* r, const double* S, const double* x) {
     const double a = S[0] * x[0] + S[3] * x[1] + S[4] * x[2];

@@ -1,0 +1,292 @@
+// react.c: simulated reactions blended into a motion (react.h; de Heras 2002, chapters 3-4)
+#include "salto/react.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "chain_priv.h"
+#include "salto/dynamics.h"
+#include "salto/kinematics.h"
+#include "salto/spatial.h"
+
+static const double pi = 3.14159265358979323846;
+
+typedef struct reaction {
+    const salto_reaction_desc* r;
+    unsigned char* given;   // (nv) 1: the joint follows the motion; 0: simulated
+    double* e;              // (nv) the simulated joints' deviation from the motion
+    double* ed;             //   and its rate
+    double* fw;             // (nbody) the bodies' blend weights (scratch)
+    int started, ended;
+    double t;               // the simulation's time
+    salto_react_stats st;
+} reaction;
+
+struct salto_react {
+    const salto_model* m;
+    int n;
+    reaction* rs;
+    salto_state_fn state;
+    void* ctx;
+    double T, dt, eps;
+    salto_data* d;           // the simulation's state
+    double *qa, *qda, *qdda; // the motion at a time (nv each)
+    double *qs, *tau, *fext; // scratch: a simulated pose, torques, forces (6 nv)
+};
+
+
+double salto_reaction_weight(const salto_reaction_desc* r, double t) {
+    const double u = t - r->time;
+    if (!(u >= 0.0)) return 0.0;
+    if (u < r->blend_in) return 0.5 * (1.0 - cos(pi * u / r->blend_in));
+    if (u <= r->duration) return 1.0;
+    if (!(r->blend_out > 0.0) || u >= r->duration + r->blend_out) return 0.0;
+    return 0.5 * (1.0 + cos(pi * (u - r->duration) / r->blend_out));
+}
+
+
+double salto_pose_blend(const salto_model* m, const double* a, const double* b, const double* w,
+                        double* out) {
+    if (out != a) memcpy(out, a, (size_t)m->nv * sizeof(double));
+    static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, O[3] = {0, 0, 0};
+    double worst = 0.0;
+    for (int bd = 0; bd < m->nbody; bd++) {
+        const double wb = w[bd];
+        if (!(wb > 0.0) || m->body_link[bd] < 0) continue;
+        int l[SALTO_MAXCHAIN];
+        const int n = salto_chain_of(m, bd, l);
+        double Ra[9], pa[3], Rb[9], pb[3], u[SALTO_MAXCHAIN][3], o[SALTO_MAXCHAIN][3];
+        salto_chain_fk(m, l, n, I, O, out, Ra, pa, u, o); // (out's chain is still a's)
+        salto_chain_fk(m, l, n, I, O, b, Rb, pb, u, o);
+        double qa[4], qb[4], qt[4], Rt[9], pt[3];
+        salto_m3_to_quat(qa, Ra);
+        salto_m3_to_quat(qb, Rb);
+        salto_quat_slerp(qt, qa, qb, wb);
+        salto_quat_to_m3(Rt, qt);
+        for (int k = 0; k < 3; k++) pt[k] = (1.0 - wb) * pa[k] + wb * pb[k];
+        for (int k = 0; k < n; k++) out[l[k]] += wb * (b[l[k]] - out[l[k]]);
+        worst = fmax(worst, salto_chain_ik(m, bd, I, O, Rt, pt, out));
+    }
+    return worst;
+}
+
+
+void salto_react_destroy(salto_react* a) {
+    if (!a) return;
+    for (int k = 0; a->rs && k < a->n; k++) {
+        salto_free(a->rs[k].given), salto_free(a->rs[k].e), salto_free(a->rs[k].fw);
+    }
+    salto_free(a->rs);
+    salto_data_destroy(a->d);
+    salto_free(a->qa);
+    salto_free(a);
+}
+
+
+salto_react* salto_react_create(const salto_model* m, const salto_reaction_desc* r, int n,
+                                salto_state_fn state, void* ctx, double T, double dt,
+                                salto_error* err) {
+    if (!(dt > 0.0) || !isfinite(dt) || !(T > 0.0) || n < 0) {
+        SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(),
+                   "reactions need a step > 0 and a motion of positive duration (dt %g, T %g)", dt, T);
+        return NULL;
+    }
+    const int nv = m->nv;
+    salto_react* a = salto_calloc(1, sizeof *a);
+    if (!a) goto nomem;
+    a->m = m, a->n = n, a->state = state, a->ctx = ctx, a->T = T, a->dt = dt;
+    a->eps = 1e-9 * (1.0 + T);
+    a->rs = salto_calloc((size_t)(n > 0 ? n : 1), sizeof *a->rs);
+    a->d = salto_data_create(m);
+    a->qa = salto_calloc((size_t)nv * 11, sizeof(double));
+    if (!a->rs || !a->d || !a->qa) goto nomem;
+    a->qda = a->qa + nv, a->qdda = a->qda + nv, a->qs = a->qdda + nv, a->tau = a->qs + nv;
+    a->fext = a->tau + nv;
+    for (int k = 0; k < n; k++) {
+        reaction* x = &a->rs[k];
+        x->r = &r[k];
+        x->given = salto_calloc((size_t)nv, 1);
+        x->e = salto_calloc((size_t)nv * 2, sizeof(double));
+        x->fw = salto_calloc((size_t)m->nbody, sizeof(double));
+        if (!x->given || !x->e || !x->fw) goto nomem;
+        x->ed = x->e + nv;
+        for (int j = 0; j < nv; j++) x->given[j] = !r[k].simulated[m->link_body[j]];
+        x->st.peak_dof = -1;
+        x->st.end = r[k].time + r[k].duration + r[k].blend_out;
+    }
+    return a;
+nomem:
+    salto_react_destroy(a);
+    SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    return NULL;
+}
+
+
+const salto_react_stats* salto_react_info(const salto_react* a, int k) {
+    return &a->rs[k].st;
+}
+
+
+// the motion's state at t (clamped into the motion) into qa, qda, qdda
+static void motion_at(salto_react* a, double t) {
+    a->state(a->ctx, fmin(fmax(t, 0.0), a->T), a->qa, a->qda, a->qdda);
+}
+
+
+// the simulated pose qa + e into d->q, d->qd (qda + ed), d->qdd the motion's; a simulated joint
+// past a limit the motion keeps is put back on it and its velocity out of the range taken away
+static void sim_state(salto_react* a, reaction* x) {
+    const salto_model* m = a->m;
+    salto_data* d = a->d;
+    int stopped = 0;
+    for (int j = 0; j < m->nv; j++) {
+        if (!x->given[j] && m->link_has_limits[j]) {
+            const double lo = fmin(m->link_limits[2 * j], a->qa[j]);
+            const double hi = fmax(m->link_limits[2 * j + 1], a->qa[j]);
+            const double q = a->qa[j] + x->e[j], v = a->qda[j] + x->ed[j];
+            if (q > hi) {
+                x->e[j] = hi - a->qa[j], stopped = 1;
+                if (v > 0.0) x->ed[j] = -a->qda[j];
+            } else if (q < lo) {
+                x->e[j] = lo - a->qa[j], stopped = 1;
+                if (v < 0.0) x->ed[j] = -a->qda[j];
+            }
+        }
+        d->q[j] = a->qa[j] + x->e[j];
+        d->qd[j] = a->qda[j] + x->ed[j];
+        d->qdd[j] = a->qdda[j];
+    }
+    x->st.limit_stops += stopped;
+}
+
+
+static salto_status fail(const salto_react* a, const reaction* x, double t, const char* what,
+                         salto_error* err) {
+    return SALTO_FAIL(err, SALTO_ERR_NUMERIC, salto_loc_none(),
+                      "the reaction on '%s' at %g s (line %d): at t = %.4f s %s",
+                      a->m->body_name[x->r->body], x->r->time, x->r->line, t, what);
+}
+
+
+// the reaction's force (or impulse) on its body's point into a->fext, at d's positions
+static void point_force(salto_react* a, const reaction* x) {
+    const salto_model* m = a->m;
+    memset(a->fext, 0, (size_t)m->nv * 6 * sizeof(double));
+    const double *R, *p;
+    salto_body_frame(m, a->d, x->r->body, &R, &p);
+    double xw[3];
+    salto_m3_mul_v3(xw, R, x->r->point);
+    for (int k = 0; k < 3; k++) xw[k] += p[k];
+    salto_point_force(a->fext + 6 * m->body_link[x->r->body], xw, x->r->force);
+}
+
+
+// the free joints' accelerations at the simulated state (d, after sim_state) into d->qdd: the
+// joint torques those that give the simulated joints the motion's accelerations less the pull
+// back (a = qdd_m - stiffness e - damping e') at this state (computed-torque control: gravity,
+// the base's motion and the velocity terms cancelled), then the hybrid dynamics under them and
+// the force when on: e'' = -stiffness e - damping e' + the force's own effect
+static salto_status accelerations(salto_react* a, reaction* x, int force) {
+    const salto_model* m = a->m;
+    salto_data* d = a->d;
+    const double ks = x->r->stiffness, kd = x->r->damping;
+    for (int j = 0; j < m->nv; j++) {
+        if (!x->given[j]) d->qdd[j] = a->qdda[j] - ks * x->e[j] - kd * x->ed[j];
+    }
+    salto_rnea(m, d, a->tau);
+    for (int j = 0; j < m->nv; j++) d->tau[j] = x->given[j] ? 0.0 : a->tau[j];
+    if (force) point_force(a, x); // (d's positions from the inverse dynamics)
+    return salto_aba_hybrid(m, d, force ? a->fext : NULL, x->given);
+}
+
+
+// starts reaction x at its time: the motion's state, the inertias, the impulse
+static salto_status start(salto_react* a, reaction* x, salto_error* err) {
+    const salto_model* m = a->m;
+    const int nv = m->nv;
+    x->started = 1, x->t = x->r->time;
+    memset(x->e, 0, 2 * (size_t)nv * sizeof(double));
+    motion_at(a, x->t);
+    if (!x->r->impulse) return SALTO_OK;
+    // the impulse's velocity change: the free joints' response to it as a force (the
+    // accelerations with it less those without, linear in it: M_h^-1 J' iota)
+    sim_state(a, x);
+    salto_status s = accelerations(a, x, 1);
+    if (s == SALTO_OK) memcpy(a->qs, a->d->qdd, (size_t)nv * sizeof(double));
+    if (s == SALTO_OK) sim_state(a, x), s = accelerations(a, x, 0);
+    if (s != SALTO_OK) return fail(a, x, x->t, "the hybrid dynamics failed", err);
+    for (int j = 0; j < nv; j++) {
+        if (!x->given[j]) x->ed[j] = a->qs[j] - a->d->qdd[j];
+    }
+    return SALTO_OK;
+}
+
+
+// one step of h from x->t
+static salto_status step(salto_react* a, reaction* x, double h, salto_error* err) {
+    const salto_model* m = a->m;
+    const salto_reaction_desc* r = x->r;
+    motion_at(a, x->t);
+    sim_state(a, x);
+    const int force = !r->impulse && x->t >= r->time && x->t < r->time + r->push;
+    const salto_status s = accelerations(a, x, force);
+    if (s != SALTO_OK) return fail(a, x, x->t, "the hybrid dynamics failed", err);
+    x->t += h;
+    x->st.steps++;
+    for (int j = 0; j < m->nv; j++) {
+        if (x->given[j]) continue;
+        x->ed[j] += h * (a->d->qdd[j] - a->qdda[j]);
+        x->e[j] += h * x->ed[j];
+        if (!isfinite(x->e[j]) || !isfinite(x->ed[j])) {
+            char what[200];
+            snprintf(what, sizeof what, "DOF '%s' is not finite", m->link_name[j]);
+            return fail(a, x, x->t, what, err);
+        }
+        if (fabs(x->e[j]) > x->st.peak) x->st.peak = fabs(x->e[j]), x->st.peak_time = x->t, x->st.peak_dof = j;
+    }
+    return SALTO_OK;
+}
+
+
+// runs reaction x forward to t (at most to its end): steps of at most dt, ending on t and on
+// the end of the push
+static salto_status advance(salto_react* a, reaction* x, double t, salto_error* err) {
+    const salto_reaction_desc* r = x->r;
+    if (x->ended || t < r->time) return SALTO_OK;
+    salto_status s = SALTO_OK;
+    if (!x->started && (s = start(a, x, err))) return s;
+    const double stop = fmin(t, x->st.end);
+    const double push_end = r->impulse ? -INFINITY : r->time + r->push;
+    while (x->t < stop - 1e-12) {
+        double h = fmin(a->dt, stop - x->t);
+        if (x->t < push_end - 1e-12) h = fmin(h, push_end - x->t);
+        if ((s = step(a, x, h, err))) return s;
+    }
+    if (t >= x->st.end) x->ended = 1;
+    return SALTO_OK;
+}
+
+
+salto_status salto_react_pose(salto_react* a, double t, double* q, double* w, salto_error* err) {
+    const salto_model* m = a->m;
+    const int nv = m->nv;
+    for (int k = 0; k < a->n; k++) {
+        salto_status s = advance(a, &a->rs[k], t, err);
+        if (s) return s;
+    }
+    motion_at(a, t);
+    memcpy(q, a->qa, (size_t)nv * sizeof(double));
+    for (int k = 0; k < a->n; k++) {
+        reaction* x = &a->rs[k];
+        const double wk = salto_reaction_weight(x->r, t);
+        if (w) w[k] = wk;
+        if (!(wk > 0.0) || !x->started) continue;
+        // the simulated pose at t (the motion there plus the deviation, kept within the limits)
+        sim_state(a, x);
+        memcpy(a->qs, a->d->q, (size_t)nv * sizeof(double));
+        for (int b = 0; b < m->nbody; b++) x->fw[b] = wk * x->r->importance[b];
+        salto_pose_blend(m, q, a->qs, x->fw, q);
+    }
+    return SALTO_OK;
+}
