@@ -20,6 +20,7 @@ int main(void) {
     srunner_add_suite(sr, validate_suite());
     srunner_add_suite(sr, sim_suite());
     srunner_add_suite(sr, ragdoll_suite());
+    srunner_add_suite(sr, react_suite());
     srunner_add_suite(sr, export_suite());
     srunner_add_suite(sr, batch_suite());
     srunner_add_suite(sr, kkt_suite());

@@ -20,6 +20,7 @@ Suite* output_suite(void);
 Suite* validate_suite(void);
 Suite* sim_suite(void);
 Suite* ragdoll_suite(void);
+Suite* react_suite(void);
 Suite* export_suite(void);
 Suite* batch_suite(void);
 Suite* kkt_suite(void);

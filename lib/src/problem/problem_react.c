@@ -275,10 +275,20 @@ salto_status salto_reactions_parse(const salto_problem_desc* p, const char* spec
                      (int)(colon - spec), spec, (int)(at - colon - 1), colon + 1, at + 1);
         }
     }
-    salto_cfg* cfg = salto_cfg_parse(text, strlen(text), "--react", err);
+    // errors name the spec: a map's at its own line 1 and column (the text's "- " taken off),
+    // the short form's without a place (its text is not what was parsed)
+    const int map = *s == '{';
+    char name[300];
+    if (map) snprintf(name, sizeof name, "--react");
+    else snprintf(name, sizeof name, "--react '%.200s'", spec);
+    salto_cfg* cfg = salto_cfg_parse(text, strlen(text), name, err);
+    salto_status st = cfg ? read_cfg(p, cfg, name, out, n, err) : err->status;
     salto_free(text);
-    if (!cfg) return err->status;
-    const salto_status st = read_cfg(p, cfg, "--react", out, n, err);
     salto_cfg_destroy(cfg);
+    if (st != SALTO_OK && map && err->where.line == 2) {
+        err->where.line = 1, err->where.col = err->where.col > 2 ? err->where.col - 2 : 0;
+    } else if (st != SALTO_OK && !map) {
+        err->where.line = 0, err->where.col = 0;
+    }
     return st;
 }
