@@ -667,8 +667,11 @@ grep_in "$tmp/pl1/sim.json" '"ragdoll": null'
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plr2" --quiet --ragdoll-after 0.5 --ragdoll particles
 if cmp -s "$tmp/plr/sim.csv" "$tmp/plr2/sim.csv"; then ok; else fail "the particle ragdoll is not deterministic"; fi
 if ! cmp -s "$tmp/plr/sim.csv" "$tmp/pl4/sim.csv"; then ok; else fail "the particle ragdoll is the articulated one"; fi
-expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plrb" --ragdoll particles
-grep_in "$tmp/err" "salto play: --ragdoll particles is the limp character: it needs --ragdoll-after T"
+# --ragdoll alone: limp when the motion ends (2.1 s); --limp T is --ragdoll-after T
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plre" --ragdoll particles --duration 2.2
+grep_in "$tmp/out" "^particle ragdoll \(Rosen\) from t = 2\.100 s: [0-9]+ points, 100 steps"
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plrl" --quiet --limp 0.5 --ragdoll particles
+if cmp -s "$tmp/plr/sim.csv" "$tmp/plrl/sim.csv"; then ok; else fail "--limp 0.5 is not --ragdoll-after 0.5"; fi
 expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plrb" --ragdoll-after 0.5 --ragdoll particles --adaptive 2
 grep_in "$tmp/err" "--adaptive is the articulated ragdoll's: not with --ragdoll particles"
 expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plrb" --ragdoll-after 0.5 --ragdoll cloth
@@ -676,6 +679,64 @@ grep_in "$tmp/err" "salto play: --ragdoll needs articulated or particles, not 'c
 expect 2 "$salto" play "$tmp/reach/motion.json" -o "$tmp/plrb" --ragdoll-after 0.1 --ragdoll particles
 grep_in "$tmp/err" "salto play: --ragdoll particles: the particle ragdoll is three-dimensional: '.*' has a planar root"
 if [ ! -e "$tmp/plrb" ]; then ok; else fail "play refused a ragdoll and wrote output"; fi
+# ---- play --react: reactions blended into the motion ----
+# a push on the left shank (the default simulated bodies: thigh, shank and foot), the summary,
+# the three files, react.json's settings and frames; every DOF outside the leg is the motion's
+# own, bit for bit, and so is every frame before the reaction and after its blend-out; the
+# blended motion is a motion salto validate reads; the same twice
+expect 0 "$salto" play "$tmp/mb/motion.json" --react 'shank_l:0,200,0@0.5'
+grep_in "$tmp/out" "^played .*motion.json with 1 reaction \(127 frames at 60 per second, dt = 0\.001 s\)"
+grep_in "$tmp/out" "^reaction 1: 200 N on 'shank_l' from 0\.500 s for 0\.05 s; 3 bodies \(5 DOFs\) simulated, [0-9]+ steps; blended in until 0\.550 s, out from 0\.800 s to 1\.300 s"
+grep_in "$tmp/out" "^  deviation from the motion at most 0\.[0-9]+ \(rad or m\) at '(hip_l|knee_l|ankle_l)"
+for f in react.json motion.csv filmstrip.png; do
+    if [ -s "$tmp/mb/react/$f" ] && [ ! -e "$tmp/mb/react/$f.tmp" ]; then ok; else fail "play --react: $f missing or its temporary left"; fi
+done
+grep_in "$tmp/mb/react/react.json" '"reactions": \['
+grep_in "$tmp/mb/react/react.json" '"simulate": \["thigh_l", "shank_l", "foot_l"\], "importance": \{"thigh_l": 1, "shank_l": 1, "foot_l": 1\}'
+grep_in "$tmp/mb/react/react.json" '"weight": \['
+if awk -F, 'NR == FNR { for (i = 1; i <= NF; i++) a[FNR, i] = $i; next }
+    FNR == 1 { for (i = 1; i <= NF; i++) leg[i] = $i ~ /^(hip_l|knee_l|ankle_l)/; next }
+    { for (i = 2; i <= NF; i++) {
+          same = $i == a[FNR, i]; t = $1 + 0
+          if (!leg[i] && !same) bad = bad " " $1 ":" i
+          if ((t < 0.5 || t > 1.3) && !same) bad = bad " " $1 ":" i
+          if (leg[i] && !same) moved = 1 } }
+    END { if (bad != "" || !moved) { print "differs at" bad ", moved " moved; exit 1 } }' \
+    "$tmp/mb/motion.csv" "$tmp/mb/react/motion.csv"; then ok; else fail "play --react changed more than the leg in the reaction"; fi
+"$salto" validate "$tmp/mb/react/motion.csv" --problem "$root/problems/monkey_bars.yaml" -o "$tmp/vre" --quiet >"$tmp/out" 2>"$tmp/err"
+if [ $? -le 1 ] && [ -s "$tmp/vre/validation.json" ]; then ok; else fail "salto validate did not read play --react's motion.csv: $(cat "$tmp/err")"; fi
+expect 0 "$salto" play "$tmp/mb/motion.json" --react 'shank_l:0,200,0@0.5' -o "$tmp/pre2" --quiet
+if cmp -s "$tmp/mb/react/motion.csv" "$tmp/pre2/motion.csv"; then ok; else fail "play --react is not deterministic"; fi
+# salto view shows it as the ghost (the newest play result beside the motion)
+expect 0 "$salto" view "$tmp/mb/motion.json" -o "$tmp/vre.html"
+grep_in "$tmp/out" "the ghost: .*mb/react/react.json"
+# a map with an impulse, the simulated subtree and an importance; a file of reactions, two of
+# them; the problem file's own list
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pre3" --react '{body: forearm_r, impulse: [0, 0, 5], time: 0.3, simulate: upperarm_r, importance: {forearm_r: 0.5}, blend_out: 0.3}'
+grep_in "$tmp/out" "^reaction 1: an impulse of 5 N s on 'forearm_r' at 0\.300 s; 2 bodies \(3 DOFs\) simulated"
+printf '%s\n' '# two hits' 'reactions:' '  - {body: shank_l, force: [0, 150, 0], time: 0.4}' \
+    '  - body: forearm_l' '    force: [0, 0, 80]' '    time: flight.start' \
+    '    simulate: [upperarm_l, forearm_l]' >"$tmp/reactions.yaml"
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pre4" --react "$tmp/reactions.yaml"
+grep_in "$tmp/err" "reactions.yaml:6:11: error: unknown phase 'flight'"
+sed -i 's/flight.start/left2.start/' "$tmp/reactions.yaml"
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pre4" --react "$tmp/reactions.yaml"
+grep_in "$tmp/out" "with 2 reactions"
+grep_in "$tmp/out" "^reaction 2: 80 N on 'forearm_l' from 0\.[0-9]+ s"
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/preb" --react "$root/problems/monkey_bars.yaml"
+grep_in "$tmp/err" "monkey_bars.yaml:[0-9]+:[0-9]+: error: no 'reactions' list here"
+# refused: a simulator option with it, an unknown body (with a suggestion), the root simulated,
+# a bad short form; nothing written
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/preb" --react 'shank_l:0,200,0@0.5' --push trunk:0,1,0@0.1
+grep_in "$tmp/err" "salto play: --push is the stepping simulator's: not with --react"
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/preb" --react '{body: shank_x, force: [0, 1, 0], time: 0.5}'
+grep_in "$tmp/err" "^--react:1:8: error: unknown body 'shank_x'"
+grep_in "$tmp/err" "did you mean 'shank_l'"
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/preb" --react '{body: shank_l, force: [0, 1, 0], time: 0.5, simulate: trunk}'
+grep_in "$tmp/err" "'trunk' is the root: it follows the motion"
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/preb" --react 'shank_l:0,1@0.5'
+grep_in "$tmp/err" "^--react 'shank_l:0,1@0.5': error: "
+if [ ! -e "$tmp/preb" ]; then ok; else fail "play --react refused and wrote output"; fi
 # the ragdolls' benchmark refuses a crowd out of range and an unknown option
 expect 2 "$salto" bench ragdoll --crowd 0
 grep_in "$tmp/err" "salto bench ragdoll: --crowd must be an integer from 1 to 1000, not '0'"
