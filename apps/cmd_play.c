@@ -76,8 +76,8 @@ static void help(void) {
            "                     articulated bodies (articulated, the default) or as Rosen's\n"
            "                     particle ragdoll (particles: points, Verlet steps and angular\n"
            "                     constraints, docs/simulation.md; three-dimensional characters\n"
-           "                     with revolute joints; it meets the ground alone: no holds,\n"
-           "                     pushes or boxes after the switch); without --ragdoll-after,\n"
+           "                     with revolute joints; it meets the ground and the bars: no\n"
+           "                     holds, pushes or boxes after the switch); without --ragdoll-after,\n"
            "                     limp when the motion ends\n");
     printf("\nWith --react, simulated reactions blended into the motion (de Heras 2002,\n"
            "docs/simulation.md) instead of the stepping simulator: from each reaction's time a\n"
@@ -583,6 +583,9 @@ int cmd_play(int argc, char** argv) {
         salto_ragdoll_opts ro;
         salto_ragdoll_default_opts(&ro);
         ro.ground_height = o.ground_height;
+        ro.nbar = o.nbar, ro.bar_radius = o.bar_radius; // the problem's bars
+        memcpy(ro.bar_point, o.bar_point, sizeof ro.bar_point);
+        memcpy(ro.bar_axis, o.bar_axis, sizeof ro.bar_axis);
         salto_error rerr = {0};
         rd = salto_ragdoll_create(m, &ro, &rerr);
         if (!rd) {

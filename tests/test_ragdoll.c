@@ -358,6 +358,123 @@ START_TEST(ragdoll_floor_height) {
 END_TEST
 
 
+// the distance from the line through p along unit u to segment a-b (sampled finely: an
+// independent check of the ragdoll's closed form)
+static double segment_line_distance(const double* a, const double* b, const double* p, const double* u) {
+    double best = INFINITY;
+    for (int k = 0; k <= 2000; k++) {
+        const double s = k / 2000.0;
+        double d[3];
+        for (int t = 0; t < 3; t++) d[t] = a[t] + s * (b[t] - a[t]) - p[t];
+        const double du = d[0] * u[0] + d[1] * u[1] + d[2] * u[2];
+        double e2 = 0.0;
+        for (int t = 0; t < 3; t++) e2 += (d[t] - du * u[t]) * (d[t] - du * u[t]);
+        best = fmin(best, sqrt(e2));
+    }
+    return best;
+}
+
+
+// a bar: the humanoid dropped lying across a bar (its trunk over it) lands on it and does not
+// pass through: the trunk's geometry (the root's: read back exactly from its fit) keeps out of
+// the bar to 5 mm at every step and touches it; without the bar it falls through
+START_TEST(ragdoll_meets_a_bar) {
+    salto_model* m = salto_test_model_file(CHARACTERS[0]);
+    salto_data* d = salto_data_create(m);
+    salto_ragdoll_opts o;
+    salto_ragdoll_default_opts(&o);
+    o.nbar = _i == 0 ? 1 : 0;
+    const double bp[3] = {0.0, 0.0, 1.0}, bu[3] = {0.0, 1.0, 0.0};
+    memcpy(o.bar_point[0], bp, sizeof bp);
+    const double ax[3] = {0.0, 3.0, 0.0}; // any length
+    memcpy(o.bar_axis[0], ax, sizeof ax);
+    salto_ragdoll* r = salto_ragdoll_create(m, &o, NULL);
+    ck_assert_ptr_nonnull(r);
+    memset(d->q, 0, sizeof(double) * (size_t)m->nv);
+    memset(d->qd, 0, sizeof(double) * (size_t)m->nv);
+    d->q[salto_model_dof(m, "root_ry")] = 1.5707963267948966; // lying: the trunk along +x
+    d->q[salto_model_dof(m, "root_x")] = -0.3;
+    d->q[salto_model_dof(m, "root_z")] = 0.4; // the pelvis 1.32 m up (0.9242 at q = 0)
+    ck_assert_int_eq(salto_ragdoll_set_state(r, d, 1e-3), SALTO_OK);
+    const int trunk = salto_model_body(m, "trunk");
+    double worst = INFINITY; // the trunk's least clearance: distance - radius - bar radius
+    for (int st = 0; st < 1000; st++) {
+        ck_assert_int_eq(salto_ragdoll_step(r), SALTO_OK);
+        ck_assert_int_eq(salto_ragdoll_get_state(r, d), SALTO_OK);
+        salto_fk(m, d, SALTO_FK_POS);
+        for (int g = 0; g < m->ngeom; g++) {
+            if (m->geom_body[g] != trunk) continue;
+            double pts[8][3], rad;
+            const int n = salto_geom_local_points(m, g, pts, &rad);
+            const int L = m->geom_link[g];
+            double w[8][3];
+            for (int k = 0; k < n; k++) {
+                salto_m3_mul_v3(w[k], d->R + 9 * L, pts[k]);
+                for (int t = 0; t < 3; t++) w[k][t] += d->p[3 * L + t];
+            }
+            for (int i = 0; i < n; i++) {
+                for (int j = n == 1 ? i : i + 1; j < n; j++) {
+                    worst = fmin(worst, segment_line_distance(w[i], w[j], bp, bu) - rad - o.bar_radius);
+                }
+            }
+        }
+        if (_i == 1 && worst < -0.05) break; // through it
+    }
+    if (_i == 0) {
+        printf("ragdoll on a bar: the trunk's least clearance %.4f m over 1 s\n", worst);
+        ck_assert_msg(worst > -0.005, "the trunk went %g m into the bar", -worst);
+        ck_assert_msg(worst < 0.002, "the trunk never reached the bar (%g m clear)", worst);
+    } else {
+        ck_assert_msg(worst < -0.05, "without the bar the trunk did not pass its place (%g)", worst);
+    }
+    // bad bars are refused
+    o.nbar = 1, o.bar_axis[0][1] = 0.0;
+    ck_assert_ptr_null(salto_ragdoll_create(m, &o, NULL));
+    o.bar_axis[0][1] = 1.0, o.bar_radius = 0.0;
+    ck_assert_ptr_null(salto_ragdoll_create(m, &o, NULL));
+    o.bar_radius = 0.02, o.nbar = 5;
+    ck_assert_ptr_null(salto_ragdoll_create(m, &o, NULL));
+    salto_ragdoll_destroy(r);
+    salto_data_destroy(d);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
+// a body inside a bar when the state is set (a hand gripping it) is left alone: the humanoid
+// lying across the bar's place falls as it would with no bar, bit for bit
+START_TEST(ragdoll_starts_inside_a_bar) {
+    salto_model* m = salto_test_model_file(CHARACTERS[0]);
+    salto_data* d = salto_data_create(m);
+    const double* x[2];
+    salto_ragdoll* r[2];
+    for (int k = 0; k < 2; k++) {
+        salto_ragdoll_opts o;
+        salto_ragdoll_default_opts(&o);
+        o.nbar = k;
+        o.bar_point[0][2] = 1.0, o.bar_axis[0][1] = 1.0;
+        r[k] = salto_ragdoll_create(m, &o, NULL);
+        ck_assert_ptr_nonnull(r[k]);
+        memset(d->q, 0, sizeof(double) * (size_t)m->nv);
+        memset(d->qd, 0, sizeof(double) * (size_t)m->nv);
+        d->q[salto_model_dof(m, "root_ry")] = 1.5707963267948966;
+        d->q[salto_model_dof(m, "root_x")] = -0.3;
+        d->q[salto_model_dof(m, "root_z")] = 1.02 - 0.9242; // the trunk's capsule round the bar (its
+                                                            // pelvis 0.9242 m up at q = 0)
+        ck_assert_int_eq(salto_ragdoll_set_state(r[k], d, 1e-3), SALTO_OK);
+        for (int st = 0; st < 300; st++) ck_assert_int_eq(salto_ragdoll_step(r[k]), SALTO_OK);
+        x[k] = salto_ragdoll_positions(r[k]);
+    }
+    for (int i = 0; i < 3 * salto_ragdoll_npoints(r[0]); i++) {
+        ck_assert_msg(x[0][i] == x[1][i], "entry %d: %.17g with no bar, %.17g with it", i, x[0][i], x[1][i]);
+    }
+    salto_ragdoll_destroy(r[0]), salto_ragdoll_destroy(r[1]);
+    salto_data_destroy(d);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
 // a pendulum on a fixed pivot (its body jointed to a welded one): swung hard both ways it
 // stays within its hinge's limits, and swung into a floor above its lowest point it stops on it
 START_TEST(ragdoll_fixed_base_limits_and_floor) {
@@ -510,6 +627,8 @@ Suite* ragdoll_suite(void) {
     tcase_add_test(tc, ragdoll_momentum_in_flight);
     tcase_add_loop_test(tc, ragdoll_falls_and_settles, 0, 4);
     tcase_add_test(tc, ragdoll_floor_height);
+    tcase_add_loop_test(tc, ragdoll_meets_a_bar, 0, 2);
+    tcase_add_test(tc, ragdoll_starts_inside_a_bar);
     tcase_add_loop_test(tc, ragdoll_fixed_base_limits_and_floor, 0, 3);
     tcase_add_test(tc, ragdoll_static_friction_holds);
     tcase_add_test(tc, ragdoll_survives_allocation_failure);

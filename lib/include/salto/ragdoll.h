@@ -29,13 +29,24 @@ typedef struct salto_ragdoll_opts {
                             //   (default 0.8)
     int ground;             // a ground plane, level (default 1)
     double ground_height;   // its height z, m (default 0)
+    int nbar;               // bars: cylinders of infinite length, any direction (default 0; at
+                            //   most SALTO_RAGDOLL_MAX_BARS); the bodies' geometry kept out of
+                            //   them (a capsule's segment, a sphere's centre, a box's corners
+                            //   and the segments between them) with ground_friction's share of
+                            //   the sliding on them taken back
+    double bar_point[4][3]; // a point on each bar's axis, world, m
+    double bar_axis[4][3];  // its direction (any length > 0)
+    double bar_radius;      // m (default 0.02, the simulator's)
 } salto_ragdoll_opts;
+
+enum { SALTO_RAGDOLL_MAX_BARS = 4 };
 
 void salto_ragdoll_default_opts(salto_ragdoll_opts* o);
 
 // The ragdoll of m (which must outlive it). NULL with err filled: SALTO_ERR_INVALID when o is
 // out of range (iterations < 1, joint friction outside [0, 1), static friction < 0, ground
-// friction outside [0, 1], a ground height not finite), when m has a prismatic joint below the
+// friction outside [0, 1], a ground height not finite, more than 4 bars, a bar's point not
+// finite or its axis zero, a bar radius not positive), when m has a prismatic joint below the
 // root, a joint chain with an offset after its first link, a planar root, a body before its
 // parent, or a body whose inertia its points cannot carry (much flatter than its joints'
 // spread: the four mass points need the rest of its second moment positive); SALTO_ERR_NOMEM

@@ -64,6 +64,13 @@ struct salto_ragdoll {
     double* quat;
     double* ctr;
     double* Irest; // per body: its points' inertia about their centroid, body frame (9)
+    // bodies' shapes (their geometry): shapes sstart[b] .. sstart[b + 1] of body b, each its
+    // points' first entry in cpt (sk) and how many (sn: 1 sphere, 2 capsule, 8 box)
+    int* sstart;
+    int* sk;
+    int* sn;
+    unsigned char* sin; // (shapes x SALTO_RAGDOLL_MAX_BARS) 1: the shape was inside the bar
+                        //   when the state was set (a gripping hand), left alone until clear
     int* centre; // the point at the centre of body b's own joint (-1: none)
     int* owner;  // a body whose points include each point, and the point in its frame
     double* oloc;
@@ -83,6 +90,10 @@ void salto_ragdoll_default_opts(salto_ragdoll_opts* o) {
     o->ground_friction = 0.8;
     o->ground = 1;
     o->ground_height = 0.0;
+    o->nbar = 0;
+    memset(o->bar_point, 0, sizeof o->bar_point);
+    memset(o->bar_axis, 0, sizeof o->bar_axis);
+    o->bar_radius = 0.02;
 }
 
 
@@ -94,6 +105,7 @@ void salto_ragdoll_destroy(salto_ragdoll* r) {
     salto_free(r->cw), salto_free(r->cbar), salto_free(r->cmass), salto_free(r->quat);
     salto_free(r->ctr), salto_free(r->Irest), salto_free(r->centre), salto_free(r->owner), salto_free(r->oloc);
     salto_free(r->q), salto_free(r->qprev), salto_free(r->Rrel), salto_free(r->qscratch);
+    salto_free(r->sstart), salto_free(r->sk), salto_free(r->sn), salto_free(r->sin);
     salto_free(r);
 }
 
@@ -272,12 +284,21 @@ salto_ragdoll* salto_ragdoll_create(const salto_model* m, const salto_ragdoll_op
     salto_ragdoll_opts def;
     salto_ragdoll_default_opts(&def);
     if (!o) o = &def;
+    int bars_ok = o->nbar >= 0 && o->nbar <= SALTO_RAGDOLL_MAX_BARS && o->bar_radius > 0.0 &&
+                  isfinite(o->bar_radius);
+    for (int j = 0; bars_ok && j < o->nbar; j++) {
+        const double* u = o->bar_axis[j];
+        const double n = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+        bars_ok = n > 0.0 && isfinite(n) && isfinite(o->bar_point[j][0]) &&
+                  isfinite(o->bar_point[j][1]) && isfinite(o->bar_point[j][2]);
+    }
     if (o->iterations < 1 || !(o->joint_friction >= 0.0 && o->joint_friction < 1.0) ||
         !(o->static_friction >= 0.0) || !(o->ground_friction >= 0.0 && o->ground_friction <= 1.0) ||
-        !isfinite(o->ground_height)) {
+        !isfinite(o->ground_height) || !bars_ok) {
         SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(), "ragdoll options out of range "
                    "(iterations >= 1, joint friction in [0, 1), static friction >= 0, ground "
-                   "friction in [0, 1], a finite ground height)");
+                   "friction in [0, 1], a finite ground height, at most %d bars with finite "
+                   "points, nonzero axes and a positive radius)", SALTO_RAGDOLL_MAX_BARS);
         return NULL;
     }
     if (!check_model(m, err)) return NULL;
@@ -291,6 +312,17 @@ salto_ragdoll* salto_ragdoll_create(const salto_model* m, const salto_ragdoll_op
     int np = 0, nc = 0;
     if (!r || !axis || !d) goto nomem;
     r->m = m, r->o = *o, r->h = 1e-3;
+    for (int j = 0; j < o->nbar; j++) { // unit axes
+        double* u = r->o.bar_axis[j];
+        const double n = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+        for (int a = 0; a < 3; a++) u[a] /= n;
+    }
+    r->sstart = salto_malloc(sizeof(int) * ((size_t)nb + 1));
+    r->sk = salto_malloc(sizeof(int) * ((size_t)m->ngeom + 1));
+    r->sn = salto_malloc(sizeof(int) * ((size_t)m->ngeom + 1));
+    r->sin = salto_calloc(((size_t)m->ngeom + 1) * SALTO_RAGDOLL_MAX_BARS, 1);
+    if (!r->sstart || !r->sk || !r->sn || !r->sin) goto nomem;
+    int nshape = 0;
     r->centre = salto_malloc(sizeof(int) * ((size_t)nb + 1));
     r->cstart = salto_malloc(sizeof(int) * ((size_t)nb + 1));
     r->cbar = salto_calloc(3 * (size_t)nb + 1, sizeof(double));
@@ -332,6 +364,7 @@ salto_ragdoll* salto_ragdoll_create(const salto_model* m, const salto_ragdoll_op
     // points with their radii; its four mass points when it has no geometry), its four
     for (int b = 0; b < nb; b++) {
         r->cstart[b] = nc;
+        r->sstart[b] = nshape;
         const int L = m->body_link[b];
         if (L < 0) continue;
         int ng = 0;
@@ -351,6 +384,7 @@ salto_ragdoll* salto_ragdoll_create(const salto_model* m, const salto_ragdoll_op
             if (m->geom_body[g] != b || gl < 0) continue;
             double pts[8][3], radius;
             const int n = salto_geom_local_points(m, g, pts, &radius);
+            r->sk[nshape] = nc, r->sn[nshape] = n, nshape++;
             for (int k = 0; k < n; k++) {
                 double* xw = X + 3 * np;
                 salto_m3_mul_v3(xw, d->R + 9 * gl, pts[k]);
@@ -363,6 +397,7 @@ salto_ragdoll* salto_ragdoll_create(const salto_model* m, const salto_ragdoll_op
         for (int k = 0; k < 4; k++) r->cpt[nc++] = np++;
     }
     r->cstart[nb] = nc;
+    r->sstart[nb] = nshape;
     r->np = np;
     r->x = X, r->rad = RAD;
     X = NULL, RAD = NULL;
@@ -504,6 +539,8 @@ static double read_joints(salto_ragdoll* r, double* q) {
 }
 
 
+static void bar_marks(salto_ragdoll* r, int set);
+
 salto_status salto_ragdoll_set_state(salto_ragdoll* r, salto_data* d, double h) {
     const salto_model* m = r->m;
     if (!(h > 0.0) || !isfinite(h)) return SALTO_ERR_INVALID;
@@ -527,6 +564,7 @@ salto_status salto_ragdoll_set_state(salto_ragdoll* r, salto_data* d, double h) 
         fit(r, b);
     }
     for (int j = 0; j < m->nv; j++) r->q[j] = d->q[j], r->qprev[j] = d->q[j] - h * d->qd[j];
+    bar_marks(r, 1); // a shape inside a bar now (a hand gripping it) is left alone until clear
     return SALTO_OK;
 }
 
@@ -816,6 +854,138 @@ static void ground_pass(salto_ragdoll* r, int friction) {
 }
 
 
+// The closest approach of segment a + s (b - a), s in [0, 1], to the line through p along the
+// unit u: the segment's point x, and the line's normal from the line to it (perp, its length
+// the distance)
+static double segment_line(const double* a, const double* b, const double* p, const double* u,
+                           double* x, double* perp, double* sout) {
+    double v[3], w0[3];
+    for (int k = 0; k < 3; k++) v[k] = b[k] - a[k], w0[k] = a[k] - p[k];
+    const double vu = salto_v3_dot(v, u), wu = salto_v3_dot(w0, u);
+    const double A = salto_v3_dot(v, v) - vu * vu, B = salto_v3_dot(w0, v) - wu * vu;
+    double s = 0.0;
+    if (A > 1e-14) {
+        s = fmin(fmax(-B / A, 0.0), 1.0);
+    } else { // parallel to the line (or a point): every point as near; its middle
+        s = 0.5;
+    }
+    for (int k = 0; k < 3; k++) x[k] = a[k] + s * v[k];
+    double d[3];
+    for (int k = 0; k < 3; k++) d[k] = x[k] - p[k];
+    const double t = salto_v3_dot(d, u);
+    for (int k = 0; k < 3; k++) perp[k] = d[k] - t * u[k];
+    *sout = s;
+    return salto_v3_norm(perp);
+}
+
+
+// the deepest reach of shape sh (of body b) into bar `bar` (depth > 0 inside): the depth, the
+// shape's surface point there (at), the unit normal out of the bar (n), the segment's two
+// points (i0, i1: point indices) and its parameter s
+static double shape_bar(const salto_ragdoll* r, int b, int sh, int bar, double* at, double* n,
+                        int* i0, int* i1, double* sp) {
+    const int k0 = r->sk[sh], ns = r->sn[sh];
+    const double rad = fmax(r->rad[r->cpt[k0]], 0.0);
+    double g[8][3], depth = -INFINITY;
+    for (int i = 0; i < ns; i++) fitted(r, b, k0 + i, g[i]);
+    for (int i = 0; i < ns; i++) {
+        for (int j = ns == 1 ? i : i + 1; j < ns; j++) {
+            double x[3], perp[3], s;
+            const double dist = segment_line(g[i], g[j], r->o.bar_point[bar], r->o.bar_axis[bar],
+                                             x, perp, &s);
+            const double dd = rad + r->o.bar_radius - dist;
+            if (!(dd > depth)) continue;
+            double nn[3];
+            if (dist > 1e-12) {
+                for (int k = 0; k < 3; k++) nn[k] = perp[k] / dist;
+            } else { // on the axis: out along any normal (up, or x for a vertical bar)
+                const double* u = r->o.bar_axis[bar];
+                double e[3] = {0.0, 0.0, 1.0};
+                if (fabs(u[2]) > 0.9) e[0] = 1.0, e[2] = 0.0;
+                const double eu = salto_v3_dot(e, u);
+                for (int k = 0; k < 3; k++) nn[k] = e[k] - eu * u[k];
+                const double l = salto_v3_norm(nn);
+                for (int k = 0; k < 3; k++) nn[k] /= l;
+            }
+            depth = dd, *sp = s;
+            for (int k = 0; k < 3; k++) n[k] = nn[k], at[k] = x[k] - rad * nn[k];
+            *i0 = r->cpt[k0 + i], *i1 = r->cpt[k0 + j];
+        }
+    }
+    return depth;
+}
+
+
+// the deepest reach of body b's shapes into the bars deeper than -slack, the pairs left alone
+// skipped (as shape_bar's); returns 0 when none
+static int bar_contact(const salto_ragdoll* r, int b, double slack, double* depth, double* at,
+                       double* n, int* i0, int* i1, double* sp) {
+    int found = 0;
+    *depth = -slack;
+    for (int sh = r->sstart[b]; sh < r->sstart[b + 1]; sh++) {
+        for (int bar = 0; bar < r->o.nbar; bar++) {
+            if (r->sin[SALTO_RAGDOLL_MAX_BARS * sh + bar]) continue;
+            double a2[3], n2[3], s2;
+            int j0, j1;
+            const double dd = shape_bar(r, b, sh, bar, a2, n2, &j0, &j1, &s2);
+            if (!(dd > *depth)) continue;
+            *depth = dd, found = 1, *sp = s2, *i0 = j0, *i1 = j1;
+            memcpy(at, a2, sizeof a2), memcpy(n, n2, sizeof n2);
+        }
+    }
+    return found;
+}
+
+
+// the pairs of shape and bar left alone: set (inside at the state set), cleared once clear
+static void bar_marks(salto_ragdoll* r, int set) {
+    const salto_model* m = r->m;
+    for (int b = 0; b < m->nbody; b++) {
+        if (m->body_link[b] < 0) continue;
+        for (int sh = r->sstart[b]; sh < r->sstart[b + 1]; sh++) {
+            for (int bar = 0; bar < r->o.nbar; bar++) {
+                unsigned char* f = &r->sin[SALTO_RAGDOLL_MAX_BARS * sh + bar];
+                if (!set && !*f) continue;
+                double at[3], n[3], s;
+                int i0, i1;
+                *f = shape_bar(r, b, sh, bar, at, n, &i0, &i1, &s) > 0.0;
+            }
+        }
+    }
+}
+
+
+// the bars: each body's deepest reach into them pushed out along the bar's normal by moving the
+// body rigidly (as the ground's), then (friction) the sliding of its contact point on the bar
+// in the step taken back by ground_friction's share
+static void bar_pass(salto_ragdoll* r, int friction) {
+    const salto_model* m = r->m;
+    if (r->o.nbar == 0) return;
+    if (friction) bar_marks(r, 0); // (once a step: a shape left alone that came clear)
+    for (int b = 0; b < m->nbody; b++) {
+        if (m->body_link[b] < 0 || r->sstart[b] == r->sstart[b + 1]) continue;
+        double depth, at[3], n[3], s;
+        int i0, i1;
+        for (int rep = 0; rep < 4; rep++) {
+            if (!bar_contact(r, b, -1e-12, &depth, at, n, &i0, &i1, &s)) break;
+            const double dx[3] = {depth * n[0], depth * n[1], depth * n[2]};
+            if (!rigid_push(r, b, at, dx)) break;
+        }
+        if (!friction || !(r->o.ground_friction > 0.0)) continue;
+        if (!bar_contact(r, b, 1e-6, &depth, at, n, &i0, &i1, &s)) continue;
+        // the contact point's move in the step (its segment's old ends), less its normal part
+        double slide[3];
+        for (int k = 0; k < 3; k++) {
+            const double old = (1.0 - s) * r->xold[3 * i0 + k] + s * r->xold[3 * i1 + k];
+            slide[k] = at[k] + r->rad[i0] * n[k] * (r->rad[i0] > 0.0) - old;
+        }
+        const double sn = salto_v3_dot(slide, n);
+        for (int k = 0; k < 3; k++) slide[k] = -r->o.ground_friction * (slide[k] - sn * n[k]);
+        rigid_push(r, b, at, slide);
+    }
+}
+
+
 salto_status salto_ragdoll_step(salto_ragdoll* r) {
     const salto_model* m = r->m;
     const double h = r->h;
@@ -839,6 +1009,7 @@ salto_status salto_ragdoll_step(salto_ragdoll* r) {
         for (int b = 0; b < m->nbody; b++) fit(r, b);
         joint_pass(r);
         ground_pass(r, 0);
+        bar_pass(r, 0);
         memcpy(q, r->q, sizeof(double) * (size_t)m->nv);
         for (int b = 0; b < m->nbody; b++) {
             if (m->body_link[b] >= 0 && m->body_parent[b] >= 0) limit_joint(r, b, q);
@@ -863,6 +1034,7 @@ salto_status salto_ragdoll_step(salto_ragdoll* r) {
         angular_pair(r, b, v);
     }
     ground_pass(r, 1);
+    bar_pass(r, 1);
     joint_pass(r);
     place_points(r);
     for (int i = 0; i < 3 * np; i++) {
