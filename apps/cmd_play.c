@@ -561,7 +561,10 @@ int cmd_play(int argc, char** argv) {
     }
     const double T = p->duration;
     if (duration < 0.0) duration = T + 0.5;
-    if (ragdoll_set && ragdoll == INFINITY) ragdoll = T; // limp when the motion ends
+    // limp when the motion ends: at the step nearest its end (the simulator's time is a sum of
+    // steps, a rounding under T there)
+    const int limp_at_end = ragdoll_set && ragdoll == INFINITY;
+    if (limp_at_end) ragdoll = T - 0.5 * dt;
 
     salto_sim_opts o;
     salto_sim_opts_default(&o);
@@ -651,7 +654,7 @@ int cmd_play(int argc, char** argv) {
     sm.stats = salto_sim_get_stats(sim);
     sm.stop_time = NAN, sm.fall_height = fall_height, sm.fall_time = NAN;
     sm.root_dev_time = sm.com_dev_time = 0.0;
-    sm.ragdoll = ragdoll, sm.particles = rd != NULL, sm.points = rd ? salto_ragdoll_npoints(rd) : 0;
+    sm.ragdoll = limp_at_end ? T : ragdoll, sm.particles = rd != NULL, sm.points = rd ? salto_ragdoll_npoints(rd) : 0;
     sm.ragdoll_start = NAN;
     if (adaptive) {
         // the budget (every joint when only the error bounds it) and the thresholds
