@@ -84,6 +84,9 @@ run)
     # (docs/simulation.md): out/monkey_bars/play/sim.json, sim.csv, filmstrip.png
     echo
     ./build/apps/salto play out/monkey_bars/motion.json
+    # and two hits blended into it (docs/simulation.md, "Reactions"): out/monkey_bars/react/
+    echo
+    ./build/apps/salto play out/monkey_bars/motion.json --react problems/reactions/monkey_bars_hits.yaml
     # the dismount as one HTML page (docs/viewer.md): 3-D playback, forces and plots
     ./build/apps/salto view out/highbar_dismount/motion.json
     echo "the motions are in out/<problem>/: motion.json, motion.csv, motion.bvh, and the"
