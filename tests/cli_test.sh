@@ -723,6 +723,9 @@ sed -i 's/flight.start/left2.start/' "$tmp/reactions.yaml"
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pre4" --react "$tmp/reactions.yaml"
 grep_in "$tmp/out" "with 2 reactions"
 grep_in "$tmp/out" "^reaction 2: 80 N on 'forearm_l' from 0\.[0-9]+ s"
+# the shipped example
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pre5" --react "$root/problems/reactions/monkey_bars_hits.yaml"
+grep_in "$tmp/out" "^reaction 2: an impulse of 3 N s on 'forearm_r' at 0\.850 s; 2 bodies \(3 DOFs\) simulated"
 expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/preb" --react "$root/problems/monkey_bars.yaml"
 grep_in "$tmp/err" "monkey_bars.yaml:[0-9]+:[0-9]+: error: no 'reactions' list here"
 # refused: a simulator option with it, an unknown body (with a suggestion), the root simulated,
