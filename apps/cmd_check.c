@@ -124,6 +124,14 @@ static int check_problem(const char* path, int nset, const char* const* set) {
                bx->hi[0], bx->lo[1], bx->hi[1], bx->lo[2], bx->hi[2], turned, bx->clearance);
     }
     printf("constraints: %d, objective terms: %d\n", p->ncon, p->nobj);
+    for (int k = 0; k < p->nreaction; k++) { // (for salto play --react, not the solve)
+        const salto_reaction_desc* r = &p->reactions[k];
+        int nb = 0;
+        for (int b = 0; b < p->model->nbody; b++) nb += r->simulated[b];
+        printf("reaction %d (salto play --react): %s on '%s' at %g s, %d bodies simulated, "
+               "blended until %g s\n", k + 1, r->impulse ? "an impulse" : "a force",
+               p->model->body_name[r->body], r->time, nb, r->time + r->duration + r->blend_out);
+    }
     printf("NLP: %d variables, %d constraints, %d Jacobian non-zeros, %d Hessian non-zeros\n",
            salto_nlp_nx(nlp), salto_nlp_ng(nlp), salto_nlp_nnz_jac(nlp), salto_nlp_nnz_hess(nlp));
 

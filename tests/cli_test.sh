@@ -723,6 +723,11 @@ sed -i 's/flight.start/left2.start/' "$tmp/reactions.yaml"
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pre4" --react "$tmp/reactions.yaml"
 grep_in "$tmp/out" "with 2 reactions"
 grep_in "$tmp/out" "^reaction 2: 80 N on 'forearm_l' from 0\.[0-9]+ s"
+# salto check lists a problem file's reactions
+{ sed "s|character: ../data|character: $root/data|" "$root/problems/monkey_bars.yaml"; printf '%s\n' 'reactions:' '  - {body: shank_l, force: [0, 100, 0], time: 0.4}'; } >"$tmp/mbr.yaml"
+expect 0 "$salto" check "$tmp/mbr.yaml"
+grep_in "$tmp/out" "^reaction 1 \(salto play --react\): a force on 'shank_l' at 0\.4 s, 3 bodies simulated, blended until 1\.2 s"
+expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pre6" --quiet --react "$tmp/mbr.yaml"
 # the shipped example
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pre5" --react "$root/problems/reactions/monkey_bars_hits.yaml"
 grep_in "$tmp/out" "^reaction 2: an impulse of 3 N s on 'forearm_r' at 0\.850 s; 2 bodies \(3 DOFs\) simulated"
