@@ -209,6 +209,49 @@ START_TEST(react_importance_scales_a_body) {
 END_TEST
 
 
+// reactions add up: a second reaction on the same bodies with no force leaves the first's
+// effect as it is (not pulled back to the motion), and two reactions on different bodies give
+// each body what its own reaction alone gives
+START_TEST(react_reactions_add) {
+    salto_model* m = salto_test_model_file("data/characters/humanoid22.yaml");
+    sine_motion s;
+    sine_init(&s, m, 29u);
+    static const char* const LEG[] = {"thigh_l", "shank_l", "foot_l", NULL};
+    const double f1[3] = {0, 200, 0}, f0[3] = {0, 0, 0}, f2[3] = {150, 0, 0};
+    hand_reaction h[4];
+    hand_init(&h[0], m, "forearm_r", RIGHT_ARM, f1, 0.3);
+    hand_init(&h[1], m, "forearm_r", RIGHT_ARM, f0, 0.3); // nothing, on the same bodies
+    hand_init(&h[2], m, "shank_l", LEG, f2, 0.4);
+    salto_reaction_desc two[2] = {h[0].r, h[1].r}, other[2] = {h[0].r, h[2].r};
+    const int nv = m->nv;
+    double* q1 = malloc(sizeof(double) * 100 * nv);
+    double* q2 = malloc(sizeof(double) * 100 * nv);
+    double* q3 = malloc(sizeof(double) * 100 * nv);
+    double* q4 = malloc(sizeof(double) * 100 * nv);
+    const int nf = play_frames(m, &h[0].r, 1, &s, 1.4, 60.0, q1, NULL);
+    play_frames(m, two, 2, &s, 1.4, 60.0, q2, NULL);
+    play_frames(m, other, 2, &s, 1.4, 60.0, q3, NULL);
+    play_frames(m, &h[2].r, 1, &s, 1.4, 60.0, q4, NULL);
+    double moved = 0.0, qa[MAXV];
+    for (int k = 0; k < nf; k++) {
+        sine_state(&s, fmin(k / 60.0, 1.4), qa, NULL, NULL);
+        for (int j = 0; j < nv; j++) {
+            const size_t i = (size_t)k * nv + j;
+            moved = fmax(moved, fabs(q1[i] - qa[j]));
+            ck_assert_msg(fabs(q2[i] - q1[i]) < 1e-9, "t %g %s: %g with a second reaction, %g alone",
+                          k / 60.0, m->link_name[j], q2[i], q1[i]);
+            const double want = h[2].simulated[m->link_body[j]] ? q4[i] : q1[i];
+            ck_assert_msg(fabs(q3[i] - want) < 1e-9, "t %g %s: %g with both, %g with its own alone",
+                          k / 60.0, m->link_name[j], q3[i], want);
+        }
+    }
+    ck_assert_msg(moved > 0.05, "the first reaction moved only %g", moved);
+    free(q1), free(q2), free(q3), free(q4);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
 // the weights: 0 before, (1 - cos)/2 up to 1 at time + blend_in, 1 to time + duration, down
 // to 0 at the end, continuous, never outside [0, 1]; salto_react_pose reports them
 START_TEST(react_weights_ramp) {
@@ -467,6 +510,16 @@ START_TEST(react_keeps_joint_limits) {
         }
     }
     ck_assert_msg(hit > 0, "no push reached a limit: the test sees nothing");
+    // a very stiff, very damped pull back stays stable (implicit), its statistics within reason
+    h.r.stiffness = 1e7, h.r.damping = 1e4;
+    h.r.force[0] = 40.0, h.r.force[1] = h.r.force[2] = 0.0;
+    salto_error err = {0};
+    salto_react* a = salto_react_create(m, &h.r, 1, sine_state, &s, 1.2, 1e-3, &err);
+    for (int k = 0; k < 72; k++) ck_assert_int_eq(salto_react_pose(a, k / 60.0, q, NULL, &err), SALTO_OK);
+    const salto_react_stats* st = salto_react_info(a, 0);
+    ck_assert_msg(st->peak < 0.05 && st->limit_stops <= st->steps, "stiff: peak %g, %ld stops in %ld steps",
+                  st->peak, st->limit_stops, st->steps);
+    salto_react_destroy(a);
     free(q);
     salto_model_destroy(m);
 }
@@ -604,6 +657,7 @@ Suite* react_suite(void) {
     tcase_add_test(tc, react_zero_force_is_the_motion);
     tcase_add_loop_test(tc, react_right_arm_leaves_the_rest, 0, 2);
     tcase_add_test(tc, react_importance_scales_a_body);
+    tcase_add_test(tc, react_reactions_add);
     tcase_add_test(tc, react_weights_ramp);
     tcase_add_test(tc, react_output_is_continuous);
     tcase_add_test(tc, quat_slerp_short_arc);

@@ -9,18 +9,20 @@
 // cancels gravity, the base's motion and the velocity terms, so that each joint's deviation
 // obeys e'' = -stiffness e - damping e' plus what the force does through the simulated bodies'
 // inertia. With no force the simulation is the motion; after one, every joint returns to it
-// alike, whatever its pose and load. The deviation is what is integrated (semi-implicit Euler,
-// steps of at most dt ending on the frames and on the push's end), against the motion's exact
-// state; a joint that reaches a limit the motion keeps is stopped there.
+// alike, whatever its pose and load. The deviation is what is integrated (semi-implicit Euler
+// with the pull back implicit, so stable at any stiffness and damping; steps of at most dt ending
+// on the frames and on the push's end), against the motion's exact state; a joint that reaches a
+// limit the motion keeps is stopped there.
 //
 // The output pose is the motion's with each simulated body's rotation relative to its parent
 // replaced by the spherical blend (short arc) of the motion's and the simulation's, at the
 // body's weight: the reaction's weight (0 before its time, up to 1 over blend_in on the
 // (1 - cos)/2 ramp, 1 until time + duration, down to 0 over blend_out) times the body's
-// importance; several reactions are blended in turn (de Heras's bone-pose addition). The
-// blended rotation is read back on the body's own DOFs (its chain's coordinates, by Gauss-Newton
-// from the linear blend of the two). A body of weight 0, the root among them, keeps the motion's
-// DOFs bit for bit, and outside every reaction the output is the motion itself.
+// importance. Several reactions add up (de Heras's bone-pose addition): each one's turn of a
+// body away from the motion, taken at its weight, is put after the pose so far
+// (salto_pose_add). The result is read back on the body's own DOFs (its chain's coordinates, by
+// Gauss-Newton from the linear blend of the DOFs). A body of weight 0, the root among them,
+// keeps the motion's DOFs bit for bit, and outside every reaction the output is the motion.
 #ifndef SALTO_REACT_H
 #define SALTO_REACT_H
 
@@ -69,5 +71,13 @@ double salto_reaction_weight(const salto_reaction_desc* r, double t);
 // every body's chain reaches its blend, as hinges and three-axis joints do).
 double salto_pose_blend(const salto_model* m, const double* a, const double* b, const double* w,
                         double* out);
+
+// The pose c with each body's turn from pose a to pose b (all nv, on m), taken at the body's
+// weight w (nbody) from the identity along the short arc, put after c's rotation relative to the
+// parent (Rc slerp(1, Ra' Rb, w)), its translation c's plus w (b - a): out (nv, may be c).
+// Bodies of weight 0 keep c's DOFs bit for bit; with c = a it is salto_pose_blend. Returns the
+// largest Gauss-Newton residual left, as salto_pose_blend's.
+double salto_pose_add(const salto_model* m, const double* c, const double* a, const double* b,
+                      const double* w, double* out);
 
 #endif

@@ -29,7 +29,7 @@ struct salto_react {
     reaction* rs;
     salto_state_fn state;
     void* ctx;
-    double T, dt, eps;
+    double T, dt;
     salto_data* d;           // the simulation's state
     double *qa, *qda, *qdda; // the motion at a time (nv each)
     double *qs, *tau, *fext; // scratch: a simulated pose, torques, forces (6 nv)
@@ -46,9 +46,9 @@ double salto_reaction_weight(const salto_reaction_desc* r, double t) {
 }
 
 
-double salto_pose_blend(const salto_model* m, const double* a, const double* b, const double* w,
-                        double* out) {
-    if (out != a) memcpy(out, a, (size_t)m->nv * sizeof(double));
+double salto_pose_add(const salto_model* m, const double* c, const double* a, const double* b,
+                      const double* w, double* out) {
+    if (out != c) memcpy(out, c, (size_t)m->nv * sizeof(double));
     static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, O[3] = {0, 0, 0};
     double worst = 0.0;
     for (int bd = 0; bd < m->nbody; bd++) {
@@ -56,19 +56,30 @@ double salto_pose_blend(const salto_model* m, const double* a, const double* b, 
         if (!(wb > 0.0) || m->body_link[bd] < 0) continue;
         int l[SALTO_MAXCHAIN];
         const int n = salto_chain_of(m, bd, l);
-        double Ra[9], pa[3], Rb[9], pb[3], u[SALTO_MAXCHAIN][3], o[SALTO_MAXCHAIN][3];
-        salto_chain_fk(m, l, n, I, O, out, Ra, pa, u, o); // (out's chain is still a's)
+        double Rc[9], pc[3], Ra[9], pa[3], Rb[9], pb[3], u[SALTO_MAXCHAIN][3], o[SALTO_MAXCHAIN][3];
+        salto_chain_fk(m, l, n, I, O, out, Rc, pc, u, o); // (out's chain is still c's)
+        salto_chain_fk(m, l, n, I, O, a, Ra, pa, u, o);
         salto_chain_fk(m, l, n, I, O, b, Rb, pb, u, o);
-        double qa[4], qb[4], qt[4], Rt[9], pt[3];
-        salto_m3_to_quat(qa, Ra);
-        salto_m3_to_quat(qb, Rb);
-        salto_quat_slerp(qt, qa, qb, wb);
-        salto_quat_to_m3(Rt, qt);
-        for (int k = 0; k < 3; k++) pt[k] = (1.0 - wb) * pa[k] + wb * pb[k];
-        for (int k = 0; k < n; k++) out[l[k]] += wb * (b[l[k]] - out[l[k]]);
+        // the body's turn from a to b in its own frame, D = Ra' Rb, taken at the weight from
+        // the identity (the short arc) and put after c's: Rc slerp(1, D, w)
+        double D[9], qd[4], qw[4], Rw[9], Rt[9], pt[3];
+        static const double one[4] = {1, 0, 0, 0};
+        salto_m3t_mul(D, Ra, Rb);
+        salto_m3_to_quat(qd, D);
+        salto_quat_slerp(qw, one, qd, wb);
+        salto_quat_to_m3(Rw, qw);
+        salto_m3_mul(Rt, Rc, Rw);
+        for (int k = 0; k < 3; k++) pt[k] = pc[k] + wb * (pb[k] - pa[k]);
+        for (int k = 0; k < n; k++) out[l[k]] += wb * (b[l[k]] - a[l[k]]);
         worst = fmax(worst, salto_chain_ik(m, bd, I, O, Rt, pt, out));
     }
     return worst;
+}
+
+
+double salto_pose_blend(const salto_model* m, const double* a, const double* b, const double* w,
+                        double* out) {
+    return salto_pose_add(m, a, a, b, w, out);
 }
 
 
@@ -96,7 +107,6 @@ salto_react* salto_react_create(const salto_model* m, const salto_reaction_desc*
     salto_react* a = salto_calloc(1, sizeof *a);
     if (!a) goto nomem;
     a->m = m, a->n = n, a->state = state, a->ctx = ctx, a->T = T, a->dt = dt;
-    a->eps = 1e-9 * (1.0 + T);
     a->rs = salto_calloc((size_t)(n > 0 ? n : 1), sizeof *a->rs);
     a->d = salto_data_create(m);
     a->qa = salto_calloc((size_t)nv * 11, sizeof(double));
@@ -134,38 +144,46 @@ static void motion_at(salto_react* a, double t) {
 }
 
 
-// the simulated pose qa + e into d->q, d->qd (qda + ed), d->qdd the motion's; a simulated joint
-// past a limit the motion keeps is put back on it and its velocity out of the range taken away
-static void sim_state(salto_react* a, reaction* x) {
+// a simulated joint past a limit the motion keeps (at the motion's state in qa, qda) put back on
+// it, its velocity out of the range taken away; counted in the statistics
+static void clamp_limits(salto_react* a, reaction* x) {
     const salto_model* m = a->m;
-    salto_data* d = a->d;
     int stopped = 0;
     for (int j = 0; j < m->nv; j++) {
-        if (!x->given[j] && m->link_has_limits[j]) {
-            const double lo = fmin(m->link_limits[2 * j], a->qa[j]);
-            const double hi = fmax(m->link_limits[2 * j + 1], a->qa[j]);
-            const double q = a->qa[j] + x->e[j], v = a->qda[j] + x->ed[j];
-            if (q > hi) {
-                x->e[j] = hi - a->qa[j], stopped = 1;
-                if (v > 0.0) x->ed[j] = -a->qda[j];
-            } else if (q < lo) {
-                x->e[j] = lo - a->qa[j], stopped = 1;
-                if (v < 0.0) x->ed[j] = -a->qda[j];
-            }
+        if (x->given[j] || !m->link_has_limits[j]) continue;
+        const double lo = fmin(m->link_limits[2 * j], a->qa[j]);
+        const double hi = fmax(m->link_limits[2 * j + 1], a->qa[j]);
+        const double q = a->qa[j] + x->e[j], v = a->qda[j] + x->ed[j];
+        if (q > hi) {
+            x->e[j] = hi - a->qa[j], stopped = 1;
+            if (v > 0.0) x->ed[j] = -a->qda[j];
+        } else if (q < lo) {
+            x->e[j] = lo - a->qa[j], stopped = 1;
+            if (v < 0.0) x->ed[j] = -a->qda[j];
         }
-        d->q[j] = a->qa[j] + x->e[j];
-        d->qd[j] = a->qda[j] + x->ed[j];
-        d->qdd[j] = a->qdda[j];
     }
     x->st.limit_stops += stopped;
 }
 
 
+// the simulated state: d->q = qa + e, d->qd = qda + ed, d->qdd the motion's
+static void sim_state(salto_react* a, const reaction* x) {
+    salto_data* d = a->d;
+    for (int j = 0; j < a->m->nv; j++) {
+        d->q[j] = a->qa[j] + x->e[j];
+        d->qd[j] = a->qda[j] + x->ed[j];
+        d->qdd[j] = a->qdda[j];
+    }
+}
+
+
 static salto_status fail(const salto_react* a, const reaction* x, double t, const char* what,
                          salto_error* err) {
+    char line[64] = "";
+    if (x->r->line > 0) snprintf(line, sizeof line, " (line %d of its file)", x->r->line);
     return SALTO_FAIL(err, SALTO_ERR_NUMERIC, salto_loc_none(),
-                      "the reaction on '%s' at %g s (line %d): at t = %.4f s %s",
-                      a->m->body_name[x->r->body], x->r->time, x->r->line, t, what);
+                      "the reaction on '%s' at %g s%s: at t = %.4f s %s",
+                      a->m->body_name[x->r->body], x->r->time, line, t, what);
 }
 
 
@@ -223,21 +241,28 @@ static salto_status start(salto_react* a, reaction* x, salto_error* err) {
 }
 
 
-// one step of h from x->t
-static salto_status step(salto_react* a, reaction* x, double h, salto_error* err) {
+// one step of h from x->t, the force on or off: the pull back implicit (the deviation's
+// linear part, e'' = -ks e - kd e' + delta, delta the force's own effect, taken at the step's
+// end: stable at any stiffness and damping), then the limits at the step's end
+static salto_status step(salto_react* a, reaction* x, double h, int force, salto_error* err) {
     const salto_model* m = a->m;
-    const salto_reaction_desc* r = x->r;
+    const double ks = x->r->stiffness, kd = x->r->damping;
     motion_at(a, x->t);
     sim_state(a, x);
-    const int force = !r->impulse && x->t >= r->time && x->t < r->time + r->push;
     const salto_status s = accelerations(a, x, force);
     if (s != SALTO_OK) return fail(a, x, x->t, "the hybrid dynamics failed", err);
-    x->t += h;
-    x->st.steps++;
     for (int j = 0; j < m->nv; j++) {
         if (x->given[j]) continue;
-        x->ed[j] += h * (a->d->qdd[j] - a->qdda[j]);
+        const double delta = a->d->qdd[j] - (a->qdda[j] - ks * x->e[j] - kd * x->ed[j]);
+        x->ed[j] = (x->ed[j] + h * (delta - ks * x->e[j])) / (1.0 + h * kd + h * h * ks);
         x->e[j] += h * x->ed[j];
+    }
+    x->t += h;
+    x->st.steps++;
+    motion_at(a, x->t);
+    clamp_limits(a, x);
+    for (int j = 0; j < m->nv; j++) {
+        if (x->given[j]) continue;
         if (!isfinite(x->e[j]) || !isfinite(x->ed[j])) {
             char what[200];
             snprintf(what, sizeof what, "DOF '%s' is not finite", m->link_name[j]);
@@ -260,8 +285,9 @@ static salto_status advance(salto_react* a, reaction* x, double t, salto_error* 
     const double push_end = r->impulse ? -INFINITY : r->time + r->push;
     while (x->t < stop - 1e-12) {
         double h = fmin(a->dt, stop - x->t);
-        if (x->t < push_end - 1e-12) h = fmin(h, push_end - x->t);
-        if ((s = step(a, x, h, err))) return s;
+        const int force = x->t < push_end - 1e-12; // (on from the start: steps end on push_end)
+        if (force) h = fmin(h, push_end - x->t);
+        if ((s = step(a, x, h, force, err))) return s;
     }
     if (t >= x->st.end) x->ended = 1;
     return SALTO_OK;
@@ -282,11 +308,11 @@ salto_status salto_react_pose(salto_react* a, double t, double* q, double* w, sa
         const double wk = salto_reaction_weight(x->r, t);
         if (w) w[k] = wk;
         if (!(wk > 0.0) || !x->started) continue;
-        // the simulated pose at t (the motion there plus the deviation, kept within the limits)
-        sim_state(a, x);
-        memcpy(a->qs, a->d->q, (size_t)nv * sizeof(double));
+        // the simulated pose at t (the simulation has run to t: the motion there plus the
+        // deviation, within the limits), its turn from the motion added to the pose so far
+        for (int j = 0; j < nv; j++) a->qs[j] = a->qa[j] + x->e[j];
         for (int b = 0; b < m->nbody; b++) x->fw[b] = wk * x->r->importance[b];
-        salto_pose_blend(m, q, a->qs, x->fw, q);
+        salto_pose_add(m, q, a->qa, a->qs, x->fw, q);
     }
     return SALTO_OK;
 }
