@@ -197,8 +197,7 @@ int play_react(const char* motion_path, const char* problem_path, const char* di
                 int nb = 0, nd = 0;
                 for (int b = 0; b < m->nbody; b++) nb += r[k].simulated[b];
                 for (int j = 0; j < nv; j++) nd += r[k].simulated[m->link_body[j]];
-                const double mag = sqrt(r[k].force[0] * r[k].force[0] + r[k].force[1] * r[k].force[1] +
-                                        r[k].force[2] * r[k].force[2]);
+                const double mag = hypot(hypot(r[k].force[0], r[k].force[1]), r[k].force[2]);
                 if (r[k].impulse) {
                     printf("reaction %d: an impulse of %.4g N s on '%s' at %.3f s", k + 1, mag,
                            m->body_name[r[k].body], r[k].time);

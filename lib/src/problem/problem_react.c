@@ -88,6 +88,12 @@ static salto_status read_one(reader* R, const salto_cfg_node* n, salto_reaction_
     }
     r->impulse = in != NULL;
     if ((s = salto_cfg_vec(fn ? fn : in, r->force, 3, R->err))) return s;
+    const double mag = hypot(hypot(r->force[0], r->force[1]), r->force[2]);
+    if (!(mag <= 1e6)) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, fn ? fn : in),
+                          "a%s of %g %s is beyond any hit: at most 1e6", in ? "n impulse" : " force",
+                          mag, in ? "N s" : "N");
+    }
     if (in && salto_cfg_child(n, "push")) {
         return SALTO_FAIL(R->err, SALTO_ERR_INVALID, key_at(R, salto_cfg_child(n, "push")),
                           "'push' is how long a force acts: an impulse acts at once");
@@ -244,50 +250,115 @@ salto_status salto_reactions_load(const salto_problem_desc* p, const char* path,
 }
 
 
+// the short form's fields: a name, numbers, a time ([A-Za-z0-9_.+-]: seconds or PHASE.start +
+// 0.1 without spaces); the first character that does not belong, or NULL
+static const char* bad_char(const char* s, size_t n, const char* extra) {
+    for (size_t i = 0; i < n; i++) {
+        const char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              strchr(extra, c))) {
+            return s + i;
+        }
+    }
+    return NULL;
+}
+
+
+// BODY:FX,FY,FZ@T[:PUSH] checked field by field and written as a YAML flow map into text (cap);
+// errors at where (the spec, no line)
+static salto_status short_form(const char* spec, salto_src_loc where, char* text, size_t cap,
+                               salto_error* err) {
+    const char* colon = strchr(spec, ':');
+    const char* at = colon ? strchr(colon, '@') : NULL;
+    const char* tail = at ? strchr(at, ':') : NULL;
+    if (!colon || !at || colon == spec) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, where,
+                          "not a file, and a reaction is FILE, a YAML map {body: B, force: [FX, "
+                          "FY, FZ], time: T, ...} or BODY:FX,FY,FZ@T[:PUSH]");
+    }
+    const char* end = spec + strlen(spec);
+    const char* bad = bad_char(spec, (size_t)(colon - spec), "_.-");
+    if (!bad) bad = bad_char(colon + 1, (size_t)(at - colon - 1), ",.+-eE");
+    if (!bad) bad = bad_char(at + 1, (size_t)((tail ? tail : end) - at - 1), "_.+-");
+    if (!bad && tail) bad = bad_char(tail + 1, (size_t)(end - tail - 1), ".+-eE");
+    if (bad) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, where,
+                          "'%c' (character %d) does not belong in BODY:FX,FY,FZ@T[:PUSH] (a "
+                          "body's name, three numbers, a time, seconds; other settings need the "
+                          "YAML map form)", *bad, (int)(bad - spec) + 1);
+    }
+    int commas = 0;
+    for (const char* c = colon + 1; c < at; c++) commas += *c == ',';
+    if (commas != 2) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, where,
+                          "the force needs three numbers, FX,FY,FZ (newtons, world frame)");
+    }
+    if (tail) {
+        snprintf(text, cap, "reactions:\n- {body: %.*s, force: [%.*s], time: %.*s, push: %s}\n",
+                 (int)(colon - spec), spec, (int)(at - colon - 1), colon + 1,
+                 (int)(tail - at - 1), at + 1, tail + 1);
+    } else {
+        snprintf(text, cap, "reactions:\n- {body: %.*s, force: [%.*s], time: %s}\n",
+                 (int)(colon - spec), spec, (int)(at - colon - 1), colon + 1, at + 1);
+    }
+    return SALTO_OK;
+}
+
+
 salto_status salto_reactions_parse(const salto_problem_desc* p, const char* spec,
                                    salto_reaction_desc** out, int* n, salto_error* err) {
     *out = NULL, *n = 0;
     const size_t len = strlen(spec);
-    char* text = salto_malloc(len + 64);
+    const size_t cap = len + 80;
+    char* text = salto_malloc(cap);
     if (!text) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
     const char* s = spec;
     while (*s == ' ') s++;
-    if (*s == '{') {
-        // a flow map: as written, under "reactions: [" (columns kept: the prefix is a line)
-        snprintf(text, len + 64, "reactions:\n- %s\n", spec);
-    } else {
-        // BODY:FX,FY,FZ@T[:PUSH]
-        const char* colon = strchr(spec, ':');
-        const char* at = colon ? strchr(colon, '@') : NULL;
-        const char* tail = at ? strchr(at, ':') : NULL;
-        if (!colon || !at || colon == spec) {
-            salto_free(text);
-            return SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(),
-                              "--react '%s': a reaction is FILE, a YAML map {body: B, force: "
-                              "[FX, FY, FZ], time: T, ...} or BODY:FX,FY,FZ@T[:PUSH]", spec);
-        }
-        if (tail) {
-            snprintf(text, len + 64, "reactions:\n- {body: %.*s, force: [%.*s], time: %.*s, push: %s}\n",
-                     (int)(colon - spec), spec, (int)(at - colon - 1), colon + 1,
-                     (int)(tail - at - 1), at + 1, tail + 1);
-        } else {
-            snprintf(text, len + 64, "reactions:\n- {body: %.*s, force: [%.*s], time: %s}\n",
-                     (int)(colon - spec), spec, (int)(at - colon - 1), colon + 1, at + 1);
-        }
-    }
-    // errors name the spec: a map's at its own line 1 and column (the text's "- " taken off),
-    // the short form's without a place (its text is not what was parsed)
     const int map = *s == '{';
+    // errors name the spec: a map's at its own lines and columns, the short form's without a
+    // place (its text is not what was parsed)
     char name[300];
     if (map) snprintf(name, sizeof name, "--react");
     else snprintf(name, sizeof name, "--react '%.200s'", spec);
+    const salto_src_loc where = {name, 0, 0};
+    if (map) {
+        // a flow map: as written, after "- " on the text's second line (its line 1)
+        snprintf(text, cap, "reactions:\n- %s\n", spec);
+    } else if (short_form(spec, where, text, cap, err) != SALTO_OK) {
+        salto_free(text);
+        return err->status;
+    }
     salto_cfg* cfg = salto_cfg_parse(text, strlen(text), name, err);
-    salto_status st = cfg ? read_cfg(p, cfg, name, out, n, err) : err->status;
+    salto_status st = cfg ? SALTO_OK : err->status;
+    if (cfg) {
+        // exactly one reaction, a map: nothing else written around it
+        const salto_cfg_node* top = salto_cfg_root(cfg);
+        const salto_cfg_node* list = top && top->kind == SALTO_CFG_MAP && top->n == 1
+                                         ? salto_cfg_child(top, "reactions") : NULL;
+        if (!list || list->kind != SALTO_CFG_LIST || list->n != 1 ||
+            list->child[0]->kind != SALTO_CFG_MAP) {
+            st = SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(),
+                            "--react: one reaction, a YAML map {body: B, force: [FX, FY, FZ], "
+                            "time: T, ...}, and nothing after it");
+        } else {
+            st = read_cfg(p, cfg, name, out, n, err);
+        }
+    }
     salto_free(text);
     salto_cfg_destroy(cfg);
-    if (st != SALTO_OK && map && err->where.line == 2) {
-        err->where.line = 1, err->where.col = err->where.col > 2 ? err->where.col - 2 : 0;
-    } else if (st != SALTO_OK && !map) {
+    if (st == SALTO_OK) {
+        for (int i = 0; i < *n; i++) (*out)[i].line = 0; // (not from a file)
+    } else if (map && err->where.line >= 2) {
+        int lines = 1; // the spec's own lines
+        for (const char* c = spec; *c; c++) lines += *c == '\n' && c[1];
+        const int line = err->where.line - 1;
+        if (line > lines) { // past its end (an unclosed map): its last line
+            err->where.line = lines, err->where.col = 0;
+        } else {
+            err->where.line = line;
+            if (line == 1) err->where.col = err->where.col > 2 ? err->where.col - 2 : 0;
+        }
+    } else if (!map) {
         err->where.line = 0, err->where.col = 0;
     }
     return st;
