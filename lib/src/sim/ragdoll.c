@@ -882,12 +882,16 @@ static double segment_line(const double* a, const double* b, const double* p, co
 // the deepest reach of shape sh (of body b) into bar `bar` (depth > 0 inside): the depth, the
 // shape's surface point there (at), the unit normal out of the bar (n), the segment's two
 // points (i0, i1: point indices) and its parameter s
+static double box_bar(const salto_ragdoll* r, const double (*g)[3], const int* idx, int bar,
+                      double* at, double* n, int* i0, int* i1, double* sp);
+
 static double shape_bar(const salto_ragdoll* r, int b, int sh, int bar, double* at, double* n,
                         int* i0, int* i1, double* sp) {
     const int k0 = r->sk[sh], ns = r->sn[sh];
     const double rad = fmax(r->rad[r->cpt[k0]], 0.0);
     double g[8][3], depth = -INFINITY;
     for (int i = 0; i < ns; i++) fitted(r, b, k0 + i, g[i]);
+    if (ns == 8) return box_bar(r, (const double(*)[3])g, r->cpt + k0, bar, at, n, i0, i1, sp);
     for (int i = 0; i < ns; i++) {
         for (int j = ns == 1 ? i : i + 1; j < ns; j++) {
             double x[3], perp[3], s;
@@ -912,6 +916,91 @@ static double shape_bar(const salto_ragdoll* r, int b, int sh, int bar, double* 
             *i0 = r->cpt[k0 + i], *i1 = r->cpt[k0 + j];
         }
     }
+    return depth;
+}
+
+
+// A box (its 8 corners g, their points idx) against bar `bar`: the bar is infinite along its
+// axis u, so in the plane across u it is a disc of the bar's radius about the axis's point P and
+// the box is the convex hull Q of its corners' projections, and they overlap exactly when the
+// 3-D shapes do. Outside Q, the depth is the radius less P's distance to Q, the box pushed away
+// from P; inside, the radius plus the distance to Q's nearest edge, the box pushed so that P
+// leaves through that edge. The contact point: on the box's edge (i0, i1, s) whose projection
+// is Q's nearest edge.
+static double box_bar(const salto_ragdoll* r, const double (*g)[3], const int* idx, int bar,
+                      double* at, double* n, int* i0, int* i1, double* sp) {
+    const double* u = r->o.bar_axis[bar];
+    const double* p = r->o.bar_point[bar];
+    // a basis e1, e2 across u
+    double e1[3] = {1.0, 0.0, 0.0}, e2[3];
+    if (fabs(u[0]) > 0.9) e1[0] = 0.0, e1[1] = 1.0;
+    const double eu = salto_v3_dot(e1, u);
+    for (int k = 0; k < 3; k++) e1[k] -= eu * u[k];
+    const double l1 = salto_v3_norm(e1);
+    for (int k = 0; k < 3; k++) e1[k] /= l1;
+    salto_v3_cross(e2, u, e1);
+    double x[8], y[8];
+    for (int i = 0; i < 8; i++) {
+        const double d[3] = {g[i][0] - p[0], g[i][1] - p[1], g[i][2] - p[2]};
+        x[i] = salto_v3_dot(d, e1), y[i] = salto_v3_dot(d, e2);
+    }
+    // the hull, counter-clockwise (monotone chain over the corners sorted by x, then y)
+    int ord[8], hull[17], nh = 0;
+    for (int i = 0; i < 8; i++) ord[i] = i;
+    for (int i = 1; i < 8; i++) {
+        for (int j = i; j > 0 && (x[ord[j]] < x[ord[j - 1]] ||
+                                  (x[ord[j]] == x[ord[j - 1]] && y[ord[j]] < y[ord[j - 1]])); j--) {
+            const int t = ord[j];
+            ord[j] = ord[j - 1], ord[j - 1] = t;
+        }
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        const int base = nh;
+        for (int k = 0; k < 8; k++) {
+            const int i = pass ? ord[7 - k] : ord[k];
+            while (nh >= base + 2) {
+                const int a = hull[nh - 2], c = hull[nh - 1];
+                const double cr = (x[c] - x[a]) * (y[i] - y[a]) - (y[c] - y[a]) * (x[i] - x[a]);
+                if (cr > 0.0) break;
+                nh--;
+            }
+            hull[nh++] = i;
+        }
+        nh--; // (the last point is the next chain's first)
+    }
+    if (nh < 3) return -INFINITY; // a box seen edge-on as a segment: its corners' segments do
+    // the nearest edge of Q to P = (0, 0), and whether P is inside (left of every edge)
+    int inside = 1, best = 0;
+    double dbest = INFINITY, sbest = 0.0, cx = 0.0, cy = 0.0;
+    for (int e = 0; e < nh; e++) {
+        const int a = hull[e], c = hull[(e + 1) % nh];
+        const double ex = x[c] - x[a], ey = y[c] - y[a];
+        const double cr = ex * (0.0 - y[a]) - ey * (0.0 - x[a]);
+        if (cr < 0.0) inside = 0;
+        const double ll = ex * ex + ey * ey;
+        double s = ll > 0.0 ? -(x[a] * ex + y[a] * ey) / ll : 0.0;
+        s = fmin(fmax(s, 0.0), 1.0);
+        const double qx = x[a] + s * ex, qy = y[a] + s * ey;
+        const double dd = sqrt(qx * qx + qy * qy);
+        if (dd < dbest) dbest = dd, best = e, sbest = s, cx = qx, cy = qy;
+    }
+    const int a = hull[best], c = hull[(best + 1) % nh];
+    double depth, nx, ny;
+    if (!inside) {
+        depth = r->o.bar_radius - dbest;
+        nx = dbest > 0.0 ? cx / dbest : 0.0, ny = dbest > 0.0 ? cy / dbest : 1.0;
+    } else {
+        depth = r->o.bar_radius + dbest;
+        // out through the nearest edge: the box moves along its inward normal, so that P ends
+        // on the outer side
+        const double ex = x[c] - x[a], ey = y[c] - y[a], le = sqrt(ex * ex + ey * ey);
+        nx = -ey / le, ny = ex / le; // left of the edge: into Q (counter-clockwise)
+    }
+    for (int k = 0; k < 3; k++) {
+        n[k] = nx * e1[k] + ny * e2[k];
+        at[k] = g[a][k] + sbest * (g[c][k] - g[a][k]);
+    }
+    *i0 = idx[a], *i1 = idx[c], *sp = sbest;
     return depth;
 }
 
