@@ -107,12 +107,12 @@ void salto_point_force(double w[6], const double x[3], const double f[3]) {
 }
 
 
-salto_status salto_aba(const salto_model* m, salto_data* d, const double* fext) {
+// ABA's first pass (after the kinematics at SALTO_FK_VEL and the link inertias): IA_i = I_i,
+// pA_i = V_i x* I_i V_i - f_ext,i (salto_aba's and salto_aba_hybrid's)
+static inline void aba_pass1(const salto_model* m, salto_data* d, const double* fext) {
     const int nv = m->nv;
     salto_fk(m, d, SALTO_FK_VEL);
     salto_link_inertias(m, d);
-
-    // pass 1: IA_i = I_i, pA_i = V_i x* I_i V_i - f_ext,i
     for (int i = 0; i < nv; i++) {
         double* IA = d->IA + 21 * i;
         double* pA = d->pA + 6 * i;
@@ -131,6 +131,12 @@ salto_status salto_aba(const salto_model* m, salto_data* d, const double* fext) 
             for (int t = 0; t < 6; t++) pA[t] -= fext[6 * i + t];
         }
     }
+}
+
+
+salto_status salto_aba(const salto_model* m, salto_data* d, const double* fext) {
+    const int nv = m->nv;
+    aba_pass1(m, d, fext); // IA_i = I_i, pA_i = V_i x* I_i V_i - f_ext,i
 
     // pass 2, leaf to base: U = IA S, D = S . U, u = tau - S . pA;
     // IA_p += IA - U U' / D, pA_p += pA + Ia c + U u / D (RBDA Table 7.1; the world's slot at
@@ -193,28 +199,7 @@ salto_status salto_aba(const salto_model* m, salto_data* d, const double* fext) 
 salto_status salto_aba_hybrid(const salto_model* m, salto_data* d, const double* fext,
                                const unsigned char* given) {
     const int nv = m->nv;
-    salto_fk(m, d, SALTO_FK_VEL);
-    salto_link_inertias(m, d);
-
-    // pass 1 as salto_aba's
-    for (int i = 0; i < nv; i++) {
-        double* IA = d->IA + 21 * i;
-        double* pA = d->pA + 6 * i;
-        if (m->link_massive[i]) {
-            const double* I = d->I + 10 * i;
-            const double* V = d->V + 6 * i;
-            double h[6];
-            salto_s6_from_si(IA, I);
-            salto_si_mul(h, I, V);
-            salto_sv_crossf(pA, V, h);
-        } else {
-            memset(IA, 0, 21 * sizeof(double));
-            memset(pA, 0, 6 * sizeof(double));
-        }
-        if (fext) {
-            for (int t = 0; t < 6; t++) pA[t] -= fext[6 * i + t];
-        }
-    }
+    aba_pass1(m, d, fext);
 
     // pass 2, leaf to base. A free joint as salto_aba's; a given one passes its whole
     // articulated inertia on (nothing is free across it) with the bias of its known motion:
