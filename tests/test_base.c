@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "json_out.h"
+#include "linalg.h"
 #include "salto/base.h"
 #include "test_suites.h"
 #include "test_util.h"
@@ -263,6 +264,45 @@ START_TEST(json_short_numbers_and_read_file) {
 END_TEST
 
 
+// the symmetric 3 x 3 eigen-decomposition: S = V diag(e) V' to rounding, V a rotation, e
+// ascending; random matrices, diagonal ones, repeated and nearly repeated eigenvalues, and
+// inertia-like scales from 1e-6 to 1e3
+START_TEST(sym3_eigen_decomposes) {
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 88u);
+    for (int it = 0; it < 3000; it++) {
+        double S[9], A[9];
+        const double scale = pow(10.0, salto_test_uniform(&rng, -6.0, 3.0));
+        for (int k = 0; k < 9; k++) A[k] = salto_test_uniform(&rng, -1.0, 1.0);
+        for (int i = 0; i < 3; i++) {
+            for (int j = 0; j < 3; j++) S[3 * i + j] = scale * 0.5 * (A[3 * i + j] + A[3 * j + i]);
+        }
+        const int kind = it % 5;
+        if (kind == 1) S[1] = S[2] = S[5] = S[3] = S[6] = S[7] = 0.0;          // diagonal
+        if (kind == 2) S[4] = S[0], S[1] = S[3] = S[2] = S[6] = S[5] = S[7] = 0.0; // repeated
+        if (kind == 3) S[1] = S[3] = 1e-13 * scale;                            // nearly
+        double e[3], V[9];
+        salto_sym3_eigen(S, e, V);
+        ck_assert_msg(e[0] <= e[1] && e[1] <= e[2], "it %d: not ascending", it);
+        double big = 0.0;
+        for (int k = 0; k < 9; k++) big = fmax(big, fabs(S[k]));
+        for (int i = 0; i < 3; i++) {
+            for (int j = 0; j < 3; j++) {
+                double r = 0.0, o = 0.0;
+                for (int k = 0; k < 3; k++) r += V[3 * i + k] * e[k] * V[3 * j + k], o += V[3 * k + i] * V[3 * k + j];
+                ck_assert_msg(fabs(r - S[3 * i + j]) <= 1e-14 * big, "it %d: S[%d][%d] %.17g back as %.17g",
+                              it, i, j, S[3 * i + j], r);
+                ck_assert_msg(fabs(o - (i == j)) <= 1e-14, "it %d: V'V [%d][%d] = %.17g", it, i, j, o);
+            }
+        }
+        const double det = V[0] * (V[4] * V[8] - V[5] * V[7]) - V[1] * (V[3] * V[8] - V[5] * V[6]) +
+                           V[2] * (V[3] * V[7] - V[4] * V[6]);
+        ck_assert_msg(fabs(det - 1.0) < 1e-14, "it %d: det V = %.17g", it, det);
+    }
+}
+END_TEST
+
+
 Suite* base_suite(void) {
     Suite* s = suite_create("base");
     TCase* tc = tcase_create("errors");
@@ -281,6 +321,7 @@ Suite* base_suite(void) {
     tcase_add_test(tc, string_lists);
     tcase_add_test(tc, growing_arrays);
     tcase_add_test(tc, version_string);
+    tcase_add_test(tc, sym3_eigen_decomposes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -47,4 +47,9 @@ int salto_pchol(double* A, int n, double rel_tol, int* piv, double* work);
 // zero. work: n doubles.
 void salto_pchol_solve(const double* C, int n, int rank, const int* piv, double* x, double* work);
 
+// The eigen-decomposition of a symmetric 3 x 3 matrix S (row-major; its upper triangle read) by
+// cyclic Jacobi rotations to rounding: S = V diag(e) V', e ascending, V's columns the unit
+// eigenvectors with det V = +1 (a rotation; V may be NULL when only e is wanted).
+void salto_sym3_eigen(const double* S, double e[3], double* V);
+
 #endif

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "linalg.h"
+
 // the DOF names the root types add (character-format.md, "Frames and degrees of freedom")
 static const char* const free_dofs[] = {"root_x", "root_y", "root_z",
                                         "root_rx", "root_ry", "root_rz"};
@@ -21,63 +23,6 @@ static int finite_n(const double* v, int n) {
 
 double character_norm3(const double* v) {
     return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-}
-
-
-// eigenvalues of a symmetric 3x3 matrix by cyclic Jacobi rotations (Golub & Van Loan,
-// section 8.5): A <- J^T A J zeroes a_pq, with t = tan(theta) the smaller root of
-// t^2 + 2 t cot(2 theta) - 1 = 0, cot(2 theta) = (a_qq - a_pp) / (2 a_pq)
-static void sym3_eigenvalues(const double* S, double e[3]) {
-    double a[3][3];
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) a[i][j] = S[3 * i + j];
-    }
-    for (int sweep = 0; sweep < 60; sweep++) {
-        double off = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
-        double diag = a[0][0] * a[0][0] + a[1][1] * a[1][1] + a[2][2] * a[2][2];
-        if (off == 0.0 || off <= 1e-40 * diag) break;
-        for (int p = 0; p < 2; p++) {
-            for (int q = p + 1; q < 3; q++) {
-                if (a[p][q] == 0.0) continue;
-                double theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
-                double t = fabs(theta) > 1e150
-                               ? 0.5 / theta
-                               : (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
-                double cs = 1.0 / sqrt(t * t + 1.0);
-                double sn = t * cs;
-
-                // columns: A J
-                for (int k = 0; k < 3; k++) {
-                    double akp = a[k][p];
-                    double akq = a[k][q];
-                    a[k][p] = cs * akp - sn * akq;
-                    a[k][q] = sn * akp + cs * akq;
-                }
-                // rows: J^T (A J)
-                for (int k = 0; k < 3; k++) {
-                    double apk = a[p][k];
-                    double aqk = a[q][k];
-                    a[p][k] = cs * apk - sn * aqk;
-                    a[q][k] = sn * apk + cs * aqk;
-                }
-                a[p][q] = a[q][p] = 0.0;
-            }
-        }
-    }
-    e[0] = a[0][0];
-    e[1] = a[1][1];
-    e[2] = a[2][2];
-
-    // ascending
-    for (int i = 0; i < 3; i++) {
-        for (int j = i + 1; j < 3; j++) {
-            if (e[j] < e[i]) {
-                double t = e[i];
-                e[i] = e[j];
-                e[j] = t;
-            }
-        }
-    }
 }
 
 
@@ -108,7 +53,7 @@ static salto_status check_inertia(const salto_body_desc* b, salto_error* err) {
         for (int j = 0; j < 3; j++) S[3 * i + j] = 0.5 * (I[3 * i + j] + I[3 * j + i]);
     }
     double e[3];
-    sym3_eigenvalues(S, e);
+    salto_sym3_eigen(S, e, NULL);
     if (!(e[2] > 0.0) || !(e[0] > 1e-12 * e[2])) {
         return SALTO_FAIL(err, SALTO_ERR_INVALID, l,
                           "inertia of body '%s' is not positive definite (principal moments "

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "linalg.h"
 #include "salto/atomic.h"
 #include "salto/spatial.h"
 
@@ -75,6 +76,44 @@ salto_status salto_export_check(const salto_model* m, salto_error* err) {
 }
 
 
+// Link l's frame at q = 0 relative to its parent's frame: its tree transform, except for the
+// first link of a body hanging from a body welded to the world (its tree transform is then in
+// world coordinates, the welded body's frame at body_world): R_w' (r - p_w), R_w' R_tree
+static void link_frame(const salto_model* m, int l, double r[3], double R[9]) {
+    const double* rt = m->link_rtree + 3 * l;
+    const double* Rt = m->link_Rtree + 9 * l;
+    const int k = m->link_body[l], pb = m->body_parent[k];
+    if (m->link_parent[l] >= 0 || pb < 0 || m->body_link[pb] >= 0) {
+        memcpy(r, rt, 3 * sizeof(double)), memcpy(R, Rt, 9 * sizeof(double));
+        return;
+    }
+    const double* Rw = m->body_world + 12 * pb;
+    const double* pw = Rw + 9;
+    const double d[3] = {rt[0] - pw[0], rt[1] - pw[1], rt[2] - pw[2]};
+    salto_m3t_mul_v3(r, Rw, d);
+    salto_m3t_mul(R, Rw, Rt);
+}
+
+
+// the principal axes of a link's inertia about its centre (the 6 of link_inertia: xx yy zz xy
+// xz yz): the quaternion of the axes in the link's frame and the moments (MJCF's inertial
+// quat and diaginertia, exact to rounding: MuJoCo's own diagonalisation of a fullinertia is
+// good to about 1e-6 rad)
+static void principal(const double* I6, double q[4], double e[3]) {
+    if (I6[3] == 0.0 && I6[4] == 0.0 && I6[5] == 0.0) { // principal already
+        q[0] = 1.0, q[1] = q[2] = q[3] = 0.0;
+        e[0] = I6[0], e[1] = I6[1], e[2] = I6[2];
+        return;
+    }
+    const double S[9] = {I6[0], I6[3], I6[4], I6[3], I6[1], I6[5], I6[4], I6[5], I6[2]};
+    double V[9];
+    salto_sym3_eigen(S, e, V);
+    salto_m3_to_quat(q, V);
+    const double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int k = 0; k < 4; k++) q[k] /= n;
+}
+
+
 // ---- MJCF ----
 
 static void mjcf_body(FILE* f, const salto_model* m, int k, int depth) {
@@ -83,17 +122,18 @@ static void mjcf_body(FILE* f, const salto_model* m, int k, int depth) {
     indent(f, depth);
     fputs("<body name=\"", f);
     put_name(f, m->body_name[k]);
+    // the body's frame in its parent's: its first link's at q = 0, or for a body welded to the
+    // world its place there (its geometry and sites are in its own frame)
+    double r[3], R[9], q[4];
     if (first >= 0) {
-        const double* r = m->link_rtree + 3 * first;
-        const double* R = m->link_Rtree + 9 * first;
-        double q[4];
-        salto_m3_to_quat(q, R);
-        fprintf(f, "\" pos=\"%.17g %.17g %.17g\" quat=\"%.17g %.17g %.17g %.17g\">\n", r[0], r[1],
-                r[2], q[0], q[1], q[2], q[3]);
-    } else { // welded to the world: salto keeps its geometry, sites and children's joint
-             // places in world coordinates, so the body sits at the world's frame
-        fputs("\">\n", f);
+        link_frame(m, first, r, R);
+    } else {
+        memcpy(R, m->body_world + 12 * k, 9 * sizeof(double));
+        memcpy(r, m->body_world + 12 * k + 9, 3 * sizeof(double));
     }
+    salto_m3_to_quat(q, R);
+    fprintf(f, "\" pos=\"%.17g %.17g %.17g\" quat=\"%.17g %.17g %.17g %.17g\">\n", r[0], r[1], r[2],
+            q[0], q[1], q[2], q[3]);
     for (int l = first; first >= 0 && l <= last; l++) {
         const double* a = m->link_axis + 3 * l;
         indent(f, depth + 1);
@@ -111,10 +151,12 @@ static void mjcf_body(FILE* f, const salto_model* m, int k, int depth) {
     }
     if (last >= 0 && m->link_massive[last]) {
         const double* I = m->link_inertia + 10 * last;
+        double iq[4], ie[3];
+        principal(I + 4, iq, ie);
         indent(f, depth + 1);
-        fprintf(f, "<inertial pos=\"%.17g %.17g %.17g\" mass=\"%.17g\" fullinertia=\"%.17g %.17g "
-                   "%.17g %.17g %.17g %.17g\"/>\n",
-                I[1], I[2], I[3], I[0], I[4], I[5], I[6], I[7], I[8], I[9]);
+        fprintf(f, "<inertial pos=\"%.17g %.17g %.17g\" mass=\"%.17g\" quat=\"%.17g %.17g %.17g %.17g\" "
+                   "diaginertia=\"%.17g %.17g %.17g\"/>\n",
+                I[1], I[2], I[3], I[0], iq[0], iq[1], iq[2], iq[3], ie[0], ie[1], ie[2]);
     }
     for (int g = 0; g < m->ngeom; g++) {
         if (m->geom_body[g] != k) continue;
@@ -253,10 +295,8 @@ salto_status salto_export_urdf(const salto_model* m, const char* path, salto_err
           "link \"world\"; capsules as a\n     cylinder and two spheres -->\n<robot name=\"", f);
     put_name(f, m->name);
     fputs("\">\n", f);
-    int welded_root = 0;
-    for (int k = 0; k < m->nbody; k++) welded_root |= m->body_parent[k] < 0 && m->body_link[k] < 0;
-    if (!welded_root) fputs("  <link name=\"world\"/>\n", f);
-    for (int k = 0; k < m->nbody; k++) { // welded bodies: links fixed to the world
+    fputs("  <link name=\"world\"/>\n", f);
+    for (int k = 0; k < m->nbody; k++) { // welded bodies: links fixed to the world at their place
         if (m->body_link[k] >= 0) continue;
         fputs("  <link name=\"", f);
         put_name(f, m->body_name[k]);
@@ -266,7 +306,15 @@ salto_status salto_export_urdf(const salto_model* m, const char* path, salto_err
             urdf_geometry(f, m, g, "visual");
             urdf_geometry(f, m, g, "collision");
         }
-        fputs("  </link>\n", f);
+        fputs("  </link>\n  <joint name=\"", f);
+        put_name(f, m->body_name[k]);
+        fputs("__weld\" type=\"fixed\">\n    <parent link=\"world\"/>\n    <child link=\"", f);
+        put_name(f, m->body_name[k]);
+        const double* bw = m->body_world + 12 * k;
+        double rpy[3] = {0, 0, 0};
+        if (!is_identity(bw)) rpy_of(bw, rpy);
+        fprintf(f, "\"/>\n    <origin xyz=\"%.17g %.17g %.17g\" rpy=\"%.17g %.17g %.17g\"/>\n  </joint>\n",
+                bw[9], bw[10], bw[11], rpy[0], rpy[1], rpy[2]);
     }
     for (int l = 0; l < m->nv; l++) {
         const int k = m->link_body[l];
@@ -297,9 +345,9 @@ salto_status salto_export_urdf(const salto_model* m, const char* path, salto_err
         urdf_parent_name(f, m, l);
         fputs("\"/>\n    <child link=\"", f);
         urdf_link_name(f, m, l);
-        const double* r = m->link_rtree + 3 * l;
-        double rpy[3] = {0, 0, 0};
-        if (!is_identity(m->link_Rtree + 9 * l)) rpy_of(m->link_Rtree + 9 * l, rpy);
+        double r[3], Rl[9], rpy[3] = {0, 0, 0};
+        link_frame(m, l, r, Rl);
+        if (!is_identity(Rl)) rpy_of(Rl, rpy);
         const double* ax = m->link_axis + 3 * l;
         fprintf(f, "\"/>\n    <origin xyz=\"%.17g %.17g %.17g\" rpy=\"%.17g %.17g %.17g\"/>\n"
                    "    <axis xyz=\"%.17g %.17g %.17g\"/>\n",
