@@ -55,13 +55,13 @@ typedef struct salto_model {
     // sites: points on bodies
     char** site_name;         //                                                  (nsite)
     int* site_body;           //                                                  (nsite)
-    int* site_link;           // link frame the position is in; -1 for the world  (nsite)
-    double* site_pos;         // in the link frame (world frame if link is -1), m (nsite x 3)
+    int* site_link;           // link frame the position is in; -1: welded body   (nsite)
+    double* site_pos;         // in the link frame (-1: the welded body's, body_world), m (nsite x 3)
 
     // geometry for drawing and contact, in the frame of geom_link
     int* geom_shape;          // salto_geom_shape                                 (ngeom)
     int* geom_body;           //                                                  (ngeom)
-    int* geom_link;           // -1: world                                        (ngeom)
+    int* geom_link;           // -1: the welded body's frame (body_world)         (ngeom)
     double* geom_data;        // a (3), b (3), radius                             (ngeom x 7)
 
     double gravity[3];        // world frame, m/s^2
