@@ -17,6 +17,7 @@ int cmd_play(int argc, char** argv);
 int play_react(const char* motion_path, const char* problem_path, const char* dir,
                const char* react_arg, double dt, int view, int quiet);
 int cmd_export(int argc, char** argv);
+int cmd_import(int argc, char** argv);
 int cmd_batch(int argc, char** argv);
 int cmd_view(int argc, char** argv);
 int cmd_watch(int argc, char** argv);
