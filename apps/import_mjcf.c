@@ -433,7 +433,15 @@ salto_character_desc* salto_import_model(const char* path, salto_import_report* 
     {
         salto_body_desc* r = c->bodies;
         r->parent = -1;
-        r->name = name_of(mm, mm->name_bodyadr[top], "body", top);
+        // (MuJoCo's world body as the welded base: "base", or "base2", ... when a body has that
+        // name; salto reserves "world")
+        if (top == 0) {
+            char nm[32] = "base";
+            for (int k = 2; mj_name2id(mm, mjOBJ_BODY, nm) >= 0; k++) snprintf(nm, sizeof nm, "base%d", k);
+            r->name = salto_strdup(nm);
+        } else {
+            r->name = name_of(mm, mm->name_bodyadr[top], "body", top);
+        }
         if (!r->name) goto nomem;
         if (top > 0) { // its place in the world (the root's joints at its origin)
             salto_m3_mul_v3(r->joint_pos, I.R + 9 * mm->body_parentid[top], mm->body_pos + 3 * top);

@@ -19,7 +19,7 @@ grep_in "$tmp/out" "check"
 expect 2 "$salto" frobnicate
 grep_in "$tmp/err" "not a salto command"
 expect 0 "$salto" --version
-for cmd in check dyn bench gen solve validate; do
+for cmd in check dyn bench gen solve validate import; do
     expect 0 "$salto" $cmd --help
     grep_in "$tmp/out" "usage: salto $cmd"
 done
@@ -882,6 +882,40 @@ grep_in "$tmp/err" "--format needs mjcf or urdf, not 'sdf'"
 expect 2 "$salto" export "$root/tests/data/bad/mass_zero.yaml" --format mjcf -o "$tmp/bad.xml"
 grep_in "$tmp/err" "mass_zero.yaml:[0-9]+:[0-9]+: error"
 if [ ! -e "$tmp/h.sdf" ] && [ ! -e "$tmp/bad.xml" ]; then ok; else fail "bad export input wrote output"; fi
+
+# ---- import (MJCF and URDF through MuJoCo) ----
+# the humanoid exported, imported and exported again: the same bodies, DOFs and joints; the
+# imported character solves and checks like the original; the shipped quadruped (a free joint, a
+# ball neck, turned legs, a jointless skull) with its notes; a URDF; refusals name the element
+expect 0 "$salto" import "$tmp/h.xml" -o "$tmp/h_imported.yaml"
+grep_in "$tmp/out" "^wrote .*h_imported.yaml \(character 'humanoid22': 11 bodies, 22 DOFs, a free root, 12 geometries, 10 sites, 70 kg moving\)"
+expect 0 "$salto" export "$tmp/h_imported.yaml" --format mjcf -o "$tmp/h2.xml"
+sed 's/[-0-9.e+]*//g' "$tmp/h.xml" >"$tmp/h_shape"
+sed 's/[-0-9.e+]*//g' "$tmp/h2.xml" >"$tmp/h2_shape"
+if cmp -s "$tmp/h_shape" "$tmp/h2_shape"; then ok; else fail "import: the humanoid's round trip changed its structure"; fi
+expect 0 "$salto" check "$tmp/h_imported.yaml"
+grep_in "$tmp/out" "degrees of freedom: 22"
+expect 0 "$salto" import "$root/data/models/quadruped.xml" -o "$tmp/quadruped.yaml"
+grep_in "$tmp/out" "^note: joint 'neck' is a ball: three hinges about the body's x, y and z axes"
+grep_in "$tmp/out" "^note: joint 'neck': its cone limit is left out"
+grep_in "$tmp/out" "^wrote .*quadruped.yaml \(character 'quadruped': 10 bodies, 21 DOFs, a free root, 11 geometries, 6 sites, 38.24 kg moving\)"
+expect 0 "$salto" check "$tmp/quadruped.yaml"
+grep_in "$tmp/out" "fl_knee +revolute"
+expect 0 "$salto" import "$tmp/h.urdf" -o "$tmp/h_urdf.yaml"
+grep_in "$tmp/out" "^wrote .*h_urdf.yaml \(character 'humanoid22': 23 bodies, 22 DOFs, a fixed root"
+# the default output: MODEL's name with .yaml
+cp "$root/data/models/quadruped.xml" "$tmp/q4.xml"
+expect 0 "$salto" import "$tmp/q4.xml" --quiet
+if [ -s "$tmp/q4.yaml" ] && [ ! -s "$tmp/out" ]; then ok; else fail "import: no q4.yaml, or --quiet said something"; fi
+printf '%s\n' '<mujoco><worldbody><body name="a"><joint name="j1" type="hinge"/>' \
+    '<joint name="j2" type="hinge" pos="0 0 0.2" axis="1 0 0"/><geom size="0.1"/></body></worldbody></mujoco>' >"$tmp/two_centres.xml"
+expect 2 "$salto" import "$tmp/two_centres.xml" -o "$tmp/tc.yaml"
+grep_in "$tmp/err" "body 'a': its joints 'j1' and 'j2' turn about different centres"
+expect 2 "$salto" import "$root/data/characters/humanoid22.yaml" -o "$tmp/tc.yaml"
+grep_in "$tmp/err" "humanoid22.yaml: error: MuJoCo cannot read it"
+expect 2 "$salto" import "$tmp/no_such_model.xml" -o "$tmp/tc.yaml"
+grep_in "$tmp/err" "no_such_model.xml: error: MuJoCo cannot read it"
+if [ ! -e "$tmp/tc.yaml" ]; then ok; else fail "a refused import wrote output"; fi
 
 # ---- scripts/kernels.sh (bad input only: a good call runs the whole suite per kernel) ----
 build="$(dirname "$(dirname "$salto")")"
