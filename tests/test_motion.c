@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "salto/bspline.h"
+#include "salto/kinematics.h"
 #include "salto/motion.h"
 #include "salto/orient.h"
 #include "salto/spatial.h"
@@ -1597,6 +1598,232 @@ START_TEST(root_chart_fuzz) {
 END_TEST
 
 
+// ---- retargeting (salto_frames_retarget_bvh) ----
+
+// a smooth motion of the humanoid: each DOF about the middle of its range, a quarter of it
+// (0.3 rad or m where it has none), the root 1 m up; nf frames at rate into q
+static void retarget_motion(const salto_model* m, int nf, double rate, double* q) {
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 4040u);
+    double c[64], a[64], w[64], ph[64];
+    for (int j = 0; j < m->nv; j++) {
+        if (m->link_has_limits[j]) {
+            c[j] = 0.5 * (m->link_limits[2 * j] + m->link_limits[2 * j + 1]);
+            a[j] = 0.25 * (m->link_limits[2 * j + 1] - m->link_limits[2 * j]);
+        } else {
+            c[j] = 0.0, a[j] = 0.3;
+        }
+        w[j] = salto_test_uniform(&rng, 1.0, 4.0), ph[j] = salto_test_uniform(&rng, 0.0, 6.28);
+    }
+    c[salto_model_dof(m, "root_z")] = 0.1;
+    for (int k = 0; k < nf; k++) {
+        for (int j = 0; j < m->nv; j++) q[(size_t)k * m->nv + j] = c[j] + a[j] * sin(w[j] * k / rate + ph[j]);
+    }
+}
+
+
+// BVH axes from salto's: v_bvh = (v_y, v_z, v_x), R_bvh(i, j) = R(s(i), s(j)), s = (1, 2, 0)
+static void to_bvh(const double* R, double* Rb) {
+    static const int sm[3] = {1, 2, 0};
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) Rb[3 * i + j] = R[3 * sm[i] + sm[j]];
+    }
+}
+
+
+// body b's joint and its subtree into the capture's hierarchy (the trunk's arms under a chest
+// joint), the order of the joints into seq
+static void capture_joint(FILE* f, const salto_model* m, int b, int pa, int depth, double (*p0)[3],
+                          double (*Cb)[9], int tpose, int chest_parent, const double* chest,
+                          int* seq, int* nseq) {
+    const int ind = 2 * depth;
+    double off[3] = {0, 0, 0};
+    const int arm = pa == chest_parent && strstr(m->body_name[b], "arm") != NULL;
+    if (pa >= 0) { // (the root's OFFSET zero, its place all in its channels, as captures have it)
+        for (int k = 0; k < 3; k++) off[k] = p0[b][k] - p0[pa][k];
+        if (arm) off[2] -= chest[2];
+        if (tpose && strstr(m->body_name[pa], "upperarm")) { // a T-posed arm's forearm: out
+            double t[3];
+            salto_m3_mul_v3(t, Cb[pa], off);
+            memcpy(off, t, sizeof off);
+        }
+    }
+    fprintf(f, "%*s%s mx_%s\n%*s{\n%*sOFFSET %.10f %.10f %.10f\n%*sCHANNELS %s\n", ind, "",
+            pa < 0 ? "ROOT" : "JOINT", m->body_name[b], ind, "", ind + 2, "", 100 * off[1],
+            100 * off[2], 100 * off[0], ind + 2, "",
+            pa < 0 ? "6 Xposition Yposition Zposition Zrotation Xrotation Yrotation" : "3 Zrotation Xrotation Yrotation");
+    seq[(*nseq)++] = b;
+    int chest_done = 0;
+    for (int c = b + 1; c < m->nbody; c++) {
+        if (m->body_parent[c] != b) continue;
+        if (b == chest_parent && strstr(m->body_name[c], "arm")) {
+            if (chest_done) continue;
+            chest_done = 1;
+            fprintf(f, "%*sJOINT mx_chest\n%*s{\n%*sOFFSET 0 %.10f 0\n%*sCHANNELS 3 Zrotation Xrotation Yrotation\n",
+                    ind + 2, "", ind + 2, "", ind + 4, "", 100 * chest[2], ind + 4, "");
+            seq[(*nseq)++] = -2;
+            for (int c2 = b + 1; c2 < m->nbody; c2++) {
+                if (m->body_parent[c2] == b && strstr(m->body_name[c2], "arm")) {
+                    capture_joint(f, m, c2, b, depth + 2, p0, Cb, tpose, chest_parent, chest, seq, nseq);
+                }
+            }
+            fprintf(f, "%*s}\n", ind + 2, "");
+            continue;
+        }
+        capture_joint(f, m, c, b, depth + 1, p0, Cb, tpose, chest_parent, chest, seq, nseq);
+    }
+    if (m->body_parent[b] >= 0) {
+        int leaf = 1;
+        for (int c = b + 1; c < m->nbody; c++) leaf &= m->body_parent[c] != b;
+        if (leaf) fprintf(f, "%*sEnd Site\n%*s{\n%*sOFFSET 0 -5 0\n%*s}\n", ind + 2, "", ind + 2, "", ind + 4, "", ind + 2, "");
+    }
+    fprintf(f, "%*s}\n", ind, "");
+}
+
+
+// A capture of the motion on another skeleton: joints named "mx_" + the body, lengths in
+// centimetres, every rotation as Z X Y channels, an extra joint ("mx_chest", its channels
+// zero) between the trunk and the arms, and (tpose) a rest pose with the arms out sideways:
+// each arm's frames turned by C' so that its bones point as the character's do (C: the turn
+// from the character's arm at rest, down, to the capture's, out)
+static void write_capture(const salto_model* m, const double* q, int nf, double rate, int tpose,
+                          const char* path) {
+    salto_data* d = salto_data_create(m);
+    const int nb = m->nbody;
+    double p0[64][3], Cb[64][9];
+    memset(d->q, 0, sizeof(double) * (size_t)m->nv);
+    salto_fk(m, d, SALTO_FK_POS);
+    for (int b = 0; b < nb; b++) {
+        const double *R, *p;
+        salto_body_frame(m, d, b, &R, &p);
+        memcpy(p0[b], p, sizeof p0[b]);
+        const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+        memcpy(Cb[b], I, sizeof I);
+        const char* nm = m->body_name[b];
+        if (tpose && (strstr(nm, "arm_l") || strstr(nm, "arm_r"))) {
+            const double ex[3] = {1, 0, 0};
+            salto_m3_axis_angle(Cb[b], ex, strstr(nm, "_l") ? 1.5707963267948966 : -1.5707963267948966);
+        }
+    }
+    const int chest_parent = salto_model_body(m, "trunk");
+    const double chest[3] = {0.0, 0.0, 0.35}; // the chest joint: 0.35 m up the trunk
+    FILE* f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("HIERARCHY\n", f);
+    int seq[80], nseq = 0; // the joints in the file's order: bodies, -2 the chest
+    capture_joint(f, m, 0, -1, 0, p0, Cb, tpose, chest_parent, chest, seq, &nseq);
+    fprintf(f, "MOTION\nFrames: %d\nFrame Time: %.10f\n", nf, 1.0 / rate);
+    for (int k = 0; k < nf; k++) {
+        memcpy(d->q, q + (size_t)k * m->nv, sizeof(double) * (size_t)m->nv);
+        salto_fk(m, d, SALTO_FK_POS);
+        double G[64][9];
+        for (int b = 0; b < nb; b++) {
+            const double *R, *p;
+            salto_body_frame(m, d, b, &R, &p);
+            salto_m3_mul_t(G[b], R, Cb[b]); // the capture's joint: the body's frame turned by C'
+        }
+        for (int i = 0; i < nseq; i++) {
+            const int b = seq[i];
+            if (b == -2) { // the chest: no turn
+                fprintf(f, "0 0 0 ");
+                continue;
+            }
+            const int pa = m->body_parent[b];
+            double L[9], Lb[9];
+            if (pa < 0) {
+                memcpy(L, G[b], sizeof L);
+                const double *R, *p;
+                salto_body_frame(m, d, b, &R, &p);
+                fprintf(f, "%.10f %.10f %.10f ", 100 * p[1], 100 * p[2], 100 * p[0]);
+            } else {
+                salto_m3t_mul(L, G[pa], G[b]);
+            }
+            to_bvh(L, Lb);
+            // Z X Y: R = Rz(a) Rx(b) Ry(c)
+            const double bx = asin(fmax(-1.0, fmin(1.0, Lb[7])));
+            const double cy = atan2(-Lb[6], Lb[8]);
+            const double az = atan2(-Lb[1], Lb[4]);
+            const double r2d = 57.295779513082320876798;
+            fprintf(f, "%.10f %.10f %.10f ", az * r2d, bx * r2d, cy * r2d);
+        }
+        fputs("\n", f);
+    }
+    fclose(f);
+    salto_data_destroy(d);
+}
+
+
+// Retargeting: the humanoid's motion written by salto as motion.bvh comes back on the same
+// character with the bodies' own names (1e-6: the file's 8 decimals); a capture of another
+// skeleton (other names, centimetres, Z X Y channels, an extra chest joint, and a T-pose rest)
+// comes back through a map to 1e-6, the scale found (0.01); a map naming a joint the capture
+// lacks, the root unmapped, two bodies on one joint: errors
+START_TEST(retarget_bvh) {
+    salto_model* m = salto_test_model_file("data/characters/humanoid22.yaml");
+    const int nv = m->nv, nf = 40;
+    const double rate = 60.0;
+    double* q = malloc(sizeof(double) * (size_t)nf * nv);
+    retarget_motion(m, nf, rate, q);
+    char dir[64], path[160];
+    snprintf(dir, sizeof dir, "/tmp/salto_rt_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/c.bvh", dir);
+    const char* names[64];
+    char mapped[64][64];
+    salto_error err = {0};
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass == 0) { // salto's own
+            salto_motion mo = {0};
+            mo.nv = nv, mo.nframe = nf, mo.frame_rate = rate, mo.duration = (nf - 1) / rate;
+            mo.dof_name = m->link_name, mo.q = q, mo.converged = -1;
+            ck_assert_int_eq(salto_motion_write_bvh(m, &mo, path, &err), SALTO_OK);
+        } else {
+            write_capture(m, q, nf, rate, pass == 2, path);
+        }
+        for (int b = 0; b < m->nbody; b++) {
+            snprintf(mapped[b], sizeof mapped[b], "%s%s", pass ? "mx_" : "", m->body_name[b]);
+            names[b] = mapped[b];
+        }
+        salto_retarget_info info;
+        salto_frames* f = salto_frames_retarget_bvh(path, m, names, NULL, 0.0, &info, &err);
+        ck_assert_msg(f != NULL, "pass %d: %s", pass, err.msg);
+        ck_assert_int_eq(f->nframe, nf);
+        ck_assert_msg(fabs(info.scale - (pass ? 0.01 : 1.0)) < 1e-8 * info.scale, "pass %d: scale %.12g", pass, info.scale);
+        double worst = 0.0;
+        int wj = 0, wk = 0;
+        for (int k = 0; k < nf; k++) {
+            ck_assert(fabs(f->t[k] - k / rate) < 1e-6); // (the frame time in 9 decimals)
+            for (int j = 0; j < nv; j++) {
+                const double e = fabs(f->q[(size_t)k * nv + j] - q[(size_t)k * nv + j]);
+                if (e > worst) worst = e, wj = j, wk = k;
+            }
+        }
+        ck_assert_msg(worst < 1e-6, "pass %d: %s off by %g in frame %d (fit %g at '%s')", pass, m->link_name[wj],
+                      worst, wk, info.worst, info.worst_body >= 0 ? m->body_name[info.worst_body] : "");
+        salto_frames_destroy(f);
+    }
+    // errors
+    names[salto_model_body(m, "shank_l")] = "mx_shank_L";
+    ck_assert_ptr_null(salto_frames_retarget_bvh(path, m, names, NULL, 0.0, NULL, &err));
+    ck_assert_msg(strstr(err.msg, "body 'shank_l': the BVH") && strstr(err.msg, "has no joint 'mx_shank_L'") &&
+                  strstr(err.note, "did you mean 'mx_shank_l'"), "%s / %s", err.msg, err.note);
+    names[salto_model_body(m, "shank_l")] = "mx_thigh_l";
+    memset(&err, 0, sizeof err);
+    ck_assert_ptr_null(salto_frames_retarget_bvh(path, m, names, NULL, 0.0, NULL, &err));
+    ck_assert_msg(strstr(err.msg, "both follow the BVH joint 'mx_thigh_l'"), "%s", err.msg);
+    names[salto_model_body(m, "shank_l")] = "mx_shank_l";
+    names[salto_model_body(m, "trunk")] = NULL;
+    memset(&err, 0, sizeof err);
+    ck_assert_ptr_null(salto_frames_retarget_bvh(path, m, names, NULL, 0.0, NULL, &err));
+    ck_assert_msg(strstr(err.msg, "the root body 'trunk' needs a BVH joint"), "%s", err.msg);
+    remove(path);
+    rmdir(dir);
+    free(q);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
 Suite* motion_suite(void) {
     Suite* s = suite_create("motion");
     TCase* tc = tcase_create("round trip");
@@ -1628,6 +1855,7 @@ Suite* motion_suite(void) {
     tcase_add_test(tc, frames_bad_columns);
     tcase_add_test(tc, frames_out_of_memory);
     tcase_add_test(tc, frames_bvh_round_trip);
+    tcase_add_test(tc, retarget_bvh);
     tcase_add_loop_test(tc, frames_bvh_far_arm, 0, 2);
     tcase_add_test(tc, overrides_round_trip);
     tcase_add_loop_test(tc, frames_bad_bvh, 0, NBVH);

@@ -178,6 +178,33 @@ void salto_frames_destroy(salto_frames* f); // accepts NULL
 // a joint, an OFFSET not m's, a frame its DOFs cannot make, frames missing or extra).
 salto_frames* salto_frames_load_bvh(const char* path, const salto_model* m, salto_error* err);
 
+// What salto_frames_retarget_bvh did: the root translation's scale (given, or auto_scale: the
+// character's bones over the capture's, summed over the mapped pairs), the frame time, and the
+// worst fit (a body's rotation the character's DOFs cannot make: rad, or m for the root's place)
+// with its frame and body (-1: none).
+typedef struct salto_retarget_info {
+    double scale, auto_scale, dt;
+    double worst;
+    int worst_frame, worst_body;
+} salto_retarget_info;
+
+// A BVH capture of another skeleton retargeted onto model m (salto retarget): joint[b] names
+// the BVH joint body b follows (NULL: none; the root's is required; joint_loc[b], when given,
+// where the map says so, for errors). The capture's rest pose (every channel zero) is aligned
+// with the character's q = 0 bone by bone (the minimal turn taking each mapped body's bone to
+// its farthest mapped child at q = 0 onto the capture's bone between the same joints; the
+// root's none: the capture, turned from BVH's axes into salto's, faces as the character does);
+// each frame, a mapped body turns from its alignment as its joint turned from rest (whatever
+// joints lie between in the capture), an unmapped one keeps its q = 0 place on its parent, the
+// root's joint goes where the capture's does times scale (<= 0: auto_scale), and the DOFs are
+// found by Gauss-Newton from the previous frame's (least squares where the character cannot
+// follow: a hinge knee under a ball-jointed one). Frames at the capture's times. NULL with err
+// filled: the BVH unreadable (file:line:col), a mapped joint not in it (with a did-you-mean),
+// two bodies on one joint, the root unmapped.
+salto_frames* salto_frames_retarget_bvh(const char* path, const salto_model* m,
+                                        const char* const* joint, const salto_src_loc* joint_loc,
+                                        double scale, salto_retarget_info* info, salto_error* err);
+
 // Binds the frames to model m: every column a DOF of m and every DOF a column (errors point
 // at the header, with a did-you-mean for a near miss); then fits the interpolating C2 cubic
 // splines (not-a-knot ends, so a cubic motion is reproduced exactly) in one piece.

@@ -327,6 +327,141 @@ static int worst_body(const salto_model* m, const int* has_t, const double* r0, 
 }
 
 
+// fit_frame, then (a body left far off sits on another branch of its joints' angles: a frame
+// far from the last one, the first from zero) its DOFs restarted at quarter turns from where
+// they are, the rest kept, the best fit kept (salto's own leap_pegs wrote an arm the fit from
+// zero could not reach); then a revolute DOF past its limits by a whole turn taken inside them
+static double fit_restarts(const salto_model* m, salto_data* d, const double* Rt, const double* tt,
+                           const int* has_t, int nres, double* r0, double* r1, double* J, double* A,
+                           double* g) {
+    const int nv = m->nv;
+    double worst = fit_frame(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
+    // a body left far off sits on another branch of its joints' angles (a frame far from
+    // the last one, the first from zero): its DOFs restarted at quarter turns from where
+    // they are, the rest kept, the best fit kept (salto's own leap_pegs wrote an arm the
+    // fit from zero could not reach)
+    for (int tries = 0; !(worst <= 1e-3) && tries < m->nbody && nv <= 64; tries++) {
+        double e;
+        const int k = worst_body(m, has_t, r0, &e);
+        int dof[3], nd = 0;
+        for (int j = 0; j < nv && nd < 3; j++) {
+            if (m->link_body[j] == k) dof[nd++] = j;
+        }
+        if (nd == 0) break;
+        double best = worst, qbest[3] = {0, 0, 0}, keep[64];
+        memcpy(keep, d->q, (size_t)nv * sizeof(double));
+        int combos = 1;
+        for (int a = 0; a < nd; a++) combos *= 4;
+        for (int c = 1; c < combos; c++) {
+            memcpy(d->q, keep, (size_t)nv * sizeof(double));
+            for (int a = 0, cc = c; a < nd; a++, cc /= 4) d->q[dof[a]] = keep[dof[a]] + 1.5707963267948966 * (cc % 4);
+            const double w = fit_frame(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
+            if (w < best) {
+                best = w;
+                for (int a = 0; a < nd; a++) qbest[a] = d->q[dof[a]];
+                if (best <= 1e-3) break;
+            }
+        }
+        memcpy(d->q, keep, (size_t)nv * sizeof(double));
+        if (!(best < worst)) break;
+        for (int a = 0; a < nd; a++) d->q[dof[a]] = qbest[a];
+        worst = fit_frame(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
+    }
+    // a revolute DOF past its limits by a whole turn: the same rotation, taken inside them
+    // (a shoulder at its -pi limit reads back as +pi as readily; the leap's did, and the
+    // frames then left the motion's spline)
+    for (int j = 0; j < nv; j++) {
+        if (m->link_type[j] != SALTO_AXIS_REVOLUTE || !m->link_has_limits[j]) continue;
+        const double lo = m->link_limits[2 * j] - 1e-9, hi = m->link_limits[2 * j + 1] + 1e-9;
+        for (int w = -1; w <= 1 && (d->q[j] < lo || d->q[j] > hi); w += 2) {
+            const double qs = d->q[j] + w * 6.283185307179586;
+            if (qs >= lo && qs <= hi) d->q[j] = qs;
+        }
+    }
+    return worst;
+}
+
+
+// The whole file after its text: the hierarchy into h, the frame count and time, and the rows
+// (nframe x h->nch, owned by the caller); data_line: the first row's line; motion_loc: where
+// MOTION stands
+static salto_status parse(lexer* L, hierarchy* h, double** rows_out, int* nframe_out, double* dt_out,
+                          int* data_line, salto_src_loc* motion_loc, salto_error* err) {
+    salto_status s = SALTO_OK;
+    *rows_out = NULL;
+    // ---- HIERARCHY ----
+    if ((s = expect(L, "HIERARCHY", err))) return s;
+    while (next(L) && strcmp(L->tok, "ROOT") == 0) {
+        if (h->n == max_joints) return SALTO_FAIL(err, SALTO_ERR_INVALID, tok_loc(L), "more than %d joints", max_joints);
+        const int c = h->n++;
+        next(L);
+        snprintf(h->j[c].name, sizeof h->j[c].name, "%s", L->tok);
+        h->j[c].parent = -1, h->j[c].line = L->tline, h->j[c].col = L->tcol;
+        if ((s = joint_block(L, h, c, err))) return s;
+    }
+    if (strcmp(L->tok, "MOTION") != 0) {
+        return SALTO_FAIL(err, SALTO_ERR_SYNTAX, tok_loc(L), "expected ROOT or MOTION, found '%s'",
+                          L->tok[0] ? L->tok : "the end of the file");
+    }
+    *motion_loc = tok_loc(L);
+    double frames = 0, dt = 0;
+    if ((s = expect(L, "Frames:", err)) || (s = number(L, &frames, "the frame count", err))) return s;
+    if (frames != floor(frames) || frames < 4 || frames > 1e7) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, tok_loc(L), "%s frames; at least 4 are needed for accelerations", L->tok);
+    }
+    if ((s = expect(L, "Frame", err)) || (s = expect(L, "Time:", err)) || (s = number(L, &dt, "the frame time", err))) return s;
+    if (!(dt > 0.0)) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, tok_loc(L), "the frame time must be positive, found %s", L->tok);
+    }
+    const int nframe = (int)frames;
+    *nframe_out = nframe, *dt_out = dt;
+    // ---- MOTION rows ----
+    double* rows = salto_malloc((size_t)nframe * (size_t)(h->nch > 0 ? h->nch : 1) * sizeof(double));
+    if (!rows) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+    *rows_out = rows;
+    for (int fr = 0; fr < nframe; fr++) {
+        if (fr == 0) *data_line = L->line + 1;
+        for (int c = 0; c < h->nch; c++) {
+            char* end = NULL;
+            double* v = &rows[(size_t)fr * h->nch + c];
+            if (!next(L)) {
+                return SALTO_FAIL(err, SALTO_ERR_INVALID, tok_loc(L), "the file ends in frame %d of the %d that 'Frames:' announces", fr + 1, nframe);
+            }
+            *v = strtod(L->tok, &end);
+            if (end == L->tok || *end || !isfinite(*v)) {
+                return SALTO_FAIL(err, SALTO_ERR_INVALID, tok_loc(L), "'%s' in frame %d is not a finite number", L->tok, fr + 1);
+            }
+        }
+    }
+    if (next(L)) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, tok_loc(L), "more values than the %d frames of %d channels that 'Frames:' announces",
+                          nframe, h->nch);
+    }
+    return SALTO_OK;
+}
+
+
+// f's columns (t, then m's DOFs) and room for nframe rows; 0 when memory runs out
+static int frames_alloc(salto_frames* f, const salto_model* m, int nframe) {
+    f->t = salto_malloc((size_t)nframe * sizeof(double));
+    f->q = salto_malloc((size_t)nframe * (size_t)m->nv * sizeof(double));
+    f->name = salto_calloc((size_t)m->nv + 1, sizeof(char*));
+    f->col_pos = salto_calloc((size_t)m->nv + 1, sizeof(int));
+    if (!f->t || !f->q || !f->name || !f->col_pos) return 0;
+    f->ncol = m->nv + 1;
+    f->tcol = 0;
+    f->name[0] = salto_strdup("t");
+    for (int j = 0; j < m->nv; j++) f->name[j + 1] = salto_strdup(m->link_name[j]);
+    for (int j = 0; j <= m->nv; j++) {
+        if (!f->name[j]) return 0;
+    }
+    f->header_line = 1;
+    f->nv = m->nv;
+    f->nframe = nframe;
+    return 1;
+}
+
+
 salto_frames* salto_frames_load_bvh(const char* path, const salto_model* m, salto_error* err) {
     size_t len = 0;
     char* text = salto_read_file(path, &len, err);
@@ -343,37 +478,9 @@ salto_frames* salto_frames_load_bvh(const char* path, const salto_model* m, salt
         s = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
         goto done;
     }
-    // ---- HIERARCHY ----
-    if ((s = expect(&L, "HIERARCHY", err))) goto done;
-    while (next(&L) && strcmp(L.tok, "ROOT") == 0) {
-        if (h->n == max_joints) {
-            s = SALTO_FAIL(err, SALTO_ERR_INVALID, tok_loc(&L), "more than %d joints", max_joints);
-            goto done;
-        }
-        const int c = h->n++;
-        next(&L);
-        snprintf(h->j[c].name, sizeof h->j[c].name, "%s", L.tok);
-        h->j[c].parent = -1, h->j[c].line = L.tline, h->j[c].col = L.tcol;
-        if ((s = joint_block(&L, h, c, err))) goto done;
-    }
-    if (strcmp(L.tok, "MOTION") != 0) {
-        s = SALTO_FAIL(err, SALTO_ERR_SYNTAX, tok_loc(&L), "expected ROOT or MOTION, found '%s'",
-                       L.tok[0] ? L.tok : "the end of the file");
-        goto done;
-    }
-    const salto_src_loc motion_loc = tok_loc(&L);
-    double frames = 0, dt = 0;
-    if ((s = expect(&L, "Frames:", err)) || (s = number(&L, &frames, "the frame count", err))) goto done;
-    if (frames != floor(frames) || frames < 4 || frames > 1e7) {
-        s = SALTO_FAIL(err, SALTO_ERR_INVALID, tok_loc(&L), "%s frames; at least 4 are needed for accelerations", L.tok);
-        goto done;
-    }
-    if ((s = expect(&L, "Frame", err)) || (s = expect(&L, "Time:", err)) || (s = number(&L, &dt, "the frame time", err))) goto done;
-    if (!(dt > 0.0)) {
-        s = SALTO_FAIL(err, SALTO_ERR_INVALID, tok_loc(&L), "the frame time must be positive, found %s", L.tok);
-        goto done;
-    }
-    nframe = (int)frames;
+    salto_src_loc motion_loc = salto_loc_none();
+    double dt = 0.0;
+    if ((s = parse(&L, h, &rows, &nframe, &dt, &data_line, &motion_loc, err))) goto done;
 
     // ---- the skeleton against the character's ----
     for (int c = 0; c < h->n; c++) {
@@ -440,53 +547,13 @@ salto_frames* salto_frames_load_bvh(const char* path, const salto_model* m, salt
     }
     for (int k = 0; k < m->nbody; k++) nres += 3 + 3 * has_t[k];
 
-    // ---- MOTION rows ----
-    rows = salto_malloc((size_t)nframe * (size_t)(h->nch > 0 ? h->nch : 1) * sizeof(double));
-    f->t = salto_malloc((size_t)nframe * sizeof(double));
-    f->q = salto_malloc((size_t)nframe * (size_t)m->nv * sizeof(double));
-    f->name = salto_calloc((size_t)m->nv + 1, sizeof(char*));
-    f->col_pos = salto_calloc((size_t)m->nv + 1, sizeof(int));
     r0 = salto_malloc((size_t)nres * sizeof(double));
     r1 = salto_malloc((size_t)nres * sizeof(double));
     J = salto_malloc((size_t)nres * (size_t)m->nv * sizeof(double));
     A = salto_malloc((size_t)m->nv * (size_t)m->nv * sizeof(double));
     g = salto_malloc((size_t)m->nv * sizeof(double));
-    if (!rows || !f->t || !f->q || !f->name || !f->col_pos || !r0 || !r1 || !J || !A || !g) {
+    if (!frames_alloc(f, m, nframe) || !r0 || !r1 || !J || !A || !g) {
         s = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
-        goto done;
-    }
-    f->ncol = m->nv + 1;
-    f->tcol = 0;
-    f->name[0] = salto_strdup("t");
-    for (int j = 0; j < m->nv; j++) f->name[j + 1] = salto_strdup(m->link_name[j]);
-    for (int j = 0; j <= m->nv; j++) {
-        if (!f->name[j]) {
-            s = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
-            goto done;
-        }
-    }
-    f->header_line = 1;
-    f->nv = m->nv;
-    f->nframe = nframe;
-    for (int fr = 0; fr < nframe; fr++) {
-        if (fr == 0) data_line = L.line + 1;
-        for (int c = 0; c < h->nch; c++) {
-            char* end = NULL;
-            double* v = &rows[(size_t)fr * h->nch + c];
-            if (!next(&L)) {
-                s = SALTO_FAIL(err, SALTO_ERR_INVALID, tok_loc(&L), "the file ends in frame %d of the %d that 'Frames:' announces", fr + 1, nframe);
-                goto done;
-            }
-            *v = strtod(L.tok, &end);
-            if (end == L.tok || *end || !isfinite(*v)) {
-                s = SALTO_FAIL(err, SALTO_ERR_INVALID, tok_loc(&L), "'%s' in frame %d is not a finite number", L.tok, fr + 1);
-                goto done;
-            }
-        }
-    }
-    if (next(&L)) {
-        s = SALTO_FAIL(err, SALTO_ERR_INVALID, tok_loc(&L), "more values than the %d frames of %d channels that 'Frames:' announces",
-                       nframe, h->nch);
         goto done;
     }
     // ---- the DOFs of every frame: Gauss-Newton from the previous frame's ----
@@ -499,49 +566,7 @@ salto_frames* salto_frames_load_bvh(const char* path, const salto_model* m, salt
             channel_rotation(&h->j[c], row, Rb, tb);
             from_bvh(Rb, tb, Rt + 9 * h->j[c].body, tt + 3 * h->j[c].body);
         }
-        double worst = fit_frame(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
-        // a body left far off sits on another branch of its joints' angles (a frame far from
-        // the last one, the first from zero): its DOFs restarted at quarter turns from where
-        // they are, the rest kept, the best fit kept (salto's own leap_pegs wrote an arm the
-        // fit from zero could not reach)
-        for (int tries = 0; !(worst <= 1e-3) && tries < m->nbody && nv <= 64; tries++) {
-            double e;
-            const int k = worst_body(m, has_t, r0, &e);
-            int dof[3], nd = 0;
-            for (int j = 0; j < nv && nd < 3; j++) {
-                if (m->link_body[j] == k) dof[nd++] = j;
-            }
-            if (nd == 0) break;
-            double best = worst, qbest[3] = {0, 0, 0}, keep[64];
-            memcpy(keep, d->q, (size_t)nv * sizeof(double));
-            int combos = 1;
-            for (int a = 0; a < nd; a++) combos *= 4;
-            for (int c = 1; c < combos; c++) {
-                memcpy(d->q, keep, (size_t)nv * sizeof(double));
-                for (int a = 0, cc = c; a < nd; a++, cc /= 4) d->q[dof[a]] = keep[dof[a]] + 1.5707963267948966 * (cc % 4);
-                const double w = fit_frame(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
-                if (w < best) {
-                    best = w;
-                    for (int a = 0; a < nd; a++) qbest[a] = d->q[dof[a]];
-                    if (best <= 1e-3) break;
-                }
-            }
-            memcpy(d->q, keep, (size_t)nv * sizeof(double));
-            if (!(best < worst)) break;
-            for (int a = 0; a < nd; a++) d->q[dof[a]] = qbest[a];
-            worst = fit_frame(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
-        }
-        // a revolute DOF past its limits by a whole turn: the same rotation, taken inside them
-        // (a shoulder at its -pi limit reads back as +pi as readily; the leap's did, and the
-        // frames then left the motion's spline)
-        for (int j = 0; j < nv; j++) {
-            if (m->link_type[j] != SALTO_AXIS_REVOLUTE || !m->link_has_limits[j]) continue;
-            const double lo = m->link_limits[2 * j] - 1e-9, hi = m->link_limits[2 * j + 1] + 1e-9;
-            for (int w = -1; w <= 1 && (d->q[j] < lo || d->q[j] > hi); w += 2) {
-                const double qs = d->q[j] + w * 6.283185307179586;
-                if (qs >= lo && qs <= hi) d->q[j] = qs;
-            }
-        }
+        double worst = fit_restarts(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
         if (!(worst <= 1e-3)) { // name the body furthest off
             double e;
             const int at_body = worst_body(m, has_t, r0, &e);
@@ -559,6 +584,245 @@ done:
     salto_free(text);
     salto_free(h);
     salto_free(rows), salto_free(Rt), salto_free(tt), salto_free(has_t);
+    salto_free(r0), salto_free(r1), salto_free(J), salto_free(A), salto_free(g);
+    salto_data_destroy(d);
+    if (s != SALTO_OK) {
+        salto_frames_destroy(f);
+        return NULL;
+    }
+    return f;
+}
+
+
+// ---- retargeting (salto retarget) ----
+
+// the minimal rotation taking unit a to unit b (about a x b; a half turn about an axis normal
+// to a when they are opposite)
+static void rotation_between(const double* a, const double* b, double* R) {
+    double v[3];
+    salto_v3_cross(v, a, b);
+    const double s = salto_v3_norm(v), c = salto_v3_dot(a, b);
+    if (s < 1e-12 && c > 0.0) {
+        const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+        memcpy(R, I, sizeof I);
+        return;
+    }
+    double u[3];
+    if (s < 1e-12) { // opposite: any normal
+        const double e[3] = {fabs(a[0]) < 0.9 ? 1.0 : 0.0, fabs(a[0]) < 0.9 ? 0.0 : 1.0, 0.0};
+        salto_v3_cross(u, a, e);
+    } else {
+        memcpy(u, v, sizeof u);
+    }
+    const double n = salto_v3_norm(u);
+    for (int k = 0; k < 3; k++) u[k] /= n;
+    salto_m3_axis_angle(R, u, atan2(s, c));
+}
+
+
+// every BVH joint's global rotation and position (salto's axes) for a row (NULL: the rest
+// pose, every channel zero)
+static void bvh_globals(const hierarchy* h, const double* row, double* G, double* P) {
+    for (int c = 0; c < h->n; c++) {
+        const bvh_joint* Jc = &h->j[c];
+        double Rb[9], tb[3], Rl[9], tl[3];
+        if (row) {
+            channel_rotation(Jc, row, Rb, tb);
+        } else {
+            const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+            memcpy(Rb, I, sizeof I), memcpy(tb, Jc->offset, sizeof tb);
+        }
+        from_bvh(Rb, tb, Rl, tl);
+        if (Jc->parent < 0) {
+            memcpy(G + 9 * c, Rl, sizeof Rl), memcpy(P + 3 * c, tl, sizeof tl);
+            continue;
+        }
+        const double* Gp = G + 9 * Jc->parent;
+        salto_m3_mul(G + 9 * c, Gp, Rl);
+        salto_m3_mul_v3(P + 3 * c, Gp, tl);
+        for (int k = 0; k < 3; k++) P[3 * c + k] += P[3 * Jc->parent + k];
+    }
+}
+
+
+salto_frames* salto_frames_retarget_bvh(const char* path, const salto_model* m,
+                                        const char* const* joint, const salto_src_loc* joint_loc,
+                                        double scale, salto_retarget_info* info, salto_error* err) {
+    size_t len = 0;
+    char* text = salto_read_file(path, &len, err);
+    if (!text) return NULL;
+    const int nb = m->nbody, nv = m->nv;
+    hierarchy* h = salto_calloc(1, sizeof *h);
+    salto_frames* f = salto_calloc(1, sizeof *f);
+    salto_data* d = salto_data_create(m);
+    lexer L = {path, text, 0, len, 1, 1, "", 0, 0};
+    salto_status s = SALTO_OK;
+    double *rows = NULL, *r0 = NULL, *r1 = NULL, *J = NULL, *A = NULL, *g = NULL, *buf = NULL;
+    int *has_t = NULL, *jb = NULL;
+    int nframe = 0, data_line = 0;
+    salto_src_loc motion_loc = salto_loc_none();
+    double dt = 0.0;
+    if (!h || !f || !d || !(f->path = salto_strdup(path))) {
+        s = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+        goto done;
+    }
+    if ((s = parse(&L, h, &rows, &nframe, &dt, &data_line, &motion_loc, err))) goto done;
+    // the map: each body's BVH joint (-1: none); the root's required
+    jb = salto_malloc(sizeof(int) * (size_t)nb);
+    has_t = salto_calloc((size_t)nb, sizeof(int));
+    // Rt, tt (nb x 9, 3), rest and frame globals (h->n x 12 each), the bodies' alignments C,
+    // their q = 0 frames (nb x 12) and their frames in the frame (nb x 9)
+    buf = salto_calloc((size_t)nb * 12 + (size_t)h->n * 24 + (size_t)nb * 30, sizeof(double));
+    if (!jb || !has_t || !buf) {
+        s = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+        goto done;
+    }
+    double* Rt = buf;
+    double* tt = Rt + 9 * nb;
+    double* Gr = tt + 3 * nb;
+    double* Pr = Gr + 9 * h->n;
+    double* G = Pr + 3 * h->n;
+    double* P = G + 9 * h->n;
+    double* C = P + 3 * h->n;
+    double* R0 = C + 9 * nb;
+    double* p0 = R0 + 9 * nb;
+    double* Gb = p0 + 3 * nb;
+    const char* names[max_joints];
+    for (int c = 0; c < h->n; c++) names[c] = h->j[c].name;
+    for (int b = 0; b < nb; b++) {
+        jb[b] = -1;
+        if (!joint || !joint[b]) continue;
+        for (int c = 0; c < h->n && jb[b] < 0; c++) {
+            if (strcmp(h->j[c].name, joint[b]) == 0) jb[b] = c;
+        }
+        const salto_src_loc at = joint_loc ? joint_loc[b] : motion_loc;
+        if (jb[b] < 0) {
+            s = SALTO_FAIL(err, SALTO_ERR_INVALID, at, "body '%s': the BVH '%s' has no joint '%s'",
+                           m->body_name[b], path, joint[b]);
+            const char* near = salto_cfg_suggest(joint[b], names, h->n);
+            if (near) snprintf(err->note, sizeof err->note, "did you mean '%s'?", near);
+            goto done;
+        }
+        for (int a = 0; a < b; a++) {
+            if (jb[a] == jb[b]) {
+                s = SALTO_FAIL(err, SALTO_ERR_INVALID, at, "bodies '%s' and '%s' both follow the BVH "
+                               "joint '%s'", m->body_name[a], m->body_name[b], joint[b]);
+                goto done;
+            }
+        }
+    }
+    int root = 0;
+    while (root < nb && m->body_parent[root] >= 0) root++;
+    if (root == nb || jb[root] < 0) {
+        s = SALTO_FAIL(err, SALTO_ERR_INVALID, joint_loc && root < nb ? joint_loc[root] : motion_loc,
+                       "the root body '%s' needs a BVH joint to follow", root < nb ? m->body_name[root] : "?");
+        goto done;
+    }
+    // the rest poses: the capture's (channels zero) and the character's (q = 0)
+    bvh_globals(h, NULL, Gr, Pr);
+    memset(d->q, 0, (size_t)nv * sizeof(double));
+    salto_fk(m, d, SALTO_FK_POS);
+    for (int b = 0; b < nb; b++) {
+        const double *Rb, *pb;
+        salto_body_frame(m, d, b, &Rb, &pb);
+        memcpy(R0 + 9 * b, Rb, 9 * sizeof(double)), memcpy(p0 + 3 * b, pb, 3 * sizeof(double));
+    }
+    // the scale: the character's bones over the capture's, summed over the mapped pairs
+    double ls = 0.0, lb = 0.0;
+    for (int b = 0; b < nb; b++) {
+        const int pa = m->body_parent[b];
+        if (pa < 0 || jb[b] < 0 || jb[pa] < 0) continue;
+        double ds[3], db[3];
+        for (int k = 0; k < 3; k++) ds[k] = p0[3 * b + k] - p0[3 * pa + k], db[k] = Pr[3 * jb[b] + k] - Pr[3 * jb[pa] + k];
+        ls += salto_v3_norm(ds), lb += salto_v3_norm(db);
+    }
+    const double auto_scale = lb > 0.0 && ls > 0.0 ? ls / lb : 1.0;
+    if (!(scale > 0.0)) scale = auto_scale;
+    // each body's alignment C: the turn taking its bone (to its farthest mapped child) at q = 0
+    // onto the capture's at rest; the root's and a childless body's its parent's (the root: none)
+    for (int b = 0; b < nb; b++) {
+        double* Cb = C + 9 * b;
+        const int pa = m->body_parent[b];
+        if (pa >= 0) {
+            memcpy(Cb, C + 9 * pa, 9 * sizeof(double));
+        } else {
+            const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+            memcpy(Cb, I, sizeof I);
+            continue;
+        }
+        if (jb[b] < 0) continue;
+        int far = -1;
+        double dfar = 0.0;
+        for (int c = b + 1; c < nb; c++) {
+            if (m->body_parent[c] != b || jb[c] < 0) continue;
+            double e[3];
+            for (int k = 0; k < 3; k++) e[k] = p0[3 * c + k] - p0[3 * b + k];
+            if (salto_v3_norm(e) > dfar) dfar = salto_v3_norm(e), far = c;
+        }
+        if (far < 0) continue;
+        double ds[3], db[3];
+        for (int k = 0; k < 3; k++) ds[k] = p0[3 * far + k] - p0[3 * b + k], db[k] = Pr[3 * jb[far] + k] - Pr[3 * jb[b] + k];
+        const double ns = salto_v3_norm(ds), nbv = salto_v3_norm(db);
+        if (!(ns > 0.0) || !(nbv > 0.0)) continue;
+        for (int k = 0; k < 3; k++) ds[k] /= ns, db[k] /= nbv;
+        rotation_between(ds, db, Cb);
+    }
+    for (int b = 0; b < nb; b++) has_t[b] = b == root && m->root_type != SALTO_ROOT_FIXED;
+    int nres = 0;
+    for (int b = 0; b < nb; b++) nres += 3 + 3 * has_t[b];
+    r0 = salto_malloc((size_t)nres * sizeof(double));
+    r1 = salto_malloc((size_t)nres * sizeof(double));
+    J = salto_malloc((size_t)nres * (size_t)nv * sizeof(double));
+    A = salto_malloc((size_t)nv * (size_t)nv * sizeof(double));
+    g = salto_malloc((size_t)nv * sizeof(double));
+    if (!frames_alloc(f, m, nframe) || !r0 || !r1 || !J || !A || !g) {
+        s = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
+        goto done;
+    }
+    if (info) {
+        memset(info, 0, sizeof *info);
+        info->scale = scale, info->auto_scale = auto_scale, info->worst_body = -1;
+    }
+    for (int fr = 0; fr < nframe; fr++) {
+        bvh_globals(h, rows + (size_t)fr * h->nch, G, P);
+        // each body's frame: a mapped body turned from its alignment as its joint turned from
+        // rest (G_J Gr_J' C R0), an unmapped one carried by its parent as at q = 0
+        for (int b = 0; b < nb; b++) {
+            double* Gbb = Gb + 9 * b;
+            const int pa = m->body_parent[b];
+            if (jb[b] >= 0) {
+                double D[9], T[9];
+                salto_m3_mul_t(D, G + 9 * jb[b], Gr + 9 * jb[b]);
+                salto_m3_mul(T, D, C + 9 * b);
+                salto_m3_mul(Gbb, T, R0 + 9 * b);
+            } else {
+                double Rrel[9];
+                salto_m3t_mul(Rrel, R0 + 9 * pa, R0 + 9 * b);
+                salto_m3_mul(Gbb, Gb + 9 * pa, Rrel);
+            }
+            if (pa < 0) {
+                memcpy(Rt + 9 * b, Gbb, 9 * sizeof(double));
+            } else {
+                salto_m3t_mul(Rt + 9 * b, Gb + 9 * pa, Gbb);
+            }
+        }
+        // the root's place: the capture's root joint scaled (a fixed root stays)
+        for (int k = 0; k < 3; k++) tt[3 * root + k] = scale * P[3 * jb[root] + k];
+        const double worst = fit_restarts(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
+        if (info && worst > info->worst) {
+            double e;
+            info->worst = worst, info->worst_frame = fr;
+            info->worst_body = worst_body(m, has_t, r0, &e);
+        }
+        f->t[fr] = fr * dt;
+        memcpy(f->q + (size_t)fr * nv, d->q, (size_t)nv * sizeof(double));
+    }
+    if (info) info->dt = dt;
+
+done:
+    salto_free(text);
+    salto_free(h);
+    salto_free(rows), salto_free(buf), salto_free(has_t), salto_free(jb);
     salto_free(r0), salto_free(r1), salto_free(J), salto_free(A), salto_free(g);
     salto_data_destroy(d);
     if (s != SALTO_OK) {
