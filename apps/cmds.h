@@ -18,6 +18,7 @@ int play_react(const char* motion_path, const char* problem_path, const char* di
                const char* react_arg, double dt, int view, int quiet);
 int cmd_export(int argc, char** argv);
 int cmd_import(int argc, char** argv);
+int cmd_retarget(int argc, char** argv);
 int cmd_batch(int argc, char** argv);
 int cmd_view(int argc, char** argv);
 int cmd_watch(int argc, char** argv);

@@ -24,6 +24,7 @@ static const command commands[] = {
     {"validate", cmd_validate, "check how physical a motion is, densely between the slices"},
     {"export", cmd_export, "write a character for MuJoCo (MJCF) or robotics tools (URDF)"},
     {"import", cmd_import, "read a character from an MJCF or URDF model (through MuJoCo)"},
+    {"retarget", cmd_retarget, "map a BVH capture of another skeleton onto a character"},
     {"play", cmd_play, "play a motion back under physics, tracking it (pushes, going limp)"},
     {"view", cmd_view, "write a motion as one HTML page: 3-D playback, forces and plots"},
     {"watch", cmd_watch, "serve the viewer and re-solve a problem each time its file is saved"},

@@ -19,7 +19,7 @@ grep_in "$tmp/out" "check"
 expect 2 "$salto" frobnicate
 grep_in "$tmp/err" "not a salto command"
 expect 0 "$salto" --version
-for cmd in check dyn bench gen solve validate import; do
+for cmd in check dyn bench gen solve validate import retarget; do
     expect 0 "$salto" $cmd --help
     grep_in "$tmp/out" "usage: salto $cmd"
 done
@@ -916,6 +916,41 @@ grep_in "$tmp/err" "humanoid22.yaml: error: MuJoCo cannot read it"
 expect 2 "$salto" import "$tmp/no_such_model.xml" -o "$tmp/tc.yaml"
 grep_in "$tmp/err" "no_such_model.xml: error: MuJoCo cannot read it"
 if [ ! -e "$tmp/tc.yaml" ]; then ok; else fail "a refused import wrote output"; fi
+
+# ---- retarget (a capture of another skeleton onto a character) ----
+# the monkey bars' motion.bvh back onto the humanoid by its own names: the motion's frames (to
+# the file's 8 decimals, angles modulo a turn); the same capture with other joint names through
+# a map: the same frames; a map's errors at its line and column
+expect 0 "$salto" retarget "$tmp/mb/motion.bvh" --character "$root/data/characters/humanoid22.yaml" -o "$tmp/rt.csv"
+grep_in "$tmp/out" "^retargeted .*motion.bvh onto 'humanoid22': 127 frames at 60 per second; scale 1 m per BVH unit \(the bones' ratio\)"
+rt_diff() { # the largest difference of two motion.csv files, angles modulo a turn
+    awk -F, 'NR == FNR { for (i = 1; i <= NF; i++) a[FNR, i] = $i; next }
+        FNR == 1 { for (i = 1; i <= NF; i++) lin[i] = $i ~ /^(t|root_x|root_y|root_z)$/; next }
+        { for (i = 1; i <= NF; i++) { d = $i - a[FNR, i]; if (!lin[i]) { while (d > 3.14159265) d -= 6.28318531; while (d < -3.14159265) d += 6.28318531 }
+              if (d < 0) d = -d; if (d > w) w = d } }
+        END { printf "%.3g\n", w + 0 }' "$1" "$2"
+}
+w=$(rt_diff "$tmp/mb/motion.csv" "$tmp/rt.csv")
+if awk -v w="$w" 'BEGIN { exit !(w < 1e-6) }'; then ok; else fail "retarget: salto's own BVH came back off by $w"; fi
+sed 's/\(ROOT\|JOINT\) \([A-Za-z_0-9]*\)/\1 mx_\2/' "$tmp/mb/motion.bvh" >"$tmp/mx.bvh"
+printf 'bodies:\n' >"$tmp/map.yaml"
+for b in trunk thigh_l shank_l foot_l thigh_r shank_r foot_r upperarm_l forearm_l upperarm_r forearm_r; do
+    printf '  %s: mx_%s\n' "$b" "$b" >>"$tmp/map.yaml"
+done
+expect 0 "$salto" retarget "$tmp/mx.bvh" --character "$root/data/characters/humanoid22.yaml" --map "$tmp/map.yaml" -o "$tmp/rt2.csv"
+if cmp -s "$tmp/rt.csv" "$tmp/rt2.csv"; then ok; else fail "retarget: the renamed capture came back differently"; fi
+expect 2 "$salto" retarget "$tmp/mx.bvh" --character "$root/data/characters/humanoid22.yaml" -o "$tmp/rt3.csv"
+grep_in "$tmp/err" "body 'trunk': the BVH .*mx.bvh' has no joint 'trunk'"
+sed 's/shank_l: mx_shank_l/shank_l: mx_shank_L/' "$tmp/map.yaml" >"$tmp/map2.yaml"
+expect 2 "$salto" retarget "$tmp/mx.bvh" --character "$root/data/characters/humanoid22.yaml" --map "$tmp/map2.yaml" -o "$tmp/rt3.csv"
+grep_in "$tmp/err" "map2.yaml:4:12: error: body 'shank_l': the BVH .* has no joint 'mx_shank_L'"
+grep_in "$tmp/err" "did you mean 'mx_shank_l'"
+sed 's/  shank_l:/  shank_x:/' "$tmp/map.yaml" >"$tmp/map3.yaml"
+expect 2 "$salto" retarget "$tmp/mx.bvh" --character "$root/data/characters/humanoid22.yaml" --map "$tmp/map3.yaml" -o "$tmp/rt3.csv"
+grep_in "$tmp/err" "map3.yaml:4:3: error: 'shank_x' is not a body of the character 'humanoid22'"
+expect 2 "$salto" retarget "$tmp/mx.bvh"
+grep_in "$tmp/err" "usage: salto retarget CAPTURE.bvh --character"
+if [ ! -e "$tmp/rt3.csv" ]; then ok; else fail "a refused retarget wrote output"; fi
 
 # ---- scripts/kernels.sh (bad input only: a good call runs the whole suite per kernel) ----
 build="$(dirname "$(dirname "$salto")")"
