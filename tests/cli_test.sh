@@ -948,6 +948,10 @@ grep_in "$tmp/err" "did you mean 'mx_shank_l'"
 sed 's/  shank_l:/  shank_x:/' "$tmp/map.yaml" >"$tmp/map3.yaml"
 expect 2 "$salto" retarget "$tmp/mx.bvh" --character "$root/data/characters/humanoid22.yaml" --map "$tmp/map3.yaml" -o "$tmp/rt3.csv"
 grep_in "$tmp/err" "map3.yaml:4:3: error: 'shank_x' is not a body of the character 'humanoid22'"
+# the retargeted capture as a problem's reference (eq. 21): it solves and validates
+{ sed "s|character: ../data|character: $root/data|" "$root/problems/monkey_bars.yaml"
+  printf '%s\n' 'objective:' '  - {type: acceleration, weight: 1}' "  - {type: reference, weight: 1, motion: $tmp/rt2.csv}"; } >"$tmp/mbref.yaml"
+expect_solved "$salto" solve "$tmp/mbref.yaml" -o "$tmp/mbref"
 expect 2 "$salto" retarget "$tmp/mx.bvh"
 grep_in "$tmp/err" "usage: salto retarget CAPTURE.bvh --character"
 if [ ! -e "$tmp/rt3.csv" ]; then ok; else fail "a refused retarget wrote output"; fi
