@@ -395,6 +395,108 @@ START_TEST(import_refusals) {
 END_TEST
 
 
+// the angular velocity, in body's own frame, of unit rates of DOFs first .. first + 2 at d->q
+// (a 3 x 3 Jacobian, row-major); d->qd left zero
+static void body_rate_jacobian(const salto_model* m, salto_data* d, int body, int first, double* J) {
+    for (int k = 0; k < 3; k++) {
+        for (int j = 0; j < m->nv; j++) d->qd[j] = j == first + k;
+        salto_fk(m, d, SALTO_FK_VEL);
+        const int l = m->body_link[body];
+        double w[3];
+        salto_m3t_mul_v3(w, d->R + 9 * l, d->V + 6 * l);
+        for (int r = 0; r < 3; r++) J[3 * r + k] = w[r];
+    }
+    for (int j = 0; j < m->nv; j++) d->qd[j] = 0.0;
+}
+
+
+// MuJoCo's own free joint and ball joint: the shipped quadruped (a free torso, a ball neck,
+// turned legs) imported moves as MuJoCo moves the file: at rest, under random leg torques, in
+// random poses (the free joint's place and quaternion from salto's root translation and its
+// y, x, z angles, the ball's from its three hinges), the legs' accelerations equal MuJoCo's,
+// the torso's linear acceleration its, and the torso's and the head's angular accelerations in
+// their own frames equal the hinges' turned by their Jacobians (1e-10)
+START_TEST(import_free_and_ball_joints) {
+    const char* path = salto_test_path("data/models/quadruped.xml");
+    salto_error err = {0};
+    salto_import_report rep;
+    salto_character_desc* c = salto_import_model(path, &rep, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    salto_model* m = salto_model_build(c, NULL, &err);
+    salto_character_destroy(c);
+    ck_assert_ptr_nonnull(m);
+    char mjerr[1000] = "";
+    mjModel* mm = mj_loadXML(path, NULL, mjerr, sizeof mjerr);
+    ck_assert_msg(mm != NULL, "%s", mjerr);
+    mm->opt.disableflags |= mjDSBL_CONTACT | mjDSBL_LIMIT | mjDSBL_PASSIVE;
+    mjData* md = mj_makeData(mm);
+    salto_data* d = salto_data_create(m);
+    const int torso = salto_model_body(m, "torso"), head = salto_model_body(m, "head");
+    const int rx0 = salto_model_dof(m, "root_x"), ry = salto_model_dof(m, "root_ry");
+    const int nx = salto_model_dof(m, "neck_x");
+    const int fj = mj_name2id(mm, mjOBJ_JOINT, "root"), nj = mj_name2id(mm, mjOBJ_JOINT, "neck");
+    ck_assert(torso >= 0 && head >= 0 && rx0 >= 0 && ry >= 0 && nx >= 0 && fj >= 0 && nj >= 0);
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, 5151u);
+    for (int trial = 0; trial < 5; trial++) {
+        for (int j = 0; j < m->nv; j++) d->q[j] = salto_test_uniform(&rng, -0.6, 0.6), d->qd[j] = d->tau[j] = 0.0;
+        mju_zero(md->qvel, mm->nv);
+        mju_zero(md->qfrc_applied, mm->nv);
+        // the legs: hinges one for one, torques on them
+        for (int j = 0; j < m->nv; j++) {
+            const int id = mj_name2id(mm, mjOBJ_JOINT, m->link_name[j]);
+            if (id < 0) continue;
+            md->qpos[mm->jnt_qposadr[id]] = d->q[j] + mm->qpos0[mm->jnt_qposadr[id]];
+            d->tau[j] = md->qfrc_applied[mm->jnt_dofadr[id]] = salto_test_uniform(&rng, -4.0, 4.0);
+        }
+        // the free joint: the root's place and Ry Rx Rz; the ball: Rx Ry Rz
+        const double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0}, ez[3] = {0, 0, 1};
+        double A[9], B[9], C3[9], T[9], R[9], q4[4];
+        const double* p0 = mm->body_pos + 3 * mm->jnt_bodyid[fj];
+        for (int k = 0; k < 3; k++) md->qpos[mm->jnt_qposadr[fj] + k] = p0[k] + d->q[rx0 + k];
+        salto_m3_axis_angle(A, ey, d->q[ry]);
+        salto_m3_axis_angle(B, ex, d->q[ry + 1]);
+        salto_m3_axis_angle(C3, ez, d->q[ry + 2]);
+        salto_m3_mul(T, A, B), salto_m3_mul(R, T, C3);
+        salto_m3_to_quat(q4, R);
+        for (int k = 0; k < 4; k++) md->qpos[mm->jnt_qposadr[fj] + 3 + k] = q4[k];
+        salto_m3_axis_angle(A, ex, d->q[nx]);
+        salto_m3_axis_angle(B, ey, d->q[nx + 1]);
+        salto_m3_axis_angle(C3, ez, d->q[nx + 2]);
+        salto_m3_mul(T, A, B), salto_m3_mul(R, T, C3);
+        salto_m3_to_quat(q4, R);
+        for (int k = 0; k < 4; k++) md->qpos[mm->jnt_qposadr[nj] + k] = q4[k];
+        mj_forward(mm, md);
+        ck_assert_int_eq(salto_aba(m, d, NULL), SALTO_OK);
+        double Jt[9], Jn[9];
+        body_rate_jacobian(m, d, torso, ry, Jt);
+        body_rate_jacobian(m, d, head, nx, Jn);
+        for (int j = 0; j < m->nv; j++) {
+            const int id = mj_name2id(mm, mjOBJ_JOINT, m->link_name[j]);
+            if (id < 0) continue;
+            const double got = md->qacc[mm->jnt_dofadr[id]];
+            ck_assert_msg(fabs(got - d->qdd[j]) < 1e-10 * (1.0 + fabs(got)), "trial %d %s: MuJoCo %.15g, salto %.15g",
+                          trial, m->link_name[j], got, d->qdd[j]);
+        }
+        for (int k = 0; k < 3; k++) {
+            const double lin = md->qacc[mm->jnt_dofadr[fj] + k];
+            ck_assert_msg(fabs(lin - d->qdd[rx0 + k]) < 1e-10 * (1.0 + fabs(lin)), "trial %d: the torso's "
+                          "acceleration %d: MuJoCo %.15g, salto %.15g", trial, k, lin, d->qdd[rx0 + k]);
+            double wt = 0.0, wn = 0.0;
+            for (int i = 0; i < 3; i++) wt += Jt[3 * k + i] * d->qdd[ry + i], wn += Jn[3 * k + i] * d->qdd[nx + i];
+            const double gt = md->qacc[mm->jnt_dofadr[fj] + 3 + k], gn = md->qacc[mm->jnt_dofadr[nj] + k];
+            ck_assert_msg(fabs(gt - wt) < 1e-10 * (1.0 + fabs(gt)), "trial %d: the torso's turn %d: MuJoCo %.15g, salto %.15g", trial, k, gt, wt);
+            ck_assert_msg(fabs(gn - wn) < 1e-10 * (1.0 + fabs(gn)), "trial %d: the head's turn %d: MuJoCo %.15g, salto %.15g", trial, k, gn, wn);
+        }
+    }
+    salto_data_destroy(d);
+    mj_deleteData(md);
+    mj_deleteModel(mm);
+    salto_model_destroy(m);
+}
+END_TEST
+
+
 // MuJoCo's features mapped: a ball joint as three hinges (at rest, its angular acceleration in
 // the body's frame equals MuJoCo's: the hinges' accelerations turned by their Jacobian), a
 // hinge's reference taken as q = 0, a body without joints joined to its parent (its mass
@@ -540,6 +642,7 @@ Suite* export_suite(void) {
     tcase_add_loop_test(tc, import_urdf_same_dynamics, 0, NCHAR);
     tcase_add_test(tc, import_refusals);
     tcase_add_test(tc, import_maps_features);
+    tcase_add_test(tc, import_free_and_ball_joints);
     suite_add_tcase(s, tc);
     return s;
 }
