@@ -170,19 +170,20 @@ static int joint_centre(importer* I, int b, double c[3]) {
     const int j0 = mm->body_jntadr[b], nj = mm->body_jntnum[b];
     c[0] = c[1] = c[2] = 0.0;
     if (nj <= 0) return 1;
-    memcpy(c, mm->jnt_pos + 3 * j0, 3 * sizeof(double));
-    for (int k = 1; k < nj; k++) {
+    int have = 0, first = -1; // the first turning joint sets the centre, the others must share it
+    for (int k = 0; k < nj; k++) {
         const mjtNum* p = mm->jnt_pos + 3 * (j0 + k);
         if (mm->jnt_type[j0 + k] == mjJNT_SLIDE) continue; // (a slide's place does not matter)
-        if (mm->jnt_type[j0] == mjJNT_SLIDE) {
+        if (!have) {
             memcpy(c, p, 3 * sizeof(double));
+            have = 1, first = j0 + k;
             continue;
         }
         if (fabs(p[0] - c[0]) + fabs(p[1] - c[1]) + fabs(p[2] - c[2]) > 1e-12) {
             SALTO_FAIL(I->err, SALTO_ERR_INVALID, salto_loc_none(), "body '%s': its joints '%s' "
                        "and '%s' turn about different centres; salto's joints of one body share "
                        "one (nest a body for each)", mm->names + mm->name_bodyadr[b],
-                       mm->names + mm->name_jntadr[j0], mm->names + mm->name_jntadr[j0 + k]);
+                       mm->names + mm->name_jntadr[first], mm->names + mm->name_jntadr[j0 + k]);
             return 0;
         }
     }
@@ -336,6 +337,14 @@ static int add_axes(importer* I, salto_body_desc* s, int b, const double* R) {
             note(I->rep, "joint '%s': its stiffness is left out (salto's joints have no springs)%s", jname, "");
         }
         salto_axis_desc* ax = s->axes + a;
+        if (type == mjJNT_FREE) { // (the root's is the root's own: this one is beside it)
+            SALTO_FAIL(I->err, SALTO_ERR_INVALID, salto_loc_none(), "joint '%s' is free but its body "
+                       "'%s' is not the character's root (the world holds more than one moving "
+                       "body: salto's character is one tree with one free root)", jname,
+                       mm->names + mm->name_bodyadr[b]);
+            salto_free(jname);
+            return -1;
+        }
         if (type == mjJNT_BALL) {
             static const char* const sfx[3] = {"_x", "_y", "_z"};
             for (int t = 0; t < 3; t++) {
@@ -368,12 +377,62 @@ static int add_axes(importer* I, salto_body_desc* s, int b, const double* R) {
             ax->limits[0] = mm->jnt_range[2 * j] - q0, ax->limits[1] = mm->jnt_range[2 * j + 1] - q0;
         }
         if (q0 != 0.0) {
+            char v[40];
+            snprintf(v, sizeof v, "%.9g", q0);
             note(I->rep, "joint '%s': its reference (qpos0 %s) is salto's q = 0; salto's q is "
-                         "MuJoCo's less it", jname, "ref");
+                         "MuJoCo's less it", jname, v);
         }
         a++;
     }
     return 1;
+}
+
+
+// a name made unique among the n names so far (*name replaced by "NAME_2", "NAME_3", ...);
+// 0 when memory runs out
+static int make_unique(char** name, char* const* names, int n) {
+    int taken = 0;
+    for (int i = 0; i < n && !taken; i++) taken = names[i] && strcmp(names[i], *name) == 0;
+    for (int k = 2; taken; k++) {
+        char buf[320];
+        snprintf(buf, sizeof buf, "%s_%d", *name, k);
+        taken = 0;
+        for (int i = 0; i < n && !taken; i++) taken = names[i] && strcmp(names[i], buf) == 0;
+        if (!taken) {
+            char* nn = salto_strdup(buf);
+            if (!nn) return 0;
+            salto_free(*name);
+            *name = nn;
+        }
+    }
+    return 1;
+}
+
+
+// the bodies', DOFs' and sites' names unique, each kind among itself (names made up for unnamed
+// elements, and a ball's NAME_x, can meet the model's own); 0 when memory runs out
+static int unique_names(salto_character_desc* c) {
+    int nd = 0, nsi = 0;
+    for (int b = 0; b < c->nbody; b++) nd += c->bodies[b].naxis, nsi += c->bodies[b].nsite;
+    char** bodies = salto_calloc((size_t)c->nbody + 1, sizeof(char*));
+    char** dofs = salto_calloc((size_t)nd + 1, sizeof(char*));
+    char** sites = salto_calloc((size_t)nsi + 1, sizeof(char*));
+    int ok = bodies && dofs && sites, kd = 0, ks = 0;
+    for (int b = 0; ok && b < c->nbody; b++) {
+        salto_body_desc* bd = c->bodies + b;
+        ok = make_unique(&bd->name, bodies, b);
+        bodies[b] = bd->name;
+        for (int a = 0; ok && a < bd->naxis; a++) {
+            ok = make_unique(&bd->axes[a].name, dofs, kd);
+            dofs[kd++] = bd->axes[a].name;
+        }
+        for (int t = 0; ok && t < bd->nsite; t++) {
+            ok = make_unique(&bd->sites[t].name, sites, ks);
+            sites[ks++] = bd->sites[t].name;
+        }
+    }
+    salto_free(bodies), salto_free(dofs), salto_free(sites);
+    return ok;
 }
 
 
@@ -482,15 +541,24 @@ salto_character_desc* salto_import_model(const char* path, salto_import_report* 
         s->parent = p == 0 ? 0 : I.sbody[p];
         for (int k = 0; k < 3; k++) s->joint_pos[k] = x[k] + rc[k], I.org[3 * b + k] = -rc[k];
         s->name = name_of(mm, mm->name_bodyadr[b], "body", b);
-        if (!s->name || !add_axes(&I, s, b, R)) goto nomem;
+        if (!s->name) goto nomem;
+        const int ax = add_axes(&I, s, b, R);
+        if (ax < 0) goto fail;
+        if (ax == 0) goto nomem;
         next++;
     }
     // masses, geometry and sites: each MuJoCo body's into its salto body
-    for (int b = (rt == SALTO_ROOT_FIXED && base == 0) ? 0 : 1; b < mm->nbody; b++) {
-        if (I.sbody[b] < 0) {
-            if (b == 0) continue;
-            continue;
+    if (!(rt == SALTO_ROOT_FIXED && base == 0)) { // the world's own shapes: not the character's
+        for (int g = mm->body_geomadr[0]; g >= 0 && g < mm->body_geomadr[0] + mm->body_geomnum[0]; g++) {
+            if (mm->geom_type[g] == mjGEOM_PLANE) continue;
+            char* gname = name_of(mm, mm->name_geomadr[g], "geom", g);
+            note(rep, "geom '%s' belongs to the world: left out (a problem's boxes and bars are "
+                      "its own)%s", gname ? gname : "?", "");
+            salto_free(gname);
         }
+    }
+    for (int b = (rt == SALTO_ROOT_FIXED && base == 0) ? 0 : 1; b < mm->nbody; b++) {
+        if (I.sbody[b] < 0) continue;
         if (!add_parts(&I, c->bodies + I.sbody[b], b, I.org + 3 * b, I.R + 9 * b)) goto nomem;
     }
     if (rt == SALTO_ROOT_FIXED && !(c->bodies[0].mass > 0.0)) {
@@ -508,7 +576,13 @@ salto_character_desc* salto_import_model(const char* path, salto_import_report* 
             goto fail;
         }
     }
-    if (salto_character_validate(c, err) != SALTO_OK) goto fail;
+    if (!unique_names(c)) goto nomem;
+    if (salto_character_validate(c, err) != SALTO_OK) {
+        // (the description has no file: the model's named instead)
+        snprintf(err->file_buf, sizeof err->file_buf, "%s", path);
+        err->where.file = err->file_buf, err->where.line = 0, err->where.col = 0;
+        goto fail;
+    }
     salto_free(I.R), salto_free(I.sbody), salto_free(I.org);
     mj_deleteModel(mm);
     return c;

@@ -382,6 +382,12 @@ START_TEST(import_refusals) {
          "<freejoint name='loose'/><geom size='0.1'/></body></body></worldbody></mujoco>", "free joint can only be used on top level"},
         {"<mujoco><worldbody><body name='ghost'><joint name='j' type='hinge'/></body></worldbody></mujoco>", "mass and inertia of moving bodies must be larger"},
         {"<mujoco><worldbody><body name='a'><joint type='hinge'/><geom size='0.1'/></body>", "MuJoCo cannot read it"},
+        {"<mujoco><worldbody><body name='robot'><freejoint/><geom size='0.1'/></body>"
+         "<body name='ball' pos='1 0 0'><freejoint name='loose'/><geom size='0.1'/></body></worldbody></mujoco>",
+         "is free but its body 'robot' is not the character's root"},
+        {"<mujoco><worldbody><body name='arm'><joint name='s' type='slide'/><joint name='h1' type='hinge' pos='0 0 0.5'/>"
+         "<joint name='h2' type='hinge' pos='0 0 -0.5' axis='1 0 0'/><geom size='0.1'/></body></worldbody></mujoco>",
+         "body 'arm': its joints 'h1' and 'h2' turn about different centres"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         salto_error err = {0};
@@ -391,6 +397,31 @@ START_TEST(import_refusals) {
         salto_error_format(&err, msg, sizeof msg);
         ck_assert_msg(c == NULL && strstr(msg, bad[k].msg), "case %zu: '%s' lacks '%s'", k, msg, bad[k].msg);
     }
+}
+END_TEST
+
+
+// names made up for unnamed elements, and a ball's NAME_x, made unique beside the model's own
+START_TEST(import_unique_names) {
+    const char* xml =
+        "<mujoco><worldbody><body name='base'><geom size='0.1'/>"
+        "<body pos='0 0 -0.3'><joint type='hinge'/><geom size='0.1'/></body>"
+        "<body name='body2' pos='0 0.3 0'><joint name='joint1' type='ball'/><geom size='0.1'/>"
+        "<body pos='0 0 -0.3'><joint name='joint1_x' type='hinge'/><geom size='0.1'/></body></body>"
+        "</body></worldbody></mujoco>";
+    salto_error err = {0};
+    salto_import_report rep;
+    salto_character_desc* c = import_text(xml, &rep, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    salto_model* m = salto_model_build(c, NULL, &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    ck_assert_int_eq(m->nv, 5);
+    ck_assert_int_ge(salto_model_dof(m, "joint1_x"), 0);
+    ck_assert_int_ge(salto_model_dof(m, "joint1_x_2"), 0);
+    ck_assert_int_ge(salto_model_body(m, "body2"), 0);
+    ck_assert_int_ge(salto_model_body(m, "body2_2"), 0);
+    salto_model_destroy(m);
+    salto_character_destroy(c);
 }
 END_TEST
 
@@ -643,6 +674,7 @@ Suite* export_suite(void) {
     tcase_add_test(tc, import_refusals);
     tcase_add_test(tc, import_maps_features);
     tcase_add_test(tc, import_free_and_ball_joints);
+    tcase_add_test(tc, import_unique_names);
     suite_add_tcase(s, tc);
     return s;
 }
