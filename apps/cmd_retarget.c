@@ -49,6 +49,8 @@ static int read_map(const char* path, const salto_model* m, salto_cfg** cfg, con
             SALTO_FAIL(&err, SALTO_ERR_INVALID, sn->loc, "'scale' must be positive, found %g", *scale);
         }
     }
+    int root = 0;
+    while (root < m->nbody && m->body_parent[root] >= 0) root++;
     for (int k = 0; bodies && err.status == SALTO_OK && k < bodies->n; k++) {
         const salto_cfg_node* c = bodies->child[k];
         const int b = salto_model_body(m, c->key);
@@ -61,6 +63,10 @@ static int read_map(const char* path, const salto_model* m, salto_cfg** cfg, con
         }
         if (salto_cfg_string(c, &joint[b], &err) != SALTO_OK) break;
         loc[b] = c->loc;
+    }
+    if (err.status == SALTO_OK && bodies && root < m->nbody && !joint[root]) {
+        SALTO_FAIL(&err, SALTO_ERR_INVALID, bodies->loc, "the root body '%s' needs a BVH joint to "
+                   "follow: map it", m->body_name[root]);
     }
     if (err.status != SALTO_OK) {
         app_print_error(&err);
@@ -166,7 +172,8 @@ int cmd_retarget(int argc, char** argv) {
     if (!quiet) {
         printf("retargeted %s onto '%s': %d frames at %.4g per second; scale %.6g m per BVH unit%s\n",
                capture, m->name, f->nframe, 1.0 / info.dt, info.scale,
-               info.scale == info.auto_scale ? " (the bones' ratio)" : "");
+               info.scale != info.auto_scale ? "" : info.npair > 0 ? " (the bones' ratio)"
+                                                 : " (assumed: no mapped bones to measure; pass --scale)");
         if (info.worst_body >= 0) {
             printf("worst fit: %.3g (rad or m) at '%s' in frame %d (what the character's joints "
                    "cannot follow)\n", info.worst, m->body_name[info.worst_body], info.worst_frame + 1);

@@ -948,10 +948,26 @@ grep_in "$tmp/err" "did you mean 'mx_shank_l'"
 sed 's/  shank_l:/  shank_x:/' "$tmp/map.yaml" >"$tmp/map3.yaml"
 expect 2 "$salto" retarget "$tmp/mx.bvh" --character "$root/data/characters/humanoid22.yaml" --map "$tmp/map3.yaml" -o "$tmp/rt3.csv"
 grep_in "$tmp/err" "map3.yaml:4:3: error: 'shank_x' is not a body of the character 'humanoid22'"
+# a noisy capture (2 degrees on every rotation channel: the character cannot follow exactly):
+# the fit stays on its branch, no angle stepping more than 0.3 rad between frames
+awk 'BEGIN { m = 0; CONVFMT = "%.10f" } m && NF > 6 { for (i = 4; i <= NF; i++) $i = $i + 2 * sin(i - 1 + 0.05 * fr); fr++; print; next }
+     /^Frame Time:/ { m = 1 } { print }' "$tmp/mb/motion.bvh" >"$tmp/noisy.bvh"
+expect 0 "$salto" retarget "$tmp/noisy.bvh" --character "$root/data/characters/humanoid22.yaml" -o "$tmp/noisy.csv"
+step=$(awk -F, 'NR > 2 { for (i = 2; i <= NF; i++) { d = $i - p[i]; if (d < 0) d = -d; if (d > w) w = d } }
+    NR > 1 { for (i = 2; i <= NF; i++) p[i] = $i } END { printf "%.3g\n", w + 0 }' "$tmp/noisy.csv")
+if awk -v w="$step" 'BEGIN { exit !(w < 0.3) }'; then ok; else fail "retarget: a noisy capture's angles step $step rad between frames"; fi
 # the retargeted capture as a problem's reference (eq. 21): it solves and validates
 { sed "s|character: ../data|character: $root/data|" "$root/problems/monkey_bars.yaml"
   printf '%s\n' 'objective:' '  - {type: acceleration, weight: 1}' "  - {type: reference, weight: 1, motion: $tmp/rt2.csv}"; } >"$tmp/mbref.yaml"
 expect_solved "$salto" solve "$tmp/mbref.yaml" -o "$tmp/mbref"
+printf '%s\n' 'bodies:' '  thigh_l: mx_thigh_l' >"$tmp/map4.yaml"
+expect 2 "$salto" retarget "$tmp/mx.bvh" --character "$root/data/characters/humanoid22.yaml" --map "$tmp/map4.yaml" -o "$tmp/rt3.csv"
+grep_in "$tmp/err" "map4.yaml:2:3: error: the root body 'trunk' needs a BVH joint to follow"
+printf '%s\n' 'bodies:' '  trunk: mx_trunk' >"$tmp/map5.yaml"
+expect 0 "$salto" retarget "$tmp/mx.bvh" --character "$root/data/characters/humanoid22.yaml" --map "$tmp/map5.yaml" -o "$tmp/rt5.csv"
+grep_in "$tmp/out" "scale 1 m per BVH unit \(assumed: no mapped bones to measure; pass --scale\)"
+expect 2 "$salto" retarget "$tmp/mx.bvh" --character "$root/data/characters/humanoid22.yaml" --map "$tmp/map.yaml" --scale 1e9 -o "$tmp/rt3.csv"
+grep_in "$tmp/err" "a scale of 1e\+09 metres per BVH unit: it must be from 1e-6 to 1e6"
 expect 2 "$salto" retarget "$tmp/mx.bvh"
 grep_in "$tmp/err" "usage: salto retarget CAPTURE.bvh --character"
 if [ ! -e "$tmp/rt3.csv" ]; then ok; else fail "a refused retarget wrote output"; fi

@@ -1687,7 +1687,9 @@ static void capture_joint(FILE* f, const salto_model* m, int b, int pa, int dept
 // each arm's frames turned by C' so that its bones point as the character's do (C: the turn
 // from the character's arm at rest, down, to the capture's, out)
 static void write_capture(const salto_model* m, const double* q, int nf, double rate, int tpose,
-                          const char* path) {
+                          double noise, const char* path) {
+    salto_test_rng nrng;
+    salto_test_rng_seed(&nrng, 777u);
     salto_data* d = salto_data_create(m);
     const int nb = m->nbody;
     double p0[64][3], Cb[64][9];
@@ -1744,7 +1746,8 @@ static void write_capture(const salto_model* m, const double* q, int nf, double 
             const double cy = atan2(-Lb[6], Lb[8]);
             const double az = atan2(-Lb[1], Lb[4]);
             const double r2d = 57.295779513082320876798;
-            fprintf(f, "%.10f %.10f %.10f ", az * r2d, bx * r2d, cy * r2d);
+            fprintf(f, "%.10f %.10f %.10f ", az * r2d + salto_test_uniform(&nrng, -noise, noise),
+                    bx * r2d + salto_test_uniform(&nrng, -noise, noise), cy * r2d + salto_test_uniform(&nrng, -noise, noise));
         }
         fputs("\n", f);
     }
@@ -1778,7 +1781,7 @@ START_TEST(retarget_bvh) {
             mo.dof_name = m->link_name, mo.q = q, mo.converged = -1;
             ck_assert_int_eq(salto_motion_write_bvh(m, &mo, path, &err), SALTO_OK);
         } else {
-            write_capture(m, q, nf, rate, pass == 2, path);
+            write_capture(m, q, nf, rate, pass == 2, 0.0, path);
         }
         for (int b = 0; b < m->nbody; b++) {
             snprintf(mapped[b], sizeof mapped[b], "%s%s", pass ? "mx_" : "", m->body_name[b]);
@@ -1800,6 +1803,30 @@ START_TEST(retarget_bvh) {
         }
         ck_assert_msg(worst < 1e-6, "pass %d: %s off by %g in frame %d (fit %g at '%s')", pass, m->link_name[wj],
                       worst, wk, info.worst, info.worst_body >= 0 ? m->body_name[info.worst_body] : "");
+        salto_frames_destroy(f);
+    }
+    // a capture with noise (2 degrees on every rotation channel): a least-squares fit that
+    // stays on its branch (each angle within 0.3 rad of the last frame's, the limited ones
+    // within 0.1 rad of their limits) and near the motion (0.2 rad)
+    write_capture(m, q, nf, rate, 1, 2.0, path);
+    {
+        salto_retarget_info info;
+        salto_frames* f = salto_frames_retarget_bvh(path, m, names, NULL, 0.0, &info, &err);
+        ck_assert_msg(f != NULL, "noise: %s", err.msg);
+        for (int k = 0; k < nf; k++) {
+            for (int j = 0; j < nv; j++) {
+                const double v = f->q[(size_t)k * nv + j];
+                if (k > 0) ck_assert_msg(fabs(v - f->q[(size_t)(k - 1) * nv + j]) < 0.3, "noise: %s hops %g at frame %d",
+                                         m->link_name[j], v - f->q[(size_t)(k - 1) * nv + j], k);
+                if (m->link_has_limits[j]) {
+                    ck_assert_msg(v > m->link_limits[2 * j] - 0.1 && v < m->link_limits[2 * j + 1] + 0.1,
+                                  "noise: %s at %g in frame %d", m->link_name[j], v, k);
+                }
+                double e = v - q[(size_t)k * nv + j];
+                if (m->link_type[j] == SALTO_AXIS_REVOLUTE) e = remainder(e, 6.283185307179586);
+                ck_assert_msg(fabs(e) < 0.2, "noise: %s off by %g in frame %d", m->link_name[j], e, k);
+            }
+        }
         salto_frames_destroy(f);
     }
     // errors

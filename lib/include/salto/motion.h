@@ -184,6 +184,7 @@ salto_frames* salto_frames_load_bvh(const char* path, const salto_model* m, salt
 // with its frame and body (-1: none).
 typedef struct salto_retarget_info {
     double scale, auto_scale, dt;
+    int npair;           // the mapped bones auto_scale came from (0: none, auto_scale 1)
     double worst;
     int worst_frame, worst_body;
 } salto_retarget_info;
@@ -198,9 +199,11 @@ typedef struct salto_retarget_info {
 // joints lie between in the capture), an unmapped one keeps its q = 0 place on its parent, the
 // root's joint goes where the capture's does times scale (<= 0: auto_scale), and the DOFs are
 // found by Gauss-Newton from the previous frame's (least squares where the character cannot
-// follow: a hinge knee under a ball-jointed one). Frames at the capture's times. NULL with err
-// filled: the BVH unreadable (file:line:col), a mapped joint not in it (with a did-you-mean),
-// two bodies on one joint, the root unmapped.
+// follow: a hinge knee under a ball-jointed one), each angle kept within half a turn of the last
+// frame's. A bone is between a mapped body and its nearest mapped ancestor. Frames at the
+// capture's times. NULL with err filled: the BVH unreadable (file:line:col), a mapped joint not
+// in it (with a did-you-mean), two bodies on one joint, the root unmapped, a scale outside
+// [1e-6, 1e6].
 salto_frames* salto_frames_retarget_bvh(const char* path, const salto_model* m,
                                         const char* const* joint, const salto_src_loc* joint_loc,
                                         double scale, salto_retarget_info* info, salto_error* err);

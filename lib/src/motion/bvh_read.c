@@ -363,7 +363,11 @@ static double fit_restarts(const salto_model* m, salto_data* d, const double* Rt
             }
         }
         memcpy(d->q, keep, (size_t)nv * sizeof(double));
-        if (!(best < worst)) break;
+        if (!(best < worst)) { // (r0 the kept fit's again, for worst_body)
+            salto_fk(m, d, SALTO_FK_POS);
+            residual(m, d, Rt, tt, has_t, r0);
+            break;
+        }
         for (int a = 0; a < nd; a++) d->q[dof[a]] = qbest[a];
         worst = fit_frame(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
     }
@@ -672,7 +676,7 @@ salto_frames* salto_frames_retarget_bvh(const char* path, const salto_model* m,
     has_t = salto_calloc((size_t)nb, sizeof(int));
     // Rt, tt (nb x 9, 3), rest and frame globals (h->n x 12 each), the bodies' alignments C,
     // their q = 0 frames (nb x 12) and their frames in the frame (nb x 9)
-    buf = salto_calloc((size_t)nb * 12 + (size_t)h->n * 24 + (size_t)nb * 30, sizeof(double));
+    buf = salto_calloc((size_t)nb * 12 + (size_t)h->n * 24 + (size_t)nb * 30 + (size_t)nv, sizeof(double));
     if (!jb || !has_t || !buf) {
         s = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
         goto done;
@@ -727,19 +731,34 @@ salto_frames* salto_frames_retarget_bvh(const char* path, const salto_model* m,
         salto_body_frame(m, d, b, &Rb, &pb);
         memcpy(R0 + 9 * b, Rb, 9 * sizeof(double)), memcpy(p0 + 3 * b, pb, 3 * sizeof(double));
     }
-    // the scale: the character's bones over the capture's, summed over the mapped pairs
-    double ls = 0.0, lb = 0.0;
+    // each mapped body's nearest mapped ancestor (-1: none), the bones between them
+    int* anc = has_t; // (borrowed until has_t is set below)
     for (int b = 0; b < nb; b++) {
-        const int pa = m->body_parent[b];
-        if (pa < 0 || jb[b] < 0 || jb[pa] < 0) continue;
+        anc[b] = -1;
+        for (int a = m->body_parent[b]; jb[b] >= 0 && a >= 0 && anc[b] < 0; a = m->body_parent[a]) {
+            if (jb[a] >= 0) anc[b] = a;
+        }
+    }
+    // the scale: the character's bones over the capture's, summed over those pairs
+    double ls = 0.0, lb = 0.0;
+    int npair = 0;
+    for (int b = 0; b < nb; b++) {
+        const int a = anc[b];
+        if (a < 0) continue;
         double ds[3], db[3];
-        for (int k = 0; k < 3; k++) ds[k] = p0[3 * b + k] - p0[3 * pa + k], db[k] = Pr[3 * jb[b] + k] - Pr[3 * jb[pa] + k];
-        ls += salto_v3_norm(ds), lb += salto_v3_norm(db);
+        for (int k = 0; k < 3; k++) ds[k] = p0[3 * b + k] - p0[3 * a + k], db[k] = Pr[3 * jb[b] + k] - Pr[3 * jb[a] + k];
+        ls += salto_v3_norm(ds), lb += salto_v3_norm(db), npair++;
     }
     const double auto_scale = lb > 0.0 && ls > 0.0 ? ls / lb : 1.0;
     if (!(scale > 0.0)) scale = auto_scale;
-    // each body's alignment C: the turn taking its bone (to its farthest mapped child) at q = 0
-    // onto the capture's at rest; the root's and a childless body's its parent's (the root: none)
+    if (!(scale >= 1e-6 && scale <= 1e6)) {
+        s = SALTO_FAIL(err, SALTO_ERR_INVALID, motion_loc, "a scale of %g metres per BVH unit%s: it "
+                       "must be from 1e-6 to 1e6", scale, scale == auto_scale ? " (the bones' ratio)" : "");
+        goto done;
+    }
+    // each body's alignment C: the turn taking its bone (to its farthest mapped body whose
+    // nearest mapped ancestor it is) at q = 0 onto the capture's bone between the same joints
+    // at rest; without one, its parent's (the root: none)
     for (int b = 0; b < nb; b++) {
         double* Cb = C + 9 * b;
         const int pa = m->body_parent[b];
@@ -754,7 +773,7 @@ salto_frames* salto_frames_retarget_bvh(const char* path, const salto_model* m,
         int far = -1;
         double dfar = 0.0;
         for (int c = b + 1; c < nb; c++) {
-            if (m->body_parent[c] != b || jb[c] < 0) continue;
+            if (anc[c] != b) continue;
             double e[3];
             for (int k = 0; k < 3; k++) e[k] = p0[3 * c + k] - p0[3 * b + k];
             if (salto_v3_norm(e) > dfar) dfar = salto_v3_norm(e), far = c;
@@ -779,9 +798,11 @@ salto_frames* salto_frames_retarget_bvh(const char* path, const salto_model* m,
         s = SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
         goto done;
     }
+    double prev_worst = 0.0;
+    double* qkeep = Gb + 9 * nb;
     if (info) {
         memset(info, 0, sizeof *info);
-        info->scale = scale, info->auto_scale = auto_scale, info->worst_body = -1;
+        info->scale = scale, info->auto_scale = auto_scale, info->worst_body = -1, info->npair = npair;
     }
     for (int fr = 0; fr < nframe; fr++) {
         bvh_globals(h, rows + (size_t)fr * h->nch, G, P);
@@ -808,7 +829,57 @@ salto_frames* salto_frames_retarget_bvh(const char* path, const salto_model* m,
         }
         // the root's place: the capture's root joint scaled (a fixed root stays)
         for (int k = 0; k < 3; k++) tt[3 * root + k] = scale * P[3 * jb[root] + k];
-        const double worst = fit_restarts(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
+        // from the last frame's DOFs (restarts on the first frame, or when the fit jumps and a
+        // restart halves it at least: a capture the character cannot follow exactly must not
+        // hop between branches of its angles for a rounding's gain)
+        double worst;
+        if (fr == 0) {
+            worst = fit_restarts(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
+        } else {
+            worst = fit_frame(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
+            if (worst > 1e-3 && worst > 10.0 * prev_worst) {
+                memcpy(qkeep, d->q, (size_t)nv * sizeof(double));
+                const double w2 = fit_restarts(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
+                if (w2 < 0.5 * worst) {
+                    worst = w2;
+                } else {
+                    memcpy(d->q, qkeep, (size_t)nv * sizeof(double));
+                    worst = fit_frame(m, d, Rt, tt, has_t, nres, r0, r1, J, A, g);
+                }
+            }
+            // each angle within half a turn of the last frame's, then inside its limits by
+            // whole turns where it can be
+            const double* qp = f->q + (size_t)(fr - 1) * nv;
+            for (int j = 0; j < nv; j++) {
+                if (m->link_type[j] != SALTO_AXIS_REVOLUTE) continue;
+                d->q[j] = qp[j] + remainder(d->q[j] - qp[j], 6.283185307179586);
+            }
+        }
+        if (fr == 0) {
+            // the first frame's angles by whole turns nearest their limits (inside when they can
+            // be; the unlimited ones in (-pi, pi]); later frames follow on from them
+            for (int j = 0; j < nv; j++) {
+                if (m->link_type[j] != SALTO_AXIS_REVOLUTE) continue;
+                const double tau = 6.283185307179586;
+                if (!m->link_has_limits[j]) {
+                    d->q[j] = remainder(d->q[j], tau);
+                    continue;
+                }
+                const double lo = m->link_limits[2 * j], hi = m->link_limits[2 * j + 1];
+                const double base = remainder(d->q[j], tau);
+                double best = d->q[j], bd = INFINITY;
+                for (int k = -3; k <= 3; k++) {
+                    const double v = base + k * tau;
+                    const double dist = v < lo ? lo - v : v > hi ? v - hi : 0.0;
+                    const double mid = fabs(v - 0.5 * (lo + hi));
+                    if (dist < bd - 1e-12 || (fabs(dist - bd) <= 1e-12 && mid < fabs(best - 0.5 * (lo + hi)))) {
+                        bd = dist, best = v;
+                    }
+                }
+                d->q[j] = best;
+            }
+        }
+        prev_worst = worst;
         if (info && worst > info->worst) {
             double e;
             info->worst = worst, info->worst_frame = fr;

@@ -481,7 +481,10 @@ static salto_motion* motion_from_csv(const salto_model* m, const char* path, sal
         const int nf = f->nframe, nv = m->nv;
         const double dt = (f->t[nf - 1] - f->t[0]) / (nf - 1);
         int even = dt > 0.0;
-        for (int k = 1; even && k < nf; k++) even = fabs(f->t[k] - f->t[0] - k * dt) <= 1e-6 * dt;
+        // (to 1e-4 of a frame, and the times' own rounding: motion.csv writes 9 digits)
+        for (int k = 1; even && k < nf; k++) {
+            even = fabs(f->t[k] - f->t[0] - k * dt) <= 1e-4 * dt + 1e-8 * fabs(f->t[k]);
+        }
         if (!even) {
             const salto_src_loc l = {path, 0, 0};
             SALTO_FAIL(inner, SALTO_ERR_INVALID, l, "a reference's frames must be evenly spaced in time");
