@@ -13,7 +13,7 @@
 
 static void help(void) {
     printf("usage: salto validate MOTION.json [--problem PROBLEM.yaml] [-o DIR] [--density N]\n"
-           "                      [--integrator rk4|euler|none] [--step S]\n"
+           "                      [--integrator rk4|euler|none] [--step S] [--max-steps N]\n"
            "                      [--threshold CHECK=VALUE]... [--set PATH=VALUE]... [--quiet]\n\n"
            "Checks how physical a motion written by 'salto solve' is, densely between the\n"
            "optimiser's slices: every phase is sampled at N samples per slice interval (default\n"
@@ -59,7 +59,9 @@ static void help(void) {
            "  -o DIR        where to write (default: the motion's folder)\n"
            "  --density N   samples per slice interval (default 10)\n"
            "  --integrator I  the re-simulation's: rk4 (default), euler (semi-implicit) or none\n"
-           "  --step S      its largest step in seconds (default: the sample spacing)\n"
+           "  --step S      its largest step in seconds (default: the sample spacing)\n");
+    printf("  --max-steps N its steps over the motion at most (default 1e8, minutes of work): a\n"
+           "                --step needing more is refused before any work\n"
            "  --threshold CHECK=VALUE   change one check's threshold (in its unit)\n"
            "  --set PATH=VALUE   change a value of the problem as 'salto solve --set' does\n"
            "                (at most 64); a motion.json's own overrides (those it was solved\n"
@@ -141,6 +143,7 @@ static int run_and_report(const salto_problem_desc* p, salto_state_fn fn,
     if (cli->density > 0) opts.density = cli->density;
     if ((int)cli->integrator >= 0) opts.integrator = cli->integrator;
     if (cli->step > 0.0) opts.step = cli->step;
+    if (cli->max_steps > 0.0) opts.max_steps = cli->max_steps;
     for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
         if (cli->threshold[k] >= 0.0) opts.threshold[k] = cli->threshold[k];
     }
@@ -186,7 +189,7 @@ int cmd_validate(int argc, char** argv) {
     const char* set[64];
     // the command line's settings (unset: 0, -1 or < 0), over the problem file's, over the
     // defaults
-    salto_validate_opts cli = {.density = 0, .integrator = (salto_integrator)-1, .step = 0.0};
+    salto_validate_opts cli = {.density = 0, .integrator = (salto_integrator)-1, .step = 0.0, .max_steps = 0.0};
     for (int k = 0; k < SALTO_CHECK_COUNT; k++) cli.threshold[k] = -1.0;
     for (int i = 1; i < argc; i++) {
         if (app_is_help(argv[i])) {
@@ -215,6 +218,14 @@ int cmd_validate(int argc, char** argv) {
                 return 2;
             }
             cli.step = h;
+        } else if (strcmp(argv[i], "--max-steps") == 0 && i + 1 < argc) {
+            char* end = NULL;
+            const double n = strtod(argv[++i], &end);
+            if (!end || *end || end == argv[i] || !(n >= 1.0) || !isfinite(n)) {
+                fprintf(stderr, "salto validate: --max-steps needs a number >= 1, not '%s'\n", argv[i]);
+                return 2;
+            }
+            cli.max_steps = n;
         } else if (strcmp(argv[i], "--threshold") == 0 && i + 1 < argc) {
             const char* arg = argv[++i];
             const char* eq = strchr(arg, '=');

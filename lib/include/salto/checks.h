@@ -86,7 +86,14 @@ typedef struct salto_validate_opts {
     double step;                        // its largest step, s; <= 0 (default): the sample
                                         //   spacing (each interval between samples is cut
                                         //   into equal steps no longer than this)
+    double max_steps;                   // the re-simulation's steps over the motion at most
+                                        //   (default SALTO_VALIDATE_MAX_STEPS): a step that
+                                        //   needs more is refused before any work
 } salto_validate_opts;
+
+// The re-simulation's steps over a motion at most unless asked (about 1e8 steps of four
+// articulated-body passes: minutes on the humanoid; a step of 1e-12 s would be days)
+#define SALTO_VALIDATE_MAX_STEPS 1e8
 
 // density 10, default thresholds (every threshold -1), RK4 at the sample spacing
 void salto_validate_opts_default(salto_validate_opts* o);

@@ -82,6 +82,7 @@ void salto_validate_opts_default(salto_validate_opts* o) {
     for (int k = 0; k < SALTO_CHECK_COUNT; k++) o->threshold[k] = -1.0;
     o->integrator = SALTO_INTEGRATOR_RK4;
     o->step = 0.0;
+    o->max_steps = SALTO_VALIDATE_MAX_STEPS;
 }
 
 

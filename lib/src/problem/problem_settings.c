@@ -510,6 +510,12 @@ salto_status problem_read_validation(reader* R, const salto_cfg_node* top) {
     const salto_cfg_node* in = salto_cfg_child(n, "integrator");
     if (in && (s = problem_read_enum(R, in, integrators, "integrator", &v->integrator))) return s;
     if ((s = problem_read_num_opt(R, n, "step", 0.0, 1, &v->step))) return s;
+    if (v->step > 0.0 && R->p->duration / v->step > SALTO_VALIDATE_MAX_STEPS) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, salto_cfg_child(n, "step")),
+                          "a re-simulation step of %g s makes %.2g steps over the motion's %g s: at "
+                          "most %g (salto validate --max-steps allows more)", v->step,
+                          R->p->duration / v->step, R->p->duration, SALTO_VALIDATE_MAX_STEPS);
+    }
     const salto_cfg_node* tn = salto_cfg_child(n, "thresholds");
     if (!tn) return SALTO_OK;
     const char* names[SALTO_CHECK_COUNT + 1];

@@ -562,12 +562,18 @@ salto_status salto_resim_advance(salto_resim* r, salto_integrator integrator, do
         }
         q = r->cq, qd = r->cqd;
     }
-    const int nstep = h > 0.0 ? (int)ceil((t1 - t0) / h - 1e-9) : 1;
-    const double dt = (t1 - t0) / (nstep > 0 ? nstep : 1);
+    // (the count as a double first: a step of 1e-12 s over seconds would overflow an int)
+    const double ns = h > 0.0 ? ceil((t1 - t0) / h - 1e-9) : 1.0;
+    if (!(ns <= 9e15)) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(), "a re-simulation step of %g s "
+                          "over %g s: too many steps", h, t1 - t0);
+    }
+    const long long nstep = (long long)ns;
+    const double dt = (t1 - t0) / (double)(nstep > 0 ? nstep : 1);
     double* Y = r->y;
     salto_status st = SALTO_OK;
-    for (int s = 0; s < nstep && st == SALTO_OK; s++) {
-        const double t = t0 + dt * s;
+    for (long long s = 0; s < nstep && st == SALTO_OK; s++) {
+        const double t = t0 + dt * (double)s;
         chart_choose(r);
         if (integrator == SALTO_INTEGRATOR_EULER) {
             double* qdd = r->k[0];

@@ -475,6 +475,15 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
     if (!opts) opts = &defaults;
     const int density = opts->density > 0 ? opts->density : 10;
     const int nv = m->nv;
+    // the re-simulation's cost before any work: its steps over the motion
+    const double max_steps = opts->max_steps > 0.0 ? opts->max_steps : SALTO_VALIDATE_MAX_STEPS;
+    if (opts->integrator != SALTO_INTEGRATOR_NONE && opts->step > 0.0 &&
+        !(p->duration / opts->step <= max_steps)) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(), "a re-simulation step of %g s "
+                          "makes %.2g steps over the motion's %g s: at most %g (salto validate "
+                          "--max-steps allows more)", opts->step, p->duration / opts->step,
+                          p->duration, max_steps);
+    }
 
     int* per = salto_malloc((size_t)p->nphase * sizeof(int));
     if (!per) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
