@@ -545,6 +545,12 @@ int cmd_play(int argc, char** argv) {
     }
     const salto_problem_desc* p = am.p;
     const salto_model* m = p->model;
+    char folder[4096], dirbuf[4200];
+    if (!dir) { // play/ beside the motion
+        app_folder_of(motion_path, folder, sizeof folder);
+        snprintf(dirbuf, sizeof dirbuf, "%s/play", folder);
+        dir = dirbuf;
+    }
     for (int k = 0; k < npush; k++) { // the pushed bodies by name
         pushes[k].body = -1;
         for (int b = 0; b < m->nbody; b++) {
@@ -558,6 +564,10 @@ int cmd_play(int argc, char** argv) {
             app_motion_close(&am);
             return 2;
         }
+    }
+    if (app_check_output_dir("salto play", dir) != 0) { // before the simulation, not after
+        app_motion_close(&am);
+        return 2;
     }
     const double T = p->duration;
     if (duration < 0.0) duration = T + 0.5;
@@ -860,12 +870,7 @@ int cmd_play(int argc, char** argv) {
     }
     sm.rms = nerr > 0 ? sqrt(sum2 / (double)nerr) : 0.0;
 
-    char folder[4096], dirbuf[4200], jpath[4300], cpath[4300], fpath[4300];
-    if (!dir) { // play/ beside the motion
-        app_folder_of(motion_path, folder, sizeof folder);
-        snprintf(dirbuf, sizeof dirbuf, "%s/play", folder);
-        dir = dirbuf;
-    }
+    char jpath[4300], cpath[4300], fpath[4300];
     snprintf(jpath, sizeof jpath, "%s/sim.json", dir);
     snprintf(cpath, sizeof cpath, "%s/sim.csv", dir);
     snprintf(fpath, sizeof fpath, "%s/filmstrip.png", dir);

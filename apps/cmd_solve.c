@@ -193,6 +193,11 @@ int app_solve(int argc, char** argv, int verdict) {
     salto_nlp* nlp = app_load_nlp_set(path, nset, set, &p);
     free(set);
     if (!nlp) return 2;
+    if (app_check_output_dir("salto solve", dir) != 0) { // before the solve, not after
+        salto_nlp_destroy(nlp);
+        salto_problem_destroy(p);
+        return 2;
+    }
     const int nx = salto_nlp_nx(nlp);
     double* x = salto_malloc((size_t)nx * sizeof(double));
     if (!x) {

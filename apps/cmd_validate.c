@@ -147,8 +147,18 @@ static int run_and_report(const salto_problem_desc* p, salto_state_fn fn,
     for (int k = 0; k < SALTO_CHECK_COUNT; k++) {
         if (cli->threshold[k] >= 0.0) opts.threshold[k] = cli->threshold[k];
     }
+    char dirbuf[4096], json[4200], png[4200], tpng[4200];
+    if (!dir) {
+        app_folder_of(motion_path, dirbuf, sizeof dirbuf);
+        dir = dirbuf;
+    }
     salto_validation v;
     salto_error err = {0};
+    if (salto_validate_check_opts(p, &opts, &err) != SALTO_OK) { // bad settings, then the folder
+        app_print_error(&err);
+        return 2;
+    }
+    if (app_check_output_dir("salto validate", dir) != 0) return 2;
     if (salto_validate_motion(p, fn, ctx, &opts, &v, &err) != SALTO_OK) {
         app_print_error(&err);
         return err.status == SALTO_ERR_NOMEM ? 1 : 2; // a motion that is not finite: bad input
@@ -156,11 +166,6 @@ static int run_and_report(const salto_problem_desc* p, salto_state_fn fn,
     int status = 0;
     if (!quiet) print_table(p, &v);
     print_summary(p, &v);
-    char dirbuf[4096], json[4200], png[4200], tpng[4200];
-    if (!dir) {
-        app_folder_of(motion_path, dirbuf, sizeof dirbuf);
-        dir = dirbuf;
-    }
     snprintf(json, sizeof json, "%s/validation.json", dir);
     snprintf(png, sizeof png, "%s/residuals.png", dir);
     snprintf(tpng, sizeof tpng, "%s/torques.png", dir);

@@ -41,6 +41,10 @@ struct salto_nlp* app_load_nlp_set(const char* path, int nset, const char* const
 
 // mkdir -p: 0, or -1 with errno set
 int app_make_dirs(const char* path);
+// The output folder dir made (with its parents) and written into (a file made and removed) before
+// any work: 0, or 2 with the real cause printed after who (a file in its place, read-only, no
+// room, not creatable)
+int app_check_output_dir(const char* who, const char* dir);
 
 // The last branch of a command's option loop: arg, which no option took, is an unknown or
 // incomplete option when it starts with '-' (a lone "-" is a name), else the command's one

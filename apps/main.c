@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmds.h"
 
@@ -79,6 +80,35 @@ int app_make_dirs(const char* path) {
         *s = '/';
     }
     if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+    return 0;
+}
+
+
+int app_check_output_dir(const char* who, const char* dir) {
+    struct stat st;
+    if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "%s: cannot write into '%s': it is a file, not a folder\n", who, dir);
+        return 2;
+    }
+    if (app_make_dirs(dir) != 0) {
+        fprintf(stderr, "%s: cannot create the folder '%s': %s\n", who, dir, strerror(errno));
+        return 2;
+    }
+    // a file made and removed there: a folder that is read-only, on a read-only or full disk,
+    // or not ours fails now, not after the work
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/.salto_probe_XXXXXX", dir);
+    const int fd = mkstemp(probe);
+    int bad = fd < 0 ? errno : 0;
+    if (fd >= 0) {
+        if (write(fd, "salto\n", 6) != 6) bad = errno ? errno : EIO;
+        if (close(fd) != 0 && !bad) bad = errno;
+        remove(probe);
+    }
+    if (bad) {
+        fprintf(stderr, "%s: cannot write into '%s': %s\n", who, dir, strerror(bad));
+        return 2;
+    }
     return 0;
 }
 

@@ -131,6 +131,17 @@ int play_react(const char* motion_path, const char* problem_path, const char* di
         app_motion_close(&am);
         return status;
     }
+    char folder[4096], dirbuf[4200];
+    if (!dir) { // react/ beside the motion
+        app_folder_of(motion_path, folder, sizeof folder);
+        snprintf(dirbuf, sizeof dirbuf, "%s/react", folder);
+        dir = dirbuf;
+    }
+    if (app_check_output_dir("salto play", dir) != 0) { // before the work, not after
+        salto_reactions_free(r, n);
+        app_motion_close(&am);
+        return 2;
+    }
     const double T = p->duration, rate = p->output.frame_rate;
     const int nf = (int)(floor(T * rate + 1e-9) + 1.0);
     const int nv = m->nv;
@@ -160,12 +171,7 @@ int play_react(const char* motion_path, const char* problem_path, const char* di
         }
     }
     {
-        char folder[4096], dirbuf[4200], jpath[4300], cpath[4300], fpath[4300];
-        if (!dir) { // react/ beside the motion
-            app_folder_of(motion_path, folder, sizeof folder);
-            snprintf(dirbuf, sizeof dirbuf, "%s/react", folder);
-            dir = dirbuf;
-        }
+        char jpath[4300], cpath[4300], fpath[4300];
         snprintf(jpath, sizeof jpath, "%s/react.json", dir);
         snprintf(cpath, sizeof cpath, "%s/motion.csv", dir);
         snprintf(fpath, sizeof fpath, "%s/filmstrip.png", dir);

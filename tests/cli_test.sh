@@ -982,6 +982,19 @@ if [ ! -e "$tmp/vstep" ]; then ok; else fail "a refused validation wrote output"
 expect 2 "$salto" validate "$tmp/mb/motion.json" --step 1e-3 --max-steps 0 -o "$tmp/vstep"
 grep_in "$tmp/err" "--max-steps needs a number >= 1, not '0'"
 expect 0 "$salto" validate "$tmp/mb/motion.json" --step 1e-3 --max-steps 3000 -o "$tmp/vstep" --quiet
+# an output folder that cannot be written is found before the work (a solve, a validation, a
+# simulation), with the real cause
+: >"$tmp/afile"
+expect 2 "$salto" solve "$root/problems/monkey_bars.yaml" -o "$tmp/afile"
+grep_in "$tmp/err" "^salto solve: cannot write into '.*afile': it is a file, not a folder"
+if ! grep -q "Solve_Succeeded\|iterations" "$tmp/err" "$tmp/out"; then ok; else fail "solve worked before finding its folder unwritable"; fi
+expect 2 "$salto" validate "$tmp/mb/motion.json" -o "$tmp/afile"
+grep_in "$tmp/err" "^salto validate: cannot write into '.*afile': it is a file, not a folder"
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/afile/sub"
+grep_in "$tmp/err" "^salto play: cannot create the folder '.*afile/sub': Not a directory"
+expect 2 "$salto" play "$tmp/mb/motion.json" --react 'shank_l:0,1,0@0.5' -o /proc/salto_no
+grep_in "$tmp/err" "^salto play: cannot create the folder '/proc/salto_no'"
+if [ ! -s "$tmp/afile" ]; then ok; else fail "a refused run wrote into the file"; fi
 { sed "s|character: ../data|character: $root/data|" "$root/problems/monkey_bars.yaml"; printf '%s\n' 'validation: {step: 1e-12}'; } >"$tmp/mbstep.yaml"
 expect 2 "$salto" check "$tmp/mbstep.yaml"
 grep_in "$tmp/err" "mbstep.yaml:[0-9]+:[0-9]+: error: a re-simulation step of 1e-12 s makes 2.1e\+12 steps"

@@ -68,6 +68,12 @@ typedef struct salto_validation {
     int pass;            // every judged check passed (npassed == njudged)
 } salto_validation;
 
+// What salto_validate_motion refuses before any work, checked alone (a re-simulation step that
+// would need more than opts->max_steps steps over the motion): SALTO_OK or SALTO_ERR_INVALID
+// with err filled.
+salto_status salto_validate_check_opts(const salto_problem_desc* p, const salto_validate_opts* opts,
+                                       salto_error* err);
+
 // Validates a motion on p's character and phases, given by its state (salto_validate for an
 // NLP's variables; a motion read from a file; a test's reference): every phase sampled at
 // opts->density samples per slice interval (both ends, each just inside its phase so that

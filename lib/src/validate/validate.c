@@ -465,6 +465,22 @@ static double impact_violation(const salto_problem_desc* p, int i, salto_data* d
 }
 
 
+salto_status salto_validate_check_opts(const salto_problem_desc* p, const salto_validate_opts* opts,
+                                       salto_error* err) {
+    if (!opts) return SALTO_OK;
+    // the re-simulation's cost before any work: its steps over the motion
+    const double max_steps = opts->max_steps > 0.0 ? opts->max_steps : SALTO_VALIDATE_MAX_STEPS;
+    if (opts->integrator != SALTO_INTEGRATOR_NONE && opts->step > 0.0 &&
+        !(p->duration / opts->step <= max_steps)) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(), "a re-simulation step of %g s "
+                          "makes %.2g steps over the motion's %g s: at most %g (salto validate "
+                          "--max-steps allows more)", opts->step, p->duration / opts->step,
+                          p->duration, max_steps);
+    }
+    return SALTO_OK;
+}
+
+
 salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn state, void* ctx,
                                    const salto_validate_opts* opts, salto_validation* v,
                                    salto_error* err) {
@@ -475,15 +491,8 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
     if (!opts) opts = &defaults;
     const int density = opts->density > 0 ? opts->density : 10;
     const int nv = m->nv;
-    // the re-simulation's cost before any work: its steps over the motion
-    const double max_steps = opts->max_steps > 0.0 ? opts->max_steps : SALTO_VALIDATE_MAX_STEPS;
-    if (opts->integrator != SALTO_INTEGRATOR_NONE && opts->step > 0.0 &&
-        !(p->duration / opts->step <= max_steps)) {
-        return SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(), "a re-simulation step of %g s "
-                          "makes %.2g steps over the motion's %g s: at most %g (salto validate "
-                          "--max-steps allows more)", opts->step, p->duration / opts->step,
-                          p->duration, max_steps);
-    }
+    salto_status cs = salto_validate_check_opts(p, opts, err);
+    if (cs != SALTO_OK) return cs;
 
     int* per = salto_malloc((size_t)p->nphase * sizeof(int));
     if (!per) return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
