@@ -156,7 +156,8 @@ int batch_init(batch* b, salto_sweep* s, const char* dir, const char* who) {
         return 1;
     }
     b->exe[n] = '\0';
-    if (app_make_dirs(dir) != 0 || !realpath(dir, b->dir)) {
+    if (app_check_output_dir(who, dir) != 0) return 2; // (a file in its place, read-only, full)
+    if (!realpath(dir, b->dir)) {
         fprintf(stderr, "%s: cannot create '%s': %s\n", who, dir, strerror(errno));
         return 2;
     }

@@ -284,15 +284,22 @@ static int lock_dir(const char* dir) {
     char path[PATH_MAX + 64];
     batch_path_join(path, sizeof path, dir, "batch.lock");
     const int fd = open(path, O_RDWR | O_CREAT, 0666);
+    if (fd < 0) { // the folder's fault, not another batch's (read-only, a file, full)
+        fprintf(stderr, "salto batch: cannot write into '%s': %s\n", dir, strerror(errno));
+        return -1;
+    }
     struct flock fl;
     memset(&fl, 0, sizeof fl);
     fl.l_type = F_WRLCK;
     fl.l_whence = SEEK_SET;
-    if (fd < 0 || fcntl(fd, F_SETLK, &fl) != 0) {
-        fprintf(stderr, "salto batch: '%s' is in use by another salto batch (or cannot be "
-                        "locked: %s)\n",
-                dir, strerror(errno));
-        if (fd >= 0) close(fd);
+    if (fcntl(fd, F_SETLK, &fl) != 0) {
+        const int e = errno;
+        if (e == EACCES || e == EAGAIN) {
+            fprintf(stderr, "salto batch: '%s' is in use by another salto batch\n", dir);
+        } else {
+            fprintf(stderr, "salto batch: '%s' cannot be locked: %s\n", dir, strerror(e));
+        }
+        close(fd);
         return -1;
     }
     return fd;

@@ -565,10 +565,6 @@ int cmd_play(int argc, char** argv) {
             return 2;
         }
     }
-    if (app_check_output_dir("salto play", dir) != 0) { // before the simulation, not after
-        app_motion_close(&am);
-        return 2;
-    }
     const double T = p->duration;
     if (duration < 0.0) duration = T + 0.5;
     // limp when the motion ends: at the step nearest its end (the simulator's time is a sum of
@@ -611,6 +607,11 @@ int cmd_play(int argc, char** argv) {
             fprintf(stderr, "salto play: warning: the problem's ground is tilted; the particle "
                             "ragdoll's is level at the same height\n");
         }
+    }
+    if (sim && app_check_output_dir("salto play", dir) != 0) { // before the simulation, not after
+        salto_sim_destroy(sim), salto_ragdoll_destroy(rd);
+        app_motion_close(&am);
+        return 2;
     }
     const int nv = m->nv;
     double* q = calloc((size_t)nv * 3, sizeof(double));

@@ -42,6 +42,11 @@ grep_in "$tmp/err" "salto batch: -j must be an integer from 1 to 1024, not '0'"
 expect 2 "$salto" batch "$root/problems/dismount_sweep.yaml" -j 99999999999999999999
 grep_in "$tmp/err" "salto batch: -j must be an integer from 1 to 1024, not '99999999999999999999'"
 expect 2 "$salto" batch "$root/problems/dismount_sweep.yaml" --emit pbs
+# an output that is a file: said so before any job (it read "in use by another salto batch")
+: >"$tmp/a_file"
+expect 2 "$salto" batch "$root/problems/dismount_sweep.yaml" -o "$tmp/a_file"
+grep_in "$tmp/err" "^salto batch: cannot write into '.*a_file': it is a file, not a folder"
+if ! grep -q "in use" "$tmp/err"; then ok; else fail "batch called a file in use"; fi
 # the shipped sweeps check (every job's problem loads; nothing solved)
 expect 0 "$salto" batch "$root/problems/dismount_sweep.yaml" --emit jobs -o "$tmp/ship_dm"
 expect 0 "$salto" batch "$root/problems/broad_jump_sweep.yaml" --emit jobs -o "$tmp/ship_bj"
