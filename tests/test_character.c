@@ -208,6 +208,13 @@ static const bad_case bad_cases[] = {
     {"extends_self.yaml", SALTO_ERR_INVALID, 2, 10,
      "more than 8 files extend one another (does 'extends_self.yaml' extend itself?)", NULL},
     {"extends_missing.yaml", SALTO_ERR_IO, 2, 10, "cannot read the character it extends: cannot open", NULL},
+    {"mass_huge.yaml", SALTO_ERR_INVALID, 16, 11,
+     "mass of body 'arm' must be from 1e-06 to 1e+06 kg (a milligram to a thousand tonnes), found 1e+308", NULL},
+    {"mass_tiny.yaml", SALTO_ERR_INVALID, 16, 11,
+     "mass of body 'arm' must be from 1e-06 to 1e+06 kg (a milligram to a thousand tonnes), found 1e-308", NULL},
+    {"gravity_huge.yaml", SALTO_ERR_INVALID, 3, 10, "gravity of 1e+308 m/s^2: at most 1000 (a hundred g)", NULL},
+    {"position_far.yaml", SALTO_ERR_INVALID, 10, 5,
+     "the joint centre of body 'arm' is 1e+308 m from its frame's origin: at most 10000", NULL},
 };
 enum { NBAD = (int)(sizeof bad_cases / sizeof bad_cases[0]) };
 

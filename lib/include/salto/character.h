@@ -102,6 +102,15 @@ typedef struct salto_character_desc {
 // limit min > max. Every error names file:line:col.
 salto_character_desc* salto_character_load(const char* path, salto_error* err);
 
+// The plausible ranges (issue 28): a body's mass from a milligram to a thousand tonnes, gravity
+// at most a hundred g, a joint centre, centre of mass or site at most 10 km from its frame's
+// origin; outside them a value is refused at its file:line:col (a mass of 1e308 or 1e-308 had
+// solved into IPOPT's "invalid number" or "successfully")
+#define SALTO_MASS_MIN 1e-6
+#define SALTO_MASS_MAX 1e6
+#define SALTO_GRAVITY_MAX 1e3
+#define SALTO_LENGTH_MAX 1e4
+
 // Structural and physical checks shared by the loader and by descriptions built in code
 // (see above); errors point at the description's source locations.
 salto_status salto_character_validate(const salto_character_desc* c, salto_error* err);

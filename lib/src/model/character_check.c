@@ -292,6 +292,11 @@ salto_status salto_character_validate(const salto_character_desc* c, salto_error
     if (!finite_n(c->gravity, 3)) {
         return SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(), "gravity is not finite");
     }
+    const double gn = hypot(hypot(c->gravity[0], c->gravity[1]), c->gravity[2]);
+    if (!(gn <= SALTO_GRAVITY_MAX)) {
+        return SALTO_FAIL(err, SALTO_ERR_INVALID, salto_loc_none(), "gravity of %g m/s^2: at most "
+                          "%g (a hundred g)", gn, SALTO_GRAVITY_MAX);
+    }
     int root = -1;
     salto_status s = check_structure(c, &root, err);
     if (s) return s;
@@ -352,9 +357,25 @@ salto_status salto_character_validate(const salto_character_desc* c, salto_error
                               "mass of body '%s' must be positive and finite, found %g",
                               body->name, body->mass);
         }
+        if (!(body->mass >= SALTO_MASS_MIN && body->mass <= SALTO_MASS_MAX)) {
+            return SALTO_FAIL(err, SALTO_ERR_INVALID, body->mass_loc,
+                              "mass of body '%s' must be from %g to %g kg (a milligram to a "
+                              "thousand tonnes), found %g", body->name, SALTO_MASS_MIN,
+                              SALTO_MASS_MAX, body->mass);
+        }
         if (!finite_n(body->com, 3)) {
             return SALTO_FAIL(err, SALTO_ERR_INVALID, body->loc,
                               "centre of mass of body '%s' is not finite", body->name);
+        }
+        const double* far3[2] = {body->joint_pos, body->com};
+        static const char* const far_what[2] = {"joint centre", "centre of mass"};
+        for (int k = 0; k < 2; k++) {
+            const double d = hypot(hypot(far3[k][0], far3[k][1]), far3[k][2]);
+            if (!(d <= SALTO_LENGTH_MAX)) {
+                return SALTO_FAIL(err, SALTO_ERR_INVALID, body->loc, "the %s of body '%s' is %g m "
+                                  "from its frame's origin: at most %g", far_what[k], body->name,
+                                  d, SALTO_LENGTH_MAX);
+            }
         }
         s = check_inertia(body, err);
         if (s) return s;
@@ -372,6 +393,11 @@ salto_status salto_character_validate(const salto_character_desc* c, salto_error
             if (!finite_n(site->pos, 3)) {
                 return SALTO_FAIL(err, SALTO_ERR_INVALID, site->loc,
                                   "position of site '%s' is not finite", site->name);
+            }
+            const double dx = hypot(hypot(site->pos[0], site->pos[1]), site->pos[2]);
+            if (!(dx <= SALTO_LENGTH_MAX)) {
+                return SALTO_FAIL(err, SALTO_ERR_INVALID, site->loc, "site '%s' is %g m from its "
+                                  "body's origin: at most %g", site->name, dx, SALTO_LENGTH_MAX);
             }
         }
         for (int i = 0; i < body->ngeom; i++) {

@@ -641,6 +641,12 @@ salto_status character_read_character(reader* R, const salto_cfg* cfg, const cha
     if (s) return s;
     s = read_vec3_opt(R, top, "gravity", c->gravity);
     if (s) return s;
+    const salto_cfg_node* gnode = salto_cfg_child(top, "gravity");
+    const double gn = hypot(hypot(c->gravity[0], c->gravity[1]), c->gravity[2]);
+    if (gnode && !(gn <= SALTO_GRAVITY_MAX)) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, gnode), "gravity of %g m/s^2: at most "
+                          "%g (a hundred g)", gn, SALTO_GRAVITY_MAX);
+    }
 
     // names first: parents refer to them
     static const char* const body_keys[] = {"name", "parent", "joint", "mass", "com",

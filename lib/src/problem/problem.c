@@ -441,7 +441,15 @@ static salto_status read_model(reader* R, const salto_cfg_node* top) {
     R->m = p->model;
 
     const salto_cfg_node* gn = salto_cfg_child(top, "gravity");
-    if (gn) return salto_cfg_vec(gn, p->model->gravity, 3, R->err);
+    if (!gn) return SALTO_OK;
+    s = salto_cfg_vec(gn, p->model->gravity, 3, R->err);
+    if (s) return s;
+    const double* g = p->model->gravity;
+    const double mag = hypot(hypot(g[0], g[1]), g[2]);
+    if (!(mag <= SALTO_GRAVITY_MAX)) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, gn), "gravity of %g m/s^2: at most %g "
+                          "(a hundred g)", mag, SALTO_GRAVITY_MAX);
+    }
     return SALTO_OK;
 }
 
