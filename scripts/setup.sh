@@ -3,11 +3,12 @@
 #
 #   bash scripts/setup.sh run    set up, build (Release), run the main job
 #   bash scripts/setup.sh test   set up, build (Release with -Werror, and an AddressSanitizer +
-#                                UndefinedBehaviorSanitizer build), run the whole test suite
+#                                UndefinedBehaviorSanitizer build), run the whole test suite,
+#                                then the fuzz harnesses for a few seconds each (clang)
 #   bash scripts/setup.sh build  set up and build only
 #
 # Run as root on a fresh machine (it installs Debian packages when they are missing), or as a
-# user who already has them. Builds go to build/ and build-asan/ in the repository.
+# user who already has them. Builds go to build/, build-asan/ and build-fuzz/ in the repository.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,7 +23,8 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 packages=(build-essential cmake pkg-config libyaml-dev check
           coinor-libipopt-dev libmumps-seq-dev libsuitesparse-dev libopenblas-dev liblapack-dev libcairo2-dev
           libmujoco-dev parallel libmicrohttpd-dev)
-[ "$mode" = test ] && packages+=(chromium)
+# (clang with libFuzzer and its sanitizers' runtime: the fuzz harnesses the tests run)
+[ "$mode" = test ] && packages+=(chromium clang libclang-rt-14-dev)
 # Node.js and npm: the machine's, else Debian's (salto view inlines three.js and uPlot from npm)
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
@@ -100,6 +102,13 @@ test)
     build build-asan -DCMAKE_BUILD_TYPE=Debug -DSALTO_WERROR=ON -DSALTO_SANITIZE=ON
     (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j "$jobs")
+    # the readers fuzzed (libFuzzer, clang, ASan and UBSan): each harness on its regression
+    # inputs, then 5 s on a corpus seeded from the shipped files (fuzz/run.sh; docs/features.md,
+    # "Fuzzing", for a longer hunt)
+    cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DSALTO_FUZZ=ON -DSALTO_BUILD_TESTS=OFF >/dev/null
+    cmake --build build-fuzz -j "$jobs" --target fuzz_problem fuzz_character fuzz_motion fuzz_react \
+        fuzz_sweep >/dev/null
+    bash fuzz/run.sh build-fuzz 5 build/apps/salto
     ;;
 *)
     echo "usage: bash scripts/setup.sh run|test|build" >&2

@@ -1,0 +1,77 @@
+#!/bin/sh
+# run.sh BUILD [SECONDS] [SALTO]: every libFuzzer harness built in BUILD (cmake -DSALTO_FUZZ=ON,
+# clang) run on its regression inputs (fuzz/regressions/HARNESS/*: each a finding, kept), then
+# for SECONDS (default 5) on a corpus seeded from the shipped files (problems, characters, the
+# test data's broken files; with SALTO, a salto built normally, the monkey bars solved for its
+# motion.json, motion.csv and motion.bvh). Exit status 0 when no harness crashed, leaked or
+# failed without an error. A longer hunt: bash fuzz/run.sh build-fuzz 600 build/apps/salto
+set -u
+build="${1:?usage: run.sh BUILD [SECONDS] [SALTO]}"
+secs="${2:-5}"
+salto="${3:-}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+export SALTO_ROOT="$root"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+status=0
+
+# corpus DIR PREFIX FILE...: each file as a seed, PREFIX (a byte choosing the reader) first
+corpus() {
+    dir="$tmp/corpus/$1"
+    prefix="$2"
+    shift 2
+    mkdir -p "$dir"
+    for f in "$@"; do
+        [ -f "$f" ] || continue
+        { printf '%s' "$prefix"; sed -E 's#character: *[^ ]*data/characters/#character: ../data/characters/#' "$f"; } \
+            >"$dir/$(echo "$f" | tr / _)"
+    done
+}
+# (a problem seed costs a second or more under the sanitizers: a short run takes the test data's
+# small ones, a hunt of a minute or more every shipped problem too)
+corpus fuzz_problem "" "$root"/tests/data/problems/*.yaml "$root"/tests/data/problems/bad/*.yaml
+if [ "$secs" -ge 60 ]; then
+    corpus fuzz_problem "" "$root"/problems/*.yaml "$root"/problems/zoo/*.yaml
+fi
+corpus fuzz_character "" "$root"/data/characters/*.yaml "$root"/tests/data/bad/*.yaml "$root"/tests/data/sim/*.yaml
+corpus fuzz_sweep "" "$root"/problems/*sweep*.yaml
+corpus fuzz_react "" "$root"/problems/reactions/*.yaml
+printf '%s' 'shank_l:0,200,0@0.5' >"$tmp/corpus/fuzz_react/short"
+printf '%s' '{body: forearm_r, impulse: [0, 0, 5], time: 0.3, simulate: upperarm_r, importance: {forearm_r: 0.5}}' \
+    >"$tmp/corpus/fuzz_react/map"
+corpus fuzz_motion 0 "$root"/tests/data/motion/bad/*.json
+if [ -n "$salto" ] && "$salto" solve "$root/problems/monkey_bars.yaml" -o "$tmp/mb" --quiet >/dev/null 2>&1; then
+    corpus fuzz_motion 0 "$tmp/mb/motion.json"
+    corpus fuzz_motion 1 "$tmp/mb/motion.csv"
+    corpus fuzz_motion 2 "$tmp/mb/motion.bvh"
+fi
+
+for h in fuzz_problem fuzz_character fuzz_motion fuzz_react fuzz_sweep; do
+    exe="$build/fuzz/$h"
+    if [ ! -x "$exe" ]; then
+        echo "fuzz: no $exe: build it first (docs/features.md, \"Fuzzing\")" >&2
+        status=2
+        continue
+    fi
+    reg="$root/fuzz/regressions/$h"
+    if [ -d "$reg" ] && [ -n "$(ls "$reg" 2>/dev/null)" ]; then
+        if ! "$exe" -runs=0 "$reg"/* >"$tmp/$h.reg.log" 2>&1; then
+            echo "fuzz: $h fails on a regression input:" >&2
+            tail -30 "$tmp/$h.reg.log" >&2
+            status=1
+            continue
+        fi
+    fi
+    mkdir -p "$tmp/corpus/$h" "$tmp/art/$h"
+    if "$exe" "$tmp/corpus/$h" -max_total_time="$secs" -max_len=8000 -timeout=20 -rss_limit_mb=3000 \
+        -artifact_prefix="$tmp/art/$h/" -print_final_stats=1 >"$tmp/$h.log" 2>&1; then
+        runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$tmp/$h.log" | grep -o '[0-9]*$')
+        echo "fuzz: $h: ${runs:-?} inputs in ${secs} s, no crash"
+    else
+        echo "fuzz: $h found a crash (its input: keep it in fuzz/regressions/$h/):" >&2
+        tail -40 "$tmp/$h.log" >&2
+        for a in "$tmp/art/$h"/*; do [ -f "$a" ] && cp "$a" "$root/fuzz/regressions/$h/" 2>/dev/null; done
+        status=1
+    fi
+done
+exit $status
