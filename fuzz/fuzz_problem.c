@@ -3,48 +3,19 @@
 // fail with an error naming the file, never crash; a problem that loads builds its NLP (when
 // small enough to build quickly), evaluates it once at its initial guess, and is freed.
 // Build and run: docs/features.md, "Fuzzing".
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "salto/base.h"
+#include "fuzz_common.h"
 #include "salto/nlp.h"
 #include "salto/problem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
-// a folder with `data` linking to the repository's, and the input written to folder/p/in.yaml
-// (so that "../data/characters/NAME.yaml" finds the shipped characters)
-static const char* input_path(void) {
-    static char path[512];
-    if (path[0]) return path;
-    char dir[] = "/tmp/salto_fuzz_XXXXXX";
-    if (!mkdtemp(dir)) abort();
-    const char* root = getenv("SALTO_ROOT");
-    char link[600], target[600];
-    snprintf(target, sizeof target, "%s/data", root ? root : ".");
-    snprintf(link, sizeof link, "%s/data", dir);
-    if (symlink(target, link) != 0) abort();
-    snprintf(link, sizeof link, "%s/p", dir);
-    if (mkdir(link, 0700) != 0) abort();
-    snprintf(path, sizeof path, "%s/p/in.yaml", dir);
-    return path;
-}
-
-
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    const char* path = input_path();
-    FILE* f = fopen(path, "wb");
-    if (!f) abort();
-    fwrite(data, 1, size, f);
-    fclose(f);
+    const char* path = fuzz_input_path(".yaml"); // (so "../data/characters/" resolves)
+    fuzz_write(path, data, size);
     salto_error err = {0};
     salto_problem_desc* p = salto_problem_load(path, &err);
     if (!p) {
-        if (err.status == SALTO_OK || !err.msg[0]) abort(); // a failure always says why
+        fuzz_check_error(&err); // a failure always says why
         return 0;
     }
     // the NLP of a problem small enough to build in a moment
