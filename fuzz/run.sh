@@ -46,7 +46,12 @@ if [ -n "$salto" ] && "$salto" solve "$root/problems/monkey_bars.yaml" -o "$tmp/
     corpus fuzz_motion 2 "$tmp/mb/motion.bvh"
 fi
 
-for h in fuzz_problem fuzz_character fuzz_motion fuzz_react fuzz_sweep; do
+mkdir -p "$tmp/corpus/fuzz_set"
+printf '%s\n' 'phases.right1.duration=0.8' 'output.frame_rate=30' >"$tmp/corpus/fuzz_set/durations"
+printf '%s\n' 'spline.knot_spacing=0.05' 'validation.step=0.001' >"$tmp/corpus/fuzz_set/spline"
+printf '%s\n' 'character.mass_scale=1.2' 'solver.ipopt.mu_init=1e-3' >"$tmp/corpus/fuzz_set/character"
+
+for h in fuzz_problem fuzz_character fuzz_motion fuzz_react fuzz_sweep fuzz_set; do
     exe="$build/fuzz/$h"
     if [ ! -x "$exe" ]; then
         echo "fuzz: no $exe: build it first (docs/features.md, \"Fuzzing\")" >&2
