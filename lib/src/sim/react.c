@@ -30,6 +30,7 @@ struct salto_react {
     salto_state_fn state;
     void* ctx;
     double T, dt;
+    double qa_t;             // the time qa, qda, qdda are at (NAN: none yet)
     salto_data* d;           // the simulation's state
     double *qa, *qda, *qdda; // the motion at a time (nv each)
     double *qs, *tau, *fext; // scratch: a simulated pose, torques, forces (6 nv)
@@ -106,7 +107,7 @@ salto_react* salto_react_create(const salto_model* m, const salto_reaction_desc*
     const int nv = m->nv;
     salto_react* a = salto_calloc(1, sizeof *a);
     if (!a) goto nomem;
-    a->m = m, a->n = n, a->state = state, a->ctx = ctx, a->T = T, a->dt = dt;
+    a->m = m, a->n = n, a->state = state, a->ctx = ctx, a->T = T, a->dt = dt, a->qa_t = NAN;
     a->rs = salto_calloc((size_t)(n > 0 ? n : 1), sizeof *a->rs);
     a->d = salto_data_create(m);
     a->qa = salto_calloc((size_t)nv * 11, sizeof(double));
@@ -139,8 +140,12 @@ const salto_react_stats* salto_react_info(const salto_react* a, int k) {
 
 
 // the motion's state at t (clamped into the motion) into qa, qda, qdda
+// (a step's end is the next step's start: read once)
 static void motion_at(salto_react* a, double t) {
-    a->state(a->ctx, fmin(fmax(t, 0.0), a->T), a->qa, a->qda, a->qdda);
+    const double tc = fmin(fmax(t, 0.0), a->T);
+    if (tc == a->qa_t) return;
+    a->state(a->ctx, tc, a->qa, a->qda, a->qdda);
+    a->qa_t = tc;
 }
 
 
