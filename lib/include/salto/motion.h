@@ -84,6 +84,11 @@ salto_status salto_motion_turn_problem(const salto_motion* mo, salto_problem_des
 salto_motion* salto_motion_load_json(const char* path, salto_error* err);
 void salto_motion_destroy(salto_motion* mo); // accepts NULL
 
+// CSV frames evenly spaced in time (a motion.csv, a capture from salto retarget) on model m as a
+// motion at their own rate (played from their first frame; times to 1e-4 of a frame and their
+// own rounding). NULL with err filled: unreadable, not m's DOFs (salto_frames_bind), uneven.
+salto_motion* salto_motion_load_csv(const char* path, const salto_model* m, salto_error* err);
+
 // The overrides of mo->set that make the problem the motion is on, to apply again when it is
 // validated or played: all but the initial guess's (initial_guess.*: the motion is what the
 // solve made of it, and a warm start's file may be gone). Into out (room for mo->nset, not

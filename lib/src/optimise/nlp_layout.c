@@ -471,52 +471,11 @@ static block* physics_block(builder* B, int ph, double t, int side) {
 
 
 // a motion a problem names (warm start or reference): read, and on the problem's character
-// frames read from CSV (a retargeted capture, keyframes) as a motion at their own even rate;
-// NULL with inner filled
-static salto_motion* motion_from_csv(const salto_model* m, const char* path, salto_error* inner) {
-    salto_frames* f = salto_frames_load_csv(path, inner);
-    if (!f) return NULL;
-    salto_motion* mo = NULL;
-    if (salto_frames_bind(f, m, inner) == SALTO_OK) {
-        const int nf = f->nframe, nv = m->nv;
-        const double dt = (f->t[nf - 1] - f->t[0]) / (nf - 1);
-        int even = dt > 0.0;
-        // (to 1e-4 of a frame, and the times' own rounding: motion.csv writes 9 digits)
-        for (int k = 1; even && k < nf; k++) {
-            even = fabs(f->t[k] - f->t[0] - k * dt) <= 1e-4 * dt + 1e-8 * fabs(f->t[k]);
-        }
-        if (!even) {
-            const salto_src_loc l = {path, 0, 0};
-            SALTO_FAIL(inner, SALTO_ERR_INVALID, l, "a reference's frames must be evenly spaced in time");
-        } else if ((mo = salto_calloc(1, sizeof *mo)) != NULL) {
-            mo->nv = nv, mo->nframe = nf, mo->frame_rate = 1.0 / dt, mo->duration = (nf - 1) * dt;
-            mo->converged = -1;
-            mo->q = salto_malloc(sizeof(double) * (size_t)nf * (size_t)nv);
-            mo->problem = salto_strdup(""), mo->character = salto_strdup("");
-            const int dup = salto_strs_dup(nv, (const char* const*)m->link_name, &mo->dof_name);
-            if (!mo->q || !mo->problem || !mo->character || dup != 0) {
-                salto_motion_destroy(mo);
-                mo = NULL;
-                SALTO_FAIL(inner, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
-            } else {
-                for (int k = 0; k < nf; k++) {
-                    for (int j = 0; j < nv; j++) mo->q[(size_t)k * nv + j] = f->q[(size_t)k * f->nv + f->map[j]];
-                }
-            }
-        } else {
-            SALTO_FAIL(inner, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
-        }
-    }
-    salto_frames_destroy(f);
-    return mo;
-}
-
-
 static salto_motion* load_motion_for(const salto_problem_desc* p, const char* path,
                                      salto_src_loc loc, const char* what, salto_error* err) {
     salto_error inner = {0};
     const size_t n = strlen(path);
-    salto_motion* mo = n > 4 && strcmp(path + n - 4, ".csv") == 0 ? motion_from_csv(p->model, path, &inner)
+    salto_motion* mo = n > 4 && strcmp(path + n - 4, ".csv") == 0 ? salto_motion_load_csv(path, p->model, &inner)
                                                                  : salto_motion_load_json(path, &inner);
     if (!mo) {
         char msg[700];
