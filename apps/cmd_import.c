@@ -44,11 +44,7 @@ int cmd_import(int argc, char** argv) {
     }
     char buf[4200];
     if (!out) { // MODEL's name, .yaml for its extension
-        snprintf(buf, sizeof buf, "%s", path);
-        char* dot = strrchr(buf, '.');
-        char* slash = strrchr(buf, '/');
-        if (dot && (!slash || dot > slash)) *dot = '\0';
-        strncat(buf, ".yaml", sizeof buf - strlen(buf) - 1);
+        app_with_ext(path, ".yaml", buf, sizeof buf);
         out = buf;
     }
     salto_error err = {0};

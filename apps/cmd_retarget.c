@@ -153,11 +153,7 @@ int cmd_retarget(int argc, char** argv) {
     }
     char buf[4200];
     if (!out) {
-        snprintf(buf, sizeof buf, "%s", capture);
-        char* dot = strrchr(buf, '.');
-        char* slash = strrchr(buf, '/');
-        if (dot && (!slash || dot > slash)) *dot = '\0';
-        strncat(buf, ".csv", sizeof buf - strlen(buf) - 1);
+        app_with_ext(capture, ".csv", buf, sizeof buf);
         out = buf;
     }
     salto_motion mo = {0};

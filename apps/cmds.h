@@ -59,6 +59,8 @@ void app_folder_of(const char* path, char* out, size_t n);
 
 // "out/<file's name without its extension>", the default output folder for a file's results
 void app_default_dir(const char* file, char* out, size_t n);
+// path with its extension (the last '.' of its file name, if any) replaced by ext (".yaml")
+void app_with_ext(const char* path, const char* ext, char* out, size_t n);
 
 // an integer option's value within [lo, hi]: 0 with *out set, else -1 with
 // "salto CMD: OPT must be an integer from LO to HI" printed

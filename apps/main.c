@@ -140,6 +140,16 @@ void app_default_dir(const char* file, char* out, size_t n) {
 }
 
 
+void app_with_ext(const char* path, const char* ext, char* out, size_t n) {
+    snprintf(out, n, "%s", path);
+    char* dot = strrchr(out, '.');
+    char* slash = strrchr(out, '/');
+    if (dot && dot != out && (!slash || dot > slash + 1)) *dot = '\0';
+    const size_t len = strlen(out);
+    if (len < n) snprintf(out + len, n - len, "%s", ext);
+}
+
+
 int app_parse_int(const char* cmd, const char* opt, const char* s, int lo, int hi, int* out) {
     char* end;
     errno = 0;
