@@ -134,63 +134,78 @@ static inline void aba_pass1(const salto_model* m, salto_data* d, const double* 
 }
 
 
+// ABA's pass 2 at free link i, leaf to base: U = IA S, D = S . U, u = tau - S . pA;
+// IA_p += IA - U U' / D, pA_p += pA + Ia c + U u / D (RBDA Table 7.1; the world's slot at index
+// -1 absorbs the roots' contributions, which nothing reads); salto_aba's and salto_aba_hybrid's
+static inline salto_status aba_free_link(const salto_model* m, salto_data* d, int i) {
+    double* restrict IA = d->IA + 21 * i;
+    const double* restrict pA = d->pA + 6 * i;
+    double* restrict U = d->U + 6 * i;
+    const double* restrict S = d->S + 6 * i;
+    salto_s6_mul(U, IA, S);
+    const double D = salto_sv_dot(S, U);
+    if (!(D > 0.0) || !isfinite(D)) return SALTO_ERR_NUMERIC;
+    const double Dinv = 1.0 / D;
+    const double u = d->tau[i] - salto_sv_dot(S, pA);
+    d->Dinv[i] = Dinv;
+    d->u[i] = u;
+    const int par = m->link_parent[i];
+    double* restrict IAp = d->IA + 21 * par;
+    double* restrict pAp = d->pA + 6 * par;
+
+    // Ia = IA - U U' / D (packed upper triangle, row by row)
+    double Ud[6];
+    for (int t = 0; t < 6; t++) Ud[t] = U[t] * Dinv;
+    // clang-format off
+    IA[0] -= Ud[0] * U[0]; IA[1] -= Ud[0] * U[1]; IA[2] -= Ud[0] * U[2];
+    IA[3] -= Ud[0] * U[3]; IA[4] -= Ud[0] * U[4]; IA[5] -= Ud[0] * U[5];
+    IA[6] -= Ud[1] * U[1]; IA[7] -= Ud[1] * U[2]; IA[8] -= Ud[1] * U[3];
+    IA[9] -= Ud[1] * U[4]; IA[10] -= Ud[1] * U[5]; IA[11] -= Ud[2] * U[2];
+    IA[12] -= Ud[2] * U[3]; IA[13] -= Ud[2] * U[4]; IA[14] -= Ud[2] * U[5];
+    IA[15] -= Ud[3] * U[3]; IA[16] -= Ud[3] * U[4]; IA[17] -= Ud[3] * U[5];
+    IA[18] -= Ud[4] * U[4]; IA[19] -= Ud[4] * U[5]; IA[20] -= Ud[5] * U[5];
+    // clang-format on
+    for (int k = 0; k < 21; k++) IAp[k] += IA[k];
+
+    // pa = pA + Ia c + U u / D
+    double Iac[6];
+    salto_s6_mul(Iac, IA, d->c + 6 * i);
+    for (int t = 0; t < 6; t++) pAp[t] += pA[t] + Iac[t] + Ud[t] * u;
+    return SALTO_OK;
+}
+
+
+// ABA's pass 3 at free link i (A holding A_p + c_i): qdd_i = (u_i - U_i . A) / D_i, A += S_i
+// qdd_i; 0 when qdd_i is not finite
+static inline int aba_free_accel(salto_data* d, int i, double* A) {
+    const double qdd = (d->u[i] - salto_sv_dot(d->U + 6 * i, A)) * d->Dinv[i];
+    if (!isfinite(qdd)) return 0;
+    d->qdd[i] = qdd;
+    const double* S = d->S + 6 * i;
+    for (int t = 0; t < 6; t++) A[t] += S[t] * qdd;
+    return 1;
+}
+
+
 salto_status salto_aba(const salto_model* m, salto_data* d, const double* fext) {
     const int nv = m->nv;
     aba_pass1(m, d, fext); // IA_i = I_i, pA_i = V_i x* I_i V_i - f_ext,i
 
-    // pass 2, leaf to base: U = IA S, D = S . U, u = tau - S . pA;
-    // IA_p += IA - U U' / D, pA_p += pA + Ia c + U u / D (RBDA Table 7.1; the world's slot at
-    // index -1 absorbs the roots' contributions, which nothing reads)
+    // pass 2, leaf to base (aba_free_link)
     for (int t = 0; t < 21; t++) d->IA[t - 21] = 0.0;
     for (int t = 0; t < 6; t++) d->pA[t - 6] = 0.0;
     for (int i = nv - 1; i >= 0; i--) {
-        double* restrict IA = d->IA + 21 * i;
-        const double* restrict pA = d->pA + 6 * i;
-        double* restrict U = d->U + 6 * i;
-        const double* restrict S = d->S + 6 * i;
-        salto_s6_mul(U, IA, S);
-        const double D = salto_sv_dot(S, U);
-        if (!(D > 0.0) || !isfinite(D)) return SALTO_ERR_NUMERIC;
-        const double Dinv = 1.0 / D;
-        const double u = d->tau[i] - salto_sv_dot(S, pA);
-        d->Dinv[i] = Dinv;
-        d->u[i] = u;
-        const int par = m->link_parent[i];
-        double* restrict IAp = d->IA + 21 * par;
-        double* restrict pAp = d->pA + 6 * par;
-
-        // Ia = IA - U U' / D (packed upper triangle, row by row)
-        double Ud[6];
-        for (int t = 0; t < 6; t++) Ud[t] = U[t] * Dinv;
-        // clang-format off
-        IA[0] -= Ud[0] * U[0]; IA[1] -= Ud[0] * U[1]; IA[2] -= Ud[0] * U[2];
-        IA[3] -= Ud[0] * U[3]; IA[4] -= Ud[0] * U[4]; IA[5] -= Ud[0] * U[5];
-        IA[6] -= Ud[1] * U[1]; IA[7] -= Ud[1] * U[2]; IA[8] -= Ud[1] * U[3];
-        IA[9] -= Ud[1] * U[4]; IA[10] -= Ud[1] * U[5]; IA[11] -= Ud[2] * U[2];
-        IA[12] -= Ud[2] * U[3]; IA[13] -= Ud[2] * U[4]; IA[14] -= Ud[2] * U[5];
-        IA[15] -= Ud[3] * U[3]; IA[16] -= Ud[3] * U[4]; IA[17] -= Ud[3] * U[5];
-        IA[18] -= Ud[4] * U[4]; IA[19] -= Ud[4] * U[5]; IA[20] -= Ud[5] * U[5];
-        // clang-format on
-        for (int k = 0; k < 21; k++) IAp[k] += IA[k];
-
-        // pa = pA + Ia c + U u / D
-        double Iac[6];
-        salto_s6_mul(Iac, IA, d->c + 6 * i);
-        for (int t = 0; t < 6; t++) pAp[t] += pA[t] + Iac[t] + Ud[t] * u;
+        const salto_status st = aba_free_link(m, d, i);
+        if (st != SALTO_OK) return st;
     }
 
     // pass 3, base to leaf: A'_i = A_p + c_i, qdd_i = (u_i - U_i . A'_i) / D_i, A_i = A'_i + S_i qdd_i
     for (int i = 0; i < nv; i++) {
         const double* Ap = d->A + 6 * m->link_parent[i];
-        const double* U = d->U + 6 * i;
-        const double* S = d->S + 6 * i;
         const double* c = d->c + 6 * i;
         double* A = d->A + 6 * i;
         for (int t = 0; t < 6; t++) A[t] = Ap[t] + c[t];
-        const double qdd = (d->u[i] - salto_sv_dot(U, A)) * d->Dinv[i];
-        if (!isfinite(qdd)) return SALTO_ERR_NUMERIC;
-        d->qdd[i] = qdd;
-        for (int t = 0; t < 6; t++) A[t] += S[t] * qdd;
+        if (!aba_free_accel(d, i, A)) return SALTO_ERR_NUMERIC;
     }
     return SALTO_OK;
 }
@@ -222,24 +237,8 @@ salto_status salto_aba_hybrid(const salto_model* m, salto_data* d, const double*
             for (int t = 0; t < 6; t++) pAp[t] += pA[t] + Ia[t];
             continue;
         }
-        double* restrict U = d->U + 6 * i;
-        salto_s6_mul(U, IA, S);
-        const double D = salto_sv_dot(S, U);
-        if (!(D > 0.0) || !isfinite(D)) return SALTO_ERR_NUMERIC;
-        const double Dinv = 1.0 / D;
-        const double u = d->tau[i] - salto_sv_dot(S, pA);
-        d->Dinv[i] = Dinv;
-        d->u[i] = u;
-        double Ud[6];
-        for (int t = 0; t < 6; t++) Ud[t] = U[t] * Dinv;
-        int k = 0;
-        for (int r = 0; r < 6; r++) {
-            for (int c = r; c < 6; c++, k++) IA[k] -= Ud[r] * U[c];
-        }
-        for (int k2 = 0; k2 < 21; k2++) IAp[k2] += IA[k2];
-        double Iac[6];
-        salto_s6_mul(Iac, IA, d->c + 6 * i);
-        for (int t = 0; t < 6; t++) pAp[t] += pA[t] + Iac[t] + Ud[t] * u;
+        const salto_status st = aba_free_link(m, d, i);
+        if (st != SALTO_OK) return st;
     }
 
     // pass 3, base to leaf: a free joint's qdd as salto_aba's; a given joint's motion known,
@@ -259,10 +258,7 @@ salto_status salto_aba_hybrid(const salto_model* m, salto_data* d, const double*
             if (!isfinite(d->tau[i])) return SALTO_ERR_NUMERIC;
             continue;
         }
-        const double qdd = (d->u[i] - salto_sv_dot(d->U + 6 * i, A)) * d->Dinv[i];
-        if (!isfinite(qdd)) return SALTO_ERR_NUMERIC;
-        d->qdd[i] = qdd;
-        for (int t = 0; t < 6; t++) A[t] += S[t] * qdd;
+        if (!aba_free_accel(d, i, A)) return SALTO_ERR_NUMERIC;
     }
     return SALTO_OK;
 }
