@@ -672,6 +672,8 @@ expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plre" --ragdoll particles 
 grep_in "$tmp/out" "^particle ragdoll \(Rosen\) from t = 2\.100 s: [0-9]+ points, 100 steps"
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plrl" --quiet --limp 0.5 --ragdoll particles
 if cmp -s "$tmp/plr/sim.csv" "$tmp/plrl/sim.csv"; then ok; else fail "--limp 0.5 is not --ragdoll-after 0.5"; fi
+expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plrb" --limp soon --ragdoll particles
+grep_in "$tmp/err" "salto play: --limp needs a time >= 0 in seconds, not 'soon'"
 expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plrb" --ragdoll-after 0.5 --ragdoll particles --adaptive 2
 grep_in "$tmp/err" "--adaptive is the articulated ragdoll's: not with --ragdoll particles"
 expect 2 "$salto" play "$tmp/mb/motion.json" -o "$tmp/plrb" --ragdoll-after 0.5 --ragdoll cloth
