@@ -567,10 +567,10 @@ int cmd_play(int argc, char** argv) {
     }
     const double T = p->duration;
     if (duration < 0.0) duration = T + 0.5;
-    // limp when the motion ends: at the step nearest its end (the simulator's time is a sum of
-    // steps, a rounding under T there)
-    const int limp_at_end = ragdoll_set && ragdoll == INFINITY;
-    if (limp_at_end) ragdoll = T - 0.5 * dt;
+    // limp when the motion ends unless told when; from the step nearest that time (the
+    // simulator's time is a sum of steps, a rounding either side of it)
+    if (ragdoll_set && ragdoll == INFINITY) ragdoll = T;
+    const double limp_from = ragdoll - 0.5 * dt;
 
     salto_sim_opts o;
     salto_sim_opts_default(&o);
@@ -665,7 +665,7 @@ int cmd_play(int argc, char** argv) {
     sm.stats = salto_sim_get_stats(sim);
     sm.stop_time = NAN, sm.fall_height = fall_height, sm.fall_time = NAN;
     sm.root_dev_time = sm.com_dev_time = 0.0;
-    sm.ragdoll = limp_at_end ? T : ragdoll, sm.particles = rd != NULL, sm.points = rd ? salto_ragdoll_npoints(rd) : 0;
+    sm.ragdoll = ragdoll, sm.particles = rd != NULL, sm.points = rd ? salto_ragdoll_npoints(rd) : 0;
     sm.ragdoll_start = NAN;
     if (adaptive) {
         // the budget (every joint when only the error bounds it) and the thresholds
@@ -736,7 +736,7 @@ int cmd_play(int argc, char** argv) {
             memset(qd, 0, (size_t)nv * sizeof(double));
             memset(qdd, 0, (size_t)nv * sizeof(double));
         }
-        if (t < ragdoll) {
+        if (t < limp_from) {
             salto_sim_track(sim, q, qd, qdd, kp, kd);
         } else {
             salto_sim_track(sim, NULL, NULL, NULL, 0.0, 0.0);
@@ -746,7 +746,7 @@ int cmd_play(int argc, char** argv) {
         double e2 = 0.0;
         for (int j = m->nroot; j < nv; j++) e2 += (qs[j] - q[j]) * (qs[j] - q[j]);
         const double e = nv > m->nroot ? sqrt(e2 / (nv - m->nroot)) : 0.0;
-        if (t < ragdoll) {
+        if (t < limp_from) {
             sum2 += e * e, nerr++;
             if (e > sm.worst) sm.worst = e, sm.worst_time = t;
         }
@@ -807,7 +807,7 @@ int cmd_play(int argc, char** argv) {
             salto_sim_apply_force(sim, m->body_link[pushes[a].body], pushes[a].f, x);
         }
         salto_status stepped;
-        if (rd && t >= ragdoll) {
+        if (rd && t >= limp_from) {
             // the particle ragdoll from the simulation's state at the ragdoll time; its state
             // handed back to the simulator each step, for what follows and the frames
             stepped = SALTO_OK;
@@ -836,7 +836,7 @@ int cmd_play(int argc, char** argv) {
         } else {
             stepped = salto_sim_step(sim, &err);
         }
-        if (sm.adaptive && t >= ragdoll) sm.active_sum += salto_sim_active_joints(sim), sm.active_steps++;
+        if (sm.adaptive && t >= limp_from) sm.active_sum += salto_sim_active_joints(sim), sm.active_steps++;
         if (stepped != SALTO_OK) {
             sm.stop_time = t;
             snprintf(sm.stop_cause, sizeof sm.stop_cause, "%s", err.msg);
