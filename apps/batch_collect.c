@@ -30,15 +30,24 @@ int batch_write_summary(const batch* b, int quiet) {
             fprintf(stderr, "%s %d %s", n++ ? "," : "", count[k],
                     salto_job_status_name((salto_job_status)k));
         }
-        fprintf(stderr, "\nwrote %s/summary.csv, summary.json and summary.png\n", b->dir);
+        fprintf(stderr, "\n");
+        const int env = count[SALTO_JOB_ENVIRONMENT];
+        if (env) {
+            fprintf(stderr, "%d job%s stopped by %s environment, not by %s problem (a write "
+                            "failed, memory ran out, or a kill from outside; the job's log.txt "
+                            "says which): not finished, %s again when the batch is resumed\n",
+                    env, env == 1 ? "" : "s", env == 1 ? "its" : "their",
+                    env == 1 ? "its" : "their", env == 1 ? "it runs" : "they run");
+        }
+        fprintf(stderr, "wrote %s/summary.csv, summary.json and summary.png\n", b->dir);
     }
     return 0;
 }
 
 
-int batch_all_converged(const batch* b) {
+int batch_all_fine(const batch* b) {
     for (int j = 0; j < b->s->njob; j++) {
-        if (b->res[j].status != SALTO_JOB_CONVERGED) return 0;
+        if (!salto_job_fine(&b->res[j], b->s->validate)) return 0;
     }
     return 1;
 }
@@ -77,7 +86,7 @@ int batch_collect(const char* dir, const char* plot, int quiet) {
         batch_row_from_outputs(s, j, jd, &b.res[j]);
     }
     if (status == 0) status = batch_write_summary(&b, quiet);
-    if (status == 0) status = batch_all_converged(&b) ? 0 : 1;
+    if (status == 0) status = batch_all_fine(&b) ? 0 : 1;
     batch_free(&b);
     return status;
 }

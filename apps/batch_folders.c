@@ -133,7 +133,7 @@ int batch_prepare(batch* b, const char* who, int read_results) {
         if (!batch_file_exists(path)) continue;
         salto_error e = {0};
         if (salto_job_result_read(path, s, j, &b->res[j], &e) == SALTO_OK) {
-            b->state[j] = 2;
+            b->state[j] = BATCH_FINISHED;
         } else {
             char line[1400];
             salto_error_format(&e, line, sizeof line);

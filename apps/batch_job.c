@@ -1,5 +1,15 @@
 // batch_job.c: one job of a batch, in its worker process (salto batch --job): its problem
 // written out, solved, validated when asked and measured in its folder, result.json last
+//
+// A job that failed for a reason outside its problem writes no result.json, so that it is not
+// finished and runs again when the batch is resumed: a write that failed because the disk was
+// full or failing (ENOSPC, EDQUOT, EIO, EFBIG), memory that ran out, its own log or result
+// that could not be written. Its process then exits with BATCH_JOB_EXIT_ENVIRONMENT. The solve
+// and the validation run in this process (cmd_solve.c, cmd_validate.c) and report such
+// failures only as messages and exit statuses that also mean bad input, so the job tells them
+// apart by what it can see from here: an allocation through salto_malloc that returned NULL
+// (the allocation hooks), an error on its log's stream, and the system's own words for those
+// errors (strerror) or salto's "out of memory" in what the job logged.
 #define _XOPEN_SOURCE 700 // realpath
 #include <errno.h>
 #include <fcntl.h>
@@ -118,12 +128,85 @@ void batch_row_from_outputs(const salto_sweep* s, int j, const char* dir, salto_
 }
 
 
+// ---- failures outside the problem ----
+
+// the job's allocations through salto_malloc, counted; the first that fails recorded
+typedef struct job_alloc {
+    long count;   // allocations so far
+    long fail_at; // the one to fail on purpose (SALTO_BATCH_FAIL_ALLOC), 0: none
+    int failed;   // one returned NULL
+} job_alloc;
+
+static job_alloc g_alloc;
+
+
+static void* job_malloc(size_t n, void* user) {
+    (void)user;
+    g_alloc.count++;
+    void* p = g_alloc.count == g_alloc.fail_at ? NULL : malloc(n);
+    if (!p) g_alloc.failed = 1;
+    return p;
+}
+
+
+static void job_free(void* p, void* user) {
+    (void)user;
+    free(p);
+}
+
+
+// The allocation hooks for job j, from the start of its work on: every allocation through
+// salto_malloc counted, and a failure remembered. For the tests, SALTO_BATCH_FAIL_ALLOC=J:N
+// makes job J's N-th allocation fail, as when memory runs out (read here only: no other
+// command looks at it).
+static void watch_allocations(int j) {
+    memset(&g_alloc, 0, sizeof g_alloc);
+    const char* fault = getenv("SALTO_BATCH_FAIL_ALLOC");
+    int fj = -1;
+    long n = 0;
+    if (fault && sscanf(fault, "%d:%ld", &fj, &n) == 2 && fj == j && n > 0) g_alloc.fail_at = n;
+    const salto_alloc_hooks hooks = {job_malloc, job_free, NULL};
+    salto_set_alloc_hooks(&hooks);
+}
+
+
+// What in the job's log (its own output, the file at path) says it failed for a reason outside
+// its problem: the system's message for a full or failing disk, a quota or a file size limit
+// (strerror, as salto's write errors quote it: "cannot write 'F': No space left on device"),
+// cairo's for a picture it could not write, salto's "out of memory". Into cause (n bytes);
+// 0 when the log says nothing of the kind.
+static int log_names_environment(const char* path, char* cause, size_t n) {
+    const int codes[] = {ENOSPC, EDQUOT, EIO, EFBIG};
+    char words[4][128];
+    for (int k = 0; k < 4; k++) snprintf(words[k], sizeof words[k], "%s", strerror(codes[k]));
+    const char* others[] = {"error while writing to output stream", "out of memory"};
+    FILE* f = fopen(path, "r");
+    if (!f) return 0;
+    char line[2048];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        for (int k = 0; k < 4 && !found; k++) {
+            if (strstr(line, words[k])) {
+                found = snprintf(cause, n, "a write failed: %s", words[k]) > 0;
+            }
+        }
+        for (int k = 0; k < 2 && !found; k++) {
+            if (strstr(line, others[k])) found = snprintf(cause, n, "%s", others[k]) > 0;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+
 // salto batch --job SWEEP J -o DIR [--warm-from K]: runs job J into DIR/job-J; writes its
-// result.json last. Exit status 0 when the result is written.
+// result.json last. Exit status 0 when the result is written; BATCH_JOB_EXIT_ENVIRONMENT,
+// without a result, when the job failed for a reason outside its problem (see the file's
+// header); 2 when the sweep does not load or has no job J.
 int batch_run_job(const char* sweep_path, int j, const char* out, int warm_from) {
     int status = 0;
     salto_sweep* s = batch_load_sweep("salto batch", sweep_path, 0, &status);
-    if (!s) return status;
+    if (!s) return status == 1 ? BATCH_JOB_EXIT_ENVIRONMENT : status; // 1: out of memory
     if (j < 0 || j >= s->njob || warm_from >= s->njob) {
         fprintf(stderr, "salto batch: no job %d in '%s'\n", j, sweep_path);
         salto_sweep_destroy(s);
@@ -136,10 +219,11 @@ int batch_run_job(const char* sweep_path, int j, const char* out, int warm_from)
     batch_path_join(log, sizeof log, dir, "log.txt");
     batch_path_join(logtmp, sizeof logtmp, dir, "log.txt.tmp");
     batch_path_join(res_path, sizeof res_path, dir, "result.json");
+    // the job's own folder and log: when they cannot be made, nothing of the problem ran
     if (app_make_dirs(dir) != 0) {
         fprintf(stderr, "salto batch: cannot create '%s': %s\n", dir, strerror(errno));
         salto_sweep_destroy(s);
-        return 2;
+        return BATCH_JOB_EXIT_ENVIRONMENT;
     }
     batch_clear_job(dir);
 
@@ -148,10 +232,13 @@ int batch_run_job(const char* sweep_path, int j, const char* out, int warm_from)
     if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0) {
         fprintf(stderr, "salto batch: cannot write '%s': %s\n", logtmp, strerror(errno));
         salto_sweep_destroy(s);
-        return 2;
+        return BATCH_JOB_EXIT_ENVIRONMENT;
     }
     close(fd);
     setvbuf(stdout, NULL, _IOLBF, 0);
+    clearerr(stdout);
+    clearerr(stderr);
+    watch_allocations(j);
 
     const char* set[SALTO_SWEEP_MAX_PARAMS];
     salto_sweep_job_set(s, j, set);
@@ -237,20 +324,41 @@ int batch_run_job(const char* sweep_path, int j, const char* out, int warm_from)
         fflush(stderr);
     }
 
-    // the row
+    // the row (a solve that wrote no motion failed, whatever its exit status)
     batch_row_from_outputs(s, j, dir, &r);
-    if (rc == 2) r.status = SALTO_JOB_FAILED;
+    if (rc == 2 || r.status == SALTO_JOB_MISSING) r.status = SALTO_JOB_FAILED;
     r.exit_code = rc;
-    printf("salto batch: %s %s\n", name, salto_job_status_name(r.status));
+
+    // a failure outside the problem: no result, the job is not finished
+    char cause[256] = "";
+    fflush(stdout);
+    fflush(stderr);
+    if (g_alloc.failed) {
+        snprintf(cause, sizeof cause, "out of memory: allocation %ld failed", g_alloc.count);
+    } else if (ferror(stdout) || ferror(stderr)) {
+        snprintf(cause, sizeof cause, "its log could not be written");
+    } else {
+        log_names_environment(logtmp, cause, sizeof cause);
+    }
+    salto_error err = {0};
+    status = 0;
+    if (cause[0]) {
+        printf("salto batch: %s stopped by its environment, not its problem (%s): not finished, "
+               "no result.json; it runs again when the batch is resumed\n", name, cause);
+        status = BATCH_JOB_EXIT_ENVIRONMENT;
+    } else {
+        printf("salto batch: %s %s\n", name, salto_job_status_name(r.status));
+    }
     fflush(stdout);
     fflush(stderr);
     rename(logtmp, log);
-    salto_error err = {0};
-    status = 0;
-    if (salto_job_result_write(res_path, s, &r, &err) != SALTO_OK) {
-        app_print_error(&err);
-        status = 3;
+    if (status == 0 && salto_job_result_write(res_path, s, &r, &err) != SALTO_OK) {
+        app_print_error(&err); // (into the log)
+        printf("salto batch: %s's result.json could not be written: not finished; it runs again "
+               "when the batch is resumed\n", name);
+        status = BATCH_JOB_EXIT_ENVIRONMENT;
     }
+    salto_set_alloc_hooks(NULL);
     salto_sweep_destroy(s);
     return status;
 }

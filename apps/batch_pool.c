@@ -65,8 +65,9 @@ static pid_t spawn(const batch* b, int j, int warm_from) {
 // has ended; -1 when none can start now
 static int next_job(const batch* b) {
     for (int j = 0; j < b->s->njob; j++) {
-        if (b->state[j] != 0) continue;
-        if (b->s->warm_start && b->neighbour[j] >= 0 && b->state[b->neighbour[j]] != 2) continue;
+        if (b->state[j] != BATCH_TO_RUN) continue;
+        const int k = b->s->warm_start ? b->neighbour[j] : -1;
+        if (k >= 0 && b->state[k] != BATCH_FINISHED && b->state[k] != BATCH_UNFINISHED) continue;
         return j;
     }
     return -1;
@@ -112,55 +113,92 @@ static void show_progress(const progress* p, const char* line) {
 }
 
 
-// records job j's end (its process's wait status); writes result.json for a crash or a
-// time-out (the job could not)
+// whether a signal that ended a job came from outside its problem: sent by someone or
+// something else (SIGKILL from the kernel's OOM killer or a user, SIGTERM, SIGINT, SIGHUP or
+// SIGQUIT from a user or a cluster's scheduler) or by a resource limit (SIGXFSZ: a file past
+// ulimit -f; SIGXCPU: past ulimit -t). The others (SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGILL,
+// ...) are the job's own doing on its problem, and running it again would crash again.
+static int outside_signal(int sig) {
+    return sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT ||
+           sig == SIGXFSZ || sig == SIGXCPU;
+}
+
+
+// appends a line to job dir's log: to log.txt.tmp, renamed over log.txt, while the job left
+// one, else to log.txt itself (a job that ended on its own has renamed its log)
+static void log_line(const char* dir, const char* line) {
+    char tmp[PATH_MAX + 128], log[PATH_MAX + 128];
+    batch_path_join(tmp, sizeof tmp, dir, "log.txt.tmp");
+    batch_path_join(log, sizeof log, dir, "log.txt");
+    const int renamed = !batch_file_exists(tmp) && batch_file_exists(log);
+    FILE* f = fopen(renamed ? log : tmp, "a");
+    if (!f) return;
+    fprintf(f, "%s\n", line);
+    if (fclose(f) == 0 && !renamed) rename(tmp, log);
+}
+
+
+// records job j's end (its process's wait status); writes result.json for a crash, a
+// time-out or a failure the job could not record itself. A job stopped by its environment
+// (SALTO_JOB_ENVIRONMENT: its process said so with BATCH_JOB_EXIT_ENVIRONMENT, could not be
+// started, or was killed from outside) gets no result.json: it is not finished, and runs again
+// when the batch is resumed.
 static void job_ended(batch* b, worker* w, int wstatus, progress* pr) {
     const int j = w->job;
-    char dir[PATH_MAX + 64], path[PATH_MAX + 128], tmp[PATH_MAX + 128], name[64];
+    char dir[PATH_MAX + 64], path[PATH_MAX + 128], name[64], line[PATH_MAX + 300];
     batch_job_dir(b, j, dir, sizeof dir);
     batch_path_join(path, sizeof path, dir, "result.json");
     salto_job_name(j, name, sizeof name);
     salto_job_result* r = &b->res[j];
     salto_error err = {0};
-    if (!w->timed_out && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 &&
-        salto_job_result_read(path, b->s, j, r, &err) == SALTO_OK) {
+    const int code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+    const int sig = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+    if (!w->timed_out && code == 0 && salto_job_result_read(path, b->s, j, r, &err) == SALTO_OK) {
         // the job's own result
     } else {
         salto_job_result_init(r, j);
+        r->exit_code = code;
+        r->signal = sig;
         if (w->timed_out) {
             r->status = SALTO_JOB_TIMEOUT;
             r->signal = SIGKILL;
-        } else if (WIFSIGNALED(wstatus)) {
+            snprintf(line, sizeof line, "salto batch: %s killed at the time limit of %g s", name,
+                     b->timeout);
+        } else if (sig && outside_signal(sig)) {
+            r->status = SALTO_JOB_ENVIRONMENT;
+            snprintf(line, sizeof line, "salto batch: %s killed from outside (%s): not finished, "
+                                        "it runs again when the batch is resumed",
+                     name, strsignal(sig));
+        } else if (sig) {
             r->status = SALTO_JOB_CRASHED;
-            r->signal = WTERMSIG(wstatus);
+            snprintf(line, sizeof line, "salto batch: %s crashed: %s", name, strsignal(sig));
+        } else if (code == BATCH_JOB_EXIT_ENVIRONMENT) {
+            r->status = SALTO_JOB_ENVIRONMENT; // the job logged why
+            line[0] = '\0';
+        } else if (code == 127) {
+            // the job process could not become salto (spawn's exec failed: no memory, too many
+            // processes): nothing of the problem ran
+            r->status = SALTO_JOB_ENVIRONMENT;
+            snprintf(line, sizeof line, "salto batch: %s could not be started (exit status 127): "
+                                        "not finished, it runs again when the batch is resumed",
+                     name);
         } else {
             r->status = SALTO_JOB_FAILED;
-            r->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+            snprintf(line, sizeof line, "salto batch: %s failed (exit status %d)", name, code);
         }
-        // what the job logged, with how it ended, under the log's name
-        batch_path_join(tmp, sizeof tmp, dir, "log.txt.tmp");
-        FILE* f = fopen(tmp, "a");
-        if (f) {
-            if (w->timed_out) {
-                fprintf(f, "salto batch: %s killed at the time limit of %g s\n", name, b->timeout);
-            } else if (WIFSIGNALED(wstatus)) {
-                fprintf(f, "salto batch: %s crashed: %s\n", name, strsignal(WTERMSIG(wstatus)));
-            } else {
-                fprintf(f, "salto batch: %s failed (exit status %d)\n", name, r->exit_code);
-            }
-            fclose(f);
-            char log[PATH_MAX + 128];
-            batch_path_join(log, sizeof log, dir, "log.txt");
-            rename(tmp, log);
+        // how it ended, in its log
+        if (line[0]) log_line(dir, line);
+        if (r->status == SALTO_JOB_ENVIRONMENT) {
+            unlink(path); // whatever it may have written, the job is not finished
+        } else {
+            salto_error e = {0};
+            if (salto_job_result_write(path, b->s, r, &e) != SALTO_OK) app_print_error(&e);
         }
-        salto_error e = {0};
-        if (salto_job_result_write(path, b->s, r, &e) != SALTO_OK) app_print_error(&e);
     }
-    b->state[j] = 2;
+    b->state[j] = r->status == SALTO_JOB_ENVIRONMENT ? BATCH_UNFINISHED : BATCH_FINISHED;
     w->pid = 0;
     pr->done++, pr->ran++, pr->running--;
     if (r->status != SALTO_JOB_CONVERGED) pr->failed++;
-    char line[300];
     const double* mv = r->measure;
     if (r->status == SALTO_JOB_CONVERGED || r->status == SALTO_JOB_NOT_CONVERGED) {
         snprintf(line, sizeof line, "%s %s, %.0f iterations, %.2f s, objective %.6g%s%s", name,
@@ -169,6 +207,10 @@ static void job_ended(batch* b, worker* w, int wstatus, progress* pr) {
                  r->validation ? ", validation " : "", salto_job_validation_name(r->validation));
     } else if (r->status == SALTO_JOB_CRASHED) {
         snprintf(line, sizeof line, "%s crashed (%s)", name, strsignal(r->signal));
+    } else if (r->status == SALTO_JOB_ENVIRONMENT) {
+        snprintf(line, sizeof line, "%s environment: %s%s%s, not finished (runs again on resume)",
+                 name, r->signal ? "killed from outside (" : "stopped outside its problem, ",
+                 r->signal ? strsignal(r->signal) : "see its log.txt", r->signal ? ")" : "");
     } else {
         snprintf(line, sizeof line, "%s %s", name, salto_job_status_name(r->status));
     }
@@ -187,7 +229,7 @@ static int run_pool(batch* b, int nworker, int quiet) {
     }
     progress pr = {isatty(STDERR_FILENO), quiet, s->njob, 0, 0, 0, 0, 0, salto_now()};
     for (int j = 0; j < s->njob; j++) {
-        if (b->state[j] != 2) continue;
+        if (b->state[j] != BATCH_FINISHED) continue;
         pr.done++, pr.skipped++;
         if (b->res[j].status != SALTO_JOB_CONVERGED) pr.failed++;
     }
@@ -224,7 +266,7 @@ static int run_pool(batch* b, int nworker, int quiet) {
                 break;
             }
             w[k] = (worker){pid, j, salto_now(), 0};
-            b->state[j] = 1;
+            b->state[j] = BATCH_RUNNING;
             pr.running++;
         }
         if (pr.running == 0) break; // all done (a job waits only for one before it)
@@ -259,7 +301,7 @@ static int run_pool(batch* b, int nworker, int quiet) {
             if (!w[k].pid) continue;
             kill(-w[k].pid, SIGKILL);
             waitpid(w[k].pid, NULL, 0);
-            b->state[w[k].job] = 0;
+            b->state[w[k].job] = BATCH_TO_RUN;
             n++;
         }
         if (pr.tty && !quiet) fputc('\n', stderr);
@@ -317,9 +359,11 @@ int batch_run_batch(const char* sweep_path, const char* dir, int nworker, double
     if (status == 0 && lock < 0) status = 2;
     if (status == 0) status = batch_prepare(&b, "salto batch", 1);
     if (status == 0 && retry) {
+        // every finished job that is not fine: not converged, or (when the sweep validates)
+        // its validation failed or could not be made
         for (int j = 0; j < s->njob; j++) {
-            if (b.state[j] == 2 && b.res[j].status != SALTO_JOB_CONVERGED) {
-                b.state[j] = 0;
+            if (b.state[j] == BATCH_FINISHED && !salto_job_fine(&b.res[j], s->validate)) {
+                b.state[j] = BATCH_TO_RUN;
                 salto_job_result_init(&b.res[j], j);
             }
         }
@@ -328,7 +372,7 @@ int batch_run_batch(const char* sweep_path, const char* dir, int nworker, double
         b.timeout = timeout > 0 ? timeout : s->timeout;
         status = run_pool(&b, nworker, quiet);
         const int ws = batch_write_summary(&b, quiet);
-        if (status == 0) status = ws ? ws : batch_all_converged(&b) ? 0 : 1;
+        if (status == 0) status = ws ? ws : batch_all_fine(&b) ? 0 : 1;
     }
     if (lock >= 0) close(lock);
     batch_free(&b);

@@ -18,12 +18,27 @@
 #include "salto/batch.h"
 #include "salto/sweep.h"
 
+// A job's state in a batch run here (batch.state)
+enum {
+    BATCH_TO_RUN = 0,   // not finished: it runs in this run
+    BATCH_RUNNING,      // on a worker
+    BATCH_FINISHED,     // its result.json is written (now, or by an earlier run)
+    BATCH_UNFINISHED    // ended in this run by its environment (SALTO_JOB_ENVIRONMENT): no
+                        // result.json, it runs again on the next resume, not in this run
+};
+
+// The exit status of a job process (salto batch --job) stopped by its environment rather
+// than its problem: a write failed (no space, a quota, an I/O error, a file too large), memory
+// ran out, or its own log or result.json could not be written. It writes no result.json, so
+// the job is not finished. (sysexits.h's EX_TEMPFAIL: "try again later".)
+#define BATCH_JOB_EXIT_ENVIRONMENT 75
+
 typedef struct batch {
     salto_sweep* s;
     char dir[PATH_MAX];        // absolute
     char exe[PATH_MAX];        // this program, absolute
     salto_job_result* res;     // (njob)
-    int* state;                // per job: 0 to run, 1 running, 2 finished       (njob)
+    int* state;                // per job: BATCH_TO_RUN, ... BATCH_UNFINISHED      (njob)
     int* neighbour;            // salto_sweep_neighbour                            (njob)
     double timeout;            // per job, s; 0: none
     const char* plot;          // the measure summary.png draws (NULL: the sweep's)
@@ -68,8 +83,9 @@ int batch_emit(const char* sweep_path, const char* dir, const char* what);
 
 // batch_collect.c: summary.csv, summary.json, summary.png; 0 or 2 with the error printed
 int batch_write_summary(const batch* b, int quiet);
-// batch_collect.c: whether every job of b converged
-int batch_all_converged(const batch* b);
+// batch_collect.c: whether every job of b is fine (salto_job_fine: converged, and its
+// validation passed when the sweep validates)
+int batch_all_fine(const batch* b);
 // batch_collect.c: salto batch --collect DIR
 int batch_collect(const char* dir, const char* plot, int quiet);
 

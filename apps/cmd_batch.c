@@ -10,10 +10,12 @@
 // else down. The job process solves (cmd_solve), validates (cmd_validate) and measures the
 // motion in its folder, its output going to log.txt.tmp, and writes result.json last and
 // atomically; a job is finished exactly when its folder holds a result.json written for the
-// same problem and values. Killing anything at any moment therefore leaves each job either
-// finished with a complete result or unfinished (it runs again), never a half-written file
-// under a trusted name: every file is written to NAME.tmp and renamed. The job processes die
-// with the batch (PR_SET_PDEATHSIG), so that a batch killed with SIGKILL leaves none running.
+// same problem and values (a job stopped by its environment, a full disk, memory run out or a
+// kill from outside, writes none and runs again: batch_job.c, batch_pool.c). Killing anything
+// at any moment therefore leaves each job either finished with a complete result or
+// unfinished (it runs again), never a half-written file under a trusted name: every file is
+// written to NAME.tmp and renamed. The job processes die with the batch (PR_SET_PDEATHSIG),
+// so that a batch killed with SIGKILL leaves none running.
 #define _XOPEN_SOURCE 700 // realpath
 #include <errno.h>
 #include <limits.h>
@@ -40,21 +42,27 @@ static void help(void) {
            "own folder DIR/job-NNN (job.json: the problem and its overrides; log.txt; what\n"
            "'salto solve' and, when the sweep asks, 'salto validate' write; result.json, written\n"
            "last). A crash, a time-out or a failure to converge is recorded in its job's row\n"
-           "and the other jobs go on. Then DIR/summary.csv and DIR/summary.json (one row per\n"
-           "job: parameters, status, objective, iterations, solve time, worst residual, the\n"
-           "peak centre-of-mass height, flight rotation and peak joint torque, validation, warm\n"
-           "start) and DIR/summary.png (the sweep's 'plot' measure against the parameters).\n"
+           "and the other jobs go on; a job stopped by something outside its problem (a write\n"
+           "failing for a full or failing disk, memory run out, a kill from outside) is shown\n"
+           "as 'environment' and not recorded. Then DIR/summary.csv and DIR/summary.json (one\n"
+           "row per job: parameters, status, objective, iterations, solve time, worst residual,\n"
+           "the peak centre-of-mass height, flight rotation and peak joint torque, validation,\n"
+           "warm start) and DIR/summary.png (the sweep's 'plot' measure against the parameters).\n"
            "Progress: a bar on a terminal, a line per job otherwise.\n\n"
-           "Run it again to resume: finished jobs are skipped, interrupted ones run again.\n"
-           "Ctrl-C stops the workers and writes the summary of what has finished; killing the\n"
-           "batch in any way loses no finished job. Exit status: 0 when every job converged,\n"
-           "1 when one did not (or crashed, timed out, failed), 2 for bad input, 130 when\n"
-           "interrupted.\n\n"
+           "Run it again to resume: finished jobs (those with a result.json) are skipped;\n"
+           "interrupted ones, and those stopped by their environment, run again. Ctrl-C stops\n"
+           "the workers and writes the summary of what has finished; killing the batch in any\n"
+           "way loses no finished job. Exit status: 0 when every job is fine (converged and,\n"
+           "when the sweep validates, its validation passed), 1 when one is not, 2 for bad\n"
+           "input or a batch file that cannot be written, 130 when interrupted; --collect\n"
+           "exits the same way.\n\n"
            "  -o DIR        where the jobs' folders and the summary go (default out/<sweep name>)\n"
            "  -j N          worker processes (default: the number of cores)\n"
            "  --timeout S   per-job wall-clock limit in seconds (default: the sweep's 'timeout',\n"
            "                else none)\n"
-           "  --retry       run again the finished jobs that did not converge\n"
+           "  --retry       also run again the finished jobs that are not fine: not converged\n"
+           "                (failed, crashed, timed out) or, when the sweep validates, whose\n"
+           "                validation failed or could not be made\n"
            "  --plot M      the measure summary.png draws (default: the sweep's 'plot'):\n"
            "                objective, iterations, solve_time, worst_residual, peak_com_height,\n"
            "                flight_rotation or peak_joint_torque (also with --collect)\n"

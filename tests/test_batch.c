@@ -356,6 +356,48 @@ START_TEST(result_round_trip) {
 END_TEST
 
 
+// a job stopped by its environment, or one that never ran, has no result: a result.json that
+// says so anyway is not trusted (the job runs again), with the place of the status
+START_TEST(unfinished_not_trusted) {
+    salto_sweep* s = load_ok(dismount_3x3);
+    char path[200];
+    snprintf(path, sizeof path, "%s/result.json", tmpdir);
+    const salto_job_status unfinished[] = {SALTO_JOB_ENVIRONMENT, SALTO_JOB_MISSING};
+    for (int k = 0; k < 2; k++) {
+        salto_job_result r, back;
+        example_result(&r, 2);
+        r.status = unfinished[k];
+        salto_error err = {0};
+        ck_assert_int_eq(salto_job_result_write(path, s, &r, &err), SALTO_OK);
+        ck_assert_int_eq(salto_job_result_read(path, s, 2, &back, &err), SALTO_ERR_INVALID);
+        ck_assert_msg(strstr(err.msg, "is not the status of a finished job") != NULL, "%s",
+                      err.msg);
+        ck_assert_int_eq(err.where.line, 7); // "status": on the file's seventh line
+        ck_assert_int_gt(err.where.col, 0);
+    }
+    salto_sweep_destroy(s);
+}
+END_TEST
+
+
+// fine: converged and, when the sweep validates, validated passing; nothing else is
+START_TEST(fine_jobs) {
+    salto_job_result r;
+    for (int st = 0; st < SALTO_JOB_STATUS_COUNT; st++) {
+        for (int v = 0; v < SALTO_JOB_VALID_COUNT; v++) {
+            salto_job_result_init(&r, 0);
+            r.status = (salto_job_status)st;
+            r.validation = (salto_job_validation)v;
+            const int converged = st == SALTO_JOB_CONVERGED;
+            ck_assert_int_eq(salto_job_fine(&r, 0), converged);
+            ck_assert_int_eq(salto_job_fine(&r, 1), converged && v == SALTO_JOB_VALID_PASS);
+        }
+    }
+    ck_assert_str_eq(salto_job_status_name(SALTO_JOB_ENVIRONMENT), "environment");
+}
+END_TEST
+
+
 // summary.csv and summary.json: a row per job in job order, unknown values empty or null;
 // summary.png drawn whatever is missing
 START_TEST(summary_rows) {
@@ -503,6 +545,8 @@ Suite* batch_suite(void) {
     tc = tcase_create("results");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, result_round_trip);
+    tcase_add_test(tc, unfinished_not_trusted);
+    tcase_add_test(tc, fine_jobs);
     tcase_add_test(tc, summary_rows);
     tcase_add_test(tc, measures_of_a_turn);
     suite_add_tcase(s, tc);

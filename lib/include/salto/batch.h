@@ -19,11 +19,16 @@ typedef enum salto_job_status {
     SALTO_JOB_FAILED,        // the job stopped with an error (bad input, a file not written)
     SALTO_JOB_CRASHED,       // the job's process ended by a signal it did not ask for
     SALTO_JOB_TIMEOUT,       // killed at the per-job time limit
+    SALTO_JOB_ENVIRONMENT,   // stopped by something outside its problem (a write failing with
+                             // ENOSPC, EDQUOT, EIO or EFBIG, memory running out, a signal such
+                             // as SIGKILL sent from outside): not finished, so never in a
+                             // result.json; it runs again when the batch is resumed
     SALTO_JOB_MISSING,       // no result and no motion in its folder (not run, or running)
     SALTO_JOB_STATUS_COUNT
 } salto_job_status;
 
-// "converged", "not_converged", "failed", "crashed", "timeout", "missing"; and back (-1)
+// "converged", "not_converged", "failed", "crashed", "timeout", "environment", "missing"; and
+// back (-1)
 const char* salto_job_status_name(salto_job_status s);
 int salto_job_status_parse(const char* name);
 
@@ -52,6 +57,11 @@ typedef struct salto_job_result {
 // A result with nothing known: status missing, every measure NAN, no warm start.
 void salto_job_result_init(salto_job_result* r, int job);
 
+// Whether a job ended as a sweep wants it: converged and, when validate is set (the sweep
+// asks for validation), its validation passed. `salto batch` exits 0 exactly when every job
+// is fine, and --retry runs again the finished jobs that are not.
+int salto_job_fine(const salto_job_result* r, int validate);
+
 // The measures of a motion that salto_motion's state function gives on p (salto_validate's
 // sampling at opts->density, no re-simulation): peak centre-of-mass height, flight rotation,
 // peak joint torque into r->measure (the others untouched). SALTO_ERR_NOMEM, SALTO_ERR_NUMERIC
@@ -72,7 +82,8 @@ salto_status salto_job_result_write(const char* path, const salto_sweep* s,
                                     const salto_job_result* r, salto_error* err);
 
 // Reads result.json back (written for job j of s: a result for another job, or for other
-// overrides, is SALTO_ERR_INVALID, so that a folder left by an edited sweep is not trusted).
+// overrides, is SALTO_ERR_INVALID, so that a folder left by an edited sweep is not trusted;
+// so is a status no finished job has, "environment" or "missing").
 salto_status salto_job_result_read(const char* path, const salto_sweep* s, int j,
                                    salto_job_result* r, salto_error* err);
 

@@ -17,7 +17,7 @@
 #include "salto/spatial.h"
 
 static const char* const status_names[SALTO_JOB_STATUS_COUNT] = {
-    "converged", "not_converged", "failed", "crashed", "timeout", "missing"};
+    "converged", "not_converged", "failed", "crashed", "timeout", "environment", "missing"};
 static const char* const validation_names[SALTO_JOB_VALID_COUNT] = {"", "pass", "fail", "error"};
 
 
@@ -57,6 +57,11 @@ void salto_job_result_init(salto_job_result* r, int job) {
     for (int k = 0; k < SALTO_MEASURE_COUNT; k++) r->measure[k] = NAN;
     r->validation = SALTO_JOB_VALID_NONE;
     r->warm_from = -1;
+}
+
+
+int salto_job_fine(const salto_job_result* r, int validate) {
+    return r->status == SALTO_JOB_CONVERGED && (!validate || r->validation == SALTO_JOB_VALID_PASS);
 }
 
 
@@ -265,6 +270,12 @@ salto_status salto_job_result_read(const char* path, const salto_sweep* s, int j
     if (!(n = salto_cfg_require(root, "status", err)) || salto_cfg_string(n, &text, err)) goto done;
     if ((k = salto_job_status_parse(text)) < 0) {
         SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc, "unknown job status '%s'", text);
+        goto done;
+    }
+    if (k == SALTO_JOB_ENVIRONMENT || k == SALTO_JOB_MISSING) {
+        // a job that did not finish has no result (the batch writes none for it)
+        SALTO_FAIL(err, SALTO_ERR_INVALID, n->loc, "'%s' is not the status of a finished job",
+                   text);
         goto done;
     }
     r->status = (salto_job_status)k;
