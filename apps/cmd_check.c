@@ -8,6 +8,7 @@
 #include "salto/config.h"
 #include "salto/kinematics.h"
 #include "salto/model.h"
+#include "salto/budget.h"
 #include "salto/nlp.h"
 #include "salto/solver.h"
 
@@ -27,25 +28,40 @@ static void print_cost(const salto_cost* c) {
     printf("  their derivatives         %8.3f ms\n", 1e3 * c->t_jacobian);
     printf("  Hessian                   %8.3f ms (%.1f derivatives' worth)\n", 1e3 * c->t_hessian,
            c->t_jacobian > 0.0 ? c->t_hessian / c->t_jacobian : 0.0);
-    printf("  KKT factorisation         %8.3f ms (%d rows, %d entries; L %.0f entries, %.2g "
-           "multiply-adds, largest front %d)\n",
-           1e3 * c->t_factor, c->kkt_order, c->kkt_entries, c->factor_entries, c->flops, c->max_front);
+    if (c->predicted) {
+        printf("  KKT factorisation    about %8.0f ms, predicted, not measured (%d rows, %d "
+               "entries; L about %.3g entries, %.2g multiply-adds from its pattern)\n",
+               1e3 * c->t_factor, c->kkt_order, c->kkt_entries, c->factor_entries, c->flops);
+    } else {
+        printf("  KKT factorisation         %8.3f ms (%d rows, %d entries; L %.0f entries, %.2g "
+               "multiply-adds, largest front %d)\n",
+               1e3 * c->t_factor, c->kkt_order, c->kkt_entries, c->factor_entries, c->flops,
+               c->max_front);
+    }
     printf("  KKT solve                 %8.3f ms\n", 1e3 * c->t_solve);
     printf("  an iteration, expected    %8.3f ms: Hessian %.0f%%, KKT %.0f%% (%.1f factorisations, "
            "%.0f solves), derivatives %.0f%%, IPOPT's own about %.0f%%\n",
            1e3 * it, 100.0 * c->t_hessian / it, 100.0 * kkt / it, fact, solves,
            100.0 * (c->t_jacobian + c->t_values) / it, 100.0 * ipopt / it);
+    if (it > 10.0) {
+        printf("warning: an iteration is expected to take about %.0f s (a solve takes tens to "
+               "hundreds of them): fewer slices or control points make it faster\n", it);
+    }
 }
 
 
 static void help(void) {
-    printf("usage: salto check CHARACTER.yaml | PROBLEM.yaml [--set PATH=VALUE]...\n\n"
+    printf("usage: salto check CHARACTER.yaml | PROBLEM.yaml [--set PATH=VALUE]... [--rank]\n\n"
            "A character file: loads and checks it and prints its summary: the DOF table in the\n"
            "order used everywhere else (index, name, type, axis, limits), body masses, the\n"
            "total mass, sites and gravity.\n"
            "A problem file (it names a 'character'): loads and checks it, builds its NLP and\n"
-           "reports the NLP's size (variables, constraints, Jacobian and Hessian non-zeros)\n"
+           "reports the NLP's size (variables, constraints, Jacobian and Hessian non-zeros),\n"
+           "the memory it will take (estimated; 'salto --max-memory' sets the limit), what an\n"
+           "iteration costs, and the rank of the equality constraints at the initial guess,\n"
            "without solving.\n"
+           "  --rank    the rank even for a Jacobian over 1e6 non-zeros (skipped by default:\n"
+           "            a sparse QR that large can take minutes)\n"
            "  --set PATH=VALUE  (problem files) change one value of the file before reading\n"
            "            it, as for 'salto solve': --set spline.knot_spacing=0.05\n"
            "Errors are reported as file:line:col: error: ... with exit status 2.\n");
@@ -57,7 +73,11 @@ static const char* root_name(int t) {
 }
 
 
-static int check_problem(const char* path, int nset, const char* const* set) {
+// the rank analysis's size by default: above it, only with --rank (the shipped problems' are
+// below 3e5; a leap with 1500 slices, 3.2e6, took over ten minutes)
+#define CHECK_RANK_MAX_NNZ 1000000
+
+static int check_problem(const char* path, int nset, const char* const* set, int force_rank) {
     salto_problem_desc* p = NULL;
     salto_nlp* nlp = app_load_nlp_set(path, nset, set, &p);
     if (!nlp) return 2;
@@ -134,6 +154,19 @@ static int check_problem(const char* path, int nset, const char* const* set) {
     }
     printf("NLP: %d variables, %d constraints, %d Jacobian non-zeros, %d Hessian non-zeros\n",
            salto_nlp_nx(nlp), salto_nlp_ng(nlp), salto_nlp_nnz_jac(nlp), salto_nlp_nnz_hess(nlp));
+    {
+        char b[32], sv[32], lim[32];
+        salto_format_bytes(salto_nlp_memory(nlp, 0), b, sizeof b);
+        salto_format_bytes(salto_nlp_memory(nlp, 1), sv, sizeof sv);
+        salto_format_bytes(salto_memory_limit(), lim, sizeof lim);
+        printf("memory (estimated): %s to build, %s to solve; the limit is %s\n", b, sv, lim);
+        salto_error me = {0};
+        if (salto_nlp_check_memory(nlp, &me) != SALTO_OK) {
+            printf("warning: salto solve will refuse it: ");
+            fflush(stdout);
+            app_print_error(&me);
+        }
+    }
 
     // what an iteration will cost (measured at the initial guess), and so which part to watch
     {
@@ -168,7 +201,11 @@ static int check_problem(const char* path, int nset, const char* const* set) {
                    "over-determined\n", neq, nx);
         }
         int rank = 0, ndep = 0;
-        if (salto_nlp_jac_rank(nlp, x, &rank, dep, &ndep, &err) != SALTO_OK) {
+        if (salto_nlp_nnz_jac(nlp) > CHECK_RANK_MAX_NNZ && !force_rank) {
+            printf("equality constraints' rank: not computed for a Jacobian of %d non-zeros (a "
+                   "sparse QR of this size can take minutes; 'salto check --rank' computes it)\n",
+                   salto_nlp_nnz_jac(nlp));
+        } else if (salto_nlp_jac_rank(nlp, x, &rank, dep, &ndep, &err) != SALTO_OK) {
             app_print_error(&err);
             status = 1;
         } else if (ndep > 0) {
@@ -240,33 +277,40 @@ int cmd_check(int argc, char** argv) {
         help();
         return 0;
     }
-    // the file, then any --set PATH=VALUE (problem files only)
-    int nset = 0;
-    for (int i = 2; i < argc; i++, nset++) {
+    // the file, then any --set PATH=VALUE (problem files only) and --rank
+    int nset = 0, force_rank = 0;
+    const char** set = malloc(sizeof(char*) * (size_t)argc);
+    if (!set) {
+        fprintf(stderr, "salto check: out of memory\n");
+        return 1;
+    }
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--rank") == 0) {
+            force_rank = 1;
+            continue;
+        }
         if (strcmp(argv[i], "--set") != 0 || i + 1 >= argc) {
+            free(set);
             fprintf(stderr, "salto check: unexpected or incomplete argument '%s'\n", argv[i]);
             return 2;
         }
-        i++;
+        set[nset++] = argv[++i];
     }
     if (argc < 2 || argv[1][0] == '-') {
+        free(set);
         fprintf(stderr, "usage: salto check CHARACTER.yaml | PROBLEM.yaml [--set PATH=VALUE]... (see "
                         "'salto check --help')\n");
         return 2;
     }
     if (is_problem(argv[1])) {
-        const char** set = malloc(sizeof(char*) * (size_t)(nset + 1));
-        if (!set) {
-            fprintf(stderr, "salto check: out of memory\n");
-            return 1;
-        }
-        for (int i = 0; i < nset; i++) set[i] = argv[3 + 2 * i];
-        const int st = check_problem(argv[1], nset, set);
+        const int st = check_problem(argv[1], nset, set, force_rank);
         free(set);
         return st;
     }
-    if (nset > 0) {
-        fprintf(stderr, "salto check: --set changes problem files; %s is a character\n", argv[1]);
+    free(set);
+    if (nset > 0 || force_rank) {
+        fprintf(stderr, "salto check: %s is for problem files; %s is a character\n",
+                nset > 0 ? "--set" : "--rank", argv[1]);
         return 2;
     }
     salto_error err = {0};

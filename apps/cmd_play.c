@@ -8,6 +8,7 @@
 
 #include "app_motion.h"
 #include "cmds.h"
+#include "salto/budget.h"
 #include "json_out.h"
 #include "salto/atomic.h"
 #include "salto/kinematics.h"
@@ -48,6 +49,8 @@ static void help(void) {
            "                     the solver's filmstrip.png stays)\n"
            "  --dt S             the simulator's step (default 0.001 s)\n"
            "  --duration S       how long to play (default: the motion's duration + 0.5 s)\n"
+           "  --max-steps N      the simulator's steps at most (default 1e8, minutes of work):\n"
+           "                     a --dt and --duration making more are refused before playing\n"
            "  --push BODY:FX,FY,FZ@T[:DURATION]   a force (N, world) on the body's origin from\n"
            "                     time T for DURATION s (default 0.1)\n"
            "  --ragdoll-after T  tracking off from time T: the character goes limp (--limp T\n"
@@ -410,6 +413,30 @@ static salto_status write_filmstrip(const salto_problem_desc* p, const record* r
 }
 
 
+int play_check_size(const char* who, double dt, double duration, double max_steps, int nv,
+                    double rate) {
+    const double steps = duration / dt;
+    if (!(steps <= max_steps)) {
+        fprintf(stderr, "%s: a step of %g s over %g s makes %.2g steps: at most %.3g (--max-steps "
+                        "allows more)\n", who, dt, duration, steps, max_steps);
+        return 2;
+    }
+    // the frames recorded at the problem's rate: the state, the tracking error, the contact
+    // forces, and the copies written out (sim.json, sim.csv, the filmstrip's motion)
+    const double frames = duration * rate + 2.0;
+    const double bytes = frames * (3.0 * 8.0 * nv + 80.0) + 8.0 * 1024.0 * 1024.0;
+    char what[160];
+    snprintf(what, sizeof what, "playing %g s (%.0f frames at %g per second)", duration, frames, rate);
+    salto_error err = {0};
+    if (salto_budget_check(bytes, salto_loc_none(), what, &err) != SALTO_OK) {
+        fprintf(stderr, "%s: ", who);
+        app_print_error(&err);
+        return 2;
+    }
+    return 0;
+}
+
+
 int cmd_play(int argc, char** argv) {
     const char* motion_path = NULL;
     const char* problem_path = NULL;
@@ -419,6 +446,7 @@ int cmd_play(int argc, char** argv) {
     int adaptive = 0, budget = 0, period = 10; // adaptive dynamics (budget 0: every joint)
     int particles = 0;                         // --ragdoll particles
     double adaptive_eps = 0.0;
+    double max_steps = PLAY_MAX_STEPS; // --max-steps
     salto_constraint_method method = SALTO_CONSTRAINT_ABA_DELTA;
     push pushes[max_push];
     char push_name[max_push][128];
@@ -454,6 +482,11 @@ int cmd_play(int argc, char** argv) {
             if (!parse_pos("--dt", argv[++i], &dt)) return 2;
         } else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc) {
             if (!parse_pos("--duration", argv[++i], &duration)) return 2;
+        } else if (strcmp(argv[i], "--max-steps") == 0 && i + 1 < argc) {
+            if (!parse_pos("--max-steps", argv[++i], &max_steps) || max_steps < 1.0) {
+                if (max_steps < 1.0) fprintf(stderr, "salto play: --max-steps needs a number >= 1\n");
+                return 2;
+            }
         } else if (strcmp(argv[i], "--react") == 0 && i + 1 < argc) {
             react_arg = argv[++i];
         } else if ((strcmp(argv[i], "--ragdoll-after") == 0 || strcmp(argv[i], "--limp") == 0) && i + 1 < argc) {
@@ -526,7 +559,7 @@ int cmd_play(int argc, char** argv) {
                             "reactions are blended into the motion itself)\n", sim_only);
             return 2;
         }
-        return play_react(motion_path, problem_path, dir, react_arg, dt, view, quiet);
+        return play_react(motion_path, problem_path, dir, react_arg, dt, max_steps, view, quiet);
     }
     if (adaptive && ragdoll == INFINITY && !ragdoll_set) {
         fprintf(stderr, "salto play: --adaptive and --adaptive-error simulate passive motion: they "
@@ -567,6 +600,10 @@ int cmd_play(int argc, char** argv) {
     }
     const double T = p->duration;
     if (duration < 0.0) duration = T + 0.5;
+    if (play_check_size("salto play", dt, duration, max_steps, m->nv, p->output.frame_rate) != 0) {
+        app_motion_close(&am);
+        return 2;
+    }
     // limp when the motion ends unless told when; from the step nearest that time (the
     // simulator's time is a sum of steps, a rounding either side of it)
     if (ragdoll_set && ragdoll == INFINITY) ragdoll = T;

@@ -15,7 +15,12 @@ int cmd_play(int argc, char** argv);
 // salto play MOTION --react FILE|SPEC (play_react.c): the reactions blended into the motion,
 // written into dir (NULL: react/ beside the motion); view -1: the problem's
 int play_react(const char* motion_path, const char* problem_path, const char* dir,
-               const char* react_arg, double dt, int view, int quiet);
+               const char* react_arg, double dt, double max_steps, int view, int quiet);
+// salto play's sizes before the work (cmd_play.c): steps (duration / dt) at most max_steps and
+// the recorded frames' memory within the limit (budget.h); 0, or 2 with the error printed
+#define PLAY_MAX_STEPS 1e8
+int play_check_size(const char* who, double dt, double duration, double max_steps, int nv,
+                    double rate);
 int cmd_export(int argc, char** argv);
 int cmd_import(int argc, char** argv);
 int cmd_retarget(int argc, char** argv);

@@ -9,6 +9,7 @@
 
 #include "cmds.h"
 
+#include "salto/budget.h"
 #include "salto/nlp.h"
 
 typedef struct command {
@@ -41,7 +42,10 @@ static void usage(FILE* out) {
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
         fprintf(out, "  %-8s %s\n", commands[k].name, commands[k].summary);
     }
-    fprintf(out, "\n'salto <command> --help' describes a command. 'salto --version' prints the version.\n");
+    fprintf(out, "\n'salto <command> --help' describes a command. 'salto --version' prints the version.\n"
+                 "'salto --max-memory SIZE <command> ...' (or SALTO_MAX_MEMORY=SIZE) sets the memory a\n"
+                 "command may plan to use (default: the smaller of 4G and half this machine's\n"
+                 "memory); work estimated to need more is refused before it starts.\n");
 }
 
 
@@ -180,6 +184,25 @@ int main(int argc, char** argv) {
     if (app_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
         usage(stdout);
         return 0;
+    }
+    // --max-memory SIZE, before the command or among its options: the memory limit (budget.h)
+    // for this command and, through SALTO_MAX_MEMORY, every process it starts (batch workers)
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--max-memory") != 0) continue;
+        double bytes;
+        if (i + 1 >= argc || salto_parse_size(argv[i + 1], &bytes) != 0) {
+            fprintf(stderr, "salto: --max-memory needs a size such as 8G, 512M or none, not '%s'\n",
+                    i + 1 < argc ? argv[i + 1] : "");
+            return 2;
+        }
+        setenv("SALTO_MAX_MEMORY", argv[i + 1], 1);
+        for (int k = i; k + 2 <= argc; k++) argv[k] = argv[k + 2]; // (argv[argc] is NULL)
+        argc -= 2;
+        i--;
+    }
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("salto %s\n", salto_version());

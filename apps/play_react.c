@@ -115,7 +115,7 @@ static int load_reactions(const salto_problem_desc* p, const char* arg, salto_re
 
 
 int play_react(const char* motion_path, const char* problem_path, const char* dir,
-               const char* react_arg, double dt, int view, int quiet) {
+               const char* react_arg, double dt, double max_steps, int view, int quiet) {
     app_motion am;
     int status = app_motion_open(&am, "salto play", motion_path, problem_path);
     if (status != 0) {
@@ -130,6 +130,11 @@ int play_react(const char* motion_path, const char* problem_path, const char* di
     if (status != 0) {
         app_motion_close(&am);
         return status;
+    }
+    if (play_check_size("salto play", dt, p->duration, max_steps, m->nv, p->output.frame_rate) != 0) {
+        salto_reactions_free(r, n);
+        app_motion_close(&am);
+        return 2;
     }
     char folder[4096], dirbuf[4200];
     if (!dir) { // react/ beside the motion

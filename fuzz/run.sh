@@ -3,8 +3,9 @@
 # clang) run on its regression inputs (fuzz/regressions/HARNESS/*: each a finding, kept), then
 # for SECONDS (default 5) on a corpus seeded from the shipped files (problems, characters, the
 # test data's broken files; with SALTO, a salto built normally, the monkey bars solved for its
-# motion.json, motion.csv and motion.bvh). Exit status 0 when no harness crashed, leaked or
-# failed without an error. A longer hunt: bash fuzz/run.sh build-fuzz 600 build/apps/salto
+# motion.json, motion.csv and motion.bvh, and the problems fuzz_validate and fuzz_play use solved
+# for theirs; their raw-value seeds need no salto). Exit status 0 when no harness crashed, leaked
+# or failed without an error. A longer hunt: bash fuzz/run.sh build-fuzz 600 build/apps/salto
 set -u
 build="${1:?usage: run.sh BUILD [SECONDS] [SALTO]}"
 secs="${2:-5}"
@@ -46,12 +47,39 @@ if [ -n "$salto" ] && "$salto" solve "$root/problems/monkey_bars.yaml" -o "$tmp/
     corpus fuzz_motion 2 "$tmp/mb/motion.bvh"
 fi
 
+# fuzz_validate (the Luxo jump and the high-bar dismount) and fuzz_play (the dismount and the
+# monkey bars): the first byte's bits choose the problem, the format and the settings
+# (fuzz_validate.c, fuzz_play.c; a byte 0 cannot pass through the shell); each problem solved
+# once, the two planar ones at 20 frames a second (a motion.json and CSV frames, 4 rows a phase
+# at least), the monkey bars at 2 (its motion.json: the frames cost parsing, not coverage);
+# bit 7: raw values into the problem's initial guess (octal bytes here), a seed for several
+# settings, one with a value NaN, one infinite
+mkdir -p "$tmp/corpus/fuzz_validate" "$tmp/corpus/fuzz_play"
+if [ -n "$salto" ]; then
+    for pr in luxo_jump:20 highbar_dismount:20 monkey_bars:2; do
+        "$salto" solve "$root/problems/${pr%:*}.yaml" -o "$tmp/${pr%:*}" --quiet \
+            --set output.frame_rate="${pr#*:}" >/dev/null 2>&1
+    done
+    corpus fuzz_validate 0 "$tmp/luxo_jump/motion.json"
+    corpus fuzz_validate 5 "$tmp/luxo_jump/motion.csv"
+    corpus fuzz_validate 2 "$tmp/highbar_dismount/motion.json"
+    corpus fuzz_validate ';' "$tmp/highbar_dismount/motion.csv"
+    corpus fuzz_play "$(printf '\020')" "$tmp/highbar_dismount/motion.json"
+    corpus fuzz_play "$(printf '\025')" "$tmp/highbar_dismount/motion.csv"
+    corpus fuzz_play ':' "$tmp/monkey_bars/motion.json"
+fi
+for b in 200 202 204 206 210 212; do printf "\\$b" >"$tmp/corpus/fuzz_validate/values_$b"; done
+for b in 220 230 226 252 262 276 254; do printf "\\$b" >"$tmp/corpus/fuzz_play/values_$b"; done
+printf '\200\001\000\000\000\000\000\000\000\370\177' >"$tmp/corpus/fuzz_validate/values_nan"
+printf '\202\005\000\000\000\000\000\000\000\360\177' >"$tmp/corpus/fuzz_validate/values_inf"
+printf '\220\003\000\000\000\000\000\000\000\360\177' >"$tmp/corpus/fuzz_play/values_inf"
+
 mkdir -p "$tmp/corpus/fuzz_set"
 printf '%s\n' 'phases.right1.duration=0.8' 'output.frame_rate=30' >"$tmp/corpus/fuzz_set/durations"
 printf '%s\n' 'spline.knot_spacing=0.05' 'validation.step=0.001' >"$tmp/corpus/fuzz_set/spline"
 printf '%s\n' 'character.mass_scale=1.2' 'solver.ipopt.mu_init=1e-3' >"$tmp/corpus/fuzz_set/character"
 
-for h in fuzz_problem fuzz_character fuzz_motion fuzz_react fuzz_sweep fuzz_set; do
+for h in fuzz_problem fuzz_character fuzz_motion fuzz_react fuzz_sweep fuzz_set fuzz_validate fuzz_play; do
     exe="$build/fuzz/$h"
     if [ ! -x "$exe" ]; then
         echo "fuzz: no $exe: build it first (docs/features.md, \"Fuzzing\")" >&2
@@ -67,8 +95,10 @@ for h in fuzz_problem fuzz_character fuzz_motion fuzz_react fuzz_sweep fuzz_set;
             continue
         fi
     fi
+    # (a motion's seeds are whole files, up to some 30 KB: libFuzzer sizes its inputs from them)
+    case "$h" in fuzz_validate | fuzz_play) len=0 ;; *) len=8000 ;; esac
     mkdir -p "$tmp/corpus/$h" "$tmp/art/$h"
-    if "$exe" "$tmp/corpus/$h" -max_total_time="$secs" -max_len=8000 -timeout=20 -rss_limit_mb=3000 \
+    if "$exe" "$tmp/corpus/$h" -max_total_time="$secs" -max_len="$len" -timeout=20 -rss_limit_mb=3000 \
         -artifact_prefix="$tmp/art/$h/" -print_final_stats=1 >"$tmp/$h.log" 2>&1; then
         runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$tmp/$h.log" | grep -o '[0-9]*$')
         echo "fuzz: $h: ${runs:-?} inputs in ${secs} s, no crash"

@@ -107,7 +107,7 @@ test)
     # "Fuzzing", for a longer hunt)
     cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DSALTO_FUZZ=ON -DSALTO_BUILD_TESTS=OFF >/dev/null
     cmake --build build-fuzz -j "$jobs" --target fuzz_problem fuzz_character fuzz_motion fuzz_react \
-        fuzz_sweep fuzz_set >/dev/null
+        fuzz_sweep fuzz_set fuzz_validate fuzz_play >/dev/null
     bash fuzz/run.sh build-fuzz 5 build/apps/salto
     ;;
 *)

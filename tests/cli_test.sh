@@ -1001,6 +1001,43 @@ if [ ! -s "$tmp/afile" ]; then ok; else fail "a refused run wrote into the file"
 expect 2 "$salto" check "$tmp/mbstep.yaml"
 grep_in "$tmp/err" "mbstep.yaml:[0-9]+:[0-9]+: error: a re-simulation step of 1e-12 s makes 2.1e\+12 steps"
 
+# sizes against the memory they imply, estimated before allocating (budget.h): a spline far too
+# large is refused at its key in milliseconds (it built for minutes, gigabytes), with the
+# estimate and the limit; --max-memory (before the command or among its options) moves the limit
+{ sed "s|character: ../data|character: $root/data|" "$root/problems/back_tuck.yaml"; printf '%s\n' 'spline:' '  control_points: 40000' '  slices: 60000'; } >"$tmp/big.yaml"
+expect 2 "$salto" check "$tmp/big.yaml"
+grep_in "$tmp/err" "error: .*big.yaml: building its NLP \(60003 slices, 40000 control points per DOF, 7 DOFs, [0-9]+ Hessian entries to sort\) needs about [0-9.]+ GiB of memory \(estimated before allocating it\), more than the limit of"
+grep_in "$tmp/err" "note: the limit is the smaller of 4 GiB and half this machine's memory unless set: 'salto --max-memory SIZE"
+expect 2 "$salto" --max-memory 2M check "$root/problems/back_tuck.yaml"
+grep_in "$tmp/err" "more than the limit of 2 MiB"
+grep_in "$tmp/err" "note: the limit was set"
+expect 0 "$salto" check "$root/problems/back_tuck.yaml" --max-memory 100M
+grep_in "$tmp/out" "^memory \(estimated\): [0-9.]+ MiB to build, [0-9.]+ MiB to solve; the limit is 100 MiB"
+SALTO_MAX_MEMORY=2M expect 2 "$salto" solve "$root/problems/back_tuck.yaml" -o "$tmp/bigout"
+if [ ! -e "$tmp/bigout/motion.json" ]; then ok; else fail "a refused solve wrote a motion"; fi
+expect 2 "$salto" --max-memory 12Q check "$root/problems/back_tuck.yaml"
+grep_in "$tmp/err" "^salto: --max-memory needs a size such as 8G, 512M or none, not '12Q'"
+expect 2 "$salto" check "$root/problems/back_tuck.yaml" --max-memory
+{ sed "s|character: ../data|character: $root/data|" "$root/problems/leap.yaml"; printf '%s\n' 'spline:' '  control_points: 45000' '  slices: 50000'; } >"$tmp/big2.yaml"
+expect 2 "$salto" check "$tmp/big2.yaml"
+grep_in "$tmp/err" "big2.yaml:[0-9]+:[0-9]+: error: the NLP of [0-9]+ slices over 45000 control points per DOF for 22 DOFs needs about [0-9.]+ GiB of memory \(estimated before allocating it\), more than the limit of"
+# more equalities in the flights than the spline has variables: refused at once (IPOPT refused
+# it at its first iteration after 102 s and 5 GB of building)
+expect 2 "$salto" check "$root/problems/leap.yaml" --set spline.slices=5000
+grep_in "$tmp/err" "error: the flights' [0-9]+ slices make [0-9]+ equality rows .* for at most [0-9]+ variables .*: more equalities than unknowns"
+# a large NLP: the rank's sparse QR is skipped unless asked for
+{ sed "s|character: ../data|character: $root/data|" "$root/problems/luxo_jump.yaml"; printf '%s\n' 'spline:' '  control_points: 5000' '  slices: 5000' '  coarse_first: false'; } >"$tmp/luxobig.yaml"
+expect 0 "$salto" check "$tmp/luxobig.yaml"
+grep_in "$tmp/out" "^equality constraints' rank: not computed for a Jacobian of [0-9]+ non-zeros"
+# the simulator's steps and frames
+expect 2 "$salto" play "$tmp/mb/motion.json" --dt 1e-9 -o "$tmp/pbig"
+grep_in "$tmp/err" "^salto play: a step of 1e-09 s over 2.6 s makes 2.6e\+09 steps: at most 1e\+08 \(--max-steps allows more\)"
+expect 2 "$salto" play "$tmp/mb/motion.json" --duration 1e7 --dt 0.1 -o "$tmp/pbig"
+grep_in "$tmp/err" "playing 1e\+07 s \([0-9]+ frames at [0-9]+ per second\) needs about [0-9]+ GiB of memory"
+expect 2 "$salto" play "$tmp/mb/motion.json" --react 'shank_l:0,1,0@0.5' --dt 1e-12 -o "$tmp/pbig"
+grep_in "$tmp/err" "makes 2.1e\+12 steps: at most 1e\+08"
+if [ ! -e "$tmp/pbig" ]; then ok; else fail "a refused play wrote output"; fi
+
 # ---- scripts/kernels.sh (bad input only: a good call runs the whole suite per kernel) ----
 build="$(dirname "$(dirname "$salto")")"
 expect 2 bash "$root/scripts/kernels.sh" frobnicate

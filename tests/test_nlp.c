@@ -13,6 +13,7 @@
 #include "salto/motion.h"
 #include "salto/bspline.h"
 #include "salto/character.h"
+#include "salto/budget.h"
 #include "salto/nlp.h"
 #include "salto/validate.h"
 #include "salto/dynamics.h"
@@ -769,6 +770,126 @@ enum { NKIN = (int)(sizeof kin_problems / sizeof kin_problems[0]) };
 
 START_TEST(kinematic_hessian_matches_differences) {
     check_lagrangian_hessian(kin_problems[_i % NKIN], 0.0, 100 + _i);
+}
+END_TEST
+
+
+// ---- the memory estimates (budget.h): checked against what the build allocates ----
+
+typedef struct counted {
+    size_t cur, peak;
+} counted;
+static counted g_count;
+
+
+static void* count_malloc(size_t n, void* user) {
+    (void)user;
+    size_t* h = malloc(n + 16);
+    if (!h) return NULL;
+    h[0] = n;
+    g_count.cur += n;
+    if (g_count.cur > g_count.peak) g_count.peak = g_count.cur;
+    return (char*)h + 16;
+}
+
+
+static void count_free(void* p, void* user) {
+    (void)user;
+    if (!p) return;
+    size_t* h = (size_t*)((char*)p - 16);
+    g_count.cur -= h[0];
+    free(h);
+}
+
+
+static const char* const mem_problems[] = {
+    "problems/back_tuck.yaml",
+    "problems/back_tuck.yaml|spline.control_points=400|spline.slices=800|spline.coarse_first=false",
+    "problems/leap.yaml",
+    "problems/leap.yaml|spline.control_points=60|spline.slices=200|spline.coarse_first=false",
+    "problems/luxo_jump.yaml|spline.control_points=2000|spline.slices=2000|spline.coarse_first=false",
+    "problems/monkey_bars.yaml",
+    "problems/highbar_dismount.yaml",
+    "tests/data/nlp/contacts3d.yaml",
+    "tests/data/nlp/keyframes3d.yaml",
+};
+#define NMEM (int)(sizeof mem_problems / sizeof mem_problems[0])
+
+// The build's peak estimated before its largest allocation is at least what it allocates
+// through salto_malloc at its peak, and at most 1.5 times that; the built NLP's, at least what
+// it holds once built
+START_TEST(memory_estimate_bounds_the_build) {
+    salto_problem_desc* p = load(mem_problems[_i]);
+    const salto_alloc_hooks hooks = {count_malloc, count_free, NULL};
+    memset(&g_count, 0, sizeof g_count);
+    salto_set_alloc_hooks(&hooks);
+    salto_error err = {0};
+    salto_nlp* nlp = salto_nlp_build(p, &err);
+    const size_t peak = g_count.peak, held = g_count.cur;
+    ck_assert_msg(nlp != NULL, "%s: %s", mem_problems[_i], err.msg);
+    const double est = salto_nlp_memory(nlp, 0), solve = salto_nlp_memory(nlp, 1);
+    salto_nlp_destroy(nlp);
+    salto_set_alloc_hooks(NULL);
+    ck_assert_msg(est >= (double)peak && est <= 1.5 * (double)peak,
+                  "%s: the build's peak %zu bytes, estimated %.0f", mem_problems[_i], peak, est);
+    ck_assert_msg(solve >= (double)held, "%s: the NLP holds %zu bytes, the solve's estimate %.0f",
+                  mem_problems[_i], held, solve);
+    salto_problem_destroy(p);
+}
+END_TEST
+
+
+// Over the limit, sizes are refused before the work: at the spline's key when the physics rows
+// alone are over it (the problem's reader), else by the build before its largest allocation
+// (what it allocated before saying so a small part of the estimate)
+START_TEST(memory_limit_refuses_before_the_work) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s", salto_test_path("problems/back_tuck.yaml"));
+    const char* set[] = {"spline.control_points=400", "spline.slices=800",
+                         "spline.coarse_first=false"};
+    salto_error err = {0};
+    salto_set_memory_limit(1e6);
+    salto_problem_desc* p = salto_problem_load_set(path, 3, set, &err);
+    ck_assert(p == NULL);
+    ck_assert_int_eq(err.status, SALTO_ERR_INVALID);
+    ck_assert_msg(err.where.line > 0 && strstr(err.msg, "needs about") &&
+                      strstr(err.msg, "limit of 977 kiB"), "%s (line %d)", err.msg, err.where.line);
+    // a limit the physics rows pass but the whole build does not
+    salto_set_memory_limit(0.0);
+    err = (salto_error){0};
+    p = salto_problem_load_set(path, 3, set, &err);
+    ck_assert(p != NULL);
+    salto_nlp* nlp = salto_nlp_build(p, &err);
+    ck_assert(nlp != NULL);
+    const double est = salto_nlp_memory(nlp, 0);
+    salto_nlp_destroy(nlp);
+    salto_set_memory_limit(0.9 * est);
+    const salto_alloc_hooks hooks = {count_malloc, count_free, NULL};
+    memset(&g_count, 0, sizeof g_count);
+    salto_set_alloc_hooks(&hooks);
+    err = (salto_error){0};
+    nlp = salto_nlp_build(p, &err);
+    salto_set_alloc_hooks(NULL);
+    ck_assert(nlp == NULL);
+    ck_assert_msg(err.status == SALTO_ERR_INVALID && strstr(err.msg, "needs about"), "%s", err.msg);
+    ck_assert_msg((double)g_count.peak < 0.25 * est, "allocated %zu of an estimated %.0f bytes "
+                  "before refusing", g_count.peak, est);
+    ck_assert_int_eq((int)g_count.cur, 0); // nothing leaked on the way out
+    // and the solve, whose estimate is the built NLP's with IPOPT's
+    salto_set_memory_limit(0.0);
+    err = (salto_error){0};
+    nlp = salto_nlp_build(p, &err);
+    ck_assert(nlp != NULL);
+    salto_set_memory_limit(0.99 * salto_nlp_memory(nlp, 1));
+    double* x = malloc(sizeof(double) * (size_t)salto_nlp_nx(nlp));
+    salto_nlp_initial_guess(nlp, x);
+    salto_solve_result res;
+    ck_assert_int_eq(salto_solve(nlp, x, NULL, NULL, &res, &err), SALTO_ERR_INVALID);
+    ck_assert_msg(strstr(err.msg, "solving its NLP") != NULL, "%s", err.msg);
+    salto_set_memory_limit(0.0);
+    free(x);
+    salto_nlp_destroy(nlp);
+    salto_problem_destroy(p);
 }
 END_TEST
 
@@ -2434,6 +2555,8 @@ Suite* nlp_suite(void) {
     tcase_add_test(tc, contact_force_objective_value);
     tcase_add_test(tc, objective_terms_add_up);
     tcase_add_test(tc, cost_of_an_iteration);
+    tcase_add_loop_test(tc, memory_estimate_bounds_the_build, 0, NMEM);
+    tcase_add_test(tc, memory_limit_refuses_before_the_work);
     tcase_add_loop_test(tc, non_finite_is_a_failed_evaluation, 0, NFD);
     tcase_add_loop_test(tc, derivative_methods_agree, 0, 2);
     tcase_add_test(tc, junction_rows_are_named);

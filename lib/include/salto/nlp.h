@@ -15,7 +15,8 @@
 typedef struct salto_nlp salto_nlp;
 
 // Builds the NLP of a problem (which must outlive it). NULL with err filled on bad input
-// (pointing at the problem file) or SALTO_ERR_NOMEM.
+// (pointing at the problem file) or SALTO_ERR_NOMEM; SALTO_ERR_INVALID also when the build's
+// memory, estimated before its largest allocation, is over the limit (budget.h).
 salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err);
 void salto_nlp_destroy(salto_nlp* nlp); // accepts NULL
 
@@ -24,6 +25,13 @@ int salto_nlp_ng(const salto_nlp* nlp);        // constraint rows
 int salto_nlp_nnz_jac(const salto_nlp* nlp);   // Jacobian non-zeros
 int salto_nlp_nnz_hess(const salto_nlp* nlp);  // Lagrangian Hessian non-zeros (lower triangle)
 const salto_problem_desc* salto_nlp_problem(const salto_nlp* nlp);
+
+// The memory (bytes, estimated from the NLP's sizes): with solve 0 the build's peak, else the
+// built NLP's with what a solve adds (IPOPT and the KKT factor). salto_nlp_check_memory:
+// SALTO_OK, or SALTO_ERR_INVALID when the solve's is over the limit (budget.h); salto_solve
+// checks it before IPOPT starts.
+double salto_nlp_memory(const salto_nlp* nlp, int solve);
+salto_status salto_nlp_check_memory(const salto_nlp* nlp, salto_error* err);
 const struct salto_bspline* salto_nlp_spline(const salto_nlp* nlp); // the DOFs' spline
 
 // Variable and constraint bounds (infinite bounds are +-1e20).

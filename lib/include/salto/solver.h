@@ -55,6 +55,9 @@ typedef struct salto_cost {
     int kkt_order, kkt_entries;  // the KKT matrix's order and entries (lower triangle)
     double factor_entries, flops; // its factor's entries and the factorisation's multiply-adds
     int max_front;                // the largest front's order
+    int predicted;                // 1: the factorisation was not made (over 1e10 multiply-adds
+                                  //   predicted from its pattern): t_factor, t_solve, flops and
+                                  //   factor_entries are the prediction's
 } salto_cost;
 
 salto_status salto_nlp_cost(salto_nlp* nlp, const double* x, salto_cost* out);

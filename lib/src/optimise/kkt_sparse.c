@@ -726,6 +726,22 @@ done:
     return st;
 }
 
+int kkt_sparse_predict(kkt_sparse* f, double* factor_entries, double* flops) {
+    if (symbolic(f, NULL) != 0) return -1;
+    double lnz = 0.0, fl = 0.0;
+    for (int s = 0; s < f->nsuper; s++) {
+        const int ncol = f->super[s + 1] - f->super[s], nrow = f->rptr[s + 1] - f->rptr[s];
+        for (int k = 0; k < ncol; k++) {
+            const double r = (double)(ncol - k - 1 + nrow); // the column's entries below
+            lnz += r, fl += r * (r + 1.0) / 2.0;
+        }
+    }
+    f->analysed = 0; // the first factorisation orders the matrix again, from its values
+    *factor_entries = lnz, *flops = fl;
+    return 0;
+}
+
+
 int kkt_sparse_factor(kkt_sparse* f, const double* a, double u, kkt_sparse_info* info) {
     if (!f->analysed) { // once: the order from the values (SALTO_KKT_NOMATCH, a measuring
         // aid: AMD's order from the pattern alone), and the symbolic factor

@@ -42,6 +42,11 @@ kkt_sparse* kkt_sparse_analyse(int n, int ne, const int* irn, const int* jcn);
 // calls keep them. Returns 0, or -1 if out of memory. info may be NULL.
 int kkt_sparse_factor(kkt_sparse* f, const double* a, double u, kkt_sparse_info* info);
 
+// The factor's entries and multiply-adds predicted from the pattern alone (AMD's order, no
+// pivoting, no delays), without factoring: what a factorisation will cost before it is made.
+// Returns 0, or -1 if out of memory. The first kkt_sparse_factor still orders from the values.
+int kkt_sparse_predict(kkt_sparse* f, double* factor_entries, double* flops);
+
 // Solves A x = b in place with the last factorisation (the unknowns of zero pivots come out 0).
 void kkt_sparse_solve(const kkt_sparse* f, double* b);
 

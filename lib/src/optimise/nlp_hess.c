@@ -11,6 +11,7 @@
 
 #include "salto/aggregate.h"
 #include "salto/bspline.h"
+#include "salto/budget.h"
 #include "salto/data.h"
 #include "salto/dynamics.h"
 #include "salto/kinematics.h"
@@ -39,7 +40,43 @@ static int block_var(const salto_nlp* nlp, const block* b, int u) {
 }
 
 
-salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
+// The memory the NLP holds once built, estimated from its sizes (bytes): the blocks, the
+// Jacobian's pattern, the rows' and variables' arrays, the Hessian's slots (npair of them, one
+// int each) and pattern (nhess entries), and the evaluation scratch, which grows as the square
+// of the DOFs (about 54 nv^2 doubles: the Hessian's state blocks). Checked against what the
+// build allocates through salto_malloc (tests/test_nlp.c, nlp_memory_estimate).
+static double steady_bytes(const salto_nlp* nlp, double npair, double nhess) {
+    const double nv = nlp->nv, nball = nlp->nblock + nlp->nobjblk;
+    return (double)sizeof(block) * nball + 8.0 * nlp->nnz_jac + 32.0 * (nlp->ng + nlp->nobjrow) +
+           48.0 * nlp->nx + 4.0 * npair + 8.0 * nhess + 8.0 * (60.0 * nv * nv + 600.0 * nv) +
+           64.0 * nlp->nslice + 56.0 * nlp->ncp + 65536.0;
+}
+
+
+// What the solve adds to the built NLP (bytes): IPOPT's vectors and matrices and the KKT
+// system's factor, which grow with the non-zeros of the Jacobian and the Hessian and with the
+// rows and variables. Measured with salto's own KKT factorisation on back_tuck, leap, luxo_jump
+// and monkey_bars from 8e5 to 3e6 non-zeros: 134 to 141 bytes per non-zero (peak resident
+// memory over three iterations less the built NLP's, 2026-11-28).
+static double solve_bytes(const salto_nlp* nlp) {
+    return 160.0 * ((double)nlp->nnz_jac + nlp->nnz_hess) + 120.0 * ((double)nlp->nx + nlp->ng);
+}
+
+
+double salto_nlp_memory(const salto_nlp* nlp, int solve) {
+    return solve ? nlp->mem_steady + solve_bytes(nlp) : nlp->mem_build;
+}
+
+
+salto_status salto_nlp_check_memory(const salto_nlp* nlp, salto_error* err) {
+    char what[512];
+    snprintf(what, sizeof what, "%s: solving its NLP (%d variables, %d constraints, %d + %d "
+             "non-zeros)", nlp->p->path, nlp->nx, nlp->ng, nlp->nnz_jac, nlp->nnz_hess);
+    return salto_budget_check(salto_nlp_memory(nlp, 1), salto_loc_none(), what, err);
+}
+
+
+salto_status nlp_build_hessian_pattern(salto_nlp* nlp, salto_error* err) {
     const int ncp = nlp->ncp;
     const long nx = nlp->nx;
     long nobj = nlp->obj.dofs * (4L * ncp - 6);
@@ -70,6 +107,19 @@ salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
         if (nblk + njk > INT_MAX / 2) return SALTO_ERR_NOMEM;
     }
     const long ntime = nlp_time_hess_pairs(nlp, NULL);
+    // the memory the pattern's sort takes while it runs (the pairs, two keys and two places
+    // each: 32 bytes a pair), checked with the NLP's before it is allocated
+    {
+        const double npair = (double)(nobj + nblk + njk + ntime);
+        nlp->mem_build = steady_bytes(nlp, npair, npair) + 32.0 * npair;
+        char what[512];
+        snprintf(what, sizeof what, "%s: building its NLP (%d slices, %d control points per DOF, "
+                 "%d DOFs, %.0f Hessian entries to sort)", nlp->p->path, nlp->nslice, nlp->ncp,
+                 nlp->nv, npair);
+        if (salto_budget_check(nlp->mem_build, salto_loc_none(), what, err) != SALTO_OK) {
+            return SALTO_ERR_INVALID;
+        }
+    }
     long* pairs = salto_malloc((size_t)(nobj + nblk + njk + ntime + 1) * sizeof(long));
     nlp->hess.obj = salto_malloc((size_t)(nobj + 1) * sizeof(int));
     nlp->hess.blk = salto_malloc((size_t)(nblk + 1) * sizeof(int));
@@ -154,6 +204,7 @@ salto_status nlp_build_hessian_pattern(salto_nlp* nlp) {
         for (long k = 0; k < nblk; k++) nlp->hess.blk[k] = slot[nobj + k];
         for (long k = 0; k < njk; k++) nlp->hess.jk[k] = slot[nobj + nblk + k];
         st = nlp_time_hess_slots(nlp, slot + nobj + nblk + njk);
+        nlp->mem_steady = steady_bytes(nlp, (double)n, (double)m);
     }
     salto_free(pairs), salto_free(key), salto_free(key2), salto_free(at), salto_free(at2);
     salto_free(count);

@@ -1147,7 +1147,11 @@ salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
     nlp->obj.rho = wsum * RHO + nlp->obj.ref_w;
     nlp->obj.dofs = wsum > 0.0 || nlp->obj.ref_w > 0.0 ? nlp->nv : 0;
     if (nlp_time_layout(nlp) != SALTO_OK) goto nomem;
-    if (nlp_build_hessian_pattern(nlp) != SALTO_OK) goto nomem;
+    {
+        const salto_status st = nlp_build_hessian_pattern(nlp, err);
+        if (st == SALTO_ERR_NOMEM) goto nomem;
+        if (st != SALTO_OK) goto fail;
+    }
 
     // evaluation scratch
     nlp->ev.d = salto_data_create(m);

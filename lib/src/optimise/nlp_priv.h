@@ -230,6 +230,8 @@ struct salto_nlp {
     const salto_model* m;
     salto_bspline spline;
     int nv, ncp, nx, ng, nnz_jac, nnz_hess;
+    double mem_build;        // the build's peak memory, estimated before the Hessian's pattern
+    double mem_steady;       //   (its largest part) and the built NLP's (bytes; nlp_hess.c)
     int planar;              // salto_model_is_planar, once
     int ncpv;                // control-point variables, nv ncp; the contact places follow
     int naux;                //   (site_hold), nx = ncpv + naux
@@ -447,7 +449,7 @@ int nlp_finite_n(const double* v, int n);
 double nlp_band(const salto_nlp* nlp, int j, int a, int o);
 
 // nlp_hess.c: the Lagrangian Hessian
-salto_status nlp_build_hessian_pattern(salto_nlp* nlp);
+salto_status nlp_build_hessian_pattern(salto_nlp* nlp, salto_error* err);
 // sign x w . d2x/dq dq into the q-q block of S (ns x ns, row-major; map: DOF -> local index, -1
 // where not read) for a point x fixed on link l, at the kinematics in nlp->ev.d
 void nlp_point_hess_add(const salto_nlp* nlp, double* S, int ns, const int* map, int l,

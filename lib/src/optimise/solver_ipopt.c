@@ -218,6 +218,8 @@ salto_status salto_solve_mult(salto_nlp* nlp, double* x, salto_multipliers* mult
     const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
     memset(result, 0, sizeof *result);
     result->worst_row = -1;
+    const salto_status mst = salto_nlp_check_memory(nlp, err);
+    if (mst != SALTO_OK) return mst;
 
     double* x_lo = salto_malloc((size_t)nx * sizeof(double));
     double* x_hi = salto_malloc((size_t)nx * sizeof(double));

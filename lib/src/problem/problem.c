@@ -487,7 +487,9 @@ static salto_status read_problem(reader* R, const salto_cfg* cfg) {
     if (s) return s;
     s = problem_read_reactions(R, top);
     if (s) return s;
-    return problem_read_output(R, top);
+    s = problem_read_output(R, top);
+    if (s) return s;
+    return problem_check_sizes(R, top);
 }
 
 

@@ -130,6 +130,7 @@ salto_status problem_read_solver(reader* R, const salto_cfg_node* top);
 salto_status problem_read_output(reader* R, const salto_cfg_node* top);
 salto_status problem_read_validation(reader* R, const salto_cfg_node* top);
 salto_status problem_read_spline(reader* R, const salto_cfg_node* top);
+salto_status problem_check_sizes(reader* R, const salto_cfg_node* top);
 
 // problem_react.c: the reactions (salto play --react)
 salto_status problem_read_reactions(reader* R, const salto_cfg_node* top);

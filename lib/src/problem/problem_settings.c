@@ -2,6 +2,8 @@
 // validation, and the spline (control points and knots per phase)
 #include "problem_priv.h"
 
+#include "salto/budget.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -724,4 +726,51 @@ salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
         }
     }
     return SALTO_OK;
+}
+
+
+// The sizes the problem implies, checked once it is read, before anything is built: (1) more
+// equality rows in the flights alone than the spline has variables (which no solver can meet:
+// IPOPT refuses it at its first iteration, after the whole NLP was built); (2) the memory of
+// the NLP's physics rows alone (each slice's block, dense in the four control points of every
+// DOF, sorted into the Hessian's pattern at 36 bytes an entry, and the evaluation scratch
+// growing as the DOFs squared), a lower bound of what salto_nlp_build estimates and checks
+// exactly (nlp_hess.c), so that a size far too large is reported at its key, file:line:col.
+salto_status problem_check_sizes(reader* R, const salto_cfg_node* top) {
+    const salto_problem_desc* p = R->p;
+    const int nv = R->m->nv, planar = salto_model_is_planar(R->m);
+    const salto_cfg_node* sp = salto_cfg_child(top, "spline");
+    const salto_cfg_node* w = NULL;
+    static const char* const keys[] = {"slices", "slices_per_segment", "knot_spacing",
+                                       "control_points", NULL};
+    for (int k = 0; sp && !w && keys[k]; k++) w = salto_cfg_child(sp, keys[k]);
+    const salto_src_loc loc = at(R, w ? w : salto_cfg_child(top, "phases"));
+    if (!p->physics) return SALTO_OK;
+    long slices = 0, flight = 0, eq = 0;
+    for (int i = 0; i < p->nphase; i++) {
+        const long n = salto_problem_phase_intervals(p, i) + 1L;
+        slices += n;
+        if (p->phases[i].contact.type != SALTO_CONTACT_NONE) continue;
+        const int rows = p->phases[i].ballistic ? (planar ? 1 : 3) : (planar ? 3 : 6);
+        flight += n, eq += n * rows;
+    }
+    // the variables: the control points, and at most a dozen more per phase and three per
+    // constraint (the contact places, a ballistic flight's parabola, momentum constants,
+    // durations, headings)
+    const long nx = (long)p->ncp * nv + 12L * p->nphase + 3L * p->ncon;
+    if (eq > nx) {
+        const long most = flight * nx / eq;
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, loc,
+                          "the flights' %ld slices make %ld equality rows (the flight's physics "
+                          "at every slice) for at most %ld variables (%d control points per DOF, "
+                          "%d DOFs): more equalities than unknowns, which no motion can meet; "
+                          "use fewer slices (at most about %ld in the flights) or more control "
+                          "points", flight, eq, nx, p->ncp, nv, most > 1 ? most : 1);
+    }
+    const double nu = 4.0 * nv, pairs = (double)slices * nu * (nu + 1.0) / 2.0;
+    const double bytes = 36.0 * pairs + 8.0 * 60.0 * (double)nv * nv;
+    char what[256];
+    snprintf(what, sizeof what, "the NLP of %ld slices over %d control points per DOF for %d "
+             "DOFs", slices, p->ncp, nv);
+    return salto_budget_check(bytes, loc, what, R->err);
 }

@@ -213,6 +213,12 @@ static void contact_margins(const salto_model* m, const salto_data* d, const sal
 }
 
 
+// a violation computed as NaN (an overflow in a check that applies) as infinite
+static double nan_to_inf(double x) {
+    return isnan(x) ? INFINITY : x;
+}
+
+
 // the violations of every check at one sample of phase i at time t (v: SALTO_CHECK_COUNT,
 // NAN where a check does not apply; what: the site, geometry or DOF at fault), from the
 // kinematics and f0 in d and the phase's start in ref
@@ -236,10 +242,12 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
             e[k] = c[k] - (ref->c0[k] + ref->v0[k] * tau + 0.5 * m->gravity[k] * tau * tau);
             dl[k] = L[k] - ref->L0[k];
         }
-        v[SALTO_CHECK_FLIGHT_FORCE] = salto_v3_norm(f);
-        v[SALTO_CHECK_FLIGHT_TORQUE] = salto_v3_norm(nc);
-        v[SALTO_CHECK_BALLISTIC] = salto_v3_norm(e);
-        v[SALTO_CHECK_SPIN] = salto_v3_norm(dl);
+        // (a state so large that these overflow, inf - inf, is infinitely off, not a check
+        // that does not apply: NaN would leave the check out of the verdict)
+        v[SALTO_CHECK_FLIGHT_FORCE] = nan_to_inf(salto_v3_norm(f));
+        v[SALTO_CHECK_FLIGHT_TORQUE] = nan_to_inf(salto_v3_norm(nc));
+        v[SALTO_CHECK_BALLISTIC] = nan_to_inf(salto_v3_norm(e));
+        v[SALTO_CHECK_SPIN] = nan_to_inf(salto_v3_norm(dl));
     } else {
         contact_margins(m, d, ct, planar, d->f0, ct->torque_max, ct->force_max, v);
     }
