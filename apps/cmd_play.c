@@ -483,8 +483,10 @@ int cmd_play(int argc, char** argv) {
         } else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc) {
             if (!parse_pos("--duration", argv[++i], &duration)) return 2;
         } else if (strcmp(argv[i], "--max-steps") == 0 && i + 1 < argc) {
-            if (!parse_pos("--max-steps", argv[++i], &max_steps) || max_steps < 1.0) {
-                if (max_steps < 1.0) fprintf(stderr, "salto play: --max-steps needs a number >= 1\n");
+            char* end = NULL;
+            max_steps = strtod(argv[++i], &end);
+            if (end == argv[i] || *end || !(max_steps >= 1.0) || !isfinite(max_steps)) {
+                fprintf(stderr, "salto play: --max-steps needs a number >= 1, not '%s'\n", argv[i]);
                 return 2;
             }
         } else if (strcmp(argv[i], "--react") == 0 && i + 1 < argc) {

@@ -177,14 +177,6 @@ int main(int argc, char** argv) {
     // glibc raises its thresholds by itself after the first solves.
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    if (app_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
-        usage(stdout);
-        return 0;
-    }
     // --max-memory SIZE, before the command or among its options: the memory limit (budget.h)
     // for this command and, through SALTO_MAX_MEMORY, every process it starts (batch workers)
     for (int i = 1; i < argc; i++) {
@@ -199,6 +191,14 @@ int main(int argc, char** argv) {
         for (int k = i; k + 2 <= argc; k++) argv[k] = argv[k + 2]; // (argv[argc] is NULL)
         argc -= 2;
         i--;
+    }
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (app_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
     }
     if (argc < 2) {
         usage(stderr);

@@ -105,7 +105,16 @@ for h in fuzz_problem fuzz_character fuzz_motion fuzz_react fuzz_sweep fuzz_set 
     else
         echo "fuzz: $h found a crash (its input: keep it in fuzz/regressions/$h/):" >&2
         tail -40 "$tmp/$h.log" >&2
-        for a in "$tmp/art/$h"/*; do [ -f "$a" ] && cp "$a" "$root/fuzz/regressions/$h/" 2>/dev/null; done
+        mkdir -p "$root/fuzz/regressions/$h" 2>/dev/null
+        for a in "$tmp/art/$h"/*; do
+            [ -f "$a" ] || continue
+            if cp "$a" "$root/fuzz/regressions/$h/" 2>/dev/null; then
+                echo "fuzz: kept as $root/fuzz/regressions/$h/$(basename "$a")" >&2
+            else # (a read-only checkout): the input itself, so that it is not lost with $tmp
+                echo "fuzz: could not keep it; its bytes (base64):" >&2
+                base64 "$a" >&2
+            fi
+        done
         status=1
     fi
 done

@@ -19,7 +19,7 @@ batch    : optimise
 # folder (lib/src/LAYER/); private headers there are the folder's own (base's are shared:
 # its folder is on every source's include path).
 HEADERS='
-base     : base atomic config spatial
+base     : base atomic config spatial budget
 model    : character model data export orient
 dynamics : kinematics dynamics aggregate obstacle dca
 problem  : problem checks

@@ -11,6 +11,7 @@
 #include "json_out.h"
 #include "linalg.h"
 #include "salto/base.h"
+#include "salto/budget.h"
 #include "test_suites.h"
 #include "test_util.h"
 
@@ -303,6 +304,46 @@ START_TEST(sym3_eigen_decomposes) {
 END_TEST
 
 
+// sizes read (salto --max-memory, SALTO_MAX_MEMORY) and written (the estimates' messages); the
+// limit set, back to the default, and the check's message and note
+START_TEST(sizes_read_and_written) {
+    static const struct { const char* s; double v; } good[] = {
+        {"4G", 4294967296.0}, {"512M", 536870912.0}, {"100k", 102400.0}, {"2.5GiB", 2684354560.0},
+        {"8 GB", 8589934592.0}, {" 1e9", 1e9}, {"1e9B", 1e9}, {"12B", 12.0}, {"1P", 1125899906842624.0},
+        {"8G ", 8589934592.0}, {"none", INFINITY}, {"Unlimited", INFINITY},
+    };
+    for (size_t k = 0; k < sizeof good / sizeof good[0]; k++) {
+        double v = 0.0;
+        ck_assert_msg(salto_parse_size(good[k].s, &v) == 0 && v == good[k].v, "'%s': %g", good[k].s, v);
+    }
+    static const char* const bad[] = {"", "G", "-1G", "0", "0.5", "1e-300", "1e400", "nan", "inf",
+                                      "0x1e", "0x1p30", "8X", "8Gx", "1e300T", "12 B B", NULL};
+    for (int k = 0; bad[k]; k++) {
+        double v = -1.0;
+        ck_assert_msg(salto_parse_size(bad[k], &v) == -1 && v == -1.0, "'%s' read as %g", bad[k], v);
+    }
+    static const struct { double v; const char* s; } out[] = {
+        {12.0, "12 B"}, {1023.0, "1023 B"}, {1023.9 * 1024.0, "1.0 MiB"}, {99.7 * 1048576.0, "100 MiB"},
+        {1.94 * 1073741824.0, "1.9 GiB"}, {9.96 * 1073741824.0, "10 GiB"}, {INFINITY, "no limit"},
+    };
+    for (size_t k = 0; k < sizeof out / sizeof out[0]; k++) {
+        char buf[32];
+        salto_format_bytes(out[k].v, buf, sizeof buf);
+        ck_assert_msg(strcmp(buf, out[k].s) == 0, "%g bytes: '%s', not '%s'", out[k].v, buf, out[k].s);
+    }
+    salto_set_memory_limit(1048576.0);
+    ck_assert(salto_memory_limit() == 1048576.0);
+    salto_error err = {0};
+    ck_assert_int_eq(salto_budget_check(1048576.0, salto_loc_none(), "x", &err), SALTO_OK);
+    ck_assert_int_eq(salto_budget_check(2e6, salto_loc_none(), "the thing", &err), SALTO_ERR_INVALID);
+    ck_assert_str_eq(err.msg, "the thing needs about 1.9 MiB of memory (estimated before allocating "
+                              "it), more than the limit of 1.0 MiB");
+    ck_assert_msg(strstr(err.note, "the limit was set") != NULL, "%s", err.note);
+    salto_set_memory_limit(0.0);
+    ck_assert(salto_memory_limit() > 0.0 && salto_memory_limit() <= SALTO_MEMORY_LIMIT_DEFAULT);
+}
+END_TEST
+
 Suite* base_suite(void) {
     Suite* s = suite_create("base");
     TCase* tc = tcase_create("errors");
@@ -322,6 +363,7 @@ Suite* base_suite(void) {
     tcase_add_test(tc, growing_arrays);
     tcase_add_test(tc, version_string);
     tcase_add_test(tc, sym3_eigen_decomposes);
+    tcase_add_test(tc, sizes_read_and_written);
     suite_add_tcase(s, tc);
     return s;
 }

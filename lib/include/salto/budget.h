@@ -23,11 +23,13 @@ double salto_memory_limit(void);
 // Sets the limit for this process (bytes > 0; INFINITY: none); 0 returns to the default.
 void salto_set_memory_limit(double bytes);
 
-// "4G", "512M", "100k", "2.5GiB", "1e9" (bytes) or "none"/"unlimited" (INFINITY) into *bytes;
-// 0, or -1 when s is none of these (or not a positive size).
+// "4G", "512M", "100k", "2.5GiB", "8 GB", "1e9" or "1e9B" (bytes; k, M, G, T, P binary
+// multiples) or "none"/"unlimited" (INFINITY) into *bytes; 0, or -1 when s is none of these
+// (hexadecimal, or not a positive size of at least a byte).
 int salto_parse_size(const char* s, double* bytes);
 
-// "1.9 GiB", "512 MiB", "800 kiB", "12 B"; returns what snprintf returns.
+// "1.9 GiB", "512 MiB", "800 kiB", "12 B" (the unit the rounded value needs); returns what
+// snprintf returns.
 int salto_format_bytes(double bytes, char* buf, size_t n);
 
 // SALTO_OK when an estimate of bytes is within the limit; else SALTO_ERR_INVALID at where:

@@ -56,6 +56,12 @@ typedef struct salto_contact_desc {
 
 // A box, axis-aligned but for a turn about +z: an obstacle the body keeps out of, and ground to
 // stand on (a ground contact `on` it). A planar character's box spans every y.
+// Plausible ranges of a problem's values, refused outside at file:line:col: a friction
+// coefficient at most SALTO_FRICTION_MAX; every length, angle or speed a constraint or a box
+// gives at most SALTO_VALUE_MAX in magnitude (metres, radians, per second: 10 km, 1600 turns)
+#define SALTO_FRICTION_MAX 100.0
+#define SALTO_VALUE_MAX 1e4
+
 typedef struct salto_box_desc {
     char name[48];          // "" when not named
     double lo[3], hi[3];    // its corners, world, m (lo < hi), before the yaw turns it
@@ -337,6 +343,9 @@ typedef struct salto_problem_desc {
     int skip_warmup;        // 1: salto_solve_refined starts from the x it is given, with no
                             //   first coarse solve (salto_solve_timed's second stage; not
                             //   from the file)
+    salto_src_loc size_loc; // the key that set the spline's size (slices, slices_per_segment,
+                            //   knot_spacing, control_points), else the phases: where a size
+                            //   too large is reported (salto_problem_check_memory)
     int warmup;             // 1: salto_solve_refined first solves the problem on
                             //   SALTO_WARMUP_CONTROL_POINTS control points and as many slices
                             //   for the initial guess (spline.coarse_first; by default with
@@ -497,6 +506,14 @@ int salto_problem_add_slices(salto_problem_desc* p, int n, const double* t, cons
 
 // m_i above: the slice intervals of phase i.
 int salto_problem_phase_intervals(const salto_problem_desc* p, int i);
+
+// The memory of the problem's NLP's physics rows alone (each slice's block, dense in the four
+// control points of every DOF, sorted into the Hessian's pattern at 36 bytes an entry, and the
+// evaluation scratch that grows as the DOFs squared): a lower bound of what salto_nlp_build
+// estimates exactly and checks, made from the sizes alone so that a spline far too large is
+// refused at its key (p->size_loc) before anything is allocated. SALTO_OK, or
+// SALTO_ERR_INVALID over the limit (budget.h). salto_nlp_build calls it first.
+salto_status salto_problem_check_memory(const salto_problem_desc* p, salto_error* err);
 
 // The most slices a problem may have (the NLP indexes them with ints and holds their rows).
 #define SALTO_MAX_SLICES 100000

@@ -21,6 +21,12 @@ double salto_memory_limit(void) {
     double v;
     const char* env = getenv("SALTO_MAX_MEMORY");
     if (env && salto_parse_size(env, &v) == 0) return v;
+    static int warned = 0;
+    if (env && !warned) {
+        warned = 1;
+        fprintf(stderr, "salto: warning: SALTO_MAX_MEMORY='%s' is not a size (such as 8G, 512M "
+                        "or none): the default limit applies\n", env);
+    }
     double lim = SALTO_MEMORY_LIMIT_DEFAULT;
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0) {
@@ -33,25 +39,32 @@ double salto_memory_limit(void) {
 
 int salto_parse_size(const char* s, double* bytes) {
     if (!s) return -1;
+    while (*s == ' ') s++;
     if (strcasecmp(s, "none") == 0 || strcasecmp(s, "unlimited") == 0) {
         *bytes = INFINITY;
         return 0;
+    }
+    // decimal digits, a point, an exponent: no hexadecimal, no "inf" or "nan"
+    if (!(*s >= '0' && *s <= '9') && *s != '.') return -1;
+    for (const char* c = s; *c && *c != ' '; c++) {
+        if ((*c | 0x20) == 'x') return -1;
     }
     char* end;
     const double v = strtod(s, &end);
     if (end == s || !(v > 0.0) || !isfinite(v)) return -1;
     while (*end == ' ') end++;
-    static const char* const units = "kmgt";
+    static const char* const units = "kmgtp";
     double scale = 1.0;
-    if (*end) {
+    if (*end && (*end | 0x20) != 'b') {
         const char* u = strchr(units, (char)(*end | 0x20));
         if (!u) return -1;
         scale = pow(1024.0, (double)(u - units + 1));
         end++;
         // "G", "GB", "GiB" alike: binary multiples
         if (*end == 'i' || *end == 'I') end++;
-        if (*end == 'b' || *end == 'B') end++;
     }
+    if (*end == 'b' || *end == 'B') end++;
+    while (*end == ' ') end++;
     if (*end) return -1;
     const double b = v * scale;
     if (!isfinite(b) || b < 1.0) return -1;
@@ -64,8 +77,10 @@ int salto_format_bytes(double bytes, char* buf, size_t n) {
     if (!isfinite(bytes)) return snprintf(buf, n, "no limit");
     static const char* const names[] = {"B", "kiB", "MiB", "GiB", "TiB", "PiB"};
     int k = 0;
-    while (k < 5 && bytes >= 1024.0) bytes /= 1024.0, k++;
-    return snprintf(buf, n, k == 0 || bytes >= 100.0 ? "%.0f %s" : "%.2g %s", bytes, names[k]);
+    // the unit of the value as printed: 1023.96 kiB is 1.0 MiB
+    while (k < 5 && bytes >= 1023.5) bytes /= 1024.0, k++;
+    if (k == 0 || bytes >= 9.95) return snprintf(buf, n, "%.0f %s", bytes, names[k]);
+    return snprintf(buf, n, "%.1f %s", bytes, names[k]);
 }
 
 
@@ -79,7 +94,9 @@ salto_status salto_budget_check(double bytes, salto_src_loc where, const char* w
     SALTO_FAIL(err, SALTO_ERR_INVALID, where,
                "%s needs about %s of memory (estimated before allocating it), more than the "
                "limit of %s", what, e, l);
-    if (g_limit > 0.0 || getenv("SALTO_MAX_MEMORY")) {
+    double v;
+    const char* env = getenv("SALTO_MAX_MEMORY");
+    if (g_limit > 0.0 || (env && salto_parse_size(env, &v) == 0)) {
         salto_error_note(err, "the limit was set (salto --max-memory SIZE, SALTO_MAX_MEMORY or "
                               "the caller): a larger SIZE, or none, allows more");
     } else {

@@ -636,6 +636,9 @@ void salto_nlp_destroy(salto_nlp* nlp) {
 
 
 salto_nlp* salto_nlp_build(const salto_problem_desc* p, salto_error* err) {
+    // a spline far too large, refused at its key before anything is allocated (the whole
+    // build's memory is estimated and checked exactly before its largest allocation: nlp_hess.c)
+    if (salto_problem_check_memory(p, err) != SALTO_OK) return NULL;
     salto_nlp* nlp = salto_calloc(1, sizeof(salto_nlp));
     if (!nlp) goto nomem;
     nlp->p = p;

@@ -280,8 +280,16 @@ static salto_status try_places(salto_problem_desc* p, salto_nlp** nlp, double* x
     p->extra_t = NULL, p->extra_ph = NULL, p->nextra = 0;
     int n = salto_problem_add_slices(p, ne0, et0, ep0) == ne0 ? salto_problem_add_slices(p, k, q->t, q->ph) : -1;
     salto_status st = n < 0 ? SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory") : SALTO_OK;
-    salto_nlp* next = n > 0 ? salto_nlp_build(p, err) : NULL;
-    if (n > 0 && !next) st = err->status ? err->status : SALTO_ERR_NOMEM;
+    salto_error be = {0};
+    salto_nlp* next = n > 0 ? salto_nlp_build(p, &be) : NULL;
+    if (n > 0 && !next) {
+        // over the memory limit (budget.h) the places are not added: refinement stops there
+        // and the motion stays; anything else is the solve's error
+        if (be.status != SALTO_ERR_INVALID) {
+            *err = be;
+            st = be.status ? be.status : SALTO_ERR_NOMEM;
+        }
+    }
     const int ng1 = next ? salto_nlp_ng(next) : 0;
     int* map = next ? salto_malloc(sizeof(int) * (size_t)(ng1 + 1)) : NULL;
     double* xs = next ? salto_malloc(sizeof(double) * (size_t)nx) : NULL;
@@ -874,6 +882,8 @@ static salto_status finer(salto_problem_desc** pp, salto_nlp** pn, double** px,
     salto_motion* mo = xq ? salto_motion_from_nlp(*pn, *px) : NULL;
     if (!mo) {
         salto_free(xq), salto_nlp_destroy(nq), salto_problem_destroy(q);
+        // the finer spline over the memory limit (budget.h): not tried, the motion stays
+        if (!nq && ignored.status && ignored.status != SALTO_ERR_NOMEM) return SALTO_OK;
         return SALTO_FAIL(err, SALTO_ERR_NOMEM, salto_loc_none(), "out of memory");
     }
     salto_nlp_guess_from_motion(nq, mo, xq);

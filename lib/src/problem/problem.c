@@ -489,7 +489,9 @@ static salto_status read_problem(reader* R, const salto_cfg* cfg) {
     if (s) return s;
     s = problem_read_output(R, top);
     if (s) return s;
-    return problem_check_sizes(R, top);
+    s = problem_check_values(R);
+    if (s) return s;
+    return problem_note_size_loc(R, top);
 }
 
 

@@ -194,6 +194,12 @@ static salto_status read_contact(reader* R, salto_phase_desc* ph, const salto_cf
     }
     s = problem_read_num_opt(R, n, "friction", 0.0, 1, &c->friction);
     if (s) return s;
+    if (c->friction > SALTO_FRICTION_MAX) {
+        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, at(R, salto_cfg_child(n, "friction")),
+                          "a friction coefficient of %g: at most %g (rubber on concrete is "
+                          "about 1; 5 to 10 already stops any slip)", c->friction,
+                          SALTO_FRICTION_MAX);
+    }
     s = problem_read_num_opt(R, n, "force_max", 0.0, 1, &c->force_max);
     if (s) return s;
     s = problem_read_num_opt(R, n, "twist_max", 0.0, 0, &c->twist_max);

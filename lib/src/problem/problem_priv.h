@@ -130,7 +130,8 @@ salto_status problem_read_solver(reader* R, const salto_cfg_node* top);
 salto_status problem_read_output(reader* R, const salto_cfg_node* top);
 salto_status problem_read_validation(reader* R, const salto_cfg_node* top);
 salto_status problem_read_spline(reader* R, const salto_cfg_node* top);
-salto_status problem_check_sizes(reader* R, const salto_cfg_node* top);
+salto_status problem_note_size_loc(reader* R, const salto_cfg_node* top);
+salto_status problem_check_values(reader* R);
 
 // problem_react.c: the reactions (salto play --react)
 salto_status problem_read_reactions(reader* R, const salto_cfg_node* top);

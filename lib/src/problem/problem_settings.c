@@ -729,48 +729,76 @@ salto_status problem_read_spline(reader* R, const salto_cfg_node* top) {
 }
 
 
-// The sizes the problem implies, checked once it is read, before anything is built: (1) more
-// equality rows in the flights alone than the spline has variables (which no solver can meet:
-// IPOPT refuses it at its first iteration, after the whole NLP was built); (2) the memory of
-// the NLP's physics rows alone (each slice's block, dense in the four control points of every
-// DOF, sorted into the Hessian's pattern at 36 bytes an entry, and the evaluation scratch
-// growing as the DOFs squared), a lower bound of what salto_nlp_build estimates and checks
-// exactly (nlp_hess.c), so that a size far too large is reported at its key, file:line:col.
-salto_status problem_check_sizes(reader* R, const salto_cfg_node* top) {
-    const salto_problem_desc* p = R->p;
-    const int nv = R->m->nv, planar = salto_model_is_planar(R->m);
+// where a size too large is reported: the key that set the spline's size, else the phases
+salto_status problem_note_size_loc(reader* R, const salto_cfg_node* top) {
     const salto_cfg_node* sp = salto_cfg_child(top, "spline");
     const salto_cfg_node* w = NULL;
     static const char* const keys[] = {"slices", "slices_per_segment", "knot_spacing",
                                        "control_points", NULL};
     for (int k = 0; sp && !w && keys[k]; k++) w = salto_cfg_child(sp, keys[k]);
-    const salto_src_loc loc = at(R, w ? w : salto_cfg_child(top, "phases"));
+    if (!w) w = salto_cfg_child(top, "phases");
+    if (w) R->p->size_loc = at(R, w);
+    return SALTO_OK;
+}
+
+
+salto_status salto_problem_check_memory(const salto_problem_desc* p, salto_error* err) {
     if (!p->physics) return SALTO_OK;
-    long slices = 0, flight = 0, eq = 0;
-    for (int i = 0; i < p->nphase; i++) {
-        const long n = salto_problem_phase_intervals(p, i) + 1L;
-        slices += n;
-        if (p->phases[i].contact.type != SALTO_CONTACT_NONE) continue;
-        const int rows = p->phases[i].ballistic ? (planar ? 1 : 3) : (planar ? 3 : 6);
-        flight += n, eq += n * rows;
-    }
-    // the variables: the control points, and at most a dozen more per phase and three per
-    // constraint (the contact places, a ballistic flight's parabola, momentum constants,
-    // durations, headings)
-    const long nx = (long)p->ncp * nv + 12L * p->nphase + 3L * p->ncon;
-    if (eq > nx) {
-        const long most = flight * nx / eq;
-        return SALTO_FAIL(R->err, SALTO_ERR_INVALID, loc,
-                          "the flights' %ld slices make %ld equality rows (the flight's physics "
-                          "at every slice) for at most %ld variables (%d control points per DOF, "
-                          "%d DOFs): more equalities than unknowns, which no motion can meet; "
-                          "use fewer slices (at most about %ld in the flights) or more control "
-                          "points", flight, eq, nx, p->ncp, nv, most > 1 ? most : 1);
-    }
+    const int nv = p->model->nv;
+    long slices = 0;
+    for (int i = 0; i < p->nphase; i++) slices += salto_problem_phase_intervals(p, i) + 1L;
     const double nu = 4.0 * nv, pairs = (double)slices * nu * (nu + 1.0) / 2.0;
     const double bytes = 36.0 * pairs + 8.0 * 60.0 * (double)nv * nv;
     char what[256];
     snprintf(what, sizeof what, "the NLP of %ld slices over %d control points per DOF for %d "
              "DOFs", slices, p->ncp, nv);
-    return salto_budget_check(bytes, loc, what, R->err);
+    return salto_budget_check(bytes, p->size_loc, what, err);
+}
+
+// The values the constraints and boxes give, within SALTO_VALUE_MAX in magnitude (open sides,
+// infinite, aside): a root placed 1e308 m away read as a number and ended in IPOPT's
+// Invalid_Number_Detected without naming it
+static int far_value(double v) {
+    return isfinite(v) && fabs(v) > SALTO_VALUE_MAX;
+}
+
+
+salto_status problem_check_values(reader* R) {
+    const salto_problem_desc* p = R->p;
+    for (int i = 0; i < p->ncon; i++) {
+        const salto_constraint_desc* c = &p->cons[i];
+        if (c->hold_phase) continue; // the holds' values come from the phase
+        double bad = NAN;
+        const double h3 = hypot(hypot(c->point[0], c->point[1]), c->point[2]);
+        if (far_value(h3)) bad = h3;
+        const int nval = c->type == SALTO_CON_JOINT_RANGE ? 2 * c->ndof : c->ndof;
+        for (int k = 0; c->value && k < nval; k++) {
+            if (far_value(c->value[k])) bad = c->value[k];
+        }
+        for (int k = 0; k < 3; k++) {
+            if (c->mask[k] && far_value(c->vec[k])) bad = c->vec[k];
+            if (far_value(c->lo[k])) bad = c->lo[k];
+            if (far_value(c->hi[k])) bad = c->hi[k];
+        }
+        if (far_value(c->height)) bad = c->height;
+        if (!isnan(bad)) {
+            return SALTO_FAIL(R->err, SALTO_ERR_INVALID, c->loc,
+                              "%s constraint%s%s%s: a value of %g; salto works in metres, radians "
+                              "and seconds, and takes at most %g in magnitude",
+                              salto_constraint_name(c->type), c->name[0] ? " '" : "", c->name,
+                              c->name[0] ? "'" : "", bad, SALTO_VALUE_MAX);
+        }
+    }
+    for (int b = 0; b < p->nbox; b++) {
+        const salto_box_desc* bx = &p->boxes[b];
+        for (int k = 0; k < 3; k++) {
+            const double v = far_value(bx->lo[k]) ? bx->lo[k] : far_value(bx->hi[k]) ? bx->hi[k] : NAN;
+            if (!isnan(v)) {
+                return SALTO_FAIL(R->err, SALTO_ERR_INVALID, bx->loc,
+                                  "a box's corner at %g m: at most %g m from the origin", v,
+                                  SALTO_VALUE_MAX);
+            }
+        }
+    }
+    return SALTO_OK;
 }
