@@ -62,6 +62,8 @@ void bench_cost_format(bench_cost_cells* c, int fact, int iterations, double fac
 int bench_parse_reps(const char* s);
 // cmd_bench.c: fn(c) timed: a warm-up, then reps batches of at least batch_s each
 timing bench_measure(bench_fn fn, void* c, int reps, double batch_s);
+// cmd_bench.c: the same on the thread's CPU clock (salto_cpu_now)
+timing bench_measure_cpu(bench_fn fn, void* c, int reps, double batch_s);
 // cmd_bench.c: --quick, --reps N or --root DIR at argv[*i]: 1 taken, 0 not one, -1 bad --reps
 int bench_shared_opt(int argc, char** argv, int* i, int* quick, int* reps, const char** root);
 

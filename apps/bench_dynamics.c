@@ -1,8 +1,16 @@
-// bench_dynamics.c: salto bench dynamics: timing tables (Fang & Pollard 2003, Figure 5)
+// bench_dynamics.c: salto bench dynamics: timing tables (Fang & Pollard 2003, Figure 5), and
+// with --instructions the instructions of one RNEA and one ABA (what scripts/aba_native.sh
+// compares between a -march=native build and a portable one)
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
 
 #include "bench.h"
 #include "cmds.h"
@@ -62,8 +70,95 @@ typedef struct row {
 } row;
 
 
-static int bench_model(const salto_model* m, const char* name, int reps, double batch_s, row* r,
-                       FILE* csv) {
+static void run_nothing(void* ctx) {
+    (void)ctx;
+}
+
+
+// the instructions the processor retires in one call of fn(c), user space only: a forked child
+// calls it once untimed (lazy binding, first touches), then again between two SIGSTOPs, and the
+// parent single-steps it between them under ptrace; the same with an empty call between the
+// stops is subtracted. Exact and repeatable, whatever the instruction set (valgrind cannot run
+// the AVX-512 instructions -march=native allows here); a rep-prefixed string instruction counts
+// once per iteration, as valgrind counts it. -1 where ptrace is refused or not Linux.
+static long steps_between_stops(bench_fn fn, void* c) {
+#ifdef __linux__
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) != 0) _exit(3);
+        fn(c);
+        raise(SIGSTOP);
+        fn(c);
+        raise(SIGSTOP);
+        _exit(0);
+    }
+    int st = 0;
+    long steps = 0;
+    if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st)) steps = -1;
+    while (steps >= 0) {
+        if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) != 0 || waitpid(pid, &st, 0) != pid ||
+            !WIFSTOPPED(st)) {
+            steps = -1;
+        } else if (WSTOPSIG(st) == SIGSTOP) {
+            break;
+        } else {
+            steps++;
+        }
+    }
+    kill(pid, SIGKILL);
+    ptrace(PTRACE_CONT, pid, NULL, NULL);
+    waitpid(pid, &st, 0);
+    return steps;
+#else
+    (void)fn, (void)c;
+    return -1;
+#endif
+}
+
+
+static long count_instructions(bench_fn fn, void* c) {
+    const long n = steps_between_stops(fn, c), n0 = steps_between_stops(run_nothing, c);
+    return n < 0 || n0 < 0 ? -1 : n - n0;
+}
+
+
+// the model's state for every method: fixed, moderate, seeded pseudo-random
+static void bench_state(const salto_model* m, salto_data* d) {
+    unsigned s = 12345u;
+    for (int i = 0; i < m->nv; i++) {
+        s = s * 1103515245u + 12345u;
+        d->q[i] = ((double)(s >> 8) / 16777216.0 - 0.5) * 1.6;
+        d->qd[i] = ((double)((s * 7u) >> 8) / 16777216.0 - 0.5) * 2.0;
+        d->qdd[i] = ((double)((s * 13u) >> 8) / 16777216.0 - 0.5) * 4.0;
+        d->tau[i] = ((double)((s * 17u) >> 8) / 16777216.0 - 0.5) * 2.0;
+    }
+}
+
+
+// --instructions: one row, the instructions of one RNEA and one ABA on m; 0 when they could not
+// be counted
+static int count_model(const salto_model* m, const char* name) {
+    salto_data* d = salto_data_create(m);
+    double* tau = malloc(sizeof(double) * (size_t)m->nv);
+    long n_rnea = -1, n_aba = -1;
+    if (d && tau) {
+        bench_state(m, d);
+        bench_ctx c = {m, d, NULL, tau};
+        n_rnea = count_instructions(run_rnea, &c);
+        n_aba = count_instructions(run_aba, &c);
+    }
+    salto_data_destroy(d);
+    free(tau);
+    if (n_rnea < 0 || n_aba < 0) return 0;
+    printf("%-22s %4d %12ld %12ld %12.0f\n", name, m->nv, n_rnea, n_aba, (double)n_aba / m->nv);
+    return 1;
+}
+
+
+static int bench_model(const salto_model* m, const char* name, int reps, double batch_s, int cpu,
+                       row* r, FILE* csv) {
     salto_data* d = salto_data_create(m);
     double* J = malloc(sizeof(double) * (size_t)(18 * m->nv));
     double* tau = malloc(sizeof(double) * (size_t)m->nv);
@@ -73,20 +168,13 @@ static int bench_model(const salto_model* m, const char* name, int reps, double 
         free(tau);
         return 0;
     }
-    // a fixed, moderate state (seeded pseudo-random), the same for every method
-    unsigned s = 12345u;
-    for (int i = 0; i < m->nv; i++) {
-        s = s * 1103515245u + 12345u;
-        d->q[i] = ((double)(s >> 8) / 16777216.0 - 0.5) * 1.6;
-        d->qd[i] = ((double)((s * 7u) >> 8) / 16777216.0 - 0.5) * 2.0;
-        d->qdd[i] = ((double)((s * 13u) >> 8) / 16777216.0 - 0.5) * 4.0;
-        d->tau[i] = ((double)((s * 17u) >> 8) / 16777216.0 - 0.5) * 2.0;
-    }
+    bench_state(m, d); // the same for every method
     bench_ctx c = {m, d, J, tau};
     snprintf(r->name, sizeof r->name, "%s", name);
     r->nv = m->nv;
     for (int k = 0; k < NMETHOD; k++) {
-        r->t[k] = bench_measure(method_fns[k], &c, reps, batch_s);
+        r->t[k] = cpu ? bench_measure_cpu(method_fns[k], &c, reps, batch_s)
+                      : bench_measure(method_fns[k], &c, reps, batch_s);
         if (csv) {
             fprintf(csv, "%s/%s,eval,%d,%d,%.1f,%.1f\n", method_names[k], name, r->t[k].reps,
                     r->t[k].runs, r->t[k].min_ns, r->t[k].median_ns);
@@ -117,8 +205,65 @@ static void fit_line(const double* x, const double* y, int n, double* a, double*
 }
 
 
+// the models: serial chains (salto gen chain N) and the shipped characters
+static const int chains_full[] = {3, 5, 8, 10, 15, 20, 25, 30, 40, 50};
+static const int chains_quick[] = {3, 10, 50};
+static const char* const chars[] = {"gymnast7", "luxo", "humanoid22"};
+
+
+// chain N (0.3 m, 1 kg a link) or the shipped character name under root; NULL with a message
+static salto_model* load_model(int chain, const char* name, const char* root) {
+    salto_error err = {0};
+    salto_model* m = NULL;
+    if (chain > 0) {
+        salto_character_desc* c = salto_character_chain(chain, 0.3, 1.0);
+        m = c ? salto_model_build(c, NULL, &err) : NULL;
+        salto_character_destroy(c);
+    } else {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/data/characters/%s.yaml", root, name);
+        m = salto_model_load(path, &err);
+    }
+    if (!m) app_print_error(&err);
+    return m;
+}
+
+
+// salto bench dynamics --instructions: the instructions table over the models
+static int count_dynamics(int quick, const char* filter, const char* root) {
+    printf("salto bench dynamics: instructions per evaluation (one call single-stepped, less an\n"
+           "empty call; user space)\n\n");
+    printf("%-22s %4s %12s %12s %12s\n", "model", "D", "RNEA", "ABA", "ABA/D");
+    const int nchain = quick ? 3 : (int)(sizeof chains_full / sizeof chains_full[0]);
+    const int nmodel = nchain + (int)(sizeof chars / sizeof chars[0]);
+    int status = 0;
+    for (int k = 0; k < nmodel; k++) {
+        const int chain = k < nchain ? (quick ? chains_quick : chains_full)[k] : 0;
+        char name[64];
+        if (chain > 0) {
+            snprintf(name, sizeof name, "chain%d", chain);
+        } else {
+            snprintf(name, sizeof name, "%s", chars[k - nchain]);
+        }
+        if (!strstr(name, filter)) continue;
+        salto_model* m = load_model(chain, name, root);
+        if (!m) {
+            status = 2;
+            continue;
+        }
+        if (!count_model(m, name)) {
+            fprintf(stderr, "salto bench dynamics: cannot count instructions on %s (ptrace refused, or not Linux)\n",
+                    name);
+            status = 1;
+        }
+        salto_model_destroy(m);
+    }
+    return status;
+}
+
+
 int bench_dynamics(int argc, char** argv) {
-    int quick = 0, reps = -1;
+    int quick = 0, reps = -1, cpu = 0, instructions = 0;
     const char* csv_path = NULL;
     const char* root = ".";
     const char* filter = "";
@@ -132,6 +277,10 @@ int bench_dynamics(int argc, char** argv) {
             if ((reps = bench_parse_reps(argv[++i])) < 0) return 2;
         } else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
             csv_path = argv[++i];
+        } else if (strcmp(argv[i], "--cpu") == 0) {
+            cpu = 1;
+        } else if (strcmp(argv[i], "--instructions") == 0) {
+            instructions = 1;
         } else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
             filter = argv[++i];
         } else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
@@ -143,6 +292,7 @@ int bench_dynamics(int argc, char** argv) {
     }
     if (reps < 0) reps = quick ? 3 : 15;
     const double batch_s = quick ? 2e-4 : 5e-3;
+    if (instructions) return count_dynamics(quick, filter, root);
 
     FILE* csv = NULL;
     char csv_tmp[4200];
@@ -156,14 +306,11 @@ int bench_dynamics(int argc, char** argv) {
         fprintf(csv, "name,unit,reps,runs_per_rep,min_ns,median_ns\n");
     }
 
-    static const int chains_full[] = {3, 5, 8, 10, 15, 20, 25, 30, 40, 50};
-    static const int chains_quick[] = {3, 10, 50};
     const int* chains = quick ? chains_quick : chains_full;
     const int nchain = quick ? 3 : (int)(sizeof chains_full / sizeof chains_full[0]);
-    static const char* const chars[] = {"gymnast7", "luxo", "humanoid22"};
 
-    printf("salto bench dynamics: median ns per evaluation (%d batches of >= %.1f ms)\n", reps,
-           batch_s * 1e3);
+    printf("salto bench dynamics: median ns per evaluation (%d batches of >= %.1f ms%s)\n", reps,
+           batch_s * 1e3, cpu ? ", thread CPU time" : "");
     printf("f0+J: f0 and its full 6 x 3D Jacobian in (q, qd, qdd)\n\n");
     printf("%-22s %4s %10s %10s %11s %8s %8s %9s %9s\n", "model", "D", "f0+J lin", "f0+J dir",
            "f0+J cdiff", "RNEA", "ABA", "dir/lin", "cdiff/lin");
@@ -176,16 +323,12 @@ int bench_dynamics(int argc, char** argv) {
         char name[64];
         snprintf(name, sizeof name, "chain%d", chains[k]);
         if (!strstr(name, filter)) continue;
-        salto_character_desc* c = salto_character_chain(chains[k], 0.3, 1.0);
-        salto_error err = {0};
-        salto_model* m = c ? salto_model_build(c, NULL, &err) : NULL;
-        salto_character_destroy(c);
+        salto_model* m = load_model(chains[k], name, root);
         if (!m) {
-            app_print_error(&err);
             status = 1;
             continue;
         }
-        if (bench_model(m, name, reps, batch_s, &rows[ndone], csv)) print_row(&rows[ndone]);
+        if (bench_model(m, name, reps, batch_s, cpu, &rows[ndone], csv)) print_row(&rows[ndone]);
         xs[ndone] = m->nv;
         ylin[ndone] = rows[ndone].t[0].median_ns;
         ydir[ndone] = rows[ndone].t[1].median_ns;
@@ -194,17 +337,13 @@ int bench_dynamics(int argc, char** argv) {
     }
     for (size_t k = 0; k < sizeof chars / sizeof chars[0]; k++) {
         if (!strstr(chars[k], filter)) continue;
-        char path[4200];
-        snprintf(path, sizeof path, "%s/data/characters/%s.yaml", root, chars[k]);
-        salto_error err = {0};
-        salto_model* m = salto_model_load(path, &err);
+        salto_model* m = load_model(0, chars[k], root);
         if (!m) {
-            app_print_error(&err);
             status = 2;
             continue;
         }
         row r;
-        if (bench_model(m, chars[k], reps, batch_s, &r, csv)) print_row(&r);
+        if (bench_model(m, chars[k], reps, batch_s, cpu, &r, csv)) print_row(&r);
         salto_model_destroy(m);
     }
 

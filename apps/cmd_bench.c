@@ -13,7 +13,8 @@
 #include "cmds.h"
 
 void bench_help(void) {
-    printf("usage: salto bench dynamics [--quick] [--reps N] [--filter TEXT] [--csv FILE] [--root DIR]\n\n"
+    printf("usage: salto bench dynamics [--quick] [--reps N] [--filter TEXT] [--csv FILE] [--root DIR]\n"
+           "                            [--cpu] [--instructions]\n\n"
            "Times, per evaluation, on serial chains of 3 to 50 links and on the shipped\n"
            "characters: f0 plus its full 6 x 3D Jacobian by the linear-time method, by direct\n"
            "O(D^2) differentiation and by central differences; inverse dynamics (RNEA); forward\n"
@@ -23,7 +24,11 @@ void bench_help(void) {
            "  --reps N    timed batches per measurement (default 15; --quick: 3)\n"
            "  --filter TEXT  only the models whose name contains TEXT\n"
            "  --csv FILE  also write name,unit,reps,runs_per_rep,min_ns,median_ns\n"
-           "  --root DIR  repository root holding data/characters (default: .)\n\n"
+           "  --root DIR  repository root holding data/characters (default: .)\n"
+           "  --cpu       time on the thread's CPU clock instead of the wall clock\n"
+           "  --instructions  instead of timing, count the instructions of one RNEA and one ABA\n"
+           "              (single-stepped under ptrace, Linux; any instruction set, AVX-512\n"
+           "              included; scripts/aba_native.sh compares two builds with it)\n\n"
            "usage: salto bench nlp [PROBLEM.yaml] [--quick] [--reps N]\n"
            "usage: salto bench paper [--quick] [--reps N] [--only NAMES] [--hessian WHICH]\n"
            "                         [--max-time S] [--no-fig10] [--no-shipped] [--root DIR]\n"
@@ -66,24 +71,24 @@ int bench_parse_reps(const char* s) {
 }
 
 
-// warm-up, size the batch to last at least batch_s, then time reps batches
-timing bench_measure(bench_fn fn, void* c, int reps, double batch_s) {
+// warm-up, size the batch to last at least batch_s, then time reps batches on the clock now
+static timing measure(bench_fn fn, void* c, int reps, double batch_s, double (*now)(void)) {
     timing t = {0, 0, reps, 1};
     fn(c);
     int runs = 1;
     for (;;) {
-        const double t0 = salto_now();
+        const double t0 = now();
         for (int k = 0; k < runs; k++) fn(c);
-        const double dt = salto_now() - t0;
+        const double dt = now() - t0;
         if (dt >= batch_s || runs >= (1 << 26)) break;
         runs = dt > 0 ? (int)fmin((double)(1 << 26), runs * fmax(2.0, 1.2 * batch_s / dt)) : runs * 10;
     }
     double samples[64];
     if (reps > 64) reps = 64;
     for (int r = 0; r < reps; r++) {
-        const double t0 = salto_now();
+        const double t0 = now();
         for (int k = 0; k < runs; k++) fn(c);
-        samples[r] = (salto_now() - t0) / runs * 1e9;
+        samples[r] = (now() - t0) / runs * 1e9;
     }
     qsort(samples, (size_t)reps, sizeof(double), bench_cmp_double);
     t.min_ns = samples[0];
@@ -91,6 +96,16 @@ timing bench_measure(bench_fn fn, void* c, int reps, double batch_s) {
     t.reps = reps;
     t.runs = runs;
     return t;
+}
+
+
+timing bench_measure(bench_fn fn, void* c, int reps, double batch_s) {
+    return measure(fn, c, reps, batch_s, salto_now);
+}
+
+
+timing bench_measure_cpu(bench_fn fn, void* c, int reps, double batch_s) {
+    return measure(fn, c, reps, batch_s, salto_cpu_now);
 }
 
 
