@@ -132,6 +132,10 @@ static int report_validation(salto_nlp* nlp, const double* x, const char* dir) {
 }
 
 
+// a factorisation predicted over this many multiply-adds (seconds, at about 1e9 a second) is
+// warned of before the solve
+#define SOLVE_WARN_FLOPS 2e9
+
 int cmd_solve(int argc, char** argv) {
     return app_solve(argc, argv, 1);
 }
@@ -212,6 +216,18 @@ int app_solve(int argc, char** argv, int verdict) {
     fprintf(stderr, "%s: %d variables, %d constraints, %d Jacobian non-zeros; %s\n", path, nx,
             salto_nlp_ng(nlp), salto_nlp_nnz_jac(nlp), spl);
 
+    // the time a factorisation will take, predicted from the KKT pattern (milliseconds to
+    // make): warned of when it is seconds, before the solve makes hundreds
+    {
+        double fl = 0.0, lnz = 0.0;
+        if (salto_nlp_kkt_predict(nlp, &fl, &lnz) == SALTO_OK && fl > SOLVE_WARN_FLOPS) {
+            fprintf(stderr, "salto solve: warning: each KKT factorisation is predicted at %.2g "
+                            "multiply-adds (about %.0f s; an iteration makes two or three, a "
+                            "solve tens to hundreds of iterations): fewer slices or control "
+                            "points make it faster ('salto check' measures an iteration)\n",
+                    fl, fl / 1e9);
+        }
+    }
     salto_solve_result res;
     salto_refine_result ref;
     int status = 0;

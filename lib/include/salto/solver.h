@@ -62,6 +62,12 @@ typedef struct salto_cost {
 
 salto_status salto_nlp_cost(salto_nlp* nlp, const double* x, salto_cost* out);
 
+// What the solve's KKT factorisation will cost, predicted from the pattern alone (AMD's order,
+// no pivoting or delays, before any value): multiply-adds and the factor's entries. Milliseconds
+// for the shipped problems; salto solve warns from it before a solve whose factorisations will
+// take seconds each. SALTO_ERR_NOMEM.
+salto_status salto_nlp_kkt_predict(const salto_nlp* nlp, double* flops, double* factor_entries);
+
 // Makes every later solve on this thread factor each KKT matrix with MUMPS too, for salto
 // bench's comparison (salto_solve_result's mumps fields); 0 turns it off.
 void salto_solver_compare_mumps(int on);

@@ -33,24 +33,80 @@ static double median(double* t) {
     return t[REPS / 2];
 }
 
-salto_status salto_nlp_cost(salto_nlp* nlp, const double* x, salto_cost* out) {
-    memset(out, 0, sizeof *out);
+// the inequality rows (IPOPT gives each a slack) into slack_row (ng); their count, or -1 if out
+// of memory
+static int slack_rows(const salto_nlp* nlp, int* slack_row) {
     const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
-    const int nj = salto_nlp_nnz_jac(nlp), nh = salto_nlp_nnz_hess(nlp);
-    // the inequality rows (IPOPT gives each a slack)
     double* glo = malloc(sizeof(double) * (size_t)(ng > 0 ? ng : 1));
     double* ghi = malloc(sizeof(double) * (size_t)(ng > 0 ? ng : 1));
     double* xlo = malloc(sizeof(double) * (size_t)nx);
     double* xhi = malloc(sizeof(double) * (size_t)nx);
-    int* slack_row = malloc(sizeof(int) * (size_t)(ng > 0 ? ng : 1));
-    int nslack = 0;
-    if (glo && ghi && xlo && xhi && slack_row) {
+    int nslack = -1;
+    if (glo && ghi && xlo && xhi) {
         salto_nlp_bounds(nlp, xlo, xhi, glo, ghi);
+        nslack = 0;
         for (int r = 0; r < ng; r++) {
             if (glo[r] < ghi[r]) slack_row[nslack++] = r;
         }
     }
     free(glo), free(ghi), free(xlo), free(xhi);
+    return nslack;
+}
+
+
+// The KKT matrix's pattern as IPOPT assembles it at its first factorisation: [H + I, J'; J, 0]
+// over x and the constraints' multipliers, and for each inequality row a slack s with diagonal
+// 1 and -1 in its row (IPOPT's d(x) - s = 0); 0-based lower triangle, into ir and jc (nnz_hess +
+// nnz_jac + nx + 2 nslack + ng); a (may be NULL) gets the constant entries after the Hessian's
+// and the Jacobian's
+static void kkt_pattern(const salto_nlp* nlp, const int* slack_row, int nslack, int* ir, int* jc,
+                        double* a) {
+    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
+    const int nj = salto_nlp_nnz_jac(nlp), nh = salto_nlp_nnz_hess(nlp);
+    salto_nlp_hess_pattern(nlp, ir, jc);
+    salto_nlp_jac_pattern(nlp, ir + nh, jc + nh);
+    for (int e = 0; e < nj; e++) ir[nh + e] += nx + nslack;
+    int at = nh + nj;
+    for (int i = 0; i < nx; i++, at++) ir[at] = jc[at] = i, a ? a[at] = 1.0 : 0.0;
+    for (int q = 0; q < nslack; q++) {
+        const int sv = nx + q, row = nx + nslack + slack_row[q];
+        ir[at] = jc[at] = sv;
+        if (a) a[at] = 1.0;
+        at++;
+        ir[at] = row, jc[at] = sv;
+        if (a) a[at] = -1.0;
+        at++;
+    }
+    for (int r = 0; r < ng; r++, at++) ir[at] = jc[at] = nx + nslack + r, a ? a[at] = 0.0 : 0.0;
+}
+
+
+salto_status salto_nlp_kkt_predict(const salto_nlp* nlp, double* flops, double* factor_entries) {
+    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
+    const int nj = salto_nlp_nnz_jac(nlp), nh = salto_nlp_nnz_hess(nlp);
+    int* slack_row = malloc(sizeof(int) * (size_t)(ng > 0 ? ng : 1));
+    const int nslack = slack_row ? slack_rows(nlp, slack_row) : -1;
+    const int n = nx + nslack + ng, ne = nh + nj + nx + 2 * nslack + ng;
+    int* ir = nslack >= 0 ? malloc(sizeof(int) * (size_t)ne) : NULL;
+    int* jc = nslack >= 0 ? malloc(sizeof(int) * (size_t)ne) : NULL;
+    salto_status st = SALTO_ERR_NOMEM;
+    if (ir && jc) {
+        kkt_pattern(nlp, slack_row, nslack, ir, jc, NULL);
+        kkt_sparse* f = kkt_sparse_analyse(n, ne, ir, jc);
+        if (f && kkt_sparse_predict(f, factor_entries, flops) == 0) st = SALTO_OK;
+        kkt_sparse_free(f);
+    }
+    free(slack_row), free(ir), free(jc);
+    return st;
+}
+
+
+salto_status salto_nlp_cost(salto_nlp* nlp, const double* x, salto_cost* out) {
+    memset(out, 0, sizeof *out);
+    const int nx = salto_nlp_nx(nlp), ng = salto_nlp_ng(nlp);
+    const int nj = salto_nlp_nnz_jac(nlp), nh = salto_nlp_nnz_hess(nlp);
+    int* slack_row = malloc(sizeof(int) * (size_t)(ng > 0 ? ng : 1));
+    const int nslack = slack_row ? slack_rows(nlp, slack_row) : 0;
     const int n = nx + nslack + ng, ne = nh + nj + nx + 2 * nslack + ng;
     double* g = malloc(sizeof(double) * (size_t)(ng > 0 ? ng : 1));
     double* grad = malloc(sizeof(double) * (size_t)nx);
@@ -95,17 +151,8 @@ salto_status salto_nlp_cost(salto_nlp* nlp, const double* x, salto_cost* out) {
     // the KKT matrix as IPOPT assembles it at its first factorisation: [H + I, J'; J, 0] over
     // x and the constraints' multipliers, and for each inequality row a slack s with diagonal
     // 1 and -1 in its row (IPOPT's d(x) - s = 0); 0-based lower triangle
-    salto_nlp_hess_pattern(nlp, ir, jc);
-    salto_nlp_jac_pattern(nlp, ir + nh, jc + nh);
-    for (int e = 0; e < nj; e++) ir[nh + e] += nx + nslack;
-    int at = nh + nj;
-    for (int i = 0; i < nx; i++) ir[at] = jc[at] = i, a[at++] = 1.0;
-    for (int q = 0; q < nslack; q++) {
-        const int sv = nx + q, row = nx + nslack + slack_row[q];
-        ir[at] = jc[at] = sv, a[at++] = 1.0;
-        ir[at] = row, jc[at] = sv, a[at++] = -1.0;
-    }
-    for (int r = 0; r < ng; r++) ir[at] = jc[at] = nx + nslack + r, a[at++] = 0.0;
+    if (nslack < 0) goto done;
+    kkt_pattern(nlp, slack_row, nslack, ir, jc, a);
     st = SALTO_ERR_NOMEM;
     f = kkt_sparse_analyse(n, ne, ir, jc);
     if (!f) goto done;

@@ -76,6 +76,16 @@ salto_status salto_nlp_check_memory(const salto_nlp* nlp, salto_error* err) {
 }
 
 
+// a pattern past what ints index (under no memory limit, salto --max-memory none): bad input,
+// not memory running out
+static salto_status too_many_entries(const salto_nlp* nlp, salto_error* err) {
+    return SALTO_FAIL(err, SALTO_ERR_INVALID, nlp->p->size_loc,
+                      "the NLP's Hessian has over a billion entries to index (%d slices, %d "
+                      "control points per DOF, %d DOFs): use fewer slices or control points",
+                      nlp->nslice, nlp->ncp, nlp->nv);
+}
+
+
 salto_status nlp_build_hessian_pattern(salto_nlp* nlp, salto_error* err) {
     const int ncp = nlp->ncp;
     const long nx = nlp->nx;
@@ -93,7 +103,7 @@ salto_status nlp_build_hessian_pattern(salto_nlp* nlp, salto_error* err) {
         nlp->hess.blk0[i] = (int)nblk;
         const long nu = 4L * b->ndep + b->nxaux;
         nblk += nu * (nu + 1) / 2;
-        if (nblk > INT_MAX / 2) return SALTO_ERR_NOMEM; // more than the pattern can index
+        if (nblk > INT_MAX / 2) return too_many_entries(nlp, err); // more than the pattern indexes
     }
     // a contact_jerk pair's cross terms: its first block's variables by its second's
     long njk = 0;
@@ -104,7 +114,7 @@ salto_status nlp_build_hessian_pattern(salto_nlp* nlp, salto_error* err) {
         const block* b = &nlp->blocks[nlp->jk_b[q]];
         nlp->hess.jk0[q] = njk;
         njk += (4L * a->ndep + a->nxaux) * (4L * b->ndep + b->nxaux);
-        if (nblk + njk > INT_MAX / 2) return SALTO_ERR_NOMEM;
+        if (nblk + njk > INT_MAX / 2) return too_many_entries(nlp, err);
     }
     const long ntime = nlp_time_hess_pairs(nlp, NULL);
     // the memory the pattern's sort takes while it runs (the pairs, two keys and two places
