@@ -178,6 +178,19 @@ static void com_state(const salto_model* m, const salto_data* d, double c[3], do
 // below 0 or above normal_max, the tangential part beyond mu times the normal, the moment
 // about the sites' centroid (from d's kinematics) beyond the support rectangle, the twist
 // beyond twist_max (3-D)
+// a violation computed as NaN (an overflow in a check that applies) as infinite
+static double nan_to_inf(double x) {
+    return isnan(x) ? INFINITY : x;
+}
+
+
+// a margin's violation, 0 when within: NaN (an overflow, inf - inf) infinitely off, where
+// fmax(0, NaN) would say 0, a pass
+static double over(double x) {
+    return isnan(x) ? INFINITY : fmax(0.0, x);
+}
+
+
 static void contact_margins(const salto_model* m, const salto_data* d, const salto_contact_desc* ct,
                             int planar, const double w[6], double torque_max, double normal_max,
                             double* v) {
@@ -185,7 +198,7 @@ static void contact_margins(const salto_model* m, const salto_data* d, const sal
     const double* f = w + 3;
     if (ct->type == SALTO_CONTACT_BAR) {
         const double tau = moment_about(n, f, ct->bar_point, ct->bar_axis);
-        v[SALTO_CHECK_BAR_TORQUE] = fmax(0.0, fabs(tau) - torque_max);
+        v[SALTO_CHECK_BAR_TORQUE] = over(fabs(tau) - torque_max);
         return;
     }
     const double* N = ct->normal;
@@ -197,25 +210,19 @@ static void contact_margins(const salto_model* m, const salto_data* d, const sal
         for (int k = 0; k < 3; k++) c[k] += xs[k] / ct->nsite;
     }
     const double fN = salto_v3_dot(N, f);
-    const double ft2 = fmax(0.0, salto_v3_dot(f, f) - fN * fN);
-    v[SALTO_CHECK_NORMAL_FORCE] = fmax(fmax(-fN, fN - normal_max), 0.0);
-    v[SALTO_CHECK_FRICTION] = fmax(0.0, sqrt(ft2) - ct->friction * fmax(fN, 0.0));
+    const double ft2 = over(salto_v3_dot(f, f) - fN * fN);
+    v[SALTO_CHECK_NORMAL_FORCE] = isnan(fN) ? INFINITY : fmax(fmax(-fN, fN - normal_max), 0.0);
+    v[SALTO_CHECK_FRICTION] = over(sqrt(ft2) - ct->friction * fmax(fN, 0.0));
     // the centre of pressure inside the rectangle: |moment about T_x| <= half_y fN,
     // |moment about T_y| <= half_x fN (in the plane: about y only)
     const double mx = moment_about(n, f, c, Tx), my = moment_about(n, f, c, Ty);
     const double cop_y = fabs(mx) - ct->support_half[1] * fN;
     const double cop_x = fabs(my) - ct->support_half[0] * fN;
-    v[SALTO_CHECK_COP] = fmax(0.0, planar ? cop_x : fmax(cop_x, cop_y));
+    v[SALTO_CHECK_COP] = planar ? over(cop_x) : isnan(cop_x) || isnan(cop_y) ? INFINITY : over(fmax(cop_x, cop_y));
     if (!planar) {
         const double mz = moment_about(n, f, c, N);
-        v[SALTO_CHECK_TWIST] = fmax(0.0, fabs(mz) - ct->twist_max * fmax(fN, 0.0));
+        v[SALTO_CHECK_TWIST] = over(fabs(mz) - ct->twist_max * fmax(fN, 0.0));
     }
-}
-
-
-// a violation computed as NaN (an overflow in a check that applies) as infinite
-static double nan_to_inf(double x) {
-    return isnan(x) ? INFINITY : x;
 }
 
 
