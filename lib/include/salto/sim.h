@@ -40,8 +40,9 @@ typedef struct salto_sim_opts {
     double bounce_speed;        // m/s (default 0.05)
     int joint_limits;           // 1 (default): joints stop at their limits (inelastic)
     int max_iterations;         // projected Gauss-Seidel sweeps (default 100)
-    double tolerance;           // PGS stops when no multiplier moves by more than this
-                                //   fraction of the largest (default 1e-9)
+    double tolerance;           // PGS stops after a sweep that changed no row's velocity over
+                                //   the step (K_aa |dL_a| dt; an impulse's, K_aa |dL_a|) by more
+                                //   than this, m/s or rad/s: its residual (default 1e-7)
     double stiffness;           // w: penetration d and normal velocity v corrected by the
                                 //   acceleration w^2 d - 2 w v (default 20 /s)
     double margin;              // contacts are kept while within this distance, m (default 1e-3)
@@ -70,6 +71,11 @@ typedef struct salto_sim_stats {
                                 //   bounce_speed (slower ones are resting contact)
     long limit_events;          // joints arriving at a limit (within 1e-4 rad of it)
     long pgs_sweeps;            // projected Gauss-Seidel sweeps in all
+    long pgs_solves;            // projected Gauss-Seidel solves (impacts and accelerations)
+    long pgs_capped;            //   of them, those stopped by max_iterations, the tolerance unmet
+    long step_sweeps;           // the last step's sweeps (all its solves, halvings included)
+    double step_residual;       // the last step's largest final residual (opts tolerance), m/s
+    double max_residual;        // the largest final residual of any solve, m/s
     double max_depth;           // the deepest penetration seen at the end of a step, m
 } salto_sim_stats;
 

@@ -38,7 +38,7 @@ void salto_sim_opts_default(salto_sim_opts* o) {
     o->bounce_speed = 0.05;
     o->joint_limits = 1;
     o->max_iterations = 100;
-    o->tolerance = 1e-9;
+    o->tolerance = 1e-7;
     o->stiffness = 20.0;
     o->margin = 1e-3;
     o->max_halvings = 6;
@@ -324,6 +324,7 @@ salto_status salto_sim_step(salto_sim* s, salto_error* err) {
     double remaining = s->o.dt;
     int halvings = 0;
     s->stats.steps++;
+    s->stats.step_sweeps = 0, s->stats.step_residual = 0.0;
     if (!s->synced) sync(s);
     while (remaining > 1e-15) {
         double h = remaining;

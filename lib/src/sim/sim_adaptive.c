@@ -210,6 +210,7 @@ salto_status sim_adaptive_step(salto_sim* s, salto_error* err) {
     if (!in) { // no joint active: held still (its last contacts kept for the next choice)
         s->t += s->o.dt;
         s->stats.steps++, s->stats.substeps++;
+        s->stats.step_sweeps = 0, s->stats.step_residual = 0.0;
         ad->since++;
         return SALTO_OK;
     }
@@ -256,6 +257,10 @@ salto_status sim_adaptive_step(salto_sim* s, salto_error* err) {
     s->stats.halvings += is->halvings - ad->seen.halvings;
     s->stats.impacts += is->impacts - ad->seen.impacts;
     s->stats.pgs_sweeps += is->pgs_sweeps - ad->seen.pgs_sweeps;
+    s->stats.pgs_solves += is->pgs_solves - ad->seen.pgs_solves;
+    s->stats.pgs_capped += is->pgs_capped - ad->seen.pgs_capped;
+    s->stats.step_sweeps = is->step_sweeps, s->stats.step_residual = is->step_residual;
+    s->stats.max_residual = fmax(s->stats.max_residual, is->max_residual);
     s->stats.max_depth = fmax(s->stats.max_depth, is->max_depth);
     ad->seen = *is;
     memcpy(s->d->q, s->q, sizeof(double) * (size_t)nv);

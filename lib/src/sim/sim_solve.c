@@ -111,11 +111,25 @@ double sim_last_multiplier(const salto_sim* s, long key) {
 // position in idx): L with now + K L >= target on normal and limit rows (complementary to
 // L >= 0), = target on the others, tangent rows within |L| <= mu L_normal (pos_of gives a
 // row's position in idx, -1 if it is not there). L starts as given.
+//
+// The stopping test is on the residual, not on the multipliers: a sweep's residual is the
+// largest change it made to any row's velocity, K_aa |dL_a| h (h the step for the
+// acceleration problem, 1 for impulses), m/s (rad/s on joint rows): the projected update of
+// row a is exactly what it still misses of its target, or of complementarity, at the
+// multipliers of that moment (the natural residual, scaled by K_aa). The multipliers
+// themselves need not converge: standing on two soles gives 8 contacts (24 rows) on what the
+// reduced problem makes a rank-6 matrix, so the forces are not unique and Gauss-Seidel moves
+// them along the null space of K for hundreds of sweeps while every velocity is already
+// exact (the old test, on the multipliers' relative change, ran to the sweep cap on nearly
+// every step standing). Records the sweeps and the final residual in the stats.
 static void pgs_core(salto_sim* s, int n, const int* idx, const double* K, int ld,
-                     const double* now, const double* target, const int* pos_of, double* L) {
+                     const double* now, const double* target, const int* pos_of, double* L,
+                     double h) {
     const double mu = s->o.friction;
-    for (int sweep = 0; sweep < s->o.max_iterations; sweep++) {
-        double moved = 0.0, big = 0.0;
+    int sweeps = 0;
+    double res = 0.0;
+    while (sweeps < s->o.max_iterations) {
+        res = 0.0;
         for (int a = 0; a < n; a++) {
             const row* r = &s->rows[idx[a]];
             const double kaa = K[(size_t)ld * a + a];
@@ -135,13 +149,19 @@ static void pgs_core(salto_sim* s, int n, const int* idx, const double* K, int l
             } else if (r->kind != row_track && r->kind != row_hold) {
                 v = fmax(v, 0.0);
             }
-            moved = fmax(moved, fabs(v - L[a]));
-            big = fmax(big, fabs(v));
+            res = fmax(res, kaa * fabs(v - L[a]) * h);
             L[a] = v;
         }
-        s->stats.pgs_sweeps++;
-        if (moved <= s->o.tolerance * big) break;
+        sweeps++;
+        if (res <= s->o.tolerance) break;
     }
+    salto_sim_stats* st = &s->stats;
+    st->pgs_sweeps += sweeps;
+    st->pgs_solves++;
+    if (res > s->o.tolerance) st->pgs_capped++;
+    st->step_sweeps += sweeps;
+    st->step_residual = fmax(st->step_residual, res);
+    st->max_residual = fmax(st->max_residual, res);
 }
 
 
@@ -151,7 +171,7 @@ static void pgs_core(salto_sim* s, int n, const int* idx, const double* K, int l
 // then solves the unilateral rows (contacts, limits) on S = K_UU - K_UB K_BB^-1 K_BU, where it
 // converges as on a plain contact problem (Gauss-Seidel over stiff bilateral rows coupled to
 // contacts crawls). warm: the unilateral rows start from the last step's multipliers.
-static void pgs(salto_sim* s, int warm) {
+static void pgs(salto_sim* s, int warm, double h) {
     const int n = s->nrow;
     double* L = s->lambda;
     int *iu = s->iwork, *ib = s->iwork + n, *pos = s->iwork + 2 * n;
@@ -199,7 +219,7 @@ static void pgs(salto_sim* s, int warm) {
         }
         Lu[u] = warm ? sim_last_multiplier(s, s->rows[iu[u]].key) : 0.0;
     }
-    if (nu > 0) pgs_core(s, nu, iu, S, nu, nowu, tgtu, pos, Lu);
+    if (nu > 0) pgs_core(s, nu, iu, S, nu, nowu, tgtu, pos, Lu, h);
     for (int u = 0; u < nu; u++) L[iu[u]] = Lu[u];
     for (int a = 0; a < nb; a++) {
         double v = y[a];
@@ -222,6 +242,12 @@ static salto_status free_pass(salto_sim* s) {
 }
 
 
+// A touching point approaching slower than this (m/s), or a joint turning into its limit
+// slower (rad/s), is resting contact: the acceleration solve's -2 w v stops it within the
+// step's correction, micrometres deep at most, without a velocity-level solve of its own (at
+// rest the solver's residual leaves such speeds, about opts tolerance, on most steps)
+static const double slow_approach = 1e-5;
+
 // impacts at the state: impulses for touching points approaching the ground and joints moving
 // into a limit; qd changed in place. Returns whether any impulse acted.
 salto_status sim_impacts(salto_sim* s, int* any) {
@@ -233,7 +259,7 @@ salto_status sim_impacts(salto_sim* s, int* any) {
     for (int i = 0; i < n; i++) {
         const row* r = &s->rows[i];
         if (r->kind == row_tangent || r->kind == row_track || r->kind == row_hold || r->kind == row_grip) continue;
-        if (r->gap >= -1e-9 && s->now[i] < -1e-9) approaching = 1;
+        if (r->gap >= -1e-9 && s->now[i] < -slow_approach) approaching = 1;
     }
     if (!approaching) return SALTO_OK;
     salto_status st = free_pass(s); // the articulated inertias the test forces read
@@ -255,7 +281,7 @@ salto_status sim_impacts(salto_sim* s, int* any) {
             s->target[i] = 0.0; // joints stop at their limits
         }
     }
-    pgs(s, 0);
+    pgs(s, 0, 1.0);
     double fastest = 0.0; // the fastest approach of a touching point
     for (int i = 0; i < n; i++) {
         const double L = s->lambda[i];
@@ -401,7 +427,7 @@ static salto_status accelerations_tracked(salto_sim* s, double h) {
         }
         L[u] = sim_last_multiplier(s, s->rows[idx[u]].key);
     }
-    if (nu > 0) pgs_core(s, nu, idx, Kr, nu, nowr, tgt, pos, L);
+    if (nu > 0) pgs_core(s, nu, idx, Kr, nu, nowr, tgt, pos, L, h);
     for (int u = 0; u < nu; u++) {
         s->lambda[idx[u]] = L[u];
         for (int a = 0; a < nr; a++) qr[a] += MJ[6 * u + a] * L[u];
@@ -438,7 +464,7 @@ salto_status sim_accelerations(salto_sim* s, double h) {
     row_values(s, 0, vel);
     row_values(s, 1, s->now);
     row_targets(s, h, vel);
-    pgs(s, 1);
+    pgs(s, 1, h);
     keep_multipliers(s);
     for (int i = 0; i < n; i++) {
         const double L = s->lambda[i];
