@@ -1,6 +1,7 @@
 // bench_dynamics.c: salto bench dynamics: timing tables (Fang & Pollard 2003, Figure 5), and
 // with --instructions the instructions of one RNEA and one ABA (what scripts/aba_native.sh
-// compares between a -march=native build and a portable one)
+// compares between a -march=native build and a portable one); with --crba the joint-space
+// inertia, both triangles and the lower one, on chains of 3 to 200 DOFs (issue 29)
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -229,6 +230,103 @@ static salto_model* load_model(int chain, const char* name, const char* root) {
 }
 
 
+// ---- salto bench dynamics --crba: the joint-space inertia on long chains (issue 29) ----
+
+typedef struct crba_ctx {
+    const salto_model* m;
+    salto_data* d;
+    double* M;
+} crba_ctx;
+
+
+static void run_crba(void* ctx) {
+    crba_ctx* c = ctx;
+    salto_crba(c->m, c->d, c->M);
+}
+
+
+static void run_crba_lower(void* ctx) {
+    crba_ctx* c = ctx;
+    salto_crba_lower(c->m, c->d, c->M);
+}
+
+
+static const int crba_chains[] = {3, 10, 20, 50, 100, 200};
+static const int crba_chains_quick[] = {3, 50};
+
+
+// one row: the full matrix and its lower triangle, in ns (median; thread CPU time with cpu) or,
+// with instructions, in instructions per call; 0 when the model could not be measured
+static int crba_row(const salto_model* m, const char* name, int reps, double batch_s, int cpu,
+                    int instructions) {
+    salto_data* d = salto_data_create(m);
+    double* M = calloc((size_t)m->nv * (size_t)m->nv, sizeof(double));
+    int ok = d && M;
+    if (ok) {
+        bench_state(m, d);
+        crba_ctx c = {m, d, M};
+        double full, lower;
+        if (instructions) {
+            full = (double)count_instructions(run_crba, &c);
+            lower = (double)count_instructions(run_crba_lower, &c);
+            ok = full >= 0 && lower >= 0;
+        } else {
+            full = (cpu ? bench_measure_cpu : bench_measure)(run_crba, &c, reps, batch_s).median_ns;
+            lower = (cpu ? bench_measure_cpu : bench_measure)(run_crba_lower, &c, reps, batch_s)
+                        .median_ns;
+        }
+        if (ok) {
+            printf("%-22s %4d %12.0f %12.0f %9.2f %10.1f\n", name, m->nv, full, lower, lower / full,
+                   full / ((double)m->nv * m->nv));
+        }
+    }
+    salto_data_destroy(d);
+    free(M);
+    return ok;
+}
+
+
+// salto bench dynamics --crba: CRBA (salto_crba, both triangles) and salto_crba_lower on the
+// chains of 3 to 200 DOFs and the shipped characters (no CSV: --csv is the main table's)
+static int bench_crba(int quick, const char* filter, const char* root, int reps, double batch_s,
+                      int cpu, int instructions) {
+    if (instructions) {
+        printf("salto bench dynamics --crba: instructions per evaluation (one call\n"
+               "single-stepped, less an empty call; user space)\n\n");
+    } else {
+        printf("salto bench dynamics --crba: median ns per evaluation "
+               "(%d batches of >= %.1f ms%s)\n\n",
+               reps, batch_s * 1e3, cpu ? ", thread CPU time" : "");
+    }
+    printf("%-22s %4s %12s %12s %9s %10s\n", "model", "D", "CRBA full", "CRBA lower", "low/full",
+           "full/D^2");
+    const int nchain = quick ? 2 : (int)(sizeof crba_chains / sizeof crba_chains[0]);
+    const int nmodel = nchain + (int)(sizeof chars / sizeof chars[0]);
+    int status = 0;
+    for (int k = 0; k < nmodel; k++) {
+        const int chain = k < nchain ? (quick ? crba_chains_quick : crba_chains)[k] : 0;
+        char name[64];
+        if (chain > 0) {
+            snprintf(name, sizeof name, "chain%d", chain);
+        } else {
+            snprintf(name, sizeof name, "%s", chars[k - nchain]);
+        }
+        if (!strstr(name, filter)) continue;
+        salto_model* m = load_model(chain, name, root);
+        if (!m) {
+            status = 2;
+            continue;
+        }
+        if (!crba_row(m, name, reps, batch_s, cpu, instructions)) {
+            fprintf(stderr, "salto bench dynamics: cannot measure CRBA on %s\n", name);
+            status = 1;
+        }
+        salto_model_destroy(m);
+    }
+    return status;
+}
+
+
 // salto bench dynamics --instructions: the instructions table over the models
 static int count_dynamics(int quick, const char* filter, const char* root) {
     printf("salto bench dynamics: instructions per evaluation (one call single-stepped, less an\n"
@@ -263,7 +361,7 @@ static int count_dynamics(int quick, const char* filter, const char* root) {
 
 
 int bench_dynamics(int argc, char** argv) {
-    int quick = 0, reps = -1, cpu = 0, instructions = 0;
+    int quick = 0, reps = -1, cpu = 0, instructions = 0, crba = 0;
     const char* csv_path = NULL;
     const char* root = ".";
     const char* filter = "";
@@ -281,6 +379,8 @@ int bench_dynamics(int argc, char** argv) {
             cpu = 1;
         } else if (strcmp(argv[i], "--instructions") == 0) {
             instructions = 1;
+        } else if (strcmp(argv[i], "--crba") == 0) {
+            crba = 1;
         } else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
             filter = argv[++i];
         } else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
@@ -292,6 +392,7 @@ int bench_dynamics(int argc, char** argv) {
     }
     if (reps < 0) reps = quick ? 3 : 15;
     const double batch_s = quick ? 2e-4 : 5e-3;
+    if (crba) return bench_crba(quick, filter, root, reps, batch_s, cpu, instructions);
     if (instructions) return count_dynamics(quick, filter, root);
 
     FILE* csv = NULL;

@@ -14,7 +14,7 @@
 
 void bench_help(void) {
     printf("usage: salto bench dynamics [--quick] [--reps N] [--filter TEXT] [--csv FILE] [--root DIR]\n"
-           "                            [--cpu] [--instructions]\n\n"
+           "                            [--cpu] [--instructions] [--crba]\n\n"
            "Times, per evaluation, on serial chains of 3 to 50 links and on the shipped\n"
            "characters: f0 plus its full 6 x 3D Jacobian by the linear-time method, by direct\n"
            "O(D^2) differentiation and by central differences; inverse dynamics (RNEA); forward\n"
@@ -28,7 +28,10 @@ void bench_help(void) {
            "  --cpu       time on the thread's CPU clock instead of the wall clock\n"
            "  --instructions  instead of timing, count the instructions of one RNEA and one ABA\n"
            "              (single-stepped under ptrace, Linux; any instruction set, AVX-512\n"
-           "              included; scripts/aba_native.sh compares two builds with it)\n\n"
+           "              included; scripts/aba_native.sh compares two builds with it)\n"
+           "  --crba      the mass matrix alone, full and lower triangle (salto_crba_lower), on\n"
+           "              chains of 3 to 200 links and the characters (with --cpu or\n"
+           "              --instructions as above)\n\n"
            "usage: salto bench nlp [PROBLEM.yaml] [--quick] [--reps N]\n"
            "usage: salto bench paper [--quick] [--reps N] [--only NAMES] [--hessian WHICH]\n"
            "                         [--max-time S] [--no-fig10] [--no-shipped] [--root DIR]\n"

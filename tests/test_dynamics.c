@@ -169,6 +169,123 @@ START_TEST(aba_equals_crba_solve) {
 END_TEST
 
 
+// a serial chain of n links (root fixed, planar or free) with 1 to 6 links moved onto earlier
+// parents: long runs of consecutive links with branches between them, which is what
+// salto_crba's run loops (by component, a link's row with its child's) are taken on
+static salto_model* branched_chain(int n, int root, unsigned seed) {
+    salto_character_desc* c = salto_character_chain(n, 0.3, 1.0);
+    ck_assert_ptr_nonnull(c);
+    c->root_type = (salto_root_type)root;
+    salto_test_rng rng;
+    salto_test_rng_seed(&rng, seed);
+    for (int k = 0; k < 1 + (int)(seed % 6); k++) {
+        const int b = 2 + (int)salto_test_uniform(&rng, 0.0, n - 2.0 - 1e-9);
+        c->bodies[b].parent = (int)salto_test_uniform(&rng, 0.0, b - 1.0 - 1e-9);
+    }
+    salto_error err = {0};
+    salto_model* mm = salto_model_build(c, NULL, &err);
+    salto_character_destroy(c);
+    ck_assert_msg(mm != NULL, "branched chain (n %d, root %d, seed %u): %s", n, root, seed,
+                  err.msg);
+    return mm;
+}
+
+
+// salto_crba_lower writes salto_crba's lower triangle bit for bit and nothing above it; the
+// full matrix is symmetric bit for bit, and every entry is the textbook S_i . Ic_j S_j (RBDA
+// Table 6.2) on j's path to the root, bit for bit (the same products in the same order, by
+// whichever loop), zero off it
+static void check_crba_lower(const salto_model* mm, salto_data* dd, const char* what) {
+    const int nv = mm->nv;
+    const size_t nn = (size_t)nv * (size_t)nv;
+    double* M = malloc(nn * sizeof(double));
+    double* L = malloc(nn * sizeof(double));
+    double* R = calloc(nn, sizeof(double));
+    ck_assert(M && L && R);
+    const double sentinel = -12345.0;
+    for (size_t k = 0; k < nn; k++) M[k] = NAN, L[k] = sentinel;
+    salto_crba(mm, dd, M);
+    salto_crba_lower(mm, dd, L);
+
+    // the reference from the composite inertias and axes salto_crba_lower leaves in dd
+    for (int j = 0; j < nv; j++) {
+        double F[6];
+        salto_si_mul(F, dd->Ic + 10 * j, dd->S + 6 * j);
+        for (int i = j; i >= 0; i = mm->link_parent[i]) {
+            R[(size_t)j * nv + i] = R[(size_t)i * nv + j] = salto_sv_dot(dd->S + 6 * i, F);
+        }
+    }
+    for (int i = 0; i < nv; i++) {
+        for (int j = 0; j < nv; j++) {
+            const size_t ij = (size_t)i * nv + j, ji = (size_t)j * nv + i;
+            ck_assert_msg(memcmp(&M[ij], &R[ij], sizeof(double)) == 0,
+                          "%s: M[%d][%d] = %.17g, S_i . Ic_j S_j = %.17g", what, i, j, M[ij],
+                          R[ij]);
+            ck_assert_msg(memcmp(&M[ij], &M[ji], sizeof(double)) == 0,
+                          "%s: M[%d][%d] = %.17g, M[%d][%d] = %.17g", what, i, j, M[ij], j, i,
+                          M[ji]);
+            const double* want = j <= i ? &M[ij] : &sentinel;
+            ck_assert_msg(memcmp(&L[ij], want, sizeof(double)) == 0,
+                          "%s: lower triangle [%d][%d] = %.17g, want %.17g", what, i, j, L[ij],
+                          *want);
+        }
+    }
+    free(M);
+    free(L);
+    free(R);
+}
+
+
+START_TEST(crba_lower_is_the_lower_triangle) {
+    setup_model(_i);
+    char what[64];
+    snprintf(what, sizeof what, "model %d seed %d", _i % NMODEL, _i);
+    check_crba_lower(m, d, what);
+    teardown_model();
+}
+END_TEST
+
+
+// the same on long chains and branched chains of 16 to 200 links (where the runs are computed
+// by component), random states; and a column of M is d tau / d qdd_j (RNEA's difference)
+START_TEST(crba_lower_long_chains) {
+    static const int sizes[] = {16, 17, 24, 40, 75, 130, 200};
+    const int n = sizes[_i % 7];
+    salto_model* mm = _i < 7 ? salto_test_model_chain(n) : branched_chain(n, _i % 3, (unsigned)_i);
+    salto_data* dd = salto_data_create(mm);
+    ck_assert_ptr_nonnull(dd);
+    salto_test_random_state(mm, dd, 7000u + (unsigned)_i, 3.0);
+    char what[96];
+    snprintf(what, sizeof what, "%s of %d links (case %d, %d DOFs)",
+             _i < 7 ? "chain" : "branched chain", n, _i, mm->nv);
+    check_crba_lower(mm, dd, what);
+
+    const int nv = mm->nv, j = (7 * _i) % nv;
+    double* M = malloc((size_t)nv * nv * sizeof(double));
+    double* t0 = malloc((size_t)nv * sizeof(double));
+    double* t1 = malloc((size_t)nv * sizeof(double));
+    double* col = malloc((size_t)nv * sizeof(double));
+    ck_assert(M && t0 && t1 && col);
+    salto_crba_lower(mm, dd, M);
+    memset(dd->qdd, 0, (size_t)nv * sizeof(double));
+    salto_rnea(mm, dd, t0);
+    dd->qdd[j] = 1.0;
+    salto_rnea(mm, dd, t1);
+    for (int i = 0; i < nv; i++) {
+        t1[i] -= t0[i];
+        col[i] = i >= j ? M[(size_t)i * nv + j] : M[(size_t)j * nv + i];
+    }
+    ck_assert_vec_close(col, t1, nv, 1e-9, 1e-9, what);
+    free(M);
+    free(t0);
+    free(t1);
+    free(col);
+    salto_data_destroy(dd);
+    salto_model_destroy(mm);
+}
+END_TEST
+
+
 // Equality of two algorithms: the delta method's change of accelerations for a force on a
 // link equals the difference of two full passes (with and without it), on every link of the
 // random trees, with other external forces already applied
@@ -1337,6 +1454,8 @@ Suite* dynamics_suite(void) {
     tcase_add_loop_test(tc, aba_inverts_rnea_ext, 0, 2 * NMODEL);
     tcase_add_loop_test(tc, aba_hybrid_inverts_rnea, 0, 8 * NMODEL);
     tcase_add_loop_test(tc, aba_equals_crba_solve, 0, 2 * NMODEL);
+    tcase_add_loop_test(tc, crba_lower_is_the_lower_triangle, 0, 2 * NMODEL);
+    tcase_add_loop_test(tc, crba_lower_long_chains, 0, 28);
     tcase_add_loop_test(tc, aba_external_force_equals_generalised_force, 0, 2 * NMODEL);
     tcase_add_loop_test(tc, aba_delta_equals_two_passes, 0, 2 * NMODEL);
     tcase_add_loop_test(tc, impulse_gradient_matches_differences, 0, 4 * NMODEL);

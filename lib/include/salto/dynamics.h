@@ -21,8 +21,18 @@ void salto_rnea_ext(const salto_model* m, salto_data* d, const double* fext, dou
 
 // Joint-space inertia matrix M (nv x nv, row-major, symmetric) by the composite-rigid-body
 // algorithm (RBDA Table 6.2, world form: M_ij = S_i . Ic_j S_j for i on j's path to the root).
-// Reads d->q; writes d->R, d->p, d->S, d->I, d->Ic.
+// Reads d->q; writes d->R, d->p, d->S, d->I, d->Ic and, on a model with a run of 16 or more
+// consecutive links (link i's parent i - 1), d->work (the first 7 nv doubles, scratch). Both
+// triangles, each entry computed once. Allocates nothing.
 void salto_crba(const salto_model* m, salto_data* d, double* M);
+
+// The same matrix's lower triangle only, for callers that need one (a Cholesky factorisation
+// such as salto_chol reads only it): M[j nv + i] for i <= j (the diagonal included; zero where
+// i is not on j's path to the root), bit for bit salto_crba's entries; the strictly upper
+// triangle is not written. Each entry is computed and written once, row by row (on a 200-link
+// chain 0.8 of salto_crba's time; docs/performance.md, "CRBA on long chains"). Reads and
+// writes what salto_crba does.
+void salto_crba_lower(const salto_model* m, salto_data* d, double* M);
 
 // Forward dynamics by the articulated-body algorithm (RBDA Table 7.1, world form). Reads
 // d->q, d->qd, d->tau and optional external forces fext (nv x 6: world-frame spatial forces
