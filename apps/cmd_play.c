@@ -952,7 +952,8 @@ int cmd_play(int argc, char** argv) {
                "penetration %.2f mm\n", sm.max_contacts, st->impacts, st->limit_events,
                1e3 * fmax(st->max_depth, 0.0));
         printf("contact solver: %.1f sweeps a step, %ld of %ld solves stopped at the sweep cap, "
-               "residual at most %.2g m/s\n", st->steps ? (double)st->pgs_sweeps / st->steps : 0.0,
+               "residual at most %.2g m/s (rad/s on joint rows)\n",
+               st->steps ? (double)st->pgs_sweeps / st->steps : 0.0,
                st->pgs_capped, st->pgs_solves, st->max_residual);
         if (limp) {
             printf("particle ragdoll (Rosen) from t = %.3f s: %d points, %ld steps\n",

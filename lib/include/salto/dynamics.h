@@ -27,7 +27,7 @@ void salto_rnea_ext(const salto_model* m, salto_data* d, const double* fext, dou
 void salto_crba(const salto_model* m, salto_data* d, double* M);
 
 // The same matrix's lower triangle only, for callers that need one (a Cholesky factorisation
-// such as salto_chol reads only it): M[j nv + i] for i <= j (the diagonal included; zero where
+// that reads only it): M[j nv + i] for i <= j (the diagonal included; zero where
 // i is not on j's path to the root), bit for bit salto_crba's entries; the strictly upper
 // triangle is not written. Each entry is computed and written once, row by row (on a 200-link
 // chain 0.8 of salto_crba's time; docs/performance.md, "CRBA on long chains"). Reads and

@@ -42,7 +42,10 @@ typedef struct salto_sim_opts {
     int max_iterations;         // projected Gauss-Seidel sweeps (default 100)
     double tolerance;           // PGS stops after a sweep that changed no row's velocity over
                                 //   the step (K_aa |dL_a| dt; an impulse's, K_aa |dL_a|) by more
-                                //   than this, m/s or rad/s: its residual (default 1e-7)
+                                //   than this, m/s or rad/s: its residual (default 1e-7). Each
+                                //   row's own correction when it is visited: where rows of very
+                                //   different K_aa are coupled the final velocities can be off by
+                                //   several times this (9x measured on the passive humanoid)
     double stiffness;           // w: penetration d and normal velocity v corrected by the
                                 //   acceleration w^2 d - 2 w v (default 20 /s)
     double margin;              // contacts are kept while within this distance, m (default 1e-3)
@@ -75,7 +78,8 @@ typedef struct salto_sim_stats {
     long pgs_capped;            //   of them, those stopped by max_iterations, the tolerance unmet
     long step_sweeps;           // the last step's sweeps (all its solves, halvings included)
     double step_residual;       // the last step's largest final residual (opts tolerance), m/s
-    double max_residual;        // the largest final residual of any solve, m/s
+                                //   (rad/s on joint rows)
+    double max_residual;        // the largest final residual of any solve, m/s or rad/s
     double max_depth;           // the deepest penetration seen at the end of a step, m
 } salto_sim_stats;
 

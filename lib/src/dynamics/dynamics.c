@@ -250,6 +250,7 @@ static void crba_lower_rows(const salto_model* m, const salto_data* d, const dou
 
 
 void salto_crba_lower(const salto_model* m, salto_data* d, double* M) {
+    SALTO_ASSERT(M + (size_t)m->nv * m->nv <= d->work || M >= d->work + 7 * (size_t)m->nv);
     crba_composite(m, d);
     crba_lower_rows(m, d, crba_axes_soa(m, d), M);
 }
@@ -257,6 +258,8 @@ void salto_crba_lower(const salto_model* m, salto_data* d, double* M) {
 
 void salto_crba(const salto_model* m, salto_data* d, double* M) {
     const size_t nv = (size_t)m->nv;
+    // (M must not lie in the scratch crba_axes_soa writes: d->work's first 7 nv doubles)
+    SALTO_ASSERT(M + nv * nv <= d->work || M >= d->work + 7 * nv);
     crba_composite(m, d);
     const double* St = crba_axes_soa(m, d);
     if (St) {
