@@ -608,6 +608,13 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
             const int nw = salto_contact_wrenches(p, i, d, wlink, w);
             double* tau = v->tau + (size_t)nv * s;
             salto_contact_torques(m, d, nw, wlink, w, tau);
+            // (a finite f0 can still overflow on its way to the joints: a huge motion)
+            for (int j = 0; j < nv; j++) finite &= isfinite(tau[j]);
+            if (!finite) {
+                st = SALTO_FAIL(err, SALTO_ERR_NUMERIC, salto_loc_none(),
+                                "the motion's joint torques are not finite at t = %.4f s", t);
+                break;
+            }
             for (int j = 0; j < nv; j++) {
                 if (fabs(tau[j]) > v->tau_peak[j]) v->tau_peak[j] = fabs(tau[j]), v->tau_peak_time[j] = t;
             }
