@@ -286,6 +286,57 @@ static int crba_row(const salto_model* m, const char* name, int reps, double bat
 }
 
 
+// The chains (chains[0..nchain)) and then the shipped characters whose name contains filter,
+// each loaded and handed to one(m, name, ctx); 2 if one does not load, 1 if a row fails, else 0
+static int each_model(const int* chains, int nchain, const char* filter, const char* root,
+                      int (*one)(const salto_model* m, const char* name, void* ctx), void* ctx) {
+    const int nmodel = nchain + (int)(sizeof chars / sizeof chars[0]);
+    int status = 0;
+    for (int k = 0; k < nmodel; k++) {
+        const int chain = k < nchain ? chains[k] : 0;
+        char name[64];
+        if (chain > 0) {
+            snprintf(name, sizeof name, "chain%d", chain);
+        } else {
+            snprintf(name, sizeof name, "%s", chars[k - nchain]);
+        }
+        if (!strstr(name, filter)) continue;
+        salto_model* m = load_model(chain, name, root);
+        if (!m) {
+            status = 2;
+            continue;
+        }
+        if (!one(m, name, ctx)) status = 1;
+        salto_model_destroy(m);
+    }
+    return status;
+}
+
+
+typedef struct crba_opts {
+    int reps;
+    double batch_s;
+    int cpu, instructions;
+} crba_opts;
+
+
+static int crba_one(const salto_model* m, const char* name, void* ctx) {
+    const crba_opts* c = ctx;
+    if (crba_row(m, name, c->reps, c->batch_s, c->cpu, c->instructions)) return 1;
+    fprintf(stderr, "salto bench dynamics: cannot measure CRBA on %s\n", name);
+    return 0;
+}
+
+
+static int count_one(const salto_model* m, const char* name, void* ctx) {
+    (void)ctx;
+    if (count_model(m, name)) return 1;
+    fprintf(stderr, "salto bench dynamics: cannot count instructions on %s (ptrace refused, or "
+                    "not Linux)\n", name);
+    return 0;
+}
+
+
 // salto bench dynamics --crba: CRBA (salto_crba, both triangles) and salto_crba_lower on the
 // chains of 3 to 200 DOFs and the shipped characters (no CSV: --csv is the main table's)
 static int bench_crba(int quick, const char* filter, const char* root, int reps, double batch_s,
@@ -300,30 +351,9 @@ static int bench_crba(int quick, const char* filter, const char* root, int reps,
     }
     printf("%-22s %4s %12s %12s %9s %10s\n", "model", "D", "CRBA full", "CRBA lower", "low/full",
            "full/D^2");
+    crba_opts c = {reps, batch_s, cpu, instructions};
     const int nchain = quick ? 2 : (int)(sizeof crba_chains / sizeof crba_chains[0]);
-    const int nmodel = nchain + (int)(sizeof chars / sizeof chars[0]);
-    int status = 0;
-    for (int k = 0; k < nmodel; k++) {
-        const int chain = k < nchain ? (quick ? crba_chains_quick : crba_chains)[k] : 0;
-        char name[64];
-        if (chain > 0) {
-            snprintf(name, sizeof name, "chain%d", chain);
-        } else {
-            snprintf(name, sizeof name, "%s", chars[k - nchain]);
-        }
-        if (!strstr(name, filter)) continue;
-        salto_model* m = load_model(chain, name, root);
-        if (!m) {
-            status = 2;
-            continue;
-        }
-        if (!crba_row(m, name, reps, batch_s, cpu, instructions)) {
-            fprintf(stderr, "salto bench dynamics: cannot measure CRBA on %s\n", name);
-            status = 1;
-        }
-        salto_model_destroy(m);
-    }
-    return status;
+    return each_model(quick ? crba_chains_quick : crba_chains, nchain, filter, root, crba_one, &c);
 }
 
 
@@ -333,30 +363,7 @@ static int count_dynamics(int quick, const char* filter, const char* root) {
            "empty call; user space)\n\n");
     printf("%-22s %4s %12s %12s %12s\n", "model", "D", "RNEA", "ABA", "ABA/D");
     const int nchain = quick ? 3 : (int)(sizeof chains_full / sizeof chains_full[0]);
-    const int nmodel = nchain + (int)(sizeof chars / sizeof chars[0]);
-    int status = 0;
-    for (int k = 0; k < nmodel; k++) {
-        const int chain = k < nchain ? (quick ? chains_quick : chains_full)[k] : 0;
-        char name[64];
-        if (chain > 0) {
-            snprintf(name, sizeof name, "chain%d", chain);
-        } else {
-            snprintf(name, sizeof name, "%s", chars[k - nchain]);
-        }
-        if (!strstr(name, filter)) continue;
-        salto_model* m = load_model(chain, name, root);
-        if (!m) {
-            status = 2;
-            continue;
-        }
-        if (!count_model(m, name)) {
-            fprintf(stderr, "salto bench dynamics: cannot count instructions on %s (ptrace refused, or not Linux)\n",
-                    name);
-            status = 1;
-        }
-        salto_model_destroy(m);
-    }
-    return status;
+    return each_model(quick ? chains_quick : chains_full, nchain, filter, root, count_one, NULL);
 }
 
 
