@@ -1039,6 +1039,12 @@ expect 2 "$salto" play "$tmp/mb/motion.json" --duration 1e7 --dt 0.1 -o "$tmp/pb
 grep_in "$tmp/err" "playing 1e\+07 s \([0-9]+ frames at [0-9]+ per second\) needs about [0-9]+ GiB of memory"
 expect 2 "$salto" play "$tmp/mb/motion.json" --react 'shank_l:0,1,0@0.5' --dt 1e-12 -o "$tmp/pbig"
 grep_in "$tmp/err" "makes 2.1e\+12 steps: at most 1e\+08"
+expect 2 "$salto" play "$tmp/mb/motion.json" --max-steps abc -o "$tmp/pbig"
+grep_in "$tmp/err" "^salto play: --max-steps needs a number >= 1, not 'abc'"
+expect 2 "$salto" play "$tmp/mb/motion.json" --dt 1e-5 --max-steps 1000 -o "$tmp/pbig"
+grep_in "$tmp/err" "makes 2.6e\+05 steps: at most 1e\+03 \(--max-steps allows more\)"
+expect 2 "$salto" check "$root/data/characters/luxo.yaml" --rank
+grep_in "$tmp/err" "^salto check: --rank is for problem files; .*luxo.yaml is a character"
 if [ ! -e "$tmp/pbig" ]; then ok; else fail "a refused play wrote output"; fi
 
 # ---- scripts/kernels.sh (bad input only: a good call runs the whole suite per kernel) ----
