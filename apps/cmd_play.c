@@ -346,10 +346,10 @@ static salto_status write_json(const salto_model* m, const record* r, const doub
     salto_json_num(f, sm->worst_time);
     fprintf(f, "},\n  \"stats\": {\"steps\": %ld, \"substeps\": %ld, \"halvings\": %ld, "
                "\"impacts\": %ld, \"limit_events\": %ld, \"pgs_sweeps\": %ld, \"pgs_solves\": %ld, "
-               "\"pgs_capped\": %ld, \"max_contacts\": %d, \"max_depth\": ",
+               "\"pgs_capped\": %ld, \"pgs_subspace\": %ld, \"max_contacts\": %d, \"max_depth\": ",
             sm->stats->steps, sm->stats->substeps, sm->stats->halvings, sm->stats->impacts,
             sm->stats->limit_events, sm->stats->pgs_sweeps, sm->stats->pgs_solves,
-            sm->stats->pgs_capped, sm->max_contacts);
+            sm->stats->pgs_capped, sm->stats->pgs_subspace, sm->max_contacts);
     salto_json_num(f, sm->stats->max_depth);
     fputs(", \"max_residual\": ", f);
     salto_json_num(f, sm->stats->max_residual);
@@ -951,9 +951,9 @@ int cmd_play(int argc, char** argv) {
         printf("contacts: up to %d at once; impacts: %ld; joint limit events: %ld; deepest "
                "penetration %.2f mm\n", sm.max_contacts, st->impacts, st->limit_events,
                1e3 * fmax(st->max_depth, 0.0));
-        printf("contact solver: %.1f sweeps a step, %ld of %ld solves stopped at the sweep cap, "
-               "residual at most %.2g m/s (rad/s on joint rows)\n",
-               st->steps ? (double)st->pgs_sweeps / st->steps : 0.0,
+        printf("contact solver: %.1f sweeps a step, %ld subspace solves, %ld of %ld solves stopped "
+               "at the sweep cap, residual at most %.2g m/s (rad/s on joint rows)\n",
+               st->steps ? (double)st->pgs_sweeps / st->steps : 0.0, st->pgs_subspace,
                st->pgs_capped, st->pgs_solves, st->max_residual);
         if (limp) {
             printf("particle ragdoll (Rosen) from t = %.3f s: %d points, %ld steps\n",

@@ -1059,8 +1059,8 @@ if [ ! -s "$tmp/out" ]; then ok; else fail "kernels.sh ran something on bad inpu
 
 # ---- play: the contact solver's statistics (issue 29) ----
 expect 0 "$salto" play "$tmp/mb/motion.json" -o "$tmp/pl_solver"
-grep_in "$tmp/out" "^contact solver: [0-9.]+ sweeps a step, [0-9]+ of [0-9]+ solves stopped at the sweep cap, residual at most [0-9.e+-]+ m/s"
-grep_in "$tmp/pl_solver/sim.json" '"pgs_solves": [0-9]+, "pgs_capped": [0-9]+'
+grep_in "$tmp/out" "^contact solver: [0-9.]+ sweeps a step, [0-9]+ subspace solves, [0-9]+ of [0-9]+ solves stopped at the sweep cap, residual at most [0-9.e+-]+ m/s"
+grep_in "$tmp/pl_solver/sim.json" '"pgs_solves": [0-9]+, "pgs_capped": [0-9]+, "pgs_subspace": [0-9]+'
 grep_in "$tmp/pl_solver/sim.json" '"max_residual": [0-9.e+-]+'
 
 echo "$npass passed, $nfail failed"

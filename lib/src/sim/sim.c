@@ -61,6 +61,7 @@ void salto_sim_destroy(salto_sim* s) {
     salto_free(s->lambda), salto_free(s->target), salto_free(s->now), salto_free(s->vel), salto_free(s->contacts);
     salto_free(s->prev_key), salto_free(s->prev_lambda);
     salto_free(s->work), salto_free(s->work2), salto_free(s->iwork);
+    salto_free(s->sm_work), salto_free(s->sm_free);
     sim_adaptive_free(s->ad);
     salto_free(s);
 }
@@ -125,11 +126,13 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     s->work = salto_calloc(3 * cap * cap + 6 * cap, sizeof(double));
     s->work2 = salto_calloc(2 * cap, sizeof(double));
     s->iwork = salto_calloc(4 * cap, sizeof(int));
+    s->sm_work = salto_calloc(2 * cap * cap + 3 * cap, sizeof(double));
+    s->sm_free = salto_calloc(3 * cap, sizeof(int));
     s->prev_lambda = salto_calloc(cap, sizeof(double));
     if (!s->d || !s->q || !s->qd || !s->tau || !s->fext || !s->fuser || !s->qdd || !s->q0 ||
         !s->qd0 || !s->dA || !s->tq || !s->tqd || !s->tqdd || !s->ttau || !s->at_limit || !s->no_bars || !s->tt_q || !s->tt_qd || !s->tt_qdd || !s->d2 || !s->rows || !s->K || !s->resp || !s->lambda || !s->target ||
         !s->now || !s->vel || !s->contacts || !s->prev_key || !s->prev_lambda || !s->work || !s->work2 ||
-        !s->iwork) {
+        !s->iwork || !s->sm_work || !s->sm_free) {
         salto_sim_destroy(s);
         return NULL;
     }

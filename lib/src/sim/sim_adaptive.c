@@ -259,6 +259,7 @@ salto_status sim_adaptive_step(salto_sim* s, salto_error* err) {
     s->stats.pgs_sweeps += is->pgs_sweeps - ad->seen.pgs_sweeps;
     s->stats.pgs_solves += is->pgs_solves - ad->seen.pgs_solves;
     s->stats.pgs_capped += is->pgs_capped - ad->seen.pgs_capped;
+    s->stats.pgs_subspace += is->pgs_subspace - ad->seen.pgs_subspace;
     s->stats.step_sweeps = is->step_sweeps, s->stats.step_residual = is->step_residual;
     s->stats.max_residual = fmax(s->stats.max_residual, is->max_residual);
     s->stats.max_depth = fmax(s->stats.max_depth, is->max_depth);
