@@ -126,7 +126,7 @@ salto_sim* salto_sim_create(const salto_model* m, const salto_sim_opts* opts) {
     s->work = salto_calloc(3 * cap * cap + 6 * cap, sizeof(double));
     s->work2 = salto_calloc(2 * cap, sizeof(double));
     s->iwork = salto_calloc(4 * cap, sizeof(int));
-    s->sm_work = salto_calloc(2 * cap * cap + 3 * cap, sizeof(double));
+    s->sm_work = salto_calloc(2 * cap * cap + 8 * cap, sizeof(double));
     s->sm_free = salto_calloc(3 * cap, sizeof(int));
     s->prev_lambda = salto_calloc(cap, sizeof(double));
     if (!s->d || !s->q || !s->qd || !s->tau || !s->fext || !s->fuser || !s->qdd || !s->q0 ||

@@ -145,9 +145,9 @@ static double natural_residual(const salto_sim* s, int n, const int* idx, const 
         double w = now[a] - target[a], lo, hi;
         for (int k = 0; k < n; k++) w += K[(size_t)ld * k + a] * L[k];
         row_bounds(s, r, pos_of, L, &lo, &hi);
-        const double v = fmin(fmax(L[a] - w / kaa, lo), hi);
+        const double v = fmin(fmax(L[a] - w / kaa, lo), hi); // (fmin, fmax drop a NaN)
+        if (isnan(w) || isnan(v)) return NAN;
         res = fmax(res, kaa * fabs(v - L[a]) * h);
-        if (isnan(v)) return NAN;
     }
     return res;
 }
@@ -287,8 +287,140 @@ static int subspace_step(salto_sim* s, int n, const int* idx, const double* K, i
 }
 
 
-// the sweeps before the first subspace step, and between two
-enum { subspace_first = 3, subspace_every = 5 };
+// the sweeps before the first subspace step, and between two; the exact solve's rounds, and
+// the most rows it takes on
+enum { subspace_first = 3, subspace_every = 5, exact_rounds = 4, exact_max_rows = 96 };
+
+
+// The box QP min 1/2 L' K L + (now - target)' L, lo <= L <= hi (fixed bounds; K symmetric
+// positive semi-definite), by a primal active-set method: the rows held at a bound (W 1 at
+// lo, 2 at hi; 3 idle, fixed at 0) stay there; the free rows take the Newton step
+// d = -(K_FF + eps I)^-1 g_F (eps 1e-10 of the largest diagonal entry: K_FF is singular when
+// contacts are redundant, and a direction along which the objective only falls then runs to
+// a bound), cut where it first meets a free row's bound (the ratio test), which row is then
+// held; at the face's minimum (every free row's miss g_a h within tol) the held row pulling
+// inward hardest is let go. Stops when the natural residual at the fixed bounds is within
+// tol; returns the factorisations made, -1 if one failed. lo and hi hold the bounds, W and F
+// n ints each, A n x n doubles, d and g n each.
+static int box_qp(int n, const double* K, int ld, const double* c, const double* lo,
+                  const double* hi, int* W, int* F, double* A, double* d, double* g, double* L,
+                  double h, double tol, int max_solves) {
+    for (int a = 0; a < n; a++) { // the rows at a bound with the gradient pushing out are held
+        if (W[a]) continue;
+        double v = c[a];
+        for (int k = 0; k < n; k++) v += K[(size_t)ld * k + a] * L[k];
+        if (lo[a] == hi[a]) {
+            W[a] = 1, L[a] = lo[a];
+        } else if (L[a] <= lo[a] && v > 0.0) {
+            W[a] = 1;
+        } else if (L[a] >= hi[a] && v < 0.0) {
+            W[a] = 2;
+        }
+    }
+    int solves = 0;
+    for (;;) {
+        double res = 0.0, free_res = 0.0;
+        int nf = 0;
+        for (int a = 0; a < n; a++) {
+            g[a] = 0.0;
+            if (W[a] == 3) continue;
+            double v = c[a];
+            for (int k = 0; k < n; k++) v += K[(size_t)ld * k + a] * L[k];
+            g[a] = v;
+            const double kaa = K[(size_t)ld * a + a];
+            res = fmax(res, kaa * fabs(fmin(fmax(L[a] - v / kaa, lo[a]), hi[a]) - L[a]) * h);
+            if (!W[a]) F[nf++] = a, free_res = fmax(free_res, fabs(v) * h);
+        }
+        if (!(res > tol)) return solves; // (NaN: give up)
+        if (free_res <= tol) { // the face's minimum: let go of the row pulling inward hardest
+            int best = -1;
+            double pull = 0.0;
+            for (int a = 0; a < n; a++) {
+                const double p = W[a] == 1 && lo[a] < hi[a] ? -g[a] : W[a] == 2 ? g[a] : 0.0;
+                if (p > pull) pull = p, best = a;
+            }
+            if (best < 0) return solves;
+            W[best] = 0;
+            continue;
+        }
+        if (solves == max_solves) return solves;
+        double dmax = 0.0;
+        for (int i = 0; i < nf; i++) {
+            for (int j = 0; j < nf; j++) A[(size_t)nf * i + j] = K[(size_t)ld * F[j] + F[i]];
+            dmax = fmax(dmax, A[(size_t)nf * i + i]);
+        }
+        for (int i = 0; i < nf; i++) A[(size_t)nf * i + i] += 1e-10 * dmax;
+        solves++;
+        if (!salto_chol(A, nf)) return -1;
+        for (int i = 0; i < nf; i++) d[i] = -g[F[i]];
+        salto_chol_solve(A, nf, d);
+        double amax = 1.0;
+        int block = -1, side = 0;
+        for (int i = 0; i < nf; i++) {
+            const int a = F[i];
+            if (d[i] > 0.0 && hi[a] < INFINITY && (hi[a] - L[a]) < amax * d[i]) {
+                amax = fmax((hi[a] - L[a]) / d[i], 0.0), block = a, side = 2;
+            } else if (d[i] < 0.0 && lo[a] > -INFINITY && (lo[a] - L[a]) > amax * d[i]) {
+                amax = fmax((lo[a] - L[a]) / d[i], 0.0), block = a, side = 1;
+            }
+        }
+        for (int i = 0; i < nf; i++) L[F[i]] += amax * d[i];
+        if (block >= 0) W[block] = side, L[block] = side == 1 ? lo[block] : hi[block];
+    }
+}
+
+
+// The contact problem solved exactly, friction apart: with the friction bounds frozen at
+// mu times the normals' multipliers of the moment, the problem is the box QP above (its
+// optimality conditions are the rows' complementarity conditions); solved, the normals move,
+// so the bounds are frozen again at the new ones and the QP solved from where it stopped, up
+// to exact_rounds times (the fixed point usually settles in two or three; where friction and
+// redundant contacts or a joint at its limit fight, it may not), with at most 2 n + 8
+// factorisations in all (each O(n^3): the solve is meant for the tens of rows a character's
+// feet and hands give, and pgs_core calls it for at most exact_max_rows). L ends at the best
+// natural residual seen, returned in *res (which holds L's on entry); returns the
+// factorisations made.
+static int exact_solve(salto_sim* s, int n, const int* idx, const double* K, int ld,
+                       const double* now, const double* target, const int* pos_of, double* L,
+                       double h, double* res) {
+    double* A = s->sm_work;              // (n x n)
+    double* c = A + (size_t)n * n;       // now - target (n)
+    double* lo = c + n;                  // the frozen bounds (n, n)
+    double* hi = lo + n;
+    double* d = hi + n;                  // (n)
+    double* g = d + n;                   // (n)
+    double* best = g + n;                // the best L so far (n)
+    int* W = s->sm_free;                 // (n)
+    int* F = W + n;                      // (n)
+    int solves = 0;
+    memcpy(best, L, (size_t)n * sizeof(double));
+    for (int round = 0; round < exact_rounds && *res > s->o.tolerance && solves < 2 * n + 8; round++) {
+        for (int a = 0; a < n; a++) {
+            const row* r = &s->rows[idx[a]];
+            W[a] = 0, c[a] = 0.0;
+            if (row_idle(K[(size_t)ld * a + a], target[a])) {
+                W[a] = 3, L[a] = 0.0, lo[a] = hi[a] = 0.0;
+                continue;
+            }
+            c[a] = now[a] - target[a];
+            row_bounds(s, r, pos_of, L, &lo[a], &hi[a]);
+            if (r->kind != row_track && r->kind != row_hold) L[a] = fmin(fmax(L[a], lo[a]), hi[a]);
+        }
+        const int k = box_qp(n, K, ld, c, lo, hi, W, F, A, d, g, L, h, 0.1 * s->o.tolerance,
+                             2 * n + 8 - solves);
+        if (k < 0) break;
+        solves += k;
+        const double rn = natural_residual(s, n, idx, K, ld, now, target, pos_of, L, h);
+        if (rn < *res) {
+            *res = rn;
+            memcpy(best, L, (size_t)n * sizeof(double));
+        }
+    }
+    memcpy(L, best, (size_t)n * sizeof(double));
+    return solves;
+}
+
+
 
 // projected Gauss-Seidel on n rows idx[] of the system (matrix K with stride ld, indexed by
 // position in idx): L with now + K L >= target on normal and limit rows (complementary to
@@ -306,12 +438,18 @@ enum { subspace_first = 3, subspace_every = 5 };
 // exact (the old test, on the multipliers' relative change, ran to the sweep cap on nearly
 // every step standing).
 //
-// Gauss-Seidel alone crawls where redundant rows of very different K_aa are coupled (a foot
-// landing flat: its corners' normal rows, K_aa 0.43 and 5.4, took the 100 sweeps with the
-// residual still 5e-3 m/s). After subspace_first sweeps, and every subspace_every after that,
-// a subspace step solves the rows then inside their bounds exactly; the solve stops when a
-// sweep's residual, or the natural residual after a subspace step, is within the tolerance.
-// Records the sweeps, subspace steps and the final residual in the stats.
+// Gauss-Seidel alone crawls where the problem is badly conditioned: redundant rows of very
+// different K_aa coupled (a foot landing flat: its corners' normal rows, K_aa 0.43 and 5.4,
+// took the 100 sweeps with the residual still 5e-3 m/s), or a joint at its limit in the loop
+// two planted feet close (the squat under PD: the matrix's nonzero eigenvalues from 5e-4 to
+// 144, 9,000 sweeps to 1e-7 m/s). After subspace_first sweeps a subspace step solves the rows
+// then inside their bounds exactly; if that is not enough, the exact solve (active-set box QP
+// within the friction cone frozen, refrozen up to exact_rounds times) solves the problem
+// itself; if neither meets the tolerance, Gauss-Seidel goes on from the best point, with a
+// subspace step every subspace_every sweeps (the interval doubling after each that fails).
+// The solve stops when a sweep's residual, or the natural residual after a subspace step or
+// the exact solve, is within the tolerance. Records the sweeps, the subspace solves (the
+// factorisations of both) and the final residual in the stats.
 static void pgs_core(salto_sim* s, int n, const int* idx, const double* K, int ld,
                      const double* now, const double* target, const int* pos_of, double* L,
                      double h) {
@@ -342,13 +480,16 @@ static void pgs_core(salto_sim* s, int n, const int* idx, const double* K, int l
         if (res <= s->o.tolerance) break;
         if (sweeps == next_subspace && sweeps < s->o.max_iterations && n > 1) {
             double rn = natural_residual(s, n, idx, K, ld, now, target, pos_of, L, h);
-            if (subspace_step(s, n, idx, K, ld, now, target, pos_of, L, h, &rn)) {
-                st->pgs_subspace++;
-                if (rn <= s->o.tolerance) {
-                    res = rn;
-                    break;
-                }
-            } else {
+            const int taken = subspace_step(s, n, idx, K, ld, now, target, pos_of, L, h, &rn);
+            st->pgs_subspace += taken;
+            if (rn > s->o.tolerance && sweeps == subspace_first && n <= exact_max_rows) {
+                st->pgs_subspace += exact_solve(s, n, idx, K, ld, now, target, pos_of, L, h, &rn);
+            }
+            if (rn <= s->o.tolerance) {
+                res = rn;
+                break;
+            }
+            if (!taken) {
                 every *= 2; // no better: the free set is still changing, or there is no exact
             }           //   solution to find (a sliding foot's friction can make it so)
             next_subspace += every;
@@ -472,14 +613,29 @@ salto_status sim_impacts(salto_sim* s, int* any) {
         } else if (r->kind == row_tangent) {
             s->target[i] = 0.0; // stop sliding, as far as friction can
         } else if (r->gap < -1e-9 || v >= 0.0) {
-            s->target[i] = -INFINITY; // not touching, or separating: no impulse needed
+            s->target[i] = -INFINITY; // not touching, or separating: no impulse needed (unless
+                                      //   the others' impulses drive it in: below)
         } else if (r->kind == row_normal) {
             s->target[i] = -v > s->o.bounce_speed ? -s->o.restitution * v : 0.0;
         } else {
             s->target[i] = 0.0; // joints stop at their limits
         }
     }
-    pgs(s, 0, 1.0);
+    // A touching point or a joint at its limit left out as separating can be driven in by the
+    // impulses elsewhere (a joint stopped at its limit swings the foot's toes into the floor);
+    // those are then held from approaching too, and the impulses solved again
+    for (int pass = 0; pass < 4; pass++) {
+        pgs(s, 0, 1.0);
+        int more = 0;
+        for (int i = 0; i < n; i++) {
+            const row* r = &s->rows[i];
+            if ((r->kind != row_normal && r->kind != row_limit) || r->gap < -1e-9 || s->target[i] != -INFINITY) continue;
+            double v = s->now[i];
+            for (int k = 0; k < n; k++) v += s->K[(size_t)n * k + i] * s->lambda[k];
+            if (v < -slow_approach) s->target[i] = 0.0, more = 1;
+        }
+        if (!more) break;
+    }
     double fastest = 0.0; // the fastest approach of a touching point
     for (int i = 0; i < n; i++) {
         const double L = s->lambda[i];
