@@ -76,8 +76,9 @@ typedef struct salto_sim_stats {
     long pgs_sweeps;            // projected Gauss-Seidel sweeps in all
     long pgs_solves;            // projected Gauss-Seidel solves (impacts and accelerations)
     long pgs_capped;            //   of them, those stopped by max_iterations, the tolerance unmet
-    long pgs_subspace;          // subspace steps taken (the free rows solved exactly, sim.h's
-                                //   "The solver" in docs/simulation.md)
+    long pgs_subspace;          // subspace solves: factorisations on the rows inside their
+                                //   bounds, by the subspace steps and the exact solves (see
+                                //   "Where Gauss-Seidel crawls" in docs/simulation.md)
     long step_sweeps;           // the last step's sweeps (all its solves, halvings included)
     double step_residual;       // the last step's largest final residual (opts tolerance), m/s
                                 //   (rad/s on joint rows)
