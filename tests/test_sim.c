@@ -505,6 +505,27 @@ START_TEST(contact_solver_converges) {
 END_TEST
 
 
+// PD gains as salto bench sim's: M_jj, the joint-space inertia's diagonal at the zero pose
+static void pd_gains(const salto_model* m, double* gain) {
+    double M[32 * 32];
+    ck_assert_int_le(m->nv, 32);
+    salto_data* d = salto_data_create(m);
+    salto_crba(m, d, M); // at q = 0
+    for (int j = 0; j < m->nv; j++) gain[j] = M[m->nv * j + j];
+    salto_data_destroy(d);
+}
+
+// PD torques toward tq (at rest), M_jj (400 (tq_j - q_j) - 40 qd_j), the root's zero, set on s
+static void pd_drive(const salto_model* m, salto_sim* s, const double* gain, const double* tq) {
+    double tau[32];
+    const double *q = salto_sim_q(s), *qd = salto_sim_qd(s);
+    for (int j = 0; j < m->nv; j++) {
+        tau[j] = j < m->nroot ? 0.0 : gain[j] * (400.0 * ((tq ? tq[j] : 0.0) - q[j]) - 40.0 * qd[j]);
+    }
+    salto_sim_set_torques(s, tau);
+}
+
+
 // The subspace step (sim_solve.c, pgs_core): the humanoid dropped 0.2 m flat onto its soles
 // (restitution 0), once under PD joint torques and once tracking on the full matrix, where
 // projected Gauss-Seidel alone ran to its 100 sweeps on half the solves after touchdown (the
@@ -517,11 +538,8 @@ START_TEST(landing_solves_converge) {
     salto_model* m = load("data/characters/humanoid22.yaml");
     const int nv = m->nv;
     ck_assert_int_le(nv, 32);
-    double zero[32] = {0}, q0[32] = {0}, gain[32], tau[32], M[32 * 32];
-    salto_data* d = salto_data_create(m);
-    salto_crba(m, d, M); // at q = 0
-    for (int j = 0; j < nv; j++) gain[j] = M[nv * j + j];
-    salto_data_destroy(d);
+    double zero[32] = {0}, q0[32] = {0}, gain[32];
+    pd_gains(m, gain);
     q0[2] = 0.2;
     for (int pd = 0; pd < 2; pd++) {
         salto_sim_opts o;
@@ -532,13 +550,7 @@ START_TEST(landing_solves_converge) {
         salto_sim_track(s, pd ? NULL : zero, zero, zero, 400.0, 40.0);
         const int steps = 600; // 0.2 s of flight, 0.4 s standing
         for (int k = 0; k < steps; k++) {
-            if (pd) {
-                const double *q = salto_sim_q(s), *qd = salto_sim_qd(s);
-                for (int j = 0; j < nv; j++) {
-                    tau[j] = j < m->nroot ? 0.0 : gain[j] * (400.0 * -q[j] - 40.0 * qd[j]);
-                }
-                salto_sim_set_torques(s, tau);
-            }
+            if (pd) pd_drive(m, s, gain, NULL);
             run(s, 1);
             const salto_sim_contact* c;
             const int nc = salto_sim_contacts(s, &c);
@@ -571,21 +583,18 @@ END_TEST
 
 // The exact solve (sim_solve.c, exact_solve): the humanoid squatting under PD torques (knees
 // to 34 degrees and back in 1 s, the feet flat, restitution 0 as in salto bench sim), its
-// ankles pushed past their limits by the PD law. Both soles planted close a loop through the legs, and with an ankle at its limit the
-// contact problem's matrix has nonzero eigenvalues from 5e-4 to 144: projected Gauss-Seidel
-// needs 9,000 sweeps to 1e-7 m/s, so 92% of its steps stopped at the 100-sweep cap, some 0.6
-// m/s off, and the heels rocked (9 collisions). Now under a tenth of the solves stop at the
+// ankles pushed past their limits by the PD law. Both soles planted close a loop through the
+// legs, and with an ankle at its limit the contact problem's matrix has nonzero eigenvalues
+// from 5e-4 to 144: projected Gauss-Seidel needs 9,000 sweeps to 1e-7 m/s, so 92% of its
+// steps stopped at the 100-sweep cap, some 0.6 m/s off, and the heels rocked (9 collisions). Now under a tenth of the solves stop at the
 // cap, none 1e-3 m/s off (43 of 1,023 measured, 6e-7 m/s at worst; without the exact solve
 // 582 of 1,449, 0.02 m/s), and the feet stay down (at most 2 collisions, under 0.2 mm deep).
 START_TEST(squat_solves_converge) {
     salto_model* m = load("data/characters/humanoid22.yaml");
     const int nv = m->nv;
     ck_assert_int_le(nv, 32);
-    double zero[32] = {0}, gain[32], tau[32], tq[32], M[32 * 32];
-    salto_data* d = salto_data_create(m);
-    salto_crba(m, d, M); // at q = 0
-    for (int j = 0; j < nv; j++) gain[j] = M[nv * j + j];
-    salto_data_destroy(d);
+    double zero[32] = {0}, gain[32], tq[32];
+    pd_gains(m, gain);
     const int sq[6] = {dof(m, "hip_l_flex"), dof(m, "knee_l"), dof(m, "ankle_l"), dof(m, "hip_r_flex"),
                        dof(m, "knee_r"), dof(m, "ankle_r")};
     const double amp[3] = {-0.3, 0.6, -0.3}; // rad: hip, knee, ankle
@@ -600,11 +609,7 @@ START_TEST(squat_solves_converge) {
         const double sv = 0.5 * (1.0 - cos(2.0 * pi * k * 1e-3));
         memset(tq, 0, sizeof tq);
         for (int i = 0; i < 6; i++) tq[sq[i]] = amp[i % 3] * sv;
-        const double *q = salto_sim_q(s), *qd = salto_sim_qd(s);
-        for (int j = 0; j < nv; j++) {
-            tau[j] = j < m->nroot ? 0.0 : gain[j] * (400.0 * (tq[j] - q[j]) - 40.0 * qd[j]);
-        }
-        salto_sim_set_torques(s, tau);
+        pd_drive(m, s, gain, tq);
         run(s, 1);
         const salto_sim_contact* c;
         const int nc = salto_sim_contacts(s, &c);
