@@ -588,7 +588,7 @@ END_TEST
 // from 5e-4 to 144: projected Gauss-Seidel needs 9,000 sweeps to 1e-7 m/s, so 92% of its
 // steps stopped at the 100-sweep cap, some 0.6 m/s off, and the heels rocked (9 collisions). Now under a tenth of the solves stop at the
 // cap, none 1e-3 m/s off (43 of 1,023 measured, 6e-7 m/s at worst; without the exact solve
-// 582 of 1,449, 0.02 m/s), and the feet stay down (at most 2 collisions, under 0.2 mm deep).
+// 394 of 1,145, 0.022 m/s), and the feet stay down (at most 2 collisions, under 0.2 mm deep).
 START_TEST(squat_solves_converge) {
     salto_model* m = load("data/characters/humanoid22.yaml");
     const int nv = m->nv;

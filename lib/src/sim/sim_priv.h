@@ -63,7 +63,8 @@ struct salto_sim {
     salto_data* d2;                   //   and their inverse dynamics' data
     double *work, *work2;             // the solver's scratch
     int* iwork;
-    double* sm_work;                  // the subspace step's (pgs_core): 2 cap x cap + 3 cap
+    double* sm_work;                  // the subspace step's and the exact solve's scratch
+                                      //   (pgs_core): 2 cap x cap + 8 cap
     int* sm_free;                     //   and its free rows, their places, pivots (3 cap)
     int nprev;                        // the last acceleration solve's rows: keys, multipliers
     long* prev_key;
