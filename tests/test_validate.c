@@ -1322,6 +1322,31 @@ START_TEST(test_one_site_hold_keeps_clearance) {
 END_TEST
 
 
+// A body held on the ground by one site that lies inside its geometry's rounded end: the
+// gymnast on its hands, the hands site 3.7 cm past the arm capsule's end, within its 4.5 cm
+// radius. Wherever the site touches the floor that end reaches 8.2 mm under it at best, so
+// it is the hand's contact: neither above_ground rows (they made a back handspring
+// infeasible) nor the penetration check for it; the capsule's other end (the shoulders) keeps
+// its rows
+START_TEST(test_hold_inside_rounded_end) {
+    fixture f = open_problem("tests/data/problems/handstand.yaml");
+    const int nslice = salto_problem_slices(f.p, NULL, NULL);
+    int arm_rows = 0;
+    for (int r = 0; r < salto_nlp_ng(f.nlp); r++) {
+        char name[600];
+        salto_nlp_row_name(f.nlp, r, name, sizeof name);
+        arm_rows += strstr(name, "above_ground") && strstr(name, "body 'arms'");
+    }
+    ck_assert_int_eq(arm_rows, nslice); // the shoulder end's row at every slice, not the hand's
+    salto_validation v = run(&f, NULL);
+    const salto_check* c = find(&v, SALTO_CHECK_PENETRATION, 0);
+    ck_assert_msg(c->pass, "the hand's end of the arms, which holds the site, is judged: %.4g m", c->worst);
+    salto_validation_free(&v);
+    close_problem(&f);
+}
+END_TEST
+
+
 // ---- contact wrenches, joint torques, re-simulation ----
 
 // the distribution's cost: sum |f_b|^2 + |n_b about the centroid c_b|^2 / l^2, l = 0.1 m
@@ -1980,6 +2005,7 @@ Suite* validate_suite(void) {
     tcase_add_test(tc, test_refinement_time_budget);
     tcase_add_test(tc, test_refinement_stops_when_no_better);
     tcase_add_test(tc, test_one_site_hold_keeps_clearance);
+    tcase_add_test(tc, test_hold_inside_rounded_end);
     tcase_add_test(tc, test_denser_solve_after_limit);
     tcase_add_test(tc, test_contact_wrenches_sum_and_minimise);
     tcase_add_test(tc, test_torques_reproduce_motion);

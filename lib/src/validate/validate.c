@@ -94,8 +94,10 @@ static double moment_about(const double* n, const double* f, const double c[3], 
 // how far geometry g reaches below the plane z = height (> 0: penetration) where phase i does
 // not hold it on the ground (its sole is the contact, judged by slip;
 // salto_problem_ground_hold): none of a body held flat by two sites or more, and for a body
-// held by one site, which can turn about it, every point but those at the site (planar: in x
-// and z). After salto_fk
+// held by one site, which can turn about it, every point but those whose rounded end holds
+// the site (planar: in x and z): the site's own, and a capsule end or sphere within its radius
+// of it (the optimiser's above_ground rows leave the same out: nlp_layout.c, held_on_ground).
+// After salto_fk
 static double geom_depth(const salto_problem_desc* p, const salto_model* m, const salto_data* d,
                          int i, int g, int planar, double height) {
     if (m->geom_link[g] < 0) return -INFINITY; // welded to the world
@@ -108,7 +110,7 @@ static double geom_depth(const salto_problem_desc* p, const salto_model* m, cons
     const int npt = salto_geom_points(m, d, g, pts, &r);
     for (int k = 0; k < npt; k++) {
         const double dx = pts[k][0] - at[0], dy = planar ? 0.0 : pts[k][1] - at[1], dz = pts[k][2] - at[2];
-        if (held == 1 && dx * dx + dy * dy + dz * dz < 1e-12) continue; // the held site itself
+        if (held == 1 && sqrt(dx * dx + dy * dy + dz * dz) <= r + 1e-6) continue; // holds the site
         lowest = fmin(lowest, pts[k][2] - r);
     }
     return height - lowest;
