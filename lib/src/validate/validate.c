@@ -278,8 +278,16 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
     // the above_ground plane, for every body this phase does not hold on the ground
     if (ref->have_plane) {
         v[SALTO_CHECK_PENETRATION] = 0.0;
+        // at a phase boundary the neighbour's hold counts too (the optimiser's above_ground
+        // rows leave out what either phase containing t holds: the hands touching down at a
+        // flight's end are the next phase's contact)
+        const salto_phase_desc* ph = &p->phases[i];
+        const int prev = i > 0 && fabs(t - ph->start) < 1e-9 ? i - 1 : -1;
+        const int next = i + 1 < p->nphase && fabs(t - (ph->start + ph->duration)) < 1e-9 ? i + 1 : -1;
         for (int g = 0; g < m->ngeom; g++) {
-            const double depth = geom_depth(p, m, d, i, g, ref->planar, ref->plane);
+            double depth = geom_depth(p, m, d, i, g, ref->planar, ref->plane);
+            if (prev >= 0) depth = fmin(depth, geom_depth(p, m, d, prev, g, ref->planar, ref->plane));
+            if (next >= 0) depth = fmin(depth, geom_depth(p, m, d, next, g, ref->planar, ref->plane));
             if (depth > v[SALTO_CHECK_PENETRATION]) {
                 v[SALTO_CHECK_PENETRATION] = depth;
                 what[SALTO_CHECK_PENETRATION] = g;
