@@ -1324,23 +1324,35 @@ END_TEST
 
 // A body held on the ground by one site that lies inside its geometry's rounded end: the
 // gymnast on its hands, the hands site 3.7 cm past the arm capsule's end, within its 4.5 cm
-// radius. Wherever the site touches the floor that end reaches 8.2 mm under it at best, so
-// it is the hand's contact: neither above_ground rows (they made a back handspring
-// infeasible) nor the penetration check for it; the capsule's other end (the shoulders) keeps
-// its rows
+// radius. Wherever the site touches the floor that end's surface reaches 8.2 mm under it at
+// best (the rows for it made a back handspring infeasible), so both the optimiser's
+// above_ground row and the penetration check keep that end's centre above the floor instead
+// of its surface; the shoulder end keeps its full row. In the handstand (the arms vertical)
+// every arms row holds, the hand end's at its centre's height, 3.68 cm
 START_TEST(test_hold_inside_rounded_end) {
     fixture f = open_problem("tests/data/problems/handstand.yaml");
     const int nslice = salto_problem_slices(f.p, NULL, NULL);
+    const int ng = salto_nlp_ng(f.nlp);
+    double* g = calloc((size_t)ng, sizeof(double));
+    ck_assert_ptr_nonnull(g);
+    ck_assert_int_eq(salto_nlp_eval_g(f.nlp, f.x, g), SALTO_OK);
     int arm_rows = 0;
-    for (int r = 0; r < salto_nlp_ng(f.nlp); r++) {
+    double lowest = INFINITY;
+    for (int r = 0; r < ng; r++) {
         char name[600];
         salto_nlp_row_name(f.nlp, r, name, sizeof name);
-        arm_rows += strstr(name, "above_ground") && strstr(name, "body 'arms'");
+        if (!strstr(name, "above_ground") || !strstr(name, "body 'arms'")) continue;
+        arm_rows++;
+        lowest = fmin(lowest, g[r]);
     }
-    ck_assert_int_eq(arm_rows, nslice); // the shoulder end's row at every slice, not the hand's
+    free(g);
+    ck_assert_int_eq(arm_rows, 2 * nslice); // both ends at every slice
+    ck_assert_msg(fabs(lowest - (0.6368 - 0.60)) < 1e-6, "the arms' lowest row %.6g m, not the hand "
+                  "end's centre height 0.0368 m (its surface would be -0.0082)", lowest);
     salto_validation v = run(&f, NULL);
     const salto_check* c = find(&v, SALTO_CHECK_PENETRATION, 0);
-    ck_assert_msg(c->pass, "the hand's end of the arms, which holds the site, is judged: %.4g m", c->worst);
+    ck_assert_msg(c->pass, "the hand's end of the arms, which holds the site, judged by its surface: %.4g m",
+                  c->worst);
     salto_validation_free(&v);
     close_problem(&f);
 }

@@ -477,7 +477,9 @@ int salto_impact_max_links(const salto_model* m);
 // How many sites of body phase i holds on the ground (a ground contact with hold), the first
 // of them into *site (-1 when none). Two or more hold the body flat, so its geometry is the
 // contact's (no clearance rows, no penetration check); one lets it turn about that site, and
-// only the geometry at the site is (the NLP's above_ground rows and salto_validate agree).
+// only the geometry point at the site is, a capsule end or sphere whose ball holds the site
+// strictly inside being judged by its centre (the NLP's above_ground rows and salto_validate
+// agree).
 int salto_problem_ground_hold(const salto_problem_desc* p, int i, int body, int* site);
 
 // The poses (pose constraints) that give DOF dof a value: the latest at or before time ta into

@@ -94,10 +94,11 @@ static double moment_about(const double* n, const double* f, const double c[3], 
 // how far geometry g reaches below the plane z = height (> 0: penetration) where phase i does
 // not hold it on the ground (its sole is the contact, judged by slip;
 // salto_problem_ground_hold): none of a body held flat by two sites or more, and for a body
-// held by one site, which can turn about it, every point but those whose rounded end holds
-// the site (planar: in x and z): the site's own, and a capsule end or sphere within its radius
-// of it (the optimiser's above_ground rows leave the same out: nlp_layout.c, held_on_ground).
-// After salto_fk
+// held by one site, which can turn about it, every point but the site's own (planar: in x and
+// z); a capsule end or sphere whose ball holds the site strictly inside it is judged by its
+// centre, not its surface (the hand's end of the gymnast's arms, 3.7 cm from its hands site
+// with a 4.5 cm radius, reaches under the floor wherever the hand is on it), as the
+// optimiser's above_ground rows do (nlp_layout.c, held_on_ground). After salto_fk
 static double geom_depth(const salto_problem_desc* p, const salto_model* m, const salto_data* d,
                          int i, int g, int planar, double height) {
     if (m->geom_link[g] < 0) return -INFINITY; // welded to the world
@@ -110,8 +111,9 @@ static double geom_depth(const salto_problem_desc* p, const salto_model* m, cons
     const int npt = salto_geom_points(m, d, g, pts, &r);
     for (int k = 0; k < npt; k++) {
         const double dx = pts[k][0] - at[0], dy = planar ? 0.0 : pts[k][1] - at[1], dz = pts[k][2] - at[2];
-        if (held == 1 && sqrt(dx * dx + dy * dy + dz * dz) <= r + 1e-6) continue; // holds the site
-        lowest = fmin(lowest, pts[k][2] - r);
+        const double dist = sqrt(dx * dx + dy * dy + dz * dz);
+        if (held == 1 && dist < 1e-6) continue;                        // the held site itself
+        lowest = fmin(lowest, pts[k][2] - (held == 1 && dist < r - 1e-6 ? 0.0 : r)); // (its ball)
     }
     return height - lowest;
 }
@@ -230,9 +232,10 @@ static void contact_margins(const salto_model* m, const salto_data* d, const sal
 
 // the violations of every check at one sample of phase i at time t (v: SALTO_CHECK_COUNT,
 // NAN where a check does not apply; what: the site, geometry or DOF at fault), from the
-// kinematics and f0 in d and the phase's start in ref
+// kinematics and f0 in d and the phase's start in ref; edge: -1 at the phase's first sample,
+// 1 at its last, else 0
 static void sample_checks(const salto_problem_desc* p, const salto_data* d, int i, double t,
-                          const phase_ref* ref, double* v, int* what) {
+                          int edge, const phase_ref* ref, double* v, int* what) {
     const salto_model* m = p->model;
     const salto_contact_desc* ct = &p->phases[i].contact;
     const int planar = ref->planar;
@@ -281,9 +284,8 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
         // at a phase boundary the neighbour's hold counts too (the optimiser's above_ground
         // rows leave out what either phase containing t holds: the hands touching down at a
         // flight's end are the next phase's contact)
-        const salto_phase_desc* ph = &p->phases[i];
-        const int prev = i > 0 && fabs(t - ph->start) < 1e-9 ? i - 1 : -1;
-        const int next = i + 1 < p->nphase && fabs(t - (ph->start + ph->duration)) < 1e-9 ? i + 1 : -1;
+        const int prev = edge < 0 && i > 0 ? i - 1 : -1;
+        const int next = edge > 0 && i + 1 < p->nphase ? i + 1 : -1;
         for (int g = 0; g < m->ngeom; g++) {
             double depth = geom_depth(p, m, d, i, g, ref->planar, ref->plane);
             if (prev >= 0) depth = fmin(depth, geom_depth(p, m, d, prev, g, ref->planar, ref->plane));
@@ -602,7 +604,8 @@ salto_status salto_validate_motion(const salto_problem_desc* p, salto_state_fn s
                 com_state(m, d, ref.c0, ref.v0, ref.L0);
             }
             double* viol = v->violation + SALTO_CHECK_COUNT * s;
-            sample_checks(p, d, i, t, &ref, viol, what + SALTO_CHECK_COUNT * s);
+            sample_checks(p, d, i, t, k == 0 ? -1 : k == per[i] - 1 ? 1 : 0, &ref, viol,
+                          what + SALTO_CHECK_COUNT * s);
             // the impact at the phase's start: the jump from the phase before's last sample
             viol[SALTO_CHECK_IMPACT] = NAN;
             if (k == 0 && i > 0) {
