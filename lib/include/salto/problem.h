@@ -477,10 +477,18 @@ int salto_impact_max_links(const salto_model* m);
 // How many sites of body phase i holds on the ground (a ground contact with hold), the first
 // of them into *site (-1 when none). Two or more hold the body flat, so its geometry is the
 // contact's (no clearance rows, no penetration check); one lets it turn about that site, and
-// only the geometry point at the site is, a capsule end or sphere whose ball holds the site
-// strictly inside being judged by its centre (the NLP's above_ground rows and salto_validate
-// agree).
+// only the geometry point at the site is (salto_problem_hold_point says which: the NLP's
+// above_ground rows and salto_validate ask it alike).
 int salto_problem_ground_hold(const salto_problem_desc* p, int i, int body, int* site);
+
+// What a hold by the one site `site` makes of a geometry point pt of the site's link (pt in
+// the link's frame, r the geometry's radius there; a planar model's y not compared):
+// SALTO_HOLD_AT, the point is the site's (the hold's own: no clearance of its own);
+// SALTO_HOLD_BALL, its ball (a capsule end's, a sphere's) holds the site strictly inside, so
+// its surface reaches under the floor wherever the site is on it and only its centre is kept
+// above (the gymnast's hands site, 3.7 cm past its arm capsule's end, 4.5 cm radius); 0, neither
+enum { SALTO_HOLD_AT = 1, SALTO_HOLD_BALL = 2 };
+int salto_problem_hold_point(const salto_model* m, int site, const double pt[3], double r);
 
 // The poses (pose constraints) that give DOF dof a value: the latest at or before time ta into
 // *c0 and *v0, the earliest at or after tb into *c1 and *v1 (any of the four may be NULL).

@@ -144,35 +144,31 @@ int nlp_hold_rows(const salto_problem_desc* p, const salto_constraint_desc* cd, 
 
 
 // How a phase containing t (its ends included) holds geometry point pt (in link's frame, r
-// the geometry's radius there) of body on the ground: 1, held (no row: the hold keeps the
-// body's sole on the floor, and clearance rows for it would restate it, an active inequality
-// on top of equalities, which stalls the solver); 2, its ball holds the held site strictly
-// inside it (its row keeps the centre above the floor, not the surface); 0, not held. A body
-// held by two sites or more is held flat: all its points. A body held by one site can turn
-// about it (the lamp landing on its base's back edge alone put the front edge 2 cm under the
-// floor), so only the point at that site is its hold's (planar: in x and z); a capsule end or
-// sphere whose ball holds the site inside reaches under the floor wherever the site is on it
-// (the gymnast's hands site is 3.7 cm past its arm capsule's end, inside its 4.5 cm radius:
-// on its hands that end was 8 mm under the floor at best, and the solve infeasible), and its
-// centre kept above the floor bounds how far it sinks by its radius
+// the geometry's radius there) of body on the ground: SALTO_HOLD_AT, held (no row: the hold
+// keeps the body's sole on the floor, and clearance rows for it would restate it, an active
+// inequality on top of equalities, which stalls the solver); SALTO_HOLD_BALL, its ball holds
+// the held site strictly inside (its row keeps the centre above the floor, not the surface);
+// 0, neither. A body held by two sites or more is held flat: all its points. A body held by
+// one site can turn about it (the lamp landing on its base's back edge alone put the front
+// edge 2 cm under the floor), so salto_problem_hold_point says which of its points are the
+// hold's (the gymnast's hands site inside its arm capsule's end made every row there
+// infeasible: the end was 8 mm under the floor at best)
 static int held_on_ground(const salto_problem_desc* p, const salto_model* m, int body, int link,
-                          const double pt[3], double r, int planar, double t) {
-    int inside = 0;
+                          const double pt[3], double r, double t) {
+    int held_by = 0;
     for (int i = 0; i < p->nphase; i++) {
         const salto_phase_desc* ph = &p->phases[i];
         if (t < ph->start - 1e-12 || t > ph->start + ph->duration + 1e-12) continue;
         int s;
         const int held = salto_problem_ground_hold(p, i, body, &s);
-        if (held >= 2) return 1;
+        if (held >= 2) return SALTO_HOLD_AT;
         if (held == 1 && m->site_link[s] == link) {
-            const double* sp = m->site_pos + 3 * s;
-            const double dx = sp[0] - pt[0], dy = planar ? 0.0 : sp[1] - pt[1], dz = sp[2] - pt[2];
-            const double dist = sqrt(dx * dx + dy * dy + dz * dz);
-            if (dist < 1e-9) return 1;
-            if (dist < r - 1e-9) inside = 1;
+            const int k = salto_problem_hold_point(m, s, pt, r);
+            if (k == SALTO_HOLD_AT) return k;
+            if (k) held_by = k;
         }
     }
-    return inside ? 2 : 0;
+    return held_by;
 }
 
 
@@ -236,12 +232,12 @@ static salto_status add_blocks_at(builder* B, int c, double t, int side) {
             const int link = m->geom_link[g];
             if (link < 0) continue; // welded to the world: nothing to constrain
             for (int k = 0; k < npt; k++) {
-                const int held = held_on_ground(nlp->p, m, m->geom_body[g], link, pts[k], off, planar, t);
-                if (held == 1) continue;
+                const int held = held_on_ground(nlp->p, m, m->geom_body[g], link, pts[k], off, t);
+                if (held == SALTO_HOLD_AT) continue;
                 block* b = new_block(B);
                 if (!b) return SALTO_ERR_NOMEM;
                 b->con = c, b->t = t, b->side = side, b->nrows = 1, b->link = link;
-                b->offset = held == 2 ? 0.0 : off; // (a ball holding the held site: its centre)
+                b->offset = held == SALTO_HOLD_BALL ? 0.0 : off; // (its centre above the floor)
                 memcpy(b->point, pts[k], sizeof b->point);
                 b->comp[0] = 2;
                 if (push_path(B, b, link)) return SALTO_ERR_NOMEM;

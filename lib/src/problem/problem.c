@@ -129,6 +129,15 @@ int salto_problem_ground_hold(const salto_problem_desc* p, int i, int body, int*
 }
 
 
+int salto_problem_hold_point(const salto_model* m, int site, const double pt[3], double r) {
+    const double* sp = m->site_pos + 3 * site;
+    const double dx = sp[0] - pt[0], dy = salto_model_is_planar(m) ? 0.0 : sp[1] - pt[1];
+    const double dz = sp[2] - pt[2], dist = sqrt(dx * dx + dy * dy + dz * dz);
+    if (dist < 1e-9) return SALTO_HOLD_AT;
+    return dist < r - 1e-9 ? SALTO_HOLD_BALL : 0;
+}
+
+
 int salto_contact_uses_plane(const salto_contact_desc* c) {
     if (c->type != SALTO_CONTACT_GROUND || c->box >= 0) return 0;
     int on_plane = c->nsite == 0;
@@ -161,9 +170,7 @@ int salto_problem_box_holds(const salto_problem_desc* p, int phase, int i, int b
     if (held >= 2) return 1;
     if (held == 0) return 0;
     if (!pt) return 1;
-    const double* sp = p->model->site_pos + 3 * s;
-    const int planar = salto_model_is_planar(p->model);
-    return fabs(sp[0] - pt[0]) < 1e-9 && (planar || fabs(sp[1] - pt[1]) < 1e-9) && fabs(sp[2] - pt[2]) < 1e-9;
+    return salto_problem_hold_point(p->model, s, pt, 0.0) == SALTO_HOLD_AT;
 }
 
 

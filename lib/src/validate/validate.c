@@ -94,26 +94,23 @@ static double moment_about(const double* n, const double* f, const double c[3], 
 // how far geometry g reaches below the plane z = height (> 0: penetration) where phase i does
 // not hold it on the ground (its sole is the contact, judged by slip;
 // salto_problem_ground_hold): none of a body held flat by two sites or more, and for a body
-// held by one site, which can turn about it, every point but the site's own (planar: in x and
-// z); a capsule end or sphere whose ball holds the site strictly inside it is judged by its
-// centre, not its surface (the hand's end of the gymnast's arms, 3.7 cm from its hands site
-// with a 4.5 cm radius, reaches under the floor wherever the hand is on it), as the
-// optimiser's above_ground rows do (nlp_layout.c, held_on_ground). After salto_fk
+// held by one site, which can turn about it, every point but the site's own, a ball that
+// holds the site judged by its centre (salto_problem_hold_point, as the optimiser's
+// above_ground rows). After salto_fk
 static double geom_depth(const salto_problem_desc* p, const salto_model* m, const salto_data* d,
-                         int i, int g, int planar, double height) {
+                         int i, int g, double height) {
     if (m->geom_link[g] < 0) return -INFINITY; // welded to the world
     int site;
     const int held = salto_problem_ground_hold(p, i, m->geom_body[g], &site);
     if (held >= 2) return -INFINITY;
-    double at[3] = {0, 0, 0};
-    if (held == 1) salto_site_pos(m, d, site, at);
-    double pts[8][3], r = 0.0, lowest = INFINITY;
+    const int own = held == 1 && m->site_link[site] == m->geom_link[g];
+    double pts[8][3], loc[8][3], r = 0.0, lowest = INFINITY;
     const int npt = salto_geom_points(m, d, g, pts, &r);
+    if (own) salto_geom_local_points(m, g, loc, &r);
     for (int k = 0; k < npt; k++) {
-        const double dx = pts[k][0] - at[0], dy = planar ? 0.0 : pts[k][1] - at[1], dz = pts[k][2] - at[2];
-        const double dist = sqrt(dx * dx + dy * dy + dz * dz);
-        if (held == 1 && dist < 1e-6) continue;                        // the held site itself
-        lowest = fmin(lowest, pts[k][2] - (held == 1 && dist < r - 1e-6 ? 0.0 : r)); // (its ball)
+        const int kind = own ? salto_problem_hold_point(m, site, loc[k], r) : 0;
+        if (kind == SALTO_HOLD_AT) continue;
+        lowest = fmin(lowest, pts[k][2] - (kind == SALTO_HOLD_BALL ? 0.0 : r));
     }
     return height - lowest;
 }
@@ -287,9 +284,9 @@ static void sample_checks(const salto_problem_desc* p, const salto_data* d, int 
         const int prev = edge < 0 && i > 0 ? i - 1 : -1;
         const int next = edge > 0 && i + 1 < p->nphase ? i + 1 : -1;
         for (int g = 0; g < m->ngeom; g++) {
-            double depth = geom_depth(p, m, d, i, g, ref->planar, ref->plane);
-            if (prev >= 0) depth = fmin(depth, geom_depth(p, m, d, prev, g, ref->planar, ref->plane));
-            if (next >= 0) depth = fmin(depth, geom_depth(p, m, d, next, g, ref->planar, ref->plane));
+            double depth = geom_depth(p, m, d, i, g, ref->plane);
+            if (prev >= 0) depth = fmin(depth, geom_depth(p, m, d, prev, g, ref->plane));
+            if (next >= 0) depth = fmin(depth, geom_depth(p, m, d, next, g, ref->plane));
             if (depth > v[SALTO_CHECK_PENETRATION]) {
                 v[SALTO_CHECK_PENETRATION] = depth;
                 what[SALTO_CHECK_PENETRATION] = g;
