@@ -1,4 +1,4 @@
-// linalg.c: Cholesky factorisations for small dense symmetric systems (linalg.h)
+// linalg.c: Cholesky factorisations for small dense symmetric systems, LU for general ones (linalg.h)
 #include "linalg.h"
 
 #include <math.h>
@@ -7,6 +7,10 @@
 // LAPACK: Cholesky factorisation with complete pivoting of a positive semi-definite matrix
 void dpstrf_(const char* uplo, const int* n, double* a, const int* lda, int* piv, int* rank,
              const double* tol, double* work, int* info);
+// LAPACK: LU factorisation with partial pivoting, and the solve with its factors
+void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
+             const int* ipiv, double* b, const int* ldb, int* info);
 
 
 int salto_pchol(double* A, int n, double rel_tol, int* piv, double* work) {
@@ -91,4 +95,18 @@ void salto_sym3_eigen(const double* S, double e[3], double* V) {
     if (det < 0.0) {
         for (int k = 0; k < 3; k++) V[3 * k + 2] = -V[3 * k + 2];
     }
+}
+
+
+int salto_lu(double* A, int n, int* piv) {
+    if (n <= 0) return 0;
+    int info = 0;
+    dgetrf_(&n, &n, A, &n, piv, &info); // row-major A is column-major A': its factors
+    return info == 0;
+}
+
+
+void salto_lu_solve(const double* LU, int n, const int* piv, double* b) {
+    int info = 0, one = 1;
+    dgetrs_("T", &n, &one, LU, &n, piv, b, &n, &info); // A x = b through A' = P L U
 }

@@ -47,6 +47,12 @@ int salto_pchol(double* A, int n, double rel_tol, int* piv, double* work);
 // zero. work: n doubles.
 void salto_pchol_solve(const double* C, int n, int rank, const int* piv, double* x, double* work);
 
+// A general square A (n x n, row-major) factored in place by LAPACK's LU with partial pivoting
+// (dgetrf, on A's transpose as its column-major storage is), piv its n pivots: 1, or 0 when a
+// pivot is zero (or n is not positive). salto_lu_solve: b := A^-1 b with those factors.
+int salto_lu(double* A, int n, int* piv);
+void salto_lu_solve(const double* LU, int n, const int* piv, double* b);
+
 // The eigen-decomposition of a symmetric 3 x 3 matrix S (row-major; its upper triangle read) by
 // cyclic Jacobi rotations to rounding: S = V diag(e) V', e ascending, V's columns the unit
 // eigenvectors with det V = +1 (a rotation; V may be NULL when only e is wanted).

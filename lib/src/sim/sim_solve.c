@@ -153,49 +153,6 @@ static double natural_residual(const salto_sim* s, int n, const int* idx, const 
 }
 
 
-// A x = b for a small dense row-major A (n x n) by LU with partial pivoting, in place (A
-// overwritten, b becomes x; piv n ints); 0 when a pivot is zero
-static int lu_factor(double* A, int n, int* piv) {
-    for (int k = 0; k < n; k++) {
-        int p = k;
-        for (int i = k + 1; i < n; i++) {
-            if (fabs(A[(size_t)n * i + k]) > fabs(A[(size_t)n * p + k])) p = i;
-        }
-        piv[k] = p;
-        if (!(A[(size_t)n * p + k] != 0.0)) return 0;
-        if (p != k) {
-            for (int j = 0; j < n; j++) {
-                const double t = A[(size_t)n * k + j];
-                A[(size_t)n * k + j] = A[(size_t)n * p + j], A[(size_t)n * p + j] = t;
-            }
-        }
-        const double inv = 1.0 / A[(size_t)n * k + k];
-        for (int i = k + 1; i < n; i++) {
-            const double f = A[(size_t)n * i + k] *= inv;
-            if (f == 0.0) continue;
-            for (int j = k + 1; j < n; j++) A[(size_t)n * i + j] -= f * A[(size_t)n * k + j];
-        }
-    }
-    return 1;
-}
-
-static void lu_solve(const double* A, int n, const int* piv, double* b) {
-    for (int k = 0; k < n; k++) {
-        if (piv[k] != k) {
-            const double t = b[k];
-            b[k] = b[piv[k]], b[piv[k]] = t;
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        for (int k = 0; k < i; k++) b[i] -= A[(size_t)n * i + k] * b[k];
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        for (int k = i + 1; k < n; k++) b[i] -= A[(size_t)n * i + k] * b[k];
-        b[i] /= A[(size_t)n * i + i];
-    }
-}
-
-
 // One subspace step (after Silcowitz, Niebe and Erleben's PGS-SM): the rows strictly inside
 // their bounds are free; a tangent on the edge of its friction cone slides, its multiplier
 // sigma mu L_n following its normal's (sigma its side); the others (normals at 0 and their
@@ -259,15 +216,15 @@ static int subspace_step(salto_sim* s, int n, const int* idx, const double* K, i
     const double eps = 1e-9 * dmax;
     for (int i = 0; i < nf; i++) A[(size_t)nf * i + i] += eps;
     s->stats.pgs_subspace++;
-    if (!lu_factor(A, nf, piv)) return 0;
+    if (!salto_lu(A, nf, piv)) return 0;
     memcpy(x, b, (size_t)nf * sizeof(double));
-    lu_solve(A, nf, piv, x);
+    salto_lu_solve(A, nf, piv, x);
     for (int i = 0; i < nf; i++) { // the refinement's right-hand side, unshifted
         double v = b[i];
         for (int j = 0; j < nf; j++) v -= A0[(size_t)nf * i + j] * x[j];
         b[i] = v;
     }
-    lu_solve(A, nf, piv, b);
+    salto_lu_solve(A, nf, piv, b);
     for (int i = 0; i < nf; i++) Lc[F[i]] = x[i] + b[i];
     for (int pass = 0; pass < 2; pass++) { // onto the bounds: the tangents' after their normals
         for (int a = 0; a < n; a++) {
